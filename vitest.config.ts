@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` is pure logic with no network; `integration` (integration/, http/, infra/)
+// shares one set of emulators (DynamoDB Local, s3rver, local SQS) started once by globalSetup.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts", "test/http/**/*.test.ts", "test/infra/**/*.test.ts", "test/bench/**/*.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
