@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import {
+  vehicleInputSchema,
+  vehicleListQuerySchema,
+  vehicleParamsSchema,
+  vehiclePatchSchema,
+  vehicleSchema,
+} from "#shared/domain/vehicles/schema";
+import { defineRoute } from "#shared/http/route";
+
+const vehicleBody = successBodySchema(vehicleSchema);
+const tag = "Vehicles";
+
+export const vehicleRoutes = {
+  create: defineRoute({
+    operationId: "createVehicle",
+    method: "POST",
+    path: "/vehicle",
+    handler: "functions/http/vehicles/create.ts",
+    summary: "Create a vehicle",
+    description: "hubId must be one of the caller's hubIds when the token lists any.",
+    tag,
+    body: vehicleInputSchema,
+    responses: { 201: { description: "Created", schema: vehicleBody } },
+    grants: ["tableWrite"],
+  }),
+  list: defineRoute({
+    operationId: "listVehicles",
+    method: "GET",
+    path: "/vehicles",
+    handler: "functions/http/vehicles/list.ts",
+    summary: "List vehicles",
+    description:
+      "Filter by hubId and/or tag. Pages hold at most `limit` items; with a tag filter a page may hold fewer (the filter applies after the page is read), follow nextCursor until it is null.",
+    tag,
+    query: vehicleListQuerySchema,
+    responses: { 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleSchema) } },
+    grants: ["tableRead"],
+  }),
+  get: defineRoute({
+    operationId: "getVehicle",
+    method: "GET",
+    path: "/vehicle/{vehicleId}",
+    handler: "functions/http/vehicles/get.ts",
+    summary: "Read a vehicle",
+    tag,
+    params: vehicleParamsSchema,
+    responses: { 200: { description: "The vehicle", schema: vehicleBody } },
+    grants: ["tableRead"],
+  }),
+  replace: defineRoute({
+    operationId: "replaceVehicle",
+    method: "PUT",
+    path: "/vehicle/{vehicleId}",
+    handler: "functions/http/vehicles/replace.ts",
+    summary: "Replace a vehicle",
+    description: "Full replace: omitted optional fields take their defaults.",
+    tag,
+    params: vehicleParamsSchema,
+    body: vehicleInputSchema,
+    responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
+    grants: ["tableWrite"],
+  }),
+  patch: defineRoute({
+    operationId: "patchVehicle",
+    method: "PATCH",
+    path: "/vehicle/{vehicleId}",
+    handler: "functions/http/vehicles/patch.ts",
+    summary: "Change some fields of a vehicle",
+    description:
+      "Top-level fields sent replace the stored ones (nested objects such as capacity are replaced whole; null clears a nullable field). The merged vehicle is validated as a whole; a rejected patch changes nothing.",
+    tag,
+    params: vehicleParamsSchema,
+    body: vehiclePatchSchema,
+    responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
+    grants: ["tableWrite"],
+  }),
+  remove: defineRoute({
+    operationId: "deleteVehicle",
+    method: "DELETE",
+    path: "/vehicle/{vehicleId}",
+    handler: "functions/http/vehicles/delete.ts",
+    summary: "Retire (delete) a vehicle",
+    tag,
+    params: vehicleParamsSchema,
+    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    grants: ["tableWrite"],
+  }),
+};

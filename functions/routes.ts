@@ -1,0 +1,20 @@
+import type { RouteDefinition } from "#shared/http/route";
+import { openApiRoutes } from "./http/openapi/routes.ts";
+import { vehicleRoutes } from "./http/vehicles/routes.ts";
+
+/**
+ * The route table: the only list of endpoints. infra/ creates one function and REST method per
+ * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
+ * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
+ */
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes)];
+
+/** Every permission slug some route requires (the token CLI's `--permissions all`). */
+export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];
+
+export const apiDescription = [
+  "Field operations for one organization per token: data types, data source records, routing schedules, vehicles and app integration.",
+  "",
+  "Conventions: bearer JWT on every endpoint but this document; errors are `{ status: false, message, failedCode }` (400 adds `errors`, one entry per field and rule);",
+  "lists take `limit` (1–100, default 20) and an opaque `cursor`, and answer `nextCursor` (null on the last page); another organization's resource is always 404.",
+].join("\n");

@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { resolve } from "node:path";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
+
+/**
+ * A local stand-in for API Gateway (REST API, proxy integration): matches the request against the
+ * route table, builds the same `APIGatewayProxyEvent` API Gateway would, invokes the route's real
+ * handler module and writes its result back. Like API Gateway it ignores a trailing slash,
+ * base64-encodes binary media types and refuses bodies over 10 MB.
+ */
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  parameterNames: string[];
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const parameterNames: string[] = [];
+  const source = route.path
+    .split("/")
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment);
+      if (!parameter?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      parameterNames.push(parameter[1]);
+      return "([^/]+)";
+    })
+    .join("/");
+  return { route, pattern: new RegExp(`^${source}$`), parameterNames };
+}
+
+function json(response: ServerResponse, statusCode: number, body: unknown): void {
+  response.writeHead(statusCode, { "content-type": "application/json; charset=utf-8" });
+  response.end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | "too-large"> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) return "too-large";
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface GatewayOptions {
+  routes: readonly RouteDefinition[];
+  /** Stage path, e.g. `/v3`. */
+  basePath: string;
+  /** Directory the route table's handler paths are relative to. */
+  rootDirectory: string;
+}
+
+export function createGateway(options: GatewayOptions): Server {
+  const compiled = options.routes.map(compile);
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  const loadHandler = (route: RouteDefinition): Promise<ProxyHandler> => {
+    let loaded = handlers.get(route.handler);
+    if (!loaded) {
+      loaded = import(resolve(options.rootDirectory, route.handler)).then((module: { handler: ProxyHandler }) => module.handler);
+      handlers.set(route.handler, loaded);
+    }
+    return loaded;
+  };
+
+  return createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      if (!url.pathname.startsWith(`${options.basePath}/`)) {
+        return json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
+      }
+      const resourcePath = url.pathname.slice(options.basePath.length).replace(/\/+$/, "") || "/";
+      const candidates = compiled
+        .map((entry) => ({ entry, match: entry.pattern.exec(resourcePath) }))
+        .filter((candidate) => candidate.match !== null);
+      const chosen = candidates.find((candidate) => candidate.entry.route.method === request.method);
+      if (!chosen?.match) {
+        return candidates.length > 0
+          ? json(response, 405, { status: false, message: "Method not allowed", failedCode: "sys-405" })
+          : json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
+      }
+      const body = await readBody(request);
+      if (body === "too-large") return json(response, 413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
+
+      const { route } = chosen.entry;
+      const pathParameters = Object.fromEntries(chosen.entry.parameterNames.map((name, i) => [name, decodeURIComponent(chosen.match?.[i + 1] ?? "")]));
+      const headers: Record<string, string> = {};
+      const multiValueHeaders: Record<string, string[]> = {};
+      for (let i = 0; i < request.rawHeaders.length; i += 2) {
+        const name = request.rawHeaders[i] as string;
+        const value = request.rawHeaders[i + 1] as string;
+        headers[name] = value;
+        (multiValueHeaders[name] ??= []).push(value);
+      }
+      const query: Record<string, string> = {};
+      const multiValueQuery: Record<string, string[]> = {};
+      for (const [name, value] of url.searchParams) {
+        query[name] = value;
+        (multiValueQuery[name] ??= []).push(value);
+      }
+      const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+      const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
+      const requestId = randomUUID();
+      const event = {
+        resource: route.path,
+        path: resourcePath,
+        httpMethod: route.method,
+        headers,
+        multiValueHeaders,
+        queryStringParameters: Object.keys(query).length ? query : null,
+        multiValueQueryStringParameters: Object.keys(multiValueQuery).length ? multiValueQuery : null,
+        pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+        stageVariables: null,
+        body: body.length === 0 ? null : isBinary ? body.toString("base64") : body.toString("utf8"),
+        isBase64Encoded: isBinary && body.length > 0,
+        requestContext: {
+          accountId: "000000000000",
+          apiId: "local",
+          stage: options.basePath.slice(1),
+          requestId,
+          httpMethod: route.method,
+          path: url.pathname,
+          resourcePath: route.path,
+          resourceId: route.operationId,
+          protocol: "HTTP/1.1",
+          requestTimeEpoch: Date.now(),
+          identity: { sourceIp: request.socket.remoteAddress ?? "127.0.0.1", userAgent: request.headers["user-agent"] ?? null },
+          authorizer: null,
+        },
+      } as unknown as APIGatewayProxyEvent;
+      const startedAt = Date.now();
+      const context = {
+        awsRequestId: requestId,
+        functionName: route.operationId,
+        functionVersion: "$LATEST",
+        memoryLimitInMB: "256",
+        callbackWaitsForEmptyEventLoop: true,
+        getRemainingTimeInMillis: () => 29_000 - (Date.now() - startedAt),
+      } as unknown as Context;
+
+      const handler = await loadHandler(route);
+      const result = await handler(event, context);
+      const responseHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+      for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
+      response.writeHead(result.statusCode, responseHeaders);
+      response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+    } catch (error) {
+      // What API Gateway answers when the integration itself fails.
+      process.stderr.write(`local gateway: handler failed: ${(error as Error).stack ?? String(error)}\n`);
+      if (!response.headersSent) json(response, 502, { message: "Internal server error" });
+      else response.end();
+    }
+  });
+}

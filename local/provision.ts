@@ -1,0 +1,89 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from "@aws-sdk/client-dynamodb";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { runQueueDefinition } from "#shared/queue/definitions";
+import { tableDefinition } from "#shared/store/table-definition";
+
+/**
+ * Creates the table, bucket and queues on the local emulators from the same definitions the CDK
+ * stack uses (shared/store/table-definition.ts, shared/queue/definitions.ts). Idempotent.
+ */
+export async function provisionTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const attributeNames = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
+  for (const index of tableDefinition.globalSecondaryIndexes) {
+    attributeNames.add(index.partitionKey);
+    attributeNames.add(index.sortKey);
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: "PAY_PER_REQUEST",
+      AttributeDefinitions: [...attributeNames].map((name) => ({ AttributeName: name, AttributeType: "S" })),
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: "HASH" },
+        { AttributeName: tableDefinition.sortKey, KeyType: "RANGE" },
+      ],
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: "HASH" },
+          { AttributeName: index.sortKey, KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      })),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+}
+
+export async function provisionBucket(client: S3Client, bucketName: string): Promise<void> {
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucketName }));
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name !== "BucketAlreadyOwnedByYou" && name !== "BucketAlreadyExists") throw error;
+  }
+}
+
+/** Returns the URLs of the run queue and its dead-letter queue. */
+export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string }> {
+  const dlq = await client.send(
+    new CreateQueueCommand({
+      QueueName: runQueueDefinition.deadLetterQueueName,
+      Attributes: { MessageRetentionPeriod: String(runQueueDefinition.deadLetterRetentionSeconds) },
+    }),
+  );
+  const deadLetterQueueUrl = dlq.QueueUrl as string;
+  const dlqAttributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ["QueueArn"] }));
+  const runQueue = await client.send(
+    new CreateQueueCommand({
+      QueueName: runQueueDefinition.queueName,
+      Attributes: {
+        VisibilityTimeout: String(runQueueDefinition.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(runQueueDefinition.messageRetentionSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlqAttributes.Attributes?.QueueArn,
+          maxReceiveCount: runQueueDefinition.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  return { runQueueUrl: runQueue.QueueUrl as string, deadLetterQueueUrl };
+}

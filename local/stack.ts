@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { S3Client } from "@aws-sdk/client-s3";
+import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { routes } from "#functions/routes";
+import { resetAppConfig } from "#shared/config/env";
+import { createGateway } from "#local/gateway";
+import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
+import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
+import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
+import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
+
+/**
+ * The whole product on one machine: emulators, provisioning from the shared definitions, the
+ * local API gateway and the scheduler. `npm start` and the test suite's globalSetup both call it.
+ */
+export const repositoryRoot = resolve(fileURLToPath(new URL(".", import.meta.url)), "..");
+
+export interface LocalStackOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Keep nothing on disk (tests, `npm start -- --in-memory`). */
+  inMemory: boolean;
+  /** Where state persists when not in memory (`.local/`). */
+  stateDirectory: string;
+  signingKey: SigningKey;
+  /** Tick the scheduler at every minute boundary and drain the run queue into the worker. */
+  runScheduler: boolean;
+  onBackgroundError?: (error: unknown) => void;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  port: number;
+  /** The environment the handlers run with; test workers apply it to reach the same emulators. */
+  environment: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const scratch = options.inMemory ? mkdtempSync(join(tmpdir(), "field-ops-")) : undefined;
+  const emulators: RunningEmulator[] = [];
+  const background: LocalScheduler[] = [];
+  try {
+    const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
+    emulators.push(dynamo);
+    const s3 = await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
+    emulators.push(s3);
+    const sqsEmulator = await startSqsEmulator();
+    emulators.push(sqsEmulator);
+
+    const environment: Record<string, string> = {
+      AWS_REGION: "us-east-1",
+      // s3rver accepts only these credentials; DynamoDB Local (-sharedDb) and the SQS emulator accept any.
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqsEmulator.endpoint,
+      S3_FORCE_PATH_STYLE: "true",
+      TABLE_NAME: "field-operations",
+      BUCKET_NAME: "field-operations-files",
+      JWT_ISSUER: localIssuer,
+      JWT_AUDIENCE: localAudience,
+      JWT_JWKS_JSON: JSON.stringify(options.signingKey.jwks),
+      APP_TIMEZONE: process.env.APP_TIMEZONE ?? "UTC",
+    };
+    Object.assign(process.env, environment);
+    const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+    const region = "us-east-1";
+    await provisionTable(new DynamoDBClient({ region, credentials, endpoint: dynamo.endpoint }), environment.TABLE_NAME as string);
+    await provisionBucket(
+      new S3Client({ region, credentials, endpoint: s3.endpoint, forcePathStyle: true }),
+      environment.BUCKET_NAME as string,
+    );
+    const sqs = new SQSClient({ region, credentials, endpoint: sqsEmulator.endpoint });
+    const queues = await provisionQueues(sqs);
+    environment.RUN_QUEUE_URL = queues.runQueueUrl;
+    environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    Object.assign(process.env, environment);
+    resetAppConfig();
+
+    const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+    await new Promise<void>((listening) => gateway.listen(options.port, "127.0.0.1", listening));
+    const port = (gateway.address() as AddressInfo).port;
+
+    const reportError = options.onBackgroundError ?? ((error: unknown) => process.stderr.write(`local scheduler: ${String(error)}\n`));
+    if (options.runScheduler) {
+      const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.runQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const jobs = resolve(repositoryRoot, "functions/jobs");
+      background.push(
+        startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
+        startQueuePoller(
+          sqs,
+          queues.runQueueUrl,
+          queueArn,
+          async () => ((await import(join(jobs, "routing-run.ts"))) as { handler: (e: SQSEvent) => Promise<SQSBatchResponse> }).handler,
+          reportError,
+        ),
+      );
+    }
+
+    return {
+      baseUrl: `http://127.0.0.1:${port}/v3`,
+      port,
+      environment,
+      stop: async () => {
+        await Promise.all(background.map((job) => job.stop()));
+        await new Promise<void>((closed) => {
+          gateway.closeAllConnections();
+          gateway.close(() => closed());
+        });
+        await Promise.all(emulators.map((emulator) => emulator.stop()));
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await Promise.all(background.map((job) => job.stop()));
+    await Promise.all(emulators.map((emulator) => emulator.stop().catch(() => undefined)));
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}

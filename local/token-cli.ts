@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { permissionSlugs } from "#functions/routes";
+import { repositoryRoot } from "#local/stack";
+import { loadOrCreateSigningKey, mintToken } from "#local/tokens";
+
+/**
+ * `npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug]
+ *  [--hide <dataTypeId>:<field>,<field>] [--expires-in <seconds>]`
+ * Prints one signed JWT and nothing else on stdout. `--permissions` defaults to `all`, which
+ * expands to every permission slug the route table requires. `--hide` may be repeated.
+ */
+const usage = "usage: npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]";
+
+const { values } = parseArgs({
+  options: {
+    org: { type: "string" },
+    user: { type: "string" },
+    hubs: { type: "string" },
+    permissions: { type: "string", default: "all" },
+    hide: { type: "string", multiple: true },
+    "expires-in": { type: "string" },
+  },
+  allowPositionals: false,
+});
+
+if (!values.org || !values.user) {
+  process.stderr.write(`${usage}\n`);
+  process.exit(2);
+}
+
+const list = (value: string | undefined) => (value ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+
+const permissionDetails = (values.hide ?? []).map((entry) => {
+  const separator = entry.indexOf(":");
+  if (separator <= 0) {
+    process.stderr.write(`--hide expects <dataTypeId>:<field>,<field>, got "${entry}"\n`);
+    process.exit(2);
+  }
+  return { permissionName: "view/data", dataTypeId: entry.slice(0, separator), hiddenFields: list(entry.slice(separator + 1)) };
+});
+
+const key = loadOrCreateSigningKey(join(repositoryRoot, ".local", "jwt"));
+const token = mintToken(
+  key,
+  {
+    sub: values.user,
+    organizationId: values.org,
+    hubIds: list(values.hubs),
+    permissions: values.permissions === "all" ? [...permissionSlugs] : list(values.permissions),
+    permissionDetails,
+  },
+  { expiresInSeconds: values["expires-in"] ? Number(values["expires-in"]) : undefined },
+);
+process.stdout.write(`${token}\n`);

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+/**
+ * Every Lambda (and the local runtime) is configured only through environment variables, parsed
+ * once here so a missing or malformed setting fails loudly at the first use instead of deep inside
+ * a request.
+ */
+const environmentSchema = z.object({
+  TABLE_NAME: z.string().min(1).default("field-operations"),
+  BUCKET_NAME: z.string().min(1).default("field-operations-files"),
+  RUN_QUEUE_URL: z.string().default(""),
+  JWT_ISSUER: z.string().min(1).default("field-operations-local"),
+  JWT_AUDIENCE: z.string().min(1).default("field-operations-api"),
+  /** HTTPS JWKS endpoint of the identity provider (for Cognito: `https://cognito-idp.<region>.amazonaws.com/<pool>/.well-known/jwks.json`). */
+  JWT_JWKS_URI: z.string().url().default("https://localhost.invalid/.well-known/jwks.json"),
+  /**
+   * Optional inline JWKS (JSON) preloaded into the verifier's cache, so the local runtime and tests
+   * verify tokens offline. Keys not in it are fetched from JWT_JWKS_URI.
+   */
+  JWT_JWKS_JSON: z.string().optional(),
+  APP_TIMEZONE: z.string().min(1).default("UTC"),
+  /** s3rver and LocalStack want path-style bucket addressing. */
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Presigned certificate URLs expire after this many seconds. */
+  PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
+  /**
+   * Test-only escape hatch: lets external-API data types call loopback servers started by tests.
+   * Never set in a deployed stack.
+   */
+  ALLOW_LOOPBACK_PROVIDERS: z.enum(["true", "false"]).default("false"),
+});
+
+export type AppConfig = z.infer<typeof environmentSchema>;
+
+let cached: AppConfig | undefined;
+
+export function appConfig(): AppConfig {
+  cached ??= environmentSchema.parse(process.env);
+  return cached;
+}
+
+/** Tests and the local runtime change the environment after import; they call this afterwards. */
+export function resetAppConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,85 @@
+import middy, { type MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import type { z, ZodType } from "zod";
+import { MissingPermissionError } from "#shared/domain/errors";
+import { authenticate } from "#shared/http/authenticate";
+import type { Caller } from "#shared/domain/caller";
+import { errorToHttpResult } from "#shared/http/error-response";
+import { parseWith } from "#shared/domain/validation";
+import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
+import { type HttpResult, toProxyResult } from "#shared/http/responses";
+import type { RouteDefinition } from "#shared/http/route";
+import { logger } from "#shared/observability/logger";
+
+export interface ApiRequest<TBody, TQuery, TParams> {
+  caller: Caller;
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  event: APIGatewayProxyEvent;
+}
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+type ApiContext = Context & { caller?: Caller };
+type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
+
+/** Registered first so its onError runs last: every error leaves as `{ status: false, … }`. */
+const errorResponses = (): ApiMiddleware => ({
+  onError: async (request) => {
+    const result = errorToHttpResult(request.error);
+    request.response = toProxyResult(result);
+  },
+});
+
+/** One log line per request, with the request id and (once known) organization id on every line. */
+const requestLogging = (route: RouteDefinition): ApiMiddleware => {
+  let startedAt = 0;
+  const finish = (status: number) => logger.info("request completed", { status, durationMs: Date.now() - startedAt });
+  return {
+    before: async (request) => {
+      startedAt = Date.now();
+      logger.setContext({ requestId: request.context.awsRequestId, operationId: route.operationId });
+    },
+    after: async (request) => finish(request.response?.statusCode ?? 0),
+    onError: async (request) => finish(request.response?.statusCode ?? errorToHttpResult(request.error).statusCode),
+  };
+};
+
+/** Bearer token → Caller, then the route's permission (checked before anything is read). */
+const authorization = (route: RouteDefinition): ApiMiddleware => ({
+  before: async (request) => {
+    if (route.auth === "none") return;
+    const caller = await authenticate(header(request.event, "authorization"));
+    logger.appendContext({ organizationId: caller.organizationId, userId: caller.userId });
+    if (route.permission && !caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
+    request.context.caller = caller;
+  },
+});
+
+/**
+ * Builds the Lambda handler of one route: error mapping, logging, auth, then parsing and zod
+ * validation of path, query and body, so `run` receives typed input and only calls the domain.
+ */
+export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(
+  route: RouteDefinition<TBody, TQuery, TParams>,
+  run: (request: ApiRequest<Infer<TBody>, Infer<TQuery>, Infer<TParams>>) => Promise<HttpResult>,
+) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    .use(errorResponses())
+    .use(requestLogging(route))
+    .use(authorization(route))
+    .handler(async (event, context) => {
+      const params = route.params ? parseWith(route.params, pathParameters(event)) : undefined;
+      const query = route.query ? parseWith(route.query, queryParameters(event)) : undefined;
+      const body = route.body && route.bodyType !== "multipart/form-data" ? parseWith(route.body, parseJsonBody(event, route)) : undefined;
+      const result = await run({
+        caller: context.caller as Caller,
+        body: body as Infer<TBody>,
+        query: query as Infer<TQuery>,
+        params: params as Infer<TParams>,
+        event,
+      });
+      return toProxyResult(result);
+    });
+}

@@ -1,0 +1,79 @@
+import { z, type ZodType } from "zod";
+import { errorBodySchema } from "#shared/domain/schemas";
+import type { RouteDefinition } from "#shared/http/route";
+
+/**
+ * OpenAPI 3.1 generated from the route table and its zod schemas: the schemas that validate
+ * requests are the schemas that document them.
+ */
+function jsonSchema(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+function parameters(schema: ZodType | undefined, location: "path" | "query") {
+  if (!schema) return [];
+  const object = jsonSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === "path" || (object.required ?? []).includes(name),
+    ...(typeof property.description === "string" ? { description: property.description } : {}),
+    schema: property,
+  }));
+}
+
+const errorResponses: Record<number, string> = {
+  400: "Invalid input (`errors` names each field and rule); nothing was changed.",
+  401: "Missing, malformed, expired or forged bearer token.",
+  404: "Not found, or it belongs to another organization.",
+  500: "Server error; the body never carries internals.",
+};
+
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { title: string; version: string; description: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema ? { content: { "application/json": { schema: jsonSchema(response.schema, "output") } } } : {}),
+      };
+    }
+    for (const [status, description] of Object.entries(errorResponses)) {
+      if (route.auth === "none" && status !== "500") continue;
+      responses[status] ??= { description, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
+    }
+    if (route.permission) {
+      responses["403"] ??= {
+        description: `The token lacks the \`${route.permission}\` permission (failedCode sys-035).`,
+        content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } },
+      };
+    }
+    const operation = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description || route.permission
+        ? { description: [route.description, route.permission ? `Requires permission \`${route.permission}\`.` : undefined].filter(Boolean).join("\n\n") }
+        : {}),
+      tags: [route.tag],
+      security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
+      parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],
+      ...(route.body
+        ? { requestBody: { required: true, content: { [route.bodyType ?? "application/json"]: { schema: jsonSchema(route.body, "input") } } } }
+        : {}),
+      responses,
+    };
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+  }
+  return {
+    openapi: "3.1.0",
+    info,
+    servers: [{ url: "/v3" }],
+    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+    paths,
+  };
+}

@@ -1,0 +1,55 @@
+import type { ZodType } from "zod";
+
+/**
+ * One entry of the route table (functions/routes.ts). The same entry drives the CDK stack (one
+ * function + REST method), the local gateway (dispatch) and the OpenAPI document (schemas).
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface RouteResponse {
+  description: string;
+  schema?: ZodType;
+}
+
+export interface RouteDefinition<
+  TBody extends ZodType = ZodType,
+  TQuery extends ZodType = ZodType,
+  TParams extends ZodType = ZodType,
+> {
+  /** Unique, camelCase; also the OpenAPI operationId and the CDK construct id. */
+  operationId: string;
+  method: HttpMethod;
+  /** Path below the `/v3` stage, with `{param}` placeholders, e.g. `/vehicle/{vehicleId}`. */
+  path: string;
+  /** Handler module relative to the repository root; it must export `handler`. */
+  handler: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** `none` only for the OpenAPI document; everything else needs a bearer token. */
+  auth?: "jwt" | "none";
+  /** Permission slug the caller's token must list (e.g. `view/routing-schedule`). */
+  permission?: string;
+  /** Request body media type; `multipart/form-data` bodies arrive base64-encoded (binaryMediaTypes). */
+  bodyType?: "application/json" | "multipart/form-data";
+  /** Largest accepted body in bytes (413 beyond it). */
+  maxBodyBytes?: number;
+  body?: TBody;
+  query?: TQuery;
+  params?: TParams;
+  responses: Record<number, RouteResponse>;
+  /** Function settings that differ from the defaults. */
+  function?: { timeoutSeconds?: number; memoryMb?: number };
+  /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */
+  grants?: Array<"tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend">;
+}
+
+/** Identity helper that keeps the schema types of a route for handlers built from it. */
+export function defineRoute<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(
+  route: RouteDefinition<TBody, TQuery, TParams>,
+): RouteDefinition<TBody, TQuery, TParams> {
+  return route;
+}
+
+/** The binary media types of the REST API; the local gateway base64-encodes them like API Gateway. */
+export const binaryMediaTypes = ["multipart/form-data"] as const;

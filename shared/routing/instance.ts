@@ -1,0 +1,278 @@
+// The solver's internal, typed-array form of a problem. Nodes are visits (0..visitCount-1) followed by,
+// per vehicle, its start, its end and its breaks; every node carries its location, service time,
+// default time window and demand. Visits that can never be served are dropped here, with the reason.
+import { greatCircleTravel } from "./matrix.ts";
+import type { DropReason, Location, RoutingProblem, RoutingVehicle } from "./model.ts";
+
+/** Breaks have no location of their own: they are taken where the vehicle is. */
+export const NO_LOCATION = -1;
+const DEFAULT_SPEED_KMH = 40;
+const NEIGHBOUR_LIST_LENGTH = 100;
+
+export interface Instance {
+  readonly visitCount: number;
+  readonly vehicleCount: number;
+  readonly nodeCount: number;
+  /** Capacity dimensions. */
+  readonly dims: number;
+  readonly locationCount: number;
+  /** Row-major locationCount² distances. The last location is "nowhere", 0 from and to anything: the end of open routes. */
+  readonly distance: Float64Array;
+  /** Per vehicle, row-major travel minutes (shared between vehicles of the same speed). */
+  readonly travelTime: Float64Array[];
+
+  readonly location: Int32Array;
+  readonly service: Float64Array;
+  /** Default service start window per node (a visit's first window; the working time for starts and ends). */
+  readonly open: Float64Array;
+  readonly close: Float64Array;
+  /** Visit v's windows are windowOpen/windowClose[windowOffset[v] .. windowOffset[v + 1]). */
+  readonly windowOffset: Int32Array;
+  readonly windowOpen: Float64Array;
+  readonly windowClose: Float64Array;
+  /** node * dims + d. */
+  readonly demand: Float64Array;
+  readonly isBreak: Uint8Array;
+
+  readonly startNode: Int32Array;
+  readonly endNode: Int32Array;
+  readonly breakNodes: readonly (readonly number[])[];
+  /** vehicle * dims + d; Infinity when unlimited. */
+  readonly capacity: Float64Array;
+  readonly minCapacity: Float64Array;
+  readonly maxVisits: Float64Array;
+  readonly maxDistance: Float64Array;
+  readonly maxDuration: Float64Array;
+  readonly fixedCost: Float64Array;
+  /** Vehicles with equal attributes (apart from the id) share a class; their empty routes are interchangeable. */
+  readonly vehicleClass: Int32Array;
+  /** visit * vehicleCount + vehicle: tags, capacity and working time allow the pair. */
+  readonly compatible: Uint8Array;
+
+  /** Visits the solver tries to route. */
+  readonly routable: Int32Array;
+  /** Visits dropped before solving. */
+  readonly drops: ReadonlyMap<number, DropReason>;
+  /** Per visit, the nearest routable visits: neighbours[v * neighbourCount + k]. */
+  readonly neighbours: Int32Array;
+  readonly neighbourCount: number;
+}
+
+export function buildInstance(problem: RoutingProblem): Instance {
+  const { visits, vehicles } = problem;
+  const travel = problem.travel ?? greatCircleTravel();
+  const visitCount = visits.length;
+  const vehicleCount = vehicles.length;
+  const dims = Math.max(0, ...visits.map((v) => v.demand?.length ?? 0), ...vehicles.map((k) => k.capacity?.length ?? 0));
+
+  // Locations: valid visit locations, then distinct vehicle start/end locations, then "nowhere".
+  const locations: Location[] = [];
+  const locationIndex = new Map<string, number>();
+  const locate = (l: Location): number => {
+    const key = `${l.lat},${l.lng}`;
+    let index = locationIndex.get(key);
+    if (index === undefined) {
+      index = locations.length;
+      locations.push(l);
+      locationIndex.set(key, index);
+    }
+    return index;
+  };
+  const drops = new Map<number, DropReason>();
+  const visitLocation = visits.map((visit, v) => {
+    if (!travel.isValidLocation(visit.location)) {
+      drops.set(v, "bad coordinates");
+      return NO_LOCATION;
+    }
+    return locate(visit.location);
+  });
+  const vehicleLocations = vehicles.map((vehicle) => {
+    const end = vehicle.end ?? vehicle.start;
+    if (!travel.isValidLocation(vehicle.start) || !travel.isValidLocation(end)) {
+      throw new RangeError(`vehicle ${vehicle.id} has an invalid start or end location`);
+    }
+    return { start: locate(vehicle.start), end: vehicle.returnToEnd === false ? -1 : locate(end) };
+  });
+  const nowhere = locations.length;
+  const locationCount = nowhere + 1;
+  const rawDistance = travel.distances(locations);
+  const distance = withNowhere(rawDistance, nowhere);
+  const timeBySpeed = new Map<number, Float64Array>();
+  const travelTime = vehicles.map((vehicle) => {
+    const speed = vehicle.speedKmh ?? DEFAULT_SPEED_KMH;
+    let matrix = timeBySpeed.get(speed);
+    if (!matrix) {
+      matrix = withNowhere(travel.travelMinutes(rawDistance, speed), nowhere);
+      timeBySpeed.set(speed, matrix);
+    }
+    return matrix;
+  });
+
+  const breakCount = vehicles.reduce((sum, k) => sum + (k.breaks?.length ?? 0), 0);
+  const nodeCount = visitCount + 2 * vehicleCount + breakCount;
+  const location = new Int32Array(nodeCount);
+  const service = new Float64Array(nodeCount);
+  const open = new Float64Array(nodeCount);
+  const close = new Float64Array(nodeCount);
+  const demand = new Float64Array(nodeCount * dims);
+  const isBreak = new Uint8Array(nodeCount);
+  const windowOffset = new Int32Array(visitCount + 1);
+  const windowOpen: number[] = [];
+  const windowClose: number[] = [];
+
+  visits.forEach((visit, v) => {
+    location[v] = visitLocation[v]!;
+    service[v] = Math.max(0, visit.visitTime ?? 0);
+    visit.demand?.forEach((q, d) => (demand[v * dims + d] = q));
+    const windows = visit.timeWindows?.length ? visit.timeWindows : [{ start: -Infinity, end: Infinity }];
+    for (const w of [...windows].sort((a, b) => a.start - b.start)) {
+      windowOpen.push(w.start);
+      windowClose.push(w.end);
+    }
+    windowOffset[v + 1] = windowOpen.length;
+    open[v] = windowOpen[windowOffset[v]]!;
+    close[v] = windowClose[windowOffset[v]]!;
+  });
+
+  const startNode = new Int32Array(vehicleCount);
+  const endNode = new Int32Array(vehicleCount);
+  const breakNodes: number[][] = [];
+  const capacity = new Float64Array(vehicleCount * dims).fill(Infinity);
+  const minCapacity = new Float64Array(vehicleCount * dims);
+  const maxVisits = new Float64Array(vehicleCount);
+  const maxDistance = new Float64Array(vehicleCount);
+  const maxDuration = new Float64Array(vehicleCount);
+  const fixedCost = new Float64Array(vehicleCount);
+  const vehicleClass = new Int32Array(vehicleCount);
+  const classIds = new Map<string, number>();
+  let node = visitCount;
+  vehicles.forEach((vehicle, k) => {
+    const { start: shiftStart, end: shiftEnd } = vehicle.workingTime;
+    startNode[k] = node;
+    location[node] = vehicleLocations[k]!.start;
+    open[node] = shiftStart;
+    close[node] = shiftEnd;
+    node++;
+    endNode[k] = node;
+    location[node] = vehicleLocations[k]!.end < 0 ? nowhere : vehicleLocations[k]!.end;
+    open[node] = shiftStart;
+    close[node] = shiftEnd;
+    node++;
+    const breaks: number[] = [];
+    for (const b of vehicle.breaks ?? []) {
+      location[node] = NO_LOCATION;
+      isBreak[node] = 1;
+      service[node] = b.duration;
+      open[node] = b.earliestStart;
+      close[node] = b.latestEnd - b.duration;
+      breaks.push(node++);
+    }
+    breakNodes.push(breaks);
+    vehicle.capacity?.forEach((q, d) => (capacity[k * dims + d] = q));
+    vehicle.minCapacity?.forEach((q, d) => (minCapacity[k * dims + d] = q));
+    maxVisits[k] = vehicle.maxVisits ?? Infinity;
+    maxDistance[k] = vehicle.maxDistance ?? Infinity;
+    maxDuration[k] = vehicle.maxDuration ?? Infinity;
+    fixedCost[k] = vehicle.fixedCost ?? 1;
+    const classKey = JSON.stringify({ ...vehicle, id: undefined, tags: [...(vehicle.tags ?? [])].sort() });
+    if (!classIds.has(classKey)) classIds.set(classKey, classIds.size);
+    vehicleClass[k] = classIds.get(classKey)!;
+  });
+
+  const compatible = new Uint8Array(visitCount * vehicleCount);
+  const vehicleTags = vehicles.map((k) => new Set(k.tags ?? []));
+  const routable: number[] = [];
+  visits.forEach((visit, v) => {
+    if (drops.has(v)) return;
+    const tagged = vehicles.map((_, k) => (visit.requiredTags ?? []).every((t) => vehicleTags[k]!.has(t)));
+    const loadable = tagged.map((ok, k) => ok && fitsCapacity(demand, v, capacity, k, dims));
+    const workable = loadable.map((ok, k) => ok && fitsWorkingTime(windowOpen, windowClose, windowOffset, v, service[v]!, vehicles[k]!));
+    const reason: DropReason | undefined = !tagged.includes(true)
+      ? "no vehicle with matching tags"
+      : !loadable.includes(true)
+        ? "exceeds every vehicle's capacity"
+        : !workable.includes(true)
+          ? "outside every working time"
+          : undefined;
+    if (reason) {
+      drops.set(v, reason);
+      return;
+    }
+    workable.forEach((ok, k) => (compatible[v * vehicleCount + k] = ok ? 1 : 0));
+    routable.push(v);
+  });
+
+  const neighbourCount = Math.min(NEIGHBOUR_LIST_LENGTH, Math.max(0, routable.length - 1));
+  const neighbours = new Int32Array(visitCount * neighbourCount);
+  for (const v of routable) {
+    const row = location[v]! * locationCount;
+    const others = routable.filter((u) => u !== v);
+    const distanceTo = new Float64Array(visitCount);
+    for (const u of others) distanceTo[u] = distance[row + location[u]!]! + distance[location[u]! * locationCount + location[v]!]!;
+    others.sort((a, b) => distanceTo[a]! - distanceTo[b]!);
+    for (let k = 0; k < neighbourCount; k++) neighbours[v * neighbourCount + k] = others[k]!;
+  }
+
+  return {
+    visitCount,
+    vehicleCount,
+    nodeCount,
+    dims,
+    locationCount,
+    distance,
+    travelTime,
+    location,
+    service,
+    open,
+    close,
+    windowOffset,
+    windowOpen: Float64Array.from(windowOpen),
+    windowClose: Float64Array.from(windowClose),
+    demand,
+    isBreak,
+    startNode,
+    endNode,
+    breakNodes,
+    capacity,
+    minCapacity,
+    maxVisits,
+    maxDistance,
+    maxDuration,
+    fixedCost,
+    vehicleClass,
+    compatible,
+    routable: Int32Array.from(routable),
+    drops,
+    neighbours,
+    neighbourCount,
+  };
+}
+
+/** Copies an n×n matrix into (n+1)×(n+1), the extra row and column (the open-route end) being zero. */
+function withNowhere(matrix: Float64Array, n: number): Float64Array {
+  const out = new Float64Array((n + 1) * (n + 1));
+  for (let i = 0; i < n; i++) out.set(matrix.subarray(i * n, (i + 1) * n), i * (n + 1));
+  return out;
+}
+
+function fitsCapacity(demand: Float64Array, v: number, capacity: Float64Array, k: number, dims: number): boolean {
+  for (let d = 0; d < dims; d++) if (demand[v * dims + d]! > capacity[k * dims + d]!) return false;
+  return true;
+}
+
+/** Some window lets service start and finish inside the working time (travel aside). */
+function fitsWorkingTime(
+  windowOpen: number[],
+  windowClose: number[],
+  windowOffset: Int32Array,
+  v: number,
+  service: number,
+  vehicle: RoutingVehicle,
+): boolean {
+  const { start, end } = vehicle.workingTime;
+  for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
+    const earliest = Math.max(windowOpen[w]!, start);
+    if (earliest <= windowClose[w]! && earliest + service <= end) return true;
+  }
+  return false;
+}

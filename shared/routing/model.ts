@@ -1,0 +1,172 @@
+// Public model of the route optimizer. Everything here is plain data so callers can build it from
+// stored records and serialise the result as it is.
+//
+// Units: times are minutes relative to a planning origin the caller chooses (wall-clock and multi-day
+// working times are converted by the caller); distances are whatever the travel provider returns —
+// metres for the default great-circle provider.
+
+/** Minutes since the caller's planning origin. */
+export type Minutes = number;
+
+/** A point. The default provider reads it as WGS84 degrees; the Euclidean one as planar x = lng, y = lat. */
+export interface Location {
+  lat: number;
+  lng: number;
+}
+
+/** Service at a visit must start inside [start, end]; a visit with several windows needs to meet one. */
+export interface TimeWindow {
+  start: Minutes;
+  end: Minutes;
+}
+
+export interface RoutingVisit {
+  /** Caller id, returned in the solution. */
+  id: string;
+  location: Location;
+  /** Service duration at the visit. Default 0. */
+  visitTime?: Minutes;
+  /** Allowed service start windows. Default: any time within the vehicle's working time. */
+  timeWindows?: TimeWindow[];
+  /** Demand per capacity dimension (e.g. [weight, volume]); missing dimensions count as 0. */
+  demand?: number[];
+  /** Tags every serving vehicle must carry. */
+  requiredTags?: string[];
+}
+
+/** A break of `duration` minutes that starts no earlier than `earliestStart` and ends by `latestEnd`. */
+export interface VehicleBreak {
+  earliestStart: Minutes;
+  latestEnd: Minutes;
+  duration: Minutes;
+}
+
+export interface RoutingVehicle {
+  /** Caller id, returned in the solution. */
+  id: string;
+  start: Location;
+  /** Where the route ends when it returns. Default: `start`. */
+  end?: Location;
+  /** false: the route ends when the last visit is finished. Default true. */
+  returnToEnd?: boolean;
+  /** Hard maximum load per capacity dimension. Missing dimensions are unlimited. */
+  capacity?: number[];
+  /** Soft minimum load per dimension for a used vehicle; each unit short costs `underloadCost`. */
+  minCapacity?: number[];
+  /** Average speed for the default provider. Default 40 km/h. */
+  speedKmh?: number;
+  /** Leave the start no earlier than `start`, be back (or done, if not returning) by `end`. */
+  workingTime: TimeWindow;
+  /** Breaks to take during the route, if the vehicle is used. They are taken where the vehicle is. */
+  breaks?: VehicleBreak[];
+  /** Capabilities: a vehicle serves a visit only if its tags include all of the visit's tags. */
+  tags?: string[];
+  /** Cost of using the vehicle in the hierarchical objective (a priority: cheaper vehicles are used first). Default 1. */
+  fixedCost?: number;
+  maxVisits?: number;
+  /** Maximum route distance, in the provider's unit. */
+  maxDistance?: number;
+  /** Maximum route duration, from leaving the start to arriving at the end (or finishing the last visit). */
+  maxDuration?: Minutes;
+}
+
+/** Builds the travel matrices. Locations are those of visits and vehicles, in an order of the solver's choosing. */
+export interface TravelProvider {
+  /** Whether the solver can route to this location at all (invalid ones are dropped as `bad coordinates`). */
+  isValidLocation(location: Location): boolean;
+  /** Row-major n×n distances between the given locations. */
+  distances(locations: readonly Location[]): Float64Array;
+  /** Row-major n×n travel minutes for a vehicle of this speed, given the distances above. */
+  travelMinutes(distances: Float64Array, speedKmh: number): Float64Array;
+}
+
+export interface RoutingProblem {
+  visits: RoutingVisit[];
+  vehicles: RoutingVehicle[];
+  /** Default: great-circle distance × 1.3 road factor, in metres, at each vehicle's speed. */
+  travel?: TravelProvider;
+}
+
+/**
+ * `hierarchical`: serve as many visits as possible, then minimise Σ fixedCost of the vehicles used,
+ * then distance. `distance`: serve as many visits as possible, then minimise distance.
+ */
+export type RoutingObjective = "hierarchical" | "distance";
+
+export interface SolveOptions {
+  /** Seed of the pseudo-random generator; the same seed and iteration limit give the same solution. Default 1. */
+  seed?: number;
+  /** Wall-clock budget. Default 10 000 ms. Pass Infinity with `maxIterations` for a deterministic run. */
+  timeLimitMs?: number;
+  /** Ruin-and-recreate iterations. Default unlimited (the time limit decides). */
+  maxIterations?: number;
+  objective?: RoutingObjective;
+  /** Cost of one unit of load below a vehicle's `minCapacity`, in distance units. Default 1000. */
+  underloadCost?: number;
+  /** Millisecond clock, injectable for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export type DropReason =
+  | "bad coordinates"
+  | "no vehicle with matching tags"
+  | "exceeds every vehicle's capacity"
+  | "outside every working time"
+  | "could not be fitted";
+
+export interface TripStop {
+  visitId: string;
+  arrival: Minutes;
+  waiting: Minutes;
+  /** Start of service. */
+  start: Minutes;
+  departure: Minutes;
+  /** Distance driven from the previous stop (or the start). */
+  distance: number;
+  /** Load delivered so far on this route, this visit included, per dimension. */
+  load: number[];
+}
+
+export interface ScheduledBreak {
+  start: Minutes;
+  end: Minutes;
+  /** Index in `stops` of the visit the break follows; -1 when taken at the start. */
+  afterStop: number;
+}
+
+export interface VehicleRoute {
+  vehicleId: string;
+  /** Departure from the start location. */
+  departure: Minutes;
+  /** Arrival at the end location, or the end of the last visit when the vehicle does not return. */
+  arrival: Minutes;
+  stops: TripStop[];
+  breaks: ScheduledBreak[];
+  distance: number;
+  duration: Minutes;
+  travelTime: Minutes;
+  waitingTime: Minutes;
+  serviceTime: Minutes;
+  load: number[];
+  /** Load units short of the vehicle's soft `minCapacity`, summed over dimensions. */
+  underload: number;
+}
+
+export interface DroppedVisit {
+  visitId: string;
+  reason: DropReason;
+}
+
+export interface RoutingSolution {
+  /** Used vehicles only, in the order of `problem.vehicles`. */
+  routes: VehicleRoute[];
+  dropped: DroppedVisit[];
+  totals: {
+    vehicles: number;
+    visits: number;
+    distance: number;
+    duration: Minutes;
+    fixedCost: number;
+  };
+  iterations: number;
+}

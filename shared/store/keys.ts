@@ -1,0 +1,99 @@
+/**
+ * The one module that builds DynamoDB keys. Every tenant partition key starts with the
+ * organization id (`ORG#<org>`), so no key built here can reach another organization's items.
+ *
+ * Components that may contain user text are escaped (`%` → `%25`, `#` → `%23`) so a value can never
+ * forge an extra key segment.
+ *
+ * | item                     | PK                       | SK                         | GSI1 (PK / SK)                              | GSI2 (PK / SK)                     |
+ * |--------------------------|--------------------------|----------------------------|---------------------------------------------|------------------------------------|
+ * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>#id         |                                    |
+ * | data type name guard     | ORG#o                    | DTNAME#<lowercased name>   |                                             |                                    |
+ * | extension guard          | ORG#o                    | DTEXT#<entity>             |                                             |                                    |
+ * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | (free for the records issue)                |                                    |
+ * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
+ * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
+ * | hub                      | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
+ * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
+ * | configuration profile    | ORG#o                    | CONF#id                    |                                             |                                    |
+ * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  |                                    |
+ * | routing result           | ORG#o                    | RES#id                     |                                             |                                    |
+ * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
+ */
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+export function keyPart(value: string): string {
+  return value.replaceAll("%", "%25").replaceAll("#", "%23");
+}
+
+const org = (organizationId: string) => `ORG#${keyPart(organizationId)}`;
+
+export const keys = {
+  organizationPartition: org,
+
+  // Data types
+  dataType: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `DT#${id}` }),
+  dataTypePrefix: "DT#",
+  dataTypeNameGuard: (o: string, name: string): ItemKey => ({ PK: org(o), SK: `DTNAME#${keyPart(name.toLowerCase())}` }),
+  dataTypeExtensionGuard: (o: string, entity: string): ItemKey => ({ PK: org(o), SK: `DTEXT#${keyPart(entity)}` }),
+
+  // Data source records
+  recordPartition: (o: string, dataTypeId: string) => `${org(o)}#DT#${dataTypeId}`,
+  record: (o: string, dataTypeId: string, hubScope: string, dataId: string): ItemKey => ({
+    PK: `${org(o)}#DT#${dataTypeId}`,
+    SK: `REC#${keyPart(hubScope)}#${keyPart(dataId)}`,
+  }),
+  uniqueGuard: (o: string, dataTypeId: string, field: string, scope: string, value: string): ItemKey => ({
+    PK: `${org(o)}#DT#${dataTypeId}#UQ`,
+    SK: `${keyPart(field)}#${keyPart(scope)}#${keyPart(value)}`,
+  }),
+
+  // Vehicles
+  vehicle: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VEH#${id}` }),
+  vehiclePrefix: "VEH#",
+  vehiclesByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#VEH`,
+
+  // Hubs
+  hub: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `HUB#${id}` }),
+  hubPrefix: "HUB#",
+
+  // Routing schedules and their runs
+  schedule: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `SCHED#${id}` }),
+  schedulePrefix: "SCHED#",
+  schedulesByConfiguration: (o: string, configurationId: string) => `${org(o)}#CONF#${keyPart(configurationId)}#SCHED`,
+  /** Due index partition: schedules are spread over a few shards so one hot minute is not one hot partition. */
+  dueShard: (shard: number) => `DUE#${shard}`,
+  /** Due index sort key: the next run minute (ISO, UTC) first, so `<= now` is one range read per shard. */
+  dueSortKey: (nextRunMinuteIso: string, o: string, scheduleId: string) => `${nextRunMinuteIso}#${keyPart(o)}#${scheduleId}`,
+  scheduleRunClaim: (o: string, scheduleId: string, slot: string): ItemKey => ({ PK: `${org(o)}#SCHED#${scheduleId}`, SK: `RUN#${slot}` }),
+
+  // Configuration profiles, visits, results, app integrations
+  configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),
+  configurationPrefix: "CONF#",
+  visit: (o: string, hubId: string, id: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `VISIT#${id}` }),
+  activeVisits: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#ACTIVE`,
+  routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),
+  routingResultPrefix: "RES#",
+  appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
+  appIntegrationPrefix: "APPINT#",
+} as const;
+
+/** Attributes that belong to the storage layout, never to a resource returned to a client. */
+export const storageAttributes = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "expiresAt", "entity", "version"] as const;
+
+export function withoutStorageAttributes<T extends Record<string, unknown>>(item: T): Omit<T, (typeof storageAttributes)[number]> {
+  const copy: Record<string, unknown> = { ...item };
+  for (const attribute of storageAttributes) delete copy[attribute];
+  return copy as Omit<T, (typeof storageAttributes)[number]>;
+}
+
+/** S3 object keys: every object lives under its organization's prefix. */
+export const objectKeys = {
+  appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
+    `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
+  routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+} as const;

@@ -1,0 +1,87 @@
+import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { ValidationError } from "#shared/domain/errors";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import type { IndexName } from "#shared/store/table-definition";
+
+/**
+ * Opaque cursors: base64url JSON of DynamoDB's `LastEvaluatedKey`. On decode the key must belong to
+ * the partition being queried (which always starts with the caller's organization), so a cursor
+ * that was tampered with or taken from another organization or list is a 400, never a leak.
+ */
+export function encodeCursor(lastEvaluatedKey: Record<string, unknown> | undefined): string | null {
+  if (!lastEvaluatedKey) return null;
+  return Buffer.from(JSON.stringify(lastEvaluatedKey), "utf8").toString("base64url");
+}
+
+export function decodeCursor(cursor: string, partitionAttribute: string, partitionValue: string): Record<string, unknown> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  }
+  const isFlatStringMap =
+    typeof decoded === "object" &&
+    decoded !== null &&
+    !Array.isArray(decoded) &&
+    Object.values(decoded).every((value) => typeof value === "string" && value.length <= 2048);
+  if (!isFlatStringMap || (decoded as Record<string, string>)[partitionAttribute] !== partitionValue) {
+    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  }
+  return decoded as Record<string, unknown>;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PageQuery {
+  /** Query a secondary index instead of the table. */
+  index?: IndexName;
+  /** Exact partition key value. */
+  partition: string;
+  /** Optional `begins_with` on the sort key. */
+  sortKeyPrefix?: string;
+  limit: number;
+  cursor?: string | undefined;
+  /** Extra filter applied after the key condition (DynamoDB applies `Limit` before filtering). */
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  newestFirst?: boolean;
+}
+
+function decodeStartKey(query: PageQuery, pkAttribute: string, skAttribute: string): Record<string, unknown> {
+  const startKey = decodeCursor(query.cursor ?? "", pkAttribute, query.partition);
+  const sortKey = startKey[skAttribute];
+  if (query.sortKeyPrefix !== undefined && !(typeof sortKey === "string" && sortKey.startsWith(query.sortKeyPrefix))) {
+    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  }
+  return startKey;
+}
+
+/** One bounded page of a single partition: never a Scan, never more than `limit` items read. */
+export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
+  const pkAttribute = query.index ? `${query.index}PK` : "PK";
+  const skAttribute = query.index ? `${query.index}SK` : "SK";
+  const names: Record<string, string> = { "#pk": pkAttribute, ...query.filter?.names };
+  const values: Record<string, unknown> = { ":pk": query.partition, ...query.filter?.values };
+  let keyCondition = "#pk = :pk";
+  if (query.sortKeyPrefix !== undefined) {
+    names["#sk"] = skAttribute;
+    values[":skPrefix"] = query.sortKeyPrefix;
+    keyCondition += " AND begins_with(#sk, :skPrefix)";
+  }
+  const input: QueryCommandInput = {
+    TableName: tableName(),
+    IndexName: query.index,
+    KeyConditionExpression: keyCondition,
+    FilterExpression: query.filter?.expression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    Limit: query.limit,
+    ScanIndexForward: !query.newestFirst,
+    ExclusiveStartKey: query.cursor ? decodeStartKey(query, pkAttribute, skAttribute) : undefined,
+  };
+  const output = await documentClient().send(new QueryCommand(input));
+  return { items: (output.Items ?? []) as T[], nextCursor: encodeCursor(output.LastEvaluatedKey) };
+}
