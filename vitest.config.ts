@@ -18,6 +18,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/http/**/*.test.ts", "test/infra/**/*.test.ts", "test/bench/**/*.test.ts"],
           globalSetup: ["test/support/global-setup.ts"],
+          setupFiles: ["test/support/apply-environment.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
