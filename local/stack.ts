@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { repositoryRoot } from "#infra/repository-root";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
@@ -19,7 +19,7 @@ import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
  * The whole product on one machine: emulators, provisioning from the shared definitions, the
  * local API gateway and the scheduler. `npm start` and the test suite's globalSetup both call it.
  */
-export const repositoryRoot = resolve(fileURLToPath(new URL(".", import.meta.url)), "..");
+export { repositoryRoot } from "#infra/repository-root";
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */

@@ -1,0 +1,26 @@
+import { App, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { routes } from "#functions/routes";
+import { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
+import { repositoryRoot } from "#infra/repository-root";
+
+/**
+ * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
+ * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=… -c appTimeZone=…`).
+ */
+export function buildApp(app: App = new App()): { app: App; stack: FieldOperationsStack } {
+  const context = (key: string, fallback: string) => (app.node.tryGetContext(key) as string | undefined) ?? fallback;
+  const stack = new FieldOperationsStack(app, context("stackName", "FieldOperations"), {
+    routes,
+    repositoryRoot,
+    jwt: {
+      issuer: context("jwtIssuer", "https://issuer.example.com"),
+      audience: context("jwtAudience", "field-operations-api"),
+      jwksUri: context("jwtJwksUri", "https://issuer.example.com/.well-known/jwks.json"),
+    },
+    appTimeZone: context("appTimeZone", "UTC"),
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}

@@ -1,0 +1,200 @@
+import { CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { AccessLogFormat, Cors, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from "aws-cdk-lib/aws-apigateway";
+import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { Construct } from "constructs";
+import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
+import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { tableDefinition } from "#shared/store/table-definition";
+import { ProductFunction } from "#infra/constructs/api-function";
+
+export interface FieldOperationsStackProps extends StackProps {
+  routes: readonly RouteDefinition[];
+  repositoryRoot: string;
+  /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of ARCHITECTURE.md §3. */
+  jwt: { issuer: string; audience: string; jwksUri: string };
+  appTimeZone: string;
+}
+
+const errorBody = (status: number, message: string, failedCode: string) => ({
+  "application/json": JSON.stringify({ status: false, message, failedCode, statusCode: status }),
+});
+
+/**
+ * The whole product in one stack: REST API (stage v3) with one function per route of the route
+ * table, the single DynamoDB table, the private certificate bucket, and the once-a-minute
+ * scheduler tick fanning routing runs out through SQS to the run worker.
+ */
+export class FieldOperationsStack extends Stack {
+  constructor(scope: Construct, id: string, props: FieldOperationsStackProps) {
+    super(scope, id, props);
+
+    const table = new TableV2(this, "Table", {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      })),
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const accessLogBucket = new Bucket(this, "AccessLogBucket", {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(accessLogBucket).acknowledge({ id: "AwsSolutions-S1", reason: "This bucket receives the file bucket's access logs; logging it again would recurse." });
+
+    const bucket = new Bucket(this, "FileBucket", {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      serverAccessLogsBucket: accessLogBucket,
+      serverAccessLogsPrefix: "file-bucket/",
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const deadLetterQueue = new Queue(this, "RunDeadLetterQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(runQueueDefinition.deadLetterRetentionSeconds),
+    });
+    Validations.of(deadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the run queue." });
+    const runQueue = new Queue(this, "RunQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(runQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(runQueueDefinition.messageRetentionSeconds),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runQueueDefinition.maxReceiveCount },
+    });
+
+    const environment = {
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      RUN_QUEUE_URL: runQueue.queueUrl,
+      JWT_ISSUER: props.jwt.issuer,
+      JWT_AUDIENCE: props.jwt.audience,
+      JWT_JWKS_URI: props.jwt.jwksUri,
+      APP_TIMEZONE: props.appTimeZone,
+    };
+
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const api = new RestApi(this, "Api", {
+      restApiName: "field-operations-api",
+      description: "Field Operations Management API v3",
+      binaryMediaTypes: [...binaryMediaTypes],
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      deployOptions: {
+        stageName: "v3",
+        throttlingRateLimit: 100,
+        throttlingBurstLimit: 200,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        tracingEnabled: true,
+      },
+      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowHeaders: ["Authorization", "Content-Type"] },
+    });
+    // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
+    api.addGatewayResponse("UnknownRoute", {
+      type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+      statusCode: "404",
+      templates: errorBody(404, "Route not found", "sys-404"),
+    });
+    api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", templates: errorBody(413, "Request body is too large.", "sys-413") });
+    api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", templates: errorBody(429, "Too many requests.", "sys-429") });
+    api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
+
+    for (const route of props.routes) {
+      const fn = new ProductFunction(this, `${route.operationId}Function`, {
+        repositoryRoot: props.repositoryRoot,
+        entry: route.handler,
+        description: `${route.method} /v3${route.path}`,
+        environment,
+        ...(route.function?.timeoutSeconds ? { timeout: Duration.seconds(route.function.timeoutSeconds) } : {}),
+        ...(route.function?.memoryMb ? { memorySize: route.function.memoryMb } : {}),
+      });
+      // Least privilege: each function gets only what its route declares.
+      for (const grant of route.grants ?? []) {
+        if (grant === "tableRead") table.grantReadData(fn);
+        if (grant === "tableWrite") table.grantReadWriteData(fn);
+        if (grant === "bucketRead") bucket.grantRead(fn);
+        if (grant === "bucketWrite") {
+          bucket.grantReadWrite(fn);
+          bucket.grantDelete(fn);
+        }
+        if (grant === "queueSend") runQueue.grantSendMessages(fn);
+      }
+      api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn, { proxy: true }));
+    }
+
+    const tick = new ProductFunction(this, "SchedulerTickFunction", {
+      repositoryRoot: props.repositoryRoot,
+      entry: "functions/jobs/scheduler-tick.ts",
+      description: "Every minute: enqueue the routing schedules that are due",
+      environment,
+      timeout: Duration.seconds(55),
+    });
+    table.grantReadWriteData(tick);
+    runQueue.grantSendMessages(tick);
+    new Rule(this, "SchedulerTickRule", { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(tick)] });
+
+    const worker = new ProductFunction(this, "RoutingRunFunction", {
+      repositoryRoot: props.repositoryRoot,
+      entry: "functions/jobs/routing-run.ts",
+      description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
+      environment,
+      timeout: Duration.seconds(runWorkerTimeoutSeconds),
+      memorySize: 2048,
+    });
+    table.grantReadWriteData(worker);
+    bucket.grantReadWrite(worker);
+    worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true }));
+
+    new CfnOutput(this, "ApiUrl", { value: api.url, description: "Base URL (ends with /v3/)" });
+    new CfnOutput(this, "TableName", { value: table.tableName });
+    new CfnOutput(this, "BucketName", { value: bucket.bucketName });
+    new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
+
+    acknowledgeDesignDecisions(this, { table, bucket });
+  }
+}
+
+/** cdk-nag findings that follow from deliberate design decisions (README, "Decisions"). */
+function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }): void {
+  const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
+  const arnToken = (construct: TableV2 | Bucket) => `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`;
+  acknowledge("AwsSolutions-APIG4", "Every function verifies the bearer JWT itself (aws-jwt-verify, ARCHITECTURE.md §1): same behaviour on AWS, LocalStack and locally, no extra authorizer call per request.");
+  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer; verification happens in the function (see APIG4).");
+  acknowledge("AwsSolutions-APIG2", "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.");
+  acknowledge("AwsSolutions-APIG3", "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.");
+  const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];
+  for (const policy of managedLoggingPolicies) {
+    acknowledge(
+      `AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${policy}]`,
+      "AWS-managed policy that only lets the function or API Gateway write its own logs.",
+    );
+  }
+  acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arnToken(resources.table)}/index/*]`, "CDK's table grants cover this table's own secondary indexes (queries by hub, due index).");
+  acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arnToken(resources.bucket)}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
+  for (const action of ["s3:Abort*", "s3:DeleteObject*", "s3:GetBucket*", "s3:GetObject*", "s3:List*"]) {
+    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Action::${action}]`, "Action groups of CDK's bucket grants, limited to this stack's file bucket.");
+  }
+  acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
+}
