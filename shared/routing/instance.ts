@@ -130,8 +130,8 @@ export function buildInstance(problem: RoutingProblem): Instance {
       windowClose.push(w.end);
     }
     windowOffset[v + 1] = windowOpen.length;
-    open[v] = windowOpen[windowOffset[v]]!;
-    close[v] = windowClose[windowOffset[v]]!;
+    open[v] = windowOpen[windowOffset[v]!]!;
+    close[v] = windowClose[windowOffset[v]!]!;
   });
 
   const startNode = new Int32Array(vehicleCount);

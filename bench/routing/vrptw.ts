@@ -1,0 +1,78 @@
+// Solomon / Gehring–Homberger VRPTW instances (CRLF text files) and their best-known-solution tables,
+// as described in ../shared/benchmarks/vrptw/SOURCES.md.
+import { readFileSync } from "node:fs";
+import { euclideanTravel } from "#shared/routing/matrix";
+import type { RoutingProblem } from "#shared/routing/model";
+
+export interface VrptwNode {
+  id: number;
+  x: number;
+  y: number;
+  demand: number;
+  ready: number;
+  due: number;
+  service: number;
+}
+
+export interface VrptwInstance {
+  name: string;
+  fleetSize: number;
+  capacity: number;
+  /** Node 0 is the depot; its due date ends the horizon. */
+  nodes: VrptwNode[];
+}
+
+export interface BestKnown {
+  vehicles: number;
+  distance: number;
+}
+
+export function parseVrptw(text: string): VrptwInstance {
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  const vehicleHeader = lines.findIndex((line) => line === "VEHICLE");
+  const [fleetSize, capacity] = lines[vehicleHeader + 2]!.split(/\s+/).map(Number);
+  const customerHeader = lines.findIndex((line) => line === "CUSTOMER");
+  const nodes = lines
+    .slice(customerHeader + 1)
+    .map((line) => line.split(/\s+/).map(Number))
+    .filter((fields) => fields.length === 7 && fields.every(Number.isFinite))
+    .map(([id, x, y, demand, ready, due, service]) => ({ id: id!, x: x!, y: y!, demand: demand!, ready: ready!, due: due!, service: service! }));
+  if (!fleetSize || !capacity || nodes.length < 2 || nodes[0]!.id !== 0) throw new Error(`not a VRPTW instance: ${lines[0]}`);
+  return { name: lines[0]!, fleetSize, capacity, nodes };
+}
+
+export function readVrptw(path: string): VrptwInstance {
+  return parseVrptw(readFileSync(path, "utf8"));
+}
+
+/** The routing problem: planar coordinates, travel time = distance, one vehicle per fleet slot. */
+export function toRoutingProblem(instance: VrptwInstance): RoutingProblem {
+  const [depot, ...customers] = instance.nodes;
+  const at = (node: VrptwNode) => ({ lat: node.y, lng: node.x });
+  return {
+    travel: euclideanTravel(),
+    visits: customers.map((node) => ({
+      id: String(node.id),
+      location: at(node),
+      visitTime: node.service,
+      timeWindows: [{ start: node.ready, end: node.due }],
+      demand: [node.demand],
+    })),
+    vehicles: Array.from({ length: instance.fleetSize }, (_, k) => ({
+      id: `vehicle-${k + 1}`,
+      start: at(depot!),
+      capacity: [instance.capacity],
+      workingTime: { start: depot!.ready, end: depot!.due },
+    })),
+  };
+}
+
+/** `instance,vehicles,distance,source` rows, keyed by instance name in lower case. */
+export function readBestKnown(path: string): Map<string, BestKnown> {
+  const table = new Map<string, BestKnown>();
+  for (const line of readFileSync(path, "utf8").split(/\r?\n/).slice(1)) {
+    const [name, vehicles, distance] = line.split(",");
+    if (name && vehicles && distance) table.set(name.toLowerCase(), { vehicles: Number(vehicles), distance: Number(distance) });
+  }
+  return table;
+}

@@ -1,0 +1,85 @@
+// Fleet minimisation (SISR, section 6): empty a route, then run ruin-and-recreate without opening
+// vehicles until every visit is back in, accepting a step when fewer visits are left out or when the
+// ones left out have been absent less often (absence counters steer the search to hard visits).
+import type { Random } from "./random.ts";
+import type { RuinRecreate } from "./ruin-recreate.ts";
+import type { Budget, Incumbent } from "./search.ts";
+import type { Solution } from "./solution.ts";
+
+export function minimiseFleet(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  budget: Budget,
+  until: number,
+  incumbent: Incumbent,
+  random: Random,
+): void {
+  const { instance } = solution;
+  const absence = new Float64Array(instance.visitCount);
+  const fewestVehicles = vehicleLowerBound(solution);
+  const target = incumbent.unassigned;
+  let absent = solution.unassigned.size;
+  let absenceSum = 0;
+  while (budget.progress() < until) {
+    if (solution.unassigned.size <= target) {
+      incumbent.offer(solution);
+      if (solution.vehiclesUsed <= fewestVehicles) break;
+      emptyARoute(solution, random);
+      absent = solution.unassigned.size;
+      absenceSum = sumOver(absence, solution.unassigned);
+    }
+    solution.begin();
+    ruinRecreate.ruin();
+    ruinRecreate.recreate([...solution.unassigned], false);
+    budget.iterations++;
+    const newAbsenceSum = sumOver(absence, solution.unassigned);
+    if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
+      solution.commit();
+      absent = solution.unassigned.size;
+      absenceSum = newAbsenceSum;
+    } else {
+      solution.rollback();
+    }
+    for (const v of solution.unassigned) absence[v] = absence[v]! + 1;
+    absenceSum = sumOver(absence, solution.unassigned);
+  }
+  if (solution.unassigned.size <= target) incumbent.offer(solution);
+  solution.restore(incumbent.snapshot);
+}
+
+/** Removes every visit of a used route, preferring routes with few visits and a high fixed cost. */
+function emptyARoute(solution: Solution, random: Random): void {
+  const { instance, routes } = solution;
+  let chosen = -1;
+  let chosenScore = Infinity;
+  for (let r = 0; r < routes.length; r++) {
+    const route = routes[r]!;
+    if (route.visitCount === 0) continue;
+    const score = (route.visitCount + random.next()) / instance.fixedCost[route.vehicle]!;
+    if (score < chosenScore) {
+      chosen = r;
+      chosenScore = score;
+    }
+  }
+  for (const node of routes[chosen]!.nodes.filter((node) => node < instance.visitCount)) solution.remove(node);
+}
+
+/** No fewer vehicles can carry the routable demand, dimension by dimension. */
+function vehicleLowerBound(solution: Solution): number {
+  const { instance } = solution;
+  let bound = 1;
+  for (let d = 0; d < instance.dims; d++) {
+    let total = 0;
+    for (const v of instance.routable) total += instance.demand[v * instance.dims + d]!;
+    let largest = 0;
+    for (let k = 0; k < instance.vehicleCount; k++) largest = Math.max(largest, instance.capacity[k * instance.dims + d]!);
+    bound = Math.max(bound, Math.ceil(total / largest - 1e-9));
+  }
+  return bound;
+}
+
+function sumOver(values: Float64Array, visits: Iterable<number>): number {
+  let sum = 0;
+  for (const v of visits) sum += values[v]!;
+  return sum;
+}

@@ -1,0 +1,325 @@
+// A route and its segment summaries. Every prefix (start..i) and suffix (i..end) of a route is
+// summarised by its minimum duration, time warp, earliest and latest start (Vidal et al. 2013), distance
+// and load, so a move that rebuilds routes from a prefix, a few nodes and a suffix is checked in O(1).
+//
+// Breaks have no location: they are taken where the vehicle is, so the travel after a break starts from
+// the last real location before it. A suffix that starts with breaks therefore keeps them apart
+// ("leading breaks", bNext) until the location before them is known.
+import { NO_LOCATION, type Instance } from "./instance.ts";
+
+/** Slack for floating-point sums; the independent checker allows 1e-6. */
+export const EPSILON = 1e-9;
+
+/** Service start windows in force: a visit's chosen window, the instance default for other nodes. */
+export interface NodeWindows {
+  readonly open: Float64Array;
+  readonly close: Float64Array;
+}
+
+/** What one used vehicle and one unit of underload cost, in distance units. */
+export interface CostWeights {
+  /** Per unit of `fixedCost`; 0 under the distance objective. */
+  readonly vehicle: number;
+  readonly underload: number;
+}
+
+/** Accumulates a concatenation of route pieces, left to right. */
+export class Segment {
+  duration = 0;
+  timeWarp = 0;
+  earliest = 0;
+  latest = 0;
+  distance = 0;
+  /** Last real location, where the next travel starts. */
+  last = 0;
+  private time: Float64Array;
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly windows: NodeWindows,
+  ) {
+    this.time = instance.distance;
+  }
+
+  /** A segment made of one node served in [open, close], for a route driven with the given times. */
+  startAt(route: Route, node: number, open: number, close: number): this {
+    this.time = route.time;
+    this.duration = this.instance.service[node]!;
+    this.timeWarp = 0;
+    this.earliest = open;
+    this.latest = close;
+    this.distance = 0;
+    this.last = this.instance.location[node]!;
+    return this;
+  }
+
+  /** The route's nodes 0..i. */
+  setPrefix(route: Route, i: number): this {
+    this.time = route.time;
+    this.duration = route.fDuration[i]!;
+    this.timeWarp = route.fTimeWarp[i]!;
+    this.earliest = route.fEarliest[i]!;
+    this.latest = route.fLatest[i]!;
+    this.distance = route.fDistance[i]!;
+    this.last = route.fLast[i]!;
+    return this;
+  }
+
+  appendNode(node: number, open: number, close: number): this {
+    const location = this.instance.location[node]!;
+    if (location === NO_LOCATION) {
+      this.join(0, this.instance.service[node]!, 0, open, close);
+    } else {
+      const leg = this.last * this.instance.locationCount + location;
+      this.join(this.time[leg]!, this.instance.service[node]!, 0, open, close);
+      this.distance += this.instance.distance[leg]!;
+      this.last = location;
+    }
+    return this;
+  }
+
+  /** Appends a node with its window in force. */
+  append(node: number): this {
+    return this.appendNode(node, this.windows.open[node]!, this.windows.close[node]!);
+  }
+
+  /** The route's nodes j..end. */
+  appendSuffix(route: Route, j: number): this {
+    const k = route.bNext[j]!;
+    if (k !== j) this.join(0, route.bDuration[j]!, route.bTimeWarp[j]!, route.bEarliest[j]!, route.bLatest[j]!);
+    const leg = this.last * this.instance.locationCount + this.instance.location[route.nodes[k]!]!;
+    this.join(this.time[leg]!, route.bDuration[k]!, route.bTimeWarp[k]!, route.bEarliest[k]!, route.bLatest[k]!);
+    this.distance += this.instance.distance[leg]! + route.bDistance[k]!;
+    this.last = route.endLocation;
+    return this;
+  }
+
+  /** Appends a summarised segment after `travel` minutes (Vidal's concatenation). */
+  join(travel: number, duration: number, timeWarp: number, earliest: number, latest: number): void {
+    const delta = this.duration - this.timeWarp + travel;
+    const extraWait = Math.max(earliest - delta - this.latest, 0);
+    const extraWarp = Math.max(this.earliest + delta - latest, 0);
+    this.earliest = Math.max(earliest - delta, this.earliest) - extraWait;
+    this.latest = Math.min(latest - delta, this.latest) + extraWarp;
+    this.duration += duration + travel + extraWait;
+    this.timeWarp += timeWarp + extraWarp;
+  }
+
+  /** Time windows, working time, maximum distance and duration hold for a route of `vehicle`. */
+  feasibleFor(vehicle: number): boolean {
+    return (
+      this.timeWarp <= EPSILON &&
+      this.distance <= this.instance.maxDistance[vehicle]! + EPSILON &&
+      this.duration <= this.instance.maxDuration[vehicle]! + EPSILON
+    );
+  }
+}
+
+/** The best insertion found by `Route.findInsertion`. */
+export interface Insertion {
+  cost: number;
+  position: number;
+  window: number;
+}
+
+export class Route {
+  /** Start node, visits and breaks in order, end node. */
+  nodes: number[];
+  visitCount = 0;
+  /** Distance driven; 0 for an unused vehicle. */
+  distance = 0;
+  underload = 0;
+  /** Contribution to the objective: fixed cost, distance and underload; 0 for an unused vehicle. */
+  cost = 0;
+  readonly load: Float64Array;
+  readonly time: Float64Array;
+  readonly endLocation: number;
+
+  fDuration = new Float64Array(0);
+  fTimeWarp = new Float64Array(0);
+  fEarliest = new Float64Array(0);
+  fLatest = new Float64Array(0);
+  fDistance = new Float64Array(0);
+  fLast = new Int32Array(0);
+  /** Load of nodes 0..i: fLoad[i * dims + d]. */
+  fLoad = new Float64Array(0);
+  bDuration = new Float64Array(0);
+  bTimeWarp = new Float64Array(0);
+  bEarliest = new Float64Array(0);
+  bLatest = new Float64Array(0);
+  bDistance = new Float64Array(0);
+  /** First real node at or after i; at a break, b* above summarise only the breaks i..bNext[i]-1. */
+  bNext = new Int32Array(0);
+  bLoad = new Float64Array(0);
+
+  private readonly segment: Segment;
+
+  constructor(
+    readonly instance: Instance,
+    readonly vehicle: number,
+    readonly windows: NodeWindows,
+    readonly weights: CostWeights,
+  ) {
+    this.nodes = [instance.startNode[vehicle]!, ...instance.breakNodes[vehicle]!, instance.endNode[vehicle]!];
+    this.load = new Float64Array(instance.dims);
+    this.time = instance.travelTime[vehicle]!;
+    this.endLocation = instance.location[instance.endNode[vehicle]!]!;
+    this.segment = new Segment(instance, windows);
+    this.update();
+  }
+
+  /** Recomputes the summaries after `nodes` changed. */
+  update(): void {
+    const { instance, nodes, windows, segment } = this;
+    const { dims, demand, isBreak } = instance;
+    const n = nodes.length;
+    if (this.fDuration.length < n) this.grow(Math.max(n, 2 * this.fDuration.length));
+    segment.startAt(this, nodes[0]!, windows.open[nodes[0]!]!, windows.close[nodes[0]!]!);
+    let visits = 0;
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      if (i > 0) segment.append(node);
+      this.fDuration[i] = segment.duration;
+      this.fTimeWarp[i] = segment.timeWarp;
+      this.fEarliest[i] = segment.earliest;
+      this.fLatest[i] = segment.latest;
+      this.fDistance[i] = segment.distance;
+      this.fLast[i] = segment.last;
+      for (let d = 0; d < dims; d++) {
+        this.fLoad[i * dims + d] = (i > 0 ? this.fLoad[(i - 1) * dims + d]! : 0) + demand[node * dims + d]!;
+      }
+      if (node < instance.visitCount) visits++;
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      const node = nodes[i]!;
+      segment.startAt(this, node, windows.open[node]!, windows.close[node]!);
+      if (isBreak[node]) {
+        // A run of leading breaks is summarised on its own (breaks follow each other with no travel) and
+        // joined to what follows once the location before it is known.
+        const next = i + 1;
+        if (isBreak[nodes[next]!]) {
+          segment.join(0, this.bDuration[next]!, this.bTimeWarp[next]!, this.bEarliest[next]!, this.bLatest[next]!);
+          this.bNext[i] = this.bNext[next]!;
+        } else {
+          this.bNext[i] = next;
+        }
+        this.bDistance[i] = this.bDistance[this.bNext[i]!]!;
+      } else {
+        if (i < n - 1) segment.appendSuffix(this, i + 1);
+        this.bNext[i] = i;
+        this.bDistance[i] = segment.distance;
+      }
+      this.bDuration[i] = segment.duration;
+      this.bTimeWarp[i] = segment.timeWarp;
+      this.bEarliest[i] = segment.earliest;
+      this.bLatest[i] = segment.latest;
+      for (let d = 0; d < dims; d++) {
+        this.bLoad[i * dims + d] = (i < n - 1 ? this.bLoad[(i + 1) * dims + d]! : 0) + demand[node * dims + d]!;
+      }
+    }
+    this.visitCount = visits;
+    for (let d = 0; d < dims; d++) this.load[d] = this.fLoad[(n - 1) * dims + d]!;
+    this.distance = visits > 0 ? this.fDistance[n - 1]! : 0;
+    this.underload = visits > 0 ? this.underloadWith(-1) : 0;
+    this.cost = visits > 0 ? this.costOf(this.distance, this.underload) : 0;
+  }
+
+  /** Whole route summary: feasible when time warp is nil and the vehicle's limits hold. */
+  get feasible(): boolean {
+    const last = this.nodes.length - 1;
+    return (
+      this.fTimeWarp[last]! <= EPSILON &&
+      this.fDistance[last]! <= this.instance.maxDistance[this.vehicle]! + EPSILON &&
+      this.fDuration[last]! <= this.instance.maxDuration[this.vehicle]! + EPSILON &&
+      this.visitCount <= this.instance.maxVisits[this.vehicle]! &&
+      this.fitsLoad(-1, 1)
+    );
+  }
+
+  /** The objective contribution of this vehicle used with this distance and underload. */
+  costOf(distance: number, underload: number): number {
+    return this.weights.vehicle * this.instance.fixedCost[this.vehicle]! + distance + this.weights.underload * underload;
+  }
+
+  /** Underload after adding visit v's demand (v = -1: as is). */
+  underloadWith(v: number, sign = 1): number {
+    const { dims, minCapacity, demand } = this.instance;
+    let short = 0;
+    for (let d = 0; d < dims; d++) {
+      const load = this.load[d]! + (v >= 0 ? sign * demand[v * dims + d]! : 0);
+      short += Math.max(0, minCapacity[this.vehicle * dims + d]! - load);
+    }
+    return short;
+  }
+
+  /** Capacity holds after adding (sign 1) or removing (sign -1) visit v's demand (v = -1: as is). */
+  fitsLoad(v: number, sign: number): boolean {
+    const { dims, capacity, demand } = this.instance;
+    for (let d = 0; d < dims; d++) {
+      const load = this.load[d]! + (v >= 0 ? sign * demand[v * dims + d]! : 0);
+      if (load > capacity[this.vehicle * dims + d]! + EPSILON) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Cheapest feasible insertion of visit v costing less than `bound`, trying each of its windows;
+   * positions are skipped at random with probability `blinkRate` (SISR's blinks). Returns false if none.
+   */
+  findInsertion(v: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
+    const { instance, nodes, segment } = this;
+    if (this.visitCount + 1 > instance.maxVisits[this.vehicle]! || !this.fitsLoad(v, 1)) return false;
+    const { distance, location, locationCount, windowOffset, windowOpen, windowClose } = instance;
+    // An unused vehicle's route (start, breaks, end) is not charged until it serves a visit.
+    const fixed = this.costOf(this.visitCount > 0 ? this.distance : this.fDistance[nodes.length - 1]!, this.underloadWith(v)) - this.cost;
+    const at = location[v]! * locationCount;
+    let found = false;
+    for (let p = 0; p < nodes.length - 1; p++) {
+      if (random !== undefined && random() < blinkRate) continue;
+      const prev = this.fLast[p]!;
+      const next = location[nodes[this.bNext[p + 1]!]!]!;
+      const cost = fixed + distance[prev * locationCount + location[v]!]! + distance[at + next]! - distance[prev * locationCount + next]!;
+      if (cost >= bound) continue;
+      for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
+        segment.setPrefix(this, p).appendNode(v, windowOpen[w]!, windowClose[w]!).appendSuffix(this, p + 1);
+        if (segment.feasibleFor(this.vehicle)) {
+          bound = cost;
+          out.cost = cost;
+          out.position = p + 1;
+          out.window = w;
+          found = true;
+          break;
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Cost change of removing the visit at position i, or Infinity if the rest becomes infeasible. */
+  removalDelta(i: number): number {
+    const { nodes, segment } = this;
+    const v = nodes[i]!;
+    if (this.visitCount === 1) return -this.cost;
+    segment.setPrefix(this, i - 1).appendSuffix(this, i + 1);
+    if (!segment.feasibleFor(this.vehicle)) return Infinity;
+    return this.costOf(segment.distance, this.underloadWith(v, -1)) - this.cost;
+  }
+
+  private grow(size: number): void {
+    const dims = this.instance.dims;
+    this.fDuration = new Float64Array(size);
+    this.fTimeWarp = new Float64Array(size);
+    this.fEarliest = new Float64Array(size);
+    this.fLatest = new Float64Array(size);
+    this.fDistance = new Float64Array(size);
+    this.fLast = new Int32Array(size);
+    this.fLoad = new Float64Array(size * dims);
+    this.bDuration = new Float64Array(size);
+    this.bTimeWarp = new Float64Array(size);
+    this.bEarliest = new Float64Array(size);
+    this.bLatest = new Float64Array(size);
+    this.bDistance = new Float64Array(size);
+    this.bNext = new Int32Array(size);
+    this.bLoad = new Float64Array(size * dims);
+  }
+}

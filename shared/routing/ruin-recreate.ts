@@ -1,0 +1,152 @@
+// Slack Induction by String Removals (Christiaens & Vanden Berghe 2020): remove a few strings of
+// consecutive visits from routes near a random seed visit, then greedily re-insert every removed and
+// unassigned visit at its cheapest position, skipping positions at random ("blinks").
+import type { Random } from "./random.ts";
+import type { Insertion } from "./route-state.ts";
+import type { Solution } from "./solution.ts";
+
+export interface RuinRecreateParameters {
+  /** Average number of visits removed per ruin. */
+  readonly averageRemoved: number;
+  /** Longest string removed from one route. */
+  readonly maxStringLength: number;
+  /** Probability of a split string (a string with a kept block in it) rather than a plain one. */
+  readonly splitRate: number;
+  /** Chance, per extra visit, to stop growing the kept block of a split string. */
+  readonly splitDepth: number;
+  readonly blinkRate: number;
+}
+
+export const SISR_PARAMETERS: RuinRecreateParameters = {
+  averageRemoved: 10,
+  maxStringLength: 10,
+  splitRate: 0.5,
+  splitDepth: 0.01,
+  blinkRate: 0.01,
+};
+
+export class RuinRecreate {
+  private readonly insertion: Insertion = { cost: 0, position: 0, window: 0 };
+  private readonly classSeen: Int32Array;
+  private classStamp = 0;
+  /** Sort keys of the recreate orders: total demand, and distance from the first vehicle's start. */
+  private readonly demandOf: Float64Array;
+  private readonly depotDistanceOf: Float64Array;
+  private readonly ruined = new Set<number>();
+  private readonly nextRandom: () => number;
+
+  constructor(
+    private readonly solution: Solution,
+    private readonly random: Random,
+    private readonly parameters: RuinRecreateParameters = SISR_PARAMETERS,
+  ) {
+    const { instance } = solution;
+    this.classSeen = new Int32Array(instance.vehicleCount);
+    this.demandOf = new Float64Array(instance.visitCount);
+    this.depotDistanceOf = new Float64Array(instance.visitCount);
+    const depot = instance.vehicleCount > 0 ? instance.location[instance.startNode[0]!]! : 0;
+    for (const v of instance.routable) {
+      for (let d = 0; d < instance.dims; d++) this.demandOf[v] = this.demandOf[v]! + instance.demand[v * instance.dims + d]!;
+      this.depotDistanceOf[v] = instance.distance[depot * instance.locationCount + instance.location[v]!]!;
+    }
+    this.nextRandom = () => random.next();
+  }
+
+  /** Removes strings around a random routed visit; returns the removed visits. */
+  ruin(): number[] {
+    const { solution, random, parameters } = this;
+    const { instance, routes, routeOf } = solution;
+    let routed = 0;
+    let used = 0;
+    for (const route of routes) {
+      if (route.visitCount > 0) {
+        routed += route.visitCount;
+        used++;
+      }
+    }
+    if (routed === 0) return [];
+    const maxLength = Math.min(parameters.maxStringLength, routed / used);
+    const maxStrings = (4 * parameters.averageRemoved) / (1 + maxLength) - 1;
+    const strings = Math.floor(random.next() * maxStrings) + 1;
+
+    let seed = instance.routable[random.int(instance.routable.length)]!;
+    while (routeOf[seed]! < 0) seed = instance.routable[random.int(instance.routable.length)]!;
+    const removed: number[] = [];
+    this.ruined.clear();
+    for (let k = -1; k < instance.neighbourCount && this.ruined.size < strings; k++) {
+      const visit = k < 0 ? seed : instance.neighbours[seed * instance.neighbourCount + k]!;
+      const r = routeOf[visit]!;
+      if (r < 0 || this.ruined.has(r)) continue;
+      this.ruined.add(r);
+      const route = routes[r]!;
+      const visits = route.nodes.filter((node) => node < instance.visitCount);
+      const length = Math.floor(random.next() * Math.min(route.visitCount, maxLength)) + 1;
+      const at = visits.indexOf(visit);
+      if (length === visits.length || random.next() >= parameters.splitRate) {
+        removed.push(...this.pickString(visits, at, length, 0));
+      } else {
+        let kept = 1;
+        while (length + kept < visits.length && random.next() > parameters.splitDepth) kept++;
+        removed.push(...this.pickString(visits, at, length + kept, kept));
+      }
+    }
+    for (const v of removed) solution.remove(v);
+    return removed;
+  }
+
+  /**
+   * Re-inserts the visits at their cheapest feasible positions, in one of SISR's orders. New vehicles
+   * are opened only if `openVehicles`; visits that fit nowhere stay unassigned.
+   */
+  recreate(visits: number[], openVehicles: boolean): void {
+    const { solution, insertion, parameters } = this;
+    const { instance, routes } = solution;
+    this.sortForRecreate(visits);
+    for (const v of visits) {
+      let bestCost = Infinity;
+      let bestRoute = -1;
+      let bestPosition = 0;
+      let bestWindow = 0;
+      this.classStamp++;
+      for (let r = 0; r < routes.length; r++) {
+        const route = routes[r]!;
+        if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
+        if (route.visitCount === 0) {
+          // Unused vehicles of one class are interchangeable: try the first of each.
+          const vehicleClass = instance.vehicleClass[route.vehicle]!;
+          if (!openVehicles || this.classSeen[vehicleClass] === this.classStamp) continue;
+          this.classSeen[vehicleClass] = this.classStamp;
+        }
+        if (route.findInsertion(v, bestCost, parameters.blinkRate, this.nextRandom, insertion)) {
+          bestCost = insertion.cost;
+          bestRoute = r;
+          bestPosition = insertion.position;
+          bestWindow = insertion.window;
+        }
+      }
+      if (bestRoute >= 0) solution.insert(v, bestRoute, bestPosition, bestWindow);
+    }
+  }
+
+  /** `length` consecutive visits containing visits[at], at a random offset, minus a random kept block of `kept`. */
+  private pickString(visits: number[], at: number, length: number, kept: number): number[] {
+    const { random } = this;
+    const firstStart = Math.max(0, at - length + 1);
+    const lastStart = Math.min(at, visits.length - length);
+    const start = firstStart + random.int(lastStart - firstStart + 1);
+    const string = visits.slice(start, start + length);
+    if (kept === 0) return string;
+    const keptStart = random.int(length - kept + 1);
+    return [...string.slice(0, keptStart), ...string.slice(keptStart + kept)];
+  }
+
+  private sortForRecreate(visits: number[]): void {
+    const { random, demandOf, depotDistanceOf } = this;
+    // SISR's orders, weighted 4:4:2:1.
+    const draw = random.int(11);
+    if (draw < 4) random.shuffle(visits);
+    else if (draw < 8) visits.sort((a, b) => demandOf[b]! - demandOf[a]! || a - b);
+    else if (draw < 10) visits.sort((a, b) => depotDistanceOf[b]! - depotDistanceOf[a]! || a - b);
+    else visits.sort((a, b) => depotDistanceOf[a]! - depotDistanceOf[b]! || a - b);
+  }
+}

@@ -1,0 +1,145 @@
+// A solution under construction: one route per vehicle, the visits left out, and an undo journal so
+// a rejected ruin-and-recreate step costs only the routes it touched.
+import type { Instance } from "./instance.ts";
+import { Route, type CostWeights, type NodeWindows } from "./route-state.ts";
+
+export interface Snapshot {
+  readonly routes: readonly (readonly number[])[];
+  readonly window: Int32Array;
+  readonly unassigned: readonly number[];
+}
+
+export class Solution {
+  readonly routes: Route[];
+  /** Route index per node, -1 if not routed. */
+  readonly routeOf: Int32Array;
+  readonly positionOf: Int32Array;
+  /** Chosen window index per visit (into instance.windowOpen/windowClose). */
+  readonly window: Int32Array;
+  readonly windows: NodeWindows;
+  unassigned = new Set<number>();
+
+  private journalOpen = false;
+  private savedRoutes = new Map<number, number[]>();
+  private savedWindows: number[] = [];
+  private savedUnassigned: number[] = [];
+
+  constructor(
+    readonly instance: Instance,
+    readonly weights: CostWeights,
+  ) {
+    this.routeOf = new Int32Array(instance.nodeCount).fill(-1);
+    this.positionOf = new Int32Array(instance.nodeCount);
+    this.window = new Int32Array(instance.visitCount);
+    this.windows = { open: instance.open.slice(), close: instance.close.slice() };
+    for (let v = 0; v < instance.visitCount; v++) this.window[v] = instance.windowOffset[v]!;
+    this.routes = Array.from({ length: instance.vehicleCount }, (_, k) => new Route(instance, k, this.windows, weights));
+    this.routes.forEach((_, r) => this.index(r));
+    for (const v of instance.routable) this.unassigned.add(v);
+  }
+
+  /** Total of the routes' costs (fixed cost, distance, underload); unassigned visits are counted apart. */
+  get cost(): number {
+    let cost = 0;
+    for (const route of this.routes) cost += route.cost;
+    return cost;
+  }
+
+  get vehiclesUsed(): number {
+    let used = 0;
+    for (const route of this.routes) if (route.visitCount > 0) used++;
+    return used;
+  }
+
+  /** Starts recording changes so that `rollback` can undo them. */
+  begin(): void {
+    this.journalOpen = true;
+    this.savedRoutes.clear();
+    this.savedWindows.length = 0;
+    this.savedUnassigned = [...this.unassigned];
+  }
+
+  commit(): void {
+    this.journalOpen = false;
+  }
+
+  rollback(): void {
+    this.journalOpen = false;
+    for (let i = this.savedWindows.length - 2; i >= 0; i -= 2) this.setWindow(this.savedWindows[i]!, this.savedWindows[i + 1]!);
+    for (const v of this.unassigned) this.routeOf[v] = -1;
+    for (const r of this.savedRoutes.keys()) {
+      for (const node of this.routes[r]!.nodes) this.routeOf[node] = -1;
+    }
+    for (const [r, nodes] of this.savedRoutes) {
+      this.routes[r]!.nodes = nodes;
+      this.routes[r]!.update();
+      this.index(r);
+    }
+    this.unassigned = new Set(this.savedUnassigned);
+    for (const v of this.unassigned) this.routeOf[v] = -1;
+  }
+
+  insert(v: number, r: number, position: number, window: number): void {
+    this.touch(r);
+    if (this.journalOpen) this.savedWindows.push(v, this.window[v]!);
+    this.setWindow(v, window);
+    this.routes[r]!.nodes.splice(position, 0, v);
+    this.routes[r]!.update();
+    this.index(r);
+    this.unassigned.delete(v);
+  }
+
+  remove(v: number): void {
+    const r = this.routeOf[v]!;
+    this.touch(r);
+    this.routes[r]!.nodes.splice(this.positionOf[v]!, 1);
+    this.routes[r]!.update();
+    this.index(r);
+    this.routeOf[v] = -1;
+    this.unassigned.add(v);
+  }
+
+  /**
+   * Replaces route r's nodes wholesale (local-search moves exchanging nodes between routes, which
+   * keep every node routed); windows stay as chosen.
+   */
+  replaceNodes(r: number, nodes: number[]): void {
+    this.touch(r);
+    this.routes[r]!.nodes = nodes;
+    this.routes[r]!.update();
+    this.index(r);
+  }
+
+  snapshot(): Snapshot {
+    return { routes: this.routes.map((route) => [...route.nodes]), window: this.window.slice(), unassigned: [...this.unassigned] };
+  }
+
+  restore(snapshot: Snapshot): void {
+    this.routeOf.fill(-1);
+    for (let v = 0; v < this.instance.visitCount; v++) this.setWindow(v, snapshot.window[v]!);
+    snapshot.routes.forEach((nodes, r) => {
+      this.routes[r]!.nodes = [...nodes];
+      this.routes[r]!.update();
+      this.index(r);
+    });
+    this.unassigned = new Set(snapshot.unassigned);
+  }
+
+  private setWindow(v: number, window: number): void {
+    this.window[v] = window;
+    this.windows.open[v] = this.instance.windowOpen[window]!;
+    this.windows.close[v] = this.instance.windowClose[window]!;
+  }
+
+  private touch(r: number): void {
+    if (this.journalOpen && !this.savedRoutes.has(r)) this.savedRoutes.set(r, [...this.routes[r]!.nodes]);
+  }
+
+  private index(r: number): void {
+    const nodes = this.routes[r]!.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      this.routeOf[nodes[i]!] = r;
+      this.positionOf[nodes[i]!] = i;
+    }
+  }
+}

@@ -1,0 +1,158 @@
+// Entry point: validate and index the problem, build a first solution by regret insertion, (under the
+// hierarchical objective) minimise the fleet, then improve distance by ruin-and-recreate with simulated
+// annealing, and report the best solution met as a schedule per vehicle.
+import { constructByRegret } from "./construct.ts";
+import { minimiseFleet } from "./fleet-min.ts";
+import { buildInstance, type Instance } from "./instance.ts";
+import { improveLocally } from "./local-search.ts";
+import type { DroppedVisit, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
+import { Random } from "./random.ts";
+import type { Route } from "./route-state.ts";
+import { RuinRecreate } from "./ruin-recreate.ts";
+import { anneal, Budget, Incumbent } from "./search.ts";
+import { Solution } from "./solution.ts";
+
+export type * from "./model.ts";
+export { euclideanTravel, greatCircleTravel } from "./matrix.ts";
+
+const DEFAULT_TIME_LIMIT_MS = 10_000;
+/** Share of the budget the hierarchical objective may spend on removing vehicles. */
+const FLEET_MINIMISATION_SHARE = 0.5;
+/** Annealing temperatures, relative to the mean distance per routed visit of the first solution. */
+const START_TEMPERATURE = 10;
+const END_TEMPERATURE = 0.1;
+
+export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
+  const objective = options.objective ?? "hierarchical";
+  const instance = buildInstance(problem);
+  const solution = new Solution(instance, {
+    vehicle: objective === "hierarchical" ? vehicleWeight(instance) : 0,
+    underload: options.underloadCost ?? 1000,
+  });
+  const random = new Random(options.seed ?? 1);
+  const budget = new Budget(
+    options.now ?? Date.now,
+    options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
+    options.maxIterations ?? Infinity,
+  );
+
+  constructByRegret(solution);
+  improveLocally(solution);
+  const incumbent = new Incumbent(solution);
+  const ruinRecreate = new RuinRecreate(solution, random);
+  if (objective === "hierarchical") minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+  const scale = meanDistancePerVisit(solution);
+  anneal(
+    solution,
+    ruinRecreate,
+    budget,
+    random,
+    incumbent,
+    { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
+    improveLocally,
+  );
+  solution.restore(incumbent.snapshot);
+  return describe(problem, instance, solution, budget.iterations);
+}
+
+/** Larger than any distance total, so one vehicle less always pays. */
+function vehicleWeight(instance: Instance): number {
+  let longest = 0;
+  for (const d of instance.distance) longest = Math.max(longest, d);
+  return (instance.visitCount + instance.vehicleCount + 1) * (longest + 1);
+}
+
+function meanDistancePerVisit(solution: Solution): number {
+  let distance = 0;
+  let visits = 0;
+  for (const route of solution.routes) {
+    distance += route.distance;
+    visits += route.visitCount;
+  }
+  return visits > 0 && distance > 0 ? distance / visits : 1;
+}
+
+function describe(problem: RoutingProblem, instance: Instance, solution: Solution, iterations: number): RoutingSolution {
+  const routes = solution.routes.filter((route) => route.visitCount > 0).map((route) => schedule(problem, instance, solution, route));
+  const dropped: DroppedVisit[] = [];
+  problem.visits.forEach((visit, v) => {
+    const reason = instance.drops.get(v) ?? (solution.routeOf[v]! < 0 ? "could not be fitted" : undefined);
+    if (reason) dropped.push({ visitId: visit.id, reason });
+  });
+  return {
+    routes,
+    dropped,
+    totals: {
+      vehicles: routes.length,
+      visits: routes.reduce((sum, r) => sum + r.stops.length, 0),
+      distance: routes.reduce((sum, r) => sum + r.distance, 0),
+      duration: routes.reduce((sum, r) => sum + r.duration, 0),
+      fixedCost: solution.routes.reduce((sum, r) => sum + (r.visitCount > 0 ? instance.fixedCost[r.vehicle]! : 0), 0),
+    },
+    iterations,
+  };
+}
+
+/** Times along the route, leaving the start as early as possible without adding waiting. */
+function schedule(problem: RoutingProblem, instance: Instance, solution: Solution, route: Route): VehicleRoute {
+  const { nodes, time } = route;
+  const { location, locationCount, distance, service, dims, demand } = instance;
+  const { open } = solution.windows;
+  const departure = route.fEarliest[nodes.length - 1]!;
+  const stops: TripStop[] = [];
+  const breaks: ScheduledBreak[] = [];
+  const load = new Array<number>(dims).fill(0);
+  let clock = departure;
+  let at = location[nodes[0]!]!;
+  let travelTime = 0;
+  let waitingTime = 0;
+  let serviceTime = 0;
+  let driven = 0;
+  for (let i = 1; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    if (instance.isBreak[node]) {
+      const start = Math.max(clock, open[node]!);
+      breaks.push({ start, end: start + service[node]!, afterStop: stops.length - 1 });
+      waitingTime += start - clock;
+      clock = start + service[node]!;
+      continue;
+    }
+    const leg = at * locationCount + location[node]!;
+    const arrival = clock + time[leg]!;
+    travelTime += time[leg]!;
+    driven += distance[leg]!;
+    at = location[node]!;
+    if (i === nodes.length - 1) {
+      clock = arrival;
+      break;
+    }
+    const start = Math.max(arrival, open[node]!);
+    for (let d = 0; d < dims; d++) load[d] = load[d]! + demand[node * dims + d]!;
+    stops.push({
+      visitId: problem.visits[node]!.id,
+      arrival,
+      waiting: start - arrival,
+      start,
+      departure: start + service[node]!,
+      distance: distance[leg]!,
+      load: [...load],
+    });
+    waitingTime += start - arrival;
+    serviceTime += service[node]!;
+    clock = start + service[node]!;
+  }
+  return {
+    vehicleId: problem.vehicles[route.vehicle]!.id,
+    departure,
+    arrival: clock,
+    stops,
+    breaks,
+    distance: driven,
+    duration: clock - departure,
+    travelTime,
+    waitingTime,
+    serviceTime,
+    load,
+    underload: route.underload,
+  };
+}
