@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 // shares one set of emulators (DynamoDB Local, s3rver, local SQS) started once by globalSetup.
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       {
         extends: true,

@@ -40,6 +40,16 @@ describe("HTTP platform behaviour through the local gateway", () => {
     expect((await api.request("PATCH", "/vehicles")).status).toBe(405);
   });
 
+  it("answers 401 on every authenticated route of the route table when the token is missing", async () => {
+    const anonymous = apiClient(undefined);
+    for (const route of routes.filter((r) => r.auth !== "none")) {
+      const path = route.path.replace(/\{\w+\}/g, "0123456789abcdef01234567");
+      const response = await anonymous.request(route.method, path, route.method === "GET" || route.method === "DELETE" ? {} : { body: {} });
+      expect(response.status, `${route.method} ${route.path}`).toBe(401);
+      expect(response.body.status, `${route.method} ${route.path}`).toBe(false);
+    }
+  });
+
   it("describes every route of the route table in the OpenAPI document", async () => {
     const document = (await apiClient(undefined).get("/openapi.json")).body;
     for (const route of routes) {
