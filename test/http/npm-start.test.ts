@@ -1,0 +1,68 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "#local/emulators";
+import { repositoryRoot } from "#infra/repository-root";
+
+/**
+ * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
+ * `npm run token`, and requests against the printed base URL.
+ */
+const run = promisify(execFile);
+
+describe("npm start and npm run token", () => {
+  let server: ChildProcess;
+  let baseUrl: string;
+  let output = "";
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = spawn("npm", ["start", "--", "--in-memory"], {
+      cwd: repositoryRoot,
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 90_000;
+    while (!/running at (\S+)/.test(output)) {
+      if (Date.now() > deadline || server.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    baseUrl = /running at (\S+)/.exec(output)?.[1] as string;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server.pid && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      process.kill(-server.pid, "SIGTERM");
+      await exited;
+    }
+  });
+
+  it("serves /v3 on 127.0.0.1 and the port from PORT, printing how to mint a token", () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v3$/);
+    expect(output).toContain("npm run --silent token -- --org");
+  });
+
+  it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
+    const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", "--hubs", "hub-1"], {
+      cwd: repositoryRoot,
+    });
+    expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const token = stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString());
+    expect(claims).toMatchObject({ sub: "smoke-user", organizationId: "smoke-org", hubIds: ["hub-1"] });
+
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const created = await fetch(`${baseUrl}/vehicle`, { method: "POST", headers, body: JSON.stringify({ name: "Van", hubId: "hub-1" }) });
+    expect(created.status).toBe(201);
+    const listed = await (await fetch(`${baseUrl}/vehicles`, { headers })).json();
+    expect(listed.data.map((v: { name: string }) => v.name)).toEqual(["Van"]);
+  });
+
+  it("rejects requests without a token", async () => {
+    expect((await fetch(`${baseUrl}/vehicles`)).status).toBe(401);
+  });
+});
