@@ -1,11 +1,9 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic --seconds N --objective distance|hierarchical --seed N
 // [--only C101,R101] [--iterations N]. Single-threaded; run one benchmark at a time for honest timings.
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runRealistic } from "./routing/realistic.ts";
-import { runBenchmark, type BenchmarkSet } from "./routing/run.ts";
+import { runBenchmark, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
 
 const { values } = parseArgs({
   options: {
@@ -31,11 +29,10 @@ const options = {
 if (values.set === "realistic") {
   runRealistic(options);
 } else {
-  const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
   runBenchmark({
     ...options,
     set: values.set as BenchmarkSet,
-    dataDir: join(repositoryRoot, "..", "shared", "benchmarks", "vrptw"),
+    dataDir: VRPTW_DATA_DIR,
     only: values.only?.split(","),
   });
 }

@@ -3,6 +3,7 @@
 // hierarchical objective vehicles are compared first and the distance gap is only meaningful at equal counts.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
@@ -46,6 +47,9 @@ export interface BenchmarkSummary {
   infeasible: number;
   seconds: number;
 }
+
+/** The benchmark data lives beside the repository: ../shared/benchmarks/vrptw. */
+export const VRPTW_DATA_DIR = fileURLToPath(new URL("../../../shared/benchmarks/vrptw/", import.meta.url));
 
 const FOLDERS: Record<BenchmarkSet, string> = {
   solomon: "solomon",
