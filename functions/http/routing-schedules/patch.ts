@@ -1,0 +1,8 @@
+import { scheduleService } from "#shared/app/schedules";
+import { httpHandler } from "#shared/http/handler";
+import { ok } from "#shared/http/responses";
+import { scheduleRoutes } from "./routes.ts";
+
+export const handler = httpHandler(scheduleRoutes.patch, async ({ caller, params, body }) =>
+  ok("Routing schedule has been updated successfully.", await scheduleService.patch(caller, params.scheduleId, body)),
+);

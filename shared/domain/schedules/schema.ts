@@ -1,0 +1,292 @@
+import { z } from "zod";
+import { idSchema, pageQuery, timeOfDaySchema } from "#shared/domain/schemas";
+import {
+  effectiveFrequency,
+  frequencies,
+  parseCivilDate,
+  parseWallClock,
+  periodes,
+  weekdays,
+} from "#shared/domain/schedules/timetable";
+
+/**
+ * Routing schedule model. The spec lists the attributes; everything it leaves open (the name, value
+ * types and ranges of frequency/interval, `active`, limits) is this API's decision, documented in the
+ * `.describe()`s below, the route descriptions and docs/routing-schedules.md.
+ */
+export const MAX_RUN_TIMES = 100;
+
+const distinct = (values: readonly string[]) => new Set(values).size === values.length;
+
+const wallClockSchema = z
+  .string()
+  .refine((value) => parseWallClock(value) !== undefined, { message: "must be a real date and time Y-m-d H:i, e.g. 2026-12-01 07:00" });
+
+const scheduleEntrySchema = z
+  .strictObject({
+    day: z.enum(weekdays).optional().describe("weekly entries (and custom with frequency weekly): weekday, lower case."),
+    date: z
+      .string()
+      .optional()
+      .describe("monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`."),
+    time: z
+      .array(timeOfDaySchema)
+      .min(1, { message: "list at least one time" })
+      .max(MAX_RUN_TIMES)
+      .refine(distinct, { message: "times must be distinct within an entry" })
+      .describe("Run times `HH:mm` (00:00–23:59) in the application time zone."),
+  })
+  .describe("Entry shape by periode: daily `{ time }`, weekly `{ day, time }`, monthly `{ date: \"05\", time }`, byDate `{ date: \"2026-12-01\", time }`, custom like its frequency.");
+
+export type ScheduleEntryInput = z.infer<typeof scheduleEntrySchema>;
+
+/** Every writable field. */
+const scheduleShape = {
+  name: z.string().trim().min(1).max(100).describe("Used to name the routing results of runs: `{name} - {date time}`."),
+  configurationId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .describe("Configuration profile the runs read (it supplies the hub and the vehicles). Stored as sent until configuration profiles exist."),
+  periode: z.enum(periodes),
+  schedules: z.array(scheduleEntrySchema).min(1, { message: "list at least one entry" }).max(MAX_RUN_TIMES),
+  startTime: wallClockSchema
+    .nullable()
+    .describe("Start of the active window, `Y-m-d H:i`, application time zone, inclusive. Required except for byDate (must then be null or absent)."),
+  endTime: wallClockSchema
+    .nullable()
+    .describe("End of the active window, `Y-m-d H:i`, inclusive, after startTime. Required except for byDate (must then be null or absent)."),
+  frequency: z
+    .enum(frequencies)
+    .nullable()
+    .describe("custom only (required there, null or absent otherwise): the entry shape and the unit the interval counts."),
+  interval: z
+    .number()
+    .int()
+    .min(1)
+    .max(99)
+    .nullable()
+    .describe(
+      "custom only (required there, null or absent otherwise): run every interval-th day / ISO week (Monday) / calendar month, counted from the one containing startTime.",
+    ),
+  autoDispatch: z.boolean().describe("When true, a run dispatches every vehicle of the result it creates."),
+  active: z.boolean().describe("false pauses the schedule (no runs, no nextRunTime) without deleting it."),
+};
+
+/** Response-only fields: accepted in request bodies (so a read object can be sent back) and ignored, never stored. */
+const ignoredReadOnly = {
+  _id: z.unknown().optional().describe("Read-only; ignored when sent."),
+  timeSchedules: z.unknown().optional().describe("Read-only, derived by the server; ignored when sent."),
+  nextRunTime: z.unknown().optional().describe("Read-only, computed by the server; ignored when sent."),
+  logExecuted: z.unknown().optional().describe("Read-only, written by runs; ignored when sent."),
+  organizationId: z.unknown().optional().describe("Read-only (from the token); ignored when sent."),
+  createdBy: z.unknown().optional().describe("Read-only; ignored when sent."),
+  createdTime: z.unknown().optional().describe("Read-only; ignored when sent."),
+  updatedTime: z.unknown().optional().describe("Read-only; ignored when sent."),
+};
+
+const readOnlyFields = Object.keys(ignoredReadOnly);
+
+export const writableScheduleFields = [
+  "name",
+  "configurationId",
+  "periode",
+  "schedules",
+  "startTime",
+  "endTime",
+  "frequency",
+  "interval",
+  "autoDispatch",
+  "active",
+] as const;
+
+interface TimetableFields {
+  periode: (typeof periodes)[number];
+  schedules: ScheduleEntryInput[];
+  startTime: string | null;
+  endTime: string | null;
+  frequency: (typeof frequencies)[number] | null;
+  interval: number | null;
+}
+
+const MONTH_DAY = /^(0[1-9]|[12]\d|3[01])$/;
+
+/** Rules that span fields: which fields the periode needs, the entry shape, repeats, the window, the 100-run limit. */
+function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
+  const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: "custom", path, message });
+  const { periode } = schedule;
+
+  if (periode === "byDate") {
+    if (schedule.startTime !== null) issue(["startTime"], "not used with periode byDate (its dates are absolute); send null or leave it out");
+    if (schedule.endTime !== null) issue(["endTime"], "not used with periode byDate (its dates are absolute); send null or leave it out");
+  } else {
+    if (schedule.startTime === null) issue(["startTime"], `required for periode ${periode}`);
+    if (schedule.endTime === null) issue(["endTime"], `required for periode ${periode}`);
+    if (schedule.startTime !== null && schedule.endTime !== null && schedule.startTime >= schedule.endTime) {
+      issue(["endTime"], "must be after startTime");
+    }
+  }
+
+  if (periode === "custom") {
+    if (schedule.frequency === null) issue(["frequency"], "required for periode custom (daily, weekly or monthly)");
+    if (schedule.interval === null) issue(["interval"], "required for periode custom (an integer 1–99)");
+  } else {
+    if (schedule.frequency !== null) issue(["frequency"], "used only with periode custom; send null or leave it out");
+    if (schedule.interval !== null) issue(["interval"], "used only with periode custom; send null or leave it out");
+  }
+
+  const totalRunTimes = schedule.schedules.reduce((sum, entry) => sum + entry.time.length, 0);
+  if (totalRunTimes > MAX_RUN_TIMES) issue(["schedules"], `at most ${MAX_RUN_TIMES} run times in total (${totalRunTimes} listed)`);
+
+  const shape = effectiveFrequency({ periode, frequency: schedule.frequency });
+  if (!shape) return;
+  const seenKeys = new Set<string>();
+  const seenDailyTimes = new Set<string>();
+  schedule.schedules.forEach((entry, index) => {
+    const at = (field: string) => ["schedules", index, field];
+    const notUsed = (field: "day" | "date") => {
+      if (entry[field] !== undefined) issue(at(field), `not used in ${shape} entries`);
+    };
+    switch (shape) {
+      case "daily":
+        notUsed("day");
+        notUsed("date");
+        // Daily entries have no key of their own; their times together form one daily timetable.
+        for (const time of entry.time) {
+          if (seenDailyTimes.has(time)) issue(at("time"), `time ${time} is listed in more than one entry`);
+          seenDailyTimes.add(time);
+        }
+        return;
+      case "weekly":
+        notUsed("date");
+        if (entry.day === undefined) return issue(at("day"), "required in weekly entries (monday … sunday)");
+        if (seenKeys.has(entry.day)) return issue(at("day"), `day ${entry.day} is listed twice`);
+        seenKeys.add(entry.day);
+        return;
+      case "monthly":
+        notUsed("day");
+        if (entry.date === undefined) return issue(at("date"), "required in monthly entries (day of month 01–31)");
+        if (!MONTH_DAY.test(entry.date)) return issue(at("date"), "must be a day of month as exactly two digits, 01–31");
+        if (seenKeys.has(entry.date)) return issue(at("date"), `date ${entry.date} is listed twice`);
+        seenKeys.add(entry.date);
+        return;
+      case "byDate":
+        notUsed("day");
+        if (entry.date === undefined) return issue(at("date"), "required in byDate entries (Y-m-d)");
+        if (!parseCivilDate(entry.date)) return issue(at("date"), "must be a real date Y-m-d, e.g. 2026-12-01");
+        if (seenKeys.has(entry.date)) return issue(at("date"), `date ${entry.date} is listed twice`);
+        seenKeys.add(entry.date);
+        return;
+    }
+  });
+}
+
+function withoutReadOnly<T extends Record<string, unknown>>(body: T) {
+  const copy: Record<string, unknown> = { ...body };
+  for (const field of readOnlyFields) delete copy[field];
+  return copy as Omit<T, keyof typeof ignoredReadOnly>;
+}
+
+/** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
+export const scheduleInputSchema = z
+  .strictObject({
+    name: scheduleShape.name,
+    configurationId: scheduleShape.configurationId,
+    periode: scheduleShape.periode,
+    schedules: scheduleShape.schedules,
+    startTime: scheduleShape.startTime.default(null),
+    endTime: scheduleShape.endTime.default(null),
+    frequency: scheduleShape.frequency.default(null),
+    interval: scheduleShape.interval.default(null),
+    autoDispatch: scheduleShape.autoDispatch.default(false),
+    active: scheduleShape.active.default(true),
+    ...ignoredReadOnly,
+  })
+  .superRefine(checkTimetable)
+  .transform(withoutReadOnly);
+
+export type ScheduleInput = z.output<typeof scheduleInputSchema>;
+
+/** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
+export const schedulePatchSchema = z
+  .strictObject({ ...scheduleShape, ...ignoredReadOnly })
+  .partial()
+  .refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
+    message: "send at least one writable field to change",
+  })
+  .transform(withoutReadOnly);
+
+export type SchedulePatch = z.output<typeof schedulePatchSchema>;
+
+export const logExecutedSchema = z
+  .looseObject({
+    status: z.string().describe("Outcome of the last run, e.g. success, skipped or failed."),
+    reason: z.string().nullable().optional().describe("Why the run was skipped or failed."),
+    routingResultId: z.string().nullable().optional().describe("The routing result the run produced."),
+    dispatch: z.looseObject({}).nullable().optional().describe("Dispatch counts when autoDispatch is on."),
+  })
+  .describe("Outcome of the last run; absent until the first run. Written by the scheduler, never by clients.");
+
+const storedEntrySchema = z.object({ day: z.enum(weekdays).optional(), date: z.string().optional(), time: z.array(z.string()) });
+
+/** The fields every stored schedule and every response carry. */
+const scheduleCommonShape = {
+  _id: idSchema,
+  name: z.string(),
+  configurationId: z.string(),
+  periode: z.enum(periodes),
+  schedules: z.array(storedEntrySchema),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  frequency: z.enum(frequencies).nullable(),
+  interval: z.number().int().nullable(),
+  autoDispatch: z.boolean(),
+  active: z.boolean(),
+  timeSchedules: z
+    .array(z.string())
+    .describe('Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.'),
+};
+
+const auditShape = {
+  logExecuted: logExecutedSchema.optional(),
+  organizationId: z.string(),
+  createdBy: z.string().describe("User id of the creator."),
+  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+};
+
+/** A schedule as stored: `nextRunAt` is the instant (ISO 8601 UTC) of the next run, null when none is left. */
+export const scheduleRecordSchema = z.object({
+  ...scheduleCommonShape,
+  nextRunAt: z.string().nullable(),
+  ...auditShape,
+});
+
+export type ScheduleRecord = z.infer<typeof scheduleRecordSchema>;
+
+/** A schedule as answered. */
+export const scheduleSchema = z.object({
+  ...scheduleCommonShape,
+  nextRunTime: z
+    .string()
+    .nullable()
+    .describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left."),
+  ...auditShape,
+});
+
+export type RoutingSchedule = z.infer<typeof scheduleSchema>;
+
+export const scheduleParamsSchema = z.strictObject({ scheduleId: z.string().min(1).max(64) });
+
+export const scheduleListQuerySchema = pageQuery({
+  hubId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Schedules whose configuration profile belongs to this hub (resolved through configuration profiles)."),
+  configurationId: z.string().min(1).max(64).optional().describe("Schedules of this configuration profile."),
+});
+
+export type ScheduleListQuery = z.infer<typeof scheduleListQuerySchema>;

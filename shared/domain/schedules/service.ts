@@ -1,0 +1,157 @@
+import { type Caller, callerMayUseHub } from "#shared/domain/caller";
+import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { newId } from "#shared/domain/ids";
+import {
+  type RoutingSchedule,
+  type ScheduleInput,
+  scheduleInputSchema,
+  type ScheduleListQuery,
+  type SchedulePatch,
+  type ScheduleRecord,
+  writableScheduleFields,
+} from "#shared/domain/schedules/schema";
+import { formatWallClock, nextRunAfter, timeSchedules } from "#shared/domain/schedules/timetable";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import { parseWith } from "#shared/domain/validation";
+
+export interface SchedulePage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface ScheduleListFilter {
+  /** Only schedules of these configuration profiles (in this order); undefined = every schedule of the organization. */
+  configurationIds?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Persistence port of routing schedules (implemented over DynamoDB in shared/store/schedule-store.ts). */
+export interface ScheduleStore {
+  /** Writes the schedule and its due-index entry (one item, one write). */
+  insert(schedule: ScheduleRecord): Promise<void>;
+  find(organizationId: string, scheduleId: string): Promise<{ schedule: ScheduleRecord; version: number } | undefined>;
+  /** Replaces the schedule and its due-index entry if it still has `expectedVersion` (else 409, or 404 when gone). */
+  replace(schedule: ScheduleRecord, expectedVersion: number): Promise<void>;
+  /** Deletes the schedule and with it its due-index entry; false when it was gone or changed. */
+  remove(organizationId: string, scheduleId: string, expectedVersion: number): Promise<boolean>;
+  list(organizationId: string, filter: ScheduleListFilter): Promise<SchedulePage<ScheduleRecord>>;
+}
+
+/**
+ * Port to configuration profiles: which profiles belong to a hub. Schedules carry no hub (the
+ * profile supplies it), so the `hubId` filter resolves through this. Profiles arrive with the
+ * routing-runs issue; until then no profile exists and no schedule belongs to any hub.
+ */
+export interface HubConfigurations {
+  configurationIdsOfHub(organizationId: string, hubId: string): Promise<string[]>;
+}
+
+export const noHubConfigurations: HubConfigurations = {
+  configurationIdsOfHub: async () => [],
+};
+
+export interface ScheduleServiceDependencies {
+  store: ScheduleStore;
+  hubConfigurations: HubConfigurations;
+  /** IANA zone the wall-clock values of every schedule are read in (APP_TIMEZONE). */
+  timeZone: () => string;
+  now?: () => Date;
+}
+
+/** The stored instant of the next run (ISO 8601 UTC), or null when none is left. */
+export function nextRunAt(schedule: ScheduleInput, after: Date, timeZone: string): string | null {
+  return nextRunAfter(schedule, after, timeZone)?.toISOString() ?? null;
+}
+
+export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date() }: ScheduleServiceDependencies) {
+  function toResponse(record: ScheduleRecord): RoutingSchedule {
+    const { nextRunAt: storedNextRun, logExecuted, ...rest } = record;
+    return {
+      ...rest,
+      nextRunTime: storedNextRun === null ? null : formatWallClock(new Date(storedNextRun), timeZone()),
+      ...(logExecuted === undefined ? {} : { logExecuted }),
+    };
+  }
+
+  async function findOwned(caller: Caller, scheduleId: string) {
+    const found = await store.find(caller.organizationId, scheduleId);
+    if (!found) throw new NotFoundError();
+    return found;
+  }
+
+  /** Derived fields (timetable, next run) are recomputed from the input on every write. */
+  function derived(input: ScheduleInput, time: Date) {
+    return { timeSchedules: timeSchedules(input), nextRunAt: nextRunAt(input, time, timeZone()) };
+  }
+
+  async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput) {
+    const time = now();
+    const schedule: ScheduleRecord = {
+      _id: existing.schedule._id,
+      ...input,
+      ...derived(input, time),
+      ...(existing.schedule.logExecuted === undefined ? {} : { logExecuted: existing.schedule.logExecuted }),
+      organizationId: caller.organizationId,
+      createdBy: existing.schedule.createdBy,
+      createdTime: existing.schedule.createdTime,
+      updatedTime: formatDateTimeUtc(time),
+    };
+    await store.replace(schedule, existing.version);
+    return toResponse(schedule);
+  }
+
+  return {
+    async create(caller: Caller, input: ScheduleInput): Promise<RoutingSchedule> {
+      const time = now();
+      const schedule: ScheduleRecord = {
+        _id: newId(time),
+        ...input,
+        ...derived(input, time),
+        organizationId: caller.organizationId,
+        createdBy: caller.userId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+      };
+      await store.insert(schedule);
+      return toResponse(schedule);
+    },
+
+    async get(caller: Caller, scheduleId: string): Promise<RoutingSchedule> {
+      return toResponse((await findOwned(caller, scheduleId)).schedule);
+    },
+
+    /** Full replace: fields left out take their defaults; logExecuted and the audit fields are kept. */
+    async replace(caller: Caller, scheduleId: string, input: ScheduleInput): Promise<RoutingSchedule> {
+      return write(caller, await findOwned(caller, scheduleId), input);
+    },
+
+    /** Merges the patch over the stored schedule and validates the merged schedule as a whole. */
+    async patch(caller: Caller, scheduleId: string, patch: SchedulePatch): Promise<RoutingSchedule> {
+      const existing = await findOwned(caller, scheduleId);
+      const current = Object.fromEntries(writableScheduleFields.map((field) => [field, existing.schedule[field]]));
+      const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+      return write(caller, existing, parseWith(scheduleInputSchema, { ...current, ...changes }));
+    },
+
+    async remove(caller: Caller, scheduleId: string): Promise<void> {
+      const existing = await findOwned(caller, scheduleId);
+      if (!(await store.remove(caller.organizationId, scheduleId, existing.version))) throw new NotFoundError();
+    },
+
+    async list(caller: Caller, query: ScheduleListQuery): Promise<SchedulePage<RoutingSchedule>> {
+      let configurationIds: string[] | undefined = query.configurationId === undefined ? undefined : [query.configurationId];
+      if (query.hubId !== undefined) {
+        if (!callerMayUseHub(caller, query.hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+        const ofHub = await hubConfigurations.configurationIdsOfHub(caller.organizationId, query.hubId);
+        configurationIds = configurationIds === undefined ? ofHub : configurationIds.filter((id) => ofHub.includes(id));
+        // No profile of this hub (always so until profiles exist): nothing can match, nothing to read.
+        if (configurationIds.length === 0) return { items: [], nextCursor: null };
+      }
+      const page = await store.list(caller.organizationId, { configurationIds, limit: query.limit, cursor: query.cursor });
+      return { items: page.items.map(toResponse), nextCursor: page.nextCursor };
+    },
+  };
+}
+
+export type ScheduleService = ReturnType<typeof createScheduleService>;

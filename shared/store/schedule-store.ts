@@ -1,0 +1,164 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { ValidationError } from "#shared/domain/errors";
+import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
+import type { ScheduleListFilter, SchedulePage, ScheduleStore } from "#shared/domain/schedules/service";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { concurrentUpdateError, deleteItem, getVersioned, insertItem, replaceItem } from "#shared/store/items";
+import { keys } from "#shared/store/keys";
+import { decodeCursor, encodeCursor, queryPage } from "#shared/store/pagination";
+
+/**
+ * Routing schedules over the single table (see docs/routing-schedules.md for the item shape).
+ *
+ * The due index lives on GSI1 of the schedule item itself: `GSI1PK = DUE#<shard>`,
+ * `GSI1SK = <next run minute, ISO UTC>#<org>#<id>`, present only while the schedule is active and has
+ * a next run (a sparse index). Because it is part of the same item, every put or delete of the
+ * schedule moves, adds or drops its due entry in that one write: the index can never disagree with
+ * the schedule it points at.
+ */
+
+/** Shards of the due index: the tick reads each shard's `<= now` range; spreads one busy minute over partitions. */
+export const DUE_SHARD_COUNT = 4;
+
+/** Stable shard of a schedule (FNV-1a of its id): a schedule always stays in the same shard. */
+export function dueShardOf(scheduleId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < scheduleId.length; i++) {
+    hash ^= scheduleId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % DUE_SHARD_COUNT;
+}
+
+/** `2026-12-01T07:00Z`: the minute of an instant, UTC, sortable as text. */
+export function dueMinute(instant: Date): string {
+  return `${instant.toISOString().slice(0, 16)}Z`;
+}
+
+function scheduleItem(schedule: ScheduleRecord): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    ...schedule,
+    entity: "routingSchedule",
+    GSI2PK: keys.schedulesByConfiguration(schedule.organizationId, schedule.configurationId),
+    GSI2SK: `${keys.schedulePrefix}${schedule._id}`,
+  };
+  if (schedule.active && schedule.nextRunAt !== null) {
+    item.GSI1PK = keys.dueShard(dueShardOf(schedule._id));
+    item.GSI1SK = keys.dueSortKey(dueMinute(new Date(schedule.nextRunAt)), schedule.organizationId, schedule._id);
+  }
+  return item;
+}
+
+const parseSchedule = (item: Record<string, unknown>) => scheduleRecordSchema.parse(item);
+
+const invalidCursor = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+
+/** Cursor over several GSI2 partitions (one per configuration): which partition, and the page cursor inside it. */
+function decodeMultiCursor(cursor: string | undefined, partitions: number): { partition: number; inner?: string } {
+  if (cursor === undefined) return { partition: 0 };
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw invalidCursor();
+  }
+  const { p, c } = (decoded ?? {}) as { p?: unknown; c?: unknown };
+  if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= partitions || typeof c !== "string") throw invalidCursor();
+  return { partition: p, inner: c };
+}
+
+const encodeMultiCursor = (partition: number, inner: string) => Buffer.from(JSON.stringify({ p: partition, c: inner }), "utf8").toString("base64url");
+
+async function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
+  const items: ScheduleRecord[] = [];
+  let { partition, inner } = decodeMultiCursor(cursor, configurationIds.length);
+  // Partitions are read in order, each page continuing where the last stopped; at most one query per
+  // configuration of the filter (a hub has few profiles), never more than `limit` items.
+  for (; partition < configurationIds.length; partition++, inner = undefined) {
+    const page = await queryPage<Record<string, unknown>>({
+      index: "GSI2",
+      partition: keys.schedulesByConfiguration(organizationId, configurationIds[partition] as string),
+      limit: limit - items.length,
+      cursor: inner,
+    });
+    items.push(...page.items.map(parseSchedule));
+    if (page.nextCursor !== null) return { items, nextCursor: encodeMultiCursor(partition, page.nextCursor) };
+    if (items.length >= limit) {
+      const more = partition + 1 < configurationIds.length;
+      return { items, nextCursor: more ? encodeMultiCursor(partition + 1, "") : null };
+    }
+  }
+  return { items, nextCursor: null };
+}
+
+export const dynamoScheduleStore: ScheduleStore = {
+  async insert(schedule) {
+    const inserted = await insertItem(keys.schedule(schedule.organizationId, schedule._id), scheduleItem(schedule));
+    // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
+    if (!inserted) throw concurrentUpdateError();
+  },
+
+  async find(organizationId, scheduleId) {
+    const found = await getVersioned<Record<string, unknown>>(keys.schedule(organizationId, scheduleId));
+    return found && { schedule: parseSchedule(found.value), version: found.version };
+  },
+
+  async replace(schedule, expectedVersion) {
+    await replaceItem(keys.schedule(schedule.organizationId, schedule._id), scheduleItem(schedule), expectedVersion);
+  },
+
+  remove(organizationId, scheduleId, expectedVersion) {
+    return deleteItem(keys.schedule(organizationId, scheduleId), expectedVersion);
+  },
+
+  async list(organizationId, filter: ScheduleListFilter): Promise<SchedulePage<ScheduleRecord>> {
+    if (filter.configurationIds !== undefined) {
+      return listByConfigurations(organizationId, filter.configurationIds, filter.limit, filter.cursor);
+    }
+    const page = await queryPage<Record<string, unknown>>({
+      partition: keys.organizationPartition(organizationId),
+      sortKeyPrefix: keys.schedulePrefix,
+      limit: filter.limit,
+      cursor: filter.cursor,
+    });
+    return { items: page.items.map(parseSchedule), nextCursor: page.nextCursor };
+  },
+};
+
+/** One entry of the due index, as the scheduler tick reads it. */
+export interface DueSchedule {
+  organizationId: string;
+  scheduleId: string;
+  /** The run instant the entry is due for (ISO 8601 UTC). */
+  nextRunAt: string;
+}
+
+/**
+ * One bounded page of the due index: schedules of `shard` whose next run minute is at or before the
+ * minute of `notAfter`, oldest first. The read the once-a-minute tick makes per shard
+ * (`GSI1SK < <minute after notAfter>`, so its cost follows the number of due schedules only).
+ */
+export async function listDueSchedules(shard: number, notAfter: Date, limit: number, cursor?: string): Promise<SchedulePage<DueSchedule>> {
+  const partition = keys.dueShard(shard);
+  const followingMinute = dueMinute(new Date(Math.floor(notAfter.getTime() / 60_000) * 60_000 + 60_000));
+  const output = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: "GSI1",
+      KeyConditionExpression: "GSI1PK = :shard AND GSI1SK < :followingMinute",
+      ExpressionAttributeValues: { ":shard": partition, ":followingMinute": followingMinute },
+      ProjectionExpression: "organizationId, #id, nextRunAt",
+      ExpressionAttributeNames: { "#id": "_id" },
+      Limit: limit,
+      ExclusiveStartKey: cursor ? decodeCursor(cursor, "GSI1PK", partition) : undefined,
+    }),
+  );
+  return {
+    items: (output.Items ?? []).map((item) => ({
+      organizationId: String(item.organizationId),
+      scheduleId: String(item._id),
+      nextRunAt: String(item.nextRunAt),
+    })),
+    nextCursor: encodeCursor(output.LastEvaluatedKey),
+  };
+}
