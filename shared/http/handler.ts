@@ -6,6 +6,7 @@ import { authenticate } from "#shared/http/authenticate";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
+import { parseMultipartBody } from "#shared/http/multipart";
 import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
 import { type HttpResult, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
@@ -72,7 +73,8 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
     .handler(async (event, context) => {
       const params = route.params ? parseWith(route.params, pathParameters(event)) : undefined;
       const query = route.query ? parseWith(route.query, queryParameters(event)) : undefined;
-      const body = route.body && route.bodyType !== "multipart/form-data" ? parseWith(route.body, parseJsonBody(event, route)) : undefined;
+      const readBody = route.bodyType === "multipart/form-data" ? parseMultipartBody : parseJsonBody;
+      const body = route.body ? parseWith(route.body, readBody(event, route)) : undefined;
       const result = await run({
         caller: context.caller as Caller,
         body: body as Infer<TBody>,
