@@ -1,4 +1,5 @@
 import type { RouteDefinition } from "#shared/http/route";
+import { appIntegrationRoutes } from "./http/app-integrations/routes.ts";
 import { openApiRoutes } from "./http/openapi/routes.ts";
 import { scheduleRoutes } from "./http/routing-schedules/routes.ts";
 import { vehicleRoutes } from "./http/vehicles/routes.ts";
@@ -8,7 +9,7 @@ import { vehicleRoutes } from "./http/vehicles/routes.ts";
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes)];
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes)];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];
