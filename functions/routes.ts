@@ -1,5 +1,6 @@
 import type { RouteDefinition } from "#shared/http/route";
 import { appIntegrationRoutes } from "./http/app-integrations/routes.ts";
+import { dataTypeRoutes } from "./http/data-types/routes.ts";
 import { openApiRoutes } from "./http/openapi/routes.ts";
 import { scheduleRoutes } from "./http/routing-schedules/routes.ts";
 import { vehicleRoutes } from "./http/vehicles/routes.ts";
@@ -9,7 +10,7 @@ import { vehicleRoutes } from "./http/vehicles/routes.ts";
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes)];
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes)];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];

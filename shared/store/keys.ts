@@ -13,11 +13,12 @@
  * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | (free for the records issue)                |                                    |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
- * | hub                      | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
- * | configuration profile    | ORG#o                    | CONF#id                    |                                             |                                    |
- * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  |                                    |
+ * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
+ * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
+ * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     |                                             |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  */
@@ -40,6 +41,9 @@ export const keys = {
   dataTypePrefix: "DT#",
   dataTypeNameGuard: (o: string, name: string): ItemKey => ({ PK: org(o), SK: `DTNAME#${keyPart(name.toLowerCase())}` }),
   dataTypeExtensionGuard: (o: string, entity: string): ItemKey => ({ PK: org(o), SK: `DTEXT#${keyPart(entity)}` }),
+  /** GSI1 of data type items: the organization's types sorted by lowercased name. */
+  dataTypesByName: (o: string) => `${org(o)}#DTNAME`,
+  dataTypeNameSortKey: (name: string, id: string) => `${keyPart(name.toLowerCase())}#${id}`,
 
   // Data source records
   recordPartition: (o: string, dataTypeId: string) => `${org(o)}#DT#${dataTypeId}`,
@@ -74,8 +78,14 @@ export const keys = {
   // Configuration profiles, visits, results, app integrations
   configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),
   configurationPrefix: "CONF#",
+  configurationsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#CONF`,
   visit: (o: string, hubId: string, id: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `VISIT#${id}` }),
+  visitPrefix: "VISIT#",
   activeVisits: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#ACTIVE`,
+  /** GSI2 of visit items: every visit of the organization, by id (= creation time). */
+  visitsOfOrganization: (o: string) => `${org(o)}#VISIT`,
+  /** Lookup item: which hub partition holds the visit, so GET /visit/{id} needs no hubId. */
+  visitRef: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VISITREF#${id}` }),
   routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),
   routingResultPrefix: "RES#",
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),

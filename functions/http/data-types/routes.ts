@@ -1,0 +1,117 @@
+import { z } from "zod";
+import {
+  dataTypeInputSchema,
+  dataTypeListQuerySchema,
+  dataTypeParamsSchema,
+  dataTypePatchSchema,
+  dataTypeViewSchema,
+} from "#shared/domain/data-types/schema";
+import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { defineRoute } from "#shared/http/route";
+
+const dataTypeBody = successBodySchema(dataTypeViewSchema, "data_type");
+const tag = "Data types";
+
+const rules = [
+  "Rules (each violation is a 400 naming the field and rule; nothing is stored):",
+  "exactly one `title` field (forced to id `dataId`, required, unique, show, searchable), none on an extension type (`extends`);",
+  "field ids match ^[A-Za-z][A-Za-z0-9_]*$, are unique and are not record system keys; `required` or its synonym `isRequired` on every other field;",
+  "`optionData` only (and required, distinct) on option/multiOption; `validations` keys only where the type supports them, literal bounds of the field's type, `{ ref }` to a field of the same type, min ≤ max;",
+  "`relation` exactly on relation fields, target an existing data type of this organization or user|hub|vehicle|role|flow, `via` (hasOne/hasMany) a belongsTo/belongsToMany field of the target pointing back;",
+  "at most 5 searchable fields including the title; `uniqueTogether` combinations of ≥ 2 known non-title, non-relation fields, none listed twice;",
+  "external-api providers need an absolute http(s) `providerConfig.url` whose host is not a loopback, link-local or private address.",
+  "Field `type` values echo the request enumeration (`title`, `text`, `number`, …); the legacy `string` of an old response example is never produced.",
+  "`providerConfig.key` is never echoed in full: responses carry `****` plus at most its last 4 characters.",
+].join(" ");
+
+const updateRules =
+  "`commonData` cannot change; `extends` cannot be added or removed (its entity may change); a type already above 5 searchable fields (legacy) may be saved while the count does not grow; a legacy `primaryKey` type keeps its primaryKey field and cannot add a title. A type locked by an import from the earlier version answers 409 (failedCode dt-003) until it is ready. Renaming to a name another type uses is a 409 (dt-001). Sending back the masked `providerConfig.key` keeps the stored key. The first save ends the earlier version's no-space title rule.";
+
+export const dataTypeRoutes = {
+  create: defineRoute({
+    operationId: "createDataType",
+    method: "POST",
+    path: "/data-type",
+    handler: "functions/http/data-types/create.ts",
+    summary: "Create a data type",
+    description: `${rules} A name already used in the organization (case-insensitive) is a 409 (failedCode dt-001); a second extension type for the same entity is a 409 (dt-002). \`extends\` forces \`commonData\` true.`,
+    tag,
+    body: dataTypeInputSchema,
+    responses: {
+      201: { description: "Created", schema: dataTypeBody },
+      409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
+    },
+    grants: ["tableRead", "tableWrite"],
+  }),
+  list: defineRoute({
+    operationId: "listDataTypes",
+    method: "GET",
+    path: "/data-types",
+    handler: "functions/http/data-types/list.ts",
+    summary: "List data types",
+    description: "Sorted by name (case-insensitive). `name` filters by a case-insensitive name prefix. Pages hold at most `limit` types; follow `nextCursor` until it is null.",
+    tag,
+    query: dataTypeListQuerySchema,
+    responses: { 200: { description: "A page of data types", schema: pageBodySchema(dataTypeViewSchema, "data_types") } },
+    grants: ["tableRead"],
+  }),
+  get: defineRoute({
+    operationId: "getDataType",
+    method: "GET",
+    path: "/data-type/{dataTypeId}",
+    handler: "functions/http/data-types/get.ts",
+    summary: "Read a data type",
+    description: "Also answers at `/data-type/{dataTypeId}/` (the spec's form, with a trailing slash).",
+    tag,
+    params: dataTypeParamsSchema,
+    responses: { 200: { description: "The data type", schema: dataTypeBody } },
+    grants: ["tableRead"],
+  }),
+  replace: defineRoute({
+    operationId: "replaceDataType",
+    method: "PUT",
+    path: "/data-type/{dataTypeId}",
+    handler: "functions/http/data-types/replace.ts",
+    summary: "Replace a data type",
+    description: `Full replace: \`name\` and \`fields\` are required, omitted optional attributes take their defaults (commonData excepted: omitted means unchanged). ${updateRules} ${rules}`,
+    tag,
+    params: dataTypeParamsSchema,
+    body: dataTypeInputSchema,
+    responses: {
+      200: { description: "The updated data type", schema: dataTypeBody },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+    },
+    grants: ["tableRead", "tableWrite"],
+  }),
+  patch: defineRoute({
+    operationId: "patchDataType",
+    method: "PATCH",
+    path: "/data-type/{dataTypeId}",
+    handler: "functions/http/data-types/patch.ts",
+    summary: "Change some attributes of a data type",
+    description: `Top-level attributes sent replace the stored ones (\`fields\` and \`uniqueTogether\` as whole arrays); the merged type is validated as a whole, like PUT. ${updateRules}`,
+    tag,
+    params: dataTypeParamsSchema,
+    body: dataTypePatchSchema,
+    responses: {
+      200: { description: "The updated data type", schema: dataTypeBody },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+    },
+    grants: ["tableRead", "tableWrite"],
+  }),
+  remove: defineRoute({
+    operationId: "deleteDataType",
+    method: "DELETE",
+    path: "/data-type/{dataTypeId}",
+    handler: "functions/http/data-types/delete.ts",
+    summary: "Delete a data type",
+    description: "Only a data type without records can be deleted: otherwise 409 (failedCode dt-004). A locked type answers 409 (dt-003). The name and extension entity become free again.",
+    tag,
+    params: dataTypeParamsSchema,
+    responses: {
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
+      409: { description: "The type still has records (dt-004) or is locked (dt-003)." },
+    },
+    grants: ["tableRead", "tableWrite"],
+  }),
+};
