@@ -85,10 +85,11 @@ export function isValidTimeZone(name: string): boolean {
  * rules above. Offsets are looked up one day either side of the wall clock, which covers every
  * transition of the tz database (no zone changes its offset twice within two days).
  */
-function instantOfWallClock(wall: DateTime, zone: IANAZone): number {
-  const wallMs = wall.toMillis();
+function resolveWallClock(wallMs: number, zone: IANAZone): number {
   const offsetBefore = zone.offset(wallMs - DAY_MS);
   const offsetAfter = zone.offset(wallMs + DAY_MS);
+  // No transition within a day either side: the wall clock exists exactly once.
+  if (offsetBefore === offsetAfter) return wallMs - offsetBefore * MINUTE_MS;
   const matches = [offsetBefore, offsetAfter]
     .map((offset) => wallMs - offset * MINUTE_MS)
     .filter((instant) => zone.offset(instant) * MINUTE_MS === wallMs - instant);
@@ -103,6 +104,25 @@ function instantOfWallClock(wall: DateTime, zone: IANAZone): number {
     else low = middle;
   }
   return high * MINUTE_MS;
+}
+
+/**
+ * Resolutions are pure, and a zone offset lookup (Intl) is the expensive step; the scheduler tick
+ * resolves the same few wall clocks for many schedules, so results are memoised (bounded).
+ */
+const resolved = new Map<string, number>();
+const MAX_MEMOISED = 20_000;
+
+function instantOfWallClock(wall: DateTime, zone: IANAZone): number {
+  const wallMs = wall.toMillis();
+  const key = `${zone.name}|${wallMs}`;
+  let instant = resolved.get(key);
+  if (instant === undefined) {
+    if (resolved.size >= MAX_MEMOISED) resolved.clear();
+    instant = resolveWallClock(wallMs, zone);
+    resolved.set(key, instant);
+  }
+  return instant;
 }
 
 /** Civil date-time of `time` (`HH:mm`) on the civil date `day`. */
