@@ -269,18 +269,24 @@ export class Route {
   findInsertion(v: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
     const { instance, nodes, segment } = this;
     if (this.visitCount + 1 > instance.maxVisits[this.vehicle]! || !this.fitsLoad(v, 1)) return false;
-    const { distance, location, locationCount, windowOffset, windowOpen, windowClose } = instance;
+    const { distance, location, locationCount, windowOffset, windowOpen, windowClose, service } = instance;
+    const time = this.time;
+    const serviceTime = service[v]!;
     // An unused vehicle's route (start, breaks, end) is not charged until it serves a visit.
     const fixed = this.costOf(this.visitCount > 0 ? this.distance : this.fDistance[nodes.length - 1]!, this.underloadWith(v)) - this.cost;
     const at = location[v]! * locationCount;
     let found = false;
     for (let p = 0; p < nodes.length - 1; p++) {
-      if (random !== undefined && random() < blinkRate) continue;
       const prev = this.fLast[p]!;
       const next = location[nodes[this.bNext[p + 1]!]!]!;
       const cost = fixed + distance[prev * locationCount + location[v]!]! + distance[at + next]! - distance[prev * locationCount + next]!;
-      if (cost >= bound) continue;
+      if (cost >= bound || (random !== undefined && random() < blinkRate)) continue;
+      // Quick necessary conditions before the exact concatenation: reach v in time, then the next node.
+      const ready = this.fEarliest[p]! + this.fDuration[p]! - this.fTimeWarp[p]! + time[prev * locationCount + location[v]!]!;
+      const nextLatest = this.bLatest[this.bNext[p + 1]!]! + EPSILON;
       for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
+        const start = Math.max(ready, windowOpen[w]!);
+        if (start > windowClose[w]! + EPSILON || start + serviceTime + time[at + next]! > nextLatest) continue;
         segment.setPrefix(this, p).appendNode(v, windowOpen[w]!, windowClose[w]!).appendSuffix(this, p + 1);
         if (segment.feasibleFor(this.vehicle)) {
           bound = cost;

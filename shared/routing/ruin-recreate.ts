@@ -25,10 +25,17 @@ export const SISR_PARAMETERS: RuinRecreateParameters = {
   blinkRate: 0.01,
 };
 
+/** Nearest neighbours whose routes a removed visit is offered first. */
+const NEARBY_NEIGHBOURS = 40;
+
 export class RuinRecreate {
   private readonly insertion: Insertion = { cost: 0, position: 0, window: 0 };
+  private readonly best: Insertion = { cost: 0, position: 0, window: 0 };
+  private bestRoute = -1;
+  /** Per route and per vehicle class, the recreate step that last tried it. */
+  private readonly routeSeen: Int32Array;
   private readonly classSeen: Int32Array;
-  private classStamp = 0;
+  private stamp = 0;
   /** Sort keys of the recreate orders: total demand, and distance from the first vehicle's start. */
   private readonly demandOf: Float64Array;
   private readonly depotDistanceOf: Float64Array;
@@ -41,6 +48,7 @@ export class RuinRecreate {
     private readonly parameters: RuinRecreateParameters = SISR_PARAMETERS,
   ) {
     const { instance } = solution;
+    this.routeSeen = new Int32Array(instance.vehicleCount);
     this.classSeen = new Int32Array(instance.vehicleCount);
     this.demandOf = new Float64Array(instance.visitCount);
     this.depotDistanceOf = new Float64Array(instance.visitCount);
@@ -95,36 +103,47 @@ export class RuinRecreate {
   }
 
   /**
-   * Re-inserts the visits at their cheapest feasible positions, in one of SISR's orders. New vehicles
-   * are opened only if `openVehicles`; visits that fit nowhere stay unassigned.
+   * Re-inserts the visits at their cheapest feasible positions, in one of SISR's orders. A visit is
+   * first offered to the routes of its nearest neighbours (and to unused vehicles, one per class, if
+   * `openVehicles`), and to every other route only if none of those can take it: on large instances
+   * this saves most of the work and rarely misses the best position. Visits that fit nowhere stay unassigned.
    */
   recreate(visits: number[], openVehicles: boolean): void {
-    const { solution, insertion, parameters } = this;
-    const { instance, routes } = solution;
+    const { solution } = this;
+    const { instance, routes, routeOf } = solution;
+    const nearby = Math.min(instance.neighbourCount, NEARBY_NEIGHBOURS);
     this.sortForRecreate(visits);
     for (const v of visits) {
-      let bestCost = Infinity;
-      let bestRoute = -1;
-      let bestPosition = 0;
-      let bestWindow = 0;
-      this.classStamp++;
-      for (let r = 0; r < routes.length; r++) {
-        const route = routes[r]!;
-        if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
-        if (route.visitCount === 0) {
-          // Unused vehicles of one class are interchangeable: try the first of each.
-          const vehicleClass = instance.vehicleClass[route.vehicle]!;
-          if (!openVehicles || this.classSeen[vehicleClass] === this.classStamp) continue;
-          this.classSeen[vehicleClass] = this.classStamp;
-        }
-        if (route.findInsertion(v, bestCost, parameters.blinkRate, this.nextRandom, insertion)) {
-          bestCost = insertion.cost;
-          bestRoute = r;
-          bestPosition = insertion.position;
-          bestWindow = insertion.window;
-        }
+      this.bestRoute = -1;
+      this.best.cost = Infinity;
+      this.stamp++;
+      for (let k = 0; k < nearby; k++) {
+        const r = routeOf[instance.neighbours[v * instance.neighbourCount + k]!]!;
+        if (r >= 0) this.offer(v, r);
       }
-      if (bestRoute >= 0) solution.insert(v, bestRoute, bestPosition, bestWindow);
+      if (openVehicles) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount === 0) this.offer(v, r);
+      if (this.bestRoute < 0) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount > 0) this.offer(v, r);
+      if (this.bestRoute >= 0) solution.insert(v, this.bestRoute, this.best.position, this.best.window);
+    }
+  }
+
+  /** Tries route r for visit v once per recreate step, keeping the cheapest insertion in `best`. */
+  private offer(v: number, r: number): void {
+    const { instance, routes } = this.solution;
+    const route = routes[r]!;
+    if (this.routeSeen[r] === this.stamp || instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) return;
+    this.routeSeen[r] = this.stamp;
+    if (route.visitCount === 0) {
+      // Unused vehicles of one class are interchangeable: try the first of each.
+      const vehicleClass = instance.vehicleClass[route.vehicle]!;
+      if (this.classSeen[vehicleClass] === this.stamp) return;
+      this.classSeen[vehicleClass] = this.stamp;
+    }
+    if (route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) {
+      this.bestRoute = r;
+      this.best.cost = this.insertion.cost;
+      this.best.position = this.insertion.position;
+      this.best.window = this.insertion.window;
     }
   }
 

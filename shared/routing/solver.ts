@@ -24,17 +24,14 @@ const END_TEMPERATURE = 0.1;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   const objective = options.objective ?? "hierarchical";
+  // The budget covers everything, matrix building included.
+  const budget = new Budget(options.now ?? Date.now, options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS, options.maxIterations ?? Infinity);
   const instance = buildInstance(problem);
   const solution = new Solution(instance, {
     vehicle: objective === "hierarchical" ? vehicleWeight(instance) : 0,
     underload: options.underloadCost ?? 1000,
   });
   const random = new Random(options.seed ?? 1);
-  const budget = new Budget(
-    options.now ?? Date.now,
-    options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
-    options.maxIterations ?? Infinity,
-  );
 
   constructByRegret(solution);
   improveLocally(solution);
