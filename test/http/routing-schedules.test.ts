@@ -1,0 +1,375 @@
+import { describe, expect, it } from "vitest";
+import { permissionSlugs } from "#functions/routes";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
+
+const unknownId = "0123456789abcdef01234567";
+
+async function createSchedule(api: ApiClient, overrides: Record<string, unknown> = {}) {
+  const response = await api.post("/routing/schedule", scheduleBody(overrides));
+  expect(response.status).toBe(201);
+  return response.body.data;
+}
+
+async function listAll(api: ApiClient, query = "") {
+  const response = await api.get(`/routing/schedules${query}`);
+  expect(response.status).toBe(200);
+  return response.body.data as Array<Record<string, unknown>>;
+}
+
+const expectBadRequestNaming = (response: { status: number; body: any }, field: string) => {
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ status: false, message: "Bad request - invalid parameters provided." });
+  expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+};
+
+describe("Routing schedules API", () => {
+  describe("POST /routing/schedule", () => {
+    it("creates a schedule with its timetable, next run and defaults", async () => {
+      const { api, organizationId } = newTenant({ sub: "planner-1" });
+      const response = await api.post("/routing/schedule", { ...validWeeklySchedule, autoDispatch: undefined });
+      expect(response.status).toBe(201);
+      expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been added successfully." });
+      const schedule = response.body.data;
+      expect(schedule._id).toMatch(/^[0-9a-f]{24}$/);
+      expect(schedule).toMatchObject({
+        name: "Morning routing",
+        configurationId: "conf-1",
+        periode: "weekly",
+        schedules: validWeeklySchedule.schedules,
+        startTime: "2026-01-01 00:00",
+        endTime: "2030-12-31 23:59",
+        frequency: null,
+        interval: null,
+        autoDispatch: false,
+        active: true,
+        timeSchedules: ["monday 07:00", "monday 13:00", "friday 07:00"],
+        organizationId,
+        createdBy: "planner-1",
+      });
+      // The test stack runs in UTC unless APP_TIMEZONE says otherwise: the next Monday or Friday at 07:00/13:00.
+      expect(schedule.nextRunTime).toMatch(/^\d{4}-\d{2}-\d{2} (07|13):00$/);
+      expect(new Date(`${schedule.nextRunTime.replace(" ", "T")}:00Z`).getTime()).toBeGreaterThan(Date.now() - 60_000);
+      expect(schedule.createdTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(schedule).not.toHaveProperty("logExecuted");
+      for (const storage of ["PK", "SK", "GSI1PK", "GSI1SK", "version", "entity", "nextRunAt"]) expect(schedule).not.toHaveProperty(storage);
+    });
+
+    it("ignores read-only fields sent by the client", async () => {
+      const { api, organizationId } = newTenant();
+      const schedule = await createSchedule(api, {
+        _id: unknownId,
+        timeSchedules: ["sunday 01:00"],
+        nextRunTime: "2020-01-01 00:00",
+        logExecuted: { status: "success" },
+        organizationId: "someone-else",
+        createdBy: "mallory",
+      });
+      expect(schedule._id).not.toBe(unknownId);
+      expect(schedule.timeSchedules).toEqual(["monday 07:00", "monday 13:00", "friday 07:00"]);
+      expect(schedule.nextRunTime).not.toBe("2020-01-01 00:00");
+      expect(schedule).not.toHaveProperty("logExecuted");
+      expect(schedule.organizationId).toBe(organizationId);
+      expect(schedule.createdBy).toBe("user-1");
+      expect((await api.get(`/routing/schedule/${schedule._id}`)).body.data).toEqual(schedule);
+    });
+
+    it.each([
+      ["daily", { periode: "daily", schedules: [{ time: ["19:00", "07:00"] }] }, ["07:00", "19:00"]],
+      ["monthly", { periode: "monthly", schedules: [{ date: "31", time: ["07:00"] }, { date: "05", time: ["07:00"] }] }, ["05 07:00", "31 07:00"]],
+      ["custom weekly", { periode: "custom", frequency: "weekly", interval: 2 }, ["monday 07:00", "monday 13:00", "friday 07:00"]],
+    ])("creates a %s schedule", async (_name, overrides, timeSchedules) => {
+      const { api } = newTenant();
+      const schedule = await createSchedule(api, overrides);
+      expect(schedule.timeSchedules).toEqual(timeSchedules);
+      expect(schedule.nextRunTime).toEqual(expect.any(String));
+    });
+
+    it("creates a byDate schedule without a window; past dates give no next run", async () => {
+      const { api } = newTenant();
+      const schedule = await createSchedule(api, {
+        periode: "byDate",
+        startTime: undefined,
+        endTime: undefined,
+        schedules: [{ date: "2020-12-01", time: ["07:00"] }],
+      });
+      expect(schedule).toMatchObject({ startTime: null, endTime: null, timeSchedules: ["2020-12-01 07:00"], nextRunTime: null });
+    });
+
+    it("creates a paused schedule with no next run", async () => {
+      const { api } = newTenant();
+      const schedule = await createSchedule(api, { active: false });
+      expect(schedule).toMatchObject({ active: false, nextRunTime: null });
+    });
+
+    it.each(invalidScheduleBodies)("rejects %s with 400 naming the field, storing nothing", async (_name, overrides, field) => {
+      const { api } = newTenant();
+      expectBadRequestNaming(await api.post("/routing/schedule", scheduleBody(overrides)), field);
+      expect(await listAll(api)).toEqual([]);
+    });
+  });
+
+  describe("GET /routing/schedule/{scheduleId}", () => {
+    it("reads a schedule of the caller's organization", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      const response = await api.get(`/routing/schedule/${created._id}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ status: true, message: "Routing schedule found." });
+      expect(response.body.data).toEqual(created);
+    });
+
+    it("answers 404 for an unknown id", async () => {
+      const { api } = newTenant();
+      const response = await api.get(`/routing/schedule/${unknownId}`);
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ status: false, message: "Data not found" });
+    });
+  });
+
+  describe("GET /routing/schedules", () => {
+    it("pages through the organization's schedules oldest first", async () => {
+      const { api } = newTenant();
+      const created = [];
+      for (let i = 0; i < 3; i++) created.push(await createSchedule(api, { name: `S${i}` }));
+      const first = await api.get("/routing/schedules?limit=2");
+      expect(first.status).toBe(200);
+      expect(first.body.data.map((s: { name: string }) => s.name)).toEqual(["S0", "S1"]);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await api.get(`/routing/schedules?limit=2&cursor=${first.body.nextCursor}`);
+      expect(second.body.data.map((s: { name: string }) => s.name)).toEqual(["S2"]);
+      expect(second.body.nextCursor).toBeNull();
+      expect(second.body.data[0]).toEqual(created[2]);
+    });
+
+    it("filters by configurationId", async () => {
+      const { api } = newTenant();
+      await createSchedule(api, { name: "A", configurationId: "conf-a" });
+      await createSchedule(api, { name: "B", configurationId: "conf-b" });
+      await createSchedule(api, { name: "A2", configurationId: "conf-a" });
+      expect((await listAll(api, "?configurationId=conf-a")).map((s) => s.name)).toEqual(["A", "A2"]);
+      expect(await listAll(api, "?configurationId=conf-none")).toEqual([]);
+    });
+
+    it("pages a configurationId filter with a cursor bound to it", async () => {
+      const { api } = newTenant();
+      for (let i = 0; i < 3; i++) await createSchedule(api, { name: `A${i}`, configurationId: "conf-a" });
+      const first = await api.get("/routing/schedules?configurationId=conf-a&limit=2");
+      expect(first.body.data).toHaveLength(2);
+      const second = await api.get(`/routing/schedules?configurationId=conf-a&limit=2&cursor=${first.body.nextCursor}`);
+      expect(second.body.data.map((s: { name: string }) => s.name)).toEqual(["A2"]);
+      // the same cursor on the unfiltered list is not a cursor of that list
+      const misused = await api.get(`/routing/schedules?limit=2&cursor=${first.body.nextCursor}`);
+      expectBadRequestNaming(misused, "cursor");
+    });
+
+    it("hubId matches no schedule until configuration profiles exist", async () => {
+      const { api } = newTenant();
+      await createSchedule(api);
+      expect(await listAll(api, "?hubId=hub-a")).toEqual([]);
+      expect(await listAll(api, "?hubId=hub-a&configurationId=conf-1")).toEqual([]);
+    });
+
+    it("rejects a hubId the token does not allow", async () => {
+      const { api } = newTenant({ hubIds: ["hub-b"] });
+      expectBadRequestNaming(await api.get("/routing/schedules?hubId=hub-a"), "hubId");
+    });
+
+    it.each([
+      ["limit 0", "?limit=0", "limit"],
+      ["limit 101", "?limit=101", "limit"],
+      ["limit not a number", "?limit=ten", "limit"],
+      ["unknown query parameter", "?periode=daily", "periode"],
+      ["garbage cursor", "?cursor=not-a-cursor", "cursor"],
+    ])("rejects %s", async (_name, query, field) => {
+      const { api } = newTenant();
+      expectBadRequestNaming(await api.get(`/routing/schedules${query}`), field);
+    });
+  });
+
+  describe("PUT /routing/schedule/{scheduleId}", () => {
+    it("replaces every field, resetting omitted ones to defaults and keeping id, creator and creation time", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api, { autoDispatch: true, active: false });
+      const response = await api.put(`/routing/schedule/${created._id}`, {
+        name: "Evening routing",
+        configurationId: "conf-2",
+        periode: "monthly",
+        schedules: [{ date: "31", time: ["18:00"] }],
+        startTime: "2026-01-01 00:00",
+        endTime: "2035-01-01 00:00",
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.message).toBe("Routing schedule has been updated successfully.");
+      expect(response.body.data).toMatchObject({
+        _id: created._id,
+        name: "Evening routing",
+        configurationId: "conf-2",
+        periode: "monthly",
+        autoDispatch: false,
+        active: true,
+        timeSchedules: ["31 18:00"],
+        createdBy: created.createdBy,
+        createdTime: created.createdTime,
+      });
+      expect(response.body.data.nextRunTime).toMatch(/^\d{4}-\d{2}-(28|29|30|31) 18:00$/);
+      expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(response.body.data);
+    });
+
+    it.each(invalidScheduleBodies)("rejects %s with 400 naming the field, changing nothing", async (_name, overrides, field) => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      expectBadRequestNaming(await api.put(`/routing/schedule/${created._id}`, scheduleBody(overrides)), field);
+      expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
+    });
+
+    it("answers 404 for an unknown id", async () => {
+      const { api } = newTenant();
+      expect((await api.put(`/routing/schedule/${unknownId}`, validWeeklySchedule)).status).toBe(404);
+    });
+  });
+
+  describe("PATCH /routing/schedule/{scheduleId}", () => {
+    it("changes only the fields sent and recomputes the derived ones", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      const response = await api.patch(`/routing/schedule/${created._id}`, { schedules: [{ day: "sunday", time: ["06:00"] }], name: "Sunday" });
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        name: "Sunday",
+        configurationId: created.configurationId,
+        autoDispatch: created.autoDispatch,
+        timeSchedules: ["sunday 06:00"],
+      });
+      expect(response.body.data.nextRunTime).toMatch(/ 06:00$/);
+    });
+
+    it("pauses and resumes a schedule", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      const paused = await api.patch(`/routing/schedule/${created._id}`, { active: false });
+      expect(paused.body.data).toMatchObject({ active: false, nextRunTime: null, timeSchedules: created.timeSchedules });
+      const resumed = await api.patch(`/routing/schedule/${created._id}`, { active: true });
+      expect(resumed.body.data).toMatchObject({ active: true, nextRunTime: created.nextRunTime });
+    });
+
+    it("switches to custom and back, clearing frequency and interval with null", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      const custom = await api.patch(`/routing/schedule/${created._id}`, { periode: "custom", frequency: "weekly", interval: 3 });
+      expect(custom.body.data).toMatchObject({ periode: "custom", frequency: "weekly", interval: 3 });
+      const weekly = await api.patch(`/routing/schedule/${created._id}`, { periode: "weekly", frequency: null, interval: null });
+      expect(weekly.body.data).toMatchObject({ periode: "weekly", frequency: null, interval: null });
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ["an empty patch", {}, "body"],
+      ["only read-only fields", { timeSchedules: [] }, "body"],
+      ["a periode whose entry shape the stored entries do not fit", { periode: "monthly" }, "schedules.0.date"],
+      ["custom without interval", { periode: "custom", frequency: "weekly" }, "interval"],
+      ["a window that ends before it starts", { endTime: "2025-01-01 00:00" }, "endTime"],
+      ["clearing a required window", { startTime: null }, "startTime"],
+      ["clearing the name", { name: null }, "name"],
+      ["an invalid time", { schedules: [{ day: "monday", time: ["25:00"] }] }, "schedules.0.time.0"],
+      ["an unknown field", { colour: "red" }, "colour"],
+    ])("rejects %s with 400 naming the field, changing nothing", async (_name, patch, field) => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      expectBadRequestNaming(await api.patch(`/routing/schedule/${created._id}`, patch), field);
+      expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
+    });
+
+    it("answers 404 for an unknown id", async () => {
+      const { api } = newTenant();
+      expect((await api.patch(`/routing/schedule/${unknownId}`, { active: false })).status).toBe(404);
+    });
+  });
+
+  describe("DELETE /routing/schedule/{scheduleId}", () => {
+    it("deletes the schedule", async () => {
+      const { api } = newTenant();
+      const created = await createSchedule(api);
+      const response = await api.delete(`/routing/schedule/${created._id}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been deleted successfully." });
+      expect((await api.get(`/routing/schedule/${created._id}`)).status).toBe(404);
+      expect((await api.delete(`/routing/schedule/${created._id}`)).status).toBe(404);
+      expect(await listAll(api)).toEqual([]);
+    });
+  });
+
+  describe("tenancy", () => {
+    it("another organization cannot read, list, replace, patch or delete the schedule", async () => {
+      const owner = newTenant();
+      const other = newTenant();
+      const schedule = await createSchedule(owner.api);
+      expect((await other.api.get(`/routing/schedule/${schedule._id}`)).status).toBe(404);
+      expect((await other.api.put(`/routing/schedule/${schedule._id}`, validWeeklySchedule)).status).toBe(404);
+      expect((await other.api.patch(`/routing/schedule/${schedule._id}`, { active: false })).status).toBe(404);
+      expect((await other.api.delete(`/routing/schedule/${schedule._id}`)).status).toBe(404);
+      expect(await listAll(other.api)).toEqual([]);
+      expect(await listAll(other.api, "?configurationId=conf-1")).toEqual([]);
+      expect((await owner.api.get(`/routing/schedule/${schedule._id}`)).body.data).toEqual(schedule);
+    });
+
+    it("rejects another organization's cursor", async () => {
+      const owner = newTenant();
+      for (let i = 0; i < 2; i++) await createSchedule(owner.api);
+      const firstPage = await owner.api.get("/routing/schedules?limit=1");
+      const other = newTenant();
+      expectBadRequestNaming(await other.api.get(`/routing/schedules?limit=1&cursor=${firstPage.body.nextCursor}`), "cursor");
+    });
+  });
+
+  describe("permissions", () => {
+    const routes: Array<[string, string, string, (api: ApiClient, id: string) => Promise<{ status: number; body: any }>]> = [
+      ["GET /routing/schedules", "view/routing-schedule", "list", (api) => api.get("/routing/schedules")],
+      ["GET /routing/schedule/{id}", "view/routing-schedule", "get", (api, id) => api.get(`/routing/schedule/${id}`)],
+      ["POST /routing/schedule", "add/routing-schedule", "create", (api) => api.post("/routing/schedule", validWeeklySchedule)],
+      ["PUT /routing/schedule/{id}", "edit/routing-schedule", "replace", (api, id) => api.put(`/routing/schedule/${id}`, { ...validWeeklySchedule, name: "x" })],
+      ["PATCH /routing/schedule/{id}", "edit/routing-schedule", "patch", (api, id) => api.patch(`/routing/schedule/${id}`, { name: "x" })],
+      ["DELETE /routing/schedule/{id}", "delete/routing-schedule", "delete", (api, id) => api.delete(`/routing/schedule/${id}`)],
+    ];
+
+    it.each(routes)("%s without %s answers 403 sys-035 and changes nothing", async (_route, permission, _verb, call) => {
+      const { api, organizationId } = newTenant();
+      const schedule = await createSchedule(api);
+      const withoutPermission = apiClient(tokenFor({ organizationId, permissions: permissionSlugs.filter((slug) => slug !== permission) }));
+      const response = await call(withoutPermission, schedule._id);
+      expect(response.status).toBe(403);
+      expect(response.body).toMatchObject({ status: false, failedCode: "sys-035", message: expect.any(String) });
+      expect(await listAll(api)).toEqual([schedule]);
+    });
+
+    it.each(routes)("%s needs only %s", async (_route, permission, verb, call) => {
+      const { api, organizationId } = newTenant();
+      const schedule = await createSchedule(api);
+      const onlyThat = apiClient(tokenFor({ organizationId, permissions: [permission] }));
+      const response = await call(onlyThat, schedule._id);
+      expect(response.status).toBe(verb === "create" ? 201 : 200);
+    });
+
+    it("is checked before anything is read or validated", async () => {
+      const { organizationId } = newTenant();
+      const noPermissions = apiClient(tokenFor({ organizationId, permissions: [] }));
+      // an unknown id would be 404 and an invalid body 400: the permission answers first
+      expect((await noPermissions.get(`/routing/schedule/${unknownId}`)).body.failedCode).toBe("sys-035");
+      expect((await noPermissions.post("/routing/schedule", { name: "" })).body.failedCode).toBe("sys-035");
+      expect((await noPermissions.patch(`/routing/schedule/${unknownId}`, {})).body.failedCode).toBe("sys-035");
+      expect((await noPermissions.delete(`/routing/schedule/${unknownId}`)).status).toBe(403);
+    });
+
+    it.each([
+      ["GET", "/routing/schedules"],
+      ["GET", `/routing/schedule/${unknownId}`],
+      ["POST", "/routing/schedule"],
+      ["PUT", `/routing/schedule/${unknownId}`],
+      ["PATCH", `/routing/schedule/${unknownId}`],
+      ["DELETE", `/routing/schedule/${unknownId}`],
+    ])("%s %s without a token answers 401", async (method, path) => {
+      const response = await apiClient(undefined).request(method, path, method === "GET" || method === "DELETE" ? {} : { body: validWeeklySchedule });
+      expect(response.status).toBe(401);
+      expect(response.body.status).toBe(false);
+    });
+  });
+});
