@@ -7,7 +7,7 @@
  *
  * | item                     | PK                       | SK                         | GSI1 (PK / SK)                              | GSI2 (PK / SK)                     |
  * |--------------------------|--------------------------|----------------------------|---------------------------------------------|------------------------------------|
- * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>#id         |                                    |
+ * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>\u0001id   |                                    |
  * | data type name guard     | ORG#o                    | DTNAME#<lowercased name>   |                                             |                                    |
  * | extension guard          | ORG#o                    | DTEXT#<entity>             |                                             |                                    |
  * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | (free for the records issue)                |                                    |
@@ -43,7 +43,8 @@ export const keys = {
   dataTypeExtensionGuard: (o: string, entity: string): ItemKey => ({ PK: org(o), SK: `DTEXT#${keyPart(entity)}` }),
   /** GSI1 of data type items: the organization's types sorted by lowercased name. */
   dataTypesByName: (o: string) => `${org(o)}#DTNAME`,
-  dataTypeNameSortKey: (name: string, id: string) => `${keyPart(name.toLowerCase())}#${id}`,
+  /** `<lowercased name>\u0001<id>`: the separator sorts below every name character, so "a" lists before "a b". */
+  dataTypeNameSortKey: (name: string, id: string) => `${keyPart(name.toLowerCase())}\u0001${id}`,
 
   // Data source records
   recordPartition: (o: string, dataTypeId: string) => `${org(o)}#DT#${dataTypeId}`,

@@ -111,7 +111,14 @@ const providerConfigInputSchema = z.strictObject({
 
 /** Every writable attribute, shared by POST/PUT (whole, with defaults) and PATCH (any subset). */
 const dataTypeShape = {
-  name: z.string().trim().normalize().min(1).max(100).describe("Unique per organization, compared case-insensitively."),
+  name: z
+    .string()
+    .trim()
+    .normalize()
+    .min(1)
+    .max(100)
+    .regex(/^[^\p{Cc}]*$/u, "name must not contain control characters")
+    .describe("Unique per organization, compared case-insensitively."),
   fields: z.array(fieldInputSchema).min(1).max(MAX_FIELDS),
   limitUser: z.boolean(),
   commonData: z.boolean().describe("Default false. Cannot change after creation (on PUT, omitted means unchanged)."),

@@ -60,6 +60,7 @@ describe("Rules: data type", () => {
       ["a 100-character name is valid", base([], { name: "n".repeat(100) }), []],
       ["a 101-character name", base([], { name: "n".repeat(101) }), ["name"]],
       ["a non-string name", base([], { name: 42 }), ["name"]],
+      ["a name with a control character", base([], { name: "Cus\ttomer" }), ["name"]],
     ]);
 
     it("trims the name", () => {
