@@ -20,7 +20,8 @@ const distinct = (values: readonly string[]) => new Set(values).size === values.
 
 const wallClockSchema = z
   .string()
-  .refine((value) => parseWallClock(value) !== undefined, { message: "must be a real date and time Y-m-d H:i, e.g. 2026-12-01 07:00" });
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true })
+  .refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" });
 
 const scheduleEntrySchema = z
   .strictObject({
