@@ -1,16 +1,19 @@
 import type { RouteDefinition } from "#shared/http/route";
 import { appIntegrationRoutes } from "./http/app-integrations/routes.ts";
 import { dataTypeRoutes } from "./http/data-types/routes.ts";
+import { hubRoutes } from "./http/hubs/routes.ts";
 import { openApiRoutes } from "./http/openapi/routes.ts";
+import { configurationRoutes } from "./http/routing-configurations/routes.ts";
 import { scheduleRoutes } from "./http/routing-schedules/routes.ts";
 import { vehicleRoutes } from "./http/vehicles/routes.ts";
+import { visitRoutes } from "./http/visits/routes.ts";
 
 /**
  * The route table: the only list of endpoints. infra/ creates one function and REST method per
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes)];
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes)];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];

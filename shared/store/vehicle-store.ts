@@ -1,6 +1,7 @@
 import { type Vehicle, vehicleSchema } from "#shared/domain/vehicles/schema";
 import type { VehicleListFilter, VehicleStore } from "#shared/domain/vehicles/service";
-import { concurrentUpdateError, deleteItem, getVersioned, insertItem, replaceItem } from "#shared/store/items";
+import { deleteVersioned, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
 
@@ -33,9 +34,13 @@ function listFilter(filter: VehicleListFilter) {
 
 export const dynamoVehicleStore: VehicleStore = {
   async insert(vehicle) {
-    const inserted = await insertItem(keys.vehicle(vehicle.organizationId, vehicle._id), vehicleItem(vehicle));
+    const outcome = await writeWithHubReferences([putNew(keys.vehicle(vehicle.organizationId, vehicle._id), vehicleItem(vehicle))], {
+      organizationId: vehicle.organizationId,
+      kind: "vehicle",
+      to: vehicle.hubId,
+    });
     // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
-    if (!inserted) throw concurrentUpdateError();
+    if (!outcome.ok) throw concurrentUpdateError();
   },
 
   async find(organizationId, vehicleId) {
@@ -43,12 +48,25 @@ export const dynamoVehicleStore: VehicleStore = {
     return found && { vehicle: vehicleSchema.parse(found.value), version: found.version };
   },
 
-  async replace(vehicle, expectedVersion) {
-    await replaceItem(keys.vehicle(vehicle.organizationId, vehicle._id), vehicleItem(vehicle), expectedVersion);
+  /** Moving to another hub moves the reference count in the same transaction. */
+  async replace(vehicle, previous) {
+    const key = keys.vehicle(vehicle.organizationId, vehicle._id);
+    const outcome = await writeWithHubReferences([putVersioned(key, vehicleItem(vehicle), previous.version)], {
+      organizationId: vehicle.organizationId,
+      kind: "vehicle",
+      from: previous.hubId,
+      to: vehicle.hubId,
+    });
+    if (!outcome.ok) throw await versionConflict(key);
   },
 
-  remove(organizationId, vehicleId, expectedVersion) {
-    return deleteItem(keys.vehicle(organizationId, vehicleId), expectedVersion);
+  async remove(organizationId, vehicleId, previous) {
+    const outcome = await writeWithHubReferences([deleteVersioned(keys.vehicle(organizationId, vehicleId), previous.version)], {
+      organizationId,
+      kind: "vehicle",
+      from: previous.hubId,
+    });
+    return outcome.ok;
   },
 
   async list(organizationId, filter) {

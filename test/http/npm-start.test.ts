@@ -47,19 +47,31 @@ describe("npm start and npm run token", () => {
   });
 
   it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
-    const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", "--hubs", "hub-1"], {
-      cwd: repositoryRoot,
-    });
-    expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
-    const token = stdout.trim();
-    const claims = JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString());
-    expect(claims).toMatchObject({ sub: "smoke-user", organizationId: "smoke-org", hubIds: ["hub-1"] });
+    const mint = async (...extra: string[]) => {
+      const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
+      expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+      return stdout.trim();
+    };
+    const headersFor = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
 
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const created = await fetch(`${baseUrl}/vehicle`, { method: "POST", headers, body: JSON.stringify({ name: "Van", hubId: "hub-1" }) });
+    // Vehicles name an existing hub: an unrestricted token creates it first.
+    const hubResponse = await fetch(`${baseUrl}/hub`, {
+      method: "POST",
+      headers: headersFor(await mint()),
+      body: JSON.stringify({ name: "Depot", address: "Main St 1", lat: 52.5, lng: 13.4 }),
+    });
+    expect(hubResponse.status).toBe(201);
+    const hubId = ((await hubResponse.json()) as { data: { _id: string } }).data._id;
+
+    const token = await mint("--hubs", hubId);
+    const claims = JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString());
+    expect(claims).toMatchObject({ sub: "smoke-user", organizationId: "smoke-org", hubIds: [hubId] });
+
+    const headers = headersFor(token);
+    const created = await fetch(`${baseUrl}/vehicle`, { method: "POST", headers, body: JSON.stringify({ name: "Van", hubId }) });
     expect(created.status).toBe(201);
-    const listed = await (await fetch(`${baseUrl}/vehicles`, { headers })).json();
-    expect(listed.data.map((v: { name: string }) => v.name)).toEqual(["Van"]);
+    const listed = (await (await fetch(`${baseUrl}/vehicles`, { headers })).json()) as { data: Array<{ name: string }> };
+    expect(listed.data.map((v) => v.name)).toEqual(["Van"]);
   });
 
   it("rejects requests without a token", async () => {

@@ -1,11 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+
+/** A vehicle must name an existing hub of its organization: every tenant here starts with two hubs. */
+async function createHub(api: ApiClient, name: string): Promise<string> {
+  const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
+  expect(response.status).toBe(201);
+  return response.body.data._id;
+}
+
+async function tenantWithHubs() {
+  const tenant = newTenant();
+  const hubA = await createHub(tenant.api, "A");
+  const hubB = await createHub(tenant.api, "B");
+  return { ...tenant, hubA, hubB, vehicle: (overrides: Record<string, unknown> = {}) => ({ ...validVehicle, hubId: hubA, ...overrides }) };
+}
 
 const validVehicle = {
   name: "Van 1",
   type: "truck",
   plateNumber: "B 1234 XY",
-  hubId: "hub-a",
   assignee: "driver-7",
   capacity: { weight: { min: 10, max: 500 }, volume: { max: 12 } },
   speed: 40,
@@ -16,8 +29,8 @@ const validVehicle = {
   constraints: { maxVisits: 30, maxDistanceKm: 250, maxDurationMinutes: 540 },
 };
 
-async function createVehicle(api: ReturnType<typeof apiClient>, overrides: Record<string, unknown> = {}) {
-  const response = await api.post("/vehicle", { ...validVehicle, ...overrides });
+async function createVehicle(api: ApiClient, body: Record<string, unknown>) {
+  const response = await api.post("/vehicle", body);
   expect(response.status).toBe(201);
   return response.body.data;
 }
@@ -49,15 +62,15 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
 describe("Vehicles API", () => {
   describe("POST /vehicle", () => {
     it("creates a vehicle with defaults for omitted optional fields", async () => {
-      const { api, organizationId } = newTenant();
-      const response = await api.post("/vehicle", { name: "Bike", hubId: "hub-a" });
+      const { api, organizationId, hubA } = await tenantWithHubs();
+      const response = await api.post("/vehicle", { name: "Bike", hubId: hubA });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ status: true, message: "Vehicle has been added successfully." });
       const vehicle = response.body.data;
       expect(vehicle._id).toMatch(/^[0-9a-f]{24}$/);
       expect(vehicle).toMatchObject({
         name: "Bike",
-        hubId: "hub-a",
+        hubId: hubA,
         type: "car",
         speed: 25,
         workingTime: { startTime: "08:00", endTime: "17:00", multiday: 0 },
@@ -72,17 +85,17 @@ describe("Vehicles API", () => {
     });
 
     it("accepts a night shift spanning midnight with multiday", async () => {
-      const { api } = newTenant();
-      const vehicle = await createVehicle(api, {
+      const { api, vehicle: body } = await tenantWithHubs();
+      const vehicle = await createVehicle(api, body({
         workingTime: { startTime: "22:00", endTime: "06:00", multiday: 1 },
         breakTime: { startTime: "02:00", endTime: "02:30" },
-      });
+      }));
       expect(vehicle.workingTime).toEqual({ startTime: "22:00", endTime: "06:00", multiday: 1 });
     });
 
     it.each(invalidBodies)("rejects %s with 400 naming the field, storing nothing", async (_case, overrides, field) => {
-      const { api } = newTenant();
-      const response = await api.post("/vehicle", { ...validVehicle, ...overrides });
+      const { api, vehicle } = await tenantWithHubs();
+      const response = await api.post("/vehicle", vehicle(overrides));
       expect(response.status).toBe(400);
       expect(response.body.message).toBe("Bad request - invalid parameters provided.");
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -90,8 +103,28 @@ describe("Vehicles API", () => {
     });
 
     it("rejects a hub the token does not allow", async () => {
-      const { api } = newTenant({ hubIds: ["hub-b"] });
-      const response = await api.post("/vehicle", validVehicle);
+      const { organizationId, hubB, vehicle } = await tenantWithHubs();
+      const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
+      const response = await restricted.post("/vehicle", vehicle());
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0].field).toBe("hubId");
+    });
+
+    it.each([
+      ["an id no hub has", "0123456789abcdef01234567"],
+      ["free text", "hub-a"],
+    ])("rejects a hubId that is %s with 400 naming hubId, storing nothing", async (_case, hubId) => {
+      const { api, vehicle } = await tenantWithHubs();
+      const response = await api.post("/vehicle", vehicle({ hubId }));
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([{ field: "hubId", message: "hubId must name an existing hub of your organization" }]);
+      expect((await api.get("/vehicles")).body.data).toEqual([]);
+    });
+
+    it("rejects a hub that was deleted", async () => {
+      const { api, hubB, vehicle } = await tenantWithHubs();
+      expect((await api.delete(`/hub/${hubB}`)).status).toBe(200);
+      const response = await api.post("/vehicle", vehicle({ hubId: hubB }));
       expect(response.status).toBe(400);
       expect(response.body.errors[0].field).toBe("hubId");
     });
@@ -99,8 +132,8 @@ describe("Vehicles API", () => {
 
   describe("GET /vehicle/{vehicleId}", () => {
     it("reads a vehicle of the caller's organization", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
       const response = await api.get(`/vehicle/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body.data).toEqual(created);
@@ -114,20 +147,20 @@ describe("Vehicles API", () => {
     });
 
     it("hides vehicles of hubs the token does not allow", async () => {
-      const { api, organizationId } = newTenant();
-      const created = await createVehicle(api);
-      const restricted = apiClient(tokenFor({ organizationId, hubIds: ["hub-z"] }));
+      const { api, organizationId, hubB, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
+      const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
       expect((await restricted.get(`/vehicle/${created._id}`)).status).toBe(404);
     });
   });
 
   describe("tenancy", () => {
     it("another organization cannot read, list, replace, patch or delete the vehicle", async () => {
-      const owner = newTenant();
-      const other = newTenant();
-      const vehicle = await createVehicle(owner.api);
+      const owner = await tenantWithHubs();
+      const other = await tenantWithHubs();
+      const vehicle = await createVehicle(owner.api, owner.vehicle());
       expect((await other.api.get(`/vehicle/${vehicle._id}`)).status).toBe(404);
-      expect((await other.api.put(`/vehicle/${vehicle._id}`, validVehicle)).status).toBe(404);
+      expect((await other.api.put(`/vehicle/${vehicle._id}`, other.vehicle())).status).toBe(404);
       expect((await other.api.patch(`/vehicle/${vehicle._id}`, { name: "stolen" })).status).toBe(404);
       expect((await other.api.delete(`/vehicle/${vehicle._id}`)).status).toBe(404);
       expect((await other.api.get("/vehicles")).body.data).toEqual([]);
@@ -135,8 +168,8 @@ describe("Vehicles API", () => {
     });
 
     it("rejects another organization's cursor", async () => {
-      const owner = newTenant();
-      for (let i = 0; i < 3; i++) await createVehicle(owner.api, { name: `V${i}` });
+      const owner = await tenantWithHubs();
+      for (let i = 0; i < 3; i++) await createVehicle(owner.api, owner.vehicle({ name: `V${i}` }));
       const firstPage = await owner.api.get("/vehicles?limit=1");
       expect(firstPage.body.nextCursor).toEqual(expect.any(String));
       const other = newTenant();
@@ -147,19 +180,36 @@ describe("Vehicles API", () => {
   });
 
   describe("PUT /vehicle/{vehicleId}", () => {
+    it("moves the vehicle to another hub of the organization", async () => {
+      const { api, hubB, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
+      const response = await api.put(`/vehicle/${created._id}`, vehicle({ hubId: hubB }));
+      expect(response.status).toBe(200);
+      expect((await api.get(`/vehicle/${created._id}`)).body.data.hubId).toBe(hubB);
+    });
+
+    it("rejects a hub that does not exist and leaves the stored vehicle unchanged", async () => {
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
+      const response = await api.put(`/vehicle/${created._id}`, vehicle({ hubId: "0123456789abcdef01234567" }));
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0].field).toBe("hubId");
+      expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
+    });
+
     it("replaces every field, keeping id and creation time", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
-      const response = await api.put(`/vehicle/${created._id}`, { name: "Renamed", hubId: "hub-a" });
+      const { api, hubA, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
+      const response = await api.put(`/vehicle/${created._id}`, { name: "Renamed", hubId: hubA });
       expect(response.status).toBe(200);
       expect(response.body.data).toMatchObject({ _id: created._id, name: "Renamed", tags: [], speed: 25, createdTime: created.createdTime });
       expect((await api.get(`/vehicle/${created._id}`)).body.data.name).toBe("Renamed");
     });
 
     it.each(invalidBodies)("rejects %s and leaves the stored vehicle unchanged", async (_case, overrides, field) => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
-      const response = await api.put(`/vehicle/${created._id}`, { ...validVehicle, ...overrides });
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
+      const response = await api.put(`/vehicle/${created._id}`, vehicle(overrides));
       expect(response.status).toBe(400);
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
@@ -168,16 +218,16 @@ describe("Vehicles API", () => {
 
   describe("PATCH /vehicle/{vehicleId}", () => {
     it("changes only the fields sent", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
       const response = await api.patch(`/vehicle/${created._id}`, { speed: 60, tags: ["ev"], plateNumber: null });
       expect(response.status).toBe(200);
       expect(response.body.data).toMatchObject({ ...created, speed: 60, tags: ["ev"], plateNumber: null, updatedTime: expect.any(String) });
     });
 
     it("validates the merged vehicle: a break that no longer fits the new working time is rejected", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
       const response = await api.patch(`/vehicle/${created._id}`, { workingTime: { startTime: "13:00", endTime: "18:00" } });
       expect(response.status).toBe(400);
       expect(response.body.errors[0].field).toBe("breakTime");
@@ -187,8 +237,8 @@ describe("Vehicles API", () => {
     it.each(invalidBodies.filter(([, overrides]) => !Object.values(overrides).includes(undefined)))(
       "rejects %s and leaves the stored vehicle unchanged",
       async (_case, overrides, field) => {
-        const { api } = newTenant();
-        const created = await createVehicle(api);
+        const { api, vehicle } = await tenantWithHubs();
+        const created = await createVehicle(api, vehicle());
         const response = await api.patch(`/vehicle/${created._id}`, overrides);
         expect(response.status).toBe(400);
         expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -197,16 +247,16 @@ describe("Vehicles API", () => {
     );
 
     it("rejects an empty patch", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
       expect((await api.patch(`/vehicle/${created._id}`, {})).status).toBe(400);
     });
   });
 
   describe("DELETE /vehicle/{vehicleId}", () => {
     it("deletes the vehicle; a second delete is 404", async () => {
-      const { api } = newTenant();
-      const created = await createVehicle(api);
+      const { api, vehicle } = await tenantWithHubs();
+      const created = await createVehicle(api, vehicle());
       const response = await api.delete(`/vehicle/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body.status).toBe(true);
@@ -217,9 +267,9 @@ describe("Vehicles API", () => {
 
   describe("GET /vehicles", () => {
     it("pages through all vehicles with an opaque cursor", async () => {
-      const { api } = newTenant();
+      const { api, vehicle } = await tenantWithHubs();
       const ids = new Set<string>();
-      for (let i = 0; i < 5; i++) ids.add((await createVehicle(api, { name: `V${i}` }))._id);
+      for (let i = 0; i < 5; i++) ids.add((await createVehicle(api, vehicle({ name: `V${i}` })))._id);
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
@@ -233,20 +283,20 @@ describe("Vehicles API", () => {
     });
 
     it("filters by hub and by tag", async () => {
-      const { api } = newTenant();
-      const a = await createVehicle(api, { hubId: "hub-a", tags: ["cold"] });
-      const b = await createVehicle(api, { hubId: "hub-b", tags: ["cold", "xl"] });
-      await createVehicle(api, { hubId: "hub-b", tags: [] });
-      expect((await api.get("/vehicles?hubId=hub-a")).body.data.map((v: { _id: string }) => v._id)).toEqual([a._id]);
-      expect((await api.get("/vehicles?hubId=hub-b&tag=cold")).body.data.map((v: { _id: string }) => v._id)).toEqual([b._id]);
+      const { api, hubA, hubB, vehicle } = await tenantWithHubs();
+      const a = await createVehicle(api, vehicle({ hubId: hubA, tags: ["cold"] }));
+      const b = await createVehicle(api, vehicle({ hubId: hubB, tags: ["cold", "xl"] }));
+      await createVehicle(api, vehicle({ hubId: hubB, tags: [] }));
+      expect((await api.get(`/vehicles?hubId=${hubA}`)).body.data.map((v: { _id: string }) => v._id)).toEqual([a._id]);
+      expect((await api.get(`/vehicles?hubId=${hubB}&tag=cold`)).body.data.map((v: { _id: string }) => v._id)).toEqual([b._id]);
       expect((await api.get("/vehicles?tag=cold")).body.data.map((v: { _id: string }) => v._id).sort()).toEqual([a._id, b._id].sort());
     });
 
     it("lists only the token's hubs when it is restricted", async () => {
-      const { api, organizationId } = newTenant();
-      const a = await createVehicle(api, { hubId: "hub-a" });
-      await createVehicle(api, { hubId: "hub-b" });
-      const restricted = apiClient(tokenFor({ organizationId, hubIds: ["hub-a"] }));
+      const { api, organizationId, hubA, hubB, vehicle } = await tenantWithHubs();
+      const a = await createVehicle(api, vehicle({ hubId: hubA }));
+      await createVehicle(api, vehicle({ hubId: hubB }));
+      const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubA] }));
       expect((await restricted.get("/vehicles")).body.data.map((v: { _id: string }) => v._id)).toEqual([a._id]);
     });
 

@@ -34,7 +34,12 @@ const vehicleShape = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(vehicleTypes),
   plateNumber: z.string().trim().min(1).max(20).nullable(),
-  hubId: z.string().trim().min(1).max(64),
+  hubId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
   assignee: z.string().trim().min(1).max(64).nullable().describe("User id of the driver."),
   capacity: z.strictObject({ weight: capacityRangeSchema.optional(), volume: capacityRangeSchema.optional() }),
   speed: z.number().finite().min(5).max(200).describe("Average speed in km/h."),

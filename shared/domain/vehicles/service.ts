@@ -28,8 +28,13 @@ export interface VehicleListFilter {
 export interface VehicleStore {
   insert(vehicle: Vehicle): Promise<void>;
   find(organizationId: string, vehicleId: string): Promise<{ vehicle: Vehicle; version: number } | undefined>;
-  replace(vehicle: Vehicle, expectedVersion: number): Promise<void>;
-  remove(organizationId: string, vehicleId: string, expectedVersion: number): Promise<boolean>;
+  /**
+   * Inserts, replaces and removes also keep the hub's reference count (shared/store/hub-store.ts):
+   * a vehicle can only name an existing hub of its organization (400 on hubId otherwise), and a
+   * hub cannot be deleted while a vehicle names it.
+   */
+  replace(vehicle: Vehicle, previous: { version: number; hubId: string }): Promise<void>;
+  remove(organizationId: string, vehicleId: string, previous: { version: number; hubId: string }): Promise<boolean>;
   list(organizationId: string, filter: VehicleListFilter): Promise<VehiclePage>;
 }
 
@@ -71,7 +76,7 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
       createdTime: existing.vehicle.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await store.replace(vehicle, existing.version);
+    await store.replace(vehicle, { version: existing.version, hubId: existing.vehicle.hubId });
     return vehicle;
   }
 
@@ -108,7 +113,7 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
 
     async remove(caller: Caller, vehicleId: string): Promise<void> {
       const existing = await findVisible(caller, vehicleId);
-      if (!(await store.remove(caller.organizationId, vehicleId, existing.version))) throw new NotFoundError();
+      if (!(await store.remove(caller.organizationId, vehicleId, { version: existing.version, hubId: existing.vehicle.hubId }))) throw new NotFoundError();
     },
 
     async list(caller: Caller, query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined }): Promise<VehiclePage> {

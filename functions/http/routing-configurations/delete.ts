@@ -1,0 +1,9 @@
+import { configurationService } from "#shared/app/configurations";
+import { httpHandler } from "#shared/http/handler";
+import { success } from "#shared/http/responses";
+import { configurationRoutes } from "./routes.ts";
+
+export const handler = httpHandler(configurationRoutes.remove, async ({ caller, params }) => {
+  await configurationService.remove(caller, params.configurationId);
+  return success(200, "Configuration profile has been deleted successfully.", {});
+});

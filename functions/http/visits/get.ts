@@ -1,0 +1,6 @@
+import { visitService } from "#shared/app/visits";
+import { httpHandler } from "#shared/http/handler";
+import { ok } from "#shared/http/responses";
+import { visitRoutes } from "./routes.ts";
+
+export const handler = httpHandler(visitRoutes.get, async ({ caller, params }) => ok("Visit found.", await visitService.get(caller, params.visitId)));

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { visitInputSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
+import { defineRoute } from "#shared/http/route";
+
+const visitBody = successBodySchema(visitSchema);
+const tag = "Visits";
+
+export const visitRoutes = {
+  create: defineRoute({
+    operationId: "createVisit",
+    method: "POST",
+    path: "/visit",
+    handler: "functions/http/visits/create.ts",
+    summary: "Create a visit",
+    description: [
+      "A stop for a vehicle of the hub. `hubId` must name an existing hub of the organization (and be one of the token's hubIds when it lists any); a hub cannot be deleted while visits name it.",
+      "`coordinate` takes `{ lat, lng }` or `\"lat,lng\"` and is always answered as `{ lat, lng }`. `timeWindows` entries are `H:i` (the day of the run that plans the visit) or `Y-m-d H:i`, both ends in the same form, start before end.",
+      "`status` defaults to UNASSIGNED; ASSIGNED and the dispatch fields (`assignedVehicleId`, `routingResultId`, `routePlannedOrder`, `eta`, `etd`) are set only by dispatching a routing result (sending them is a 400).",
+    ].join("\n\n"),
+    tag,
+    body: visitInputSchema,
+    responses: { 201: { description: "Created", schema: visitBody } },
+    grants: ["tableWrite"],
+  }),
+  list: defineRoute({
+    operationId: "listVisits",
+    method: "GET",
+    path: "/visits",
+    handler: "functions/http/visits/list.ts",
+    summary: "List visits",
+    description:
+      "Oldest first (by creation). Filter by `hubId` and/or `status`; a status filter may leave a page with fewer than `limit` visits (follow nextCursor until it is null). With a token restricted to hubs only those hubs' visits are listed. A cursor belongs to the filter it was returned for.",
+    tag,
+    query: visitListQuerySchema,
+    responses: { 200: { description: "A page of visits", schema: pageBodySchema(visitSchema) } },
+    grants: ["tableRead"],
+  }),
+  get: defineRoute({
+    operationId: "getVisit",
+    method: "GET",
+    path: "/visit/{visitId}",
+    handler: "functions/http/visits/get.ts",
+    summary: "Read a visit",
+    description: "By id alone: no hubId is needed.",
+    tag,
+    params: visitParamsSchema,
+    responses: { 200: { description: "The visit", schema: visitBody } },
+    grants: ["tableRead"],
+  }),
+  patch: defineRoute({
+    operationId: "patchVisit",
+    method: "PATCH",
+    path: "/visit/{visitId}",
+    handler: "functions/http/visits/patch.ts",
+    summary: "Change some fields of a visit",
+    description:
+      "Top-level fields sent replace the stored ones (nested objects whole; null clears a nullable field); the merged visit is validated as a whole and a rejected patch changes nothing. A new `hubId` moves the visit to that hub. Setting status UNASSIGNED puts the visit back in the pool and clears its dispatch fields; ASSIGNED cannot be set by a client.",
+    tag,
+    params: visitParamsSchema,
+    body: visitPatchSchema,
+    responses: { 200: { description: "The updated visit", schema: visitBody } },
+    grants: ["tableWrite"],
+  }),
+  remove: defineRoute({
+    operationId: "deleteVisit",
+    method: "DELETE",
+    path: "/visit/{visitId}",
+    handler: "functions/http/visits/delete.ts",
+    summary: "Delete a visit",
+    tag,
+    params: visitParamsSchema,
+    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    grants: ["tableWrite"],
+  }),
+};

@@ -1,0 +1,21 @@
+import { createConfigurationService } from "#shared/domain/configurations/service";
+import { dynamoConfigurationStore } from "#shared/store/configuration-store";
+
+/** Composition root of the configuration profile area: the domain service over its DynamoDB store. */
+export const configurationService = createConfigurationService(dynamoConfigurationStore);
+
+/**
+ * For the routing schedules/runs area: the profile named by a schedule's `configurationId`, or
+ * undefined when the organization has no such profile. Read at run time, so a change to the profile
+ * applies from the next run.
+ */
+export const findConfiguration = (organizationId: string, configurationId: string) =>
+  configurationService.findConfiguration(organizationId, configurationId);
+
+/**
+ * Implements the schedules area's `HubConfigurations` port (shared/domain/schedules/service.ts):
+ * pass it instead of `noHubConfigurations` to make the schedules' `hubId` filter work.
+ */
+export const hubConfigurations = {
+  configurationIdsOfHub: (organizationId: string, hubId: string) => configurationService.configurationIdsOfHub(organizationId, hubId),
+};

@@ -1,0 +1,17 @@
+import { createVisitService } from "#shared/domain/visits/service";
+import { dynamoVisitStore } from "#shared/store/visit-store";
+
+/** Composition root of the visit area: the domain service over its DynamoDB store. */
+export const visitService = createVisitService(dynamoVisitStore);
+
+/**
+ * For routing runs (no caller): the hub's active (UNASSIGNED/ONGOING) visits, oldest first by
+ * creation time, at most `max` (the spec's limit is 1,500), read from the sparse active index.
+ */
+export const oldestActiveVisits = (organizationId: string, hubId: string, max: number) => dynamoVisitStore.oldestActive(organizationId, hubId, max);
+
+/**
+ * For dispatch (no caller): assign one visit (status ASSIGNED + vehicle, order, eta/etd, result id)
+ * if it is still active in that hub; false when it was deleted or left the active statuses meanwhile.
+ */
+export const markVisitDispatched = dynamoVisitStore.markDispatched;

@@ -1,0 +1,123 @@
+import { type Caller, callerMayUseHub } from "#shared/domain/caller";
+import {
+  type ConfigurationInput,
+  configurationInputSchema,
+  type ConfigurationPatch,
+  type RoutingConfiguration,
+  writableConfigurationFields,
+} from "#shared/domain/configurations/schema";
+import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { newId } from "#shared/domain/ids";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import { parseWith } from "#shared/domain/validation";
+
+export interface ConfigurationPage {
+  items: RoutingConfiguration[];
+  nextCursor: string | null;
+}
+
+export interface ConfigurationListFilter {
+  hubId?: string | undefined;
+  /** When the caller is restricted to hubs, only profiles of these hubs are listed. */
+  allowedHubIds: string[];
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * Persistence port of configuration profiles (DynamoDB in shared/store/configuration-store.ts).
+ * Inserts and replaces are one transaction with the hub's reference count (400 on hubId when the
+ * hub does not exist) and a condition check per listed vehicle (400 on `vehicleIds.<i>` when that
+ * vehicle is not a vehicle of the hub).
+ */
+export interface ConfigurationStore {
+  insert(configuration: RoutingConfiguration): Promise<void>;
+  find(organizationId: string, configurationId: string): Promise<{ configuration: RoutingConfiguration; version: number } | undefined>;
+  replace(configuration: RoutingConfiguration, previous: { version: number; hubId: string }): Promise<void>;
+  remove(organizationId: string, configurationId: string, previous: { version: number; hubId: string }): Promise<boolean>;
+  list(organizationId: string, filter: ConfigurationListFilter): Promise<ConfigurationPage>;
+  /** Ids of the hub's profiles, oldest first (bounded; see the store). */
+  idsOfHub(organizationId: string, hubId: string): Promise<string[]>;
+}
+
+function assertHubAllowed(caller: Caller, hubId: string): void {
+  if (!callerMayUseHub(caller, hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+}
+
+export function createConfigurationService(store: ConfigurationStore, now: () => Date = () => new Date()) {
+  async function findVisible(caller: Caller, configurationId: string) {
+    const found = await store.find(caller.organizationId, configurationId);
+    if (!found || !callerMayUseHub(caller, found.configuration.hubId)) throw new NotFoundError();
+    return found;
+  }
+
+  async function write(caller: Caller, existing: { configuration: RoutingConfiguration; version: number }, input: ConfigurationInput) {
+    assertHubAllowed(caller, input.hubId);
+    const configuration: RoutingConfiguration = {
+      _id: existing.configuration._id,
+      ...input,
+      organizationId: caller.organizationId,
+      createdTime: existing.configuration.createdTime,
+      updatedTime: formatDateTimeUtc(now()),
+    };
+    await store.replace(configuration, { version: existing.version, hubId: existing.configuration.hubId });
+    return configuration;
+  }
+
+  return {
+    async create(caller: Caller, input: ConfigurationInput): Promise<RoutingConfiguration> {
+      assertHubAllowed(caller, input.hubId);
+      const time = now();
+      const configuration: RoutingConfiguration = {
+        _id: newId(time),
+        ...input,
+        organizationId: caller.organizationId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+      };
+      await store.insert(configuration);
+      return configuration;
+    },
+
+    async get(caller: Caller, configurationId: string): Promise<RoutingConfiguration> {
+      return (await findVisible(caller, configurationId)).configuration;
+    },
+
+    async replace(caller: Caller, configurationId: string, input: ConfigurationInput): Promise<RoutingConfiguration> {
+      return write(caller, await findVisible(caller, configurationId), input);
+    },
+
+    /** Merges the patch over the stored profile and validates the result as a whole (vehicles re-checked against the hub). */
+    async patch(caller: Caller, configurationId: string, patch: ConfigurationPatch): Promise<RoutingConfiguration> {
+      const existing = await findVisible(caller, configurationId);
+      const current = Object.fromEntries(writableConfigurationFields.map((field) => [field, existing.configuration[field]]));
+      return write(caller, existing, parseWith(configurationInputSchema, { ...current, ...patch }));
+    },
+
+    async remove(caller: Caller, configurationId: string): Promise<void> {
+      const existing = await findVisible(caller, configurationId);
+      const previous = { version: existing.version, hubId: existing.configuration.hubId };
+      if (!(await store.remove(caller.organizationId, configurationId, previous))) throw new NotFoundError();
+    },
+
+    async list(caller: Caller, query: { hubId?: string | undefined; limit: number; cursor?: string | undefined }): Promise<ConfigurationPage> {
+      if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
+      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
+    },
+
+    /**
+     * For routing schedules and runs (no caller: the organization comes from the schedule): the
+     * profile as stored, or undefined when it does not exist in that organization.
+     */
+    async findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined> {
+      return (await store.find(organizationId, configurationId))?.configuration;
+    },
+
+    /** For the schedules' `hubId` filter: ids of the hub's profiles. */
+    configurationIdsOfHub(organizationId: string, hubId: string): Promise<string[]> {
+      return store.idsOfHub(organizationId, hubId);
+    },
+  };
+}
+
+export type ConfigurationService = ReturnType<typeof createConfigurationService>;

@@ -1,0 +1,66 @@
+import { IANAZone } from "luxon";
+import { z } from "zod";
+import { idSchema, pageQuery } from "#shared/domain/schemas";
+
+/**
+ * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
+ * configuration profiles each name one hub of their organization.
+ */
+
+/** Canonical spelling of a valid IANA zone (`europe/berlin` → `Europe/Berlin`). */
+function canonicalZone(zone: string): string {
+  return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
+}
+
+export const timeZoneSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .refine((zone) => IANAZone.isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })
+  .transform(canonicalZone);
+
+const hubShape = {
+  name: z.string().trim().min(1).max(100),
+  address: z.string().trim().min(1).max(500),
+  lat: z.number().finite().min(-90).max(90).describe("Latitude of the depot, WGS84 degrees."),
+  lng: z.number().finite().min(-180).max(180).describe("Longitude of the depot, WGS84 degrees."),
+  timeZone: timeZoneSchema
+    .nullable()
+    .describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE)."),
+};
+
+/** POST and PUT: the whole hub; timeZone defaults to null. */
+export const hubInputSchema = z.strictObject({ ...hubShape, timeZone: hubShape.timeZone.default(null) });
+export type HubInput = z.infer<typeof hubInputSchema>;
+
+/** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
+export const hubPatchSchema = z
+  .strictObject(hubShape)
+  .partial()
+  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export type HubPatch = z.infer<typeof hubPatchSchema>;
+
+export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;
+
+export const hubSchema = z.object({
+  _id: idSchema,
+  name: z.string(),
+  address: z.string(),
+  lat: z.number(),
+  lng: z.number(),
+  timeZone: z.string().nullable(),
+  organizationId: z.string(),
+  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+});
+export type Hub = z.infer<typeof hubSchema>;
+
+export const hubParamsSchema = z.strictObject({ hubId: z.string().min(1).max(64) });
+
+export const hubListQuerySchema = pageQuery({});
+
+/** What still names a hub; a hub with any reference cannot be deleted. */
+export const hubReferenceKinds = ["vehicle", "visit", "configuration"] as const;
+export type HubReferenceKind = (typeof hubReferenceKinds)[number];
+export type HubReferenceCounts = Record<HubReferenceKind, number>;

@@ -1,0 +1,192 @@
+import { DateTime } from "luxon";
+import { z } from "zod";
+import { idSchema, pageQuery, timeOfDaySchema } from "#shared/domain/schemas";
+
+/**
+ * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
+ * active visits (status UNASSIGNED or ONGOING), oldest first; dispatch assigns them to a vehicle.
+ */
+export const visitStatuses = ["UNASSIGNED", "ONGOING", "ASSIGNED", "DONE", "FAILED", "CANCELLED"] as const;
+export type VisitStatus = (typeof visitStatuses)[number];
+
+/** Statuses a routing run collects; only these visits are in the sparse active-visits index. */
+export const activeVisitStatuses: readonly VisitStatus[] = ["UNASSIGNED", "ONGOING"];
+export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.includes(status);
+
+const coordinateObjectSchema = z.strictObject({
+  lat: z.number().finite().min(-90).max(90),
+  lng: z.number().finite().min(-180).max(180),
+});
+
+const coordinateTextPattern = /^\s*([+-]?\d+(?:\.\d+)?)\s*,\s*([+-]?\d+(?:\.\d+)?)\s*$/;
+
+/** `{ lat, lng }` or the text `"lat,lng"`; always stored and answered as `{ lat, lng }`. */
+export const coordinateSchema = z
+  .union(
+    [
+      coordinateObjectSchema,
+      z
+        .string()
+        .regex(coordinateTextPattern)
+        .transform((text) => {
+          const [, lat, lng] = coordinateTextPattern.exec(text) as RegExpExecArray;
+          return { lat: Number(lat), lng: Number(lng) };
+        })
+        .pipe(coordinateObjectSchema),
+    ],
+    { error: 'must be { lat, lng } or "lat,lng" with lat in -90..90 and lng in -180..180' },
+  )
+  .describe('WGS84 degrees, as `{ "lat": -6.2, "lng": 106.8 }` or `"-6.2,106.8"`.');
+
+export type Coordinate = z.infer<typeof coordinateObjectSchema>;
+
+const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
+
+/** `Y-m-d H:i` naming a real calendar date (no 2026-02-30). */
+export function isWindowDateTime(value: string): boolean {
+  return dateTimePattern.test(value) && DateTime.fromFormat(value, "yyyy-MM-dd HH:mm", { zone: "UTC" }).isValid;
+}
+
+export function isWindowTimeOfDay(value: string): boolean {
+  return timeOfDaySchema.safeParse(value).success;
+}
+
+const windowTimeSchema = z
+  .string()
+  .refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" });
+
+/**
+ * A window in which service should start. `H:i` windows refer to the day of the run that plans
+ * the visit; `Y-m-d H:i` windows to that date. Both ends use the same form and start < end
+ * (an `H:i` window cannot span midnight: use dated windows for that).
+ */
+export const timeWindowSchema = z
+  .strictObject({ startTime: windowTimeSchema, endTime: windowTimeSchema })
+  .superRefine((window, ctx) => {
+    if (isWindowDateTime(window.startTime) !== isWindowDateTime(window.endTime)) {
+      ctx.addIssue({ code: "custom", path: ["endTime"], message: "startTime and endTime must both be H:i or both be Y-m-d H:i" });
+    } else if (window.endTime <= window.startTime) {
+      // Same fixed-width form on both ends, so text order is time order.
+      ctx.addIssue({ code: "custom", path: ["endTime"], message: "endTime must be after startTime" });
+    }
+  });
+
+export type TimeWindow = z.infer<typeof timeWindowSchema>;
+
+const tagSchema = z.string().trim().min(1).max(50);
+
+/** Set by dispatch only; sending one of them in a body is a 400 naming it. */
+const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"] as const;
+const readOnlyField = z
+  .unknown()
+  .refine(() => false, { message: "is read-only: it is set when the visit is dispatched" })
+  .optional()
+  .describe("Read-only (set by dispatch); sending it is a 400.");
+const readOnlyShape = Object.fromEntries(dispatchFields.map((field) => [field, readOnlyField])) as Record<
+  (typeof dispatchFields)[number],
+  typeof readOnlyField
+>;
+
+const visitShape = {
+  hubId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub."),
+  name: z.string().trim().min(1).max(200),
+  address: z.string().trim().min(1).max(500).nullable(),
+  coordinate: coordinateSchema,
+  timeWindows: z.array(timeWindowSchema).max(10).describe("Service must start inside one of them; empty = any time the vehicle works."),
+  visitTime: z
+    .number()
+    .finite()
+    .min(0)
+    .max(1440)
+    .nullable()
+    .describe("Service duration in minutes; null = the configuration profile's defaultVisitTime."),
+  capacity: z
+    .strictObject({ weight: z.number().finite().min(0).optional(), volume: z.number().finite().min(0).optional() })
+    .describe("Load the visit takes up on the vehicle, in the units of the vehicles' capacity."),
+  tags: z
+    .array(tagSchema)
+    .max(10)
+    .refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" })
+    .describe("Only a vehicle whose tags include all of these may serve the visit."),
+  status: z
+    .enum(visitStatuses)
+    .describe(
+      "UNASSIGNED and ONGOING visits are active (collected by routing runs). ASSIGNED is set by dispatch only. Setting UNASSIGNED clears the dispatch fields.",
+    ),
+};
+
+export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED" } as const;
+
+export const visitInputSchema = z.strictObject({
+  hubId: visitShape.hubId,
+  name: visitShape.name,
+  address: visitShape.address.default(visitDefaults.address),
+  coordinate: visitShape.coordinate,
+  timeWindows: visitShape.timeWindows.default([]),
+  visitTime: visitShape.visitTime.default(visitDefaults.visitTime),
+  capacity: visitShape.capacity.default({}),
+  tags: visitShape.tags.default([]),
+  status: visitShape.status.default(visitDefaults.status),
+  ...readOnlyShape,
+});
+export type VisitInput = z.infer<typeof visitInputSchema>;
+
+export const visitPatchSchema = z
+  .strictObject({ ...visitShape, ...readOnlyShape })
+  .partial()
+  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export type VisitPatch = z.infer<typeof visitPatchSchema>;
+
+export const writableVisitFields = [
+  "hubId",
+  "name",
+  "address",
+  "coordinate",
+  "timeWindows",
+  "visitTime",
+  "capacity",
+  "tags",
+  "status",
+] as const satisfies ReadonlyArray<keyof VisitInput>;
+
+export const visitDispatchSchema = z.object({
+  assignedVehicleId: z.string().nullable().describe("Vehicle the visit was dispatched to."),
+  routingResultId: z.string().nullable().describe("Routing result the dispatch came from."),
+  routePlannedOrder: z.number().int().nullable().describe("1-based position on the vehicle's route."),
+  eta: z.string().nullable().describe("Planned arrival, Y-m-d H:i (the hub's time zone)."),
+  etd: z.string().nullable().describe("Planned departure, Y-m-d H:i (the hub's time zone)."),
+});
+export type VisitDispatch = z.infer<typeof visitDispatchSchema>;
+
+export const noDispatch: VisitDispatch = { assignedVehicleId: null, routingResultId: null, routePlannedOrder: null, eta: null, etd: null };
+
+export const visitSchema = z.object({
+  _id: idSchema,
+  hubId: z.string(),
+  name: z.string(),
+  address: z.string().nullable(),
+  coordinate: coordinateObjectSchema,
+  timeWindows: z.array(z.object({ startTime: z.string(), endTime: z.string() })),
+  visitTime: z.number().nullable(),
+  capacity: visitShape.capacity,
+  tags: z.array(z.string()),
+  status: z.enum(visitStatuses),
+  ...visitDispatchSchema.shape,
+  organizationId: z.string(),
+  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+});
+export type Visit = z.infer<typeof visitSchema>;
+
+export const visitParamsSchema = z.strictObject({ visitId: z.string().min(1).max(64) });
+
+export const visitListQuerySchema = pageQuery({
+  hubId: z.string().min(1).max(64).optional().describe("Visits of this hub only."),
+  status: z.enum(visitStatuses).optional().describe("Visits in this status only."),
+});
+export type VisitListQuery = z.infer<typeof visitListQuerySchema>;

@@ -1,0 +1,129 @@
+import { type Caller, callerMayUseHub } from "#shared/domain/caller";
+import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { newId } from "#shared/domain/ids";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import { parseWith } from "#shared/domain/validation";
+import {
+  noDispatch,
+  type Visit,
+  type VisitDispatch,
+  type VisitInput,
+  visitInputSchema,
+  type VisitListQuery,
+  type VisitPatch,
+  type VisitStatus,
+  writableVisitFields,
+} from "#shared/domain/visits/schema";
+
+export interface VisitPage {
+  items: Visit[];
+  nextCursor: string | null;
+}
+
+export interface VisitListFilter {
+  hubId?: string | undefined;
+  status?: VisitStatus | undefined;
+  /** When the caller is restricted to hubs, only visits of these hubs are listed. */
+  allowedHubIds: string[];
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * Persistence port of visits (DynamoDB in shared/store/visit-store.ts). Writes keep the hub's
+ * reference count (a visit can only name an existing hub; a hub with visits cannot be deleted)
+ * and the sparse active-visits index (only UNASSIGNED/ONGOING visits, by creation time).
+ */
+export interface VisitStore {
+  insert(visit: Visit): Promise<void>;
+  find(organizationId: string, visitId: string): Promise<{ visit: Visit; version: number } | undefined>;
+  /** Replaces the visit if it still has `previous.version`; a new hubId moves it to that hub's partition. */
+  replace(visit: Visit, previous: { version: number; hubId: string }): Promise<void>;
+  remove(organizationId: string, visitId: string, previous: { version: number; hubId: string }): Promise<boolean>;
+  list(organizationId: string, filter: VisitListFilter): Promise<VisitPage>;
+  /** The hub's active visits, oldest first, at most `max` (what a routing run plans). */
+  oldestActive(organizationId: string, hubId: string, max: number): Promise<Visit[]>;
+  /**
+   * Dispatch of one visit: status ASSIGNED plus the dispatch fields, only if the visit is still
+   * active (UNASSIGNED/ONGOING) in that hub. False when it is gone or no longer active.
+   */
+  markDispatched(organizationId: string, hubId: string, visitId: string, dispatch: VisitDispatch, updatedTime: string): Promise<boolean>;
+}
+
+function assertHubAllowed(caller: Caller, hubId: string): void {
+  if (!callerMayUseHub(caller, hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+}
+
+/** Only dispatch assigns a visit; a client may keep ASSIGNED on an assigned visit but not set it. */
+function assertStatusChangeAllowed(from: VisitStatus | undefined, to: VisitStatus): void {
+  if (to === "ASSIGNED" && from !== "ASSIGNED") {
+    throw ValidationError.single("status", "ASSIGNED is set by dispatching a routing result, not by clients");
+  }
+}
+
+function writableFieldsOf(input: VisitInput): Omit<Visit, "_id" | "organizationId" | "createdTime" | "updatedTime" | keyof VisitDispatch> {
+  return Object.fromEntries(writableVisitFields.map((field) => [field, input[field]])) as ReturnType<typeof writableFieldsOf>;
+}
+
+export function createVisitService(store: VisitStore, now: () => Date = () => new Date()) {
+  async function findVisible(caller: Caller, visitId: string) {
+    const found = await store.find(caller.organizationId, visitId);
+    if (!found || !callerMayUseHub(caller, found.visit.hubId)) throw new NotFoundError();
+    return found;
+  }
+
+  return {
+    async create(caller: Caller, input: VisitInput): Promise<Visit> {
+      assertHubAllowed(caller, input.hubId);
+      assertStatusChangeAllowed(undefined, input.status);
+      const time = now();
+      const visit: Visit = {
+        _id: newId(time),
+        ...writableFieldsOf(input),
+        ...noDispatch,
+        organizationId: caller.organizationId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+      };
+      await store.insert(visit);
+      return visit;
+    },
+
+    async get(caller: Caller, visitId: string): Promise<Visit> {
+      return (await findVisible(caller, visitId)).visit;
+    },
+
+    /** Merges the patch over the stored visit and validates the result as a whole visit. */
+    async patch(caller: Caller, visitId: string, patch: VisitPatch): Promise<Visit> {
+      const existing = await findVisible(caller, visitId);
+      const current = Object.fromEntries(writableVisitFields.map((field) => [field, existing.visit[field]]));
+      const merged = parseWith(visitInputSchema, { ...current, ...patch });
+      assertHubAllowed(caller, merged.hubId);
+      assertStatusChangeAllowed(existing.visit.status, merged.status);
+      // Back in the pool: the old assignment no longer holds.
+      const backToPool = merged.status === "UNASSIGNED" && existing.visit.status !== "UNASSIGNED";
+      const visit: Visit = {
+        ...existing.visit,
+        ...writableFieldsOf(merged),
+        ...(backToPool ? noDispatch : {}),
+        updatedTime: formatDateTimeUtc(now()),
+      };
+      await store.replace(visit, { version: existing.version, hubId: existing.visit.hubId });
+      return visit;
+    },
+
+    async remove(caller: Caller, visitId: string): Promise<void> {
+      const existing = await findVisible(caller, visitId);
+      if (!(await store.remove(caller.organizationId, visitId, { version: existing.version, hubId: existing.visit.hubId }))) {
+        throw new NotFoundError();
+      }
+    },
+
+    async list(caller: Caller, query: VisitListQuery): Promise<VisitPage> {
+      if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
+      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
+    },
+  };
+}
+
+export type VisitService = ReturnType<typeof createVisitService>;

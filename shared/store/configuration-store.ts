@@ -1,0 +1,126 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
+import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
+import { ValidationError } from "#shared/domain/errors";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { concurrentUpdateError, getVersioned } from "#shared/store/items";
+import { type ItemKey, keys } from "#shared/store/keys";
+import { type PageQuery, queryPage } from "#shared/store/pagination";
+
+/** Most profile ids `idsOfHub` returns: a hub has a handful of profiles, this only bounds the read. */
+export const maxConfigurationIdsOfHub = 1000;
+
+function configurationItem(configuration: RoutingConfiguration): Record<string, unknown> {
+  return {
+    ...configuration,
+    entity: "configuration",
+    GSI1PK: keys.configurationsByHub(configuration.organizationId, configuration.hubId),
+    GSI1SK: `${keys.configurationPrefix}${configuration._id}`,
+  };
+}
+
+/** One condition check per listed vehicle: it exists and belongs to the profile's hub, at the moment of the write. */
+function vehicleChecks(configuration: RoutingConfiguration): TransactItem[] {
+  return configuration.vehicleIds.map((vehicleId) => ({
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.vehicle(configuration.organizationId, vehicleId),
+      ConditionExpression: "attribute_exists(PK) AND hubId = :hub",
+      ExpressionAttributeValues: { ":hub": configuration.hubId },
+    },
+  }));
+}
+
+/** Entity item 0 is the profile; items 1… are the vehicle checks. */
+async function failure(outcome: Exclude<EntityWriteOutcome, { ok: true }>, configuration: RoutingConfiguration, profileKey: ItemKey) {
+  const missingVehicles = outcome.codes.flatMap((code, index) => (index > 0 && code === "ConditionalCheckFailed" ? [index - 1] : []));
+  if (outcome.codes[0] === "ConditionalCheckFailed" || missingVehicles.length === 0) return versionConflict(profileKey);
+  return new ValidationError(
+    missingVehicles.map((index) => ({
+      field: `vehicleIds.${index}`,
+      message: `vehicle ${configuration.vehicleIds[index]} is not a vehicle of hub ${configuration.hubId}`,
+    })),
+  );
+}
+
+function listQuery(organizationId: string, filter: ConfigurationListFilter): PageQuery {
+  const page = { limit: filter.limit, cursor: filter.cursor };
+  if (filter.hubId !== undefined) return { ...page, index: "GSI1", partition: keys.configurationsByHub(organizationId, filter.hubId) };
+  const values: Record<string, unknown> = {};
+  const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
+    values[`:hub${i}`] = hubId;
+    return `:hub${i}`;
+  });
+  return {
+    ...page,
+    partition: keys.organizationPartition(organizationId),
+    sortKeyPrefix: keys.configurationPrefix,
+    filter: placeholders.length ? { expression: `hubId IN (${placeholders.join(", ")})`, values } : undefined,
+  };
+}
+
+export const dynamoConfigurationStore: ConfigurationStore = {
+  async insert(configuration) {
+    const key = keys.configuration(configuration.organizationId, configuration._id);
+    const outcome = await writeWithHubReferences([putNew(key, configurationItem(configuration)), ...vehicleChecks(configuration)], {
+      organizationId: configuration.organizationId,
+      kind: "configuration",
+      to: configuration.hubId,
+    });
+    if (outcome.ok) return;
+    const error = await failure(outcome, configuration, key);
+    // The profile's own put can only fail on an id collision: something badly wrong, not a client mistake.
+    throw outcome.codes[0] === "ConditionalCheckFailed" ? concurrentUpdateError() : error;
+  },
+
+  async find(organizationId, configurationId) {
+    const found = await getVersioned<RoutingConfiguration>(keys.configuration(organizationId, configurationId));
+    return found && { configuration: configurationSchema.parse(found.value), version: found.version };
+  },
+
+  async replace(configuration, previous) {
+    const key = keys.configuration(configuration.organizationId, configuration._id);
+    const outcome = await writeWithHubReferences(
+      [putVersioned(key, configurationItem(configuration), previous.version), ...vehicleChecks(configuration)],
+      { organizationId: configuration.organizationId, kind: "configuration", from: previous.hubId, to: configuration.hubId },
+    );
+    if (!outcome.ok) throw await failure(outcome, configuration, key);
+  },
+
+  async remove(organizationId, configurationId, previous) {
+    const outcome = await writeWithHubReferences([deleteVersioned(keys.configuration(organizationId, configurationId), previous.version)], {
+      organizationId,
+      kind: "configuration",
+      from: previous.hubId,
+    });
+    return outcome.ok;
+  },
+
+  async list(organizationId, filter) {
+    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    return { items: page.items.map((item) => configurationSchema.parse(item)), nextCursor: page.nextCursor };
+  },
+
+  async idsOfHub(organizationId, hubId) {
+    const ids: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :pk",
+          ExpressionAttributeValues: { ":pk": keys.configurationsByHub(organizationId, hubId) },
+          ProjectionExpression: "#id",
+          ExpressionAttributeNames: { "#id": "_id" },
+          Limit: maxConfigurationIdsOfHub - ids.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      ids.push(...(output.Items ?? []).map((item) => String(item._id)));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey && ids.length < maxConfigurationIdsOfHub);
+    return ids;
+  },
+};

@@ -1,0 +1,232 @@
+import { DeleteCommand, GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { NotFoundError } from "#shared/domain/errors";
+import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
+import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
+import type { HubStore } from "#shared/domain/hubs/service";
+import { documentClient, isConditionalCheckFailed, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
+import { concurrentUpdateError, insertItem } from "#shared/store/items";
+import { type ItemKey, keys } from "#shared/store/keys";
+import { queryPage } from "#shared/store/pagination";
+
+/**
+ * Hubs, and the reference counts that keep them from being deleted while used.
+ *
+ * The hub item carries one counter per kind of thing that names it (`vehicleRefs`, `visitRefs`,
+ * `configurationRefs`). Every write that adds, moves or removes such a reference updates the
+ * counter in the same TransactWriteItems as the entity itself: adding is conditional on the hub
+ * existing (so a reference to a missing or concurrently deleted hub fails as a whole), and deleting
+ * the hub is conditional on every counter being zero. Either the reference or the deletion wins,
+ * never both, and each check is O(1).
+ */
+export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+const counterAttribute: Record<HubReferenceKind, string> = {
+  vehicle: "vehicleRefs",
+  visit: "visitRefs",
+  configuration: "configurationRefs",
+};
+
+function hubItem(hub: Hub): Record<string, unknown> {
+  return { ...hub, entity: "hub" };
+}
+
+/** The item returned with a failed condition arrives marshalled (`{ N: "2" }`): lib-dynamodb does not convert errors. */
+function numberAttribute(value: unknown): number {
+  if (typeof value === "object" && value !== null && "N" in value) return Number((value as { N: string }).N);
+  return Number(value ?? 0);
+}
+
+function referenceCounts(item: Record<string, unknown>): HubReferenceCounts {
+  return Object.fromEntries(hubReferenceKinds.map((kind) => [kind, numberAttribute(item[counterAttribute[kind]])])) as HubReferenceCounts;
+}
+
+function counterUpdate(organizationId: string, hubId: string, kind: HubReferenceKind, delta: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.hub(organizationId, hubId),
+      // attribute_exists: never create a stray hub item by counting on a key that is not a hub.
+      ConditionExpression: "attribute_exists(PK)",
+      UpdateExpression: "ADD #counter :delta",
+      ExpressionAttributeNames: { "#counter": counterAttribute[kind] },
+      ExpressionAttributeValues: { ":delta": delta },
+    },
+  };
+}
+
+export interface HubReferenceChange {
+  organizationId: string;
+  kind: HubReferenceKind;
+  /** Hub the entity named before this write (undefined when it is created). */
+  from?: string | undefined;
+  /** Hub the entity names after this write (undefined when it is deleted). */
+  to?: string | undefined;
+  /** Field reported when `to` is not a hub (default `hubId`). */
+  field?: string;
+}
+
+/** Outcome of the entity items: `conditionFailed` lists each entity item's cancellation code, in order. */
+export type EntityWriteOutcome = { ok: true } | { ok: false; codes: string[] };
+
+/**
+ * Writes `entityItems` and the hub counters of `change` in one transaction.
+ * - a missing target hub → 400 naming the field (reported before entity failures);
+ * - an entity condition failure → `{ ok: false, codes }` for the caller to map (404/409/400);
+ * - a conflicting concurrent transaction → 409 (retry).
+ * A hub that is gone when its counter is decremented (data written before hubs were enforced) has
+ * nothing left to count, so the write is repeated without that decrement.
+ */
+export async function writeWithHubReferences(entityItems: TransactItem[], change: HubReferenceChange): Promise<EntityWriteOutcome> {
+  const moves = change.from !== change.to;
+  const increment = moves && change.to !== undefined ? counterUpdate(change.organizationId, change.to, change.kind, 1) : undefined;
+  let decrement = moves && change.from !== undefined ? counterUpdate(change.organizationId, change.from, change.kind, -1) : undefined;
+  for (;;) {
+    const items = [...entityItems, ...(increment ? [increment] : []), ...(decrement ? [decrement] : [])];
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return { ok: true };
+    } catch (error) {
+      const codes = transactionCancellationCodes(error);
+      if (!codes) throw error;
+      const entityCodes = codes.slice(0, entityItems.length);
+      const incrementCode = increment ? codes[entityItems.length] : undefined;
+      const decrementCode = decrement ? codes[entityItems.length + (increment ? 1 : 0)] : undefined;
+      // A missing hub first: an entity check that depends on the hub (vehicle in hub) fails with it.
+      if (incrementCode === "ConditionalCheckFailed") throw missingHubError(change.field);
+      if (entityCodes.includes("ConditionalCheckFailed")) return { ok: false, codes: entityCodes };
+      if (codes.includes("TransactionConflict")) throw concurrentUpdateError();
+      if (decrementCode === "ConditionalCheckFailed") {
+        decrement = undefined;
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+/** Transaction item: create the entity; its key must be free. */
+export function putNew(key: ItemKey, attributes: Record<string, unknown>): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...attributes, ...key, version: 1 }, ConditionExpression: "attribute_not_exists(PK)" } };
+}
+
+/** Transaction item: replace the entity if it still has `expectedVersion`. */
+export function putVersioned(key: ItemKey, attributes: Record<string, unknown>, expectedVersion: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...attributes, ...key, version: expectedVersion + 1 },
+      ConditionExpression: "version = :expected",
+      ExpressionAttributeValues: { ":expected": expectedVersion },
+    },
+  };
+}
+
+/** Transaction item: delete the entity if it still has `expectedVersion`. */
+export function deleteVersioned(key: ItemKey, expectedVersion: number): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: key,
+      ConditionExpression: "version = :expected",
+      ExpressionAttributeValues: { ":expected": expectedVersion },
+    },
+  };
+}
+
+/** After a versioned write lost its condition: 404 when the item is gone, else 409 (changed meanwhile). */
+export async function versionConflict(key: ItemKey): Promise<Error> {
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: "PK" }));
+  return output.Item ? concurrentUpdateError() : new NotFoundError();
+}
+
+export const dynamoHubStore: HubStore = {
+  async insert(hub) {
+    // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
+    if (!(await insertItem(keys.hub(hub.organizationId, hub._id), hubItem(hub)))) throw concurrentUpdateError();
+  },
+
+  async find(organizationId, hubId) {
+    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }));
+    if (!output.Item) return undefined;
+    return { hub: hubSchema.parse(output.Item), version: Number(output.Item.version ?? 0) };
+  },
+
+  /** SET of the writable fields only: the counters belong to the referencing entities' transactions. */
+  async update(hub, expectedVersion) {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.hub(hub.organizationId, hub._id),
+          ConditionExpression: "#version = :expected",
+          // Every name through a placeholder: several of them are DynamoDB reserved words.
+          UpdateExpression:
+            "SET #name = :name, #address = :address, #lat = :lat, #lng = :lng, #timeZone = :timeZone, #updatedTime = :updatedTime, #version = :next",
+          ExpressionAttributeNames: {
+            "#name": "name",
+            "#address": "address",
+            "#lat": "lat",
+            "#lng": "lng",
+            "#timeZone": "timeZone",
+            "#updatedTime": "updatedTime",
+            "#version": "version",
+          },
+          ExpressionAttributeValues: {
+            ":name": hub.name,
+            ":address": hub.address,
+            ":lat": hub.lat,
+            ":lng": hub.lng,
+            ":timeZone": hub.timeZone,
+            ":updatedTime": hub.updatedTime,
+            ":expected": expectedVersion,
+            ":next": expectedVersion + 1,
+          },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      throw (error as { Item?: unknown }).Item ? concurrentUpdateError() : new NotFoundError();
+    }
+  },
+
+  async remove(organizationId, hubId, expectedVersion) {
+    const unused = Object.values(counterAttribute)
+      .map((attribute) => `(attribute_not_exists(${attribute}) OR ${attribute} = :zero)`)
+      .join(" AND ");
+    try {
+      await documentClient().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.hub(organizationId, hubId),
+          ConditionExpression: `version = :expected AND ${unused}`,
+          ExpressionAttributeValues: { ":expected": expectedVersion, ":zero": 0 },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const item = (error as { Item?: Record<string, unknown> }).Item;
+      if (!item) throw new NotFoundError();
+      const counts = referenceCounts(item);
+      if (Object.values(counts).some((count) => count > 0)) throw hubInUseError(counts);
+      throw concurrentUpdateError();
+    }
+  },
+
+  async list(organizationId, filter) {
+    const values: Record<string, unknown> = {};
+    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
+      values[`:hub${i}`] = hubId;
+      return `:hub${i}`;
+    });
+    const page = await queryPage<Record<string, unknown>>({
+      partition: keys.organizationPartition(organizationId),
+      sortKeyPrefix: keys.hubPrefix,
+      limit: filter.limit,
+      cursor: filter.cursor,
+      filter: placeholders.length ? { expression: `#id IN (${placeholders.join(", ")})`, names: { "#id": "_id" }, values } : undefined,
+    });
+    return { items: page.items.map((item) => hubSchema.parse(item)), nextCursor: page.nextCursor };
+  },
+};

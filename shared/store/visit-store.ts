@@ -1,0 +1,191 @@
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
+import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
+import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
+import { deleteVersioned, putNew, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { concurrentUpdateError } from "#shared/store/items";
+import { keys, withoutStorageAttributes } from "#shared/store/keys";
+import { type PageQuery, queryPage } from "#shared/store/pagination";
+
+/**
+ * Visits live in their hub's partition (`ORG#o#HUB#h` / `VISIT#id`), so a run reads one hub's
+ * visits without touching others. Three more things are kept in step, in the same transaction:
+ * - the sparse active-visits index (GSI1 `ORG#o#HUB#h#ACTIVE` / `<id>`), present only while the
+ *   status is UNASSIGNED or ONGOING; ids grow with creation time, so the index is oldest first;
+ * - GSI2 `ORG#o#VISIT` / `VISIT#id`, the organization-wide list;
+ * - a lookup item `ORG#o` / `VISITREF#id` → hubId, so a visit is read by id alone (strongly consistent);
+ * - the hub's visit reference count.
+ */
+function visitItem(visit: Visit): Record<string, unknown> {
+  return {
+    ...visit,
+    entity: "visit",
+    ...(isActiveVisitStatus(visit.status) ? { GSI1PK: keys.activeVisits(visit.organizationId, visit.hubId), GSI1SK: visit._id } : {}),
+    GSI2PK: keys.visitsOfOrganization(visit.organizationId),
+    GSI2SK: `${keys.visitPrefix}${visit._id}`,
+  };
+}
+
+function refItem(visit: Visit): Record<string, unknown> {
+  return { entity: "visitRef", hubId: visit.hubId };
+}
+
+function toVisit(item: Record<string, unknown>): Visit {
+  return visitSchema.parse(withoutStorageAttributes(item));
+}
+
+function listQuery(organizationId: string, filter: VisitListFilter): PageQuery {
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filter.status !== undefined) {
+    conditions.push("#status = :status");
+    names["#status"] = "status";
+    values[":status"] = filter.status;
+  }
+  if (filter.hubId === undefined && filter.allowedHubIds.length > 0) {
+    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
+      values[`:hub${i}`] = hubId;
+      return `:hub${i}`;
+    });
+    conditions.push(`hubId IN (${placeholders.join(", ")})`);
+  }
+  const page = { limit: filter.limit, cursor: filter.cursor, filter: conditions.length ? { expression: conditions.join(" AND "), names, values } : undefined };
+  if (filter.hubId === undefined) return { ...page, index: "GSI2", partition: keys.visitsOfOrganization(organizationId) };
+  // An active status is read from the sparse index: only active visits are touched.
+  if (filter.status !== undefined && isActiveVisitStatus(filter.status)) {
+    return { ...page, index: "GSI1", partition: keys.activeVisits(organizationId, filter.hubId) };
+  }
+  const partition = keys.visit(organizationId, filter.hubId, "").PK;
+  return { ...page, partition, sortKeyPrefix: keys.visitPrefix };
+}
+
+export const dynamoVisitStore: VisitStore = {
+  async insert(visit) {
+    const outcome = await writeWithHubReferences(
+      [
+        putNew(keys.visit(visit.organizationId, visit.hubId, visit._id), visitItem(visit)),
+        putNew(keys.visitRef(visit.organizationId, visit._id), refItem(visit)),
+      ],
+      { organizationId: visit.organizationId, kind: "visit", to: visit.hubId },
+    );
+    // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
+    if (!outcome.ok) throw concurrentUpdateError();
+  },
+
+  async find(organizationId, visitId) {
+    const client = documentClient();
+    const ref = await client.send(new GetCommand({ TableName: tableName(), Key: keys.visitRef(organizationId, visitId), ConsistentRead: true }));
+    if (typeof ref.Item?.hubId !== "string") return undefined;
+    const output = await client.send(
+      new GetCommand({ TableName: tableName(), Key: keys.visit(organizationId, ref.Item.hubId, visitId), ConsistentRead: true }),
+    );
+    if (!output.Item) return undefined;
+    return { visit: toVisit(output.Item), version: Number(output.Item.version ?? 0) };
+  },
+
+  async replace(visit, previous) {
+    const oldKey = keys.visit(visit.organizationId, previous.hubId, visit._id);
+    const items: TransactItem[] = [];
+    if (previous.hubId === visit.hubId) {
+      items.push({
+        Put: {
+          TableName: tableName(),
+          Item: { ...visitItem(visit), ...oldKey, version: previous.version + 1 },
+          ConditionExpression: "version = :expected",
+          ExpressionAttributeValues: { ":expected": previous.version },
+        },
+      });
+    } else {
+      // Another hub is another partition: delete here, create there, repoint the lookup item.
+      items.push(deleteVersioned(oldKey, previous.version), {
+        Put: {
+          TableName: tableName(),
+          Item: { ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: previous.version + 1 },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      });
+      items.push({ Put: { TableName: tableName(), Item: { ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) } } });
+    }
+    const outcome = await writeWithHubReferences(items, { organizationId: visit.organizationId, kind: "visit", from: previous.hubId, to: visit.hubId });
+    if (!outcome.ok) throw await versionConflict(oldKey);
+  },
+
+  async remove(organizationId, visitId, previous) {
+    const outcome = await writeWithHubReferences(
+      [
+        deleteVersioned(keys.visit(organizationId, previous.hubId, visitId), previous.version),
+        { Delete: { TableName: tableName(), Key: keys.visitRef(organizationId, visitId) } },
+      ],
+      { organizationId, kind: "visit", from: previous.hubId },
+    );
+    return outcome.ok;
+  },
+
+  async list(organizationId, filter) {
+    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    return { items: page.items.map(toVisit), nextCursor: page.nextCursor };
+  },
+
+  /** One bounded Query of the sparse index, paged only because DynamoDB returns at most 1 MB per call. */
+  async oldestActive(organizationId, hubId, max) {
+    const visits: Visit[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :pk",
+          ExpressionAttributeValues: { ":pk": keys.activeVisits(organizationId, hubId) },
+          Limit: max - visits.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      visits.push(...(output.Items ?? []).map(toVisit));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey && visits.length < max);
+    return visits;
+  },
+
+  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime) {
+    const active = activeVisitStatuses.map((_, i) => `:active${i}`);
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.visit(organizationId, hubId, visitId),
+          ConditionExpression: `#status IN (${active.join(", ")})`,
+          // Leaving the active statuses = leaving the sparse index (REMOVE its keys).
+          UpdateExpression:
+            "SET #status = :assigned, #vehicle = :vehicle, #result = :result, #order = :order, #eta = :eta, #etd = :etd, #updatedTime = :updatedTime ADD #version :one REMOVE GSI1PK, GSI1SK",
+          ExpressionAttributeNames: {
+            "#status": "status",
+            "#vehicle": "assignedVehicleId",
+            "#result": "routingResultId",
+            "#order": "routePlannedOrder",
+            "#eta": "eta",
+            "#etd": "etd",
+            "#updatedTime": "updatedTime",
+            "#version": "version",
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(activeVisitStatuses.map((status, i) => [`:active${i}`, status])),
+            ":assigned": "ASSIGNED" satisfies VisitStatus,
+            ":vehicle": dispatch.assignedVehicleId,
+            ":result": dispatch.routingResultId,
+            ":order": dispatch.routePlannedOrder,
+            ":eta": dispatch.eta,
+            ":etd": dispatch.etd,
+            ":updatedTime": updatedTime,
+            ":one": 1,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  },
+};
