@@ -69,6 +69,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       JWT_AUDIENCE: localAudience,
       JWT_JWKS_JSON: JSON.stringify(options.signingKey.jwks),
       APP_TIMEZONE: process.env.APP_TIMEZONE ?? "UTC",
+      // Development machines run Node 20; the SDK's notice that future releases need Node 22 is noise here.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };

@@ -1,13 +1,43 @@
 import type { ScheduledEvent } from "aws-lambda";
+import { appConfig } from "#shared/config/env";
+import { runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
+import { formatDateTimeUtc } from "#shared/domain/time";
 import { logger } from "#shared/observability/logger";
+import { sendRunMessages } from "#shared/queue/run-queue";
+import { advanceSchedule, claimRunSlot, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /**
  * Invoked every minute by the EventBridge rule (and at each minute boundary by `npm start`).
- * Routing runs (a later issue) will read the due index here and fan due schedules out to SQS;
- * until then the tick only records that it ran.
+ * "Now" is the event's own time, so a delayed or replayed event handles the minute it was for.
  */
-export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number }> => {
+export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number; alreadyClaimed: number; missed: number; failed: number }> => {
+  const now = new Date(event.time);
   logger.setContext({ job: "scheduler-tick", tickTime: event.time });
-  logger.debug("scheduler tick");
-  return { enqueued: 0 };
+  const timeZone = appConfig().APP_TIMEZONE;
+  const ports: SchedulerTickPorts = {
+    shardCount: DUE_SHARD_COUNT,
+    listDue: listDueSchedules,
+    readSchedule: readScheduleForTick,
+    claimSlot: (message) => claimRunSlot(message, now),
+    releaseSlot: releaseRunSlot,
+    enqueue: sendRunMessages,
+    advance: (organizationId, scheduleId, handledRunAt) => advanceSchedule(organizationId, scheduleId, handledRunAt, timeZone),
+    recordMissed: (organizationId, scheduleId, missedRunAt) =>
+      recordLogExecuted(organizationId, scheduleId, {
+        status: "SKIPPED",
+        message: `The run due at ${missedRunAt} was missed by more than an hour (the scheduler was not running) and was skipped.`,
+        routingResultId: null,
+        dispatched: null,
+        lastExecute: formatDateTimeUtc(now),
+      }),
+  };
+  const outcome = await runSchedulerTick(ports, now);
+  logger.info("scheduler tick", {
+    enqueued: outcome.enqueued.length,
+    alreadyClaimed: outcome.alreadyClaimed,
+    missed: outcome.missed,
+    failed: outcome.failed,
+  });
+  return { enqueued: outcome.enqueued.length, alreadyClaimed: outcome.alreadyClaimed, missed: outcome.missed, failed: outcome.failed };
 };

@@ -1,0 +1,87 @@
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { ScheduledEvent } from "aws-lambda";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handler as tick } from "#functions/jobs/scheduler-tick";
+import { scheduleService } from "#shared/app/schedules";
+import type { Caller } from "#shared/domain/caller";
+import { dynamoScheduleStore } from "#shared/store/schedule-store";
+import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
+import { newOrganizationId } from "#test/support/local-api";
+
+const tickAt = (time: Date) => tick({ time: time.toISOString() } as ScheduledEvent);
+const caller = (): Caller => ({ userId: "u", organizationId: newOrganizationId(), hubIds: [], permissions: new Set(), permissionDetails: [] });
+
+function dailySchedule(time: string, overrides: Record<string, unknown> = {}) {
+  return {
+    name: "Morning run",
+    configurationId: "conf-1",
+    periode: "daily" as const,
+    schedules: [{ time: [time] }],
+    startTime: "2020-01-01 00:00",
+    endTime: "2099-12-31 23:59",
+    frequency: null,
+    interval: null,
+    autoDispatch: false,
+    active: true,
+    ...overrides,
+  };
+}
+
+async function nextRunOf(organizationId: string, scheduleId: string): Promise<string | null> {
+  return (await dynamoScheduleStore.find(organizationId, scheduleId))?.schedule.nextRunAt ?? null;
+}
+
+describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
+  let sqs: SQSClient;
+  let queueUrl: string;
+
+  beforeAll(async () => {
+    ({ sqs, queueUrl } = await useIsolatedTableAndQueue());
+  });
+
+  it("enqueues a due schedule exactly once even when two ticks run at the same time, then advances it", async () => {
+    const owner = caller();
+    const schedule = await scheduleService.create(owner, dailySchedule("07:00"));
+    const dueAt = (await nextRunOf(owner.organizationId, schedule._id)) as string;
+    const afterDue = new Date(new Date(dueAt).getTime() + 20_000);
+
+    const outcomes = await Promise.all([tickAt(afterDue), tickAt(afterDue)]);
+    const messages = (await drainQueue(sqs, queueUrl)).filter((m: any) => m.scheduleId === schedule._id);
+
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ kind: "schedule", organizationId: owner.organizationId, scheduleId: schedule._id, scheduledFor: dueAt });
+    expect(outcomes.reduce((sum, o) => sum + o.enqueued, 0)).toBe(1);
+    expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+
+    // A repeated tick for the same minute finds nothing more to do.
+    expect((await tickAt(afterDue)).enqueued).toBe(0);
+    expect(await drainQueue(sqs, queueUrl)).toEqual([]);
+  });
+
+  it("leaves schedules that are not due, and paused schedules, alone", async () => {
+    const owner = caller();
+    const later = await scheduleService.create(owner, dailySchedule("08:00"));
+    const paused = await scheduleService.create(owner, dailySchedule("08:00", { active: false }));
+    const laterRun = (await nextRunOf(owner.organizationId, later._id)) as string;
+    const justBefore = new Date(new Date(laterRun).getTime() - 60_000);
+
+    await tickAt(justBefore);
+    const messages = (await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string }>;
+    expect(messages.filter((m) => m.organizationId === owner.organizationId)).toEqual([]);
+    expect(await nextRunOf(owner.organizationId, later._id)).toBe(laterRun);
+    expect(await nextRunOf(owner.organizationId, paused._id)).toBeNull();
+  });
+
+  it("skips a run missed by more than an hour, records why, and moves to the next run", async () => {
+    const owner = caller();
+    const schedule = await scheduleService.create(owner, dailySchedule("09:00"));
+    const dueAt = (await nextRunOf(owner.organizationId, schedule._id)) as string;
+
+    await tickAt(new Date(new Date(dueAt).getTime() + 2 * 3_600_000));
+    const messages = (await drainQueue(sqs, queueUrl)) as Array<{ scheduleId: string }>;
+    expect(messages.filter((m) => m.scheduleId === schedule._id)).toEqual([]);
+    const stored = await dynamoScheduleStore.find(owner.organizationId, schedule._id);
+    expect(stored?.schedule.logExecuted).toMatchObject({ status: "SKIPPED" });
+    expect(stored?.schedule.nextRunAt).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+  });
+});
