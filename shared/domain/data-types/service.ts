@@ -51,6 +51,16 @@ export interface DataTypeStore {
 /** At most this many other data types may be named by relation fields (a transaction holds 100 items). */
 export const MAX_RELATED_DATA_TYPES = 90;
 
+/** A stored type must fit one DynamoDB item (400 KB) with room for keys and attributes. */
+export const MAX_STORED_BYTES = 350_000;
+
+function assertStorable(dataType: DataType): void {
+  const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
+  if (bytes > MAX_STORED_BYTES) {
+    throw ValidationError.single("fields", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES}); shorten descriptions or option lists`);
+  }
+}
+
 export interface DataTypeServiceOptions {
   now?: () => Date;
   /** Test-only (ALLOW_LOOPBACK_PROVIDERS): lets external-api types point at loopback servers. */
@@ -129,6 +139,7 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
       titleRule: "words",
       updatedTime: formatDateTimeUtc(now()),
     };
+    assertStorable(next);
     await store.replace(next, existing.dataType, existing.version, related);
     return toDataTypeView(next);
   }
@@ -147,6 +158,7 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
         createdTime: formatDateTimeUtc(time),
         updatedTime: formatDateTimeUtc(time),
       };
+      assertStorable(dataType);
       await store.create(dataType, related);
       return toDataTypeView(dataType);
     },

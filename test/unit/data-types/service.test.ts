@@ -68,6 +68,14 @@ describe("Service: data types", () => {
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig?.key).toBe("sk_live_1234567890abcd");
     });
 
+    it("rejects a type too large for one stored item with 400 on fields, storing nothing", async () => {
+      const { service } = setup();
+      const options = Array.from({ length: 500 }, (_, i) => `${i}`.padEnd(200, "x"));
+      const fields = [{ type: "title", title: "Name" }, ...Array.from({ length: 4 }, (_, i) => ({ id: `o${i}`, title: "O", type: "option", required: false, optionData: options }))];
+      expect(await failure(service.create(caller, customer({ fields })))).toMatchObject({ status: 400, fields: ["fields"] });
+      expect((await service.list(caller, { limit: 10 })).items).toEqual([]);
+    });
+
     it("checks relation targets in the caller's organization only", async () => {
       const { service } = setup();
       const foreign = await service.create(otherOrg, customer({ name: "Order" }));
