@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { z, ZodType } from "zod";
-import { MissingPermissionError } from "#shared/domain/errors";
+import { AppError, MissingPermissionError } from "#shared/domain/errors";
 import { authenticate } from "#shared/http/authenticate";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
@@ -43,7 +43,8 @@ const requestLogging = (route: RouteDefinition): ApiMiddleware => {
       logger.setContext({ requestId: request.context.awsRequestId, operationId: route.operationId });
     },
     after: async (request) => finish(request.response?.statusCode ?? 0),
-    onError: async (request) => finish(request.response?.statusCode ?? errorToHttpResult(request.error).statusCode),
+    // Runs before the error mapping (middy runs onError in reverse order): read the status without mapping twice.
+    onError: async (request) => finish(request.error instanceof AppError ? request.error.statusCode : 500),
   };
 };
 
