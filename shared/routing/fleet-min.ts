@@ -29,8 +29,9 @@ export function minimiseFleet(
       absenceSum = sumOver(absence, solution.unassigned);
     }
     solution.begin();
-    ruinRecreate.ruin();
-    ruinRecreate.recreate([...solution.unassigned], false);
+    // Make room next to a visit left out.
+    ruinRecreate.ruin(pick(solution.unassigned, random));
+    ruinRecreate.recreate([...solution.unassigned], false, random.next() < 0.5 ? absence : undefined);
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
@@ -76,6 +77,12 @@ function vehicleLowerBound(solution: Solution): number {
     bound = Math.max(bound, Math.ceil(total / largest - 1e-9));
   }
   return bound;
+}
+
+function pick(visits: Set<number>, random: Random): number | undefined {
+  let index = random.int(visits.size);
+  for (const v of visits) if (index-- === 0) return v;
+  return undefined;
 }
 
 function sumOver(values: Float64Array, visits: Iterable<number>): number {

@@ -60,8 +60,8 @@ export class RuinRecreate {
     this.nextRandom = () => random.next();
   }
 
-  /** Removes strings around a random routed visit; returns the removed visits. */
-  ruin(): number[] {
+  /** Removes strings around `seed` (default: a random routed visit); returns the removed visits. */
+  ruin(seed?: number): number[] {
     const { solution, random, parameters } = this;
     const { instance, routes, routeOf } = solution;
     let routed = 0;
@@ -77,8 +77,9 @@ export class RuinRecreate {
     const maxStrings = (4 * parameters.averageRemoved) / (1 + maxLength) - 1;
     const strings = Math.floor(random.next() * maxStrings) + 1;
 
-    let seed = instance.routable[random.int(instance.routable.length)]!;
-    while (routeOf[seed]! < 0) seed = instance.routable[random.int(instance.routable.length)]!;
+    while (seed === undefined || (routeOf[seed]! < 0 && !solution.unassigned.has(seed))) {
+      seed = instance.routable[random.int(instance.routable.length)]!;
+    }
     const removed: number[] = [];
     this.ruined.clear();
     for (let k = -1; k < instance.neighbourCount && this.ruined.size < strings; k++) {
@@ -107,12 +108,14 @@ export class RuinRecreate {
    * first offered to the routes of its nearest neighbours (and to unused vehicles, one per class, if
    * `openVehicles`), and to every other route only if none of those can take it: on large instances
    * this saves most of the work and rarely misses the best position. Visits that fit nowhere stay unassigned.
+   * With `hardness` (per visit), the hardest visits go first instead.
    */
-  recreate(visits: number[], openVehicles: boolean): void {
+  recreate(visits: number[], openVehicles: boolean, hardness?: Float64Array): void {
     const { solution } = this;
     const { instance, routes, routeOf } = solution;
     const nearby = Math.min(instance.neighbourCount, NEARBY_NEIGHBOURS);
-    this.sortForRecreate(visits);
+    if (hardness) this.random.shuffle(visits).sort((a, b) => hardness[b]! - hardness[a]!);
+    else this.sortForRecreate(visits);
     for (const v of visits) {
       this.bestRoute = -1;
       this.best.cost = Infinity;
