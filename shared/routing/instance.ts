@@ -63,7 +63,10 @@ export function buildInstance(problem: RoutingProblem): Instance {
   const travel = problem.travel ?? greatCircleTravel();
   const visitCount = visits.length;
   const vehicleCount = vehicles.length;
-  const dims = Math.max(0, ...visits.map((v) => v.demand?.length ?? 0), ...vehicles.map((k) => k.capacity?.length ?? 0));
+  const dims = [...visits.map((v) => v.demand), ...vehicles.map((k) => k.capacity), ...vehicles.map((k) => k.minCapacity)].reduce(
+    (most, quantities) => Math.max(most, quantities?.length ?? 0),
+    0,
+  );
 
   // Locations: valid visit locations, then distinct vehicle start/end locations, then "nowhere".
   const locations: Location[] = [];
@@ -204,10 +207,10 @@ export function buildInstance(problem: RoutingProblem): Instance {
 
   const neighbourCount = Math.min(NEIGHBOUR_LIST_LENGTH, Math.max(0, routable.length - 1));
   const neighbours = new Int32Array(visitCount * neighbourCount);
+  const distanceTo = new Float64Array(visitCount);
   for (const v of routable) {
     const row = location[v]! * locationCount;
     const others = routable.filter((u) => u !== v);
-    const distanceTo = new Float64Array(visitCount);
     for (const u of others) distanceTo[u] = distance[row + location[u]!]! + distance[location[u]! * locationCount + location[v]!]!;
     others.sort((a, b) => distanceTo[a]! - distanceTo[b]!);
     for (let k = 0; k < neighbourCount; k++) neighbours[v * neighbourCount + k] = others[k]!;
