@@ -53,7 +53,8 @@ export function isWindowTimeOfDay(value: string): boolean {
 
 const windowTimeSchema = z
   .string()
-  .refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" });
+  .refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" })
+  .describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone.");
 
 /**
  * A window in which service should start. `H:i` windows refer to the day of the run that plans
