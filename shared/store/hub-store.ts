@@ -104,6 +104,11 @@ export async function writeWithHubReferences(entityItems: TransactItem[], change
   }
 }
 
+/** A single-item write that met an in-flight transaction on the same item (e.g. a counter update): retryable, 409. */
+function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === "TransactionConflictException";
+}
+
 /** Transaction item: create the entity; its key must be free. */
 export function putNew(key: ItemKey, attributes: Record<string, unknown>): TransactItem {
   return { Put: { TableName: tableName(), Item: { ...attributes, ...key, version: 1 }, ConditionExpression: "attribute_not_exists(PK)" } };
@@ -185,6 +190,7 @@ export const dynamoHubStore: HubStore = {
         }),
       );
     } catch (error) {
+      if (isTransactionConflict(error)) throw concurrentUpdateError();
       if (!isConditionalCheckFailed(error)) throw error;
       throw (error as { Item?: unknown }).Item ? concurrentUpdateError() : new NotFoundError();
     }
@@ -205,6 +211,7 @@ export const dynamoHubStore: HubStore = {
         }),
       );
     } catch (error) {
+      if (isTransactionConflict(error)) throw concurrentUpdateError();
       if (!isConditionalCheckFailed(error)) throw error;
       const item = (error as { Item?: Record<string, unknown> }).Item;
       if (!item) throw new NotFoundError();

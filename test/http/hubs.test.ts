@@ -247,12 +247,13 @@ describe("Hubs API", () => {
       for (const response of creates) expect([201, 400, 409]).toContain(response.status);
       const remaining = (await api.get(`/vehicles?hubId=${hub._id}`)).body.data;
       expect(remaining).toHaveLength(createdCount);
+      // Either the delete won (and no vehicle was created) or the hub is still there with every created vehicle.
       if (deletion?.status === 200) {
         expect(createdCount).toBe(0);
         expect((await api.get(`/hub/${hub._id}`)).status).toBe(404);
       } else {
         expect(deletion?.status).toBe(409);
-        expect(createdCount).toBeGreaterThan(0);
+        expect((await api.get(`/hub/${hub._id}`)).status).toBe(200);
       }
     });
   });
