@@ -19,7 +19,8 @@ export const vehicleRoutes = {
     path: "/vehicle",
     handler: "functions/http/vehicles/create.ts",
     summary: "Create a vehicle",
-    description: "hubId must be one of the caller's hubIds when the token lists any.",
+    description:
+      "hubId must name an existing hub of the organization (400 otherwise) and be one of the caller's hubIds when the token lists any. The hub counts the vehicle as a reference, so it cannot be deleted while the vehicle exists.",
     tag,
     body: vehicleInputSchema,
     responses: { 201: { description: "Created", schema: vehicleBody } },

@@ -14,6 +14,13 @@ describe("Module: keys", () => {
       keys.visit("o1", "h", "v").PK,
       keys.activeVisits("o1", "h"),
       keys.appIntegration("o1", "a").PK,
+      keys.hub("o1", "h").PK,
+      keys.configuration("o1", "c").PK,
+      keys.configurationsByHub("o1", "h"),
+      keys.visitsOfOrganization("o1"),
+      keys.visitRef("o1", "v").PK,
+      keys.routingResult("o1", "r").PK,
+      keys.schedulesByConfiguration("o1", "c"),
     ];
     for (const key of built) expect(key.startsWith("ORG#o1")).toBe(true);
   });
