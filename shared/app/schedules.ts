@@ -1,14 +1,15 @@
+import { findConfiguration, hubConfigurations } from "#shared/app/configurations";
 import { appConfig } from "#shared/config/env";
-import { createScheduleService, noHubConfigurations } from "#shared/domain/schedules/service";
+import { createScheduleService } from "#shared/domain/schedules/service";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 
 /**
- * Composition root of the routing-schedule area. `hubConfigurations` is the port the hubId filter
- * resolves through; it answers no profiles until configuration profiles exist (routing-runs issue),
- * which then plugs in a store-backed implementation here.
+ * Composition root of the routing-schedule area. Schedules name a configuration profile (it must
+ * exist when set), and the `hubId` filter resolves through the hub's profiles.
  */
 export const scheduleService = createScheduleService({
   store: dynamoScheduleStore,
-  hubConfigurations: noHubConfigurations,
+  hubConfigurations,
   timeZone: () => appConfig().APP_TIMEZONE,
+  configurationExists: async (organizationId, configurationId) => (await findConfiguration(organizationId, configurationId)) !== undefined,
 });

@@ -19,7 +19,7 @@
  * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
- * | routing result           | ORG#o                    | RES#id                     |                                             |                                    |
+ * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  */
 export interface ItemKey {
@@ -89,6 +89,8 @@ export const keys = {
   visitRef: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VISITREF#${id}` }),
   routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),
   routingResultPrefix: "RES#",
+  /** GSI1 of routing result items: a hub's results by id (= creation time). */
+  routingResultsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#RES`,
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
   appIntegrationPrefix: "APPINT#",
 } as const;

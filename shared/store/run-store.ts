@@ -1,6 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
-import { scheduleRecordSchema } from "#shared/domain/schedules/schema";
+import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
+import { type Vehicle, vehicleSchema } from "#shared/domain/vehicles/schema";
 import { nextRunAfter } from "#shared/domain/schedules/timetable";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
@@ -105,4 +106,141 @@ export async function recordLogExecuted(organizationId: string, scheduleId: stri
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error; // the schedule was deleted meanwhile: nothing to record on
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run worker: the claim item's status moves ENQUEUED/FAILED → RUNNING → DONE/SKIPPED/FAILED with
+// conditional updates, so a redelivered or duplicated message runs a slot at most once at a time
+// and never again once it is DONE or SKIPPED.
+
+export type RunClaimStatus = "ENQUEUED" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
+
+export interface RunClaim {
+  status: RunClaimStatus;
+  /** The routing result of this slot, fixed at the first start so a retry rewrites the same result. */
+  resultId: string | null;
+  attempts: number;
+}
+
+export async function readRunClaim(organizationId: string, scheduleId: string, slot: string): Promise<RunClaim | undefined> {
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.scheduleRunClaim(organizationId, scheduleId, slot), ConsistentRead: true }),
+  );
+  if (!output.Item) return undefined;
+  return {
+    status: output.Item.status as RunClaimStatus,
+    resultId: (output.Item.resultId as string | undefined) ?? null,
+    attempts: Number(output.Item.attempts ?? 0),
+  };
+}
+
+/**
+ * ENQUEUED/FAILED → RUNNING, or a RUNNING claim whose lease ran out (its worker died) → RUNNING.
+ * Answers the claim as started (its result id is the first start's), or undefined when another
+ * worker holds it or it is finished.
+ */
+export async function startRunClaim(
+  organizationId: string,
+  scheduleId: string,
+  slot: string,
+  proposedResultId: string,
+  now: Date,
+  leaseMs: number,
+): Promise<RunClaim | undefined> {
+  try {
+    const output = await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
+        ConditionExpression: "attribute_exists(PK) AND (#status IN (:enqueued, :failed) OR (#status = :running AND leaseUntil < :now))",
+        UpdateExpression: "SET #status = :running, leaseUntil = :lease, resultId = if_not_exists(resultId, :result), startedAt = :nowIso ADD attempts :one",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":enqueued": "ENQUEUED",
+          ":failed": "FAILED",
+          ":running": "RUNNING",
+          ":now": now.getTime(),
+          ":lease": now.getTime() + leaseMs,
+          ":result": proposedResultId,
+          ":nowIso": now.toISOString(),
+          ":one": 1,
+        },
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    const item = output.Attributes ?? {};
+    return { status: "RUNNING", resultId: String(item.resultId), attempts: Number(item.attempts ?? 1) };
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/** RUNNING → DONE/SKIPPED/FAILED (or straight from ENQUEUED to SKIPPED when the schedule changed). */
+export async function finishRunClaim(
+  organizationId: string,
+  scheduleId: string,
+  slot: string,
+  status: Exclude<RunClaimStatus, "ENQUEUED" | "RUNNING">,
+  message: string | null,
+  now: Date,
+): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
+      ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :running, :failed)",
+      UpdateExpression: "SET #status = :status, outcome = :message, finishedAt = :now REMOVE leaseUntil",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionalCheckFailed(error)) throw error; // already finished by another delivery: nothing to change
+  });
+}
+
+/** Most vehicles a run plans with when the profile lists none (every vehicle of the hub). */
+export const maxHubVehiclesPerRun = 500;
+
+/**
+ * The vehicles a run plans with, read at run time: the profile's `vehicleIds` that still exist and
+ * still belong to the hub, or (empty list) every vehicle of the hub, oldest first, at most 500.
+ */
+export async function vehiclesForRun(organizationId: string, hubId: string, vehicleIds: string[]): Promise<Vehicle[]> {
+  if (vehicleIds.length > 0) {
+    const found: Vehicle[] = [];
+    for (let i = 0; i < vehicleIds.length; i += 100) {
+      let requested: Array<Record<string, unknown>> | undefined = vehicleIds.slice(i, i + 100).map((id) => keys.vehicle(organizationId, id) as unknown as Record<string, unknown>);
+      for (let round = 0; requested && requested.length > 0 && round < 10; round++) {
+        const output = await documentClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested } } }));
+        found.push(...(output.Responses?.[tableName()] ?? []).map((item) => vehicleSchema.parse(item)));
+        requested = output.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined;
+      }
+    }
+    const order = new Map(vehicleIds.map((id, index) => [id, index]));
+    return found.filter((vehicle) => vehicle.hubId === hubId).sort((a, b) => (order.get(a._id) ?? 0) - (order.get(b._id) ?? 0));
+  }
+  const vehicles: Vehicle[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const output = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: "GSI1",
+        KeyConditionExpression: "GSI1PK = :pk",
+        ExpressionAttributeValues: { ":pk": keys.vehiclesByHub(organizationId, hubId) },
+        Limit: maxHubVehiclesPerRun - vehicles.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    vehicles.push(...(output.Items ?? []).map((item) => vehicleSchema.parse(item)));
+    startKey = output.LastEvaluatedKey;
+  } while (startKey && vehicles.length < maxHubVehiclesPerRun);
+  return vehicles;
+}
+
+/** The schedule as stored, for the worker (undefined when deleted). */
+export async function findScheduleForRun(organizationId: string, scheduleId: string): Promise<ScheduleRecord | undefined> {
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.schedule(organizationId, scheduleId), ConsistentRead: true }));
+  return output.Item ? scheduleRecordSchema.parse(output.Item) : undefined;
 }

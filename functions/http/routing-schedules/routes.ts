@@ -43,7 +43,7 @@ export const scheduleRoutes = {
     summary: "List routing schedules",
     description: [
       "Every schedule of the caller's organization, oldest first, or filtered by `configurationId` and/or `hubId`.",
-      "Schedules carry no hub (their configuration profile supplies it), so `hubId` selects the schedules of that hub's configuration profiles; until configuration profiles exist, no schedule belongs to any hub and the answer is empty. A `hubId` the token does not allow is a 400.",
+      "Schedules carry no hub (their configuration profile supplies it), so `hubId` selects the schedules of that hub's configuration profiles. A `hubId` the token does not allow is a 400.",
     ].join("\n\n"),
     tag,
     permission: "view/routing-schedule",

@@ -14,3 +14,15 @@ export const routingRunMessageSchema = z.object({
 });
 
 export type RoutingRunMessage = z.infer<typeof routingRunMessageSchema>;
+
+/** An on-demand run (POST /routing/result): the result exists already (status ongoing); the worker fills it. */
+export const onDemandRunMessageSchema = z.object({
+  kind: z.literal("onDemand"),
+  organizationId: z.string().min(1),
+  resultId: z.string().min(1),
+});
+
+export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;
+
+export const runQueueMessageSchema = z.discriminatedUnion("kind", [routingRunMessageSchema, onDemandRunMessageSchema]);
+export type RunQueueMessage = z.infer<typeof runQueueMessageSchema>;

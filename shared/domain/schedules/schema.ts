@@ -49,7 +49,7 @@ const scheduleShape = {
     .trim()
     .min(1)
     .max(64)
-    .describe("Configuration profile the runs read (it supplies the hub and the vehicles). Stored as sent until configuration profiles exist."),
+    .describe("Configuration profile the runs read (it supplies the hub and the vehicles): must name a profile of the organization when set or changed (400 otherwise); read at run time."),
   periode: z.enum(periodes),
   schedules: z.array(scheduleEntrySchema).min(1, { message: "list at least one entry" }).max(MAX_RUN_TIMES),
   startTime: wallClockSchema
@@ -221,13 +221,17 @@ export const schedulePatchSchema = z
 export type SchedulePatch = z.output<typeof schedulePatchSchema>;
 
 export const logExecutedSchema = z
-  .looseObject({
-    status: z.string().describe("Outcome of the last run, e.g. success, skipped or failed."),
-    reason: z.string().nullable().optional().describe("Why the run was skipped or failed."),
-    routingResultId: z.string().nullable().optional().describe("The routing result the run produced."),
-    dispatch: z.looseObject({}).nullable().optional().describe("Dispatch counts when autoDispatch is on."),
+  .object({
+    status: z.enum(["SUCCESS", "SKIPPED", "FAILED"]).describe("Outcome of the last run."),
+    message: z.string().describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue)."),
+    routingResultId: z.string().nullable().describe("The routing result the run produced; null when none."),
+    dispatched: z
+      .object({ success: z.number().int(), failed: z.number().int() })
+      .nullable()
+      .describe("Visits assigned / not assigned (no longer active) by autoDispatch; null when the run did not dispatch."),
+    lastExecute: z.string().describe("When the outcome was recorded, Y-m-d H:i:s UTC."),
   })
-  .describe("Outcome of the last run; absent until the first run. Written by the scheduler, never by clients.");
+  .describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients.");
 
 const storedEntrySchema = z.object({ day: z.enum(weekdays).optional(), date: z.string().optional(), time: z.array(z.string()) });
 

@@ -57,6 +57,11 @@ export interface ScheduleServiceDependencies {
   /** IANA zone the wall-clock values of every schedule are read in (APP_TIMEZONE). */
   timeZone: () => string;
   now?: () => Date;
+  /**
+   * Whether the organization has this configuration profile. Checked on create and whenever a
+   * write changes `configurationId` (400 naming it otherwise); absent = not checked (unit tests).
+   */
+  configurationExists?: (organizationId: string, configurationId: string) => Promise<boolean>;
 }
 
 /** The stored instant of the next run (ISO 8601 UTC), or null when none is left. */
@@ -64,7 +69,13 @@ export function nextRunAt(schedule: ScheduleInput, after: Date, timeZone: string
   return nextRunAfter(schedule, after, timeZone)?.toISOString() ?? null;
 }
 
-export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date() }: ScheduleServiceDependencies) {
+export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date(), configurationExists }: ScheduleServiceDependencies) {
+  async function assertConfigurationExists(caller: Caller, configurationId: string) {
+    if (configurationExists && !(await configurationExists(caller.organizationId, configurationId))) {
+      throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
+    }
+  }
+
   function toResponse(record: ScheduleRecord): RoutingSchedule {
     const { nextRunAt: storedNextRun, logExecuted, ...rest } = record;
     return {
@@ -86,6 +97,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
   }
 
   async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput) {
+    if (input.configurationId !== existing.schedule.configurationId) await assertConfigurationExists(caller, input.configurationId);
     const time = now();
     const schedule: ScheduleRecord = {
       _id: existing.schedule._id,
@@ -103,6 +115,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
 
   return {
     async create(caller: Caller, input: ScheduleInput): Promise<RoutingSchedule> {
+      await assertConfigurationExists(caller, input.configurationId);
       const time = now();
       const schedule: ScheduleRecord = {
         _id: newId(time),

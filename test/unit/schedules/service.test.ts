@@ -106,14 +106,14 @@ describe("Service: routing schedules", () => {
       const created = await service.create(caller(), input());
       const stored = items.get(`org-a/${created._id}`);
       if (!stored) throw new Error("not stored");
-      stored.schedule.logExecuted = { status: "success", routingResultId: "r1" };
+      stored.schedule.logExecuted = { status: "SUCCESS", message: "done", routingResultId: "r1", dispatched: null, lastExecute: "2026-05-01 07:00:00" };
       setNow("2026-05-15T08:00:00Z");
       const replaced = await service.replace(caller({ userId: "user-9" }), created._id, input({ schedules: [{ day: "sunday", time: ["06:00"] }] }));
       expect(replaced).toMatchObject({
         createdBy: "user-7",
         createdTime: created.createdTime,
         updatedTime: "2026-05-15 08:00:00",
-        logExecuted: { status: "success", routingResultId: "r1" },
+        logExecuted: { status: "SUCCESS", routingResultId: "r1" },
         nextRunTime: "2026-05-17 06:00",
         timeSchedules: ["sunday 06:00"],
       });

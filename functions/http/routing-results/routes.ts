@@ -1,0 +1,80 @@
+import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import {
+  dispatchOutcomeSchema,
+  resultCreateSchema,
+  resultDispatchQuerySchema,
+  resultListQuerySchema,
+  resultParamsSchema,
+  resultRecordSchema,
+  routingResultSchema,
+} from "#shared/domain/routing-results/schema";
+import { defineRoute } from "#shared/http/route";
+
+const tag = "Routing results";
+
+export const routingResultRoutes = {
+  list: defineRoute({
+    operationId: "listRoutingResults",
+    method: "GET",
+    path: "/routing/results",
+    handler: "functions/http/routing-results/list.ts",
+    summary: "List routing results",
+    description: [
+      "The organization's routing results, newest first, optionally only those of `hubId` and/or `createdFrom` (SCHEDULER: created by a routing schedule run; API: created on demand).",
+      "List entries carry the metadata, status and summary but not the routes and dropped visits (up to 1,500 visits each): read one result for those.",
+      "A token restricted to hubs sees the results of those hubs only; a `hubId` it does not allow is a 400.",
+    ].join("\n\n"),
+    tag,
+    query: resultListQuerySchema,
+    responses: { 200: { description: "A page of routing results", schema: pageBodySchema(resultRecordSchema) } },
+    grants: ["tableRead"],
+  }),
+  get: defineRoute({
+    operationId: "getRoutingResult",
+    method: "GET",
+    path: "/routing/result/{resultId}",
+    handler: "functions/http/routing-results/get.ts",
+    summary: "Read a routing result",
+    description: [
+      "The result with its routes (per vehicle: totals and the ordered trips with eta, etd, waiting and distance) and its dropped visits with the reason.",
+      "`routes` and `dropped` are empty while the result is `ongoing` or `failed` (`message` then says why). Times are `Y-m-d H:i` in `summary.timeZone` (the hub's zone, else the application's); distances in metres.",
+    ].join("\n\n"),
+    tag,
+    params: resultParamsSchema,
+    responses: { 200: { description: "The routing result", schema: successBodySchema(routingResultSchema) } },
+    grants: ["tableRead", "bucketRead"],
+  }),
+  create: defineRoute({
+    operationId: "createRoutingResult",
+    method: "POST",
+    path: "/routing/result",
+    handler: "functions/http/routing-results/create.ts",
+    summary: "Run the optimizer on demand for a configuration profile",
+    description: [
+      "Creates a result with `createdFrom: API` and `status: ongoing` and queues the run; the run worker reads the profile (hub, vehicles, settings) and the hub's active visits (oldest first, at most 1,500), plans from the moment it runs, and sets the result `done` (or `failed` with the reason). Poll GET /routing/result/{resultId}.",
+      "The run is not done inside this call (the optimizer may use up to the profile's `timeLimitSeconds`). A hub without active visits or vehicles ends `failed` with the reason. On-demand results are not dispatched automatically: use POST /routing/result/{resultId}/dispatch.",
+      "`configurationId` must name a profile of the organization (and of a hub the token allows): 400 otherwise.",
+    ].join("\n\n"),
+    tag,
+    body: resultCreateSchema,
+    responses: { 201: { description: "Created (ongoing)", schema: successBodySchema(routingResultSchema) } },
+    grants: ["tableWrite", "queueSend"],
+  }),
+  dispatch: defineRoute({
+    operationId: "dispatchRoutingResult",
+    method: "POST",
+    path: "/routing/result/{resultId}/dispatch",
+    handler: "functions/http/routing-results/dispatch.ts",
+    summary: "Dispatch a routing result",
+    description: [
+      "Assigns every visit on the routes of the result (or of the vehicles named in `vehicleIds`): status ASSIGNED with `assignedVehicleId`, `routePlannedOrder`, `eta`, `etd` and `routingResultId`. No request body.",
+      "Each visit is updated only if it is still UNASSIGNED or ONGOING; visits deleted or moved on since the run are left unchanged and counted in `failed`. Dispatching again counts already assigned visits as failed.",
+      "Only a `done` result can be dispatched (409 otherwise). A vehicle id not on the result is a 400 naming `vehicleIds`.",
+    ].join("\n\n"),
+    tag,
+    params: resultParamsSchema,
+    query: resultDispatchQuerySchema,
+    responses: { 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } },
+    grants: ["tableWrite", "bucketRead"],
+  }),
+};

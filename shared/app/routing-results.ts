@@ -1,0 +1,47 @@
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import { findConfiguration } from "#shared/app/configurations";
+import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
+import { appConfig } from "#shared/config/env";
+import { createRoutingResultService } from "#shared/domain/routing-results/service";
+import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
+import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
+import { sqsClient } from "#shared/queue/sqs";
+import { solveRouting } from "#shared/routing/solver";
+import { dynamoHubStore } from "#shared/store/hub-store";
+import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
+import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun } from "#shared/store/run-store";
+
+/** Queues an on-demand run for the run worker (the same queue as schedule runs). */
+export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: appConfig().RUN_QUEUE_URL, MessageBody: JSON.stringify(message) }));
+}
+
+/** Composition root of the routing results area. */
+export const routingResultService = createRoutingResultService({
+  store: dynamoRoutingResultStore,
+  findConfiguration,
+  enqueue: enqueueOnDemandRun,
+  markVisitDispatched,
+  appTimeZone: () => appConfig().APP_TIMEZONE,
+});
+
+/** The run worker's ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
+export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {
+  return {
+    now: () => new Date(),
+    appTimeZone: appConfig().APP_TIMEZONE,
+    readClaim: readRunClaim,
+    startClaim: startRunClaim,
+    finishClaim: finishRunClaim,
+    findSchedule: findScheduleForRun,
+    recordLogExecuted: (organizationId, scheduleId, log) => recordLogExecuted(organizationId, scheduleId, { ...log }),
+    findConfiguration,
+    findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
+    vehiclesForRun,
+    oldestActiveVisits,
+    solve: solveRouting,
+    results: dynamoRoutingResultStore,
+    markVisitDispatched,
+    ...overrides,
+  };
+}

@@ -1,0 +1,51 @@
+import type { VisitDispatch } from "#shared/domain/visits/schema";
+import type { DispatchOutcome, RoutingResultBody } from "#shared/domain/routing-results/schema";
+
+/** Port: assigns one visit if it is still active in that hub (a conditional write); false when it is not. */
+export type MarkVisitDispatched = (
+  organizationId: string,
+  hubId: string,
+  visitId: string,
+  dispatch: VisitDispatch,
+  updatedTime: string,
+) => Promise<boolean>;
+
+/** Parallel visit updates per dispatch: 1,500 conditional writes finish in seconds without a burst. */
+const DISPATCH_CONCURRENCY = 16;
+
+/**
+ * Dispatches routes: every trip's visit gets the vehicle, its order, eta/etd and the result id and
+ * becomes ASSIGNED — each update conditional on the visit still being UNASSIGNED/ONGOING, so a visit
+ * deleted, completed or cancelled since the run is left alone and counted as failed.
+ */
+export async function dispatchRoutes(
+  routes: RoutingResultBody["routes"],
+  target: { organizationId: string; hubId: string; resultId: string },
+  markVisitDispatched: MarkVisitDispatched,
+  updatedTime: string,
+): Promise<DispatchOutcome> {
+  const work = routes.flatMap((route) =>
+    route.trips.map((trip) => ({
+      visitId: trip.visitId,
+      dispatch: {
+        assignedVehicleId: route.vehicleId,
+        routingResultId: target.resultId,
+        routePlannedOrder: trip.order,
+        eta: trip.eta,
+        etd: trip.etd,
+      } satisfies VisitDispatch,
+    })),
+  );
+  const outcome: DispatchOutcome = { success: 0, failed: 0 };
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) {
+      const item = work[next++] as (typeof work)[number];
+      const assigned = await markVisitDispatched(target.organizationId, target.hubId, item.visitId, item.dispatch, updatedTime);
+      if (assigned) outcome.success++;
+      else outcome.failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DISPATCH_CONCURRENCY, work.length) }, lane));
+  return outcome;
+}

@@ -1,0 +1,132 @@
+import { z } from "zod";
+import { idSchema, pageQuery } from "#shared/domain/schemas";
+
+/**
+ * Routing result: the plan one run of the optimizer produced for a hub — per vehicle an ordered
+ * route with eta/etd, the visits it could not place and why, and a summary. Created by routing
+ * schedule runs (`createdFrom: SCHEDULER`) and on demand (`createdFrom: API`).
+ */
+export const resultStatuses = ["ongoing", "done", "failed"] as const;
+export type ResultStatus = (typeof resultStatuses)[number];
+export const resultOrigins = ["SCHEDULER", "API"] as const;
+export type ResultOrigin = (typeof resultOrigins)[number];
+
+const loadSchema = z.record(z.string(), z.number()).describe("Load per enforced capacity dimension (weight, volume).");
+
+export const resultTripSchema = z.object({
+  order: z.number().int().describe("1-based position on the route."),
+  visitId: z.string(),
+  visitName: z.string(),
+  coordinate: z.object({ lat: z.number(), lng: z.number() }),
+  eta: z.string().describe("Arrival, Y-m-d H:i in the hub's time zone."),
+  etd: z.string().describe("Departure after service, Y-m-d H:i in the hub's time zone."),
+  serviceStart: z.string().describe("Start of service (arrival plus waiting), Y-m-d H:i."),
+  waitingMinutes: z.number(),
+  distanceMeters: z.number().describe("Driven from the previous stop (or the hub)."),
+  load: loadSchema.describe("Load delivered so far on this route, this visit included."),
+});
+
+export const resultRouteSchema = z.object({
+  vehicleId: z.string(),
+  vehicleName: z.string(),
+  departure: z.string().describe("Leaves the hub, Y-m-d H:i."),
+  arrival: z.string().describe("Back at the hub (or done with the last visit when returnToHub is false), Y-m-d H:i."),
+  distanceMeters: z.number(),
+  durationMinutes: z.number(),
+  travelMinutes: z.number(),
+  waitingMinutes: z.number(),
+  serviceMinutes: z.number(),
+  load: loadSchema,
+  breaks: z.array(z.object({ start: z.string(), end: z.string(), afterOrder: z.number().int().describe("0 = before the first visit.") })),
+  trips: z.array(resultTripSchema),
+});
+
+export const resultDroppedSchema = z.object({
+  visitId: z.string(),
+  visitName: z.string(),
+  reason: z
+    .string()
+    .describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted"),
+});
+
+export const resultSummarySchema = z.object({
+  vehiclesUsed: z.number().int(),
+  vehiclesAvailable: z.number().int(),
+  visitsPlanned: z.number().int().describe("Active visits the run collected (at most 1,500, oldest first)."),
+  visitsAssigned: z.number().int(),
+  visitsDropped: z.number().int(),
+  distanceMeters: z.number(),
+  durationMinutes: z.number(),
+  planningDay: z.string().describe("Y-m-d the `H:i` visit windows referred to."),
+  timeZone: z.string().describe("Zone of every wall-clock time of the result (the hub's, else the application's)."),
+});
+
+export const resultDispatchSchema = z.object({
+  dispatchedTime: z.string().describe("Y-m-d H:i:s, UTC, of the last dispatch."),
+  vehicleIds: z.array(z.string()).describe("Vehicles dispatched so far."),
+  success: z.number().int().describe("Visits assigned by the last dispatch."),
+  failed: z.number().int().describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run)."),
+});
+
+/** What the result item stores (without the body, which lives in S3: routes and dropped visits of 1,500 visits exceed an item). */
+export const resultRecordSchema = z.object({
+  _id: idSchema,
+  name: z.string(),
+  hubId: z.string(),
+  configurationId: z.string(),
+  scheduleId: z.string().nullable().describe("The schedule whose run created it; null for on-demand results."),
+  createdFrom: z.enum(resultOrigins),
+  status: z.enum(resultStatuses).describe("ongoing while the optimizer runs, then done or failed."),
+  message: z.string().nullable().describe("Why the run failed; null otherwise."),
+  summary: resultSummarySchema.nullable().describe("Null until done."),
+  dispatch: resultDispatchSchema.nullable().describe("Null until dispatched."),
+  runTime: z.string().describe("Planning instant (routes start no earlier), Y-m-d H:i:s UTC."),
+  organizationId: z.string(),
+  createdBy: z.string().describe("User id, or `scheduler`."),
+  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  finishedTime: z.string().nullable().describe("When it became done or failed, Y-m-d H:i:s UTC."),
+});
+export type RoutingResultRecord = z.infer<typeof resultRecordSchema>;
+
+export const resultBodySchema = z.object({ routes: z.array(resultRouteSchema), dropped: z.array(resultDroppedSchema) });
+export type RoutingResultBody = z.infer<typeof resultBodySchema>;
+
+/** GET /routing/result/{id}: the record with its routes and dropped visits (empty until done). */
+export const routingResultSchema = resultRecordSchema.extend(resultBodySchema.shape);
+export type RoutingResult = z.infer<typeof routingResultSchema>;
+
+export const resultParamsSchema = z.strictObject({ resultId: z.string().min(1).max(64) });
+
+export const resultListQuerySchema = pageQuery({
+  hubId: z.string().min(1).max(64).optional().describe("Results of this hub only."),
+  createdFrom: z.enum(resultOrigins).optional().describe("SCHEDULER (schedule runs) or API (on-demand runs)."),
+});
+export type ResultListQuery = z.infer<typeof resultListQuerySchema>;
+
+export const resultCreateSchema = z.strictObject({
+  configurationId: z.string().trim().min(1).max(64).describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings."),
+  name: z.string().trim().min(1).max(200).optional().describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone)."),
+});
+export type ResultCreateInput = z.infer<typeof resultCreateSchema>;
+
+/** Dispatch takes no body: every vehicle of the result, or the ones named in `vehicleIds`. */
+export const resultDispatchQuerySchema = z.strictObject({
+  vehicleIds: z
+    .string()
+    .min(1)
+    .max(4000)
+    .transform((text) => text.split(",").map((id) => id.trim()))
+    .refine((ids) => ids.every((id) => id.length > 0) && new Set(ids).size === ids.length, {
+      message: "vehicleIds must be distinct, comma-separated vehicle ids",
+    })
+    .optional()
+    .describe("Comma-separated ids of the result's vehicles to dispatch; absent = every vehicle of the result."),
+});
+export type ResultDispatchQuery = z.infer<typeof resultDispatchQuerySchema>;
+
+export const dispatchOutcomeSchema = z.object({
+  success: z.number().int().describe("Visits assigned (status ASSIGNED, with vehicle, order, eta, etd and this result's id)."),
+  failed: z.number().int().describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged."),
+});
+export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;

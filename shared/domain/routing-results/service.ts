@@ -1,0 +1,147 @@
+import { DateTime } from "luxon";
+import { type Caller, callerMayUseHub } from "#shared/domain/caller";
+import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
+import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
+import { newId } from "#shared/domain/ids";
+import { dispatchRoutes, type MarkVisitDispatched } from "#shared/domain/routing-results/dispatch";
+import type {
+  DispatchOutcome,
+  ResultCreateInput,
+  ResultDispatchQuery,
+  ResultListQuery,
+  RoutingResult,
+  RoutingResultBody,
+  RoutingResultRecord,
+} from "#shared/domain/routing-results/schema";
+import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
+import { formatDateTimeUtc } from "#shared/domain/time";
+
+export interface ResultListFilter {
+  hubId?: string | undefined;
+  createdFrom?: RoutingResultRecord["createdFrom"] | undefined;
+  /** The caller's hubs when the token restricts them (empty = all). */
+  allowedHubIds: string[];
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Persistence port of routing results (DynamoDB item + S3 body, shared/store/routing-result-store.ts). */
+export interface RoutingResultStore {
+  insert(result: RoutingResultRecord): Promise<void>;
+  /** Writes the result as given (a retried run resets its own result to ongoing). */
+  upsertOngoing(result: RoutingResultRecord): Promise<void>;
+  find(organizationId: string, resultId: string): Promise<RoutingResultRecord | undefined>;
+  readBody(organizationId: string, resultId: string): Promise<RoutingResultBody | undefined>;
+  /** Stores the body, then marks the result done; false when it was done already or is gone. */
+  complete(
+    organizationId: string,
+    resultId: string,
+    body: RoutingResultBody,
+    changes: { summary: NonNullable<RoutingResultRecord["summary"]>; time: string },
+  ): Promise<boolean>;
+  fail(organizationId: string, resultId: string, message: string, time: string): Promise<boolean>;
+  recordDispatch(organizationId: string, resultId: string, dispatch: NonNullable<RoutingResultRecord["dispatch"]>, time: string): Promise<void>;
+  list(organizationId: string, filter: ResultListFilter): Promise<{ items: RoutingResultRecord[]; nextCursor: string | null }>;
+}
+
+export interface RoutingResultServiceDependencies {
+  store: RoutingResultStore;
+  findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
+  enqueue(message: OnDemandRunMessage): Promise<void>;
+  markVisitDispatched: MarkVisitDispatched;
+  appTimeZone: () => string;
+  now?: () => Date;
+}
+
+/** `Y-m-d H:i` in the given zone: the date-time part of result names. */
+export function resultNameTime(instant: Date, timeZone: string): string {
+  return DateTime.fromJSDate(instant, { zone: timeZone }).toFormat("yyyy-MM-dd HH:mm");
+}
+
+export const emptyBody: RoutingResultBody = { routes: [], dropped: [] };
+
+export function createRoutingResultService(deps: RoutingResultServiceDependencies) {
+  const { store } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function findVisible(caller: Caller, resultId: string): Promise<RoutingResultRecord> {
+    const result = await store.find(caller.organizationId, resultId);
+    if (!result || !callerMayUseHub(caller, result.hubId)) throw new NotFoundError();
+    return result;
+  }
+
+  return {
+    async list(caller: Caller, query: ResultListQuery) {
+      if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) {
+        throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+      }
+      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
+    },
+
+    async get(caller: Caller, resultId: string): Promise<RoutingResult> {
+      const result = await findVisible(caller, resultId);
+      const body = result.status === "done" ? ((await store.readBody(caller.organizationId, resultId)) ?? emptyBody) : emptyBody;
+      return { ...result, ...body };
+    },
+
+    /**
+     * On-demand run: the result is created `ongoing` and a run message queued; the run worker fills
+     * it (an API call's 29 s are no budget for the optimizer). The profile is read again at run time.
+     */
+    async createOnDemand(caller: Caller, input: ResultCreateInput): Promise<RoutingResult> {
+      const configuration = await deps.findConfiguration(caller.organizationId, input.configurationId);
+      if (!configuration || !callerMayUseHub(caller, configuration.hubId)) {
+        throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
+      }
+      const time = now();
+      const result: RoutingResultRecord = {
+        _id: newId(time),
+        name: input.name ?? `${configuration.name} - ${resultNameTime(time, deps.appTimeZone())}`,
+        hubId: configuration.hubId,
+        configurationId: configuration._id,
+        scheduleId: null,
+        createdFrom: "API",
+        status: "ongoing",
+        message: null,
+        summary: null,
+        dispatch: null,
+        runTime: formatDateTimeUtc(time),
+        organizationId: caller.organizationId,
+        createdBy: caller.userId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+        finishedTime: null,
+      };
+      await store.insert(result);
+      try {
+        await deps.enqueue({ kind: "onDemand", organizationId: caller.organizationId, resultId: result._id });
+      } catch (error) {
+        // Never leave an ongoing result no worker will ever pick up.
+        await store.fail(caller.organizationId, result._id, "The run could not be queued; create the result again.", formatDateTimeUtc(now()));
+        throw error;
+      }
+      return { ...result, ...emptyBody };
+    },
+
+    async dispatch(caller: Caller, resultId: string, query: ResultDispatchQuery): Promise<DispatchOutcome> {
+      const result = await findVisible(caller, resultId);
+      if (result.status !== "done") throw new ConflictError(`Only a done routing result can be dispatched; this one is ${result.status}.`);
+      const body = (await store.readBody(caller.organizationId, resultId)) ?? emptyBody;
+      let routes = body.routes;
+      if (query.vehicleIds !== undefined) {
+        const ofResult = new Set(routes.map((route) => route.vehicleId));
+        const unknown = query.vehicleIds.filter((id) => !ofResult.has(id));
+        if (unknown.length > 0) throw ValidationError.single("vehicleIds", `not vehicles of this result: ${unknown.join(", ")}`);
+        const wanted = new Set(query.vehicleIds);
+        routes = routes.filter((route) => wanted.has(route.vehicleId));
+      }
+      const time = formatDateTimeUtc(now());
+      const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, deps.markVisitDispatched, time);
+      const vehicleIds = [...new Set([...(result.dispatch?.vehicleIds ?? []), ...routes.map((route) => route.vehicleId)])];
+      await store.recordDispatch(caller.organizationId, resultId, { dispatchedTime: time, vehicleIds, ...outcome }, time);
+      return outcome;
+    },
+  };
+}
+
+export type RoutingResultService = ReturnType<typeof createRoutingResultService>;

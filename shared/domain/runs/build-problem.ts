@@ -1,0 +1,280 @@
+import { DateTime } from "luxon";
+import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
+import type { Hub } from "#shared/domain/hubs/schema";
+import { minutesOfDay } from "#shared/domain/schemas";
+import type { Vehicle } from "#shared/domain/vehicles/schema";
+import type { Visit } from "#shared/domain/visits/schema";
+import type { DropReason, RoutingProblem, RoutingSolution, RoutingVehicle, RoutingVisit, TimeWindow, VehicleBreak } from "#shared/routing/model";
+import { greatCircleTravel } from "#shared/routing/matrix";
+
+/**
+ * Pure mapping between stored records and the optimizer's model (no I/O).
+ *
+ * Times in the problem are minutes since the run instant (the planning origin). Wall-clock values
+ * (working hours, breaks, `H:i` visit windows) are read in the hub's time zone (or the application
+ * time zone when the hub names none):
+ *
+ * - each vehicle works the first shift (the one starting on the day before, the day of, or the day
+ *   after the run) that has not ended at the run instant, from the later of its start and the run
+ *   instant — so a run after the working day plans the next working day;
+ * - the planning day is the date of the later of the run instant and the earliest of those shift
+ *   starts; `H:i` visit windows refer to that day, `Y-m-d H:i` windows are absolute;
+ * - window parts before the run instant are cut off; a visit whose every window has passed is
+ *   dropped before solving (`outside every working time`).
+ */
+export const capacityDimensions = ["weight", "volume"] as const;
+export type CapacityDimension = (typeof capacityDimensions)[number];
+
+export interface RunPlanInput {
+  runAt: Date;
+  hub: Hub;
+  configuration: RoutingConfiguration;
+  vehicles: Vehicle[];
+  visits: Visit[];
+  /** Zone of a hub without its own (APP_TIMEZONE). */
+  appTimeZone: string;
+}
+
+export interface PlannedProblem {
+  problem: RoutingProblem;
+  timeZone: string;
+  /** `Y-m-d` (hub zone) that `H:i` windows referred to. */
+  planningDay: string;
+  /** Capacity dimensions the problem enforces, in demand/capacity order. */
+  dimensions: CapacityDimension[];
+  /** Visits dropped before solving (every window passed). */
+  preDropped: Array<{ visitId: string; reason: DropReason }>;
+}
+
+interface Shift {
+  start: DateTime;
+  end: DateTime;
+  breakWindow: { start: DateTime; end: DateTime } | null;
+}
+
+function shiftOn(day: DateTime, vehicle: Vehicle): Shift {
+  const startMinute = minutesOfDay(vehicle.workingTime.startTime);
+  let length = minutesOfDay(vehicle.workingTime.endTime) + vehicle.workingTime.multiday * 1440 - startMinute;
+  if (length <= 0) length += 1440; // multiday shifts whose end clock is before their start clock (validated on write)
+  const start = day.plus({ minutes: startMinute });
+  let breakWindow: Shift["breakWindow"] = null;
+  if (vehicle.breakTime) {
+    // As validated on write: a break clock time earlier than the shift start belongs to the next day.
+    const rawStart = minutesOfDay(vehicle.breakTime.startTime);
+    const breakStart = rawStart >= startMinute ? rawStart : rawStart + 1440;
+    const breakLength = (minutesOfDay(vehicle.breakTime.endTime) - rawStart + 1440) % 1440;
+    breakWindow = { start: day.plus({ minutes: breakStart }), end: day.plus({ minutes: breakStart + breakLength }) };
+  }
+  return { start, end: start.plus({ minutes: length }), breakWindow };
+}
+
+/** The first shift (from the day before the run on) that has not ended at the run instant. */
+export function currentOrNextShift(vehicle: Vehicle, runAt: DateTime): Shift {
+  const today = runAt.startOf("day");
+  for (const offset of [-1, 0, 1]) {
+    const shift = shiftOn(today.plus({ days: offset }), vehicle);
+    if (shift.end > runAt) return shift;
+  }
+  return shiftOn(today.plus({ days: 2 }), vehicle); // unreachable: a shift of day+1 always ends after the run
+}
+
+const minutesBetween = (origin: DateTime, instant: DateTime) => instant.diff(origin, "minutes").minutes;
+
+function windowsOf(visit: Visit, planningDay: DateTime, origin: DateTime): TimeWindow[] | "all passed" {
+  if (visit.timeWindows.length === 0) return [];
+  const windows: TimeWindow[] = [];
+  for (const window of visit.timeWindows) {
+    const read = (value: string) =>
+      value.length > 5
+        ? DateTime.fromFormat(value, "yyyy-MM-dd HH:mm", { zone: planningDay.zone })
+        : planningDay.plus({ minutes: minutesOfDay(value) });
+    const start = minutesBetween(origin, read(window.startTime));
+    const end = minutesBetween(origin, read(window.endTime));
+    if (end < 0) continue;
+    windows.push({ start: Math.max(0, start), end });
+  }
+  return windows.length ? windows : "all passed";
+}
+
+export function buildRunProblem(input: RunPlanInput): PlannedProblem {
+  const { configuration, hub } = input;
+  const timeZone = hub.timeZone ?? input.appTimeZone;
+  const origin = DateTime.fromJSDate(input.runAt, { zone: timeZone });
+  const depot = { lat: hub.lat, lng: hub.lng };
+  const dimensions = capacityDimensions.filter((dimension) => configuration.capacityConstraint[dimension]);
+
+  const shifts = input.vehicles.map((vehicle) => currentOrNextShift(vehicle, origin));
+  const earliestStart = shifts.reduce<DateTime | undefined>((earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest), undefined);
+  const planningDay = (earliestStart && earliestStart > origin ? earliestStart : origin).startOf("day");
+
+  const vehicles: RoutingVehicle[] = input.vehicles.map((vehicle, index) => {
+    const shift = shifts[index] as Shift;
+    const breaks: VehicleBreak[] = [];
+    if (shift.breakWindow && shift.breakWindow.end > origin) {
+      const earliest = Math.max(0, minutesBetween(origin, shift.breakWindow.start));
+      const latest = minutesBetween(origin, shift.breakWindow.end);
+      if (latest > earliest) breaks.push({ earliestStart: earliest, latestEnd: latest, duration: latest - earliest });
+    }
+    return {
+      id: vehicle._id,
+      start: depot,
+      end: depot,
+      returnToEnd: configuration.returnToHub,
+      capacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.max ?? Infinity),
+      minCapacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.min ?? 0),
+      speedKmh: vehicle.speed ?? configuration.defaultSpeed,
+      workingTime: { start: Math.max(0, minutesBetween(origin, shift.start)), end: minutesBetween(origin, shift.end) },
+      breaks,
+      tags: vehicle.tags,
+      fixedCost: vehicle.fixedCost,
+      ...(vehicle.constraints.maxVisits !== undefined ? { maxVisits: vehicle.constraints.maxVisits } : {}),
+      ...(vehicle.constraints.maxDistanceKm !== undefined ? { maxDistance: vehicle.constraints.maxDistanceKm * 1000 } : {}),
+      ...(vehicle.constraints.maxDurationMinutes !== undefined ? { maxDuration: vehicle.constraints.maxDurationMinutes } : {}),
+    };
+  });
+
+  const visits: RoutingVisit[] = [];
+  const preDropped: PlannedProblem["preDropped"] = [];
+  for (const visit of input.visits) {
+    const windows = windowsOf(visit, planningDay, origin);
+    if (windows === "all passed") {
+      preDropped.push({ visitId: visit._id, reason: "outside every working time" });
+      continue;
+    }
+    visits.push({
+      id: visit._id,
+      location: visit.coordinate,
+      visitTime: visit.visitTime ?? configuration.defaultVisitTime,
+      timeWindows: windows,
+      demand: dimensions.map((dimension) => visit.capacity[dimension] ?? 0),
+      requiredTags: visit.tags,
+    });
+  }
+
+  return {
+    problem: { visits, vehicles, travel: greatCircleTravel(configuration.roadFactor) },
+    timeZone,
+    planningDay: planningDay.toFormat("yyyy-MM-dd"),
+    dimensions,
+    preDropped,
+  };
+}
+
+/** `Y-m-d H:i` of `minutes` after the run instant, in the hub's zone. */
+export function wallClockAt(runAt: Date, minutes: number, timeZone: string): string {
+  return DateTime.fromJSDate(runAt, { zone: timeZone }).plus({ minutes: Math.round(minutes) }).toFormat("yyyy-MM-dd HH:mm");
+}
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export interface ResultTrip {
+  order: number;
+  visitId: string;
+  visitName: string;
+  coordinate: { lat: number; lng: number };
+  eta: string;
+  etd: string;
+  serviceStart: string;
+  waitingMinutes: number;
+  distanceMeters: number;
+  load: Record<string, number>;
+}
+
+export interface ResultRoute {
+  vehicleId: string;
+  vehicleName: string;
+  departure: string;
+  arrival: string;
+  distanceMeters: number;
+  durationMinutes: number;
+  travelMinutes: number;
+  waitingMinutes: number;
+  serviceMinutes: number;
+  load: Record<string, number>;
+  breaks: Array<{ start: string; end: string; afterOrder: number }>;
+  trips: ResultTrip[];
+}
+
+export interface ResultDropped {
+  visitId: string;
+  visitName: string;
+  reason: string;
+}
+
+export interface ResultBody {
+  routes: ResultRoute[];
+  dropped: ResultDropped[];
+}
+
+export interface ResultSummary {
+  vehiclesUsed: number;
+  vehiclesAvailable: number;
+  visitsPlanned: number;
+  visitsAssigned: number;
+  visitsDropped: number;
+  distanceMeters: number;
+  durationMinutes: number;
+  planningDay: string;
+  timeZone: string;
+}
+
+/** The stored result body (per vehicle: totals and ordered trips with eta/etd) and its summary. */
+export function describeSolution(
+  input: RunPlanInput,
+  planned: PlannedProblem,
+  solution: RoutingSolution,
+): { body: ResultBody; summary: ResultSummary } {
+  const at = (minutes: number) => wallClockAt(input.runAt, minutes, planned.timeZone);
+  const visitsById = new Map(input.visits.map((visit) => [visit._id, visit]));
+  const vehiclesById = new Map(input.vehicles.map((vehicle) => [vehicle._id, vehicle]));
+  const loadOf = (load: number[]) => Object.fromEntries(planned.dimensions.map((dimension, d) => [dimension, round(load[d] ?? 0, 3)]));
+
+  const routes: ResultRoute[] = solution.routes.map((route) => ({
+    vehicleId: route.vehicleId,
+    vehicleName: vehiclesById.get(route.vehicleId)?.name ?? route.vehicleId,
+    departure: at(route.departure),
+    arrival: at(route.arrival),
+    distanceMeters: Math.round(route.distance),
+    durationMinutes: round(route.duration),
+    travelMinutes: round(route.travelTime),
+    waitingMinutes: round(route.waitingTime),
+    serviceMinutes: round(route.serviceTime),
+    load: loadOf(route.load),
+    breaks: route.breaks.map((entry) => ({ start: at(entry.start), end: at(entry.end), afterOrder: entry.afterStop + 1 })),
+    trips: route.stops.map((stop, index) => {
+      const visit = visitsById.get(stop.visitId);
+      return {
+        order: index + 1,
+        visitId: stop.visitId,
+        visitName: visit?.name ?? stop.visitId,
+        coordinate: visit?.coordinate ?? { lat: 0, lng: 0 },
+        eta: at(stop.arrival),
+        etd: at(stop.departure),
+        serviceStart: at(stop.start),
+        waitingMinutes: round(stop.waiting),
+        distanceMeters: Math.round(stop.distance),
+        load: loadOf(stop.load),
+      };
+    }),
+  }));
+  const dropped: ResultDropped[] = [...planned.preDropped, ...solution.dropped].map((entry) => ({
+    visitId: entry.visitId,
+    visitName: visitsById.get(entry.visitId)?.name ?? entry.visitId,
+    reason: entry.reason,
+  }));
+  const visitsAssigned = routes.reduce((sum, route) => sum + route.trips.length, 0);
+  return {
+    body: { routes, dropped },
+    summary: {
+      vehiclesUsed: routes.length,
+      vehiclesAvailable: input.vehicles.length,
+      visitsPlanned: input.visits.length,
+      visitsAssigned,
+      visitsDropped: dropped.length,
+      distanceMeters: routes.reduce((sum, route) => sum + route.distanceMeters, 0),
+      durationMinutes: round(routes.reduce((sum, route) => sum + route.durationMinutes, 0)),
+      planningDay: planned.planningDay,
+      timeZone: planned.timeZone,
+    },
+  };
+}

@@ -1,0 +1,240 @@
+import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
+import type { Hub } from "#shared/domain/hubs/schema";
+import { newId } from "#shared/domain/ids";
+import { dispatchRoutes, type MarkVisitDispatched } from "#shared/domain/routing-results/dispatch";
+import type { RoutingResultRecord } from "#shared/domain/routing-results/schema";
+import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
+import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
+import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
+import type { ScheduleRecord } from "#shared/domain/schedules/schema";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import type { Vehicle } from "#shared/domain/vehicles/schema";
+import type { Visit } from "#shared/domain/visits/schema";
+import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+
+/**
+ * The routing-run worker over ports (no AWS here). One message = one run:
+ *
+ * - `schedule` messages are idempotent per `scheduleId#slot` through the slot's claim item
+ *   (ENQUEUED/FAILED → RUNNING → DONE/SKIPPED/FAILED): a redelivery of a finished slot is
+ *   acknowledged without running, a delivery while another worker holds the slot is retried later.
+ *   The run is skipped when the schedule was deleted, paused or changed since the claim.
+ * - `onDemand` messages fill the result POST /routing/result created; a done result is not re-run.
+ *
+ * A run reads the profile (hub, vehicles, settings) at run time, collects the hub's active visits
+ * (oldest first, at most 1,500), runs the optimizer within the time budget, stores the result and,
+ * with autoDispatch, dispatches it. No visits or no vehicles → SKIPPED, no result. Any other
+ * failure → FAILED with the reason and the message is retried by SQS; on the last delivery the
+ * outcome says the message moves to the dead-letter queue.
+ */
+export const MAX_VISITS_PER_RUN = 1500;
+/** Kept free of the Lambda's remaining time for storing and dispatching after the optimizer. */
+export const STORE_AND_DISPATCH_MARGIN_MS = 30_000;
+
+export interface LogExecuted {
+  status: "SUCCESS" | "SKIPPED" | "FAILED";
+  message: string;
+  routingResultId: string | null;
+  dispatched: { success: number; failed: number } | null;
+  lastExecute: string;
+}
+
+export interface RunClaimView {
+  status: "ENQUEUED" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
+  resultId: string | null;
+  attempts: number;
+}
+
+export interface RunWorkerPorts {
+  now(): Date;
+  appTimeZone: string;
+  readClaim(organizationId: string, scheduleId: string, slot: string): Promise<RunClaimView | undefined>;
+  startClaim(organizationId: string, scheduleId: string, slot: string, proposedResultId: string, now: Date, leaseMs: number): Promise<RunClaimView | undefined>;
+  finishClaim(organizationId: string, scheduleId: string, slot: string, status: "DONE" | "SKIPPED" | "FAILED", message: string | null, now: Date): Promise<void>;
+  findSchedule(organizationId: string, scheduleId: string): Promise<ScheduleRecord | undefined>;
+  recordLogExecuted(organizationId: string, scheduleId: string, log: LogExecuted): Promise<void>;
+  findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
+  findHub(organizationId: string, hubId: string): Promise<Hub | undefined>;
+  vehiclesForRun(organizationId: string, hubId: string, vehicleIds: string[]): Promise<Vehicle[]>;
+  oldestActiveVisits(organizationId: string, hubId: string, max: number): Promise<Visit[]>;
+  solve(problem: RoutingProblem, options: SolveOptions): RoutingSolution | Promise<RoutingSolution>;
+  results: RoutingResultStore;
+  markVisitDispatched: MarkVisitDispatched;
+}
+
+export interface DeliveryContext {
+  /** SQS ApproximateReceiveCount of this delivery (1 = first). */
+  receiveCount: number;
+  /** Deliveries before SQS moves the message to the dead-letter queue. */
+  maxReceiveCount: number;
+  remainingTimeMs(): number;
+}
+
+export type RunOutcome =
+  | { outcome: "done"; resultId: string; dispatched: LogExecuted["dispatched"] }
+  | { outcome: "skipped"; reason: string }
+  | { outcome: "failed"; reason: string; retry: true }
+  | { outcome: "ignored"; reason: string }
+  /** Another delivery holds the slot right now: retry later. */
+  | { outcome: "busy"; retry: true };
+
+export const shouldRetry = (outcome: RunOutcome) => "retry" in outcome && outcome.retry;
+
+type Prepared = { kind: "skip"; reason: string } | { kind: "ready"; input: RunPlanInput; configuration: RoutingConfiguration };
+
+class RunFailure extends Error {}
+
+async function prepare(ports: RunWorkerPorts, organizationId: string, configurationId: string, runAt: Date): Promise<Prepared> {
+  const configuration = await ports.findConfiguration(organizationId, configurationId);
+  if (!configuration) throw new RunFailure(`Configuration profile ${configurationId} does not exist.`);
+  const hub = await ports.findHub(organizationId, configuration.hubId);
+  if (!hub) throw new RunFailure(`Hub ${configuration.hubId} of configuration profile ${configurationId} does not exist.`);
+  const vehicles = await ports.vehiclesForRun(organizationId, hub._id, configuration.vehicleIds);
+  if (vehicles.length === 0) {
+    return { kind: "skip", reason: `No vehicles: configuration profile ${configuration.name} lists none that still belong to hub ${hub.name}, or the hub has none.` };
+  }
+  const visits = await ports.oldestActiveVisits(organizationId, hub._id, MAX_VISITS_PER_RUN);
+  if (visits.length === 0) return { kind: "skip", reason: `No active (UNASSIGNED or ONGOING) visits in hub ${hub.name}.` };
+  return { kind: "ready", configuration, input: { runAt, hub, configuration, vehicles, visits, appTimeZone: ports.appTimeZone } };
+}
+
+function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext): number {
+  return Math.max(1000, Math.min(configuration.timeLimitSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
+}
+
+/** Runs the optimizer for a prepared run and stores the result (done). */
+async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext) {
+  const planned = buildRunProblem(prepared.input);
+  const solution = await ports.solve(planned.problem, { timeLimitMs: budgetMs(prepared.configuration, delivery), objective: prepared.configuration.objective });
+  const { body, summary } = describeSolution(prepared.input, planned, solution);
+  const organizationId = prepared.configuration.organizationId;
+  await ports.results.complete(organizationId, resultId, body, { summary, time: formatDateTimeUtc(ports.now()) });
+  return body;
+}
+
+function failureReason(error: unknown): string {
+  if (error instanceof RunFailure) return error.message;
+  return `The run failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function retryNote(delivery: DeliveryContext): string {
+  return delivery.receiveCount >= delivery.maxReceiveCount
+    ? ` Gave up after ${delivery.receiveCount} attempts; the run message moved to the dead-letter queue.`
+    : ` Attempt ${delivery.receiveCount} of ${delivery.maxReceiveCount}; it will be retried.`;
+}
+
+async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const { organizationId, scheduleId, slot } = message;
+  const claim = await ports.readClaim(organizationId, scheduleId, slot);
+  if (!claim) return { outcome: "ignored", reason: "no claim for this slot (expired or released)" };
+  if (claim.status === "DONE" || claim.status === "SKIPPED") return { outcome: "ignored", reason: `slot already ${claim.status}` };
+
+  const skip = async (reason: string, schedule: ScheduleRecord | undefined): Promise<RunOutcome> => {
+    const now = ports.now();
+    await ports.finishClaim(organizationId, scheduleId, slot, "SKIPPED", reason, now);
+    if (schedule) {
+      await ports.recordLogExecuted(organizationId, scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
+    }
+    return { outcome: "skipped", reason };
+  };
+
+  const schedule = await ports.findSchedule(organizationId, scheduleId);
+  if (!schedule) return skip("The schedule was deleted before its run started.", undefined);
+  if (!schedule.active) return skip("The schedule was paused before its run started.", schedule);
+  if (schedule.updatedTime !== message.scheduleUpdatedTime) {
+    return skip(`The schedule was changed (at ${schedule.updatedTime} UTC) after this run was enqueued; the run follows the new timetable instead.`, schedule);
+  }
+
+  const started = await ports.startClaim(organizationId, scheduleId, slot, newId(ports.now()), ports.now(), delivery.remainingTimeMs() + 60_000);
+  if (!started) {
+    const again = await ports.readClaim(organizationId, scheduleId, slot);
+    if (again && (again.status === "DONE" || again.status === "SKIPPED")) return { outcome: "ignored", reason: `slot already ${again.status}` };
+    return { outcome: "busy", retry: true };
+  }
+  const resultId = started.resultId as string;
+  let resultCreated = false;
+  try {
+    const runAt = ports.now();
+    const prepared = await prepare(ports, organizationId, schedule.configurationId, runAt);
+    if (prepared.kind === "skip") return await skip(prepared.reason, schedule);
+
+    const time = formatDateTimeUtc(runAt);
+    const result: RoutingResultRecord = {
+      _id: resultId,
+      name: `${schedule.name} - ${resultNameTime(new Date(message.scheduledFor), ports.appTimeZone)}`,
+      hubId: prepared.input.hub._id,
+      configurationId: prepared.configuration._id,
+      scheduleId,
+      createdFrom: "SCHEDULER",
+      status: "ongoing",
+      message: null,
+      summary: null,
+      dispatch: null,
+      runTime: time,
+      organizationId,
+      createdBy: "scheduler",
+      createdTime: time,
+      updatedTime: time,
+      finishedTime: null,
+    };
+    await ports.results.upsertOngoing(result);
+    resultCreated = true;
+    const body = await optimiseAndStore(ports, prepared, resultId, delivery);
+
+    let dispatched: LogExecuted["dispatched"] = null;
+    if (schedule.autoDispatch) {
+      const dispatchTime = formatDateTimeUtc(ports.now());
+      dispatched = await dispatchRoutes(body.routes, { organizationId, hubId: result.hubId, resultId }, ports.markVisitDispatched, dispatchTime);
+      await ports.results.recordDispatch(organizationId, resultId, { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched }, dispatchTime);
+    }
+    const assigned = body.routes.reduce((sum, route) => sum + route.trips.length, 0);
+    const now = ports.now();
+    await ports.recordLogExecuted(organizationId, scheduleId, {
+      status: "SUCCESS",
+      message: `Routing result created: ${assigned} of ${prepared.input.visits.length} visits on ${body.routes.length} vehicles${dispatched ? `; dispatched ${dispatched.success}, failed ${dispatched.failed}` : ""}.`,
+      routingResultId: resultId,
+      dispatched,
+      lastExecute: formatDateTimeUtc(now),
+    });
+    await ports.finishClaim(organizationId, scheduleId, slot, "DONE", null, now);
+    return { outcome: "done", resultId, dispatched };
+  } catch (error) {
+    const reason = failureReason(error) + retryNote(delivery);
+    const now = ports.now();
+    // Best effort: the failure must reach logExecuted and the claim even if the result cannot be written.
+    if (resultCreated) await ports.results.fail(organizationId, resultId, reason, formatDateTimeUtc(now)).catch(() => undefined);
+    await ports.recordLogExecuted(organizationId, scheduleId, {
+      status: "FAILED",
+      message: reason,
+      routingResultId: resultCreated ? resultId : null,
+      dispatched: null,
+      lastExecute: formatDateTimeUtc(now),
+    });
+    await ports.finishClaim(organizationId, scheduleId, slot, "FAILED", reason, now);
+    return { outcome: "failed", reason, retry: true };
+  }
+}
+
+async function runOnDemand(ports: RunWorkerPorts, message: OnDemandRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const { organizationId, resultId } = message;
+  const result = await ports.results.find(organizationId, resultId);
+  if (!result) return { outcome: "ignored", reason: "the result no longer exists" };
+  if (result.status === "done") return { outcome: "ignored", reason: "the result is done already" };
+  try {
+    const prepared = await prepare(ports, organizationId, result.configurationId, ports.now());
+    if (prepared.kind === "skip") {
+      await ports.results.fail(organizationId, resultId, prepared.reason, formatDateTimeUtc(ports.now()));
+      return { outcome: "skipped", reason: prepared.reason };
+    }
+    await optimiseAndStore(ports, prepared, resultId, delivery);
+    return { outcome: "done", resultId, dispatched: null };
+  } catch (error) {
+    const reason = failureReason(error) + retryNote(delivery);
+    await ports.results.fail(organizationId, resultId, reason, formatDateTimeUtc(ports.now()));
+    return { outcome: "failed", reason, retry: true };
+  }
+}
+
+export function processRunMessage(ports: RunWorkerPorts, message: RunQueueMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  return message.kind === "schedule" ? runSchedule(ports, message, delivery) : runOnDemand(ports, message, delivery);
+}
