@@ -21,6 +21,7 @@ import { type PageQuery, queryPage } from "#shared/store/pagination";
  */
 function resultItem(result: RoutingResultRecord): Record<string, unknown> {
   return {
+    ...keys.routingResult(result.organizationId, result._id),
     ...result,
     entity: "routingResult",
     GSI1PK: keys.routingResultsByHub(result.organizationId, result.hubId),

@@ -126,7 +126,9 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       workingTime: { start: Math.max(0, minutesBetween(origin, shift.start)), end: minutesBetween(origin, shift.end) },
       breaks,
       tags: vehicle.tags,
-      fixedCost: vehicle.fixedCost,
+      // The vehicle's 0–100 priority shifted by one: the hierarchical objective then still counts a
+      // "free" vehicle as a vehicle used (and the optimizer divides by this cost when emptying routes).
+      fixedCost: vehicle.fixedCost + 1,
       ...(vehicle.constraints.maxVisits !== undefined ? { maxVisits: vehicle.constraints.maxVisits } : {}),
       ...(vehicle.constraints.maxDistanceKm !== undefined ? { maxDistance: vehicle.constraints.maxDistanceKm * 1000 } : {}),
       ...(vehicle.constraints.maxDurationMinutes !== undefined ? { maxDuration: vehicle.constraints.maxDurationMinutes } : {}),

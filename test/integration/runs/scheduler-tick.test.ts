@@ -7,6 +7,10 @@ import type { Caller } from "#shared/domain/caller";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
 import { newOrganizationId } from "#test/support/local-api";
+import { seedHub } from "./run-fixtures.ts";
+
+/** Schedules must name an existing configuration profile. */
+const profileOf = async (owner: Caller) => (await seedHub(owner, { vehicles: 0, visits: 0 })).profile._id;
 
 const tickAt = (time: Date) => tick({ time: time.toISOString() } as ScheduledEvent);
 const caller = (): Caller => ({ userId: "u", organizationId: newOrganizationId(), hubIds: [], permissions: new Set(), permissionDetails: [] });
@@ -41,7 +45,8 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
 
   it("enqueues a due schedule exactly once even when two ticks run at the same time, then advances it", async () => {
     const owner = caller();
-    const schedule = await scheduleService.create(owner, dailySchedule("07:00"));
+    const configurationId = await profileOf(owner);
+    const schedule = await scheduleService.create(owner, dailySchedule("07:00", { configurationId }));
     const dueAt = (await nextRunOf(owner.organizationId, schedule._id)) as string;
     const afterDue = new Date(new Date(dueAt).getTime() + 20_000);
 
@@ -60,8 +65,9 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
 
   it("leaves schedules that are not due, and paused schedules, alone", async () => {
     const owner = caller();
-    const later = await scheduleService.create(owner, dailySchedule("08:00"));
-    const paused = await scheduleService.create(owner, dailySchedule("08:00", { active: false }));
+    const configurationId = await profileOf(owner);
+    const later = await scheduleService.create(owner, dailySchedule("08:00", { configurationId }));
+    const paused = await scheduleService.create(owner, dailySchedule("08:00", { configurationId, active: false }));
     const laterRun = (await nextRunOf(owner.organizationId, later._id)) as string;
     const justBefore = new Date(new Date(laterRun).getTime() - 60_000);
 
@@ -74,7 +80,8 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
 
   it("skips a run missed by more than an hour, records why, and moves to the next run", async () => {
     const owner = caller();
-    const schedule = await scheduleService.create(owner, dailySchedule("09:00"));
+    const configurationId = await profileOf(owner);
+    const schedule = await scheduleService.create(owner, dailySchedule("09:00", { configurationId }));
     const dueAt = (await nextRunOf(owner.organizationId, schedule._id)) as string;
 
     await tickAt(new Date(new Date(dueAt).getTime() + 2 * 3_600_000));
