@@ -1,0 +1,242 @@
+import type { Message } from "@aws-sdk/client-sqs";
+import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { handler as runWorker } from "#functions/jobs/routing-run";
+import { appConfig } from "#shared/config/env";
+import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+
+/**
+ * The routing results API through the local gateway. On-demand runs are queued on the stack's run
+ * queue; the test hands its own messages to the run worker (the test stack runs no poller).
+ */
+const sqs = new SQSClient({});
+
+async function post(api: ApiClient, path: string, body: unknown) {
+  const response = await api.post(path, body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+async function tenantWithPlan(options: { visits?: number; claims?: Record<string, unknown> } = {}) {
+  const tenant = newTenant(options.claims);
+  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const vehicles = [];
+  for (const name of ["Van 1", "Van 2"]) {
+    vehicles.push(await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: { startTime: "00:00", endTime: "23:59" } }));
+  }
+  const visits = [];
+  for (let i = 0; i < (options.visits ?? 3); i++) {
+    visits.push(await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` }));
+  }
+  const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+  return { ...tenant, hub, vehicles, visits, profile };
+}
+
+/** Delivers these results' queued runs to the worker (other messages are made visible again at once). */
+async function runQueued(...resultIds: string[]) {
+  const queueUrl = appConfig().RUN_QUEUE_URL;
+  const waiting = new Set(resultIds);
+  for (let attempt = 0; attempt < 50 && waiting.size > 0; attempt++) {
+    const messages = await receive(sqs, queueUrl);
+    const mine: Message[] = [];
+    for (const message of messages) {
+      const resultId = JSON.parse(message.Body as string).resultId;
+      if (waiting.has(resultId)) {
+        mine.push(message);
+        waiting.delete(resultId);
+      } else {
+        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+      }
+    }
+    if (mine.length > 0) await acknowledge(sqs, queueUrl, mine, await runWorker(sqsEvent(mine)));
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (waiting.size > 0) throw new Error(`no run message for results ${[...waiting].join(", ")}`);
+}
+
+async function doneResult(tenant: { api: ApiClient; profile: { _id: string } }) {
+  const created = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+  await runQueued(created._id);
+  return (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
+}
+
+const fields = (response: { body: { errors?: Array<{ field: string }> } }) => (response.body.errors ?? []).map((e) => e.field);
+
+describe("Routing results", () => {
+  describe("POST /routing/result (on-demand run)", () => {
+    it("creates an ongoing API result, queues the run, and the worker makes it done with routes and a summary", async () => {
+      const tenant = await tenantWithPlan();
+      const created = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
+      expect(created.status).toBe(201);
+      expect(created.body.data).toMatchObject({
+        createdFrom: "API",
+        status: "ongoing",
+        hubId: tenant.hub._id,
+        configurationId: tenant.profile._id,
+        scheduleId: null,
+        routes: [],
+        dropped: [],
+      });
+      expect(created.body.data.name).toMatch(/^Plan - \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+
+      await runQueued(created.body.data._id);
+      const read = await tenant.api.get(`/routing/result/${created.body.data._id}`);
+      expect(read.status).toBe(200);
+      const result = read.body.data;
+      expect(result).toMatchObject({ status: "done", message: null, summary: { visitsPlanned: 3, visitsAssigned: 3, visitsDropped: 0, timeZone: "UTC" } });
+      const trips = result.routes.flatMap((route: { trips: Array<{ visitId: string; order: number; eta: string; etd: string }> }) => route.trips);
+      expect(trips.map((trip: { visitId: string }) => trip.visitId).sort()).toEqual(tenant.visits.map((v) => v._id).sort());
+      for (const trip of trips) {
+        expect(trip.eta <= trip.etd).toBe(true);
+        expect(trip.eta).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+      }
+      // Planning only: the visits stay unassigned until dispatched.
+      for (const visit of tenant.visits) expect((await tenant.api.get(`/visit/${visit._id}`)).body.data.status).toBe("UNASSIGNED");
+    });
+
+    it("takes a name; a hub without active visits ends failed with the reason", async () => {
+      const tenant = await tenantWithPlan({ visits: 0 });
+      const created = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "Friday run" });
+      expect(created.name).toBe("Friday run");
+      await runQueued(created._id);
+      expect((await tenant.api.get(`/routing/result/${created._id}`)).body.data).toMatchObject({
+        status: "failed",
+        message: expect.stringContaining("No active"),
+        routes: [],
+      });
+    });
+
+    it.each([
+      ["missing configurationId", {}, "configurationId"],
+      ["blank configurationId", { configurationId: " " }, "configurationId"],
+      ["unknown configurationId", { configurationId: "0123456789abcdef01234567" }, "configurationId"],
+      ["blank name", { configurationId: "x", name: "" }, "name"],
+      ["unknown field", { configurationId: "x", hubId: "h" }, "hubId"],
+    ])("rejects %s with 400 naming the field and stores nothing", async (_, body, field) => {
+      const tenant = newTenant();
+      const response = await tenant.api.post("/routing/result", body);
+      expect(response.status).toBe(400);
+      expect(fields(response)).toContain(field);
+      expect((await tenant.api.get("/routing/results")).body.data).toEqual([]);
+    });
+
+    it("rejects another organization's profile (400) and a profile of a hub the token does not allow", async () => {
+      const owner = await tenantWithPlan({ visits: 0 });
+      const other = newTenant();
+      const foreign = await other.api.post("/routing/result", { configurationId: owner.profile._id });
+      expect(foreign.status).toBe(400);
+      expect(fields(foreign)).toEqual(["configurationId"]);
+      const restricted = apiClient(tokenFor({ organizationId: owner.organizationId, hubIds: ["another-hub"] }));
+      expect((await restricted.post("/routing/result", { configurationId: owner.profile._id })).status).toBe(400);
+      expect((await owner.api.get("/routing/results")).body.data).toEqual([]);
+    });
+  });
+
+  describe("GET /routing/results and /routing/result/{id}", () => {
+    it("lists newest first, filters by hubId and createdFrom, pages with a cursor, and hides other organizations' results", async () => {
+      const tenant = await tenantWithPlan({ visits: 0 });
+      const first = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "first" });
+      const second = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "second" });
+      const secondHub = await post(tenant.api, "/hub", { name: "Other", address: "x", lat: 1, lng: 1 });
+      const otherProfile = await post(tenant.api, "/routing/configuration", { name: "Other plan", hubId: secondHub._id });
+      const third = await post(tenant.api, "/routing/result", { configurationId: otherProfile._id, name: "third" });
+
+      const names = async (query: string) => (await tenant.api.get(`/routing/results${query}`)).body.data.map((r: { name: string }) => r.name);
+      expect(await names("")).toEqual(["third", "second", "first"]);
+      expect(await names(`?hubId=${tenant.hub._id}`)).toEqual(["second", "first"]);
+      expect(await names("?createdFrom=API")).toEqual(["third", "second", "first"]);
+      expect(await names("?createdFrom=SCHEDULER")).toEqual([]);
+
+      const page = await tenant.api.get("/routing/results?limit=2");
+      expect(page.body.data.map((r: { _id: string }) => r._id)).toEqual([third._id, second._id]);
+      const next = await tenant.api.get(`/routing/results?limit=2&cursor=${page.body.nextCursor}`);
+      expect(next.body).toMatchObject({ nextCursor: null });
+      expect(next.body.data.map((r: { _id: string }) => r._id)).toEqual([first._id]);
+      expect(page.body.data[0]).not.toHaveProperty("routes");
+
+      const other = newTenant();
+      expect((await other.api.get("/routing/results")).body.data).toEqual([]);
+      expect((await other.api.get(`/routing/result/${first._id}`)).status).toBe(404);
+      expect((await other.api.get(`/routing/results?limit=2&cursor=${page.body.nextCursor}`)).status).toBe(400);
+      const restricted = apiClient(tokenFor({ organizationId: tenant.organizationId, hubIds: [secondHub._id] }));
+      expect((await restricted.get("/routing/results")).body.data.map((r: { name: string }) => r.name)).toEqual(["third"]);
+      expect((await restricted.get(`/routing/result/${first._id}`)).status).toBe(404);
+      expect((await restricted.get(`/routing/results?hubId=${tenant.hub._id}`)).status).toBe(400);
+      await runQueued(first._id, second._id, third._id); // leave the queue clean
+    });
+
+    it.each([
+      ["createdFrom", "?createdFrom=MANUAL"],
+      ["limit", "?limit=0"],
+      ["cursor", "?cursor=not-a-cursor"],
+      ["foo", "?foo=1"],
+    ])("rejects an invalid %s with 400", async (field, query) => {
+      const response = await newTenant().api.get(`/routing/results${query}`);
+      expect(response.status).toBe(400);
+      expect(fields(response)).toContain(field);
+    });
+
+    it("answers 404 for an unknown result", async () => {
+      expect((await newTenant().api.get("/routing/result/0123456789abcdef01234567")).status).toBe(404);
+    });
+  });
+
+  describe("POST /routing/result/{id}/dispatch", () => {
+    it("assigns the result's visits (vehicle, order, eta/etd, result id); a second dispatch counts them failed", async () => {
+      const tenant = await tenantWithPlan();
+      const result = await doneResult(tenant);
+      const dispatched = await tenant.api.post(`/routing/result/${result._id}/dispatch`);
+      expect(dispatched.status).toBe(200);
+      expect(dispatched.body.data).toEqual({ success: 3, failed: 0 });
+
+      for (const route of result.routes) {
+        for (const trip of route.trips) {
+          expect((await tenant.api.get(`/visit/${trip.visitId}`)).body.data).toMatchObject({
+            status: "ASSIGNED",
+            assignedVehicleId: route.vehicleId,
+            routePlannedOrder: trip.order,
+            eta: trip.eta,
+            etd: trip.etd,
+            routingResultId: result._id,
+          });
+        }
+      }
+      expect((await tenant.api.get(`/routing/result/${result._id}`)).body.data.dispatch).toMatchObject({ success: 3, failed: 0 });
+      expect((await tenant.api.post(`/routing/result/${result._id}/dispatch`)).body.data).toEqual({ success: 0, failed: 3 });
+    });
+
+    it("dispatches only the named vehicles; a visit no longer active is left alone and counted failed", async () => {
+      const tenant = await tenantWithPlan();
+      const result = await doneResult(tenant);
+      const [route] = result.routes;
+      const [firstTrip] = route.trips;
+      await tenant.api.patch(`/visit/${firstTrip.visitId}`, { status: "CANCELLED" });
+      const response = await tenant.api.post(`/routing/result/${result._id}/dispatch?vehicleIds=${route.vehicleId}`);
+      expect(response.body.data).toEqual({ success: route.trips.length - 1, failed: 1 });
+      expect((await tenant.api.get(`/visit/${firstTrip.visitId}`)).body.data.status).toBe("CANCELLED");
+    });
+
+    it("rejects a vehicle not on the result (400), a result not done (409), another organization's result (404)", async () => {
+      const tenant = await tenantWithPlan();
+      const result = await doneResult(tenant);
+      const unknown = await tenant.api.post(`/routing/result/${result._id}/dispatch?vehicleIds=nope`);
+      expect(unknown.status).toBe(400);
+      expect(fields(unknown)).toEqual(["vehicleIds"]);
+      const ongoing = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+      expect((await tenant.api.post(`/routing/result/${ongoing._id}/dispatch`)).status).toBe(409);
+      expect((await newTenant().api.post(`/routing/result/${result._id}/dispatch`)).status).toBe(404);
+      for (const visit of tenant.visits) expect((await tenant.api.get(`/visit/${visit._id}`)).body.data.status).toBe("UNASSIGNED");
+      await runQueued(ongoing._id); // leave the queue clean
+    });
+  });
+
+  it.each([
+    ["GET", "/routing/results"],
+    ["GET", "/routing/result/0123456789abcdef01234567"],
+    ["POST", "/routing/result"],
+    ["POST", "/routing/result/0123456789abcdef01234567/dispatch"],
+  ])("%s %s without a token is 401", async (method, path) => {
+    expect((await apiClient(undefined).request(method, path, method === "POST" ? { body: {} } : {})).status).toBe(401);
+  });
+});
