@@ -1,0 +1,237 @@
+import { describe, expect, it } from "vitest";
+import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
+import type { RoutingResultRecord } from "#shared/domain/routing-results/schema";
+import type { RoutingRunMessage } from "#shared/domain/runs/messages";
+import { type LogExecuted, processRunMessage, type RunClaimView, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
+import type { ScheduleRecord } from "#shared/domain/schedules/schema";
+import type { SolveOptions } from "#shared/routing/model";
+import { solveRouting } from "#shared/routing/solver";
+
+const now = new Date("2026-03-02T06:00:30Z");
+
+const schedule: ScheduleRecord = {
+  _id: "sched-1",
+  name: "Morning run",
+  configurationId: "conf-1",
+  periode: "daily",
+  schedules: [{ time: ["06:00"] }],
+  startTime: "2020-01-01 00:00",
+  endTime: "2099-12-31 23:59",
+  frequency: null,
+  interval: null,
+  autoDispatch: true,
+  active: true,
+  timeSchedules: ["06:00"],
+  nextRunAt: "2026-03-03T06:00:00.000Z",
+  organizationId: "o",
+  createdBy: "u",
+  createdTime: "2026-01-01 00:00:00",
+  updatedTime: "2026-01-01 00:00:00",
+};
+
+const configuration = {
+  _id: "conf-1",
+  name: "Plan",
+  hubId: "hub-1",
+  vehicleIds: [],
+  returnToHub: true,
+  defaultSpeed: 30,
+  defaultVisitTime: 10,
+  capacityConstraint: { weight: true, volume: true },
+  objective: "distance",
+  timeLimitSeconds: 20,
+  roadFactor: 1.3,
+  organizationId: "o",
+  createdTime: "x",
+  updatedTime: "x",
+} satisfies RoutingConfiguration;
+
+const message: RoutingRunMessage = {
+  kind: "schedule",
+  organizationId: "o",
+  scheduleId: "sched-1",
+  slot: "2026-03-02T06:00Z",
+  scheduledFor: "2026-03-02T06:00:00.000Z",
+  scheduleUpdatedTime: "2026-01-01 00:00:00",
+};
+
+const delivery = (receiveCount = 1, remainingMs = 300_000) => ({ receiveCount, maxReceiveCount: 3, remainingTimeMs: () => remainingMs });
+
+/** In-memory ports: one hub with one all-day vehicle and two visits near the depot. */
+function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | undefined = { status: "ENQUEUED", resultId: null, attempts: 0 }) {
+  const state = {
+    claim,
+    logs: [] as LogExecuted[],
+    results: new Map<string, RoutingResultRecord>(),
+    dispatched: [] as string[],
+    solveOptions: [] as SolveOptions[],
+  };
+  const ports: RunWorkerPorts = {
+    now: () => now,
+    appTimeZone: "UTC",
+    readClaim: async () => state.claim && { ...state.claim },
+    startClaim: async (_o, _s, _slot, proposed) => {
+      if (!state.claim || !["ENQUEUED", "FAILED"].includes(state.claim.status)) return undefined;
+      state.claim = { status: "RUNNING", resultId: state.claim.resultId ?? proposed, attempts: state.claim.attempts + 1 };
+      return { ...state.claim };
+    },
+    finishClaim: async (_o, _s, _slot, status) => {
+      if (state.claim) state.claim = { ...state.claim, status };
+    },
+    findSchedule: async () => schedule,
+    recordLogExecuted: async (_o, _s, log) => void state.logs.push(log),
+    findConfiguration: async () => configuration,
+    findHub: async () => ({ _id: "hub-1", name: "Depot", address: "x", lat: -6.2, lng: 106.8, timeZone: null, organizationId: "o", createdTime: "x", updatedTime: "x" }),
+    vehiclesForRun: async () => [
+      {
+        _id: "veh-1",
+        name: "Van",
+        type: "car",
+        plateNumber: null,
+        hubId: "hub-1",
+        assignee: null,
+        capacity: {},
+        speed: 30,
+        workingTime: { startTime: "00:00", endTime: "23:59", multiday: 0 },
+        breakTime: null,
+        tags: [],
+        fixedCost: 0,
+        constraints: {},
+        organizationId: "o",
+        createdTime: "x",
+        updatedTime: "x",
+      },
+    ],
+    oldestActiveVisits: async () =>
+      ["v1", "v2"].map((id, i) => ({
+        _id: id,
+        hubId: "hub-1",
+        name: id,
+        address: null,
+        coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 },
+        timeWindows: [],
+        visitTime: null,
+        capacity: {},
+        tags: [],
+        status: "UNASSIGNED" as const,
+        assignedVehicleId: null,
+        routingResultId: null,
+        routePlannedOrder: null,
+        eta: null,
+        etd: null,
+        organizationId: "o",
+        createdTime: "x",
+        updatedTime: "x",
+      })),
+    solve: (problem, options) => {
+      state.solveOptions.push(options);
+      return solveRouting(problem, { ...options, timeLimitMs: Infinity, maxIterations: 20 });
+    },
+    results: {
+      insert: async (result) => void state.results.set(result._id, result),
+      upsertOngoing: async (result) => void state.results.set(result._id, result),
+      find: async (_o, id) => state.results.get(id),
+      readBody: async () => undefined,
+      complete: async (_o, id, _body, changes) => {
+        const result = state.results.get(id);
+        if (!result) return false;
+        state.results.set(id, { ...result, status: "done", summary: changes.summary });
+        return true;
+      },
+      fail: async (_o, id, text) => {
+        const result = state.results.get(id);
+        if (result) state.results.set(id, { ...result, status: "failed", message: text });
+        return true;
+      },
+      recordDispatch: async () => undefined,
+      list: async () => ({ items: [], nextCursor: null }),
+    },
+    markVisitDispatched: async (_o, _h, visitId) => {
+      state.dispatched.push(visitId);
+      return true;
+    },
+    ...overrides,
+  };
+  return { ports, state };
+}
+
+describe("Domain: routing run worker", () => {
+  it("runs a claimed slot: result named after the schedule and slot, dispatch, SUCCESS, claim DONE", async () => {
+    const { ports, state } = setup();
+    const outcome = await processRunMessage(ports, message, delivery());
+    expect(outcome).toMatchObject({ outcome: "done", dispatched: { success: 2, failed: 0 } });
+    const [result] = [...state.results.values()];
+    expect(result).toMatchObject({ name: "Morning run - 2026-03-02 06:00", createdFrom: "SCHEDULER", status: "done", scheduleId: "sched-1" });
+    expect(state.dispatched.sort()).toEqual(["v1", "v2"]);
+    expect(state.logs).toEqual([
+      expect.objectContaining({ status: "SUCCESS", routingResultId: result?._id, dispatched: { success: 2, failed: 0 }, lastExecute: "2026-03-02 06:00:30" }),
+    ]);
+    expect(state.claim?.status).toBe("DONE");
+  });
+
+  it("gives the optimizer min(profile time limit, remaining Lambda time − margin)", async () => {
+    const roomy = setup();
+    await processRunMessage(roomy.ports, message, delivery(1, 300_000));
+    expect(roomy.state.solveOptions[0]).toMatchObject({ timeLimitMs: 20_000, objective: "distance" });
+    const tight = setup();
+    await processRunMessage(tight.ports, message, delivery(1, 40_000));
+    expect(tight.state.solveOptions[0]?.timeLimitMs).toBe(10_000);
+  });
+
+  it.each([
+    ["DONE", { outcome: "ignored" }],
+    ["SKIPPED", { outcome: "ignored" }],
+    ["RUNNING", { outcome: "busy", retry: true }],
+  ] as const)("a delivery for a %s slot does not run", async (status, expected) => {
+    const { ports, state } = setup({}, { status, resultId: "r", attempts: 1 });
+    expect(await processRunMessage(ports, message, delivery())).toMatchObject(expected);
+    expect(state.results.size).toBe(0);
+    expect(state.logs).toEqual([]);
+  });
+
+  it("skips a schedule changed after the claim (updatedTime differs), with the reason", async () => {
+    const { ports, state } = setup({ findSchedule: async () => ({ ...schedule, updatedTime: "2026-03-02 05:59:59" }) });
+    expect(await processRunMessage(ports, message, delivery())).toMatchObject({ outcome: "skipped" });
+    expect(state.logs[0]).toMatchObject({ status: "SKIPPED", message: expect.stringContaining("changed"), routingResultId: null });
+    expect(state.claim?.status).toBe("SKIPPED");
+    expect(state.results.size).toBe(0);
+  });
+
+  it("a storage failure records FAILED with the reason, marks the result failed and asks SQS to retry; the retry reuses the result id", async () => {
+    let failNext = true;
+    const { ports, state } = setup();
+    const complete = ports.results.complete;
+    ports.results.complete = async (...args) => {
+      if (failNext) throw new Error("S3 unavailable");
+      return complete(...args);
+    };
+    const first = await processRunMessage(ports, message, delivery(1));
+    expect(shouldRetry(first)).toBe(true);
+    expect(state.logs[0]).toMatchObject({ status: "FAILED", message: expect.stringMatching(/S3 unavailable.*Attempt 1 of 3/) });
+    const [failed] = [...state.results.values()];
+    expect(failed).toMatchObject({ status: "failed" });
+    expect(state.claim?.status).toBe("FAILED");
+
+    failNext = false;
+    expect(await processRunMessage(ports, message, delivery(2))).toMatchObject({ outcome: "done", resultId: failed?._id });
+    expect(state.results.size).toBe(1);
+    expect(state.logs[1]).toMatchObject({ status: "SUCCESS" });
+  });
+
+  it("a missing profile fails the run (retried, then the last attempt says dead-letter queue)", async () => {
+    const { ports, state } = setup({ findConfiguration: async () => undefined });
+    expect(await processRunMessage(ports, message, delivery(3))).toMatchObject({ outcome: "failed", retry: true });
+    expect(state.logs[0]?.message).toMatch(/Configuration profile conf-1 does not exist\. Gave up after 3 attempts; .*dead-letter queue/);
+  });
+
+  it("on-demand: fills an ongoing result and leaves a done one alone", async () => {
+    const { ports, state } = setup();
+    const ongoing = { _id: "res-1", configurationId: "conf-1", status: "ongoing" } as RoutingResultRecord;
+    state.results.set("res-1", ongoing);
+    const onDemand = { kind: "onDemand" as const, organizationId: "o", resultId: "res-1" };
+    expect(await processRunMessage(ports, onDemand, delivery())).toMatchObject({ outcome: "done", dispatched: null });
+    expect(state.results.get("res-1")?.status).toBe("done");
+    expect(state.dispatched).toEqual([]);
+    expect(await processRunMessage(ports, onDemand, delivery())).toMatchObject({ outcome: "ignored" });
+  });
+});
