@@ -1,12 +1,11 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
-import { documentClient, tableName } from "#shared/store/dynamo";
+import { tableName } from "#shared/store/dynamo";
 import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
-import { type PageQuery, queryPage } from "#shared/store/pagination";
+import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";
 
 /** Most profile ids `idsOfHub` returns: a hub has a handful of profiles, this only bounds the read. */
 export const maxConfigurationIdsOfHub = 1000;
@@ -103,24 +102,7 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async idsOfHub(organizationId, hubId) {
-    const ids: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const output = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "GSI1",
-          KeyConditionExpression: "GSI1PK = :pk",
-          ExpressionAttributeValues: { ":pk": keys.configurationsByHub(organizationId, hubId) },
-          ProjectionExpression: "#id",
-          ExpressionAttributeNames: { "#id": "_id" },
-          Limit: maxConfigurationIdsOfHub - ids.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      ids.push(...(output.Items ?? []).map((item) => String(item._id)));
-      startKey = output.LastEvaluatedKey;
-    } while (startKey && ids.length < maxConfigurationIdsOfHub);
-    return ids;
+    const items = await queryUpTo({ index: "GSI1", partition: keys.configurationsByHub(organizationId, hubId), max: maxConfigurationIdsOfHub, projection: ["_id"] });
+    return items.map((item) => String(item._id));
   },
 };

@@ -85,3 +85,31 @@ export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
   const output = await documentClient().send(new QueryCommand(input));
   return { items: (output.Items ?? []) as T[], nextCursor: encodeCursor(output.LastEvaluatedKey) };
 }
+
+/**
+ * Every item of one index partition, in key order, up to `max` — for jobs that need a bounded
+ * batch rather than a page (a run's vehicles and visits, a hub's profiles). Pages only because
+ * DynamoDB answers at most 1 MB per call; never reads more than `max` items.
+ */
+export async function queryUpTo(query: { index: IndexName; partition: string; max: number; projection?: string[] }): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  const projectionNames = Object.fromEntries((query.projection ?? []).map((attribute, i) => [`#p${i}`, attribute]));
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const output = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: query.index,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": `${query.index}PK`, ...projectionNames },
+        ExpressionAttributeValues: { ":pk": query.partition },
+        ProjectionExpression: query.projection ? Object.keys(projectionNames).join(", ") : undefined,
+        Limit: query.max - items.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(output.Items ?? []));
+    startKey = output.LastEvaluatedKey;
+  } while (startKey && items.length < query.max);
+  return items;
+}

@@ -1,10 +1,11 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import { type Vehicle, vehicleSchema } from "#shared/domain/vehicles/schema";
 import { nextRunAfter } from "#shared/domain/schedules/timetable";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
+import { queryUpTo } from "#shared/store/pagination";
 import { dueMinute, dueShardOf } from "#shared/store/schedule-store";
 
 /**
@@ -220,23 +221,8 @@ export async function vehiclesForRun(organizationId: string, hubId: string, vehi
     const order = new Map(vehicleIds.map((id, index) => [id, index]));
     return found.filter((vehicle) => vehicle.hubId === hubId).sort((a, b) => (order.get(a._id) ?? 0) - (order.get(b._id) ?? 0));
   }
-  const vehicles: Vehicle[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const output = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: "GSI1",
-        KeyConditionExpression: "GSI1PK = :pk",
-        ExpressionAttributeValues: { ":pk": keys.vehiclesByHub(organizationId, hubId) },
-        Limit: maxHubVehiclesPerRun - vehicles.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    vehicles.push(...(output.Items ?? []).map((item) => vehicleSchema.parse(item)));
-    startKey = output.LastEvaluatedKey;
-  } while (startKey && vehicles.length < maxHubVehiclesPerRun);
-  return vehicles;
+  const items = await queryUpTo({ index: "GSI1", partition: keys.vehiclesByHub(organizationId, hubId), max: maxHubVehiclesPerRun });
+  return items.map((item) => vehicleSchema.parse(item));
 }
 
 /** The schedule as stored, for the worker (undefined when deleted). */

@@ -1,11 +1,11 @@
-import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
 import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { deleteVersioned, putNew, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError } from "#shared/store/items";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
-import { type PageQuery, queryPage } from "#shared/store/pagination";
+import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";
 
 /**
  * Visits live in their hub's partition (`ORG#o#HUB#h` / `VISIT#id`), so a run reads one hub's
@@ -127,25 +127,10 @@ export const dynamoVisitStore: VisitStore = {
     return { items: page.items.map(toVisit), nextCursor: page.nextCursor };
   },
 
-  /** One bounded Query of the sparse index, paged only because DynamoDB returns at most 1 MB per call. */
+  /** The hub's active visits, oldest first (the sparse index is ordered by creation), at most `max`. */
   async oldestActive(organizationId, hubId, max) {
-    const visits: Visit[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const output = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "GSI1",
-          KeyConditionExpression: "GSI1PK = :pk",
-          ExpressionAttributeValues: { ":pk": keys.activeVisits(organizationId, hubId) },
-          Limit: max - visits.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      visits.push(...(output.Items ?? []).map(toVisit));
-      startKey = output.LastEvaluatedKey;
-    } while (startKey && visits.length < max);
-    return visits;
+    const items = await queryUpTo({ index: "GSI1", partition: keys.activeVisits(organizationId, hubId), max });
+    return items.map(toVisit);
   },
 
   async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime) {

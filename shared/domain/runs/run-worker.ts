@@ -154,7 +154,9 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
   const resultId = started.resultId as string;
   let resultCreated = false;
   try {
-    const runAt = ports.now();
+    // Plan from the later of the slot's instant and now: a late delivery (a retry) cannot plan in the past,
+    // and a message handled before its slot (clock skew) still plans the slot it was claimed for.
+    const runAt = new Date(Math.max(ports.now().getTime(), Date.parse(message.scheduledFor)));
     const prepared = await prepare(ports, organizationId, schedule.configurationId, runAt);
     if (prepared.kind === "skip") return await skip(prepared.reason, schedule);
 
