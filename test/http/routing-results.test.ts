@@ -1,3 +1,4 @@
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import type { Message } from "@aws-sdk/client-sqs";
 import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ async function tenantWithPlan(options: { visits?: number; claims?: Record<string
   const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
   const vehicles = [];
   for (const name of ["Van 1", "Van 2"]) {
-    vehicles.push(await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: { startTime: "00:00", endTime: "23:59" } }));
+    vehicles.push(await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT }));
   }
   const visits = [];
   for (let i = 0; i < (options.visits ?? 3); i++) {

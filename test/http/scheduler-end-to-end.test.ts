@@ -1,3 +1,4 @@
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +59,7 @@ describe("Scheduler end to end (npm start -- --in-memory)", () => {
       };
 
       const hub = await create("/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-      for (const name of ["Van 1", "Van 2"]) await create("/vehicle", { name, hubId: hub._id, workingTime: { startTime: "00:00", endTime: "23:59" } });
+      for (const name of ["Van 1", "Van 2"]) await create("/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
       const visits = [];
       for (let i = 0; i < 4; i++) visits.push(await create("/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 } }));
       const profile = await create("/routing/configuration", { name: "E2E plan", hubId: hub._id, timeLimitSeconds: 2 });

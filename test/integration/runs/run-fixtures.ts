@@ -1,3 +1,4 @@
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
@@ -37,7 +38,7 @@ export async function seedHub(owner: Caller, options: { vehicles?: number; visit
     vehicles.push(
       await vehicleService.create(
         owner,
-        vehicleInputSchema.parse({ name: `Van ${i + 1}`, hubId: hub._id, workingTime: { startTime: "00:00", endTime: "23:59" } }),
+        vehicleInputSchema.parse({ name: `Van ${i + 1}`, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT }),
       ),
     );
   }
