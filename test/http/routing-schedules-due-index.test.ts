@@ -4,14 +4,15 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { DUE_SHARD_COUNT, dueMinute, dueShardOf, dynamoScheduleStore, listDueSchedules } from "#shared/store/schedule-store";
 import { type ApiClient, newTenant } from "#test/support/local-api";
+import { schedulingTenant } from "#test/support/scheduling-fixtures";
 import { scheduleBody } from "#test/unit/schedules/fixtures";
 
 /**
  * The due index and the store behind the API, read directly from DynamoDB Local: every write through
  * the API keeps the schedule's due entry right (ARCHITECTURE.md §4), and the tick's read finds it.
  */
-async function createSchedule(api: ApiClient, overrides: Record<string, unknown> = {}) {
-  const response = await api.post("/routing/schedule", scheduleBody(overrides));
+async function createSchedule(api: ApiClient, configurationId: string, overrides: Record<string, unknown> = {}) {
+  const response = await api.post("/routing/schedule", scheduleBody({ configurationId, ...overrides }));
   expect(response.status).toBe(201);
   return response.body.data as { _id: string; organizationId: string };
 }
@@ -35,15 +36,15 @@ async function dueEntries(shard: number, notAfter: Date) {
 
 describe("Store: routing schedule due index", () => {
   it("an active schedule with a next run is in its shard, keyed by the next run minute", async () => {
-    const { api, organizationId } = newTenant();
-    const schedule = await createSchedule(api);
+    const { api, organizationId, profile } = await schedulingTenant();
+    const schedule = await createSchedule(api, profile);
     const item = await rawItem(organizationId, schedule._id);
     const nextRunAt = item?.nextRunAt as string;
     expect(nextRunAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\.000Z$/);
     expect(item).toMatchObject({
       GSI1PK: `DUE#${dueShardOf(schedule._id)}`,
       GSI1SK: keys.dueSortKey(dueMinute(new Date(nextRunAt)), organizationId, schedule._id),
-      GSI2PK: keys.schedulesByConfiguration(organizationId, "conf-1"),
+      GSI2PK: keys.schedulesByConfiguration(organizationId, profile),
       GSI2SK: `SCHED#${schedule._id}`,
       entity: "routingSchedule",
     });
@@ -56,8 +57,8 @@ describe("Store: routing schedule due index", () => {
   });
 
   it("pausing leaves the index, resuming returns, rescheduling moves the entry, deleting removes it", async () => {
-    const { api, organizationId } = newTenant();
-    const schedule = await createSchedule(api, { periode: "daily", schedules: [{ time: ["07:00"] }] });
+    const { api, organizationId, profile } = await schedulingTenant();
+    const schedule = await createSchedule(api, profile, { periode: "daily", schedules: [{ time: ["07:00"] }] });
     const path = `/routing/schedule/${schedule._id}`;
 
     expect((await api.patch(path, { active: false })).status).toBe(200);
@@ -70,7 +71,7 @@ describe("Store: routing schedule due index", () => {
     const resumed = await rawItem(organizationId, schedule._id);
     expect(resumed?.GSI1SK).toMatch(/T07:00Z#/);
 
-    expect((await api.put(path, scheduleBody({ periode: "daily", schedules: [{ time: ["08:30"] }] }))).status).toBe(200);
+    expect((await api.put(path, scheduleBody({ configurationId: profile, periode: "daily", schedules: [{ time: ["08:30"] }] }))).status).toBe(200);
     const moved = await rawItem(organizationId, schedule._id);
     expect(moved?.GSI1SK).toMatch(/T08:30Z#/);
     expect(moved?.GSI1PK).toBe(resumed?.GSI1PK);
@@ -91,9 +92,9 @@ describe("Store: routing schedule due index", () => {
   });
 
   it("rejects a cursor of another shard", async () => {
-    const { api } = newTenant();
+    const { api, profile } = await schedulingTenant();
     // More due schedules than shards: at least one shard holds two, so its one-item page has a cursor.
-    for (let i = 0; i <= DUE_SHARD_COUNT; i++) await createSchedule(api);
+    for (let i = 0; i <= DUE_SHARD_COUNT; i++) await createSchedule(api, profile);
     for (let shard = 0; shard < DUE_SHARD_COUNT; shard++) {
       const page = await listDueSchedules(shard, new Date("2100-01-01T00:00:00Z"), 1);
       if (page.nextCursor === null) continue;
@@ -108,22 +109,23 @@ describe("Store: routing schedule due index", () => {
 
 describe("Store: listing schedules of several configuration profiles", () => {
   it("pages across the profiles in order, never more than the limit per page", async () => {
-    const { api, organizationId } = newTenant();
+    const { api, organizationId, profiles } = await schedulingTenant({}, 4);
+    const [a, b, c, x] = profiles as [string, string, string, string];
     for (const [name, configurationId] of [
-      ["a1", "conf-a"],
-      ["c1", "conf-c"],
-      ["a2", "conf-a"],
-      ["a3", "conf-a"],
-      ["c2", "conf-c"],
-      ["x1", "conf-x"],
-    ]) {
-      await createSchedule(api, { name, configurationId });
+      ["a1", a],
+      ["c1", c],
+      ["a2", a],
+      ["a3", a],
+      ["c2", c],
+      ["x1", x],
+    ] as const) {
+      await createSchedule(api, configurationId, { name });
     }
     const names: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await dynamoScheduleStore.list(organizationId, { configurationIds: ["conf-a", "conf-b", "conf-c"], limit: 2, cursor });
+      const page = await dynamoScheduleStore.list(organizationId, { configurationIds: [a, b, c], limit: 2, cursor });
       expect(page.items.length).toBeLessThanOrEqual(2);
       names.push(...page.items.map((schedule) => schedule.name));
       cursor = page.nextCursor ?? undefined;

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { permissionSlugs } from "#functions/routes";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { createHubWithProfiles, schedulingTenant } from "#test/support/scheduling-fixtures";
 import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
 
 const unknownId = "0123456789abcdef01234567";
 
-async function createSchedule(api: ApiClient, overrides: Record<string, unknown> = {}) {
-  const response = await api.post("/routing/schedule", scheduleBody(overrides));
+async function createSchedule(api: ApiClient, configurationId: string, overrides: Record<string, unknown> = {}) {
+  const response = await api.post("/routing/schedule", scheduleBody({ configurationId, ...overrides }));
   expect(response.status).toBe(201);
   return response.body.data;
 }
@@ -26,15 +27,15 @@ const expectBadRequestNaming = (response: { status: number; body: any }, field: 
 describe("Routing schedules API", () => {
   describe("POST /routing/schedule", () => {
     it("creates a schedule with its timetable, next run and defaults", async () => {
-      const { api, organizationId } = newTenant({ sub: "planner-1" });
-      const response = await api.post("/routing/schedule", { ...validWeeklySchedule, autoDispatch: undefined });
+      const { api, organizationId, profile } = await schedulingTenant({ sub: "planner-1" });
+      const response = await api.post("/routing/schedule", { ...validWeeklySchedule, configurationId: profile, autoDispatch: undefined });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been added successfully." });
       const schedule = response.body.data;
       expect(schedule._id).toMatch(/^[0-9a-f]{24}$/);
       expect(schedule).toMatchObject({
         name: "Morning routing",
-        configurationId: "conf-1",
+        configurationId: profile,
         periode: "weekly",
         schedules: validWeeklySchedule.schedules,
         startTime: "2026-01-01 00:00",
@@ -56,8 +57,8 @@ describe("Routing schedules API", () => {
     });
 
     it("ignores read-only fields sent by the client", async () => {
-      const { api, organizationId } = newTenant();
-      const schedule = await createSchedule(api, {
+      const { api, organizationId, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile, {
         _id: unknownId,
         timeSchedules: ["sunday 01:00"],
         nextRunTime: "2020-01-01 00:00",
@@ -79,15 +80,15 @@ describe("Routing schedules API", () => {
       ["monthly", { periode: "monthly", schedules: [{ date: "31", time: ["07:00"] }, { date: "05", time: ["07:00"] }] }, ["05 07:00", "31 07:00"]],
       ["custom weekly", { periode: "custom", frequency: "weekly", interval: 2 }, ["monday 07:00", "monday 13:00", "friday 07:00"]],
     ])("creates a %s schedule", async (_name, overrides, timeSchedules) => {
-      const { api } = newTenant();
-      const schedule = await createSchedule(api, overrides);
+      const { api, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile, overrides);
       expect(schedule.timeSchedules).toEqual(timeSchedules);
       expect(schedule.nextRunTime).toEqual(expect.any(String));
     });
 
     it("creates a byDate schedule without a window; past dates give no next run", async () => {
-      const { api } = newTenant();
-      const schedule = await createSchedule(api, {
+      const { api, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile, {
         periode: "byDate",
         startTime: undefined,
         endTime: undefined,
@@ -96,23 +97,35 @@ describe("Routing schedules API", () => {
       expect(schedule).toMatchObject({ startTime: null, endTime: null, timeSchedules: ["2020-12-01 07:00"], nextRunTime: null });
     });
 
+    it("rejects a configurationId that is not a profile of the organization, storing nothing", async () => {
+      const { api, profile } = await schedulingTenant();
+      const foreign = await schedulingTenant();
+      for (const configurationId of [unknownId, foreign.profile]) {
+        expectBadRequestNaming(await api.post("/routing/schedule", scheduleBody({ configurationId })), "configurationId");
+      }
+      expect(await listAll(api)).toEqual([]);
+      const created = await createSchedule(api, profile);
+      expectBadRequestNaming(await api.patch(`/routing/schedule/${created._id}`, { configurationId: foreign.profile }), "configurationId");
+      expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
+    });
+
     it("creates a paused schedule with no next run", async () => {
-      const { api } = newTenant();
-      const schedule = await createSchedule(api, { active: false });
+      const { api, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile, { active: false });
       expect(schedule).toMatchObject({ active: false, nextRunTime: null });
     });
 
     it.each(invalidScheduleBodies)("rejects %s with 400 naming the field, storing nothing", async (_name, overrides, field) => {
-      const { api } = newTenant();
-      expectBadRequestNaming(await api.post("/routing/schedule", scheduleBody(overrides)), field);
+      const { api, profile } = await schedulingTenant();
+      expectBadRequestNaming(await api.post("/routing/schedule", scheduleBody({ configurationId: profile, ...overrides })), field);
       expect(await listAll(api)).toEqual([]);
     });
   });
 
   describe("GET /routing/schedule/{scheduleId}", () => {
     it("reads a schedule of the caller's organization", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       const response = await api.get(`/routing/schedule/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, message: "Routing schedule found." });
@@ -120,7 +133,7 @@ describe("Routing schedules API", () => {
     });
 
     it("answers 404 for an unknown id", async () => {
-      const { api } = newTenant();
+      const { api, profile } = await schedulingTenant();
       const response = await api.get(`/routing/schedule/${unknownId}`);
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
@@ -129,9 +142,9 @@ describe("Routing schedules API", () => {
 
   describe("GET /routing/schedules", () => {
     it("pages through the organization's schedules oldest first", async () => {
-      const { api } = newTenant();
+      const { api, profile } = await schedulingTenant();
       const created = [];
-      for (let i = 0; i < 3; i++) created.push(await createSchedule(api, { name: `S${i}` }));
+      for (let i = 0; i < 3; i++) created.push(await createSchedule(api, profile, { name: `S${i}` }));
       const first = await api.get("/routing/schedules?limit=2");
       expect(first.status).toBe(200);
       expect(first.body.data.map((s: { name: string }) => s.name)).toEqual(["S0", "S1"]);
@@ -143,31 +156,36 @@ describe("Routing schedules API", () => {
     });
 
     it("filters by configurationId", async () => {
-      const { api } = newTenant();
-      await createSchedule(api, { name: "A", configurationId: "conf-a" });
-      await createSchedule(api, { name: "B", configurationId: "conf-b" });
-      await createSchedule(api, { name: "A2", configurationId: "conf-a" });
-      expect((await listAll(api, "?configurationId=conf-a")).map((s) => s.name)).toEqual(["A", "A2"]);
-      expect(await listAll(api, "?configurationId=conf-none")).toEqual([]);
+      const { api, profiles } = await schedulingTenant({}, 2);
+      const [a, b] = profiles as [string, string];
+      await createSchedule(api, a, { name: "A" });
+      await createSchedule(api, b, { name: "B" });
+      await createSchedule(api, a, { name: "A2" });
+      expect((await listAll(api, `?configurationId=${a}`)).map((s) => s.name)).toEqual(["A", "A2"]);
+      expect(await listAll(api, `?configurationId=${unknownId}`)).toEqual([]);
     });
 
     it("pages a configurationId filter with a cursor bound to it", async () => {
-      const { api } = newTenant();
-      for (let i = 0; i < 3; i++) await createSchedule(api, { name: `A${i}`, configurationId: "conf-a" });
-      const first = await api.get("/routing/schedules?configurationId=conf-a&limit=2");
+      const { api, profile } = await schedulingTenant();
+      for (let i = 0; i < 3; i++) await createSchedule(api, profile, { name: `A${i}` });
+      const first = await api.get(`/routing/schedules?configurationId=${profile}&limit=2`);
       expect(first.body.data).toHaveLength(2);
-      const second = await api.get(`/routing/schedules?configurationId=conf-a&limit=2&cursor=${first.body.nextCursor}`);
+      const second = await api.get(`/routing/schedules?configurationId=${profile}&limit=2&cursor=${first.body.nextCursor}`);
       expect(second.body.data.map((s: { name: string }) => s.name)).toEqual(["A2"]);
       // the same cursor on the unfiltered list is not a cursor of that list
       const misused = await api.get(`/routing/schedules?limit=2&cursor=${first.body.nextCursor}`);
       expectBadRequestNaming(misused, "cursor");
     });
 
-    it("hubId matches no schedule until configuration profiles exist", async () => {
-      const { api } = newTenant();
-      await createSchedule(api);
-      expect(await listAll(api, "?hubId=hub-a")).toEqual([]);
-      expect(await listAll(api, "?hubId=hub-a&configurationId=conf-1")).toEqual([]);
+    it("filters by hubId through the hub's configuration profiles", async () => {
+      const { api, organizationId, hubId, profile } = await schedulingTenant();
+      const other = await createHubWithProfiles(organizationId, 1, "North hub");
+      await createSchedule(api, profile, { name: "Main" });
+      await createSchedule(api, other.profiles[0] as string, { name: "North" });
+      expect((await listAll(api, `?hubId=${hubId}`)).map((s) => s.name)).toEqual(["Main"]);
+      expect((await listAll(api, `?hubId=${other.hubId}`)).map((s) => s.name)).toEqual(["North"]);
+      expect(await listAll(api, `?hubId=${hubId}&configurationId=${other.profiles[0]}`)).toEqual([]);
+      expect(await listAll(api, "?hubId=no-such-hub")).toEqual([]);
     });
 
     it("rejects a hubId the token does not allow", async () => {
@@ -182,18 +200,19 @@ describe("Routing schedules API", () => {
       ["unknown query parameter", "?periode=daily", "periode"],
       ["garbage cursor", "?cursor=not-a-cursor", "cursor"],
     ])("rejects %s", async (_name, query, field) => {
-      const { api } = newTenant();
+      const { api, profile } = await schedulingTenant();
       expectBadRequestNaming(await api.get(`/routing/schedules${query}`), field);
     });
   });
 
   describe("PUT /routing/schedule/{scheduleId}", () => {
     it("replaces every field, resetting omitted ones to defaults and keeping id, creator and creation time", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api, { autoDispatch: true, active: false });
+      const { api, profiles } = await schedulingTenant({}, 2);
+      const [profile, second] = profiles as [string, string];
+      const created = await createSchedule(api, profile, { autoDispatch: true, active: false });
       const response = await api.put(`/routing/schedule/${created._id}`, {
         name: "Evening routing",
-        configurationId: "conf-2",
+        configurationId: second,
         periode: "monthly",
         schedules: [{ date: "31", time: ["18:00"] }],
         startTime: "2026-01-01 00:00",
@@ -204,7 +223,7 @@ describe("Routing schedules API", () => {
       expect(response.body.data).toMatchObject({
         _id: created._id,
         name: "Evening routing",
-        configurationId: "conf-2",
+        configurationId: second,
         periode: "monthly",
         autoDispatch: false,
         active: true,
@@ -217,22 +236,22 @@ describe("Routing schedules API", () => {
     });
 
     it.each(invalidScheduleBodies)("rejects %s with 400 naming the field, changing nothing", async (_name, overrides, field) => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
-      expectBadRequestNaming(await api.put(`/routing/schedule/${created._id}`, scheduleBody(overrides)), field);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
+      expectBadRequestNaming(await api.put(`/routing/schedule/${created._id}`, scheduleBody({ configurationId: profile, ...overrides })), field);
       expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
     });
 
     it("answers 404 for an unknown id", async () => {
-      const { api } = newTenant();
-      expect((await api.put(`/routing/schedule/${unknownId}`, validWeeklySchedule)).status).toBe(404);
+      const { api, profile } = await schedulingTenant();
+      expect((await api.put(`/routing/schedule/${unknownId}`, { ...validWeeklySchedule, configurationId: profile })).status).toBe(404);
     });
   });
 
   describe("PATCH /routing/schedule/{scheduleId}", () => {
     it("changes only the fields sent and recomputes the derived ones", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       const response = await api.patch(`/routing/schedule/${created._id}`, { schedules: [{ day: "sunday", time: ["06:00"] }], name: "Sunday" });
       expect(response.status).toBe(200);
       expect(response.body.data).toMatchObject({
@@ -245,8 +264,8 @@ describe("Routing schedules API", () => {
     });
 
     it("pauses and resumes a schedule", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       const paused = await api.patch(`/routing/schedule/${created._id}`, { active: false });
       expect(paused.body.data).toMatchObject({ active: false, nextRunTime: null, timeSchedules: created.timeSchedules });
       const resumed = await api.patch(`/routing/schedule/${created._id}`, { active: true });
@@ -254,8 +273,8 @@ describe("Routing schedules API", () => {
     });
 
     it("switches to custom and back, clearing frequency and interval with null", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       const custom = await api.patch(`/routing/schedule/${created._id}`, { periode: "custom", frequency: "weekly", interval: 3 });
       expect(custom.body.data).toMatchObject({ periode: "custom", frequency: "weekly", interval: 3 });
       const weekly = await api.patch(`/routing/schedule/${created._id}`, { periode: "weekly", frequency: null, interval: null });
@@ -273,22 +292,22 @@ describe("Routing schedules API", () => {
       ["an invalid time", { schedules: [{ day: "monday", time: ["25:00"] }] }, "schedules.0.time.0"],
       ["an unknown field", { colour: "red" }, "colour"],
     ])("rejects %s with 400 naming the field, changing nothing", async (_name, patch, field) => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       expectBadRequestNaming(await api.patch(`/routing/schedule/${created._id}`, patch), field);
       expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
     });
 
     it("answers 404 for an unknown id", async () => {
-      const { api } = newTenant();
+      const { api, profile } = await schedulingTenant();
       expect((await api.patch(`/routing/schedule/${unknownId}`, { active: false })).status).toBe(404);
     });
   });
 
   describe("DELETE /routing/schedule/{scheduleId}", () => {
     it("deletes the schedule", async () => {
-      const { api } = newTenant();
-      const created = await createSchedule(api);
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
       const response = await api.delete(`/routing/schedule/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been deleted successfully." });
@@ -300,21 +319,21 @@ describe("Routing schedules API", () => {
 
   describe("tenancy", () => {
     it("another organization cannot read, list, replace, patch or delete the schedule", async () => {
-      const owner = newTenant();
+      const owner = await schedulingTenant();
       const other = newTenant();
-      const schedule = await createSchedule(owner.api);
+      const schedule = await createSchedule(owner.api, owner.profile);
       expect((await other.api.get(`/routing/schedule/${schedule._id}`)).status).toBe(404);
       expect((await other.api.put(`/routing/schedule/${schedule._id}`, validWeeklySchedule)).status).toBe(404);
       expect((await other.api.patch(`/routing/schedule/${schedule._id}`, { active: false })).status).toBe(404);
       expect((await other.api.delete(`/routing/schedule/${schedule._id}`)).status).toBe(404);
       expect(await listAll(other.api)).toEqual([]);
-      expect(await listAll(other.api, "?configurationId=conf-1")).toEqual([]);
+      expect(await listAll(other.api, `?configurationId=${owner.profile}`)).toEqual([]);
       expect((await owner.api.get(`/routing/schedule/${schedule._id}`)).body.data).toEqual(schedule);
     });
 
     it("rejects another organization's cursor", async () => {
-      const owner = newTenant();
-      for (let i = 0; i < 2; i++) await createSchedule(owner.api);
+      const owner = await schedulingTenant();
+      for (let i = 0; i < 2; i++) await createSchedule(owner.api, owner.profile);
       const firstPage = await owner.api.get("/routing/schedules?limit=1");
       const other = newTenant();
       expectBadRequestNaming(await other.api.get(`/routing/schedules?limit=1&cursor=${firstPage.body.nextCursor}`), "cursor");
@@ -322,30 +341,30 @@ describe("Routing schedules API", () => {
   });
 
   describe("permissions", () => {
-    const routes: Array<[string, string, string, (api: ApiClient, id: string) => Promise<{ status: number; body: any }>]> = [
+    const routes: Array<[string, string, string, (api: ApiClient, id: string, configurationId: string) => Promise<{ status: number; body: any }>]> = [
       ["GET /routing/schedules", "view/routing-schedule", "list", (api) => api.get("/routing/schedules")],
       ["GET /routing/schedule/{id}", "view/routing-schedule", "get", (api, id) => api.get(`/routing/schedule/${id}`)],
-      ["POST /routing/schedule", "add/routing-schedule", "create", (api) => api.post("/routing/schedule", validWeeklySchedule)],
-      ["PUT /routing/schedule/{id}", "edit/routing-schedule", "replace", (api, id) => api.put(`/routing/schedule/${id}`, { ...validWeeklySchedule, name: "x" })],
+      ["POST /routing/schedule", "add/routing-schedule", "create", (api, _id, configurationId) => api.post("/routing/schedule", { ...validWeeklySchedule, configurationId })],
+      ["PUT /routing/schedule/{id}", "edit/routing-schedule", "replace", (api, id, configurationId) => api.put(`/routing/schedule/${id}`, { ...validWeeklySchedule, configurationId, name: "x" })],
       ["PATCH /routing/schedule/{id}", "edit/routing-schedule", "patch", (api, id) => api.patch(`/routing/schedule/${id}`, { name: "x" })],
       ["DELETE /routing/schedule/{id}", "delete/routing-schedule", "delete", (api, id) => api.delete(`/routing/schedule/${id}`)],
     ];
 
     it.each(routes)("%s without %s answers 403 sys-035 and changes nothing", async (_route, permission, _verb, call) => {
-      const { api, organizationId } = newTenant();
-      const schedule = await createSchedule(api);
+      const { api, organizationId, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile);
       const withoutPermission = apiClient(tokenFor({ organizationId, permissions: permissionSlugs.filter((slug) => slug !== permission) }));
-      const response = await call(withoutPermission, schedule._id);
+      const response = await call(withoutPermission, schedule._id, profile);
       expect(response.status).toBe(403);
       expect(response.body).toMatchObject({ status: false, failedCode: "sys-035", message: expect.any(String) });
       expect(await listAll(api)).toEqual([schedule]);
     });
 
     it.each(routes)("%s needs only %s", async (_route, permission, verb, call) => {
-      const { api, organizationId } = newTenant();
-      const schedule = await createSchedule(api);
+      const { api, organizationId, profile } = await schedulingTenant();
+      const schedule = await createSchedule(api, profile);
       const onlyThat = apiClient(tokenFor({ organizationId, permissions: [permission] }));
-      const response = await call(onlyThat, schedule._id);
+      const response = await call(onlyThat, schedule._id, profile);
       expect(response.status).toBe(verb === "create" ? 201 : 200);
     });
 
