@@ -23,8 +23,7 @@ export function minimiseFleet(
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
       incumbent.offer(solution);
-      if (solution.vehiclesUsed <= fewestVehicles) break;
-      emptyARoute(solution, random);
+      if (solution.vehiclesUsed <= fewestVehicles || !emptyARoute(solution, random)) break;
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
     }
@@ -48,21 +47,27 @@ export function minimiseFleet(
   solution.restore(incumbent.snapshot);
 }
 
-/** Removes every visit of a used route, preferring routes with few visits and a high fixed cost. */
-function emptyARoute(solution: Solution, random: Random): void {
+/**
+ * Empties the route whose removal saves the most fixed cost per visit to re-insert. Routes of
+ * vehicles with no fixed cost save nothing: false when only such routes are left.
+ */
+function emptyARoute(solution: Solution, random: Random): boolean {
   const { instance, routes } = solution;
   let chosen = -1;
   let chosenScore = Infinity;
   for (let r = 0; r < routes.length; r++) {
     const route = routes[r]!;
-    if (route.visitCount === 0) continue;
-    const score = (route.visitCount + random.next()) / instance.fixedCost[route.vehicle]!;
+    const fixedCost = instance.fixedCost[route.vehicle]!;
+    if (route.visitCount === 0 || fixedCost <= 0) continue;
+    const score = (route.visitCount + random.next()) / fixedCost;
     if (score < chosenScore) {
       chosen = r;
       chosenScore = score;
     }
   }
+  if (chosen < 0) return false;
   for (const node of routes[chosen]!.nodes.filter((node) => node < instance.visitCount)) solution.remove(node);
+  return true;
 }
 
 /** No fewer vehicles can carry the routable demand, dimension by dimension. */

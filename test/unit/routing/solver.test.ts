@@ -84,6 +84,19 @@ describe("solveRouting drop reasons", () => {
     expect(solution.dropped).toEqual([expect.objectContaining({ reason: "could not be fitted" })]);
   });
 
+  it("solves the hierarchical objective when every vehicle has no fixed cost and not every visit fits", () => {
+    // Vehicles of cost 0 give the fleet phase nothing to save: it must stop, not fail.
+    const solution = solveChecked(
+      {
+        vehicles: [vehicle("a", { fixedCost: 0, maxVisits: 2 }), vehicle("b", { fixedCost: 0, maxVisits: 2 })],
+        visits: [1, 2, 3, 4, 5].map((i) => visit(`v${i}`, { location: near(i, 0) })),
+      },
+      { ...quick, objective: "hierarchical" },
+    );
+    expect(solution.routes.flatMap((route) => route.stops)).toHaveLength(4);
+    expect(solution.dropped.map((d) => d.reason)).toEqual(["could not be fitted"]);
+  });
+
   it("cannot serve two visits with the same short window far apart with one vehicle", () => {
     const window = [{ start: 600, end: 605 }];
     const solution = solveChecked({
