@@ -127,7 +127,7 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       breaks,
       tags: vehicle.tags,
       // The vehicle's 0–100 priority shifted by one: the hierarchical objective then still counts a
-      // "free" vehicle as a vehicle used (and the optimizer divides by this cost when emptying routes).
+      // "free" vehicle as a vehicle used, so fewer vehicles are preferred even when every cost is 0.
       fixedCost: vehicle.fixedCost + 1,
       ...(vehicle.constraints.maxVisits !== undefined ? { maxVisits: vehicle.constraints.maxVisits } : {}),
       ...(vehicle.constraints.maxDistanceKm !== undefined ? { maxDistance: vehicle.constraints.maxDistanceKm * 1000 } : {}),
