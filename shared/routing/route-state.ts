@@ -53,6 +53,18 @@ export class Segment {
     return this;
   }
 
+  /** Takes over another segment's summary (both must belong to the same instance and windows). */
+  copyFrom(other: Segment): this {
+    this.time = other.time;
+    this.duration = other.duration;
+    this.timeWarp = other.timeWarp;
+    this.earliest = other.earliest;
+    this.latest = other.latest;
+    this.distance = other.distance;
+    this.last = other.last;
+    return this;
+  }
+
   /** The route's nodes 0..i. */
   setPrefix(route: Route, i: number): this {
     this.time = route.time;

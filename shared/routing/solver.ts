@@ -2,12 +2,12 @@
 // hierarchical objective) minimise the fleet, then improve distance by ruin-and-recreate with simulated
 // annealing, and report the best solution met as a schedule per vehicle.
 import { constructByRegret } from "./construct.ts";
-import { minimiseFleet } from "./fleet-min.ts";
 import { buildInstance, type Instance } from "./instance.ts";
 import { improveLocally } from "./local-search.ts";
 import type { DroppedVisit, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
+import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
 import { anneal, Budget, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
@@ -37,7 +37,7 @@ export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}
   improveLocally(solution);
   const incumbent = new Incumbent(solution);
   const ruinRecreate = new RuinRecreate(solution, random);
-  if (objective === "hierarchical") minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+  if (objective === "hierarchical") minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
   const scale = meanDistancePerVisit(solution);
   anneal(
     solution,
