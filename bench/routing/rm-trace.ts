@@ -33,6 +33,8 @@ for (const name of names) {
     ...ROUTE_MINIMISATION_PARAMETERS,
     ...(process.env.KMAX ? { maxEjected: Number(process.env.KMAX) } : {}),
     ...(process.env.IRAND ? { perturbMoves: Number(process.env.IRAND) } : {}),
+    ...(process.env.SQN ? { squeezeNeighbours: Number(process.env.SQN) } : {}),
+    ...(process.env.SQ ? { squeeze: process.env.SQ === "1" } : {}),
   });
   console.log(`${name.padEnd(6)} bks ${bks.get(name.toLowerCase())!.vehicles}  ${reached.join(" ")}  iterations ${budget.iterations}`);
 }

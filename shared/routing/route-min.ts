@@ -32,7 +32,7 @@ export const ROUTE_MINIMISATION_PARAMETERS: RouteMinimisationParameters = {
   perturbMoves: 100,
   perturbNeighbours: 30,
   squeeze: true,
-  squeezeNeighbours: 30,
+  squeezeNeighbours: 10,
 };
 
 /**
@@ -339,13 +339,14 @@ export class Squeeze {
     let bestMove = -1;
     let bestU = 0;
     let bestV = 0;
+    const own = this.routePenalty(route);
     for (const u of route.nodes) {
       if (u >= instance.visitCount) continue;
       for (let k = 0; k < near; k++) {
         const v = instance.neighbours[u * instance.neighbourCount + k]!;
         const rv = routeOf[v]!;
         if (rv < 0 || rv === r) continue;
-        const before = this.routePenalty(route) + this.routePenalty(routes[rv]!);
+        const before = own + this.routePenalty(routes[rv]!);
         for (let move = 0; move < 5; move++) {
           const after =
             move < 2 ? this.relocated(u, v, move === 1) : move === 2 ? this.swapped(u, v) : move === 3 ? this.twoOptStar(u, v) : this.twoOptStar(v, u);
@@ -432,6 +433,7 @@ export class Squeeze {
 /** Position of the route's last break, 0 if it has none. */
 function lastBreakPosition(route: Route): number {
   const { nodes, instance } = route;
+  if (instance.breakNodes[route.vehicle]!.length === 0) return 0;
   for (let i = nodes.length - 2; i > 0; i--) if (instance.isBreak[nodes[i]!]) return i;
   return 0;
 }

@@ -7,6 +7,7 @@ import { improveLocally } from "./local-search.ts";
 import type { DroppedVisit, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
+import { minimiseFleet } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
 import { anneal, Budget, Incumbent } from "./search.ts";
@@ -18,6 +19,8 @@ export { euclideanTravel, greatCircleTravel } from "./matrix.ts";
 const DEFAULT_TIME_LIMIT_MS = 10_000;
 /** Share of the budget the hierarchical objective may spend on removing vehicles. */
 const FLEET_MINIMISATION_SHARE = 0.5;
+/** Above this many visits per route in the first solution, fleet minimisation uses SISR rather than ejection chains. */
+const LONG_ROUTE_VISITS = 15;
 /** Annealing temperatures, relative to the mean distance per routed visit of the first solution. */
 const START_TEMPERATURE = 10;
 const END_TEMPERATURE = 0.1;
@@ -37,7 +40,15 @@ export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}
   improveLocally(solution);
   const incumbent = new Incumbent(solution);
   const ruinRecreate = new RuinRecreate(solution, random);
-  if (objective === "hierarchical") minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+  if (objective === "hierarchical") {
+    // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
+    if (meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS) {
+      minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+      // Its perturbations leave the routes untidy.
+      improveLocally(solution);
+      incumbent.offer(solution);
+    } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+  }
   const scale = meanDistancePerVisit(solution);
   anneal(
     solution,
@@ -57,6 +68,11 @@ function vehicleWeight(instance: Instance): number {
   let longest = 0;
   for (const d of instance.distance) longest = Math.max(longest, d);
   return (instance.visitCount + instance.vehicleCount + 1) * (longest + 1);
+}
+
+function meanVisitsPerRoute(solution: Solution): number {
+  const used = solution.vehiclesUsed;
+  return used > 0 ? (solution.instance.routable.length - solution.unassigned.size) / used : 0;
 }
 
 function meanDistancePerVisit(solution: Solution): number {
