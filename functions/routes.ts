@@ -1,5 +1,6 @@
 import type { RouteDefinition } from "#shared/http/route";
 import { appIntegrationRoutes } from "./http/app-integrations/routes.ts";
+import { recordRoutes } from "./http/data/routes.ts";
 import { dataTypeRoutes } from "./http/data-types/routes.ts";
 import { hubRoutes } from "./http/hubs/routes.ts";
 import { openApiRoutes } from "./http/openapi/routes.ts";
@@ -14,7 +15,7 @@ import { visitRoutes } from "./http/visits/routes.ts";
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes), ...Object.values(routingResultRoutes)];
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(recordRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes), ...Object.values(routingResultRoutes)];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];

@@ -10,8 +10,11 @@
  * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>\u0001id   |                                    |
  * | data type name guard     | ORG#o                    | DTNAME#<lowercased name>   |                                             |                                    |
  * | extension guard          | ORG#o                    | DTEXT#<entity>             |                                             |                                    |
- * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | (free for the records issue)                |                                    |
+ * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    |                                             | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
+ * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
+ * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        |                                             |                                    |
+ * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
  * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
@@ -55,6 +58,24 @@ export const keys = {
   uniqueGuard: (o: string, dataTypeId: string, field: string, scope: string, value: string): ItemKey => ({
     PK: `${org(o)}#DT#${dataTypeId}#UQ`,
     SK: `${keyPart(field)}#${keyPart(scope)}#${keyPart(value)}`,
+  }),
+  /** GSI2 of record items: every (type, hub) holding a dataId, so GET /data/{dataId} needs no scan. */
+  recordsByDataId: (o: string, dataId: string) => `${org(o)}#DATAID#${keyPart(dataId)}`,
+  recordsByDataIdSortKey: (dataTypeId: string, hubScope: string) => `${dataTypeId}#${keyPart(hubScope)}`,
+  /** Lookup item: which type and key hold a record `_id` (relation targets), read consistently. */
+  recordRef: (o: string, recordId: string): ItemKey => ({ PK: `${org(o)}#REC#${recordId}`, SK: "REF" }),
+  /** Search token items of a data type: SK `<token>#<record id>`, so a `q` prefix is one range read. */
+  recordTokenPartition: (o: string, dataTypeId: string) => `${org(o)}#DT#${dataTypeId}#TOK`,
+  recordToken: (o: string, dataTypeId: string, token: string, recordId: string): ItemKey => ({
+    PK: `${org(o)}#DT#${dataTypeId}#TOK`,
+    SK: `${keyPart(token)}#${recordId}`,
+  }),
+  /** Relation link items: records whose belongsTo/belongsToMany field names the target record (hasOne/hasMany reads). */
+  relationLinkPartition: (o: string, targetRecordId: string) => `${org(o)}#REL#${targetRecordId}`,
+  relationLinkPrefix: (sourceDataTypeId: string, fieldId: string) => `${sourceDataTypeId}#${keyPart(fieldId)}#`,
+  relationLink: (o: string, targetRecordId: string, sourceDataTypeId: string, fieldId: string, sourceRecordId: string): ItemKey => ({
+    PK: `${org(o)}#REL#${targetRecordId}`,
+    SK: `${sourceDataTypeId}#${keyPart(fieldId)}#${sourceRecordId}`,
   }),
 
   // Vehicles

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import {
+  recordCreateSchema,
+  recordDataIdParamsSchema,
+  recordGetQuerySchema,
+  recordListQuerySchema,
+  recordPatchSchema,
+  recordPathParamsSchema,
+  recordReplaceSchema,
+  recordScopeQuerySchema,
+  recordTypeQuerySchema,
+  recordViewSchema,
+} from "#shared/domain/records/schema";
+import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { defineRoute } from "#shared/http/route";
+
+const recordBody = successBodySchema(recordViewSchema);
+const restrictedBody = z.object({ status: z.literal(false), message: z.string(), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string()) });
+const tag = "Data source records";
+
+const valueRules = [
+  "Value rules (each violation is a 400 naming the field; nothing is stored):",
+  "`dataId` letters, digits, `-`, `_` and single inner spaces, 1–200 characters (no spaces on a type imported from the earlier version and not saved since);",
+  "text a string (≤ 10,000 characters); number a finite JSON number (`decimals` caps decimal places); boolean; option one of `optionData`; multiOption an array of distinct options within minSelected/maxSelected;",
+  "date `YYYY-MM-DD`, dateTime `YYYY-MM-DD HH:mm:ss` or ISO 8601 with an offset, time `HH:mm` or `HH:mm:ss`; with `inputType: range` also `{ from, to }` (from ≤ to);",
+  "geolocation `{ lat, lng }` or `\"lat,lng\"` (stored as `{ lat, lng }`); phoneNumber `+` and 7–15 digits (spaces and dashes removed);",
+  "relation belongsTo one `_id`, belongsToMany an array of at most 20 distinct `_id`s, each an existing record of the target data type (hub and vehicle targets: an existing hub/vehicle; user, role, flow: not checked); hasOne/hasMany are read-only.",
+  "Required fields must be present and non-empty; an absent value takes the field's `default`; keys that are not fields of the type are rejected;",
+  "`validations.min/max` literal or `{ ref }` (another field of the same record, skipped while it is empty), minInclusive/maxInclusive default true.",
+  "Uniqueness (409, failedCode data-001 for dataId, data-002 for unique fields and uniqueTogether, `errors` naming the fields): per hub and type (per type when commonData); multi-value fields compare as sets, an absent boolean counts as false in a combination, a combination with an empty member is not checked. Enforced by guard items in the record's own transaction: concurrent writers never both succeed.",
+].join(" ");
+
+const writeNotes =
+  "Writes to an external-api data type or an extension (`extends`) type are a 400; to a type locked by an import a 409 (data-004). A write that meets a concurrent change or delete of its data type is a 409 (data-003, retry).";
+
+const lookupNotes =
+  "When several hubs of a non-commonData type hold the dataId and no hubId is given: 400 listing the hubs. Records of hubs outside the token's hubIds are not found (404).";
+
+const accessNotes =
+  "Field accessibility: fields listed in the token's permissionDetails entry `{ permissionName: \"view/data\", dataTypeId, hiddenFields }` (an entry without dataTypeId applies to every type) are left out; `fields` naming one of them is a 403 `{ status: false, message, failedCode: \"data-403\", restrictedFields }`.";
+
+export const recordRoutes = {
+  create: defineRoute({
+    operationId: "createRecord",
+    method: "POST",
+    path: "/data",
+    handler: "functions/http/data/create.ts",
+    summary: "Create a data source record",
+    description: `Body \`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }\`: custom field values sit flat at the top level. An unknown dataTypeId/dataTypeName is a 400 naming it. hubId is required unless the type has commonData true (then it must be absent); it must name an existing hub and, when the token lists hubIds, one of them. ${valueRules} ${writeNotes}`,
+    tag,
+    body: recordCreateSchema,
+    responses: { 201: { description: "Created", schema: recordBody } },
+    grants: ["tableWrite"],
+  }),
+  list: defineRoute({
+    operationId: "listRecords",
+    method: "GET",
+    path: "/data",
+    handler: "functions/http/data/list.ts",
+    summary: "List or search the records of a data type",
+    description: `dataTypeId or dataTypeName is required (an unknown type is a 404). Without q: records ordered by hub, then dataId. With q: records whose searchable fields (title included) contain, for every word of q, a word starting with it (case- and accent-insensitive; words are runs of letters and digits; only the first 20 distinct words of a record are indexed, words compared on their first 64 characters), ordered by the matched word; hidden fields do not match. Search reads a token index, so its cost grows with the matches, not with the type's size. Pages hold at most \`limit\` items and may hold fewer (hub filters and duplicate words are applied after the page is read): follow nextCursor until it is null. For an external-api type the items are read from its API (GET, 5 s, 1 MB), validated against the type (invalid items left out) and paged here; an unusable answer is a 502 (data-502). ${accessNotes}`,
+    tag,
+    query: recordListQuerySchema,
+    responses: { 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    grants: ["tableRead"],
+  }),
+  getByDataId: defineRoute({
+    operationId: "getRecord",
+    method: "GET",
+    path: "/data/{dataId}",
+    handler: "functions/http/data/get.ts",
+    summary: "Read a record by its dataId",
+    description: `Without dataTypeId/dataTypeName the stored records are looked up by dataId across the organization's types: when more than one type holds it, 400 listing the types (external-api types are only read when named). ${lookupNotes} ${accessNotes}`,
+    tag,
+    params: recordDataIdParamsSchema,
+    query: recordGetQuerySchema,
+    responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    grants: ["tableRead"],
+  }),
+  getByType: defineRoute({
+    operationId: "getRecordOfType",
+    method: "GET",
+    path: "/data/type/{dataTypeName}/{dataId}",
+    handler: "functions/http/data/get-by-type.ts",
+    summary: "Read a record by data type name and dataId",
+    description: `The data type name is compared case-insensitively; an unknown type is a 404. ${lookupNotes} ${accessNotes}`,
+    tag,
+    params: recordPathParamsSchema,
+    query: recordTypeQuerySchema,
+    responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    grants: ["tableRead"],
+  }),
+  replace: defineRoute({
+    operationId: "replaceRecord",
+    method: "PUT",
+    path: "/data/type/{dataTypeName}/{dataId}",
+    handler: "functions/http/data/replace.ts",
+    summary: "Replace a record",
+    description: `Full replace of the custom values (omitted fields are cleared or take their default); dataId and hubId omitted mean unchanged, sent they rename or move the record (its guard items, search words and key move in the same transaction). Every rule runs again. A concurrent change of the record is a 409 (sys-410). ${valueRules} ${writeNotes} ${lookupNotes}`,
+    tag,
+    params: recordPathParamsSchema,
+    query: recordScopeQuerySchema,
+    body: recordReplaceSchema,
+    responses: { 200: { description: "The updated record", schema: recordBody } },
+    grants: ["tableWrite"],
+  }),
+  patch: defineRoute({
+    operationId: "patchRecord",
+    method: "PATCH",
+    path: "/data/type/{dataTypeName}/{dataId}",
+    handler: "functions/http/data/patch.ts",
+    summary: "Change some values of a record",
+    description: `Keys sent replace the stored values (null clears one); the merged record is checked by every rule, like PUT. Stored values of fields the type no longer has are dropped. ${writeNotes} ${lookupNotes}`,
+    tag,
+    params: recordPathParamsSchema,
+    query: recordScopeQuerySchema,
+    body: recordPatchSchema,
+    responses: { 200: { description: "The updated record", schema: recordBody } },
+    grants: ["tableWrite"],
+  }),
+  remove: defineRoute({
+    operationId: "deleteRecord",
+    method: "DELETE",
+    path: "/data/type/{dataTypeName}/{dataId}",
+    handler: "functions/http/data/delete.ts",
+    summary: "Delete a record",
+    description: `Removes the record with its guard items, search words and relation links in one transaction. Records that name it in a relation keep the _id (references are not cascaded). ${lookupNotes}`,
+    tag,
+    params: recordPathParamsSchema,
+    query: recordScopeQuerySchema,
+    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    grants: ["tableWrite"],
+  }),
+};

@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { idSchema, pageQuery } from "#shared/domain/schemas";
+
+/**
+ * Data source records (spec "Data source record", "Data source" endpoints). The zod schemas here
+ * check the request *envelope*; every custom field value is checked against the record's data type
+ * by values.ts, which reports each violation with the field id.
+ */
+
+/** Hub scope of a record of a `commonData` type (shared by every hub). */
+export const COMMON_SCOPE = "*";
+
+/** A record as stored: custom field values under `values`, derived index items under `index`. */
+export interface StoredRecord {
+  _id: string;
+  dataId: string;
+  dataTypeId: string;
+  /** null for records of commonData types. */
+  hubId: string | null;
+  values: Record<string, unknown>;
+  /** What this record wrote besides itself, so an update or delete removes exactly that. */
+  index: RecordIndex;
+  organizationId: string;
+  createdBy: string;
+  updatedBy: string;
+  createdTime: string;
+  updatedTime: string;
+}
+
+export interface GuardEntry {
+  /** Field id (`unique`) or `+a+b` (uniqueTogether combination, ids sorted). */
+  name: string;
+  scope: string;
+  value: string;
+}
+
+export interface LinkEntry {
+  fieldId: string;
+  targetId: string;
+}
+
+export interface RecordIndex {
+  guards: GuardEntry[];
+  tokens: string[];
+  links: LinkEntry[];
+}
+
+export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
+
+const dataTypeIdParam = z.string().trim().min(1).max(64).describe("The data type's `_id`. Either this or dataTypeName.");
+const dataTypeNameParam = z.string().trim().min(1).max(100).describe("The data type's name (case-insensitive). Either this or dataTypeId.");
+const hubIdParam = z.string().trim().min(1).max(64);
+const fieldsParam = z
+  .string()
+  .max(2000)
+  .describe(
+    "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
+  );
+
+const dataIdBody = z
+  .string()
+  .max(200)
+  .describe(
+    "The record's title: letters, digits, `-`, `_` and single spaces between words, 1–200 characters (no spaces at all on a type imported from the earlier version and not saved since). Unique per hub and type (per type when commonData).",
+  );
+
+/**
+ * POST /data: custom field values sit flat at the top level next to these keys, as the original
+ * product sends them. Unknown keys are rejected by the domain (they are not fields of the type).
+ */
+export const recordCreateSchema = z
+  .looseObject({
+    dataTypeId: dataTypeIdParam.optional(),
+    dataTypeName: dataTypeNameParam.optional(),
+    hubId: hubIdParam
+      .nullish()
+      .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
+    dataId: dataIdBody.optional(),
+  })
+  .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`");
+
+export type RecordCreateInput = z.infer<typeof recordCreateSchema>;
+
+/** PUT: the whole record (omitted fields are cleared or take their default); dataId and hubId omitted mean unchanged. */
+export const recordReplaceSchema = z.looseObject({
+  dataTypeId: dataTypeIdParam.optional().describe("Optional; when sent it must be the path's data type."),
+  dataTypeName: dataTypeNameParam.optional().describe("Optional; when sent it must be the path's data type."),
+  hubId: hubIdParam.nullish().describe("Moves the record to another hub (non-commonData types). Omitted: unchanged."),
+  dataId: dataIdBody.optional().describe("Renames the record. Omitted: unchanged."),
+});
+
+export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
+
+export const recordPatchSchema = recordReplaceSchema.describe(
+  "Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.",
+);
+
+export const recordPathParamsSchema = z.strictObject({
+  dataTypeName: z.string().min(1).max(100),
+  dataId: z.string().min(1).max(400),
+});
+
+export const recordDataIdParamsSchema = z.strictObject({ dataId: z.string().min(1).max(400) });
+
+export const recordListQuerySchema = pageQuery({
+  dataTypeId: dataTypeIdParam.optional(),
+  dataTypeName: dataTypeNameParam.optional(),
+  hubId: hubIdParam.optional().describe("Only records of this hub (non-commonData types)."),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Search: records whose searchable fields (title included) contain a word starting with each word of q, ignoring case and accents. Words are runs of letters and digits. Results come in order of the matched word.",
+    ),
+  fields: fieldsParam.optional(),
+});
+
+export type RecordListQuery = z.infer<typeof recordListQuerySchema>;
+
+export const recordGetQuerySchema = z.strictObject({
+  dataTypeId: dataTypeIdParam.optional().describe("Needed when the same dataId exists in more than one data type (400 lists them)."),
+  dataTypeName: dataTypeNameParam.optional(),
+  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
+  fields: fieldsParam.optional(),
+});
+
+export type RecordGetQuery = z.infer<typeof recordGetQuerySchema>;
+
+export const recordTypeQuerySchema = z.strictObject({
+  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
+  fields: fieldsParam.optional(),
+});
+
+export const recordScopeQuerySchema = z.strictObject({
+  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
+});
+
+/** A record as returned: custom field values flat, in the data type's field order. */
+export const recordViewSchema = z
+  .looseObject({
+    _id: idSchema,
+    dataId: z.string(),
+    dataTypeId: idSchema.optional(),
+    data_type: z.object({ _id: idSchema, name: z.string() }).optional(),
+    hubId: z.string().nullable().optional().describe("null for records of commonData types."),
+    organizationId: z.string().optional(),
+    createdBy: z.string().optional(),
+    createdTime: z.string().optional().describe("Y-m-d H:i:s, UTC"),
+    updatedTime: z.string().optional().describe("Y-m-d H:i:s, UTC"),
+  })
+  .describe(
+    "`{ _id, dataId, dataTypeId, data_type: { _id, name }, hubId, <fields…>, organizationId, createdBy, createdTime, updatedTime }`. Field values: geolocation `{ lat, lng }`, phoneNumber `+<digits>`, ranges `{ from, to }`, belongsTo one `_id`, belongsToMany an array of `_id`s; hasOne (`_id` or null) and hasMany (array of `_id`s, at most 100) are resolved from the target's `via` field. Absent values are left out. With `fields`, only the named keys (plus `_id`, `dataId`).",
+  );
+
+export type RecordView = z.infer<typeof recordViewSchema>;
+
+/** Keys the record carries itself (response), in response order around the custom fields. */
+export const leadingViewKeys = ["_id", "dataId", "dataTypeId", "data_type", "hubId"] as const;
+export const trailingViewKeys = ["organizationId", "createdBy", "createdTime", "updatedTime"] as const;
+export const systemViewKeys: readonly string[] = [...leadingViewKeys, ...trailingViewKeys];
+
+/** Keys a write body may carry besides custom fields. */
+export const envelopeKeys = ["dataTypeId", "dataTypeName", "hubId", "dataId"] as const;

@@ -1,0 +1,479 @@
+import { createHash } from "node:crypto";
+import { type Caller, callerMayUseHub } from "#shared/domain/caller";
+import type { DataType } from "#shared/domain/data-types/schema";
+import { NotFoundError, ValidationError, type FieldIssue } from "#shared/domain/errors";
+import { ID_PATTERN, newId } from "#shared/domain/ids";
+import { recordErrors } from "#shared/domain/records/errors";
+import {
+  hiddenFieldsFor,
+  isReportedHit,
+  parseSearch,
+  relationLinks,
+  searchTokens,
+  uniqueGuards,
+} from "#shared/domain/records/rules";
+import {
+  COMMON_SCOPE,
+  envelopeKeys,
+  hubScopeOf,
+  type RecordCreateInput,
+  type RecordGetQuery,
+  type RecordListQuery,
+  type RecordReplaceInput,
+  type StoredRecord,
+  systemViewKeys,
+} from "#shared/domain/records/schema";
+import { checkRecordValues, isReadOnlyField, isTitleField, relationReferences, titleProblem } from "#shared/domain/records/values";
+import { buildView, type Projection } from "#shared/domain/records/view";
+import { formatDateTimeUtc } from "#shared/domain/time";
+
+export interface VersionedRecord {
+  record: StoredRecord;
+  version: number;
+}
+
+/** Where a record lives: its type and hub scope (`*` for commonData), and its dataId. */
+export interface RecordLocation {
+  dataTypeId: string;
+  hubScope: string;
+  dataId: string;
+}
+
+/** What the record's transaction checks besides the record: the type (version, no delete fence) and a new hub. */
+export interface WriteContext {
+  dataTypeVersion: number;
+  /** A hub that must exist (set when the record enters a hub). */
+  hubToCheck?: string | undefined;
+}
+
+export interface RecordPage {
+  items: StoredRecord[];
+  nextCursor: string | null;
+}
+
+export interface SearchPage {
+  /** Index hits in token order; the same record may appear at several tokens. */
+  hits: Array<{ token: string; record: StoredRecord }>;
+  nextCursor: string | null;
+}
+
+export interface ScopeFilter {
+  /** Only this hub scope. */
+  hubScope?: string | undefined;
+  /** Only these hub scopes (the caller's hubs); undefined = every hub. */
+  allowedHubScopes?: string[] | undefined;
+}
+
+/**
+ * Persistence port of the records area (DynamoDB: shared/store/record-store.ts). Each write is one
+ * TransactWriteItems over the record, its ref item, the guards, tokens and links of its `index`,
+ * a check of the data type (version, no delete fence) and of a new hub; it throws the
+ * recordErrors conflicts, a 400 on hubId for a missing hub, 404/409 for a stale `previous`.
+ */
+export interface RecordStore {
+  find(organizationId: string, location: RecordLocation): Promise<VersionedRecord | undefined>;
+  findById(organizationId: string, recordId: string): Promise<VersionedRecord | undefined>;
+  /** Every (type, hub) holding this dataId, at most 50. */
+  locate(organizationId: string, dataId: string): Promise<RecordLocation[]>;
+  create(record: StoredRecord, context: WriteContext & { commonData: boolean }): Promise<void>;
+  replace(next: StoredRecord, previous: VersionedRecord, context: WriteContext & { commonData: boolean }): Promise<void>;
+  remove(previous: VersionedRecord): Promise<void>;
+  list(organizationId: string, dataTypeId: string, filter: ScopeFilter & { limit: number; cursor?: string | undefined }): Promise<RecordPage>;
+  search(organizationId: string, dataTypeId: string, filter: ScopeFilter & { indexWord: string; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
+  /** `_id`s of records of `sourceDataTypeId` whose field `fieldId` names `targetRecordId` (at most `limit`). */
+  linkedIds(organizationId: string, targetRecordId: string, sourceDataTypeId: string, fieldId: string, limit: number): Promise<string[]>;
+}
+
+export interface DataTypeLookup {
+  findById(organizationId: string, dataTypeId: string): Promise<{ dataType: DataType; version: number } | undefined>;
+  findByName(organizationId: string, name: string): Promise<{ dataType: DataType; version: number } | undefined>;
+}
+
+/** Platform entities a standard relation may name, where this service can check them. */
+export interface EntityLookup {
+  hubExists(organizationId: string, hubId: string): Promise<boolean>;
+  vehicleExists(organizationId: string, vehicleId: string): Promise<boolean>;
+}
+
+/** Reads an external-api data type's items (shared/http/external-provider.ts); throws UpstreamError. */
+export interface ExternalRecordSource {
+  fetchItems(providerConfig: { url: string; key?: string | undefined }): Promise<unknown[]>;
+}
+
+export interface RecordServiceDependencies {
+  store: RecordStore;
+  dataTypes: DataTypeLookup;
+  entities: EntityLookup;
+  external: ExternalRecordSource;
+  now?: () => Date;
+}
+
+interface ResolvedType {
+  dataType: DataType;
+  version: number;
+}
+
+/** hasMany reads return at most this many `_id`s. */
+export const MAX_RESOLVED_RELATIONS = 100;
+
+const writableKeys = (dataType: DataType) => new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
+
+function splitEnvelope(body: Record<string, unknown>) {
+  const sent: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (!(envelopeKeys as readonly string[]).includes(key)) sent[key] = value;
+  return sent;
+}
+
+function parseFieldList(dataType: DataType, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = [...new Set(text.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
+  if (names.length === 0) throw ValidationError.single("fields", "name at least one field");
+  const known = new Set([...dataType.fields.map((field) => field.id), ...systemViewKeys]);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw ValidationError.single("fields", `not fields of this data type: ${unknown.join(", ")}`);
+  return names;
+}
+
+/** Hidden fields, and the `fields` projection (403 when it names a hidden field). */
+function projectionFor(caller: Caller, dataType: DataType, fieldsParam: string | undefined): Projection {
+  const hidden = hiddenFieldsFor(caller, dataType._id);
+  const fields = parseFieldList(dataType, fieldsParam);
+  const restricted = (fields ?? []).filter((name) => hidden.has(name));
+  if (restricted.length > 0) throw recordErrors.restrictedFields(restricted);
+  return { hidden, fields };
+}
+
+export function createRecordService(dependencies: RecordServiceDependencies) {
+  const { store, dataTypes, entities, external } = dependencies;
+  const now = dependencies.now ?? (() => new Date());
+
+  /** The type named by id and/or name; `missing` decides 400 (a body reference) or 404 (a read). */
+  async function resolveType(organizationId: string, ref: { dataTypeId?: string | undefined; dataTypeName?: string | undefined }, missing: "400" | "404"): Promise<ResolvedType> {
+    if (ref.dataTypeId === undefined && ref.dataTypeName === undefined) throw ValidationError.single("dataTypeId", "dataTypeId or dataTypeName is required");
+    const byId = ref.dataTypeId !== undefined ? await dataTypes.findById(organizationId, ref.dataTypeId) : undefined;
+    const byName = ref.dataTypeName !== undefined ? await dataTypes.findByName(organizationId, ref.dataTypeName) : undefined;
+    const field = ref.dataTypeId !== undefined ? "dataTypeId" : "dataTypeName";
+    const found = byId ?? byName;
+    if ((ref.dataTypeId !== undefined && !byId) || (ref.dataTypeName !== undefined && !byName) || !found) {
+      if (missing === "404") throw new NotFoundError();
+      throw ValidationError.single(field, "names no data type of this organization");
+    }
+    if (byId && byName && byId.dataType._id !== byName.dataType._id) throw ValidationError.single("dataTypeName", "dataTypeId and dataTypeName name different data types");
+    return found;
+  }
+
+  function assertWritable(dataType: DataType): void {
+    if (dataType.extends) throw ValidationError.single("dataTypeId", `an extension data type (extends ${dataType.extends.entity}) adds fields to a platform entity; it has no records of its own`);
+    if (dataType.provider === "external-api") throw ValidationError.single("dataTypeId", "records of an external-api data type are read from its API and cannot be written here");
+    if (dataType.locked) throw recordErrors.dataTypeLocked();
+  }
+
+  /** Hub of a written record: null for commonData; else required and allowed by the token. */
+  function hubIssues(caller: Caller, dataType: DataType, hubId: string | null | undefined): FieldIssue[] {
+    if (dataType.commonData) {
+      return hubId === undefined || hubId === null ? [] : [{ field: "hubId", message: "records of a commonData data type are shared by every hub: send no hubId" }];
+    }
+    if (hubId === undefined || hubId === null) return [{ field: "hubId", message: "hubId is required (the data type is not commonData)" }];
+    return callerMayUseHub(caller, hubId) ? [] : [{ field: "hubId", message: "hubId must be one of the hubs your token allows" }];
+  }
+
+  /** Every belongsTo/belongsToMany id must name an existing target (checked where a store exists). */
+  async function relationIssues(organizationId: string, dataType: DataType, values: Record<string, unknown>): Promise<FieldIssue[]> {
+    const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
+      ids.map(async (id): Promise<FieldIssue | undefined> => {
+        const relation = field.relation;
+        if (!relation) return undefined;
+        let exists = true;
+        if (relation.targetKind === "dataType") {
+          const target = ID_PATTERN.test(id) ? await store.findById(organizationId, id) : undefined;
+          exists = target?.record.dataTypeId === relation.target;
+        } else if (relation.target === "vehicle") exists = await entities.vehicleExists(organizationId, id);
+        else if (relation.target === "hub") exists = await entities.hubExists(organizationId, id);
+        return exists ? undefined : { field: field.id, message: `${id} is not an existing ${relation.targetKind === "dataType" ? "record of the target data type" : relation.target} of this organization` };
+      }),
+    );
+    return (await Promise.all(checks)).filter((issue): issue is FieldIssue => issue !== undefined);
+  }
+
+  /** Runs every rule on a record to be written and returns it with its index; throws the 400. */
+  async function prepare(
+    caller: Caller,
+    type: ResolvedType,
+    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown> },
+  ) {
+    const { dataType } = type;
+    const issues: FieldIssue[] = [];
+    const title = titleProblem(draft.dataId, dataType.titleRule);
+    if (title) issues.push({ field: "dataId", message: title });
+    issues.push(...hubIssues(caller, dataType, draft.hubId));
+    const checked = checkRecordValues(dataType, draft.sent);
+    issues.push(...checked.issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values);
+    if (relationProblems.length > 0) throw new ValidationError(relationProblems);
+    const dataId = draft.dataId as string;
+    const hubId = dataType.commonData ? null : (draft.hubId as string);
+    const scope = hubId ?? COMMON_SCOPE;
+    return {
+      dataId,
+      hubId,
+      values: checked.values,
+      index: {
+        guards: uniqueGuards(dataType, checked.values, scope),
+        tokens: [...searchTokens(dataType, dataId, checked.values).keys()],
+        links: relationLinks(dataType, checked.values),
+      },
+    };
+  }
+
+  async function resolveRelations(caller: Caller, dataType: DataType, record: StoredRecord, projection: Projection) {
+    const wanted = (id: string) => !projection.hidden.has(id) && (projection.fields === undefined || projection.fields.includes(id));
+    const resolved: Record<string, unknown> = {};
+    await Promise.all(
+      dataType.fields.filter((field) => isReadOnlyField(field) && wanted(field.id)).map(async (field) => {
+        const relation = field.relation;
+        if (!relation?.via) return;
+        const ids = await store.linkedIds(caller.organizationId, record._id, relation.target, relation.via, relation.kind === "hasOne" ? 1 : MAX_RESOLVED_RELATIONS);
+        resolved[field.id] = relation.kind === "hasOne" ? (ids[0] ?? null) : ids;
+      }),
+    );
+    return resolved;
+  }
+
+  async function view(caller: Caller, dataType: DataType, record: StoredRecord, projection: Projection) {
+    return buildView(dataType, record, await resolveRelations(caller, dataType, record, projection), projection);
+  }
+
+  const visibleTo = (caller: Caller, hubScope: string) => hubScope === COMMON_SCOPE || callerMayUseHub(caller, hubScope);
+
+  /** The one record of `dataType` with this dataId the caller can see (400 when several hubs hold it and no hubId is given). */
+  async function findInType(caller: Caller, dataType: DataType, dataId: string, hubId: string | undefined): Promise<VersionedRecord> {
+    let scope: string | undefined = dataType.commonData ? COMMON_SCOPE : hubId;
+    if (scope === undefined) {
+      const hubs = (await store.locate(caller.organizationId, dataId)).filter((location) => location.dataTypeId === dataType._id && visibleTo(caller, location.hubScope));
+      if (hubs.length > 1) {
+        throw ValidationError.single("hubId", `dataId "${dataId}" exists in several hubs of this data type (${hubs.map((hub) => hub.hubScope).join(", ")}); send hubId`);
+      }
+      scope = hubs[0]?.hubScope;
+    }
+    if (scope === undefined || !visibleTo(caller, scope)) throw new NotFoundError();
+    const found = await store.find(caller.organizationId, { dataTypeId: dataType._id, hubScope: scope, dataId });
+    if (!found) throw new NotFoundError();
+    return found;
+  }
+
+  // ---------------------------------------------------------------- external-api types
+
+  /** Items of an external-api type, validated against it; invalid items are left out. */
+  async function externalRecords(caller: Caller, dataType: DataType): Promise<StoredRecord[]> {
+    if (!dataType.providerConfig) return [];
+    const items = await external.fetchItems(dataType.providerConfig);
+    const fetchedAt = formatDateTimeUtc(now());
+    const records: StoredRecord[] = [];
+    const ignoredKeys = new Set([...systemViewKeys, "updatedBy"]);
+    for (const item of items) {
+      if (typeof item !== "object" || item === null || Array.isArray(item)) continue;
+      const raw = item as Record<string, unknown>;
+      if (titleProblem(raw.dataId, "words")) continue;
+      const hubId = typeof raw.hubId === "string" && !dataType.commonData ? raw.hubId : null;
+      if (!dataType.commonData && hubId === null) continue;
+      const fieldIds = new Set(dataType.fields.map((field) => field.id));
+      const sent = Object.fromEntries(Object.entries(raw).filter(([key]) => !ignoredKeys.has(key) && fieldIds.has(key) && key !== "dataId"));
+      const checked = checkRecordValues(dataType, sent);
+      if (checked.issues.length > 0) continue;
+      const dataId = raw.dataId as string;
+      const time = (value: unknown) => (typeof value === "string" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? value : fetchedAt);
+      records.push({
+        _id: typeof raw._id === "string" && ID_PATTERN.test(raw._id) ? raw._id : createHash("sha256").update(`${dataType._id}\u0000${hubId ?? ""}\u0000${dataId}`).digest("hex").slice(0, 24),
+        dataId,
+        dataTypeId: dataType._id,
+        hubId,
+        values: checked.values,
+        index: { guards: [], tokens: [...searchTokens(dataType, dataId, checked.values).keys()], links: [] },
+        organizationId: caller.organizationId,
+        createdBy: "external-api",
+        updatedBy: "external-api",
+        createdTime: time(raw.createdTime),
+        updatedTime: time(raw.updatedTime),
+      });
+    }
+    return records;
+  }
+
+  function externalCursor(dataTypeId: string, offset: number) {
+    return Buffer.from(JSON.stringify({ ext: dataTypeId, offset }), "utf8").toString("base64url");
+  }
+
+  function externalOffset(dataTypeId: string, cursor: string | undefined): number {
+    if (cursor === undefined) return 0;
+    try {
+      const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { ext?: unknown; offset?: unknown };
+      if (decoded.ext === dataTypeId && Number.isInteger(decoded.offset) && (decoded.offset as number) >= 0) return decoded.offset as number;
+    } catch {
+      // fall through to the 400
+    }
+    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  }
+
+  async function listExternal(caller: Caller, dataType: DataType, query: RecordListQuery, projection: Projection) {
+    const search = query.q !== undefined ? parseSearch(query.q) : undefined;
+    const matching = (await externalRecords(caller, dataType)).filter((record) => {
+      const scope = hubScopeOf(record);
+      if (!visibleTo(caller, scope)) return false;
+      if (query.hubId !== undefined && !dataType.commonData && scope !== query.hubId) return false;
+      if (!search) return true;
+      const tokens = searchTokens(dataType, record.dataId, record.values);
+      const first = [...tokens.keys()].filter((token) => token.startsWith(search.indexWord)).sort()[0];
+      return first !== undefined && isReportedHit(tokens, search, first, projection.hidden);
+    });
+    const offset = externalOffset(dataType._id, query.cursor);
+    const page = matching.slice(offset, offset + query.limit);
+    const nextCursor = offset + query.limit < matching.length ? externalCursor(dataType._id, offset + query.limit) : null;
+    return { items: await Promise.all(page.map((record) => view(caller, dataType, record, projection))), nextCursor };
+  }
+
+  async function getExternal(caller: Caller, dataType: DataType, dataId: string, hubId: string | undefined, projection: Projection) {
+    const found = (await externalRecords(caller, dataType)).filter(
+      (record) => record.dataId === dataId && visibleTo(caller, hubScopeOf(record)) && (hubId === undefined || dataType.commonData || record.hubId === hubId),
+    );
+    if (found.length > 1) throw ValidationError.single("hubId", `dataId "${dataId}" exists in several hubs of this data type (${found.map((record) => record.hubId).join(", ")}); send hubId`);
+    const record = found[0];
+    if (!record) throw new NotFoundError();
+    return view(caller, dataType, record, projection);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async function findForWrite(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined) {
+    const type = await resolveType(caller.organizationId, { dataTypeName }, "404");
+    assertWritable(type.dataType);
+    return { type, existing: await findInType(caller, type.dataType, dataId, hubId) };
+  }
+
+  function assertSameType(type: ResolvedType, body: RecordReplaceInput): void {
+    if (body.dataTypeId !== undefined && body.dataTypeId !== type.dataType._id) throw ValidationError.single("dataTypeId", "must be the data type of the path (a record cannot change its data type)");
+    if (body.dataTypeName !== undefined && body.dataTypeName.toLowerCase() !== type.dataType.name.toLowerCase()) {
+      throw ValidationError.single("dataTypeName", "must be the data type of the path (a record cannot change its data type)");
+    }
+  }
+
+  async function write(caller: Caller, type: ResolvedType, existing: VersionedRecord, body: RecordReplaceInput, sent: Record<string, unknown>) {
+    assertSameType(type, body);
+    const previous = existing.record;
+    const prepared = await prepare(caller, type, {
+      _id: previous._id,
+      dataId: body.dataId ?? previous.dataId,
+      hubId: body.hubId === undefined ? previous.hubId : body.hubId,
+      sent,
+    });
+    const next: StoredRecord = { ...previous, ...prepared, updatedBy: caller.userId, updatedTime: formatDateTimeUtc(now()) };
+    await store.replace(next, existing, {
+      dataTypeVersion: type.version,
+      hubToCheck: next.hubId !== null && next.hubId !== previous.hubId ? next.hubId : undefined,
+      commonData: type.dataType.commonData,
+    });
+    return view(caller, type.dataType, next, { hidden: new Set() });
+  }
+
+  return {
+    async create(caller: Caller, body: RecordCreateInput) {
+      const type = await resolveType(caller.organizationId, body, "400");
+      assertWritable(type.dataType);
+      const time = now();
+      const _id = newId(time);
+      const prepared = await prepare(caller, type, { _id, dataId: body.dataId, hubId: body.hubId, sent: splitEnvelope(body) });
+      const record: StoredRecord = {
+        _id,
+        dataId: prepared.dataId,
+        dataTypeId: type.dataType._id,
+        hubId: prepared.hubId,
+        values: prepared.values,
+        index: prepared.index,
+        organizationId: caller.organizationId,
+        createdBy: caller.userId,
+        updatedBy: caller.userId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+      };
+      await store.create(record, { dataTypeVersion: type.version, hubToCheck: record.hubId ?? undefined, commonData: type.dataType.commonData });
+      return view(caller, type.dataType, record, { hidden: new Set() });
+    },
+
+    async list(caller: Caller, query: RecordListQuery) {
+      const { dataType } = await resolveType(caller.organizationId, query, "404");
+      const projection = projectionFor(caller, dataType, query.fields);
+      if (query.hubId !== undefined && !dataType.commonData && !callerMayUseHub(caller, query.hubId)) {
+        throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+      }
+      if (dataType.provider === "external-api") return listExternal(caller, dataType, query, projection);
+      const scope: ScopeFilter = dataType.commonData
+        ? {}
+        : { hubScope: query.hubId, allowedHubScopes: query.hubId === undefined && caller.hubIds.length > 0 ? caller.hubIds : undefined };
+      if (query.q !== undefined) {
+        const search = parseSearch(query.q);
+        if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+        const page = await store.search(caller.organizationId, dataType._id, { ...scope, indexWord: search.indexWord, limit: query.limit, cursor: query.cursor });
+        const reported = page.hits.filter((hit) => isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, projection.hidden));
+        return { items: await Promise.all(reported.map((hit) => view(caller, dataType, hit.record, projection))), nextCursor: page.nextCursor };
+      }
+      const page = await store.list(caller.organizationId, dataType._id, { ...scope, limit: query.limit, cursor: query.cursor });
+      return { items: await Promise.all(page.items.map((record) => view(caller, dataType, record, projection))), nextCursor: page.nextCursor };
+    },
+
+    /** GET /data/{dataId}: the type may be left out when only one type (and hub) holds the dataId. */
+    async getByDataId(caller: Caller, dataId: string, query: RecordGetQuery) {
+      if (query.dataTypeId !== undefined || query.dataTypeName !== undefined) {
+        const { dataType } = await resolveType(caller.organizationId, query, "404");
+        const projection = projectionFor(caller, dataType, query.fields);
+        if (dataType.provider === "external-api") return getExternal(caller, dataType, dataId, query.hubId, projection);
+        return view(caller, dataType, (await findInType(caller, dataType, dataId, query.hubId)).record, projection);
+      }
+      const locations = (await store.locate(caller.organizationId, dataId)).filter(
+        (location) => visibleTo(caller, location.hubScope) && (query.hubId === undefined || location.hubScope === query.hubId || location.hubScope === COMMON_SCOPE),
+      );
+      const typeIds = [...new Set(locations.map((location) => location.dataTypeId))];
+      if (typeIds.length === 0) throw new NotFoundError();
+      if (typeIds.length > 1) {
+        const types = await Promise.all(typeIds.map((id) => dataTypes.findById(caller.organizationId, id)));
+        const names = types.flatMap((type) => (type ? [`${type.dataType.name} (${type.dataType._id})`] : []));
+        throw ValidationError.single("dataTypeId", `dataId "${dataId}" exists in several data types: ${names.join(", ")}; send dataTypeId or dataTypeName`);
+      }
+      const type = await dataTypes.findById(caller.organizationId, typeIds[0] as string);
+      if (!type) throw new NotFoundError();
+      const projection = projectionFor(caller, type.dataType, query.fields);
+      return view(caller, type.dataType, (await findInType(caller, type.dataType, dataId, query.hubId)).record, projection);
+    },
+
+    async getByTypeName(caller: Caller, dataTypeName: string, dataId: string, query: { hubId?: string | undefined; fields?: string | undefined }) {
+      const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
+      const projection = projectionFor(caller, dataType, query.fields);
+      if (dataType.provider === "external-api") return getExternal(caller, dataType, dataId, query.hubId, projection);
+      return view(caller, dataType, (await findInType(caller, dataType, dataId, query.hubId)).record, projection);
+    },
+
+    /** PUT: the whole record; omitted fields are cleared (or take their default), omitted dataId/hubId are kept. */
+    async replace(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput) {
+      const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
+      return write(caller, type, existing, body, splitEnvelope(body));
+    },
+
+    /** PATCH: sent keys replace the stored values (null clears); the merged record is checked as a whole. */
+    async patch(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput) {
+      if (Object.keys(body).length === 0) throw ValidationError.single("body", "send at least one field to change");
+      const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
+      const writable = writableKeys(type.dataType);
+      const kept = Object.fromEntries(Object.entries(existing.record.values).filter(([key]) => writable.has(key)));
+      // A sent null clears the value (then the default applies, or required fails); an absent key keeps it.
+      return write(caller, type, existing, body, { ...kept, ...splitEnvelope(body) });
+    },
+
+    async remove(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined): Promise<void> {
+      const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
+      if (dataType.provider === "external-api") throw ValidationError.single("dataTypeName", "records of an external-api data type are read from its API and cannot be deleted here");
+      if (dataType.locked) throw recordErrors.dataTypeLocked();
+      await store.remove(await findInType(caller, dataType, dataId, hubId));
+    },
+  };
+}
+
+export type RecordService = ReturnType<typeof createRecordService>;

@@ -1,0 +1,332 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { recordErrors } from "#shared/domain/records/errors";
+import { type GuardEntry, hubScopeOf, type LinkEntry, type StoredRecord } from "#shared/domain/records/schema";
+import type { RecordLocation, RecordStore, VersionedRecord, WriteContext } from "#shared/domain/records/service";
+import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/data-type-store";
+import { documentClient, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
+import { concurrentUpdateError } from "#shared/store/items";
+import { type ItemKey, keys } from "#shared/store/keys";
+import { queryPage } from "#shared/store/pagination";
+import { type CapacityRecorder, searchTokenPage } from "#shared/store/record-search";
+
+/**
+ * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
+ * - record `ORG#o#DT#<type> / REC#<hub or *>#<dataId>` (entity `record`, `version`,
+ *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
+ * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);
+ * - unique guards `ORG#o#DT#<type>#UQ / <field or +a+b>#<scope>#<value>` carrying `recordId`;
+ * - search tokens `ORG#o#DT#<type>#TOK / <token>#<_id>` carrying `hubScope`, `dataId`;
+ * - relation links `ORG#o#REL#<target _id> / <type>#<field>#<_id>`.
+ * Every write is ONE TransactWriteItems over the record and exactly the guards/tokens/links its
+ * `index` lists (old ones removed, new ones added), a ConditionCheck of the data type (same
+ * version, no fresh delete fence: docs/data-types.md) and of a hub the record enters. Failures are
+ * decoded from CancellationReasons by position.
+ */
+
+type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+/** What a transaction item's failed condition means. */
+type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "type" } | { kind: "hub" } | { kind: "guard"; name: string } | { kind: "other" };
+
+export const MAX_TRANSACTION_ITEMS = 100;
+
+const recordKey = (record: Pick<StoredRecord, "organizationId" | "dataTypeId" | "hubId" | "dataId">) =>
+  keys.record(record.organizationId, record.dataTypeId, hubScopeOf(record), record.dataId);
+
+function recordItem(record: StoredRecord, version: number): Record<string, unknown> {
+  const scope = hubScopeOf(record);
+  return {
+    ...record,
+    ...recordKey(record),
+    entity: "record",
+    version,
+    hubScope: scope,
+    GSI2PK: keys.recordsByDataId(record.organizationId, record.dataId),
+    GSI2SK: keys.recordsByDataIdSortKey(record.dataTypeId, scope),
+  };
+}
+
+function parseRecord(item: Record<string, unknown>): VersionedRecord {
+  const record: StoredRecord = {
+    _id: item._id as string,
+    dataId: item.dataId as string,
+    dataTypeId: item.dataTypeId as string,
+    hubId: (item.hubId as string | null | undefined) ?? null,
+    values: (item.values as Record<string, unknown> | undefined) ?? {},
+    index: {
+      guards: ((item.index as StoredRecord["index"] | undefined)?.guards ?? []) as GuardEntry[],
+      tokens: ((item.index as StoredRecord["index"] | undefined)?.tokens ?? []) as string[],
+      links: ((item.index as StoredRecord["index"] | undefined)?.links ?? []) as LinkEntry[],
+    },
+    organizationId: item.organizationId as string,
+    createdBy: item.createdBy as string,
+    updatedBy: (item.updatedBy as string | undefined) ?? (item.createdBy as string),
+    createdTime: item.createdTime as string,
+    updatedTime: item.updatedTime as string,
+  };
+  return { record, version: Number(item.version ?? 0) };
+}
+
+const guardKey = (record: StoredRecord, guard: GuardEntry) => keys.uniqueGuard(record.organizationId, record.dataTypeId, guard.name, guard.scope, guard.value);
+const guardId = (guard: GuardEntry) => `${guard.name}\u0000${guard.scope}\u0000${guard.value}`;
+const linkId = (link: LinkEntry) => `${link.fieldId}\u0000${link.targetId}`;
+
+/** Free, or already this record's (never another record's). */
+const ownedOrFree = (recordId: string) => ({ ConditionExpression: "attribute_not_exists(PK) OR recordId = :recordId", ExpressionAttributeValues: { ":recordId": recordId } });
+
+function put(item: Record<string, unknown>, condition?: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): TransactItem {
+  return { Put: { TableName: tableName(), Item: item, ...condition } };
+}
+
+function remove(key: ItemKey, condition?: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): TransactItem {
+  return { Delete: { TableName: tableName(), Key: key, ...condition } };
+}
+
+function dataTypeCheck(record: StoredRecord, version: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.dataType(record.organizationId, record.dataTypeId),
+      // Same version as validated (a changed rule re-runs), and no delete in progress (a fence older than its TTL is a crashed delete).
+      ConditionExpression: "version = :typeVersion AND (attribute_not_exists(#fence) OR #fence < :fenceCutoff)",
+      ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+      ExpressionAttributeValues: { ":typeVersion": version, ":fenceCutoff": Date.now() - DELETE_FENCE_TTL_MS },
+    },
+  };
+}
+
+function hubCheck(organizationId: string, hubId: string): TransactItem {
+  return { ConditionCheck: { TableName: tableName(), Key: keys.hub(organizationId, hubId), ConditionExpression: "attribute_exists(PK)" } };
+}
+
+function refItem(record: StoredRecord): Record<string, unknown> {
+  return {
+    ...keys.recordRef(record.organizationId, record._id),
+    entity: "recordRef",
+    recordId: record._id,
+    dataTypeId: record.dataTypeId,
+    hubScope: hubScopeOf(record),
+    dataId: record.dataId,
+  };
+}
+
+const guardItem = (record: StoredRecord, guard: GuardEntry) => ({ ...guardKey(record, guard), entity: "recordGuard", recordId: record._id, dataTypeId: record.dataTypeId });
+const tokenItem = (record: StoredRecord, token: string) => ({
+  ...keys.recordToken(record.organizationId, record.dataTypeId, token, record._id),
+  entity: "recordToken",
+  recordId: record._id,
+  hubScope: hubScopeOf(record),
+  dataId: record.dataId,
+});
+const linkKey = (record: StoredRecord, link: LinkEntry) => keys.relationLink(record.organizationId, link.targetId, record.dataTypeId, link.fieldId, record._id);
+
+/**
+ * The index items to add and remove between two versions of a record (either may be absent).
+ * Tokens carry the record key, so they are all rewritten when the key changes.
+ */
+function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | undefined): Array<[TransactItem, Meaning]> {
+  const items: Array<[TransactItem, Meaning]> = [];
+  const recordId = (next ?? previous)?._id ?? "";
+  const keyChanged = !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId;
+  const oldGuards = new Map((previous?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
+  const newGuards = new Map((next?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
+  for (const [id, guard] of oldGuards) if (!newGuards.has(id) && previous) items.push([remove(guardKey(previous, guard), ownedOrFree(recordId)), { kind: "other" }]);
+  for (const [id, guard] of newGuards) if (!oldGuards.has(id) && next) items.push([put(guardItem(next, guard), ownedOrFree(recordId)), { kind: "guard", name: guard.name }]);
+
+  const oldTokens = new Set(previous?.index.tokens ?? []);
+  const newTokens = new Set(next?.index.tokens ?? []);
+  for (const token of oldTokens) if (!newTokens.has(token) && previous) items.push([remove(keys.recordToken(previous.organizationId, previous.dataTypeId, token, recordId)), { kind: "other" }]);
+  for (const token of newTokens) if ((keyChanged || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
+
+  const oldLinks = new Map((previous?.index.links ?? []).map((link) => [linkId(link), link]));
+  const newLinks = new Map((next?.index.links ?? []).map((link) => [linkId(link), link]));
+  for (const [id, link] of oldLinks) if (!newLinks.has(id) && previous) items.push([remove(linkKey(previous, link)), { kind: "other" }]);
+  for (const [id, link] of newLinks) {
+    if (!oldLinks.has(id) && next) items.push([put({ ...linkKey(next, link), entity: "relationLink", recordId, fieldId: link.fieldId, dataTypeId: next.dataTypeId }), { kind: "other" }]);
+  }
+  return items;
+}
+
+async function transact(items: Array<[TransactItem, Meaning]>, context: { record: StoredRecord; commonData: boolean; previousKey?: ItemKey }): Promise<void> {
+  if (items.length > MAX_TRANSACTION_ITEMS) {
+    throw ValidationError.single(
+      "body",
+      `this change needs ${items.length} writes in one transaction (the record, its unique values, search words and relation links); at most ${MAX_TRANSACTION_ITEMS}: change fewer relation ids or searchable words at once`,
+    );
+  }
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items.map(([item]) => item) }));
+  } catch (error) {
+    const codes = transactionCancellationCodes(error);
+    if (!codes) throw error;
+    const failed = items.flatMap(([, meaning], index) => (codes[index] === "ConditionalCheckFailed" ? [meaning] : []));
+    const kinds = new Set(failed.map((meaning) => meaning.kind));
+    if (kinds.has("hub")) throw ValidationError.single("hubId", "must name an existing hub of this organization");
+    if (kinds.has("previous")) {
+      const output = await documentClient().send(
+        new GetCommand({ TableName: tableName(), Key: context.previousKey, ConsistentRead: true, ProjectionExpression: "PK" }),
+      );
+      throw output.Item ? concurrentUpdateError() : new NotFoundError();
+    }
+    if (kinds.has("record")) throw recordErrors.dataIdTaken(context.record.dataId, context.commonData);
+    const guards = failed.flatMap((meaning) => (meaning.kind === "guard" ? meaning.name.replace(/^\+/, "").split("+") : []));
+    if (guards.length > 0) throw recordErrors.valuesTaken([...new Set(guards)]);
+    if (kinds.has("type")) throw recordErrors.dataTypeChanged();
+    // A conflict with a concurrent transaction on the same items: retryable.
+    throw concurrentUpdateError();
+  }
+}
+
+async function findByKey(key: ItemKey): Promise<VersionedRecord | undefined> {
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return output.Item ? parseRecord(output.Item) : undefined;
+}
+
+/** Records by key, in one BatchGet per 100 keys (unprocessed keys retried a few times). */
+async function batchGetRecords(keyList: ItemKey[], recorder?: CapacityRecorder): Promise<Map<string, StoredRecord>> {
+  const found = new Map<string, StoredRecord>();
+  const unique = [...new Map(keyList.map((key) => [`${key.PK}\u0000${key.SK}`, key])).values()];
+  for (let start = 0; start < unique.length; start += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + 100) as unknown as Record<string, unknown>[];
+    for (let attempt = 0; pending && pending.length > 0 && attempt < 5; attempt += 1) {
+      const output = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } }, ReturnConsumedCapacity: recorder ? "TOTAL" : undefined }),
+      );
+      for (const capacity of output.ConsumedCapacity ?? []) recorder?.("BatchGetItem", capacity.CapacityUnits ?? 0);
+      for (const item of output.Responses?.[tableName()] ?? []) {
+        const { record } = parseRecord(item);
+        found.set(record._id, record);
+      }
+      pending = output.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
+
+function scopeFilter(filter: { allowedHubScopes?: string[] | undefined }, attribute: string) {
+  if (!filter.allowedHubScopes) return undefined;
+  const values: Record<string, unknown> = {};
+  const placeholders = filter.allowedHubScopes.slice(0, 100).map((hubId, i) => {
+    values[`:hub${i}`] = hubId;
+    return `:hub${i}`;
+  });
+  return { expression: `#scope IN (${placeholders.join(", ")})`, names: { "#scope": attribute }, values };
+}
+
+export function createDynamoRecordStore(options: { recorder?: CapacityRecorder } = {}): RecordStore {
+  const recorder = options.recorder;
+  return {
+    find: (organizationId, location) => findByKey(keys.record(organizationId, location.dataTypeId, location.hubScope, location.dataId)),
+
+    async findById(organizationId, recordId) {
+      const ref = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.recordRef(organizationId, recordId), ConsistentRead: true }));
+      if (!ref.Item) return undefined;
+      const found = await findByKey(keys.record(organizationId, ref.Item.dataTypeId as string, ref.Item.hubScope as string, ref.Item.dataId as string));
+      return found?.record._id === recordId ? found : undefined;
+    },
+
+    async locate(organizationId, dataId): Promise<RecordLocation[]> {
+      const output = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "GSI2",
+          KeyConditionExpression: "GSI2PK = :pk",
+          ExpressionAttributeValues: { ":pk": keys.recordsByDataId(organizationId, dataId) },
+          ProjectionExpression: "dataTypeId, hubScope, dataId",
+          Limit: 50,
+        }),
+      );
+      return (output.Items ?? []).map((item) => ({ dataTypeId: item.dataTypeId as string, hubScope: item.hubScope as string, dataId: item.dataId as string }));
+    },
+
+    async create(record, context) {
+      const items: Array<[TransactItem, Meaning]> = [
+        [put(recordItem(record, 1), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "record" }],
+        [dataTypeCheck(record, context.dataTypeVersion), { kind: "type" }],
+      ];
+      if (context.hubToCheck !== undefined) items.push([hubCheck(record.organizationId, context.hubToCheck), { kind: "hub" }]);
+      items.push([put(refItem(record), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "other" }]);
+      items.push(...indexChanges(undefined, record));
+      await transact(items, { record, commonData: context.commonData });
+    },
+
+    async replace(next, previous, context: WriteContext & { commonData: boolean }) {
+      const oldKey = recordKey(previous.record);
+      const newKey = recordKey(next);
+      const keyChanged = oldKey.SK !== newKey.SK;
+      const versionCondition = { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": previous.version } };
+      const items: Array<[TransactItem, Meaning]> = keyChanged
+        ? [
+            [remove(oldKey, versionCondition), { kind: "previous" }],
+            [put(recordItem(next, previous.version + 1), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "record" }],
+            [put(refItem(next)), { kind: "other" }],
+          ]
+        : [[put(recordItem(next, previous.version + 1), versionCondition), { kind: "previous" }]];
+      items.push([dataTypeCheck(next, context.dataTypeVersion), { kind: "type" }]);
+      if (context.hubToCheck !== undefined) items.push([hubCheck(next.organizationId, context.hubToCheck), { kind: "hub" }]);
+      items.push(...indexChanges(previous.record, next));
+      await transact(items, { record: next, commonData: context.commonData, previousKey: oldKey });
+    },
+
+    async remove(previous) {
+      const record = previous.record;
+      const key = recordKey(record);
+      const items: Array<[TransactItem, Meaning]> = [
+        [remove(key, { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": previous.version } }), { kind: "previous" }],
+        [remove(keys.recordRef(record.organizationId, record._id)), { kind: "other" }],
+        ...indexChanges(record, undefined),
+      ];
+      await transact(items, { record, commonData: record.hubId === null, previousKey: key });
+    },
+
+    async list(organizationId, dataTypeId, filter) {
+      const page = await queryPage<Record<string, unknown>>({
+        partition: keys.recordPartition(organizationId, dataTypeId),
+        sortKeyPrefix: filter.hubScope !== undefined ? keys.record(organizationId, dataTypeId, filter.hubScope, "").SK : "REC#",
+        limit: filter.limit,
+        cursor: filter.cursor,
+        filter: scopeFilter(filter, "hubScope"),
+      });
+      return { items: page.items.map((item) => parseRecord(item).record), nextCursor: page.nextCursor };
+    },
+
+    async search(organizationId, dataTypeId, filter) {
+      const page = await searchTokenPage({
+        partition: keys.recordTokenPartition(organizationId, dataTypeId),
+        prefix: filter.indexWord,
+        hubScope: filter.hubScope,
+        allowedHubScopes: filter.allowedHubScopes,
+        limit: filter.limit,
+        cursor: filter.cursor,
+        recorder,
+      });
+      const records = await batchGetRecords(
+        page.hits.map((hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)),
+        recorder,
+      );
+      return {
+        hits: page.hits.flatMap((hit) => {
+          const record = records.get(hit.recordId);
+          return record ? [{ token: hit.token, record }] : [];
+        }),
+        nextCursor: page.nextCursor,
+      };
+    },
+
+    async linkedIds(organizationId, targetRecordId, sourceDataTypeId, fieldId, limit) {
+      const output = await documentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+          ExpressionAttributeValues: { ":pk": keys.relationLinkPartition(organizationId, targetRecordId), ":prefix": keys.relationLinkPrefix(sourceDataTypeId, fieldId) },
+          ProjectionExpression: "recordId",
+          Limit: limit,
+        }),
+      );
+      return (output.Items ?? []).map((item) => item.recordId as string);
+    },
+  };
+}
+
+export const dynamoRecordStore = createDynamoRecordStore();
