@@ -60,6 +60,9 @@ export class RouteMinimiser {
   private readonly ejectionSet: number[] = [];
   private readonly chosenSet: number[] = [];
   private readonly squeeze: Squeeze;
+  private readonly places: { key: number; route: number; position: number; window: number }[] = [];
+  /** Per route, its lowest penalty counter (during insertEjecting). */
+  private readonly cheapest: Float64Array;
 
   constructor(
     private readonly solution: Solution,
@@ -70,6 +73,7 @@ export class RouteMinimiser {
     this.penalty = new Float64Array(instance.visitCount).fill(1);
     this.ejection = new EjectionSearch(instance, solution.windows, parameters.maxEjected);
     this.moves = new Moves(solution);
+    this.cheapest = new Float64Array(solution.routes.length);
     this.squeeze = new Squeeze(solution, random, this.moves, parameters.squeezeNeighbours);
     this.scratch = solution.routes.map((route) => new Route(instance, route.vehicle, solution.windows, solution.weights));
   }
@@ -156,46 +160,52 @@ export class RouteMinimiser {
    * them; returns the ejected visits, or undefined if no place works with at most maxEjected ejections.
    */
   insertEjecting(v: number): number[] | undefined {
-    const { solution, random, ejection, ejectionSet, chosenSet } = this;
+    const { solution, random, ejection, ejectionSet, chosenSet, places } = this;
     const { instance, routes, windows } = solution;
+    // Places (route, position, window) are searched by increasing penalty of the plain insertion, ties at
+    // random, so that a cheap ejection set is met early and bounds the rest; among sets of equal penalty
+    // the first found is kept.
+    places.length = 0;
+    for (let r = 0; r < routes.length; r++) {
+      const route = routes[r]!;
+      if (route.visitCount === 0 || instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
+      let cheapest = Infinity;
+      for (const node of route.nodes) if (node < instance.visitCount) cheapest = Math.min(cheapest, this.penalty[node]!);
+      this.cheapest[r] = cheapest;
+      for (let w = instance.windowOffset[v]!; w < instance.windowOffset[v + 1]!; w++) {
+        for (let p = 1; p < route.nodes.length; p++) {
+          places.push({ key: this.squeeze.insertionPenalty(v, r, p, w) + 1e-6 * random.next(), route: r, position: p, window: w });
+        }
+      }
+    }
+    places.sort((a, b) => a.key - b.key);
     let best = Infinity;
     let bestRoute = -1;
     let bestPosition = 0;
     let bestWindow = 0;
     const savedOpen = windows.open[v]!;
     const savedClose = windows.close[v]!;
-    // Routes are tried from a random one on, and among sets of equal penalty the first found is kept.
-    const first = random.int(routes.length);
-    for (let i = 0; i < routes.length; i++) {
-      const r = (first + i) % routes.length;
-      const route = routes[r]!;
-      if (route.visitCount === 0 || instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
-      const nodes = route.nodes;
-      // Every ejection costs at least the route's lowest counter; v fits nowhere without one.
-      let cheapest = Infinity;
-      for (let i = 1; i < nodes.length - 1; i++) if (nodes[i]! < instance.visitCount) cheapest = Math.min(cheapest, this.penalty[nodes[i]!]!);
-      if (cheapest >= best) continue;
+    for (const { route: r, position: p, window: w } of places) {
+      // Every ejection costs at least the route's lowest counter, and v fits nowhere without one.
+      if (this.cheapest[r]! >= best) continue;
+      const nodes = routes[r]!.nodes;
       const scratch = this.scratch[r]!;
-      for (let w = instance.windowOffset[v]!; w < instance.windowOffset[v + 1]!; w++) {
-        windows.open[v] = instance.windowOpen[w]!;
-        windows.close[v] = instance.windowClose[w]!;
-        for (let p = 1; p < nodes.length; p++) {
-          const withV = scratch.nodes;
-          withV.length = 0;
-          for (let i = 0; i < p; i++) withV.push(nodes[i]!);
-          withV.push(v);
-          for (let i = p; i < nodes.length; i++) withV.push(nodes[i]!);
-          scratch.update();
-          const found = ejection.search(scratch, p, this.penalty, best, ejectionSet);
-          if (found === Infinity) continue;
-          best = found;
-          bestRoute = r;
-          bestPosition = p;
-          bestWindow = w;
-          chosenSet.length = 0;
-          chosenSet.push(...ejectionSet);
-        }
-      }
+      windows.open[v] = instance.windowOpen[w]!;
+      windows.close[v] = instance.windowClose[w]!;
+      const withV = scratch.nodes;
+      withV.length = 0;
+      for (let i = 0; i < p; i++) withV.push(nodes[i]!);
+      withV.push(v);
+      for (let i = p; i < nodes.length; i++) withV.push(nodes[i]!);
+      scratch.update();
+      const found = ejection.search(scratch, p, this.penalty, best, ejectionSet);
+      if (found === Infinity) continue;
+      best = found;
+      bestRoute = r;
+      bestPosition = p;
+      bestWindow = w;
+      chosenSet.length = 0;
+      chosenSet.push(...ejectionSet);
     }
     windows.open[v] = savedOpen;
     windows.close[v] = savedClose;
@@ -293,6 +303,16 @@ export class Squeeze {
       Math.max(0, segment.duration - instance.maxDuration[vehicle]!);
     for (let d = 0; d < instance.dims; d++) penalty += Math.max(0, load[d]! - instance.capacity[vehicle * instance.dims + d]!);
     return penalty;
+  }
+
+  /** Penalty of route r with v inserted at position p in window w (v unrouted). */
+  insertionPenalty(v: number, r: number, p: number, w: number): number {
+    const { solution, a, loadA } = this;
+    const { instance } = solution;
+    const route = solution.routes[r]!;
+    for (let d = 0; d < instance.dims; d++) loadA[d] = route.load[d]! + instance.demand[v * instance.dims + d]!;
+    a.setPrefix(route, p - 1).appendNode(v, instance.windowOpen[w]!, instance.windowClose[w]!).appendSuffix(route, p);
+    return this.segmentPenalty(a, route.vehicle, loadA);
   }
 
   /** Opens the journal and inserts v at its least penalised place in a used route; false (journal closed) if none. */
