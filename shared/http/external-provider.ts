@@ -25,7 +25,8 @@ export interface ExternalProviderOptions {
   maxBytes?: number;
 }
 
-function checkedLookup(allowLoopback: boolean): LookupFunction {
+/** DNS lookup hook of the request: refuses a name whose addresses include a disallowed one. */
+export function checkedLookup(allowLoopback: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 4);

@@ -1,0 +1,125 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+
+/**
+ * External-api data types against a real HTTP server on loopback (the test stack sets
+ * ALLOW_LOOPBACK_PROVIDERS=true; deployed stacks refuse loopback).
+ */
+const items = [
+  { dataId: "Ext One", hubId: "hub-1", score: 7, label: "alpha beta" },
+  { dataId: "Ext Two", hubId: "hub-2", score: 9, label: "gamma" },
+  { dataId: "Bad Score", hubId: "hub-1", score: "nine" },
+  { dataId: "Bad title!", hubId: "hub-1", score: 1 },
+  { dataId: "Ext Three", hubId: "hub-1", score: 3, extra: "ignored" },
+];
+
+let server: Server;
+let baseUrl = "";
+const seenHeaders: IncomingHttpHeaders[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    seenHeaders.push(request.headers);
+    if (request.url === "/items") return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
+    if (request.url === "/wrapped") return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: items.slice(0, 1) }));
+    if (request.url === "/redirect") return response.writeHead(302, { location: "/items" }).end();
+    if (request.url === "/big") return response.writeHead(200).end(`[${"1,".repeat(600_000)}1]`);
+    if (request.url === "/text") return response.writeHead(200).end("hello");
+    return response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function externalType(api: ApiClient, path: string, name = "Remote") {
+  const response = await api.post("/data-type", {
+    name,
+    provider: "external-api",
+    providerConfig: { url: `${baseUrl}${path}`, key: "Bearer remote-secret-1234" },
+    fields: [
+      { type: "title", title: "Name" },
+      { id: "score", title: "Score", type: "number", required: true },
+      { id: "label", title: "Label", type: "text", required: false, searchable: true },
+    ],
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data_type as { _id: string };
+}
+
+describe("External-API data types", () => {
+  it("lists items read from the API, validated against the type, in the record shape, with the key as Authorization", async () => {
+    const { api, organizationId } = newTenant();
+    const type = await externalType(api, "/items");
+    const response = await api.get(`/data?dataTypeId=${type._id}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext One", "Ext Two", "Ext Three"]);
+    expect(response.body.data[0]).toMatchObject({
+      _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      dataId: "Ext One",
+      dataTypeId: type._id,
+      data_type: { _id: type._id, name: "Remote" },
+      hubId: "hub-1",
+      score: 7,
+      label: "alpha beta",
+      organizationId,
+      createdBy: "external-api",
+    });
+    expect(response.body.data[2]).not.toHaveProperty("extra");
+    expect(seenHeaders.at(-1)?.authorization).toBe("Bearer remote-secret-1234");
+
+    const paged = await api.get(`/data?dataTypeId=${type._id}&limit=2`);
+    expect(paged.body.data).toHaveLength(2);
+    const rest = await api.get(`/data?dataTypeId=${type._id}&limit=2&cursor=${paged.body.nextCursor}`);
+    expect(rest.body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Three"]);
+    expect(rest.body.nextCursor).toBeNull();
+
+    expect((await api.get(`/data?dataTypeId=${type._id}&q=bet`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext One"]);
+    expect((await api.get(`/data?dataTypeId=${type._id}&hubId=hub-2`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Two"]);
+    const restricted = apiClient(tokenFor({ organizationId, hubIds: ["hub-2"] }));
+    expect((await restricted.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Two"]);
+  });
+
+  it("reads one item by dataId, applies hidden fields, and refuses writes", async () => {
+    const { api, organizationId } = newTenant();
+    const type = await externalType(api, "/items");
+    const one = await api.get("/data/type/Remote/Ext%20Two");
+    expect(one.status).toBe(200);
+    expect(one.body.data).toMatchObject({ dataId: "Ext Two", score: 9 });
+    expect((await api.get(`/data/Ext%20One?dataTypeId=${type._id}`)).body.data.score).toBe(7);
+    expect((await api.get("/data/type/Remote/Bad%20Score")).status).toBe(404);
+    const hidden = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["score"] }] }));
+    expect((await hidden.get("/data/type/Remote/Ext%20Two")).body.data).not.toHaveProperty("score");
+    expect((await hidden.get("/data/type/Remote/Ext%20Two?fields=score")).status).toBe(403);
+
+    const write = await api.post("/data", { dataTypeId: type._id, hubId: "hub-1", dataId: "New", score: 1 });
+    expect(write.status).toBe(400);
+    expect(write.body.errors[0].field).toBe("dataTypeId");
+    expect((await api.put("/data/type/Remote/Ext%20Two", { score: 1 })).status).toBe(400);
+    expect((await api.delete("/data/type/Remote/Ext%20Two")).status).toBe(400);
+  });
+
+  it("accepts an object with a data array", async () => {
+    const { api } = newTenant();
+    const type = await externalType(api, "/wrapped");
+    expect((await api.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext One"]);
+  });
+
+  it.each([
+    ["a redirect", "/redirect", "redirect"],
+    ["an answer above 1 MB", "/big", "larger"],
+    ["an answer that is not JSON", "/text", "not JSON"],
+    ["an HTTP error", "/fails", "HTTP 500"],
+  ])("answers 502 for %s", async (_, path, fragment) => {
+    const { api } = newTenant();
+    const type = await externalType(api, path);
+    const response = await api.get(`/data?dataTypeId=${type._id}`);
+    expect(response.status).toBe(502);
+    expect(response.body).toMatchObject({ status: false, failedCode: "data-502", message: expect.stringContaining(fragment) });
+  });
+});
