@@ -67,3 +67,41 @@ export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: To
   });
   return { hits, nextCursor: encodeCursor(output.LastEvaluatedKey) };
 }
+
+/** One page of a type's record partition (GET /data without q), reporting capacity like the search. */
+export async function recordListPage(query: {
+  partition: string;
+  prefix: string;
+  allowedHubScopes?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+  recorder?: CapacityRecorder | undefined;
+}): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  const values: Record<string, unknown> = { ":pk": query.partition, ":prefix": query.prefix };
+  let filter: string | undefined;
+  if (query.allowedHubScopes) {
+    const placeholders = query.allowedHubScopes.slice(0, 100).map((hubId, i) => {
+      values[`:hub${i}`] = hubId;
+      return `:hub${i}`;
+    });
+    filter = `hubScope IN (${placeholders.join(", ")})`;
+  }
+  let startKey: Record<string, unknown> | undefined;
+  if (query.cursor !== undefined) {
+    startKey = decodeCursor(query.cursor, "PK", query.partition);
+    if (typeof startKey.SK !== "string" || !startKey.SK.startsWith(query.prefix)) throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  }
+  const output = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+      FilterExpression: filter,
+      ExpressionAttributeValues: values,
+      Limit: query.limit,
+      ExclusiveStartKey: startKey,
+      ReturnConsumedCapacity: query.recorder ? "TOTAL" : undefined,
+    }),
+  );
+  if (output.ConsumedCapacity) query.recorder?.("Query", output.ConsumedCapacity.CapacityUnits ?? 0);
+  return { items: output.Items ?? [], nextCursor: encodeCursor(output.LastEvaluatedKey) };
+}

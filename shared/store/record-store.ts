@@ -7,8 +7,7 @@ import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/data-
 import { documentClient, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
-import { queryPage } from "#shared/store/pagination";
-import { type CapacityRecorder, searchTokenPage } from "#shared/store/record-search";
+import { type CapacityRecorder, recordListPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
  * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
@@ -204,16 +203,6 @@ async function batchGetRecords(keyList: ItemKey[], recorder?: CapacityRecorder):
   return found;
 }
 
-function scopeFilter(filter: { allowedHubScopes?: string[] | undefined }, attribute: string) {
-  if (!filter.allowedHubScopes) return undefined;
-  const values: Record<string, unknown> = {};
-  const placeholders = filter.allowedHubScopes.slice(0, 100).map((hubId, i) => {
-    values[`:hub${i}`] = hubId;
-    return `:hub${i}`;
-  });
-  return { expression: `#scope IN (${placeholders.join(", ")})`, names: { "#scope": attribute }, values };
-}
-
 export function createDynamoRecordStore(options: { recorder?: CapacityRecorder } = {}): RecordStore {
   const recorder = options.recorder;
   return {
@@ -281,12 +270,13 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
     },
 
     async list(organizationId, dataTypeId, filter) {
-      const page = await queryPage<Record<string, unknown>>({
+      const page = await recordListPage({
         partition: keys.recordPartition(organizationId, dataTypeId),
-        sortKeyPrefix: filter.hubScope !== undefined ? keys.record(organizationId, dataTypeId, filter.hubScope, "").SK : "REC#",
+        prefix: filter.hubScope !== undefined ? keys.record(organizationId, dataTypeId, filter.hubScope, "").SK : "REC#",
+        allowedHubScopes: filter.allowedHubScopes,
         limit: filter.limit,
         cursor: filter.cursor,
-        filter: scopeFilter(filter, "hubScope"),
+        recorder,
       });
       return { items: page.items.map((item) => parseRecord(item).record), nextCursor: page.nextCursor };
     },
