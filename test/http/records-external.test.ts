@@ -1,12 +1,51 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { routes } from "#functions/routes";
+import { createGateway } from "#local/gateway";
+import { repositoryRoot } from "#infra/repository-root";
+import { resetAppConfig } from "#shared/config/env";
+import { type ApiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
 
 /**
- * External-api data types against a real HTTP server on loopback (the test stack sets
- * ALLOW_LOOPBACK_PROVIDERS=true; deployed stacks refuse loopback).
+ * External-api data types against a real HTTP server on loopback. Loopback providers need the
+ * test-only ALLOW_LOOPBACK_PROVIDERS=true, which must not reach the shared test stack (the data
+ * type tests check that loopback is refused there): this file runs the real handlers through its
+ * own local gateway, in this worker only, with the setting on, against the same DynamoDB.
  */
+process.env.ALLOW_LOOPBACK_PROVIDERS = "true";
+resetAppConfig();
+
+let gateway: Server;
+let gatewayUrl = "";
+
+function apiClient(token: string | undefined): ApiClient {
+  const request: ApiClient["request"] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] = "application/json";
+    }
+    const response = await fetch(`${gatewayUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+  return {
+    request,
+    get: (path) => request("GET", path),
+    post: (path, body) => request("POST", path, { body }),
+    put: (path, body) => request("PUT", path, { body }),
+    patch: (path, body) => request("PATCH", path, { body }),
+    delete: (path) => request("DELETE", path),
+  };
+}
+
+function newTenant() {
+  const organizationId = newOrganizationId();
+  return { organizationId, api: apiClient(tokenFor({ organizationId })) };
+}
 const items = [
   { dataId: "Ext One", hubId: "hub-1", score: 7, label: "alpha beta" },
   { dataId: "Ext Two", hubId: "hub-2", score: 9, label: "gamma" },
@@ -20,6 +59,9 @@ let baseUrl = "";
 const seenHeaders: IncomingHttpHeaders[] = [];
 
 beforeAll(async () => {
+  gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+  await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
+  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;
   server = createServer((request, response) => {
     seenHeaders.push(request.headers);
     if (request.url === "/items") return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
@@ -35,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => gateway.close(resolve));
 });
 
 async function externalType(api: ApiClient, path: string, name = "Remote") {

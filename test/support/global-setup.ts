@@ -17,8 +17,6 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   process.env.LOG_LEVEL ??= "silent";
-  // External-API data types in the records tests call HTTP servers the tests start on loopback.
-  process.env.ALLOW_LOOPBACK_PROVIDERS = "true";
   const signingKey = generateSigningKey();
   const stack = await startLocalStack({ port: 0, inMemory: true, stateDirectory: "", signingKey, runScheduler: false });
   project.provide("baseUrl", stack.baseUrl);
