@@ -36,7 +36,7 @@ process.env.RUN_QUEUE_URL = queues.runQueueUrl;
 const { resetAppConfig } = await import("#shared/config/env");
 const { documentClient } = await import("#shared/store/dynamo");
 const { dynamoScheduleStore } = await import("#shared/store/schedule-store");
-const { createScheduleService, noHubConfigurations } = await import("#shared/domain/schedules/service");
+const { createScheduleService } = await import("#shared/domain/schedules/service");
 const { handler: tick } = await import("#functions/jobs/scheduler-tick");
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
@@ -94,7 +94,7 @@ try {
     process.env.TABLE_NAME = table;
     resetAppConfig();
     // The profile check is not what is measured: the service is built without it.
-    const service = createScheduleService({ store: dynamoScheduleStore, hubConfigurations: noHubConfigurations, timeZone: () => "UTC" });
+    const service = createScheduleService({ store: dynamoScheduleStore, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
     const due = [];
     for (let i = 0; i < dueCount; i++) due.push(await service.create(owner, schedule(`due ${i}`, "2020-01-01 00:00")));
     // Non-due: the same timetable, but their window opens in 2098, so their next run is decades away.

@@ -14,7 +14,7 @@ export const findConfiguration = (organizationId: string, configurationId: strin
 
 /**
  * Implements the schedules area's `HubConfigurations` port (shared/domain/schedules/service.ts):
- * pass it instead of `noHubConfigurations` to make the schedules' `hubId` filter work.
+ * the schedules' `hubId` filter and hub-restricted tokens resolve through it.
  */
 export const hubConfigurations = {
   configurationIdsOfHub: (organizationId: string, hubId: string) => configurationService.configurationIdsOfHub(organizationId, hubId),

@@ -5,11 +5,11 @@ import { dynamoScheduleStore } from "#shared/store/schedule-store";
 
 /**
  * Composition root of the routing-schedule area. Schedules name a configuration profile (it must
- * exist when set), and the `hubId` filter resolves through the hub's profiles.
+ * exist when set); the profile's hub decides the `hubId` filter and what a hub-restricted token sees.
  */
 export const scheduleService = createScheduleService({
   store: dynamoScheduleStore,
   hubConfigurations,
   timeZone: () => appConfig().APP_TIMEZONE,
-  configurationExists: async (organizationId, configurationId) => (await findConfiguration(organizationId, configurationId)) !== undefined,
+  configurationHub: async (organizationId, configurationId) => (await findConfiguration(organizationId, configurationId))?.hubId,
 });

@@ -331,6 +331,24 @@ describe("Routing schedules API", () => {
       expect((await owner.api.get(`/routing/schedule/${schedule._id}`)).body.data).toEqual(schedule);
     });
 
+    it("a hub-restricted token sees and changes only the schedules of its hubs' profiles", async () => {
+      const owner = await schedulingTenant();
+      const north = await createHubWithProfiles(owner.organizationId, 1, "North hub");
+      const mainSchedule = await createSchedule(owner.api, owner.profile, { name: "Main" });
+      const northSchedule = await createSchedule(owner.api, north.profiles[0] as string, { name: "North" });
+      const northOnly = apiClient(tokenFor({ organizationId: owner.organizationId, hubIds: [north.hubId] }));
+
+      expect((await listAll(northOnly)).map((s) => s.name)).toEqual(["North"]);
+      expect((await northOnly.get(`/routing/schedule/${northSchedule._id}`)).status).toBe(200);
+      expect((await northOnly.get(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
+      expect((await northOnly.patch(`/routing/schedule/${mainSchedule._id}`, { active: false })).status).toBe(404);
+      expect((await northOnly.delete(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
+      expectBadRequestNaming(await northOnly.post("/routing/schedule", scheduleBody({ configurationId: owner.profile })), "configurationId");
+      expectBadRequestNaming(await northOnly.patch(`/routing/schedule/${northSchedule._id}`, { configurationId: owner.profile }), "configurationId");
+      expect((await owner.api.get(`/routing/schedule/${mainSchedule._id}`)).body.data).toEqual(mainSchedule);
+      expect((await owner.api.get(`/routing/schedule/${northSchedule._id}`)).body.data).toEqual(northSchedule);
+    });
+
     it("rejects another organization's cursor", async () => {
       const owner = await schedulingTenant();
       for (let i = 0; i < 2; i++) await createSchedule(owner.api, owner.profile);

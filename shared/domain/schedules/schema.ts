@@ -49,7 +49,7 @@ const scheduleShape = {
     .trim()
     .min(1)
     .max(64)
-    .describe("Configuration profile the runs read (it supplies the hub and the vehicles): must name a profile of the organization when set or changed (400 otherwise); read at run time."),
+    .describe("Configuration profile the runs read (it supplies the hub and the vehicles): must name a profile of the organization, on a hub the token allows, when set or changed (400 otherwise); read at run time. A token with hubIds sees only schedules whose profile is on one of its hubs."),
   periode: z.enum(periodes),
   schedules: z.array(scheduleEntrySchema).min(1, { message: "list at least one entry" }).max(MAX_RUN_TIMES),
   startTime: wallClockSchema

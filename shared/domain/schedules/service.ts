@@ -40,16 +40,12 @@ export interface ScheduleStore {
 
 /**
  * Port to configuration profiles: which profiles belong to a hub. Schedules carry no hub (the
- * profile supplies it), so the `hubId` filter resolves through this. Profiles arrive with the
- * routing-runs issue; until then no profile exists and no schedule belongs to any hub.
+ * profile supplies it), so the `hubId` filter and a hub-restricted token's view both resolve
+ * through this.
  */
 export interface HubConfigurations {
   configurationIdsOfHub(organizationId: string, hubId: string): Promise<string[]>;
 }
-
-export const noHubConfigurations: HubConfigurations = {
-  configurationIdsOfHub: async () => [],
-};
 
 export interface ScheduleServiceDependencies {
   store: ScheduleStore;
@@ -58,10 +54,13 @@ export interface ScheduleServiceDependencies {
   timeZone: () => string;
   now?: () => Date;
   /**
-   * Whether the organization has this configuration profile. Checked on create and whenever a
-   * write changes `configurationId` (400 naming it otherwise); absent = not checked (unit tests).
+   * The hub of the organization's configuration profile, or undefined when there is no such
+   * profile. A write that sets `configurationId` needs the profile to exist and its hub to be one
+   * the caller's token allows (400 naming it otherwise); a hub-restricted caller sees only
+   * schedules whose profile is on one of its hubs. Absent = neither is checked (unit tests of
+   * timetable behaviour).
    */
-  configurationExists?: (organizationId: string, configurationId: string) => Promise<boolean>;
+  configurationHub?: (organizationId: string, configurationId: string) => Promise<string | undefined>;
 }
 
 /** The stored instant of the next run (ISO 8601 UTC), or null when none is left. */
@@ -69,11 +68,27 @@ export function nextRunAt(schedule: ScheduleInput, after: Date, timeZone: string
   return nextRunAfter(schedule, after, timeZone)?.toISOString() ?? null;
 }
 
-export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date(), configurationExists }: ScheduleServiceDependencies) {
-  async function assertConfigurationExists(caller: Caller, configurationId: string) {
-    if (configurationExists && !(await configurationExists(caller.organizationId, configurationId))) {
+export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date(), configurationHub }: ScheduleServiceDependencies) {
+  async function assertConfigurationUsable(caller: Caller, configurationId: string) {
+    if (!configurationHub) return;
+    const hubId = await configurationHub(caller.organizationId, configurationId);
+    if (hubId === undefined) {
       throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
     }
+    if (!callerMayUseHub(caller, hubId)) {
+      throw ValidationError.single("configurationId", "configurationId must name a profile of a hub your token allows");
+    }
+  }
+
+  /**
+   * A hub-restricted caller may only see schedules planning one of its hubs; the profile says
+   * which hub (one extra read, only for restricted tokens). A schedule whose profile is gone
+   * plans no hub, so only unrestricted callers see it.
+   */
+  async function visibleTo(caller: Caller, schedule: ScheduleRecord): Promise<boolean> {
+    if (caller.hubIds.length === 0 || !configurationHub) return true;
+    const hubId = await configurationHub(caller.organizationId, schedule.configurationId);
+    return hubId !== undefined && callerMayUseHub(caller, hubId);
   }
 
   function toResponse(record: ScheduleRecord): RoutingSchedule {
@@ -87,7 +102,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
 
   async function findOwned(caller: Caller, scheduleId: string) {
     const found = await store.find(caller.organizationId, scheduleId);
-    if (!found) throw new NotFoundError();
+    if (!found || !(await visibleTo(caller, found.schedule))) throw new NotFoundError();
     return found;
   }
 
@@ -97,7 +112,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
   }
 
   async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput) {
-    if (input.configurationId !== existing.schedule.configurationId) await assertConfigurationExists(caller, input.configurationId);
+    if (input.configurationId !== existing.schedule.configurationId) await assertConfigurationUsable(caller, input.configurationId);
     const time = now();
     const schedule: ScheduleRecord = {
       _id: existing.schedule._id,
@@ -115,7 +130,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
 
   return {
     async create(caller: Caller, input: ScheduleInput): Promise<RoutingSchedule> {
-      await assertConfigurationExists(caller, input.configurationId);
+      await assertConfigurationUsable(caller, input.configurationId);
       const time = now();
       const schedule: ScheduleRecord = {
         _id: newId(time),
@@ -158,9 +173,14 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
         if (!callerMayUseHub(caller, query.hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
         const ofHub = await hubConfigurations.configurationIdsOfHub(caller.organizationId, query.hubId);
         configurationIds = configurationIds === undefined ? ofHub : configurationIds.filter((id) => ofHub.includes(id));
-        // No profile of this hub (always so until profiles exist): nothing can match, nothing to read.
-        if (configurationIds.length === 0) return { items: [], nextCursor: null };
+      } else if (caller.hubIds.length > 0) {
+        // A hub-restricted token lists only the schedules of its hubs' profiles (a query per
+        // profile, bounded by the token's hubs), never the whole organization's.
+        const ofHubs = (await Promise.all(caller.hubIds.map((hubId) => hubConfigurations.configurationIdsOfHub(caller.organizationId, hubId)))).flat();
+        configurationIds = configurationIds === undefined ? ofHubs : configurationIds.filter((id) => ofHubs.includes(id));
       }
+      // No profile matches: nothing can match, nothing to read.
+      if (configurationIds !== undefined && configurationIds.length === 0) return { items: [], nextCursor: null };
       const page = await store.list(caller.organizationId, { configurationIds, limit: query.limit, cursor: query.cursor });
       return { items: page.items.map(toResponse), nextCursor: page.nextCursor };
     },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Caller } from "#shared/domain/caller";
 import { NotFoundError, ValidationError } from "#shared/domain/errors";
 import { scheduleInputSchema, schedulePatchSchema, type ScheduleRecord } from "#shared/domain/schedules/schema";
-import { createScheduleService, type HubConfigurations, noHubConfigurations, type ScheduleListFilter, type ScheduleStore } from "#shared/domain/schedules/service";
+import { createScheduleService, type HubConfigurations, type ScheduleListFilter, type ScheduleStore } from "#shared/domain/schedules/service";
 import { scheduleBody } from "./fixtures.ts";
 
 /** In-memory port: enough to observe what the service writes. */
@@ -35,6 +35,9 @@ function memoryStore() {
   return { store, items, listCalls };
 }
 
+/** An organization whose hubs have no configuration profiles. */
+const noHubConfigurations: HubConfigurations = { configurationIdsOfHub: async () => [] };
+
 const caller = (overrides: Partial<Caller> = {}): Caller => ({
   userId: "user-7",
   organizationId: "org-a",
@@ -44,7 +47,9 @@ const caller = (overrides: Partial<Caller> = {}): Caller => ({
   ...overrides,
 });
 
-function setup(options: { timeZone?: string; now?: string; hubConfigurations?: HubConfigurations } = {}) {
+function setup(
+  options: { timeZone?: string; now?: string; hubConfigurations?: HubConfigurations; configurationHub?: (o: string, id: string) => Promise<string | undefined> } = {},
+) {
   const memory = memoryStore();
   let clock = new Date(options.now ?? "2026-05-13T10:00:00Z"); // a Wednesday
   const service = createScheduleService({
@@ -52,6 +57,7 @@ function setup(options: { timeZone?: string; now?: string; hubConfigurations?: H
     hubConfigurations: options.hubConfigurations ?? noHubConfigurations,
     timeZone: () => options.timeZone ?? "UTC",
     now: () => clock,
+    ...(options.configurationHub ? { configurationHub: options.configurationHub } : {}),
   });
   return { ...memory, service, setNow: (iso: string) => (clock = new Date(iso)) };
 }
@@ -187,7 +193,7 @@ describe("Service: routing schedules", () => {
       expect(both.items).toEqual([]);
     });
 
-    it("a hub without profiles (every hub today) matches nothing and reads nothing", async () => {
+    it("a hub without profiles matches nothing and reads nothing", async () => {
       const { service, listCalls } = setup();
       await service.create(caller(), input());
       expect(await service.list(caller(), { limit: 20, hubId: "hub-1" })).toEqual({ items: [], nextCursor: null });
@@ -199,6 +205,59 @@ describe("Service: routing schedules", () => {
       await expect(service.list(caller({ hubIds: ["hub-2"] }), { limit: 20, hubId: "hub-1" })).rejects.toMatchObject({
         errors: [{ field: "hubId", message: expect.any(String) }],
       });
+    });
+  });
+  describe("hub-restricted tokens", () => {
+    // conf-1 plans hub-1, conf-2 plans hub-2; conf-gone was deleted.
+    const hubOf: Record<string, string> = { "conf-1": "hub-1", "conf-2": "hub-2" };
+    const profilesOf: Record<string, string[]> = { "hub-1": ["conf-1"], "hub-2": ["conf-2"] };
+    const restrictedSetup = () =>
+      setup({
+        configurationHub: async (o, id) => (o === "org-a" ? hubOf[id] : undefined),
+        hubConfigurations: { configurationIdsOfHub: async (o, hubId) => (o === "org-a" ? (profilesOf[hubId] ?? []) : []) },
+      });
+    const hub1Caller = caller({ hubIds: ["hub-1"] });
+
+    it("create and update need a profile of an allowed hub (400 on configurationId) and store nothing", async () => {
+      const { service, items } = restrictedSetup();
+      await expect(service.create(hub1Caller, input({ configurationId: "conf-2" }))).rejects.toMatchObject({
+        errors: [{ field: "configurationId", message: expect.stringContaining("hub your token allows") }],
+      });
+      await expect(service.create(hub1Caller, input({ configurationId: "conf-gone" }))).rejects.toBeInstanceOf(ValidationError);
+      expect(items.size).toBe(0);
+      const own = await service.create(hub1Caller, input({ configurationId: "conf-1" }));
+      await expect(service.patch(hub1Caller, own._id, schedulePatchSchema.parse({ configurationId: "conf-2" }))).rejects.toBeInstanceOf(ValidationError);
+      expect(items.get(`org-a/${own._id}`)?.schedule.configurationId).toBe("conf-1");
+    });
+
+    it("a schedule of another hub's profile is not found for read, write or delete", async () => {
+      const { service, items } = restrictedSetup();
+      const foreign = await service.create(caller(), input({ configurationId: "conf-2" }));
+      await expect(service.get(hub1Caller, foreign._id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(service.replace(hub1Caller, foreign._id, input({ configurationId: "conf-1" }))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(service.patch(hub1Caller, foreign._id, schedulePatchSchema.parse({ active: false }))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(service.remove(hub1Caller, foreign._id)).rejects.toBeInstanceOf(NotFoundError);
+      expect(items.get(`org-a/${foreign._id}`)?.schedule).toMatchObject({ configurationId: "conf-2", active: true });
+      await expect(service.get(caller({ hubIds: ["hub-1", "hub-2"] }), foreign._id)).resolves.toMatchObject({ _id: foreign._id });
+    });
+
+    it("a schedule whose profile is gone is visible only to unrestricted tokens", async () => {
+      const profiles = new Map([["conf-1", "hub-1"]]);
+      const { service } = setup({ configurationHub: async (_o, id) => profiles.get(id) });
+      const created = await service.create(caller(), input({ configurationId: "conf-1" }));
+      profiles.delete("conf-1"); // the profile is deleted afterwards
+      await expect(service.get(hub1Caller, created._id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(service.get(caller(), created._id)).resolves.toMatchObject({ _id: created._id });
+    });
+
+    it("lists only the schedules of the token's hubs, without a hubId filter too", async () => {
+      const { service, listCalls } = restrictedSetup();
+      await service.create(caller(), input({ configurationId: "conf-1", name: "North" }));
+      await service.create(caller(), input({ configurationId: "conf-2", name: "South" }));
+      expect((await service.list(hub1Caller, { limit: 20 })).items.map((s) => s.name)).toEqual(["North"]);
+      expect(listCalls.at(-1)?.configurationIds).toEqual(["conf-1"]);
+      expect((await service.list(hub1Caller, { limit: 20, configurationId: "conf-2" })).items).toEqual([]);
+      expect((await service.list(caller(), { limit: 20 })).items).toHaveLength(2);
     });
   });
 });
