@@ -48,6 +48,10 @@ export interface PageQuery {
   /** Extra filter applied after the key condition (DynamoDB applies `Limit` before filtering). */
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
+  /** Attributes to read (all when absent). */
+  projection?: string[];
+  /** Receives the read's consumed capacity units (asks DynamoDB to report them). */
+  onConsumedCapacity?: ((capacityUnits: number) => void) | undefined;
 }
 
 function decodeStartKey(query: PageQuery, pkAttribute: string, skAttribute: string): Record<string, unknown> {
@@ -63,7 +67,8 @@ function decodeStartKey(query: PageQuery, pkAttribute: string, skAttribute: stri
 export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
   const pkAttribute = query.index ? `${query.index}PK` : "PK";
   const skAttribute = query.index ? `${query.index}SK` : "SK";
-  const names: Record<string, string> = { "#pk": pkAttribute, ...query.filter?.names };
+  const projectionNames = Object.fromEntries((query.projection ?? []).map((attribute, i) => [`#p${i}`, attribute]));
+  const names: Record<string, string> = { "#pk": pkAttribute, ...query.filter?.names, ...projectionNames };
   const values: Record<string, unknown> = { ":pk": query.partition, ...query.filter?.values };
   let keyCondition = "#pk = :pk";
   if (query.sortKeyPrefix !== undefined) {
@@ -78,11 +83,14 @@ export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
     FilterExpression: query.filter?.expression,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
+    ProjectionExpression: query.projection ? Object.keys(projectionNames).join(", ") : undefined,
     Limit: query.limit,
     ScanIndexForward: !query.newestFirst,
     ExclusiveStartKey: query.cursor ? decodeStartKey(query, pkAttribute, skAttribute) : undefined,
+    ReturnConsumedCapacity: query.onConsumedCapacity ? "TOTAL" : undefined,
   };
   const output = await documentClient().send(new QueryCommand(input));
+  if (output.ConsumedCapacity) query.onConsumedCapacity?.(output.ConsumedCapacity.CapacityUnits ?? 0);
   return { items: (output.Items ?? []) as T[], nextCursor: encodeCursor(output.LastEvaluatedKey) };
 }
 

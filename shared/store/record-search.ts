@@ -1,7 +1,4 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { ValidationError } from "#shared/domain/errors";
-import { documentClient, tableName } from "#shared/store/dynamo";
-import { decodeCursor, encodeCursor } from "#shared/store/pagination";
+import { type PageQuery, queryPage } from "#shared/store/pagination";
 
 /**
  * The search index read. Each record writes one token item per distinct word of its searchable
@@ -30,42 +27,31 @@ export interface TokenPageQuery {
   recorder?: CapacityRecorder | undefined;
 }
 
+/** Hub filter of a record or token partition: one hub scope, or any of the token's (at most 100). */
+function hubScopeFilter(hubScope: string | undefined, allowedHubScopes: string[] | undefined): PageQuery["filter"] {
+  if (hubScope !== undefined) return { expression: "hubScope = :scope", values: { ":scope": hubScope } };
+  if (!allowedHubScopes) return undefined;
+  const values = Object.fromEntries(allowedHubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
+  return { expression: `hubScope IN (${Object.keys(values).join(", ")})`, values };
+}
+
+const reportQuery = (recorder: CapacityRecorder | undefined) => recorder && ((units: number) => recorder("Query", units));
+
 export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: TokenHit[]; nextCursor: string | null }> {
-  const values: Record<string, unknown> = { ":pk": query.partition, ":prefix": query.prefix };
-  let filter: string | undefined;
-  if (query.hubScope !== undefined) {
-    values[":scope"] = query.hubScope;
-    filter = "hubScope = :scope";
-  } else if (query.allowedHubScopes) {
-    const placeholders = query.allowedHubScopes.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    filter = `hubScope IN (${placeholders.join(", ")})`;
-  }
-  let startKey: Record<string, unknown> | undefined;
-  if (query.cursor !== undefined) {
-    startKey = decodeCursor(query.cursor, "PK", query.partition);
-    if (typeof startKey.SK !== "string" || !startKey.SK.startsWith(query.prefix)) throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
-  }
-  const output = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-      FilterExpression: filter,
-      ExpressionAttributeValues: values,
-      ProjectionExpression: "SK, recordId, hubScope, dataId",
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-      ReturnConsumedCapacity: query.recorder ? "TOTAL" : undefined,
-    }),
-  );
-  if (output.ConsumedCapacity) query.recorder?.("Query", output.ConsumedCapacity.CapacityUnits ?? 0);
-  const hits = (output.Items ?? []).map((item) => {
+  const page = await queryPage<Record<string, unknown>>({
+    partition: query.partition,
+    sortKeyPrefix: query.prefix,
+    filter: hubScopeFilter(query.hubScope, query.allowedHubScopes),
+    projection: ["SK", "recordId", "hubScope", "dataId"],
+    limit: query.limit,
+    cursor: query.cursor,
+    onConsumedCapacity: reportQuery(query.recorder),
+  });
+  const hits = page.items.map((item) => {
     const sk = item.SK as string;
     return { token: sk.slice(0, sk.lastIndexOf("#")), recordId: item.recordId as string, hubScope: item.hubScope as string, dataId: item.dataId as string };
   });
-  return { hits, nextCursor: encodeCursor(output.LastEvaluatedKey) };
+  return { hits, nextCursor: page.nextCursor };
 }
 
 /** One page of a type's record partition (GET /data without q), reporting capacity like the search. */
@@ -77,31 +63,12 @@ export async function recordListPage(query: {
   cursor?: string | undefined;
   recorder?: CapacityRecorder | undefined;
 }): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
-  const values: Record<string, unknown> = { ":pk": query.partition, ":prefix": query.prefix };
-  let filter: string | undefined;
-  if (query.allowedHubScopes) {
-    const placeholders = query.allowedHubScopes.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    filter = `hubScope IN (${placeholders.join(", ")})`;
-  }
-  let startKey: Record<string, unknown> | undefined;
-  if (query.cursor !== undefined) {
-    startKey = decodeCursor(query.cursor, "PK", query.partition);
-    if (typeof startKey.SK !== "string" || !startKey.SK.startsWith(query.prefix)) throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
-  }
-  const output = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-      FilterExpression: filter,
-      ExpressionAttributeValues: values,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-      ReturnConsumedCapacity: query.recorder ? "TOTAL" : undefined,
-    }),
-  );
-  if (output.ConsumedCapacity) query.recorder?.("Query", output.ConsumedCapacity.CapacityUnits ?? 0);
-  return { items: output.Items ?? [], nextCursor: encodeCursor(output.LastEvaluatedKey) };
+  return queryPage<Record<string, unknown>>({
+    partition: query.partition,
+    sortKeyPrefix: query.prefix,
+    filter: hubScopeFilter(undefined, query.allowedHubScopes),
+    limit: query.limit,
+    cursor: query.cursor,
+    onConsumedCapacity: reportQuery(query.recorder),
+  });
 }
