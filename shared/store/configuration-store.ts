@@ -1,8 +1,8 @@
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
-import { tableName } from "#shared/store/dynamo";
-import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { tableName, type TransactItem } from "#shared/store/dynamo";
+import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";

@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { dataTypeConflicts } from "#shared/domain/data-types/errors";
 import { type DataType, dataTypeSchema } from "#shared/domain/data-types/schema";
 import type { DataTypeStore, ReadVersion, VersionedDataType } from "#shared/domain/data-types/service";
 import { NotFoundError } from "#shared/domain/errors";
-import { documentClient, isConditionalCheckFailed, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
@@ -22,7 +22,6 @@ export const DELETE_FENCE_ATTRIBUTE = "deletingSince";
 /** A fence older than this is stale (its delete crashed): record writes ignore it. */
 export const DELETE_FENCE_TTL_MS = 60_000;
 
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]["TransactItems"]>[number];
 
 /** Why a transaction item can fail, in request order, so a cancellation maps to the right error. */
 type FailureMeaning = "type" | "nameGuard" | "extensionGuard" | "staleGuard" | "related";
@@ -81,19 +80,14 @@ function extensionGuardItem(dataType: DataType, entity: string): TransactItem {
 }
 
 async function transact(items: Array<[TransactItem, FailureMeaning]>, dataType: DataType, typeFailed: () => Error | Promise<Error>): Promise<void> {
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items.map(([item]) => item) }));
-  } catch (error) {
-    const codes = transactionCancellationCodes(error);
-    if (!codes) throw error;
-    const failed = items.flatMap(([, meaning], index) => (codes[index] === "ConditionalCheckFailed" ? [meaning] : []));
-    if (failed.includes("type")) throw await typeFailed();
-    if (failed.includes("nameGuard")) throw dataTypeConflicts.nameTaken(dataType.name);
-    if (failed.includes("extensionGuard")) throw dataTypeConflicts.extensionTaken(dataType.extends?.entity ?? "");
-    if (failed.includes("related")) throw dataTypeConflicts.relatedChanged();
-    // Stale guard or a conflict between concurrent transactions on the same items.
-    throw concurrentUpdateError();
-  }
+  const failed = await transactLabelled(items);
+  if (failed === undefined) return;
+  if (failed.includes("type")) throw await typeFailed();
+  if (failed.includes("nameGuard")) throw dataTypeConflicts.nameTaken(dataType.name);
+  if (failed.includes("extensionGuard")) throw dataTypeConflicts.extensionTaken(dataType.extends?.entity ?? "");
+  if (failed.includes("related")) throw dataTypeConflicts.relatedChanged();
+  // Stale guard or a conflict between concurrent transactions on the same items.
+  throw concurrentUpdateError();
 }
 
 function parseStored(found: { value: unknown; version: number } | undefined): VersionedDataType | undefined {

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { appConfig } from "#shared/config/env";
 
 /**
@@ -34,4 +34,26 @@ export function transactionCancellationCodes(error: unknown): string[] | undefin
   if (!(error instanceof Error) || error.name !== "TransactionCanceledException") return undefined;
   const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
   return reasons.map((reason) => reason.Code ?? "None");
+}
+
+/** One item of a `TransactWriteItems` request. */
+export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+/**
+ * Runs one `TransactWriteItems` whose items each carry a label saying what a failed condition on
+ * it means. Resolves to undefined when the transaction committed, or to the labels of the items
+ * whose condition failed when DynamoDB cancelled it (empty when only a conflicting concurrent
+ * transaction cancelled it); any other error is thrown.
+ */
+export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>): Promise<Label[] | undefined> {
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items.map(([item]) => item) }));
+    return undefined;
+  } catch (error) {
+    const codes = transactionCancellationCodes(error);
+    // Only failed conditions and conflicting transactions are the caller's to explain; anything
+    // else (an invalid item, throttling) is not a conflict and must not read as one.
+    if (!codes || codes.some((code) => !["None", "ConditionalCheckFailed", "TransactionConflict"].includes(code))) throw error;
+    return items.flatMap(([, label], index) => (codes[index] === "ConditionalCheckFailed" ? [label] : []));
+  }
 }

@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
 import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
 import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
 import type { HubStore } from "#shared/domain/hubs/service";
-import { documentClient, isConditionalCheckFailed, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
@@ -18,7 +18,6 @@ import { queryPage } from "#shared/store/pagination";
  * the hub is conditional on every counter being zero. Either the reference or the deletion wins,
  * never both, and each check is O(1).
  */
-export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
 const counterAttribute: Record<HubReferenceKind, string> = {
   vehicle: "vehicleRefs",

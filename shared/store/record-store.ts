@@ -1,10 +1,10 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError, ValidationError } from "#shared/domain/errors";
 import { recordErrors } from "#shared/domain/records/errors";
 import { type GuardEntry, hubScopeOf, type LinkEntry, type StoredRecord } from "#shared/domain/records/schema";
 import type { RecordLocation, RecordStore, VersionedRecord, WriteContext } from "#shared/domain/records/service";
 import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/data-type-store";
-import { documentClient, tableName, transactionCancellationCodes } from "#shared/store/dynamo";
+import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { type CapacityRecorder, recordListPage, searchTokenPage } from "#shared/store/record-search";
@@ -23,7 +23,6 @@ import { type CapacityRecorder, recordListPage, searchTokenPage } from "#shared/
  * decoded from CancellationReasons by position.
  */
 
-type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
 /** What a transaction item's failed condition means. */
 type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "type" } | { kind: "hub" } | { kind: "guard"; name: string } | { kind: "other" };
@@ -154,27 +153,22 @@ async function transact(items: Array<[TransactItem, Meaning]>, context: { record
       `this change needs ${items.length} writes in one transaction (the record, its unique values, search words and relation links); at most ${MAX_TRANSACTION_ITEMS}: change fewer relation ids or searchable words at once`,
     );
   }
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items.map(([item]) => item) }));
-  } catch (error) {
-    const codes = transactionCancellationCodes(error);
-    if (!codes) throw error;
-    const failed = items.flatMap(([, meaning], index) => (codes[index] === "ConditionalCheckFailed" ? [meaning] : []));
-    const kinds = new Set(failed.map((meaning) => meaning.kind));
-    if (kinds.has("hub")) throw ValidationError.single("hubId", "must name an existing hub of this organization");
-    if (kinds.has("previous")) {
-      const output = await documentClient().send(
-        new GetCommand({ TableName: tableName(), Key: context.previousKey, ConsistentRead: true, ProjectionExpression: "PK" }),
-      );
-      throw output.Item ? concurrentUpdateError() : new NotFoundError();
-    }
-    if (kinds.has("record")) throw recordErrors.dataIdTaken(context.record.dataId, context.commonData);
-    const guards = failed.flatMap((meaning) => (meaning.kind === "guard" ? meaning.name.replace(/^\+/, "").split("+") : []));
-    if (guards.length > 0) throw recordErrors.valuesTaken([...new Set(guards)]);
-    if (kinds.has("type")) throw recordErrors.dataTypeChanged();
-    // A conflict with a concurrent transaction on the same items: retryable.
-    throw concurrentUpdateError();
+  const failed = await transactLabelled(items);
+  if (failed === undefined) return;
+  const kinds = new Set(failed.map((meaning) => meaning.kind));
+  if (kinds.has("hub")) throw ValidationError.single("hubId", "must name an existing hub of this organization");
+  if (kinds.has("previous")) {
+    const output = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: context.previousKey, ConsistentRead: true, ProjectionExpression: "PK" }),
+    );
+    throw output.Item ? concurrentUpdateError() : new NotFoundError();
   }
+  if (kinds.has("record")) throw recordErrors.dataIdTaken(context.record.dataId, context.commonData);
+  const guards = failed.flatMap((meaning) => (meaning.kind === "guard" ? meaning.name.replace(/^\+/, "").split("+") : []));
+  if (guards.length > 0) throw recordErrors.valuesTaken([...new Set(guards)]);
+  if (kinds.has("type")) throw recordErrors.dataTypeChanged();
+  // A conflict with a concurrent transaction on the same items: retryable.
+  throw concurrentUpdateError();
 }
 
 async function findByKey(key: ItemKey): Promise<VersionedRecord | undefined> {

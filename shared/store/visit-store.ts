@@ -1,8 +1,8 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
 import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
-import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
-import { deleteVersioned, putNew, type TransactItem, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
+import { deleteVersioned, putNew, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError } from "#shared/store/items";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
 import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";

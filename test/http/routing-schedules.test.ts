@@ -133,7 +133,7 @@ describe("Routing schedules API", () => {
     });
 
     it("answers 404 for an unknown id", async () => {
-      const { api, profile } = await schedulingTenant();
+      const { api } = await schedulingTenant();
       const response = await api.get(`/routing/schedule/${unknownId}`);
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
@@ -200,7 +200,7 @@ describe("Routing schedules API", () => {
       ["unknown query parameter", "?periode=daily", "periode"],
       ["garbage cursor", "?cursor=not-a-cursor", "cursor"],
     ])("rejects %s", async (_name, query, field) => {
-      const { api, profile } = await schedulingTenant();
+      const { api } = await schedulingTenant();
       expectBadRequestNaming(await api.get(`/routing/schedules${query}`), field);
     });
   });
@@ -299,7 +299,7 @@ describe("Routing schedules API", () => {
     });
 
     it("answers 404 for an unknown id", async () => {
-      const { api, profile } = await schedulingTenant();
+      const { api } = await schedulingTenant();
       expect((await api.patch(`/routing/schedule/${unknownId}`, { active: false })).status).toBe(404);
     });
   });
