@@ -41,19 +41,40 @@ function ipv6Groups(address: string): number[] | undefined {
   return [...headGroups, ...Array<number>(missing).fill(0), ...tailGroups];
 }
 
+/** a.b.c.d from two 16-bit groups. */
+const dottedOf = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * Class of an IPv4 address reached through a translation or tunnel prefix (NAT64, 6to4): the
+ * embedded address decides, and an embedded loopback is not this host's loopback, so it is never
+ * admitted by the test-only loopback switch.
+ */
+function translatedClass(embedded: string): AddressClass {
+  const found = ipv4Class(embedded);
+  return found === "public" ? "public" : "private";
+}
+
 function ipv6Class(address: string): AddressClass {
   const groups = ipv6Groups(address);
-  if (!groups) return "private";
-  const [g0 = 0, , , , , g5 = 0, g6 = 0, g7 = 0] = groups;
-  const embeddedV4 = `${g6 >> 8}.${g6 & 0xff}.${g7 >> 8}.${g7 & 0xff}`;
-  const firstFiveZero = groups.slice(0, 5).every((group) => group === 0);
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses are judged by their IPv4 part.
-  if (firstFiveZero && g5 === 0xffff) return ipv4Class(embeddedV4);
-  if (firstFiveZero && g5 === 0) {
+  if (!groups || groups.some((group) => !Number.isInteger(group) || group < 0 || group > 0xffff)) return "private";
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
+  const embeddedV4 = dottedOf(g6, g7);
+  const firstFourZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0;
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and IPv4-translated
+  // (::ffff:0:a.b.c.d) addresses are judged by their IPv4 part.
+  if (firstFourZero && g4 === 0 && g5 === 0xffff) return ipv4Class(embeddedV4);
+  if (firstFourZero && g4 === 0xffff && g5 === 0) return translatedClass(embeddedV4);
+  if (firstFourZero && g4 === 0 && g5 === 0) {
     if (g6 === 0 && g7 === 1) return "loopback";
     if (g6 === 0 && g7 === 0) return "private"; // unspecified ::
     return ipv4Class(embeddedV4);
   }
+  // NAT64 well-known prefix 64:ff9b::/96: the last 32 bits are the IPv4 address reached.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return translatedClass(embeddedV4);
+  // Local-use NAT64 64:ff9b:1::/48 (RFC 8215): the IPv4 position depends on the operator's prefix length.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "private";
+  // 6to4 2002::/16: bits 16–47 are the IPv4 address of the relay the packets go to.
+  if (g0 === 0x2002) return translatedClass(dottedOf(g1, g2));
   if ((g0 & 0xffc0) === 0xfe80) return "private"; // link-local fe80::/10
   if ((g0 & 0xfe00) === 0xfc00) return "private"; // unique local fc00::/7
   if ((g0 & 0xff00) === 0xff00) return "private"; // multicast

@@ -37,6 +37,19 @@ describe("Function: providerUrlProblem", () => {
     ["http://[::ffff:127.0.0.1]/", false],
     ["http://[::ffff:169.254.169.254]/", false],
     ["http://[::ffff:a9fe:a9fe]/", false],
+    // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address: judged by it.
+    ["http://[64:ff9b::a9fe:a9fe]/", false],
+    ["http://[64:ff9b::169.254.169.254]/", false],
+    ["http://[64:ff9b::a00:1]/", false],
+    ["http://[64:ff9b::7f00:1]/", false],
+    ["http://[64:ff9b::808:808]/", true],
+    ["http://[64:ff9b:1::a9fe:a9fe]/", false], // local-use NAT64 (64:ff9b:1::/48)
+    ["http://[2002:a9fe:a9fe::]/", false],
+    ["http://[2002:a9fe:a9fe:1::1]/", false],
+    ["http://[2002:c0a8:1::]/", false],
+    ["http://[2002:7f00:1::]/", false],
+    ["http://[2002:808:808::1]/", true],
+    ["http://[::ffff:0:a9fe:a9fe]/", false], // IPv4-translated (::ffff:0:0/96)
   ])("%s → accepted=%s", (url, accepted) => {
     expect(providerUrlProblem(url) === undefined).toBe(accepted);
   });
@@ -58,6 +71,12 @@ describe("Function: isDisallowedAddress (fetch-side re-check of resolved address
     ["10.0.0.1", true],
     ["fe80::abcd", true],
     ["::ffff:10.0.0.1", true],
+    ["64:ff9b::a9fe:a9fe", true],
+    ["64:ff9b::7f00:1", true],
+    ["2002:a9fe:a9fe::", true],
+    ["2002:7f00:1::1", true],
+    ["64:ff9b::808:808", false],
+    ["2002:808:808::1", false],
     ["not-an-ip", true],
   ])("%s → disallowed=%s", (address, disallowed) => {
     expect(isDisallowedAddress(address)).toBe(disallowed);
@@ -81,6 +100,12 @@ describe("Function: isDisallowedAddress (fetch-side re-check of resolved address
         expect(providerUrlProblem(`http://[::ffff:${address}]/`)).toBeDefined();
       }),
     );
+  });
+
+  it("loopback embedded in NAT64/6to4 is not the local loopback: refused even with the test-only switch", () => {
+    expect(isDisallowedAddress("64:ff9b::7f00:1", { allowLoopback: true })).toBe(true);
+    expect(isDisallowedAddress("2002:7f00:1::", { allowLoopback: true })).toBe(true);
+    expect(providerUrlProblem("http://[64:ff9b::127.0.0.1]/", { allowLoopback: true })).toBeDefined();
   });
 
   it("classifies literals only", () => {
