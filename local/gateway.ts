@@ -50,6 +50,15 @@ async function readBody(request: IncomingMessage): Promise<Buffer | "too-large">
   return Buffer.concat(chunks);
 }
 
+/** Path parameters, percent-decoded; undefined when an escape is malformed (a client mistake: 400). */
+function decodePathParameters(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
+  } catch {
+    return undefined;
+  }
+}
+
 export interface GatewayOptions {
   routes: readonly RouteDefinition[];
   /** Stage path, e.g. `/v3`. */
@@ -90,7 +99,15 @@ export function createGateway(options: GatewayOptions): Server {
       if (body === "too-large") return json(response, 413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
 
       const { route } = chosen.entry;
-      const pathParameters = Object.fromEntries(chosen.entry.parameterNames.map((name, i) => [name, decodeURIComponent(chosen.match?.[i + 1] ?? "")]));
+      const pathParameters = decodePathParameters(chosen.entry.parameterNames, chosen.match);
+      if (!pathParameters) {
+        return json(response, 400, {
+          status: false,
+          message: "Bad request - invalid parameters provided.",
+          failedCode: "sys-400",
+          errors: [{ field: "path", message: "the path has a malformed percent-encoding" }],
+        });
+      }
       const headers: Record<string, string> = {};
       const multiValueHeaders: Record<string, string[]> = {};
       for (let i = 0; i < request.rawHeaders.length; i += 2) {

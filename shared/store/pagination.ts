@@ -1,7 +1,7 @@
 import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { ValidationError } from "#shared/domain/errors";
 import { documentClient, tableName } from "#shared/store/dynamo";
-import type { IndexName } from "#shared/store/table-definition";
+import { type IndexName, tableDefinition } from "#shared/store/table-definition";
 
 /**
  * Opaque cursors: base64url JSON of DynamoDB's `LastEvaluatedKey`. On decode the key must belong to
@@ -13,22 +13,41 @@ export function encodeCursor(lastEvaluatedKey: Record<string, unknown> | undefin
   return Buffer.from(JSON.stringify(lastEvaluatedKey), "utf8").toString("base64url");
 }
 
+/** The attributes a LastEvaluatedKey of a query on the table or on one of its indexes holds. */
+function keyAttributesFor(partitionAttribute: string): string[] | undefined {
+  const table = [tableDefinition.partitionKey, tableDefinition.sortKey];
+  if (partitionAttribute === tableDefinition.partitionKey) return table;
+  const index = tableDefinition.globalSecondaryIndexes.find((candidate) => candidate.partitionKey === partitionAttribute);
+  return index && [index.partitionKey, index.sortKey, ...table];
+}
+
+/** DynamoDB's key size limits: 2,048 bytes for a partition key, 1,024 for a sort key. */
+const keyByteLimit = (attribute: string) => (attribute.endsWith("PK") ? 2048 : 1024);
+
+/**
+ * The start key a cursor carries, checked to be exactly the key of the queried table or index
+ * (every attribute present, a non-empty string within DynamoDB's key limits, nothing else) and to
+ * lie in the queried partition. Anything else would reach DynamoDB as an invalid
+ * `ExclusiveStartKey` and fail there; it is the client's mistake, so it is a 400 here.
+ */
 export function decodeCursor(cursor: string, partitionAttribute: string, partitionValue: string): Record<string, unknown> {
+  const invalid = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
-    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+    throw invalid();
   }
-  const isFlatStringMap =
-    typeof decoded === "object" &&
-    decoded !== null &&
-    !Array.isArray(decoded) &&
-    Object.values(decoded).every((value) => typeof value === "string" && value.length <= 2048);
-  if (!isFlatStringMap || (decoded as Record<string, string>)[partitionAttribute] !== partitionValue) {
-    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) throw invalid();
+  const startKey = decoded as Record<string, unknown>;
+  const expected = keyAttributesFor(partitionAttribute);
+  if (!expected || Object.keys(startKey).length !== expected.length) throw invalid();
+  for (const attribute of expected) {
+    const value = startKey[attribute];
+    if (typeof value !== "string" || value.length === 0 || Buffer.byteLength(value, "utf8") > keyByteLimit(attribute)) throw invalid();
   }
-  return decoded as Record<string, unknown>;
+  if (startKey[partitionAttribute] !== partitionValue) throw invalid();
+  return startKey;
 }
 
 export interface Page<T> {

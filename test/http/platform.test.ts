@@ -34,6 +34,13 @@ describe("HTTP platform behaviour through the local gateway", () => {
     expect(response.body).toMatchObject({ status: false, failedCode: "sys-413" });
   });
 
+  it("answers a path parameter with a malformed percent-encoding with 400 in the error model", async () => {
+    const { api } = newTenant();
+    const response = await api.get("/vehicle/%E0%A4%A");
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: false, failedCode: "sys-400", errors: [{ field: "path", message: expect.any(String) }] });
+  });
+
   it("answers an unknown route with 404 and a wrong method with 405", async () => {
     const { api } = newTenant();
     expect((await api.get("/no-such-thing")).status).toBe(404);
@@ -59,5 +66,25 @@ describe("HTTP platform behaviour through the local gateway", () => {
     }
     const createVehicle = document.paths["/vehicle"].post;
     expect(createVehicle.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["name", "hubId"]));
+  });
+
+  it("answers a cursor whose start key was edited with 400 naming cursor, on table and index lists", async () => {
+    const { api } = newTenant();
+    const hubIds: string[] = [];
+    for (const name of ["North", "South"]) hubIds.push((await api.post("/hub", { name, address: "Jl. 1", lat: -6.2, lng: 106.8 })).body.data._id);
+    for (const name of ["Van 1", "Van 2"]) expect((await api.post("/vehicle", { name, hubId: hubIds[0] })).status).toBe(201);
+    const decode = (cursor: string) => JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<string, string>;
+    const encode = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString("base64url");
+    for (const list of ["/hubs?limit=1", "/vehicles?limit=1", `/vehicles?limit=1&hubId=${hubIds[0]}`]) {
+      const firstPage = await api.get(list);
+      expect(firstPage.status).toBe(200);
+      const key = decode(firstPage.body.nextCursor);
+      const sortKey = Object.keys(key).find((attribute) => attribute.endsWith("SK")) as string;
+      for (const edited of [{ ...key, extra: "x" }, { ...key, [sortKey]: "" }, Object.fromEntries(Object.entries(key).filter(([attribute]) => attribute !== "SK"))]) {
+        const response = await api.get(`${list}&cursor=${encode(edited)}`);
+        expect(response.status, `${list} ${JSON.stringify(edited)}`).toBe(400);
+        expect(response.body.errors).toEqual([{ field: "cursor", message: expect.any(String) }]);
+      }
+    }
   });
 });

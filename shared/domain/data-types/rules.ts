@@ -130,6 +130,10 @@ function checkIdentity(input: DataTypeInput, context: RuleContext, issues: Issue
     }
   } else if (primaryKeys.length > 0 && titles.length > 0) {
     for (const index of titles) issues.add(`fields.${index}.type`, "a data type uses title or primaryKey, never both");
+  } else if (isLegacyPrimaryKeyType && titles.length > 0) {
+    // Its records' dataId came from the primaryKey field; swapping it for a title would leave
+    // them keyed by a field the type no longer has.
+    for (const index of titles) issues.add(`fields.${index}.type`, "this legacy data type keeps its primaryKey field and cannot take a title field");
   }
   if (titles.length === 0 && primaryKeys.length === 0) {
     issues.add("fields", isLegacyPrimaryKeyType ? "the primaryKey field of this legacy data type must be kept" : "exactly one field must have type title");

@@ -129,6 +129,7 @@ describe("Rules: data type", () => {
           ["keeps its primaryKey field", { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, text("a")] }, []],
           ["cannot add a title next to it", { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, title] }, ["fields.1.type"]],
           ["cannot drop its identifying field", { name: "X", fields: [text("a")] }, ["fields"]],
+          ["cannot swap its primaryKey for a title", { name: "X", fields: [title, text("a")] }, ["fields.0.type"]],
         ],
         { existing },
       );

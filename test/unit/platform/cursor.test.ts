@@ -20,6 +20,11 @@ describe("Module: pagination cursors", () => {
     ["base64 of non-JSON", Buffer.from("hello").toString("base64url")],
     ["a JSON array", Buffer.from("[1,2]").toString("base64url")],
     ["non-string key values", Buffer.from(JSON.stringify({ PK: "ORG#o1", SK: { S: "x" } })).toString("base64url")],
+    ["an extra attribute", encodeCursor({ PK: "ORG#o1", SK: "VEH#abc", foo: "bar" }) as string],
+    ["a missing sort key", encodeCursor({ PK: "ORG#o1" }) as string],
+    ["an empty sort key", encodeCursor({ PK: "ORG#o1", SK: "" }) as string],
+    ["a sort key over DynamoDB's 1,024 bytes", encodeCursor({ PK: "ORG#o1", SK: "x".repeat(1025) }) as string],
+    ["an index key for a table query", encodeCursor({ GSI1PK: "ORG#o1", GSI1SK: "a", PK: "ORG#o1", SK: "b" }) as string],
   ])("rejects %s with a 400 naming cursor", (_case, cursor) => {
     try {
       decodeCursor(cursor, "PK", "ORG#o1");
@@ -28,5 +33,14 @@ describe("Module: pagination cursors", () => {
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).errors[0]?.field).toBe("cursor");
     }
+  });
+
+  it("an index query's cursor must carry the index key and the table key, nothing else", () => {
+    const key = { GSI1PK: "ORG#o1#HUB#h", GSI1SK: "VEH#1", PK: "ORG#o1", SK: "VEH#1" };
+    expect(decodeCursor(encodeCursor(key) as string, "GSI1PK", "ORG#o1#HUB#h")).toEqual(key);
+    for (const broken of [{ GSI1PK: "ORG#o1#HUB#h", GSI1SK: "VEH#1" }, { ...key, GSI2PK: "x" }, { ...key, PK: "" }]) {
+      expect(() => decodeCursor(encodeCursor(broken) as string, "GSI1PK", "ORG#o1#HUB#h")).toThrow(ValidationError);
+    }
+    expect(() => decodeCursor(encodeCursor(key) as string, "GSI9PK", "ORG#o1#HUB#h")).toThrow(ValidationError);
   });
 });
