@@ -215,6 +215,9 @@ describe("Uniqueness", () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+    // Every loser lost on the dataId itself (not on a concurrent-transaction conflict or another guard).
+    const conflicts = responses.filter((response) => response.status === 409).map((response) => response.body.failedCode);
+    expect(conflicts).toEqual(Array(19).fill("data-001"));
     expect(await listOf(api, `dataTypeId=${type._id}`)).toHaveLength(1);
   });
 
