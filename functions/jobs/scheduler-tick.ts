@@ -4,14 +4,14 @@ import { runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/s
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { logger } from "#shared/observability/logger";
 import { sendRunMessages } from "#shared/queue/run-queue";
-import { advanceSchedule, claimRunSlot, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { advanceSchedule, claimRunSlot, markRunSlotSent, readScheduleForTick, readSlotClaim, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
 import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /**
  * Invoked every minute by the EventBridge rule (and at each minute boundary by `npm start`).
  * "Now" is the event's own time, so a delayed or replayed event handles the minute it was for.
  */
-export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number; alreadyClaimed: number; missed: number; failed: number }> => {
+export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number; alreadyClaimed: number; resent: number; advancedLate: number; missed: number; failed: number }> => {
   const now = new Date(event.time);
   logger.setContext({ job: "scheduler-tick", tickTime: event.time });
   const timeZone = appConfig().APP_TIMEZONE;
@@ -20,6 +20,8 @@ export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number
     listDue: listDueSchedules,
     readSchedule: readScheduleForTick,
     claimSlot: (message) => claimRunSlot(message, now),
+    readClaim: readSlotClaim,
+    markSent: (message) => markRunSlotSent(message, now),
     releaseSlot: releaseRunSlot,
     enqueue: sendRunMessages,
     advance: (organizationId, scheduleId, handledRunAt) => advanceSchedule(organizationId, scheduleId, handledRunAt, timeZone),
@@ -36,8 +38,10 @@ export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number
   logger.info("scheduler tick", {
     enqueued: outcome.enqueued.length,
     alreadyClaimed: outcome.alreadyClaimed,
+    resent: outcome.resent,
+    advancedLate: outcome.advancedLate,
     missed: outcome.missed,
     failed: outcome.failed,
   });
-  return { enqueued: outcome.enqueued.length, alreadyClaimed: outcome.alreadyClaimed, missed: outcome.missed, failed: outcome.failed };
+  return { enqueued: outcome.enqueued.length, alreadyClaimed: outcome.alreadyClaimed, resent: outcome.resent, advancedLate: outcome.advancedLate, missed: outcome.missed, failed: outcome.failed };
 };

@@ -37,10 +37,53 @@ export async function claimRunSlot(message: RoutingRunMessage, now: Date): Promi
   }
 }
 
-export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> {
-  await documentClient().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot) }),
+/** The slot's claim as the tick sees it (status and when it was claimed); undefined when there is none. */
+export async function readSlotClaim(organizationId: string, scheduleId: string, slot: string): Promise<{ status: string; claimedAt: string } | undefined> {
+  const output = await documentClient().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
+      ConsistentRead: true,
+      ProjectionExpression: "#status, claimedAt",
+      ExpressionAttributeNames: { "#status": "status" },
+    }),
   );
+  return output.Item ? { status: String(output.Item.status), claimedAt: String(output.Item.claimedAt) } : undefined;
+}
+
+/** ENQUEUED → SENT once the tick's message is accepted by SQS; no change when a worker moved the claim on already. */
+export async function markRunSlotSent(message: RoutingRunMessage, now: Date): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot),
+        ConditionExpression: "#status = :enqueued",
+        UpdateExpression: "SET #status = :sent, sentAt = :now",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":now": now.toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
+/** Deletes the claim of a message that was not sent — only while it still is ENQUEUED (never a sent or running claim). */
+export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> {
+  try {
+    await documentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot),
+        ConditionExpression: "#status = :enqueued",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":enqueued": "ENQUEUED" },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
 }
 
 export async function readScheduleForTick(organizationId: string, scheduleId: string) {
@@ -110,11 +153,11 @@ export async function recordLogExecuted(organizationId: string, scheduleId: stri
 }
 
 // ---------------------------------------------------------------------------------------------
-// Run worker: the claim item's status moves ENQUEUED/FAILED → RUNNING → DONE/SKIPPED/FAILED with
+// Run worker: the claim item's status moves ENQUEUED/SENT/FAILED → RUNNING → DONE/SKIPPED/FAILED with
 // conditional updates, so a redelivered or duplicated message runs a slot at most once at a time
 // and never again once it is DONE or SKIPPED.
 
-export type RunClaimStatus = "ENQUEUED" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
+export type RunClaimStatus = "ENQUEUED" | "SENT" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
 
 export interface RunClaim {
   status: RunClaimStatus;
@@ -136,7 +179,7 @@ export async function readRunClaim(organizationId: string, scheduleId: string, s
 }
 
 /**
- * ENQUEUED/FAILED → RUNNING, or a RUNNING claim whose lease ran out (its worker died) → RUNNING.
+ * ENQUEUED/SENT/FAILED → RUNNING, or a RUNNING claim whose lease ran out (its worker died) → RUNNING.
  * Answers the claim as started (its result id is the first start's), or undefined when another
  * worker holds it or it is finished.
  */
@@ -153,11 +196,12 @@ export async function startRunClaim(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
-        ConditionExpression: "attribute_exists(PK) AND (#status IN (:enqueued, :failed) OR (#status = :running AND leaseUntil < :now))",
+        ConditionExpression: "attribute_exists(PK) AND (#status IN (:enqueued, :sent, :failed) OR (#status = :running AND leaseUntil < :now))",
         UpdateExpression: "SET #status = :running, leaseUntil = :lease, resultId = if_not_exists(resultId, :result), startedAt = :nowIso ADD attempts :one",
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
           ":enqueued": "ENQUEUED",
+          ":sent": "SENT",
           ":failed": "FAILED",
           ":running": "RUNNING",
           ":now": now.getTime(),
@@ -177,12 +221,12 @@ export async function startRunClaim(
   }
 }
 
-/** RUNNING → DONE/SKIPPED/FAILED (or straight from ENQUEUED to SKIPPED when the schedule changed). */
+/** RUNNING → DONE/SKIPPED/FAILED (or straight from ENQUEUED/SENT to SKIPPED when the schedule changed). */
 export async function finishRunClaim(
   organizationId: string,
   scheduleId: string,
   slot: string,
-  status: Exclude<RunClaimStatus, "ENQUEUED" | "RUNNING">,
+  status: Exclude<RunClaimStatus, "ENQUEUED" | "SENT" | "RUNNING">,
   message: string | null,
   now: Date,
 ): Promise<void> {
@@ -190,10 +234,10 @@ export async function finishRunClaim(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
-      ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :running, :failed)",
+      ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :sent, :running, :failed)",
       UpdateExpression: "SET #status = :status, outcome = :message, finishedAt = :now REMOVE leaseUntil",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
+      ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
     }),
   ).catch((error: unknown) => {
     if (!isConditionalCheckFailed(error)) throw error; // already finished by another delivery: nothing to change

@@ -16,7 +16,7 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
  * The routing-run worker over ports (no AWS here). One message = one run:
  *
  * - `schedule` messages are idempotent per `scheduleId#slot` through the slot's claim item
- *   (ENQUEUED/FAILED → RUNNING → DONE/SKIPPED/FAILED): a redelivery of a finished slot is
+ *   (ENQUEUED/SENT/FAILED → RUNNING → DONE/SKIPPED/FAILED): a redelivery of a finished slot is
  *   acknowledged without running, a delivery while another worker holds the slot is retried later.
  *   The run is skipped when the schedule was deleted, paused or changed since the claim.
  * - `onDemand` messages fill the result POST /routing/result created; a done result is not re-run.
@@ -40,7 +40,7 @@ export interface LogExecuted {
 }
 
 export interface RunClaimView {
-  status: "ENQUEUED" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
+  status: "ENQUEUED" | "SENT" | "RUNNING" | "DONE" | "SKIPPED" | "FAILED";
   resultId: string | null;
   attempts: number;
 }

@@ -6,7 +6,8 @@ const now = new Date("2026-12-01T07:00:30Z");
 
 function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {}) {
   const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[] };
-  const claims = new Set<string>();
+  /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
+  const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
     shardCount: due.length,
     listDue: async (shard, _notAfter, limit, cursor) => {
@@ -20,11 +21,18 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
     claimSlot: async (m) => {
       const key = `${m.scheduleId}#${m.slot}`;
       if (claims.has(key)) return false;
-      claims.add(key);
+      claims.set(key, { status: "ENQUEUED", claimedAt: clock.now.toISOString() });
       calls.claimed.push(m.scheduleId);
       return true;
     },
+    readClaim: async (_o, id, slot) => claims.get(`${id}#${slot}`),
+    markSent: async (m) => {
+      const claim = claims.get(`${m.scheduleId}#${m.slot}`);
+      if (claim?.status === "ENQUEUED") claim.status = "SENT";
+    },
     releaseSlot: async (m) => {
+      const key = `${m.scheduleId}#${m.slot}`;
+      if (claims.get(key)?.status === "ENQUEUED") claims.delete(key);
       calls.released.push(m.scheduleId);
     },
     enqueue: async (messages) => {
@@ -39,8 +47,11 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
     },
     ...overrides,
   };
-  return { ports, calls };
+  return { ports, calls, claims };
 }
+
+/** The time claims are stamped with (the tick's event time). */
+const clock = { now };
 
 const entry = (scheduleId: string, nextRunAt = "2026-12-01T07:00:00.000Z"): DueEntry => ({ organizationId: "o", scheduleId, nextRunAt });
 const readBack = (entries: DueEntry[]) => async (_o: string, id: string) => ({
@@ -78,13 +89,71 @@ describe("Function: runSchedulerTick", () => {
     expect(calls.advanced).toEqual(["ok"]);
   });
 
-  it("does not enqueue a slot that is claimed already (a second tick for the same minute)", async () => {
+  it("a second tick for the same minute does not enqueue again; it advances a sent slot whose schedule still points at it", async () => {
+    // The schedule read back still points at the slot, as after a tick that died between sending and advancing.
     const shards = [[entry("s1")]];
-    const { ports } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    const { ports, calls } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
     expect((await runSchedulerTick(ports, now)).enqueued).toHaveLength(1);
     const second = await runSchedulerTick(ports, now);
     expect(second.enqueued).toHaveLength(0);
-    expect(second.alreadyClaimed).toBe(1);
+    expect(second.advancedLate).toBe(1);
+    expect(calls.sent).toEqual(["s1"]);
+    expect(calls.advanced).toEqual(["s1", "s1"]);
+  });
+
+  it("leaves alone a slot another tick claimed moments ago and has not sent yet", async () => {
+    const shards = [[entry("s1")]];
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    claims.set("s1#2026-12-01T07:00Z", { status: "ENQUEUED", claimedAt: new Date(now.getTime() - 10_000).toISOString() });
+    const outcome = await runSchedulerTick(ports, now);
+    expect(outcome).toMatchObject({ enqueued: [], alreadyClaimed: 1 });
+    expect(calls.sent).toEqual([]);
+    expect(calls.advanced).toEqual([]);
+  });
+
+  it("crash recovery: SendMessageBatch throws on the first tick → claims released, error rethrown; the next tick enqueues exactly once", async () => {
+    const shards = [[entry("a"), entry("b")]];
+    let down = true;
+    const { ports, calls, claims } = fakePorts(shards, {
+      readSchedule: readBack(shards.flat()),
+      enqueue: async (messages) => {
+        if (down) throw new Error("SQS unavailable");
+        calls.sent.push(...messages.map((m) => m.scheduleId));
+        return [];
+      },
+    });
+    await expect(runSchedulerTick(ports, now)).rejects.toThrow("SQS unavailable");
+    expect(calls.released.sort()).toEqual(["a", "b"]);
+    expect(claims.size).toBe(0);
+    expect(calls.advanced).toEqual([]);
+
+    down = false;
+    const next = await runSchedulerTick(ports, new Date(now.getTime() + 60_000));
+    expect(next.enqueued.map((m) => m.scheduleId).sort()).toEqual(["a", "b"]);
+    expect(calls.sent.sort()).toEqual(["a", "b"]);
+    expect(calls.advanced.sort()).toEqual(["a", "b"]);
+    expect([...claims.values()].map((c) => c.status)).toEqual(["SENT", "SENT"]);
+  });
+
+  it("crash recovery: a claim left un-sent by a tick that died is sent again after the grace period, once", async () => {
+    const shards = [[entry("s1")]];
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    claims.set("s1#2026-12-01T07:00Z", { status: "ENQUEUED", claimedAt: new Date(now.getTime() - 3 * 60_000).toISOString() });
+    const outcome = await runSchedulerTick(ports, now);
+    expect(outcome).toMatchObject({ resent: 1, alreadyClaimed: 0 });
+    expect(calls.sent).toEqual(["s1"]);
+    expect(calls.advanced).toEqual(["s1"]);
+    expect(claims.get("s1#2026-12-01T07:00Z")?.status).toBe("SENT");
+  });
+
+  it("a slot past the allowed lateness whose message was sent is advanced without recording a miss", async () => {
+    const shards = [[entry("ran", "2026-12-01T05:00:00.000Z")]];
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    claims.set("ran#2026-12-01T05:00Z", { status: "DONE", claimedAt: "2026-12-01T05:00:10.000Z" });
+    const outcome = await runSchedulerTick(ports, now);
+    expect(outcome).toMatchObject({ missed: 0, advancedLate: 1 });
+    expect(calls.missed).toEqual([]);
+    expect(calls.advanced).toEqual(["ran"]);
   });
 
   it("skips a schedule changed or deleted after the index was read", async () => {
