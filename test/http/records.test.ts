@@ -509,6 +509,32 @@ describe("Data type interplay", () => {
   });
 });
 
+describe("DynamoDB limits", () => {
+  it.each([
+    [1e200, "9007199254740991"],
+    [1e-200, "1e-130"],
+    [1.2345678901234567e300, "9007199254740991"],
+    [-1e126, "9007199254740991"],
+    [2 ** 53, "9007199254740991"],
+  ])("rejects the number %s, which the store cannot keep, with a 400 naming the field", async (n, fragment) => {
+    const { api, hubA } = await setup();
+    const measured = await createDataType(api, { name: "Measured", fields: [{ type: "title", title: "Name" }, { id: "n", title: "N", type: "number", required: false }] });
+    const response = await api.post("/data", { dataTypeId: measured._id, hubId: hubA, dataId: "M1", n });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "n", message: expect.stringContaining(fragment) }]);
+    expect(await listOf(api, `dataTypeId=${measured._id}`)).toEqual([]);
+  });
+
+  it("stores numbers at the edges of the storable range", async () => {
+    const { api, hubA } = await setup();
+    const measured = await createDataType(api, { name: "Measured", fields: [{ type: "title", title: "Name" }, { id: "n", title: "N", type: "number", required: false }] });
+    for (const [dataId, n] of [["Big", -9007199254740991], ["Small", 1e-130], ["Precise", 0.1234567890123456]] as const) {
+      expect((await create(api, { dataTypeId: measured._id, hubId: hubA, dataId, n })).n).toBe(n);
+      expect((await api.get(`/data/type/Measured/${dataId}`)).body.data.n).toBe(n);
+    }
+  });
+});
+
 describe("Authentication", () => {
   it.each([
     ["POST", "/data"],

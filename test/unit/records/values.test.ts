@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type DataType, type Field, fieldSchema } from "#shared/domain/data-types/schema";
-import { checkFieldValue, checkRecordValues, decimalPlaces, defaultValueOf, titleProblem } from "#shared/domain/records/values";
+import { checkFieldValue, checkRecordValues, decimalPlaces, defaultValueOf, significantDigits, storableNumberProblem, titleProblem } from "#shared/domain/records/values";
 
 const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field => fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
 
@@ -63,6 +63,9 @@ describe("Records: value types", () => {
     ["text", field({ id: "f", type: "text" }), "hello", "hello"],
     ["number", field({ id: "f", type: "number" }), 1.5, 1.5],
     ["number with decimals", field({ id: "f", type: "number", validations: { decimals: 2 } }), 1.25, 1.25],
+    ["number zero", field({ id: "f", type: "number" }), 0, 0],
+    ["number at the largest safe integer", field({ id: "f", type: "number" }), -9007199254740991, -9007199254740991],
+    ["number at DynamoDB's lower limit", field({ id: "f", type: "number" }), 1e-130, 1e-130],
     ["boolean", field({ id: "f", type: "boolean" }), false, false],
     ["option", field({ id: "f", type: "option", optionData: ["a", "b"] }), "b", "b"],
     ["multiOption", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"] }), ["c", "a"], ["c", "a"]],
@@ -103,6 +106,12 @@ describe("Records: value types", () => {
     ["text too long", field({ id: "f", type: "text" }), "x".repeat(10_001), "10000"],
     ["number as string", field({ id: "f", type: "number" }), "5", "number"],
     ["number NaN-like", field({ id: "f", type: "number" }), Number.POSITIVE_INFINITY, "finite"],
+    ["number too large for DynamoDB", field({ id: "f", type: "number" }), 1e200, "9007199254740991"],
+    ["number at DynamoDB's upper limit", field({ id: "f", type: "number" }), 1e126, "9007199254740991"],
+    ["number beyond the document client's safe integers", field({ id: "f", type: "number" }), 9007199254740992, "9007199254740991"],
+    ["negative number too large for DynamoDB", field({ id: "f", type: "number" }), -1.2345678901234567e300, "9007199254740991"],
+    ["number too small for DynamoDB", field({ id: "f", type: "number" }), 1e-200, "1e-130"],
+    ["negative number too small for DynamoDB", field({ id: "f", type: "number" }), -5e-131, "1e-130"],
     ["too many decimals", field({ id: "f", type: "number", validations: { decimals: 1 } }), 1.25, "decimal"],
     ["decimals 0", field({ id: "f", type: "number", validations: { decimals: 0 } }), 1.5, "decimal"],
     ["boolean as string", field({ id: "f", type: "boolean" }), "true", "true or false"],
@@ -160,6 +169,12 @@ describe("Records: value types", () => {
     const checked = checkFieldValue(f, value);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? "" : checked.problem).toContain(fragment);
+  });
+
+  it("counts significant digits and rejects more than 38", () => {
+    expect([significantDigits(0.00120), significantDigits(1.2345678901234567e300), significantDigits(120), significantDigits(-1e-7)]).toEqual([2, 17, 2, 1]);
+    // JSON numbers parse to doubles (≤ 17 significant digits), so this guards other number sources.
+    expect(storableNumberProblem(Number("1.23456789012345678901234567890123456789"))).toBeUndefined();
   });
 
   it("counts decimal places of plain and exponent numbers", () => {
