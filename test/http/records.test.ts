@@ -535,6 +535,34 @@ describe("DynamoDB limits", () => {
   });
 });
 
+describe("DynamoDB item size", () => {
+  const wide = { name: "Wide", fields: [{ type: "title", title: "Name" }, ...Array.from({ length: 30 }, (_, i) => ({ id: `f${i}`, title: `F${i}`, type: "text", required: false }))] };
+  /** `count` fields from `from` on, each 10,000 '漢' (30,000 bytes in UTF-8). */
+  const filled = (from: number, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${from + i}`, "漢".repeat(10_000)]));
+
+  it("rejects a record over DynamoDB's 400 KB item limit with a 400 on body, storing nothing", async () => {
+    const { api, hubA } = await setup();
+    const type = await createDataType(api, wide);
+    const response = await api.post("/data", { dataTypeId: type._id, hubId: hubA, dataId: "Huge", ...filled(0, 30) });
+    expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "body", message: expect.stringContaining("400 KB") }]);
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
+  });
+
+  it("rejects PUT and PATCH that grow a record past the limit, keeping it unchanged", async () => {
+    const { api, hubA } = await setup();
+    const type = await createDataType(api, wide);
+    const stored = await create(api, { dataTypeId: type._id, hubId: hubA, dataId: "Grows", ...filled(0, 12) });
+    const patched = await api.patch("/data/type/Wide/Grows", filled(12, 12));
+    expect(patched.status, JSON.stringify(patched.body).slice(0, 300)).toBe(400);
+    expect(patched.body.errors).toEqual([{ field: "body", message: expect.stringContaining("400 KB") }]);
+    const replaced = await api.put("/data/type/Wide/Grows", filled(0, 25));
+    expect(replaced.status, JSON.stringify(replaced.body).slice(0, 300)).toBe(400);
+    expect(replaced.body.errors[0].field).toBe("body");
+    expect((await api.get("/data/type/Wide/Grows")).body.data).toEqual(stored);
+  });
+});
+
 describe("Authentication", () => {
   it.each([
     ["POST", "/data"],

@@ -24,6 +24,7 @@ import {
   systemViewKeys,
 } from "#shared/domain/records/schema";
 import { checkRecordValues, isReadOnlyField, isTitleField, relationReferences, titleProblem } from "#shared/domain/records/values";
+import { estimatedItemBytes, MAX_RECORD_BYTES } from "#shared/domain/records/size";
 import { buildView, type Projection } from "#shared/domain/records/view";
 import { formatDateTimeUtc } from "#shared/domain/time";
 
@@ -199,7 +200,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
   async function prepare(
     caller: Caller,
     type: ResolvedType,
-    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown> },
+    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined },
   ) {
     const { dataType } = type;
     const issues: FieldIssue[] = [];
@@ -209,21 +210,38 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     const checked = checkRecordValues(dataType, draft.sent);
     issues.push(...checked.issues);
     if (issues.length > 0) throw new ValidationError(issues);
-    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values);
-    if (relationProblems.length > 0) throw new ValidationError(relationProblems);
     const dataId = draft.dataId as string;
     const hubId = dataType.commonData ? null : (draft.hubId as string);
     const scope = hubId ?? COMMON_SCOPE;
-    return {
+    const index = {
+      guards: uniqueGuards(dataType, checked.values, scope),
+      tokens: [...searchTokens(dataType, dataId, checked.values).keys()],
+      links: relationLinks(dataType, checked.values),
+    };
+    // DynamoDB refuses items over 400 KB: answer a 400 before any write (also when PUT/PATCH grow a record).
+    const time = formatDateTimeUtc(now());
+    const bytes = estimatedItemBytes({
+      _id: draft._id,
       dataId,
+      dataTypeId: dataType._id,
       hubId,
       values: checked.values,
-      index: {
-        guards: uniqueGuards(dataType, checked.values, scope),
-        tokens: [...searchTokens(dataType, dataId, checked.values).keys()],
-        links: relationLinks(dataType, checked.values),
-      },
-    };
+      index,
+      organizationId: caller.organizationId,
+      createdBy: draft.createdBy ?? caller.userId,
+      updatedBy: caller.userId,
+      createdTime: time,
+      updatedTime: time,
+    });
+    if (bytes > MAX_RECORD_BYTES) {
+      throw ValidationError.single(
+        "body",
+        `the record would take about ${Math.ceil(bytes / 1024)} KB stored (UTF-8), more than the ${MAX_RECORD_BYTES / 1024} KB a record may hold (DynamoDB's item limit is 400 KB); shorten or clear some values`,
+      );
+    }
+    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values);
+    if (relationProblems.length > 0) throw new ValidationError(relationProblems);
+    return { dataId, hubId, values: checked.values, index };
   }
 
   async function resolveRelations(caller: Caller, dataType: DataType, record: StoredRecord, projection: Projection) {
@@ -365,6 +383,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       dataId: body.dataId ?? previous.dataId,
       hubId: body.hubId === undefined ? previous.hubId : body.hubId,
       sent,
+      createdBy: previous.createdBy,
     });
     const next: StoredRecord = { ...previous, ...prepared, updatedBy: caller.userId, updatedTime: formatDateTimeUtc(now()) };
     await store.replace(next, existing, {
