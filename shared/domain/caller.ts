@@ -10,12 +10,18 @@ const permissionDetailSchema = z.looseObject({
   hiddenFields: z.array(z.string()).optional(),
 });
 
+/**
+ * A hub-restricted token lists at most this many hubs: lists filter on them with one DynamoDB
+ * `IN (…)`, which takes at most 100 values, so a longer list would silently hide resources.
+ */
+export const MAX_TOKEN_HUBS = 100;
+
 export const tokenClaimsSchema = z
   .looseObject({
     sub: z.string().min(1),
     organizationId: z.string().min(1).optional(),
     "custom:organizationId": z.string().min(1).optional(),
-    hubIds: z.array(z.string()).optional(),
+    hubIds: z.array(z.string()).max(MAX_TOKEN_HUBS).optional(),
     permissions: z.array(z.string()).optional(),
     permissionDetails: z.array(permissionDetailSchema).optional(),
   })

@@ -56,6 +56,16 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["fixedCost above 100", { fixedCost: 101 }, "fixedCost"],
   ["non-positive maxVisits", { constraints: { maxVisits: 0 } }, "constraints.maxVisits"],
   ["fractional maxVisits", { constraints: { maxVisits: 1.5 } }, "constraints.maxVisits"],
+  ["plateNumber over 20 characters", { plateNumber: "B".repeat(21) }, "plateNumber"],
+  ["assignee over 64 characters", { assignee: "u".repeat(65) }, "assignee"],
+  ["negative volume", { capacity: { volume: { max: -1 } } }, "capacity.volume.max"],
+  ["volume min above max", { capacity: { volume: { min: 3, max: 2 } } }, "capacity.volume.min"],
+  ["break time not HH:mm", { breakTime: { startTime: "noon", endTime: "12:30" } }, "breakTime.startTime"],
+  ["negative multiday", { workingTime: { startTime: "07:00", endTime: "16:00", multiday: -1 } }, "workingTime.multiday"],
+  ["blank tag", { tags: ["  "] }, "tags.0"],
+  ["fixedCost below 0", { fixedCost: -1 }, "fixedCost"],
+  ["non-positive maxDistanceKm", { constraints: { maxDistanceKm: 0 } }, "constraints.maxDistanceKm"],
+  ["non-positive maxDurationMinutes", { constraints: { maxDurationMinutes: -5 } }, "constraints.maxDurationMinutes"],
   ["unknown field", { color: "red" }, "color"],
 ];
 

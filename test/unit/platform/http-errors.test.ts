@@ -59,6 +59,7 @@ describe("Module: caller claims", () => {
     ["no organization", { sub: "u" }],
     ["no subject", { organizationId: "o" }],
     ["hubIds not an array", { sub: "u", organizationId: "o", hubIds: "h1" }],
+    ["more than 100 hubIds", { sub: "u", organizationId: "o", hubIds: Array.from({ length: 101 }, (_, i) => `h${i}`) }],
   ])("rejects claims with %s", (_case, claims) => {
     expect(callerFromClaims(claims)).toBeUndefined();
   });
