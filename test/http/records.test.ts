@@ -336,6 +336,34 @@ describe("Field accessibility (view/data hiddenFields)", () => {
   });
 });
 
+describe("Field accessibility in write responses", () => {
+  it("leaves hidden fields out of POST, PUT and PATCH responses, like GET, while still writing them", async () => {
+    const { api, organizationId, type, record } = await setup();
+    const limited = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }] }));
+    const created = await limited.post("/data", record({ email: "h@acme.test", age: 33, city: "Medan" }));
+    expect(created.status).toBe(201);
+    expect(created.body.data).not.toHaveProperty("email");
+    expect(created.body.data).not.toHaveProperty("age");
+    expect(created.body.data.city).toBe("Medan");
+    expect(created.body.data).toEqual((await limited.get("/data/type/Customer/Acme%20Corp")).body.data);
+
+    const patched = await limited.patch("/data/type/Customer/Acme%20Corp", { age: 34, city: "Bogor" });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).not.toHaveProperty("email");
+    expect(patched.body.data).not.toHaveProperty("age");
+    expect(patched.body.data.city).toBe("Bogor");
+
+    const replaced = await limited.put("/data/type/Customer/Acme%20Corp", { segment: "wholesale", email: "p@acme.test", age: 35 });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.data).not.toHaveProperty("email");
+    expect(replaced.body.data).not.toHaveProperty("age");
+    expect(replaced.body.data.segment).toBe("wholesale");
+
+    // The writes happened: the unrestricted token sees the hidden values.
+    expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toMatchObject({ email: "p@acme.test", age: 35, segment: "wholesale" });
+  });
+});
+
 describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
   it("replaces values, renames (moving guards) and keeps the old dataId free afterwards", async () => {
     const { api, record, type } = await setup();

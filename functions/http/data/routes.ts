@@ -37,7 +37,7 @@ const lookupNotes =
   "When several hubs of a non-commonData type hold the dataId and no hubId is given: 400 listing the hubs. Records of hubs outside the token's hubIds are not found (404).";
 
 const accessNotes =
-  "Field accessibility: fields listed in the token's permissionDetails entry `{ permissionName: \"view/data\", dataTypeId, hiddenFields }` (an entry without dataTypeId applies to every type) are left out; `fields` naming one of them is a 403 `{ status: false, message, failedCode: \"data-403\", restrictedFields }`.";
+  "Field accessibility: fields listed in the token's permissionDetails entry `{ permissionName: \"view/data\", dataTypeId, hiddenFields }` (an entry without dataTypeId applies to every type) are left out; `fields` naming one of them is a 403 `{ status: false, message, failedCode: \"data-403\", restrictedFields }`. Writes may set hidden fields; their responses leave them out too.";
 
 export const recordRoutes = {
   create: defineRoute({

@@ -144,6 +144,9 @@ function projectionFor(caller: Caller, dataType: DataType, fieldsParam: string |
   return { hidden, fields };
 }
 
+/** Write responses show what a GET would: the caller's hidden fields are left out (the write itself is allowed). */
+const writeProjection = (caller: Caller, dataType: DataType): Projection => ({ hidden: hiddenFieldsFor(caller, dataType._id) });
+
 export function createRecordService(dependencies: RecordServiceDependencies) {
   const { store, dataTypes, entities, external } = dependencies;
   const now = dependencies.now ?? (() => new Date());
@@ -391,7 +394,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       hubToCheck: next.hubId !== null && next.hubId !== previous.hubId ? next.hubId : undefined,
       commonData: type.dataType.commonData,
     });
-    return view(caller, type.dataType, next, { hidden: new Set() });
+    return view(caller, type.dataType, next, writeProjection(caller, type.dataType));
   }
 
   return {
@@ -415,7 +418,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         updatedTime: formatDateTimeUtc(time),
       };
       await store.create(record, { dataTypeVersion: type.version, hubToCheck: record.hubId ?? undefined, commonData: type.dataType.commonData });
-      return view(caller, type.dataType, record, { hidden: new Set() });
+      return view(caller, type.dataType, record, writeProjection(caller, type.dataType));
     },
 
     async list(caller: Caller, query: RecordListQuery) {
