@@ -9,7 +9,7 @@ import { sqsClient } from "#shared/queue/sqs";
 import { solveRouting } from "#shared/routing/solver";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
-import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun } from "#shared/store/run-store";
+import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun, visitRoutingResultId } from "#shared/store/run-store";
 
 /** Queues an on-demand run for the run worker (the same queue as schedule runs). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
@@ -42,6 +42,7 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     solve: solveRouting,
     results: dynamoRoutingResultStore,
     markVisitDispatched,
+    visitRoutingResultId,
     ...overrides,
   };
 }

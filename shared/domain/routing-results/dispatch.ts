@@ -38,14 +38,24 @@ export async function dispatchRoutes(
   );
   const outcome: DispatchOutcome = { success: 0, failed: 0 };
   let next = 0;
+  let stop = false;
   const lane = async () => {
-    while (next < work.length) {
+    while (!stop && next < work.length) {
       const item = work[next++] as (typeof work)[number];
-      const assigned = await markVisitDispatched(target.organizationId, target.hubId, item.visitId, item.dispatch, updatedTime);
-      if (assigned) outcome.success++;
-      else outcome.failed++;
+      try {
+        const assigned = await markVisitDispatched(target.organizationId, target.hubId, item.visitId, item.dispatch, updatedTime);
+        if (assigned) outcome.success++;
+        else outcome.failed++;
+      } catch (error) {
+        stop = true; // the other lanes finish the update they are in and take no more
+        throw error;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(DISPATCH_CONCURRENCY, work.length) }, lane));
+  // Wait for every lane to settle before reporting a failure, so no visit update is still in flight
+  // when the caller records the failure (or a retry starts dispatching the same visits).
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(DISPATCH_CONCURRENCY, work.length) }, lane));
+  const rejected = settled.find((lane): lane is PromiseRejectedResult => lane.status === "rejected");
+  if (rejected) throw rejected.reason;
   return outcome;
 }

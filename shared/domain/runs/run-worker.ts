@@ -2,7 +2,7 @@ import type { RoutingConfiguration } from "#shared/domain/configurations/schema"
 import type { Hub } from "#shared/domain/hubs/schema";
 import { newId } from "#shared/domain/ids";
 import { dispatchRoutes, type MarkVisitDispatched } from "#shared/domain/routing-results/dispatch";
-import type { RoutingResultRecord } from "#shared/domain/routing-results/schema";
+import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
@@ -23,7 +23,8 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
  *
  * A run reads the profile (hub, vehicles, settings) at run time, collects the hub's active visits
  * (oldest first, at most 1,500), runs the optimizer within the time budget, stores the result and,
- * with autoDispatch, dispatches it. No visits or no vehicles → SKIPPED, no result. Any other
+ * with autoDispatch, dispatches it. No visits, no vehicles or a deleted profile → SKIPPED, no result.
+ * A retry of a slot whose result is done already does not plan again: it only finishes the dispatch. Any other
  * failure → FAILED with the reason and the message is retried by SQS; on the last delivery the
  * outcome says the message moves to the dead-letter queue.
  */
@@ -60,6 +61,8 @@ export interface RunWorkerPorts {
   solve(problem: RoutingProblem, options: SolveOptions): RoutingSolution | Promise<RoutingSolution>;
   results: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
+  /** The routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
+  visitRoutingResultId(organizationId: string, hubId: string, visitId: string): Promise<string | null | undefined>;
 }
 
 export interface DeliveryContext {
@@ -86,7 +89,8 @@ class RunFailure extends Error {}
 
 async function prepare(ports: RunWorkerPorts, organizationId: string, configurationId: string, runAt: Date): Promise<Prepared> {
   const configuration = await ports.findConfiguration(organizationId, configurationId);
-  if (!configuration) throw new RunFailure(`Configuration profile ${configurationId} does not exist.`);
+  // Retrying cannot bring a deleted profile back: skip (no result, no retry) instead of failing three times into the DLQ.
+  if (!configuration) return { kind: "skip", reason: `The configuration profile ${configurationId} no longer exists; the run was skipped.` };
   const hub = await ports.findHub(organizationId, configuration.hubId);
   if (!hub) throw new RunFailure(`Hub ${configuration.hubId} of configuration profile ${configurationId} does not exist.`);
   const vehicles = await ports.vehiclesForRun(organizationId, hub._id, configuration.vehicleIds);
@@ -123,6 +127,46 @@ function retryNote(delivery: DeliveryContext): string {
     : ` Attempt ${delivery.receiveCount} of ${delivery.maxReceiveCount}; it will be retried.`;
 }
 
+/** Dispatches every vehicle of the result and records the dispatch on it. */
+async function dispatchAll(ports: RunWorkerPorts, organizationId: string, hubId: string, resultId: string, body: RoutingResultBody, mark: MarkVisitDispatched) {
+  const dispatchTime = formatDateTimeUtc(ports.now());
+  const dispatched = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
+  await ports.results.recordDispatch(organizationId, resultId, { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched }, dispatchTime);
+  return dispatched;
+}
+
+/** logExecuted SUCCESS and the claim DONE. */
+async function succeed(ports: RunWorkerPorts, message: RoutingRunMessage, resultId: string, body: RoutingResultBody, collected: number, dispatched: LogExecuted["dispatched"]): Promise<RunOutcome> {
+  const { organizationId, scheduleId, slot } = message;
+  const assigned = body.routes.reduce((sum, route) => sum + route.trips.length, 0);
+  const now = ports.now();
+  await ports.recordLogExecuted(organizationId, scheduleId, {
+    status: "SUCCESS",
+    message: `Routing result created: ${assigned} of ${collected} visits on ${body.routes.length} vehicles${dispatched ? `; dispatched ${dispatched.success}, failed ${dispatched.failed}` : ""}.`,
+    routingResultId: resultId,
+    dispatched,
+    lastExecute: formatDateTimeUtc(now),
+  });
+  await ports.finishClaim(organizationId, scheduleId, slot, "DONE", null, now);
+  return { outcome: "done", resultId, dispatched };
+}
+
+/**
+ * A retry of a slot whose result is done already: no new plan. With autoDispatch the stored routes'
+ * visits are dispatched again — each update is conditional on the visit still being active, so the
+ * ones the earlier delivery assigned are not written twice; they count as dispatched when this result
+ * assigned them, as failed otherwise (deleted, completed or cancelled meanwhile).
+ */
+async function resumeDone(ports: RunWorkerPorts, message: RoutingRunMessage, schedule: ScheduleRecord, result: RoutingResultRecord): Promise<RunOutcome> {
+  const { organizationId } = message;
+  const body = await ports.results.readBody(organizationId, result._id);
+  if (!body) throw new RunFailure(`The stored routes of routing result ${result._id} could not be read.`);
+  const markOnce: MarkVisitDispatched = async (orgId, hubId, visitId, dispatch, updatedTime) =>
+    (await ports.markVisitDispatched(orgId, hubId, visitId, dispatch, updatedTime)) || (await ports.visitRoutingResultId(orgId, hubId, visitId)) === result._id;
+  const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce) : null;
+  return succeed(ports, message, result._id, body, result.summary?.visitsPlanned ?? 0, dispatched);
+}
+
 async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
   const { organizationId, scheduleId, slot } = message;
   const claim = await ports.readClaim(organizationId, scheduleId, slot);
@@ -154,6 +198,14 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
   const resultId = started.resultId as string;
   let resultCreated = false;
   try {
+    // An earlier delivery finished planning and stored the result, then failed (e.g. while dispatching):
+    // never plan again under the same result id — only finish what is left.
+    const earlier = await ports.results.find(organizationId, resultId);
+    if (earlier?.status === "done") {
+      resultCreated = true;
+      return await resumeDone(ports, message, schedule, earlier);
+    }
+
     // Plan from the later of the slot's instant and now: a late delivery (a retry) cannot plan in the past,
     // and a message handled before its slot (clock skew) still plans the slot it was claimed for.
     const runAt = new Date(Math.max(ports.now().getTime(), Date.parse(message.scheduledFor)));
@@ -183,23 +235,8 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
     resultCreated = true;
     const body = await optimiseAndStore(ports, prepared, resultId, delivery);
 
-    let dispatched: LogExecuted["dispatched"] = null;
-    if (schedule.autoDispatch) {
-      const dispatchTime = formatDateTimeUtc(ports.now());
-      dispatched = await dispatchRoutes(body.routes, { organizationId, hubId: result.hubId, resultId }, ports.markVisitDispatched, dispatchTime);
-      await ports.results.recordDispatch(organizationId, resultId, { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched }, dispatchTime);
-    }
-    const assigned = body.routes.reduce((sum, route) => sum + route.trips.length, 0);
-    const now = ports.now();
-    await ports.recordLogExecuted(organizationId, scheduleId, {
-      status: "SUCCESS",
-      message: `Routing result created: ${assigned} of ${prepared.input.visits.length} visits on ${body.routes.length} vehicles${dispatched ? `; dispatched ${dispatched.success}, failed ${dispatched.failed}` : ""}.`,
-      routingResultId: resultId,
-      dispatched,
-      lastExecute: formatDateTimeUtc(now),
-    });
-    await ports.finishClaim(organizationId, scheduleId, slot, "DONE", null, now);
-    return { outcome: "done", resultId, dispatched };
+    const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched) : null;
+    return await succeed(ports, message, resultId, body, prepared.input.visits.length, dispatched);
   } catch (error) {
     const reason = failureReason(error) + retryNote(delivery);
     const now = ports.now();

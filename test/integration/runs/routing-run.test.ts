@@ -6,6 +6,7 @@ import { runWorkerPorts } from "#shared/app/routing-results";
 import { scheduleService } from "#shared/app/schedules";
 import { visitService } from "#shared/app/visits";
 import { resetAppConfig } from "#shared/config/env";
+import { dynamoConfigurationStore } from "#shared/store/configuration-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { readRunClaim } from "#shared/store/run-store";
 import { useIsolatedTableAndQueue } from "#test/support/isolated-resources";
@@ -180,6 +181,72 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     });
 
     for (const tenant of [owner, empty, idle]) expect(await resultsOf(tenant.organizationId)).toEqual([]);
+  });
+
+  it("a profile deleted since the schedule was saved: the run is SKIPPED with the reason, not retried, and creates no result", async () => {
+    const owner = callerOf();
+    const { profile } = await seedHub(owner);
+    const { schedule, afterDue } = await createDueSchedule(owner, profile._id);
+    // The API refuses (409) while a schedule names the profile; this is the race the check cannot close.
+    const stored = await dynamoConfigurationStore.find(owner.organizationId, profile._id);
+    expect(await dynamoConfigurationStore.remove(owner.organizationId, profile._id, { version: stored?.version as number, hubId: profile.hubId })).toBe(true);
+
+    const { messages, response } = await tickAndRun(afterDue);
+    expect(messages).toHaveLength(1);
+    expect(response.batchItemFailures).toEqual([]);
+    expect((await storedSchedule(owner.organizationId, schedule._id))?.logExecuted).toMatchObject({
+      status: "SKIPPED",
+      message: `The configuration profile ${profile._id} no longer exists; the run was skipped.`,
+      routingResultId: null,
+    });
+    const slot = JSON.parse(messages[0]?.Body as string).slot;
+    expect(await readRunClaim(owner.organizationId, schedule._id, slot)).toMatchObject({ status: "SKIPPED" });
+    expect(await resultsOf(owner.organizationId)).toEqual([]);
+  });
+
+  it("autoDispatch failing half-way: the redelivery dispatches the rest of the stored routes without planning again", async () => {
+    const owner = callerOf();
+    const { profile, visits } = await seedHub(owner, { visits: 3 });
+    const { schedule, afterDue } = await createDueSchedule(owner, profile._id, { autoDispatch: true });
+    await tickAt(afterDue);
+    const messages = await receive(sqs, queueUrl);
+    expect(messages).toHaveLength(1);
+
+    let solves = 0;
+    let failOnce = true;
+    const ports = runWorkerPorts();
+    const flaky = createRoutingRunHandler(() =>
+      runWorkerPorts({
+        solve: (problem, options) => {
+          solves++;
+          return ports.solve(problem, options);
+        },
+        markVisitDispatched: async (...args) => {
+          if (failOnce && args[2] === visits[1]?._id) {
+            failOnce = false;
+            throw new Error("throttled");
+          }
+          return ports.markVisitDispatched(...args);
+        },
+      }),
+    );
+    const first = await flaky(sqsEvent(messages));
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect((await storedSchedule(owner.organizationId, schedule._id))?.logExecuted).toMatchObject({ status: "FAILED", message: expect.stringContaining("throttled") });
+    const [result] = await resultsOf(owner.organizationId);
+    expect(result?.status).toBe("done");
+
+    const retry = await flaky(sqsEvent(messages.map((m) => ({ ...m, Attributes: { ...m.Attributes, ApproximateReceiveCount: "2" } }))));
+    expect(retry.batchItemFailures).toEqual([]);
+    await acknowledge(sqs, queueUrl, messages, retry);
+    expect(solves).toBe(1);
+    expect(await resultsOf(owner.organizationId)).toHaveLength(1);
+    expect((await storedSchedule(owner.organizationId, schedule._id))?.logExecuted).toMatchObject({
+      status: "SUCCESS",
+      routingResultId: result?._id,
+      dispatched: { success: 3, failed: 0 },
+    });
+    for (const visit of visits) expect(await visitService.get(owner, visit._id)).toMatchObject({ status: "ASSIGNED", routingResultId: result?._id });
   });
 
   it("a failing optimizer records FAILED and is retried by SQS until the message lands in the dead-letter queue", async () => {

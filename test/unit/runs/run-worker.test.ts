@@ -64,6 +64,10 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     logs: [] as LogExecuted[],
     results: new Map<string, RoutingResultRecord>(),
     dispatched: [] as string[],
+    /** visit id → the result that dispatched it (what the visit item's routingResultId holds). */
+    assignedBy: new Map<string, string>(),
+    bodies: new Map<string, unknown>(),
+    solves: 0,
     solveOptions: [] as SolveOptions[],
   };
   const ports: RunWorkerPorts = {
@@ -71,7 +75,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     appTimeZone: "UTC",
     readClaim: async () => state.claim && { ...state.claim },
     startClaim: async (_o, _s, _slot, proposed) => {
-      if (!state.claim || !["ENQUEUED", "FAILED"].includes(state.claim.status)) return undefined;
+      if (!state.claim || !["ENQUEUED", "SENT", "FAILED"].includes(state.claim.status)) return undefined;
       state.claim = { status: "RUNNING", resultId: state.claim.resultId ?? proposed, attempts: state.claim.attempts + 1 };
       return { ...state.claim };
     },
@@ -124,6 +128,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
         updatedTime: "x",
       })),
     solve: (problem, options) => {
+      state.solves++;
       state.solveOptions.push(options);
       return solveRouting(problem, { ...options, timeLimitMs: Infinity, maxIterations: 20 });
     },
@@ -131,25 +136,30 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
       insert: async (result) => void state.results.set(result._id, result),
       upsertOngoing: async (result) => void state.results.set(result._id, result),
       find: async (_o, id) => state.results.get(id),
-      readBody: async () => undefined,
-      complete: async (_o, id, _body, changes) => {
+      readBody: async (_o, id) => state.bodies.get(id) as never,
+      complete: async (_o, id, body, changes) => {
         const result = state.results.get(id);
-        if (!result) return false;
+        if (!result || result.status === "done") return false;
+        state.bodies.set(id, body);
         state.results.set(id, { ...result, status: "done", summary: changes.summary });
         return true;
       },
       fail: async (_o, id, text) => {
         const result = state.results.get(id);
-        if (result) state.results.set(id, { ...result, status: "failed", message: text });
+        if (!result || result.status === "done") return false; // like the store: a done result stays done
+        state.results.set(id, { ...result, status: "failed", message: text });
         return true;
       },
       recordDispatch: async () => undefined,
       list: async () => ({ items: [], nextCursor: null }),
     },
-    markVisitDispatched: async (_o, _h, visitId) => {
+    markVisitDispatched: async (_o, _h, visitId, dispatch) => {
+      if (state.assignedBy.has(visitId)) return false; // no longer active (conditional update)
+      state.assignedBy.set(visitId, dispatch.routingResultId ?? "");
       state.dispatched.push(visitId);
       return true;
     },
+    visitRoutingResultId: async (_o, _h, visitId) => state.assignedBy.get(visitId) ?? null,
     ...overrides,
   };
   return { ports, state };
@@ -218,10 +228,51 @@ describe("Domain: routing run worker", () => {
     expect(state.logs[1]).toMatchObject({ status: "SUCCESS" });
   });
 
-  it("a missing profile fails the run (retried, then the last attempt says dead-letter queue)", async () => {
+  it("a profile deleted since the schedule was saved skips the run (no result, no retry) with the reason", async () => {
     const { ports, state } = setup({ findConfiguration: async () => undefined });
-    expect(await processRunMessage(ports, message, delivery(3))).toMatchObject({ outcome: "failed", retry: true });
-    expect(state.logs[0]?.message).toMatch(/Configuration profile conf-1 does not exist\. Gave up after 3 attempts; .*dead-letter queue/);
+    const outcome = await processRunMessage(ports, message, delivery(1));
+    expect(outcome).toMatchObject({ outcome: "skipped" });
+    expect(shouldRetry(outcome)).toBe(false);
+    expect(state.logs).toEqual([expect.objectContaining({ status: "SKIPPED", routingResultId: null, message: expect.stringContaining("configuration profile conf-1 no longer exists") })]);
+    expect(state.results.size).toBe(0);
+    expect(state.claim?.status).toBe("SKIPPED");
+  });
+
+  it("a dispatch failure after the result is stored: the retry does not plan again, it dispatches what is left under the same result", async () => {
+    let throwFor: string | null = "v2";
+    const { ports, state } = setup();
+    const mark = ports.markVisitDispatched;
+    let inFlight = 0;
+    ports.markVisitDispatched = async (...args) => {
+      inFlight++;
+      try {
+        if (args[2] === throwFor) {
+          throwFor = null;
+          throw new Error("DynamoDB throttled");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5)); // the other lane is still writing when v2 throws
+        return await mark(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    const first = await processRunMessage(ports, message, delivery(1));
+    expect(first).toMatchObject({ outcome: "failed", retry: true });
+    expect(inFlight).toBe(0); // every lane settled before the failure was recorded
+    expect(state.logs[0]).toMatchObject({ status: "FAILED", message: expect.stringContaining("DynamoDB throttled") });
+    const [stored] = [...state.results.values()];
+    expect(stored?.status).toBe("done"); // the stored plan is kept
+    expect(state.solves).toBe(1);
+    expect(state.dispatched).toEqual(["v1"]);
+
+    const retry = await processRunMessage(ports, message, delivery(2));
+    expect(retry).toMatchObject({ outcome: "done", resultId: stored?._id, dispatched: { success: 2, failed: 0 } });
+    expect(state.solves).toBe(1); // no new plan
+    expect(state.results.size).toBe(1);
+    expect(state.dispatched.sort()).toEqual(["v1", "v2"]); // each visit assigned once
+    expect(state.assignedBy.get("v2")).toBe(stored?._id);
+    expect(state.logs[1]).toMatchObject({ status: "SUCCESS", routingResultId: stored?._id, dispatched: { success: 2, failed: 0 } });
+    expect(state.claim?.status).toBe("DONE");
   });
 
   it("on-demand: fills an ongoing result and leaves a done one alone", async () => {
