@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findConfiguration, hubConfigurations } from "#shared/app/configurations";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { scheduleBody } from "#test/unit/schedules/fixtures";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -263,6 +264,23 @@ describe("Routing configuration profiles API", () => {
       expect((await api.get(`/routing/configuration/${created._id}`)).status).toBe(404);
       expect((await api.delete(`/routing/configuration/${created._id}`)).status).toBe(404);
       expect(await findConfiguration(organizationId, created._id)).toBeUndefined();
+    });
+
+    it("answers 409 while a routing schedule still names the profile; after the schedule is deleted it can be deleted", async () => {
+      const { api, organizationId, profile } = await tenantWithHubs();
+      const created = await createProfile(api, profile());
+      const schedule = await api.post("/routing/schedule", scheduleBody({ configurationId: created._id }));
+      expect(schedule.status).toBe(201);
+
+      const refused = await api.delete(`/routing/configuration/${created._id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toBe(
+        `The configuration profile ${created._id} is still used by a routing schedule; point the schedules at another profile or delete them before deleting the profile.`,
+      );
+      expect(await findConfiguration(organizationId, created._id)).toBeDefined();
+
+      expect((await api.delete(`/routing/schedule/${schedule.body.data._id}`)).status).toBe(200);
+      expect((await api.delete(`/routing/configuration/${created._id}`)).status).toBe(200);
     });
   });
 

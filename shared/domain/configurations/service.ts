@@ -6,7 +6,7 @@ import {
   type RoutingConfiguration,
   writableConfigurationFields,
 } from "#shared/domain/configurations/schema";
-import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
@@ -35,6 +35,8 @@ export interface ConfigurationStore {
   find(organizationId: string, configurationId: string): Promise<{ configuration: RoutingConfiguration; version: number } | undefined>;
   replace(configuration: RoutingConfiguration, previous: { version: number; hubId: string }): Promise<void>;
   remove(organizationId: string, configurationId: string, previous: { version: number; hubId: string }): Promise<boolean>;
+  /** Whether any routing schedule of the organization names the profile (one bounded read). */
+  hasSchedules(organizationId: string, configurationId: string): Promise<boolean>;
   list(organizationId: string, filter: ConfigurationListFilter): Promise<ConfigurationPage>;
   /** Ids of the hub's profiles, oldest first (bounded; see the store). */
   idsOfHub(organizationId: string, hubId: string): Promise<string[]>;
@@ -94,8 +96,19 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       return write(caller, existing, parseWith(configurationInputSchema, { ...current, ...patch }));
     },
 
+    /**
+     * 409 while a routing schedule still names the profile (its runs would have nothing to plan with).
+     * A schedule saved in the instant between this check and the delete is not caught here; its run
+     * is then skipped with the reason (see the run worker).
+     */
     async remove(caller: Caller, configurationId: string): Promise<void> {
       const existing = await findVisible(caller, configurationId);
+      if (await store.hasSchedules(caller.organizationId, configurationId)) {
+        throw new ConflictError(
+          `The configuration profile ${configurationId} is still used by a routing schedule; point the schedules at another profile or delete them before deleting the profile.`,
+          "configuration-409",
+        );
+      }
       const previous = { version: existing.version, hubId: existing.configuration.hubId };
       if (!(await store.remove(caller.organizationId, configurationId, previous))) throw new NotFoundError();
     },

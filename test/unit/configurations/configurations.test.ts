@@ -18,6 +18,7 @@ function memoryStore() {
     },
     replace: async (configuration, previous) => void profiles.set(configuration._id, { configuration, version: previous.version + 1 }),
     remove: async (_o, id) => profiles.delete(id),
+    hasSchedules: async () => false,
     list: async () => ({ items: [...profiles.values()].map((entry) => entry.configuration), nextCursor: null }),
     idsOfHub: async (_o, hubId) => [...profiles.values()].filter((entry) => entry.configuration.hubId === hubId).map((entry) => entry.configuration._id),
   };
