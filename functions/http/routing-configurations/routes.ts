@@ -83,10 +83,14 @@ export const configurationRoutes = {
     path: "/routing/configuration/{configurationId}",
     handler: "functions/http/routing-configurations/delete.ts",
     summary: "Delete a configuration profile",
-    description: "Schedules that name the profile are not changed; their next run finds no profile.",
+    description:
+      "Only a profile no routing schedule names: while any schedule of the organization names it, the answer is 409 (failedCode configuration-409); point the schedules at another profile or delete them first. (A schedule saved in the same instant as the delete can slip past the check; its run is then recorded SKIPPED, not retried.)",
     tag,
     params: configurationParamsSchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    responses: {
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
+      409: { description: "A routing schedule still names the profile (failedCode configuration-409)." },
+    },
     grants: ["tableWrite"],
   }),
 };

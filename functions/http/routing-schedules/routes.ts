@@ -28,7 +28,7 @@ export const scheduleRoutes = {
     path: "/routing/schedule",
     handler: "functions/http/routing-schedules/create.ts",
     summary: "Create a routing schedule",
-    description: `${bodyRules}\n\n\`configurationId\` is stored as sent: configuration profiles do not exist yet, so their existence is not checked.`,
+    description: `${bodyRules}\n\n\`configurationId\` must name an existing configuration profile of the organization on a hub the token allows; otherwise 400 naming \`configurationId\`.`,
     tag,
     permission: "add/routing-schedule",
     body: scheduleInputSchema,
