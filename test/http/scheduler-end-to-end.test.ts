@@ -64,7 +64,9 @@ describe("Scheduler end to end (npm start -- --in-memory)", () => {
       for (let i = 0; i < 4; i++) visits.push(await create("/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 } }));
       const profile = await create("/routing/configuration", { name: "E2E plan", hubId: hub._id, timeLimitSeconds: 2 });
 
-      const runAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 60_000); // the next minute boundary, UTC
+      // The first minute boundary at least 30 s ahead (UTC): the next boundary can be milliseconds away,
+      // and a slot already past when the schedule is saved would never run.
+      const runAt = new Date(Math.ceil((Date.now() + 30_000) / 60_000) * 60_000);
       const [date, time] = runAt.toISOString().slice(0, 16).split("T") as [string, string];
       const schedule = await create("/routing/schedule", {
         name: "E2E run",
