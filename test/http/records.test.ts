@@ -142,6 +142,22 @@ describe("POST /data", () => {
     expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
   });
 
+  it.each(["__proto__", "constructor"])("rejects the body key %s as unknown on POST, PUT and PATCH, storing nothing", async (key) => {
+    const { api, type, record } = await setup();
+    const raw = (body: Record<string, unknown>) => ({ rawBody: `${JSON.stringify(body).slice(0, -1)},"${key}":{"polluted":true}}`, headers: { "content-type": "application/json" } });
+    const posted = await api.request("POST", "/data", raw(record()));
+    expect(posted.status, JSON.stringify(posted.body)).toBe(400);
+    expect(posted.body.errors).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
+    const stored = await create(api, record());
+    for (const method of ["PUT", "PATCH"]) {
+      const response = await api.request(method, "/data/type/Customer/Acme%20Corp", raw({ segment: "wholesale" }));
+      expect(response.status, `${method} ${JSON.stringify(response.body)}`).toBe(400);
+      expect(response.body.errors).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
+    }
+    expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toEqual(stored);
+  });
+
   it("rejects a hub the token does not allow, and hubId on a commonData type", async () => {
     const { api, organizationId, hubB, type, record } = await setup();
     const restricted = apiClient(tokenFor({ organizationId, hubIds: ["some-other-hub"] }));

@@ -3,7 +3,7 @@ import type { Caller } from "#shared/domain/caller";
 import type { DataType, Field } from "#shared/domain/data-types/schema";
 import { parseDateTimeValue, parseTimeValue } from "#shared/domain/data-types/values";
 import type { GuardEntry, LinkEntry } from "#shared/domain/records/schema";
-import { isEmptyValue, isReadOnlyField, isTitleField } from "#shared/domain/records/values";
+import { isEmptyValue, isReadOnlyField, isTitleField, ownValue } from "#shared/domain/records/values";
 
 /**
  * Derived index entries of a record (pure): uniqueness guards, search tokens and relation links.
@@ -48,15 +48,17 @@ export function uniqueGuards(dataType: DataType, values: Record<string, unknown>
   const byId = new Map(dataType.fields.map((field) => [field.id, field]));
   const guards: GuardEntry[] = [];
   for (const field of dataType.fields) {
-    if (!field.unique || isTitleField(field) || isReadOnlyField(field) || isEmptyValue(values[field.id])) continue;
-    guards.push({ name: field.id, scope, value: guardValue(canonicalValue(field, values[field.id])) });
+    const value = ownValue(values, field.id);
+    if (!field.unique || isTitleField(field) || isReadOnlyField(field) || isEmptyValue(value)) continue;
+    guards.push({ name: field.id, scope, value: guardValue(canonicalValue(field, value)) });
   }
   for (const combination of dataType.uniqueTogether) {
     const members = [...combination].sort();
     const parts: string[] = [];
     for (const id of members) {
       const field = byId.get(id);
-      const value = values[id] === undefined && field?.type === "boolean" ? false : values[id];
+      const sent = ownValue(values, id);
+      const value = sent === undefined && field?.type === "boolean" ? false : sent;
       if (!field || isEmptyValue(value)) break;
       parts.push(canonicalValue(field, value));
     }
@@ -96,7 +98,7 @@ export function searchableFields(dataType: DataType): Field[] {
 export function searchTokens(dataType: DataType, dataId: string, values: Record<string, unknown>): Map<string, Set<string>> {
   const tokens = new Map<string, Set<string>>();
   for (const field of searchableFields(dataType)) {
-    const text = isTitleField(field) ? dataId : searchableText(values[field.id]);
+    const text = isTitleField(field) ? dataId : searchableText(ownValue(values, field.id));
     for (const word of wordsOf(text)) {
       const token = word.slice(0, MAX_TOKEN_LENGTH);
       const sources = tokens.get(token);
@@ -138,7 +140,7 @@ export function isReportedHit(
 export function relationLinks(dataType: DataType, values: Record<string, unknown>): LinkEntry[] {
   return dataType.fields.flatMap((field) => {
     if (field.type !== "relation" || field.relation?.targetKind !== "dataType" || isReadOnlyField(field)) return [];
-    const value = values[field.id];
+    const value = ownValue(values, field.id);
     if (isEmptyValue(value)) return [];
     const ids = Array.isArray(value) ? (value as string[]) : [value as string];
     return ids.map((targetId) => ({ fieldId: field.id, targetId }));

@@ -65,34 +65,55 @@ const dataIdBody = z
   );
 
 /**
+ * Keys a JSON body may carry as its own but that a plain object cannot hold as data (`__proto__`
+ * would set the prototype; zod drops it). They are never fields, so they are rejected by name here,
+ * before parsing, like any other unknown key.
+ */
+const PROTOTYPE_KEYS = ["__proto__"];
+
+function rejectingPrototypeKeys<T extends z.ZodType>(schema: T) {
+  return z.preprocess((input, context) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+    for (const key of PROTOTYPE_KEYS) {
+      if (Object.hasOwn(input, key)) context.issues.push({ code: "custom", path: [key], message: "unknown field: not a field of this data type", input });
+    }
+    return input;
+  }, schema);
+}
+
+/**
  * POST /data: custom field values sit flat at the top level next to these keys, as the original
  * product sends them. Unknown keys are rejected by the domain (they are not fields of the type).
  */
-export const recordCreateSchema = z
-  .looseObject({
-    dataTypeId: dataTypeIdParam.optional(),
-    dataTypeName: dataTypeNameParam.optional(),
-    hubId: hubIdParam
-      .nullish()
-      .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
-    dataId: dataIdBody.optional(),
-  })
-  .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`");
+export const recordCreateSchema = rejectingPrototypeKeys(
+  z
+    .looseObject({
+      dataTypeId: dataTypeIdParam.optional(),
+      dataTypeName: dataTypeNameParam.optional(),
+      hubId: hubIdParam
+        .nullish()
+        .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
+      dataId: dataIdBody.optional(),
+    })
+    .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`"),
+);
 
 export type RecordCreateInput = z.infer<typeof recordCreateSchema>;
 
 /** PUT: the whole record (omitted fields are cleared or take their default); dataId and hubId omitted mean unchanged. */
-export const recordReplaceSchema = z.looseObject({
+const recordReplaceObject = z.looseObject({
   dataTypeId: dataTypeIdParam.optional().describe("Optional; when sent it must be the path's data type."),
   dataTypeName: dataTypeNameParam.optional().describe("Optional; when sent it must be the path's data type."),
   hubId: hubIdParam.nullish().describe("Moves the record to another hub (non-commonData types). Omitted: unchanged."),
   dataId: dataIdBody.optional().describe("Renames the record. Omitted: unchanged."),
 });
 
+export const recordReplaceSchema = rejectingPrototypeKeys(recordReplaceObject);
+
 export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
 
-export const recordPatchSchema = recordReplaceSchema.describe(
-  "Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.",
+export const recordPatchSchema = rejectingPrototypeKeys(
+  recordReplaceObject.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole."),
 );
 
 export const recordPathParamsSchema = z.strictObject({

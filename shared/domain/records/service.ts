@@ -119,10 +119,9 @@ export const MAX_RESOLVED_RELATIONS = 100;
 
 const writableKeys = (dataType: DataType) => new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
 
-function splitEnvelope(body: Record<string, unknown>) {
-  const sent: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) if (!(envelopeKeys as readonly string[]).includes(key)) sent[key] = value;
-  return sent;
+/** The custom keys of a body, as own data properties (a key such as `constructor` is data, never inherited). */
+function splitEnvelope(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !(envelopeKeys as readonly string[]).includes(key)));
 }
 
 function parseFieldList(dataType: DataType, text: string | undefined): string[] | undefined {

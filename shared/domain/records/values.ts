@@ -31,6 +31,9 @@ export function titleProblem(dataId: unknown, rule: DataType["titleRule"]): stri
   return TITLE_WORDS.test(dataId) ? undefined : "dataId may contain only letters, digits, - and _ with single spaces between words (no leading or trailing space)";
 }
 
+/** A key's own value (a field id such as `constructor` or `toString` never reads an inherited member). */
+export const ownValue = (record: Record<string, unknown>, key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+
 export const isEmptyValue = (value: unknown) =>
   value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
@@ -243,7 +246,7 @@ type FieldBound = NonNullable<NonNullable<Field["validations"]>["min"]>;
 function resolveBound(type: BoundedType, bound: FieldBound | undefined, side: "min" | "max", values: Record<string, unknown>) {
   if (bound === undefined) return undefined;
   if (typeof bound === "object") {
-    const limits = isEmptyValue(values[bound.ref]) ? [] : boundedPoints(type, values[bound.ref]);
+    const limits = isEmptyValue(ownValue(values, bound.ref)) ? [] : boundedPoints(type, ownValue(values, bound.ref));
     if (limits.length === 0) return undefined;
     return { limit: side === "min" ? Math.max(...limits) : Math.min(...limits), label: `the value of ${bound.ref}` };
   }
@@ -294,7 +297,7 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
   const values: Record<string, unknown> = {};
   for (const field of dataType.fields) {
     if (isTitleField(field) || isReadOnlyField(field)) continue;
-    const sentValue = sent[field.id];
+    const sentValue = ownValue(sent, field.id);
     const fromDefault = isEmptyValue(sentValue) && field.default !== undefined && field.default !== "";
     const value = fromDefault ? defaultValueOf(field) : sentValue;
     if (isEmptyValue(value)) {
@@ -306,7 +309,7 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
     else issues.push({ field: field.id, message: fromDefault ? `${checked.problem} (the data type's default ${JSON.stringify(field.default)})` : checked.problem });
   }
   for (const field of dataType.fields) {
-    if (!(field.id in values)) continue;
+    if (!Object.hasOwn(values, field.id)) continue;
     const problem = boundsProblem(field, values[field.id], values);
     if (problem) issues.push({ field: field.id, message: problem });
   }
@@ -316,8 +319,8 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
 /** Relation ids to verify: `{ field, ids }` for every belongsTo/belongsToMany value. */
 export function relationReferences(dataType: DataType, values: Record<string, unknown>): Array<{ field: Field; ids: string[] }> {
   return dataType.fields.flatMap((field) => {
-    if (field.type !== "relation" || isReadOnlyField(field) || isEmptyValue(values[field.id])) return [];
-    const value = values[field.id];
+    const value = ownValue(values, field.id);
+    if (field.type !== "relation" || isReadOnlyField(field) || isEmptyValue(value)) return [];
     return [{ field, ids: Array.isArray(value) ? (value as string[]) : [value as string] }];
   });
 }

@@ -1,6 +1,6 @@
 import type { DataType } from "#shared/domain/data-types/schema";
 import type { RecordView, StoredRecord } from "#shared/domain/records/schema";
-import { isTitleField } from "#shared/domain/records/values";
+import { isTitleField, ownValue } from "#shared/domain/records/values";
 
 export interface Projection {
   /** Fields the caller's token hides (view/data permissionDetails): left out. */
@@ -24,8 +24,8 @@ export function buildView(dataType: DataType, record: StoredRecord, resolved: Re
   };
   for (const field of dataType.fields) {
     if (isTitleField(field)) continue;
-    if (field.id in resolved) full[field.id] = resolved[field.id];
-    else if (record.values[field.id] !== undefined) full[field.id] = record.values[field.id];
+    if (Object.hasOwn(resolved, field.id)) full[field.id] = resolved[field.id];
+    else if (ownValue(record.values, field.id) !== undefined) full[field.id] = record.values[field.id];
   }
   Object.assign(full, {
     organizationId: record.organizationId,

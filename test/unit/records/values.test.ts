@@ -209,6 +209,21 @@ describe("Records: required, default, unknown and read-only keys", () => {
     expect(issuesOf(type, sent)).toContain(fieldId);
   });
 
+  it.each(['{"name":"n","kind":"x","constructor":"c"}', '{"name":"n","kind":"x","toString":"t"}', '{"name":"n","kind":"x","__proto__":{"a":1}}'])(
+    "reports prototype member names as unknown keys: %s",
+    (json) => {
+      const sent = JSON.parse(json) as Record<string, unknown>;
+      const key = Object.keys(sent)[2] as string;
+      expect(checkRecordValues(type, sent).issues).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
+    },
+  );
+
+  it("never reads an inherited member for a field whose id is a prototype member name", () => {
+    const odd = dataType([field({ id: "constructor", type: "text" }), field({ id: "toString", type: "number", validations: { min: { ref: "constructor" } } })]);
+    expect(checkRecordValues(odd, {})).toEqual({ values: {}, issues: [] });
+    expect(checkRecordValues(odd, { constructor: "c", toString: 2 })).toEqual({ values: { constructor: "c", toString: 2 }, issues: [] });
+  });
+
   it("reads a multiOption default written as JSON", () => {
     expect(defaultValueOf(field({ id: "m", type: "multiOption", optionData: ["a"], default: '["a"]' }))).toEqual(["a"]);
   });
