@@ -289,6 +289,40 @@ describe("App integration API", () => {
       expect(keysAfter[0]?.endsWith("/rotated.cer")).toBe(true);
     });
 
+    it("concurrent certificate replacements: the losers answer 409 and their uploaded files are deleted again", async () => {
+      const { api, organizationId } = newTenant();
+      const created = await createIntegration(api);
+      const integrationPrefix = `org/${encodeURIComponent(organizationId)}/app-integrations/${created._id}/`;
+      const replacements = Array.from({ length: 6 }, (_, i) => ({ filename: `rotated-${i}.cer`, certificate: selfSignedCertificate(`Rotated ${i}`) }));
+
+      // All requests read the same version before any of them writes, so the item's version check
+      // refuses all but (at least) one of them after their files are already in the bucket.
+      const responses = await Promise.all(
+        replacements.map(({ filename, certificate }) =>
+          postForm(api, `/app-integration/${created._id}`, [["azureCert", { filename, content: certificate.der }]]),
+        ),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.every((status) => status === 200 || status === 409), `statuses: ${statuses.join(", ")}`).toBe(true);
+      expect(statuses.filter((status) => status === 409).length, `statuses: ${statuses.join(", ")}`).toBeGreaterThanOrEqual(1);
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
+      for (const response of responses.filter((r) => r.status === 409)) expect(response.body.status).toBe(false);
+
+      // Exactly one file is left under the integration: the one the stored item points to (the
+      // losers' uploads were rolled back, the winners' predecessors deleted once replaced).
+      const [item, ...otherItems] = await storedItems(organizationId);
+      expect(otherItems).toEqual([]);
+      const storedKey = item?.certificate.objectKey as string;
+      expect(storedKey.startsWith(integrationPrefix)).toBe(true);
+      expect(await storedObjects(organizationId)).toEqual([storedKey]);
+
+      // And it is one of the replacements, served byte for byte.
+      const winner = replacements.find(({ filename }) => storedKey.endsWith(`/${filename}`));
+      expect(winner).toBeDefined();
+      const current = (await api.get(`/app-integration/${created._id}`)).body.data;
+      expect((await download(current.azureCert)).bytes.equals(winner!.certificate.der)).toBe(true);
+    });
+
     it.each([
       ["a non-certificate file", [["azureCert", { filename: "x.pem", content: "nope" }]] as Part[], "azureCert"],
       ["an empty file", [["azureCert", { filename: "x.pem", content: Buffer.alloc(0) }]] as Part[], "azureCert"],
