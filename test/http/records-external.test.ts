@@ -147,6 +147,16 @@ describe("External-API data types", () => {
     expect((await api.delete("/data/type/Remote/Ext%20Two")).status).toBe(400);
   });
 
+  it.each(["--", "%20.%20", "_"])("answers 400 on q for a q without letters or digits (%s), as for stored types, without reading the API", async (q) => {
+    const { api } = newTenant();
+    const type = await externalType(api, "/items");
+    const before = seenHeaders.length;
+    const response = await api.get(`/data?dataTypeId=${type._id}&q=${encodeURIComponent(decodeURIComponent(q))}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "q", message: "q must contain at least one letter or digit" }]);
+    expect(seenHeaders.length).toBe(before);
+  });
+
   it("accepts an object with a data array", async () => {
     const { api } = newTenant();
     const type = await externalType(api, "/wrapped");

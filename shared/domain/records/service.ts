@@ -335,8 +335,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
   }
 
-  async function listExternal(caller: Caller, dataType: DataType, query: RecordListQuery, projection: Projection) {
-    const search = query.q !== undefined ? parseSearch(query.q) : undefined;
+  async function listExternal(caller: Caller, dataType: DataType, query: RecordListQuery, projection: Projection, search: ReturnType<typeof parseSearch>) {
     const matching = (await externalRecords(caller, dataType)).filter((record) => {
       const scope = hubScopeOf(record);
       if (!visibleTo(caller, scope)) return false;
@@ -426,13 +425,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       if (query.hubId !== undefined && !dataType.commonData && !callerMayUseHub(caller, query.hubId)) {
         throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
       }
-      if (dataType.provider === "external-api") return listExternal(caller, dataType, query, projection);
+      // A q without letters or digits would match everything: a 400 for stored and external types alike.
+      const search = query.q !== undefined ? parseSearch(query.q) : undefined;
+      if (query.q !== undefined && !search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+      if (dataType.provider === "external-api") return listExternal(caller, dataType, query, projection, search);
       const scope: ScopeFilter = dataType.commonData
         ? {}
         : { hubScope: query.hubId, allowedHubScopes: query.hubId === undefined && caller.hubIds.length > 0 ? caller.hubIds : undefined };
-      if (query.q !== undefined) {
-        const search = parseSearch(query.q);
-        if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+      if (search) {
         const page = await store.search(caller.organizationId, dataType._id, { ...scope, indexWord: search.indexWord, limit: query.limit, cursor: query.cursor });
         const reported = page.hits.filter((hit) => isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, projection.hidden));
         return { items: await Promise.all(reported.map((hit) => view(caller, dataType, hit.record, projection))), nextCursor: page.nextCursor };
