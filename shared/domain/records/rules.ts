@@ -13,7 +13,10 @@ import { isEmptyValue, isReadOnlyField, isTitleField, ownValue } from "#shared/d
 
 /** Distinct search tokens indexed per record: each is one item in the record's transaction (100 items at most). */
 export const MAX_TOKENS_PER_RECORD = 20;
-/** Longer words are indexed by their first 64 characters (a longer `q` word still has to match in full). */
+/**
+ * Words are indexed by their first 64 characters, and `q` words are compared on their first 64
+ * characters too: two words sharing those 64 characters match each other whatever follows.
+ */
 export const MAX_TOKEN_LENGTH = 64;
 
 /** Values longer than this are guarded by their SHA-256 (a sort key holds 1 KB). */
