@@ -37,3 +37,42 @@ export function successBodySchema<T extends z.ZodType>(data: T, key = "data") {
 export function pageBodySchema<T extends z.ZodType>(item: T, key = "data") {
   return z.object({ status: z.literal(true), message: z.string(), [key]: z.array(item), nextCursor: z.string().nullable() });
 }
+
+/**
+ * Numbers the store can write and read back: DynamoDB's number type holds magnitudes from 1e-130
+ * to below 1e126 with 38 significant digits, and the document client (lib-dynamodb, default
+ * options) refuses to write a number beyond ±Number.MAX_SAFE_INTEGER and would read one back as a
+ * BigInt, so the upper bound is 2^53 − 1.
+ */
+export const MIN_STORABLE_MAGNITUDE = 1e-130;
+export const MAX_STORABLE_MAGNITUDE = Number.MAX_SAFE_INTEGER;
+export const MAX_SIGNIFICANT_DIGITS = 38;
+
+/** Significant digits of a number as JSON writes it (the text the store sends). */
+export function significantDigits(value: number): number {
+  const [mantissa = ""] = String(Math.abs(value)).toLowerCase().split("e");
+  return mantissa.replace(".", "").replace(/^0+/, "").replace(/0+$/, "").length;
+}
+
+/** Why the store cannot keep this finite number, or undefined. */
+export function storableNumberProblem(value: number): string | undefined {
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && magnitude < MIN_STORABLE_MAGNITUDE) return "must be 0 or at least 1e-130 in magnitude";
+  if (magnitude > MAX_STORABLE_MAGNITUDE) return `must be at most ${MAX_STORABLE_MAGNITUDE} in magnitude`;
+  if (significantDigits(value) > MAX_SIGNIFICANT_DIGITS) return `must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits`;
+  return undefined;
+}
+
+/**
+ * A finite number the store can keep: every number a client sends is built on this, so a value
+ * DynamoDB or the document client would refuse is a 400 naming the field, never a 500.
+ */
+export function storableNumber() {
+  return z
+    .number()
+    .finite()
+    .superRefine((value, ctx) => {
+      const problem = storableNumberProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
+}

@@ -66,6 +66,8 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["fixedCost below 0", { fixedCost: -1 }, "fixedCost"],
   ["non-positive maxDistanceKm", { constraints: { maxDistanceKm: 0 } }, "constraints.maxDistanceKm"],
   ["non-positive maxDurationMinutes", { constraints: { maxDurationMinutes: -5 } }, "constraints.maxDurationMinutes"],
+  ["capacity the store cannot keep", { capacity: { weight: { max: 1e16 } } }, "capacity.weight.max"],
+  ["maxDistanceKm too small for the store", { constraints: { maxDistanceKm: 1e-200 } }, "constraints.maxDistanceKm"],
   ["unknown field", { color: "red" }, "color"],
 ];
 

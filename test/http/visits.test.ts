@@ -56,6 +56,8 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["more than 10 time windows", { timeWindows: Array.from({ length: 11 }, () => ({ startTime: "09:00", endTime: "10:00" })) }, "timeWindows"],
   ["negative visitTime", { visitTime: -1 }, "visitTime"],
   ["negative weight", { capacity: { weight: -1 } }, "capacity.weight"],
+  ["weight the store cannot keep", { capacity: { weight: 1e20 } }, "capacity.weight"],
+  ["volume too small for the store", { capacity: { volume: 1e-200 } }, "capacity.volume"],
   ["unknown capacity dimension", { capacity: { height: 1 } }, "capacity.height"],
   ["more than 10 tags", { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, "tags"],
   ["duplicate tags", { tags: ["a", "a"] }, "tags"],

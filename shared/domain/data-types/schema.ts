@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Data type model (spec "Data type"). The zod schemas here check the *shape* of a request; the
@@ -39,7 +39,7 @@ const fieldIdText = z.string().max(64);
 
 /** A literal bound (number, or a date/dateTime/time string) or a reference to another field of the same record. */
 const boundSchema = z
-  .union([z.number().finite(), z.string().trim().min(1).max(40), z.strictObject({ ref: fieldIdText.min(1) })])
+  .union([storableNumber(), z.string().trim().min(1).max(40), z.strictObject({ ref: fieldIdText.min(1) })])
   .describe("A literal (number for number fields; `YYYY-MM-DD`, `YYYY-MM-DD HH:mm[:ss]` / ISO 8601, `HH:mm[:ss]` for date, dateTime, time) or `{ ref: <field id> }` naming another field of the same type.");
 
 export const validationsSchema = z

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, minutesOfDay, pageQuery, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -9,8 +9,8 @@ export const vehicleTypes = ["car", "bike", "truck", "other"] as const;
 
 const capacityRangeSchema = z
   .strictObject({
-    min: z.number().finite().min(0).optional().describe("Soft minimum load the optimizer tries to reach."),
-    max: z.number().finite().min(0).optional().describe("Hard maximum load."),
+    min: storableNumber().min(0).optional().describe("Soft minimum load the optimizer tries to reach."),
+    max: storableNumber().min(0).optional().describe("Hard maximum load."),
   })
   .refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, {
     message: "min must not exceed max",
@@ -27,7 +27,7 @@ const breakTimeSchema = z.strictObject({ startTime: timeOfDaySchema, endTime: ti
 
 const tagSchema = z.string().trim().min(1).max(50);
 
-const positive = z.number().finite().positive();
+const positive = storableNumber().positive();
 
 /** Every writable field. PUT/POST take it whole (with defaults); PATCH takes any subset, merged then re-validated. */
 const vehicleShape = {

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
-import { idSchema, pageQuery, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
 /**
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
@@ -107,7 +107,7 @@ const visitShape = {
     .nullable()
     .describe("Service duration in minutes; null = the configuration profile's defaultVisitTime."),
   capacity: z
-    .strictObject({ weight: z.number().finite().min(0).optional(), volume: z.number().finite().min(0).optional() })
+    .strictObject({ weight: storableNumber().min(0).optional(), volume: storableNumber().min(0).optional() })
     .describe("Load the visit takes up on the vehicle, in the units of the vehicles' capacity."),
   tags: z
     .array(tagSchema)

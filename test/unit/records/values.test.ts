@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type DataType, type Field, fieldSchema } from "#shared/domain/data-types/schema";
-import { checkFieldValue, checkRecordValues, decimalPlaces, defaultValueOf, significantDigits, storableNumberProblem, titleProblem } from "#shared/domain/records/values";
+import { checkFieldValue, checkRecordValues, decimalPlaces, defaultValueOf, titleProblem } from "#shared/domain/records/values";
+import { significantDigits, storableNumberProblem } from "#shared/domain/schemas";
 
 const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field => fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
 
