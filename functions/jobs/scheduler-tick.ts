@@ -4,7 +4,7 @@ import { runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/s
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { logger } from "#shared/observability/logger";
 import { sendRunMessages } from "#shared/queue/run-queue";
-import { advanceSchedule, claimRunSlot, markRunSlotSent, readScheduleForTick, readSlotClaim, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { advanceSchedule, claimRunSlot, markRunSlotSent, readRunClaim, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
 import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /**
@@ -20,7 +20,7 @@ export const handler = async (event: ScheduledEvent): Promise<{ enqueued: number
     listDue: listDueSchedules,
     readSchedule: readScheduleForTick,
     claimSlot: (message) => claimRunSlot(message, now),
-    readClaim: readSlotClaim,
+    readClaim: readRunClaim,
     markSent: (message) => markRunSlotSent(message, now),
     releaseSlot: releaseRunSlot,
     enqueue: sendRunMessages,

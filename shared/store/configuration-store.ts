@@ -1,8 +1,7 @@
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { documentClient, tableName, type TransactItem } from "#shared/store/dynamo";
+import { tableName, type TransactItem } from "#shared/store/dynamo";
 import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
@@ -99,17 +98,8 @@ export const dynamoConfigurationStore: ConfigurationStore = {
 
   async hasSchedules(organizationId, configurationId) {
     // The schedules-by-configuration index (GSI2 of schedule items); one item is enough to answer.
-    const output = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: "GSI2",
-        KeyConditionExpression: "GSI2PK = :partition",
-        ExpressionAttributeValues: { ":partition": keys.schedulesByConfiguration(organizationId, configurationId) },
-        ProjectionExpression: "PK",
-        Limit: 1,
-      }),
-    );
-    return (output.Items ?? []).length > 0;
+    const page = await queryPage({ index: "GSI2", partition: keys.schedulesByConfiguration(organizationId, configurationId), limit: 1, projection: ["PK"] });
+    return page.items.length > 0;
   },
 
   async list(organizationId, filter) {

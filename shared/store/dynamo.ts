@@ -25,6 +25,17 @@ export function isConditionalCheckFailed(error: unknown): boolean {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
 }
 
+/** Awaits a conditional write: true when it was written, false when its condition failed; other errors are thrown. */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * For a cancelled `TransactWriteItems`, the reason code of each item in request order
  * (`None` for items that were fine, `ConditionalCheckFailed` for the guard that tripped). Returns

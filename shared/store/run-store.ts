@@ -3,7 +3,7 @@ import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import { type Vehicle, vehicleSchema } from "#shared/domain/vehicles/schema";
 import { nextRunAfter } from "#shared/domain/schedules/timetable";
-import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
+import { conditionally, documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { queryUpTo } from "#shared/store/pagination";
 import { dueMinute, dueShardOf } from "#shared/store/schedule-store";
@@ -15,8 +15,8 @@ import { dueMinute, dueShardOf } from "#shared/store/schedule-store";
 const CLAIM_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export async function claimRunSlot(message: RoutingRunMessage, now: Date): Promise<boolean> {
-  try {
-    await documentClient().send(
+  return conditionally(
+    documentClient().send(
       new PutCommand({
         TableName: tableName(),
         Item: {
@@ -29,32 +29,14 @@ export async function claimRunSlot(message: RoutingRunMessage, now: Date): Promi
         },
         ConditionExpression: "attribute_not_exists(PK)",
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
-}
-
-/** The slot's claim as the tick sees it (status and when it was claimed); undefined when there is none. */
-export async function readSlotClaim(organizationId: string, scheduleId: string, slot: string): Promise<{ status: string; claimedAt: string } | undefined> {
-  const output = await documentClient().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
-      ConsistentRead: true,
-      ProjectionExpression: "#status, claimedAt",
-      ExpressionAttributeNames: { "#status": "status" },
-    }),
+    ),
   );
-  return output.Item ? { status: String(output.Item.status), claimedAt: String(output.Item.claimedAt) } : undefined;
 }
 
 /** ENQUEUED → SENT once the tick's message is accepted by SQS; no change when a worker moved the claim on already. */
 export async function markRunSlotSent(message: RoutingRunMessage, now: Date): Promise<void> {
-  try {
-    await documentClient().send(
+  await conditionally(
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot),
@@ -63,16 +45,14 @@ export async function markRunSlotSent(message: RoutingRunMessage, now: Date): Pr
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":now": now.toISOString() },
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 /** Deletes the claim of a message that was not sent — only while it still is ENQUEUED (never a sent or running claim). */
 export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> {
-  try {
-    await documentClient().send(
+  await conditionally(
+    documentClient().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot),
@@ -80,10 +60,8 @@ export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> 
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: { ":enqueued": "ENQUEUED" },
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 export async function readScheduleForTick(organizationId: string, scheduleId: string) {
@@ -108,8 +86,9 @@ export async function advanceSchedule(organizationId: string, scheduleId: string
   const schedule = scheduleRecordSchema.parse(output.Item);
   if (schedule.nextRunAt !== handledRunAt) return;
   const next = nextRunAfter(schedule, new Date(handledRunAt), timeZone)?.toISOString() ?? null;
-  try {
-    await documentClient().send(
+  // A failed condition: a user edit recomputed the next run meanwhile, and it wins.
+  await conditionally(
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -129,16 +108,15 @@ export async function advanceSchedule(organizationId: string, scheduleId: string
             }),
         ConditionExpression: "nextRunAt = :handled",
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 /** `logExecuted` is written by the scheduler only (tick and run worker), never by clients. */
 export async function recordLogExecuted(organizationId: string, scheduleId: string, logExecuted: Record<string, unknown>): Promise<void> {
-  try {
-    await documentClient().send(
+  // A failed condition: the schedule was deleted meanwhile, nothing to record on.
+  await conditionally(
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.schedule(organizationId, scheduleId),
@@ -146,10 +124,8 @@ export async function recordLogExecuted(organizationId: string, scheduleId: stri
         ConditionExpression: "attribute_exists(PK)",
         ExpressionAttributeValues: { ":log": logExecuted },
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error; // the schedule was deleted meanwhile: nothing to record on
-  }
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,15 +142,23 @@ export interface RunClaim {
   attempts: number;
 }
 
-export async function readRunClaim(organizationId: string, scheduleId: string, slot: string): Promise<RunClaim | undefined> {
+/** The slot's claim (read by the tick and the worker), or undefined when there is none. */
+export async function readRunClaim(organizationId: string, scheduleId: string, slot: string): Promise<(RunClaim & { claimedAt: string }) | undefined> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.scheduleRunClaim(organizationId, scheduleId, slot), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
+      ConsistentRead: true,
+      ProjectionExpression: "#status, resultId, attempts, claimedAt",
+      ExpressionAttributeNames: { "#status": "status" },
+    }),
   );
   if (!output.Item) return undefined;
   return {
     status: output.Item.status as RunClaimStatus,
     resultId: (output.Item.resultId as string | undefined) ?? null,
     attempts: Number(output.Item.attempts ?? 0),
+    claimedAt: String(output.Item.claimedAt),
   };
 }
 
@@ -230,18 +214,19 @@ export async function finishRunClaim(
   message: string | null,
   now: Date,
 ): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
-      ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :sent, :running, :failed)",
-      UpdateExpression: "SET #status = :status, outcome = :message, finishedAt = :now REMOVE leaseUntil",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
-    }),
-  ).catch((error: unknown) => {
-    if (!isConditionalCheckFailed(error)) throw error; // already finished by another delivery: nothing to change
-  });
+  // A failed condition: another delivery finished it already, nothing to change.
+  await conditionally(
+    documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
+        ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :sent, :running, :failed)",
+        UpdateExpression: "SET #status = :status, outcome = :message, finishedAt = :now REMOVE leaseUntil",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
+      }),
+    ),
+  );
 }
 
 /** Most vehicles a run plans with when the profile lists none (every vehicle of the hub). */

@@ -199,8 +199,9 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
   let resultCreated = false;
   try {
     // An earlier delivery finished planning and stored the result, then failed (e.g. while dispatching):
-    // never plan again under the same result id — only finish what is left.
-    const earlier = await ports.results.find(organizationId, resultId);
+    // never plan again under the same result id — only finish what is left. A first start has no
+    // earlier delivery, so only a retry pays for this read.
+    const earlier = started.attempts > 1 ? await ports.results.find(organizationId, resultId) : undefined;
     if (earlier?.status === "done") {
       resultCreated = true;
       return await resumeDone(ports, message, schedule, earlier);
