@@ -22,6 +22,7 @@ export const routingResultService = createRoutingResultService({
   findConfiguration,
   enqueue: enqueueOnDemandRun,
   markVisitDispatched,
+  visitRoutingResultId,
   appTimeZone: () => appConfig().APP_TIMEZONE,
 });
 

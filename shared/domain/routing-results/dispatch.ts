@@ -10,6 +10,19 @@ export type MarkVisitDispatched = (
   updatedTime: string,
 ) => Promise<boolean>;
 
+/** Port: the routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
+export type VisitRoutingResultId = (organizationId: string, hubId: string, visitId: string) => Promise<string | null | undefined>;
+
+/**
+ * Dispatching a result again (a retried run, or a second POST …/dispatch) must not call its own
+ * visits failed: a visit no longer active counts as dispatched when this very result assigned it,
+ * as failed otherwise (deleted, completed or cancelled meanwhile, or taken by another result).
+ */
+export function countingOwnAssignments(resultId: string, mark: MarkVisitDispatched, visitRoutingResultId: VisitRoutingResultId): MarkVisitDispatched {
+  return async (organizationId, hubId, visitId, dispatch, updatedTime) =>
+    (await mark(organizationId, hubId, visitId, dispatch, updatedTime)) || (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
+}
+
 /** Parallel visit updates per dispatch: 1,500 conditional writes finish in seconds without a burst. */
 const DISPATCH_CONCURRENCY = 16;
 

@@ -3,7 +3,7 @@ import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import { newId } from "#shared/domain/ids";
-import { dispatchRoutes, type MarkVisitDispatched } from "#shared/domain/routing-results/dispatch";
+import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type VisitRoutingResultId } from "#shared/domain/routing-results/dispatch";
 import type {
   DispatchOutcome,
   ResultCreateInput,
@@ -49,6 +49,7 @@ export interface RoutingResultServiceDependencies {
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   enqueue(message: OnDemandRunMessage): Promise<void>;
   markVisitDispatched: MarkVisitDispatched;
+  visitRoutingResultId: VisitRoutingResultId;
   appTimeZone: () => string;
   now?: () => Date;
 }
@@ -136,7 +137,8 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
         routes = routes.filter((route) => wanted.has(route.vehicleId));
       }
       const time = formatDateTimeUtc(now());
-      const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, deps.markVisitDispatched, time);
+      const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
+      const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
       const vehicleIds = [...new Set([...(result.dispatch?.vehicleIds ?? []), ...routes.map((route) => route.vehicleId)])];
       await store.recordDispatch(caller.organizationId, resultId, { dispatchedTime: time, vehicleIds, ...outcome }, time);
       return outcome;

@@ -1,7 +1,7 @@
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { Hub } from "#shared/domain/hubs/schema";
 import { newId } from "#shared/domain/ids";
-import { dispatchRoutes, type MarkVisitDispatched } from "#shared/domain/routing-results/dispatch";
+import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type VisitRoutingResultId } from "#shared/domain/routing-results/dispatch";
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
@@ -62,7 +62,7 @@ export interface RunWorkerPorts {
   results: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
   /** The routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
-  visitRoutingResultId(organizationId: string, hubId: string, visitId: string): Promise<string | null | undefined>;
+  visitRoutingResultId: VisitRoutingResultId;
 }
 
 export interface DeliveryContext {
@@ -161,8 +161,7 @@ async function resumeDone(ports: RunWorkerPorts, message: RoutingRunMessage, sch
   const { organizationId } = message;
   const body = await ports.results.readBody(organizationId, result._id);
   if (!body) throw new RunFailure(`The stored routes of routing result ${result._id} could not be read.`);
-  const markOnce: MarkVisitDispatched = async (orgId, hubId, visitId, dispatch, updatedTime) =>
-    (await ports.markVisitDispatched(orgId, hubId, visitId, dispatch, updatedTime)) || (await ports.visitRoutingResultId(orgId, hubId, visitId)) === result._id;
+  const markOnce = countingOwnAssignments(result._id, ports.markVisitDispatched, ports.visitRoutingResultId);
   const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce) : null;
   return succeed(ports, message, result._id, body, result.summary?.visitsPlanned ?? 0, dispatched);
 }
