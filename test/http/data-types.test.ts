@@ -335,6 +335,23 @@ describe("Data types API", () => {
       expect((await dataTypeReader.findById(organizationId, created._id))?.dataType.providerConfig?.key).toBe("sk_live_0123456789wxyz");
     });
 
+    it("refuses a masked key sent with a URL on another origin (400 naming providerConfig.key), keeping the stored config", async () => {
+      const { api, organizationId } = newTenant();
+      const providerConfig = { url: "https://api.example.com/c", key: "sk_live_0123456789wxyz" };
+      const created = await createDataType(api, { provider: "external-api", providerConfig });
+      const redirected = { url: "https://attacker.example/collect", key: created.providerConfig.key };
+      for (const response of [
+        await api.patch(`/data-type/${created._id}`, { providerConfig: redirected }),
+        await api.put(`/data-type/${created._id}`, { ...validDataType, provider: "external-api", providerConfig: redirected }),
+        await api.patch(`/data-type/${created._id}`, { providerConfig: { url: redirected.url } }),
+      ]) {
+        expect(response.status).toBe(400);
+        expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(["providerConfig.key"]);
+      }
+      const { dataTypeReader } = await import("#shared/app/data-types");
+      expect((await dataTypeReader.findById(organizationId, created._id))?.dataType.providerConfig).toEqual(providerConfig);
+    });
+
     it("answers 409 while the type is locked by an import, changing nothing", async () => {
       const { api, organizationId } = newTenant();
       const created = await createDataType(api);

@@ -106,7 +106,7 @@ const extendsSchema = z
 
 const providerConfigInputSchema = z.strictObject({
   url: z.string().trim().min(1).max(2048).describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
-  key: z.string().min(1).max(2048).optional().describe("Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key."),
+  key: z.string().min(1).max(2048).optional().describe("Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again."),
 });
 
 /** Every writable attribute, shared by POST/PUT (whole, with defaults) and PATCH (any subset). */

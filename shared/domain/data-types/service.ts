@@ -14,6 +14,15 @@ import { ID_PATTERN, newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
 
+/** `scheme://host:port` of a URL (default ports left out), or undefined when it does not parse. */
+function urlOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface VersionedDataType {
   dataType: DataType;
   version: number;
@@ -103,12 +112,26 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
     return { fields: normalizeFields(input.fields), related };
   }
 
-  /** A client that read the masked key and sends it back unchanged keeps the stored key. */
+  /**
+   * A client that read the masked key and sends it back unchanged keeps the stored key — but only
+   * while the URL stays on the same origin (scheme, host, port): otherwise the stored secret would be
+   * sent to a host its owner never gave it to, so the real key must be sent again (400 naming
+   * `providerConfig.key` when it is masked or missing).
+   */
   function unmaskProviderKey(input: DataTypeInput, existing: DataType): DataTypeInput {
     const storedKey = existing.providerConfig?.key;
     const sentKey = input.providerConfig?.key;
-    if (input.providerConfig && storedKey !== undefined && sentKey === maskProviderKey(storedKey)) {
-      return { ...input, providerConfig: { ...input.providerConfig, key: storedKey } };
+    if (input.provider !== "external-api" || !input.providerConfig || storedKey === undefined || !existing.providerConfig) return input;
+    const sentOrigin = urlOrigin(input.providerConfig.url);
+    if (sentOrigin === undefined) return input; // the URL rule reports it; nothing is saved
+    if (sentOrigin === urlOrigin(existing.providerConfig.url)) {
+      return sentKey === maskProviderKey(storedKey) ? { ...input, providerConfig: { ...input.providerConfig, key: storedKey } } : input;
+    }
+    if (sentKey === undefined || sentKey === maskProviderKey(storedKey)) {
+      throw ValidationError.single(
+        "providerConfig.key",
+        "providerConfig.key must be sent again in full when providerConfig.url moves to another origin (scheme, host or port); the stored key is only kept for its own origin.",
+      );
     }
     return input;
   }

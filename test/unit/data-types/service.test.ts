@@ -140,6 +140,25 @@ describe("Service: data types", () => {
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toBeNull();
     });
 
+    it("refuses to carry the stored key to another origin: the masked or a missing key is a 400 naming providerConfig.key", async () => {
+      const { service, memory } = setup();
+      const providerConfig = { url: "https://api.example.com/x", key: "sk_live_1234567890abcd" };
+      const created = await service.create(caller, customer({ provider: "external-api", providerConfig }));
+      const masked = created.providerConfig?.key;
+      for (const url of ["https://attacker.example/collect", "http://api.example.com/x", "https://api.example.com:8443/x"]) {
+        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url, key: masked } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
+        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
+        expect(await failure(service.replace(caller, created._id, customer({ provider: "external-api", providerConfig: { url, key: masked } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
+      }
+      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual(providerConfig);
+      // Same origin, another path (default port spelled out): the masked key keeps the stored one.
+      await service.patch(caller, created._id, patchOf({ providerConfig: { url: "https://api.example.com:443/v2", key: masked } }));
+      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({ url: "https://api.example.com:443/v2", key: providerConfig.key });
+      // Another origin with the real key sent again is a normal change.
+      await service.patch(caller, created._id, patchOf({ providerConfig: { url: "https://other.example/x", key: "sk_other_000000000" } }));
+      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({ url: "https://other.example/x", key: "sk_other_000000000" });
+    });
+
     it("answers 409 dt-003 while the type is locked by an import, and accepts the save once it is ready", async () => {
       const { service, memory } = setup();
       const created = await service.create(caller, customer());
