@@ -3,6 +3,8 @@ import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from
 import type { RouteDefinition } from "#shared/http/route";
 
 export const DEFAULT_MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** Arrays and objects nested deeper than this are refused before any domain code sees them. */
+export const MAX_JSON_DEPTH = 32;
 
 export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();
@@ -32,11 +34,35 @@ export function parseJsonBody(event: APIGatewayProxyEvent, route: RouteDefinitio
   if (type !== "application/json" && !(type?.startsWith("application/") && type.endsWith("+json"))) {
     throw new UnsupportedMediaTypeError("application/json");
   }
+  let body: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    body = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw ValidationError.single("body", "body is not valid JSON");
   }
+  if (jsonDepth(body) > MAX_JSON_DEPTH) {
+    throw ValidationError.single("body", `body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  return body;
+}
+
+/**
+ * Nesting depth of parsed JSON (a scalar 0, `[]` or `{}` 1), walked with an explicit stack: no
+ * recursion, so a 1 MB body of `[` cannot overflow the call stack here. Stops early past the limit.
+ */
+export function jsonDepth(value: unknown, stopAbove = MAX_JSON_DEPTH): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    if (typeof current !== "object" || current === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > stopAbove) return deepest;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === "object" && child !== null) pending.push([child, depth + 1]);
+    }
+  }
+  return deepest;
 }
 
 /** API Gateway gives `null` for absent maps; schemas see `{}` instead. */

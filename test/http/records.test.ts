@@ -579,6 +579,28 @@ describe("DynamoDB limits", () => {
   });
 });
 
+describe("Deep nesting", () => {
+  it("answers 400 naming the body for a multiOption value nested 5,000 arrays deep, storing nothing", async () => {
+    const { api, type, record } = await setup();
+    const deep = `${"[".repeat(5000)}"a"${"]".repeat(5000)}`;
+    for (const method of ["POST", "PUT"] as const) {
+      const path = method === "POST" ? "/data" : "/data/type/Customer/Acme Corp";
+      const response = await api.request(method, path, { rawBody: JSON.stringify(record()).replace('"segment"', `"tags":${deep},"segment"`), headers: { "content-type": "application/json" } });
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.errors).toEqual([{ field: "body", message: expect.stringContaining("32 levels") }]);
+    }
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
+  });
+
+  it("accepts nesting up to the limit (the value rules then name the field)", async () => {
+    const { api, record } = await setup();
+    const nested = JSON.parse(`${"[".repeat(30)}"a"${"]".repeat(30)}`);
+    const response = await api.post("/data", record({ tags: nested }));
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "tags", message: expect.stringContaining("an array is not one of") }]);
+  });
+});
+
 describe("DynamoDB item size", () => {
   const wide = { name: "Wide", fields: [{ type: "title", title: "Name" }, ...Array.from({ length: 30 }, (_, i) => ({ id: `f${i}`, title: `F${i}`, type: "text", required: false }))] };
   /** `count` fields from `from` on, each 10,000 '漢' (30,000 bytes in UTF-8). */

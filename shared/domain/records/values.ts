@@ -138,10 +138,21 @@ function checkNumber(field: Field, value: unknown): Checked {
   return good(value);
 }
 
+/**
+ * How an offending item is named in a message: strings quoted, anything else by its kind only, so
+ * a client's arbitrarily nested array is never serialised (or recursed into) here.
+ */
+function describeItem(item: unknown): string {
+  if (typeof item === "string") return JSON.stringify(item.length > 100 ? `${item.slice(0, 100)}…` : item);
+  if (Array.isArray(item)) return "an array";
+  if (item === null) return "null";
+  return typeof item === "object" ? "an object" : `${typeof item} ${String(item)}`;
+}
+
 function checkMultiOption(field: Field, value: unknown): Checked {
   if (!Array.isArray(value)) return bad("must be an array of options");
   const unknownOption = value.find((option) => typeof option !== "string" || !field.optionData.includes(option));
-  if (unknownOption !== undefined) return bad(`${JSON.stringify(unknownOption)} is not one of ${field.optionData.join(", ")}`);
+  if (unknownOption !== undefined) return bad(`${describeItem(unknownOption)} is not one of ${field.optionData.join(", ")}`);
   if (new Set(value).size !== value.length) return bad("options must be distinct");
   const { minSelected, maxSelected } = field.validations ?? {};
   if (minSelected !== undefined && value.length < minSelected) return bad(`select at least ${minSelected} options`);

@@ -119,6 +119,7 @@ describe("Records: value types", () => {
     ["option not listed", field({ id: "f", type: "option", optionData: ["a"] }), "z", "one of"],
     ["multiOption not an array", field({ id: "f", type: "multiOption", optionData: ["a"] }), "a", "array"],
     ["multiOption unknown", field({ id: "f", type: "multiOption", optionData: ["a"] }), ["a", "z"], "not one of"],
+    ["multiOption item nested 5,000 arrays deep", field({ id: "f", type: "multiOption", optionData: ["a"] }), [Array.from({ length: 5000 }).reduce<unknown>((inner) => [inner], "a")], "an array is not one of"],
     ["multiOption duplicate", field({ id: "f", type: "multiOption", optionData: ["a", "b"] }), ["a", "a"], "distinct"],
     ["multiOption below minSelected", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { minSelected: 2 } }), ["a"], "at least 2"],
     ["multiOption above maxSelected", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { maxSelected: 1 } }), ["a", "b"], "at most 1"],
