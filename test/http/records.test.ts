@@ -380,6 +380,29 @@ describe("Field accessibility in write responses", () => {
   });
 });
 
+describe("Hidden fields survive a PUT of what the caller read", () => {
+  it("keeps the stored values of fields hidden from the caller when a PUT leaves them out; sending one (null too) still writes it", async () => {
+    const { api, organizationId, type, record } = await setup();
+    const limited = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }] }));
+    await create(api, record({ email: "h@acme.test", age: 33, city: "Medan" }));
+    // Read what the caller may see, change one field, put it back.
+    const { _id, organizationId: _org, createdBy, createdTime, updatedTime, data_type, ...seen } = (await limited.get("/data/type/Customer/Acme%20Corp")).body.data;
+    expect(seen).not.toHaveProperty("email");
+    const replaced = await limited.put("/data/type/Customer/Acme%20Corp", { ...seen, city: "Bogor" });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toMatchObject({ email: "h@acme.test", age: 33, city: "Bogor" });
+    // The hidden email still guards uniqueness after the PUT.
+    expect((await api.post("/data", record({ dataId: "Other", email: "h@acme.test" }))).status).toBe(409);
+    // A visible field left out is still cleared; a hidden field sent is written, null clears it.
+    const { city: _city, ...withoutCity } = seen;
+    expect((await limited.put("/data/type/Customer/Acme%20Corp", { ...withoutCity, age: 40, email: null })).status).toBe(200);
+    const stored = (await api.get("/data/type/Customer/Acme%20Corp")).body.data;
+    expect(stored).toMatchObject({ age: 40 });
+    expect(stored).not.toHaveProperty("email");
+    expect(stored).not.toHaveProperty("city");
+  });
+});
+
 describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
   it("replaces values, renames (moving guards) and keeps the old dataId free afterwards", async () => {
     const { api, record, type } = await setup();

@@ -472,10 +472,18 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       return view(caller, dataType, (await findInType(caller, dataType, dataId, query.hubId)).record, projection);
     },
 
-    /** PUT: the whole record; omitted fields are cleared (or take their default), omitted dataId/hubId are kept. */
+    /**
+     * PUT: the whole record; omitted fields are cleared (or take their default), omitted dataId/hubId
+     * are kept — except fields hidden from the caller: a caller who cannot read a value cannot send it
+     * back, so an omitted hidden field keeps its stored value (sending it, null included, still writes it).
+     */
     async replace(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput) {
       const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
-      return write(caller, type, existing, body, splitEnvelope(body));
+      const sent = splitEnvelope(body);
+      const hidden = hiddenFieldsFor(caller, type.dataType._id);
+      const writable = writableKeys(type.dataType);
+      const keptHidden = Object.fromEntries(Object.entries(existing.record.values).filter(([key]) => hidden.has(key) && writable.has(key) && !Object.hasOwn(sent, key)));
+      return write(caller, type, existing, body, { ...keptHidden, ...sent });
     },
 
     /** PATCH: sent keys replace the stored values (null clears); the merged record is checked as a whole. */
