@@ -12,16 +12,6 @@ export function minutesOfDay(time: string): number {
   return (hours ?? 0) * 60 + (minutes ?? 0);
 }
 
-/** Query parameters every list accepts (ARCHITECTURE.md §3). */
-export const pageQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(4096).optional(),
-});
-
-export function pageQuery<T extends z.ZodRawShape>(filters: T) {
-  return pageQuerySchema.extend(filters);
-}
-
 export const errorBodySchema = z.object({
   status: z.literal(false),
   message: z.string(),
@@ -63,16 +53,36 @@ export function storableNumberProblem(value: number): string | undefined {
   return undefined;
 }
 
+/** The one check behind every client number (found by identity: see `usesStorableNumberRule`). */
+const storableNumberCheck = z.superRefine<number>((value, ctx) => {
+  const problem = storableNumberProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+});
+
 /**
  * A finite number the store can keep: every number a client sends is built on this, so a value
- * DynamoDB or the document client would refuse is a 400 naming the field, never a 500.
+ * DynamoDB or the document client would refuse is a 400 naming the field, never a 500. `coerce`
+ * for query and path parameters (text); numbers parsed out of other text pipe into this schema.
+ * test/unit/platform/number-rule.test.ts walks every route's schemas and fails on a number without it.
  */
-export function storableNumber() {
-  return z
-    .number()
-    .finite()
-    .superRefine((value, ctx) => {
-      const problem = storableNumberProblem(value);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    });
+export function storableNumber(): z.ZodNumber;
+export function storableNumber(options: { coerce: true }): z.ZodCoercedNumber;
+export function storableNumber(options: { coerce?: boolean } = {}): z.ZodNumber | z.ZodCoercedNumber {
+  return options.coerce ? z.coerce.number().check(storableNumberCheck) : z.number().check(storableNumberCheck);
+}
+
+/** True when a zod number schema carries the storable-number rule (checks survive `.min()`, `.int()`, …). */
+export function usesStorableNumberRule(schema: z.ZodType): boolean {
+  const checks = (schema as unknown as { _zod: { def: { checks?: unknown[] } } })._zod.def.checks ?? [];
+  return checks.includes(storableNumberCheck);
+}
+
+/** Query parameters every list accepts (ARCHITECTURE.md §3). */
+export const pageQuerySchema = z.strictObject({
+  limit: storableNumber({ coerce: true }).int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(4096).optional(),
+});
+
+export function pageQuery<T extends z.ZodRawShape>(filters: T) {
+  return pageQuerySchema.extend(filters);
 }

@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { z, ZodType } from "zod";
-import { AppError, MissingPermissionError } from "#shared/domain/errors";
+import { AppError, type FieldIssue, MissingPermissionError, ValidationError } from "#shared/domain/errors";
 import { authenticate } from "#shared/http/authenticate";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
@@ -72,10 +72,23 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
     .use(requestLogging(route))
     .use(authorization(route))
     .handler(async (event, context) => {
-      const params = route.params ? parseWith(route.params, pathParameters(event)) : undefined;
-      const query = route.query ? parseWith(route.query, queryParameters(event)) : undefined;
+      // Path, query and body are all checked before answering, so one 400 names every bad field.
+      const issues: FieldIssue[] = [];
+      const parsed = (schema: ZodType | undefined, read: () => unknown) => {
+        if (!schema) return undefined;
+        try {
+          return parseWith(schema, read());
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+          issues.push(...error.errors);
+          return undefined;
+        }
+      };
       const readBody = route.bodyType === "multipart/form-data" ? parseMultipartBody : parseJsonBody;
-      const body = route.body ? parseWith(route.body, readBody(event, route)) : undefined;
+      const params = parsed(route.params, () => pathParameters(event));
+      const query = parsed(route.query, () => queryParameters(event));
+      const body = parsed(route.body, () => readBody(event, route));
+      if (issues.length > 0) throw new ValidationError(issues);
       const result = await run({
         caller: context.caller as Caller,
         body: body as Infer<TBody>,

@@ -128,6 +128,27 @@ describe("Visits API", () => {
       expect((await api.get("/visits")).body.data).toEqual([]);
     });
 
+    it.each(["NOPE", "ASSIGNED"])("lists every bad field in one answer, as sentences: lat, status %s and eta", async (status) => {
+      const { api, visit } = await tenantWithHubs();
+      const response = await api.post("/visit", visit({ coordinate: { lat: "north", lng: 106.8 }, status, eta: "2026-12-01 10:00", name: undefined }));
+      expect(response.status).toBe(400);
+      expect(fields(response).sort()).toEqual(["coordinate", "eta", "name", "status"]);
+      for (const error of response.body.errors as Array<{ field: string; message: string }>) {
+        expect(error.message.startsWith(error.field), error.message).toBe(true);
+        expect(error.message).toMatch(/\.$/);
+        expect(error.message).not.toMatch(/Invalid input|expected|received/i);
+      }
+      expect(response.body.errors).toContainEqual({ field: "name", message: "name is required." });
+      expect((await api.get("/visits")).body.data).toEqual([]);
+    });
+
+    it("names bad path, query and body fields in one answer", async () => {
+      const { api } = await tenantWithHubs();
+      const response = await api.patch(`/visit/${"x".repeat(300)}`, { visitTime: "soon" });
+      expect(response.status).toBe(400);
+      expect(fields(response).sort()).toEqual(["visitId", "visitTime"]);
+    });
+
     it("rejects a hub that does not exist in the organization, storing nothing", async () => {
       const { api, visit } = await tenantWithHubs();
       const response = await api.post("/visit", visit({ hubId: "0123456789abcdef01234567" }));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
-import { visitInputSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
+import { visitCreateSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
 import { defineRoute } from "#shared/http/route";
 
 const visitBody = successBodySchema(visitSchema);
@@ -19,7 +19,7 @@ export const visitRoutes = {
       "`status` defaults to UNASSIGNED; ASSIGNED and the dispatch fields (`assignedVehicleId`, `routingResultId`, `routePlannedOrder`, `eta`, `etd`) are set only by dispatching a routing result (sending them is a 400).",
     ].join("\n\n"),
     tag,
-    body: visitInputSchema,
+    body: visitCreateSchema,
     responses: { 201: { description: "Created", schema: visitBody } },
     grants: ["tableWrite"],
   }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
@@ -22,8 +22,8 @@ const configurationShape = {
       `Vehicles a run may use; each must be a vehicle of this hub when the profile is written. Empty = every vehicle of the hub at run time. At most ${maxListedVehicles}.`,
     ),
   returnToHub: z.boolean().describe("true: routes end back at the hub; false: a route ends at its last visit."),
-  defaultSpeed: z.number().finite().min(5).max(200).describe("Average speed in km/h for travel estimates where a vehicle gives none."),
-  defaultVisitTime: z.number().finite().min(0).max(1440).describe("Service minutes of a visit whose visitTime is null."),
+  defaultSpeed: storableNumber().min(5).max(200).describe("Average speed in km/h for travel estimates where a vehicle gives none."),
+  defaultVisitTime: storableNumber().min(0).max(1440).describe("Service minutes of a visit whose visitTime is null."),
   capacityConstraint: z
     .strictObject({
       weight: z.boolean().default(true).describe("Enforce vehicle weight capacity against visit weight."),
@@ -33,8 +33,8 @@ const configurationShape = {
   objective: z
     .enum(routingObjectives)
     .describe("hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance."),
-  timeLimitSeconds: z.number().int().min(1).max(240).describe("Optimizer time budget per run, in seconds."),
-  roadFactor: z.number().finite().min(1).max(3).describe("Road distance ÷ straight-line distance used by the travel estimate."),
+  timeLimitSeconds: storableNumber().int().min(1).max(240).describe("Optimizer time budget per run, in seconds."),
+  roadFactor: storableNumber().min(1).max(3).describe("Road distance ÷ straight-line distance used by the travel estimate."),
 };
 
 export const configurationDefaults = {

@@ -48,9 +48,9 @@ export const validationsSchema = z
     max: boundSchema.optional(),
     minInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
     maxInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
-    decimals: z.number().int().min(0).max(10).optional().describe("number only: maximum decimal places."),
-    minSelected: z.number().int().min(0).max(1000).optional().describe("multiOption only."),
-    maxSelected: z.number().int().min(0).max(1000).optional().describe("multiOption only."),
+    decimals: storableNumber().int().min(0).max(10).optional().describe("number only: maximum decimal places."),
+    minSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
+    maxSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
   })
   .describe("Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved.");
 

@@ -1,6 +1,6 @@
 import { IANAZone } from "luxon";
 import { z } from "zod";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
@@ -23,8 +23,8 @@ export const timeZoneSchema = z
 const hubShape = {
   name: z.string().trim().min(1).max(100),
   address: z.string().trim().min(1).max(500),
-  lat: z.number().finite().min(-90).max(90).describe("Latitude of the depot, WGS84 degrees."),
-  lng: z.number().finite().min(-180).max(180).describe("Longitude of the depot, WGS84 degrees."),
+  lat: storableNumber().min(-90).max(90).describe("Latitude of the depot, WGS84 degrees."),
+  lng: storableNumber().min(-180).max(180).describe("Longitude of the depot, WGS84 degrees."),
   timeZone: timeZoneSchema
     .nullable()
     .describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE)."),

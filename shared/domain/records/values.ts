@@ -50,9 +50,10 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, fraction - Number(exponent));
 }
 
-type Checked = { ok: true; value: unknown } | { ok: false; problem: string };
+/** A failed check keeps `value` when the value had the right type and broke a rule, so its bounds are still checked (and reported together). */
+type Checked = { ok: true; value: unknown } | { ok: false; problem: string; value?: unknown };
 const good = (value: unknown): Checked => ({ ok: true, value });
-const bad = (problem: string): Checked => ({ ok: false, problem });
+const bad = (problem: string, value?: unknown): Checked => (value === undefined ? { ok: false, problem } : { ok: false, problem, value });
 
 const DATE_TIME_SPACE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const DATE_TIME_ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -98,6 +99,10 @@ function checkGeolocation(value: unknown): Checked {
   }
   if (typeof lat !== "number" || !Number.isFinite(lat) || lat < -90 || lat > 90) return bad("lat must be a number from -90 to 90");
   if (typeof lng !== "number" || !Number.isFinite(lng) || lng < -180 || lng > 180) return bad("lng must be a number from -180 to 180");
+  for (const [name, coordinate] of [["lat", lat], ["lng", lng]] as const) {
+    const problem = storableNumberProblem(coordinate);
+    if (problem) return bad(`${name} ${problem}`);
+  }
   return good({ lat, lng });
 }
 
@@ -134,7 +139,7 @@ function checkNumber(field: Field, value: unknown): Checked {
   const unstorable = storableNumberProblem(value);
   if (unstorable) return bad(unstorable);
   const decimals = field.validations?.decimals;
-  if (decimals !== undefined && decimalPlaces(value) > decimals) return bad(`must have at most ${decimals} decimal places`);
+  if (decimals !== undefined && decimalPlaces(value) > decimals) return bad(`must have at most ${decimals} decimal places`, value);
   return good(value);
 }
 
@@ -282,6 +287,7 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
     }
   }
   const values: Record<string, unknown> = {};
+  const brokeOnlyARule: Record<string, unknown> = {};
   for (const field of dataType.fields) {
     if (isTitleField(field) || isReadOnlyField(field)) continue;
     const sentValue = ownValue(sent, field.id);
@@ -293,11 +299,16 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
     }
     const checked = checkFieldValue(field, value);
     if (checked.ok) values[field.id] = checked.value;
-    else issues.push({ field: field.id, message: fromDefault ? `${checked.problem} (the data type's default ${JSON.stringify(field.default)})` : checked.problem });
+    else {
+      issues.push({ field: field.id, message: fromDefault ? `${checked.problem} (the data type's default ${JSON.stringify(field.default)})` : checked.problem });
+      if (checked.value !== undefined) brokeOnlyARule[field.id] = checked.value;
+    }
   }
+  // Every rule a value breaks is reported in the same answer (e.g. both decimals and max).
   for (const field of dataType.fields) {
-    if (!Object.hasOwn(values, field.id)) continue;
-    const problem = boundsProblem(field, values[field.id], values);
+    const own = Object.hasOwn(values, field.id) ? values[field.id] : Object.hasOwn(brokeOnlyARule, field.id) ? brokeOnlyARule[field.id] : undefined;
+    if (own === undefined) continue;
+    const problem = boundsProblem(field, own, values);
     if (problem) issues.push({ field: field.id, message: problem });
   }
   return { values, issues };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { idSchema, pageQuery, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { whenFieldsParsed } from "#shared/domain/validation";
 import {
   effectiveFrequency,
   frequencies,
@@ -62,8 +63,7 @@ const scheduleShape = {
     .enum(frequencies)
     .nullable()
     .describe("custom only (required there, null or absent otherwise): the entry shape and the unit the interval counts."),
-  interval: z
-    .number()
+  interval: storableNumber()
     .int()
     .min(1)
     .max(99)
@@ -119,26 +119,26 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
   const { periode } = schedule;
 
   if (periode === "byDate") {
-    if (schedule.startTime !== null) issue(["startTime"], "not used with periode byDate (its dates are absolute); send null or leave it out");
-    if (schedule.endTime !== null) issue(["endTime"], "not used with periode byDate (its dates are absolute); send null or leave it out");
+    if (schedule.startTime !== null) issue(["startTime"], "is not used with periode byDate (its dates are absolute); send null or leave it out");
+    if (schedule.endTime !== null) issue(["endTime"], "is not used with periode byDate (its dates are absolute); send null or leave it out");
   } else {
-    if (schedule.startTime === null) issue(["startTime"], `required for periode ${periode}`);
-    if (schedule.endTime === null) issue(["endTime"], `required for periode ${periode}`);
+    if (schedule.startTime === null) issue(["startTime"], `is required for periode ${periode}`);
+    if (schedule.endTime === null) issue(["endTime"], `is required for periode ${periode}`);
     if (schedule.startTime !== null && schedule.endTime !== null && schedule.startTime >= schedule.endTime) {
       issue(["endTime"], "must be after startTime");
     }
   }
 
   if (periode === "custom") {
-    if (schedule.frequency === null) issue(["frequency"], "required for periode custom (daily, weekly or monthly)");
-    if (schedule.interval === null) issue(["interval"], "required for periode custom (an integer 1–99)");
+    if (schedule.frequency === null) issue(["frequency"], "is required for periode custom (daily, weekly or monthly)");
+    if (schedule.interval === null) issue(["interval"], "is required for periode custom (an integer 1–99)");
   } else {
-    if (schedule.frequency !== null) issue(["frequency"], "used only with periode custom; send null or leave it out");
-    if (schedule.interval !== null) issue(["interval"], "used only with periode custom; send null or leave it out");
+    if (schedule.frequency !== null) issue(["frequency"], "is used only with periode custom; send null or leave it out");
+    if (schedule.interval !== null) issue(["interval"], "is used only with periode custom; send null or leave it out");
   }
 
   const totalRunTimes = schedule.schedules.reduce((sum, entry) => sum + entry.time.length, 0);
-  if (totalRunTimes > MAX_RUN_TIMES) issue(["schedules"], `at most ${MAX_RUN_TIMES} run times in total (${totalRunTimes} listed)`);
+  if (totalRunTimes > MAX_RUN_TIMES) issue(["schedules"], `may list at most ${MAX_RUN_TIMES} run times in total (${totalRunTimes} listed)`);
 
   const shape = effectiveFrequency({ periode, frequency: schedule.frequency });
   if (!shape) return;
@@ -147,7 +147,7 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
   schedule.schedules.forEach((entry, index) => {
     const at = (field: string) => ["schedules", index, field];
     const notUsed = (field: "day" | "date") => {
-      if (entry[field] !== undefined) issue(at(field), `not used in ${shape} entries`);
+      if (entry[field] !== undefined) issue(at(field), `is not used in ${shape} entries`);
     };
     switch (shape) {
       case "daily":
@@ -161,20 +161,20 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
         return;
       case "weekly":
         notUsed("date");
-        if (entry.day === undefined) return issue(at("day"), "required in weekly entries (monday … sunday)");
+        if (entry.day === undefined) return issue(at("day"), "is required in weekly entries (monday … sunday)");
         if (seenKeys.has(entry.day)) return issue(at("day"), `day ${entry.day} is listed twice`);
         seenKeys.add(entry.day);
         return;
       case "monthly":
         notUsed("day");
-        if (entry.date === undefined) return issue(at("date"), "required in monthly entries (day of month 01–31)");
+        if (entry.date === undefined) return issue(at("date"), "is required in monthly entries (day of month 01–31)");
         if (!MONTH_DAY.test(entry.date)) return issue(at("date"), "must be a day of month as exactly two digits, 01–31");
         if (seenKeys.has(entry.date)) return issue(at("date"), `date ${entry.date} is listed twice`);
         seenKeys.add(entry.date);
         return;
       case "byDate":
         notUsed("day");
-        if (entry.date === undefined) return issue(at("date"), "required in byDate entries (Y-m-d)");
+        if (entry.date === undefined) return issue(at("date"), "is required in byDate entries (Y-m-d)");
         if (!parseCivilDate(entry.date)) return issue(at("date"), "must be a real date Y-m-d, e.g. 2026-12-01");
         if (seenKeys.has(entry.date)) return issue(at("date"), `date ${entry.date} is listed twice`);
         seenKeys.add(entry.date);
@@ -204,7 +204,7 @@ export const scheduleInputSchema = z
     active: scheduleShape.active.default(true),
     ...ignoredReadOnly,
   })
-  .superRefine(checkTimetable)
+  .superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })
   .transform(withoutReadOnly);
 
 export type ScheduleInput = z.output<typeof scheduleInputSchema>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idSchema, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { whenFieldsParsed } from "#shared/domain/validation";
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -20,7 +21,7 @@ const capacityRangeSchema = z
 const workingTimeSchema = z.strictObject({
   startTime: timeOfDaySchema,
   endTime: timeOfDaySchema,
-  multiday: z.number().int().min(0).max(7).default(0).describe("Extra days a shift spans (0 = ends the day it starts)."),
+  multiday: storableNumber().int().min(0).max(7).default(0).describe("Extra days a shift spans (0 = ends the day it starts)."),
 });
 
 const breakTimeSchema = z.strictObject({ startTime: timeOfDaySchema, endTime: timeOfDaySchema });
@@ -42,7 +43,7 @@ const vehicleShape = {
     .describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
   assignee: z.string().trim().min(1).max(64).nullable().describe("User id of the driver."),
   capacity: z.strictObject({ weight: capacityRangeSchema.optional(), volume: capacityRangeSchema.optional() }),
-  speed: z.number().finite().min(5).max(200).describe("Average speed in km/h."),
+  speed: storableNumber().min(5).max(200).describe("Average speed in km/h."),
   workingTime: workingTimeSchema,
   breakTime: breakTimeSchema.nullable(),
   tags: z
@@ -50,7 +51,7 @@ const vehicleShape = {
     .max(10)
     .refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" })
     .describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
-  fixedCost: z.number().finite().min(0).max(100).describe("Cost of using this vehicle at all (0–100): lower is preferred."),
+  fixedCost: storableNumber().min(0).max(100).describe("Cost of using this vehicle at all (0–100): lower is preferred."),
   constraints: z.strictObject({
     maxVisits: positive.int().optional(),
     maxDistanceKm: positive.optional(),
@@ -110,7 +111,7 @@ export const vehicleInputSchema = z
     fixedCost: vehicleShape.fixedCost.default(vehicleDefaults.fixedCost),
     constraints: vehicleShape.constraints.default({}),
   })
-  .superRefine(checkSchedule);
+  .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) });
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 

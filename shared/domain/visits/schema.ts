@@ -14,8 +14,8 @@ export const activeVisitStatuses: readonly VisitStatus[] = ["UNASSIGNED", "ONGOI
 export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.includes(status);
 
 const coordinateObjectSchema = z.strictObject({
-  lat: z.number().finite().min(-90).max(90),
-  lng: z.number().finite().min(-180).max(180),
+  lat: storableNumber().min(-90).max(90),
+  lng: storableNumber().min(-180).max(180),
 });
 
 const coordinateTextPattern = /^\s*([+-]?\d+(?:\.\d+)?)\s*,\s*([+-]?\d+(?:\.\d+)?)\s*$/;
@@ -99,9 +99,7 @@ const visitShape = {
   address: z.string().trim().min(1).max(500).nullable(),
   coordinate: coordinateSchema,
   timeWindows: z.array(timeWindowSchema).max(10).describe("Service must start inside one of them; empty = any time the vehicle works."),
-  visitTime: z
-    .number()
-    .finite()
+  visitTime: storableNumber()
     .min(0)
     .max(1440)
     .nullable()
@@ -136,6 +134,13 @@ export const visitInputSchema = z.strictObject({
   ...readOnlyShape,
 });
 export type VisitInput = z.infer<typeof visitInputSchema>;
+
+/** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
+export const visitCreateSchema = visitInputSchema.extend({
+  status: visitShape.status
+    .refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })
+    .default(visitDefaults.status),
+});
 
 export const visitPatchSchema = z
   .strictObject({ ...visitShape, ...readOnlyShape })

@@ -64,18 +64,18 @@ describe("Schema: appIntegrationCreateFormSchema", () => {
 
   it("names every missing field as required", () => {
     expect(issues(() => parseWith(appIntegrationCreateFormSchema, {}))).toEqual([
-      { field: "integrationType", message: "is required" },
-      { field: "azureAuthUrl", message: "is required" },
-      { field: "azureCert", message: "is required" },
+      { field: "integrationType", message: "integrationType is required." },
+      { field: "azureAuthUrl", message: "azureAuthUrl is required." },
+      { field: "azureCert", message: "azureCert is required." },
     ]);
   });
 
   it("tells a text field from a file", () => {
     expect(issues(() => parseWith(appIntegrationCreateFormSchema, { ...validForm, azureCert: "-----BEGIN CERTIFICATE-----" }))).toEqual([
-      { field: "azureCert", message: "must be a file upload (a part with a filename)" },
+      { field: "azureCert", message: "azureCert must be a file upload (a part with a filename)." },
     ]);
     expect(issues(() => parseWith(appIntegrationCreateFormSchema, { ...validForm, azureAuthUrl: certificateFile }))).toEqual([
-      { field: "azureAuthUrl", message: "must be a text field" },
+      { field: "azureAuthUrl", message: "azureAuthUrl must be a text field." },
     ]);
   });
 
@@ -88,7 +88,7 @@ describe("Schema: appIntegrationCreateFormSchema", () => {
   it("rejects an integrationType other than azure", () => {
     expect(issues(() => parseWith(appIntegrationCreateFormSchema, { ...validForm, integrationType: "Azure" }))[0]).toEqual({
       field: "integrationType",
-      message: "must be one of: azure",
+      message: "integrationType must be one of: azure.",
     });
   });
 });

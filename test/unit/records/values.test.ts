@@ -194,6 +194,23 @@ describe("Records: required, default, unknown and read-only keys", () => {
     field({ id: "children", type: "relation", relation: { kind: "hasMany", targetKind: "dataType", target: "0123456789abcdef01234567", via: "parent" } }),
   ]);
 
+  it("reports every rule a number breaks in one answer (decimals and max)", () => {
+    const measured = dataType([field({ id: "n", type: "number", validations: { max: 10, decimals: 0 } })]);
+    expect(checkRecordValues(measured, { n: 12.5 }).issues).toEqual([
+      { field: "n", message: expect.stringContaining("decimal") },
+      { field: "n", message: expect.stringContaining("at most 10") },
+    ]);
+  });
+
+  it.each([
+    [{ lat: 1e-200, lng: 1 }, "1e-130"],
+    [{ lat: 1, lng: 5e-324 }, "1e-130"],
+    [`0.${"0".repeat(199)}1,1`, "1e-130"],
+  ])("refuses a geolocation the store cannot keep: %j", (value, fragment) => {
+    const located = dataType([field({ id: "at", type: "geolocation" })]);
+    expect(checkRecordValues(located, { at: value }).issues).toEqual([{ field: "at", message: expect.stringContaining(fragment) }]);
+  });
+
   it("applies defaults to absent values and names an invalid default", () => {
     const checked = checkRecordValues(type, { name: "n" });
     expect(checked.values).toEqual({ name: "n", count: 3, active: true, tags: ["a", "b"] });
