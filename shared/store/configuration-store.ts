@@ -1,11 +1,11 @@
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
-import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
+import type { ConfigurationStore } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
 import { tableName, type TransactItem } from "#shared/store/dynamo";
 import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
-import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";
+import { queryPage, queryPageAcross, queryUpTo } from "#shared/store/pagination";
 
 /** Most profile ids `idsOfHub` returns: a hub has a handful of profiles, this only bounds the read. */
 export const maxConfigurationIdsOfHub = 1000;
@@ -41,22 +41,6 @@ async function failure(outcome: Exclude<EntityWriteOutcome, { ok: true }>, confi
       message: `vehicle ${configuration.vehicleIds[index]} is not a vehicle of hub ${configuration.hubId}`,
     })),
   );
-}
-
-function listQuery(organizationId: string, filter: ConfigurationListFilter): PageQuery {
-  const page = { limit: filter.limit, cursor: filter.cursor };
-  if (filter.hubId !== undefined) return { ...page, index: "GSI1", partition: keys.configurationsByHub(organizationId, filter.hubId) };
-  const values: Record<string, unknown> = {};
-  const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-    values[`:hub${i}`] = hubId;
-    return `:hub${i}`;
-  });
-  return {
-    ...page,
-    partition: keys.organizationPartition(organizationId),
-    sortKeyPrefix: keys.configurationPrefix,
-    filter: placeholders.length ? { expression: `hubId IN (${placeholders.join(", ")})`, values } : undefined,
-  };
 }
 
 export const dynamoConfigurationStore: ConfigurationStore = {
@@ -103,7 +87,22 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async list(organizationId, filter) {
-    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    // A hub (asked for, or each hub a hub-limited token allows) is read from the by-hub index, so
+    // no other hub's profile is read and skipped.
+    const hubIds = filter.hubId !== undefined ? [filter.hubId] : [...new Set(filter.allowedHubIds)];
+    const page =
+      hubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            hubIds.map((hubId) => ({ index: "GSI1", partition: keys.configurationsByHub(organizationId, hubId) })),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            partition: keys.organizationPartition(organizationId),
+            sortKeyPrefix: keys.configurationPrefix,
+            limit: filter.limit,
+            cursor: filter.cursor,
+          });
     return { items: page.items.map((item) => configurationSchema.parse(item)), nextCursor: page.nextCursor };
   },
 

@@ -1,11 +1,10 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { ValidationError } from "#shared/domain/errors";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import type { ScheduleListFilter, SchedulePage, ScheduleStore } from "#shared/domain/schedules/service";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { concurrentUpdateError, deleteItem, getVersioned, insertItem, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
-import { decodeCursor, encodeCursor, queryPage } from "#shared/store/pagination";
+import { decodeCursor, encodeCursor, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
  * Routing schedules over the single table (see docs/routing-schedules.md for the item shape).
@@ -51,44 +50,10 @@ function scheduleItem(schedule: ScheduleRecord): Record<string, unknown> {
 
 const parseSchedule = (item: Record<string, unknown>) => scheduleRecordSchema.parse(item);
 
-const invalidCursor = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
-
-/** Cursor over several GSI2 partitions (one per configuration): which partition, and the page cursor inside it. */
-function decodeMultiCursor(cursor: string | undefined, partitions: number): { partition: number; inner?: string } {
-  if (cursor === undefined) return { partition: 0 };
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw invalidCursor();
-  }
-  const { p, c } = (decoded ?? {}) as { p?: unknown; c?: unknown };
-  if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= partitions || typeof c !== "string") throw invalidCursor();
-  return { partition: p, inner: c };
-}
-
-const encodeMultiCursor = (partition: number, inner: string) => Buffer.from(JSON.stringify({ p: partition, c: inner }), "utf8").toString("base64url");
-
-async function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
-  const items: ScheduleRecord[] = [];
-  let { partition, inner } = decodeMultiCursor(cursor, configurationIds.length);
-  // Partitions are read in order, each page continuing where the last stopped; at most one query per
-  // configuration of the filter (a hub has few profiles), never more than `limit` items.
-  for (; partition < configurationIds.length; partition++, inner = undefined) {
-    const page = await queryPage<Record<string, unknown>>({
-      index: "GSI2",
-      partition: keys.schedulesByConfiguration(organizationId, configurationIds[partition] as string),
-      limit: limit - items.length,
-      cursor: inner,
-    });
-    items.push(...page.items.map(parseSchedule));
-    if (page.nextCursor !== null) return { items, nextCursor: encodeMultiCursor(partition, page.nextCursor) };
-    if (items.length >= limit) {
-      const more = partition + 1 < configurationIds.length;
-      return { items, nextCursor: more ? encodeMultiCursor(partition + 1, "") : null };
-    }
-  }
-  return { items, nextCursor: null };
+/** One GSI2 partition per configuration, read in turn (a hub has few profiles), one item ahead like every list. */
+function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
+  const reads = configurationIds.map((configurationId) => ({ index: "GSI2" as const, partition: keys.schedulesByConfiguration(organizationId, configurationId) }));
+  return queryPageAcross<Record<string, unknown>>(reads, limit, cursor).then((page) => ({ items: page.items.map(parseSchedule), nextCursor: page.nextCursor }));
 }
 
 export const dynamoScheduleStore: ScheduleStore = {
