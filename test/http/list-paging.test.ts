@@ -129,7 +129,7 @@ describe("Lists of a hub-limited token read only its hubs", () => {
 
   it("a token with several hubs pages through each hub in turn: full pages, nothing of another hub, null at the end", async () => {
     const { api, organizationId } = newTenant();
-    const [hubA, hubB, hubC, hubD] = await Promise.all(["A", "B", "C", "D"].map(async (name) => (await hub(api, name))._id));
+    const [hubA, hubB, hubC, hubD] = (await Promise.all(["A", "B", "C", "D"].map(async (name) => (await hub(api, name))._id))) as [string, string, string, string];
     await inBatches(others, (i) => created(api, "/vehicle", { name: `Van A${i}`, hubId: hubA }));
     const mine = [];
     for (const hubId of [hubB, hubB, hubD, hubD, hubD]) mine.push((await created(api, "/vehicle", { name: "Van", hubId }))._id);
@@ -139,6 +139,14 @@ describe("Lists of a hub-limited token read only its hubs", () => {
       expect(pages.flat().map((vehicle) => vehicle._id).sort()).toEqual([...mine].sort());
       expect(pages).toHaveLength(Math.ceil(mine.length / limit));
     }
+    // hubs: only the token's own, full pages, even behind many other hubs
+    await inBatches(30, (i) => hub(api, `Other ${i}`));
+    const hubPages = await allPages(limited, "/hubs", 1);
+    expect(hubPages.flat().map((item) => item._id).sort()).toEqual([hubB, hubC, hubD].sort());
+    expect(hubPages).toHaveLength(3);
+    // a token hub id that is only a prefix of a hub id names no hub
+    const prefixOnly = apiClient(tokenFor({ organizationId, hubIds: [(hubA as string).slice(0, 4)] }));
+    expect((await prefixOnly.get("/hubs")).body.data).toEqual([]);
     // a cursor of this list is refused by an unrestricted list and by another hub set
     const first = await limited.get("/vehicles?limit=1");
     expect((await api.get(`/vehicles?limit=1&cursor=${first.body.nextCursor}`)).status).toBe(400);
