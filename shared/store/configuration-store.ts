@@ -1,5 +1,5 @@
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
-import type { ConfigurationStore } from "#shared/domain/configurations/service";
+import { type ConfigurationStore, profileInUseError } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
 import { tableName, type TransactItem } from "#shared/store/dynamo";
 import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
@@ -72,11 +72,23 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async remove(organizationId, configurationId, previous) {
-    const outcome = await writeWithHubReferences([deleteVersioned(keys.configuration(organizationId, configurationId), previous.version)], {
+    // The profile's schedule count must be zero (or never written): schedules count themselves in
+    // their own transactions (schedule-store.ts), so a schedule written concurrently either is
+    // counted here (409) or fails on the missing profile — never both.
+    const scheduleCountIsZero: TransactItem = {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.configurationScheduleRefs(organizationId, configurationId),
+        ConditionExpression: "attribute_not_exists(scheduleRefs) OR scheduleRefs = :zero",
+        ExpressionAttributeValues: { ":zero": 0 },
+      },
+    };
+    const outcome = await writeWithHubReferences([deleteVersioned(keys.configuration(organizationId, configurationId), previous.version), scheduleCountIsZero], {
       organizationId,
       kind: "configuration",
       from: previous.hubId,
     });
+    if (!outcome.ok && outcome.codes[1] === "ConditionalCheckFailed") throw profileInUseError(configurationId);
     return outcome.ok;
   },
 
