@@ -160,10 +160,13 @@ export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
  * One page over several partitions read one after the other (a hub-limited token's lists: one
  * partition per allowed hub, so nothing of another hub is read and skipped). The cursor records
  * which partition the page stopped in and the key inside it, and is checked on decode like a
- * single-partition cursor (the partition index must exist, the key must lie in that partition).
+ * single-partition cursor (exactly `{ p, c }`, the partition index must exist, the key must lie in
+ * that partition). With one partition it is queryPage, cursor and all.
  */
 export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit: number, cursor: string | undefined): Promise<Page<T>> {
   if (reads.length === 0) return { items: [], nextCursor: null };
+  // One partition: the plain cursor of queryPage (still bound to that partition on decode).
+  if (reads.length === 1) return queryPage<T>({ ...(reads[0] as PartitionRead), limit, cursor });
   const invalid = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
   let start: { read: number; startKey?: Record<string, unknown> } = { read: 0 };
   if (cursor) {
@@ -173,7 +176,8 @@ export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit:
     } catch {
       throw invalid();
     }
-    const { p, c } = (typeof decoded === "object" && decoded !== null ? decoded : {}) as { p?: unknown; c?: unknown };
+    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded) || Object.keys(decoded).sort().join() !== "c,p") throw invalid();
+    const { p, c } = decoded as { p?: unknown; c?: unknown };
     if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= reads.length || typeof c !== "string" || c.length === 0) throw invalid();
     start = { read: p, startKey: decodeStartKey(reads[p] as PartitionRead, c) };
   }
