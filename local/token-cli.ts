@@ -10,20 +10,36 @@ import { loadOrCreateSigningKey, mintToken } from "#local/tokens";
  * Prints one signed JWT and nothing else on stdout. `--permissions` defaults to `all`, which
  * expands to every permission slug the route table requires. `--hide` may be repeated.
  */
-const usage = "usage: npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]";
+const usage = [
+  "usage: npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>] [--expires-in <seconds>]",
+  `--permissions is \`all\` (the default) or a comma-separated list of these slugs: ${permissionSlugs.join(", ")}`,
+].join("\n");
 
-const { values } = parseArgs({
-  options: {
-    org: { type: "string" },
-    user: { type: "string" },
-    hubs: { type: "string" },
-    permissions: { type: "string", default: "all" },
-    hide: { type: "string", multiple: true },
-    "expires-in": { type: "string" },
-  },
-  allowPositionals: false,
-});
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: "boolean", short: "h" },
+        org: { type: "string" },
+        user: { type: "string" },
+        hubs: { type: "string" },
+        permissions: { type: "string", default: "all" },
+        hide: { type: "string", multiple: true },
+        "expires-in": { type: "string" },
+      },
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+    process.exit(2);
+  }
+}
 
+const values = parseCommandLine();
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
 if (!values.org || !values.user) {
   process.stderr.write(`${usage}\n`);
   process.exit(2);
@@ -40,6 +56,13 @@ const permissionDetails = (values.hide ?? []).map((entry) => {
   return { permissionName: "view/data", dataTypeId: entry.slice(0, separator), hiddenFields: list(entry.slice(separator + 1)) };
 });
 
+const permissions = values.permissions === "all" ? [...permissionSlugs] : list(values.permissions);
+const unknownPermissions = permissions.filter((slug) => !permissionSlugs.includes(slug));
+if (unknownPermissions.length > 0) {
+  process.stderr.write(`unknown permission ${unknownPermissions.join(", ")}; known slugs: ${permissionSlugs.join(", ")}\n`);
+  process.exit(2);
+}
+
 const key = loadOrCreateSigningKey(join(repositoryRoot, ".local", "jwt"));
 const token = mintToken(
   key,
@@ -47,7 +70,7 @@ const token = mintToken(
     sub: values.user,
     organizationId: values.org,
     hubIds: list(values.hubs),
-    permissions: values.permissions === "all" ? [...permissionSlugs] : list(values.permissions),
+    permissions,
     permissionDetails,
   },
   { expiresInSeconds: values["expires-in"] ? Number(values["expires-in"]) : undefined },

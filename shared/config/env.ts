@@ -18,6 +18,8 @@ const environmentSchema = z.object({
    * verify tokens offline. Keys not in it are fetched from JWT_JWKS_URI.
    */
   JWT_JWKS_JSON: z.string().optional(),
+  /** Longest token lifetime accepted: `exp − iat` (or `exp − now` without `iat`); longer-lived tokens are 401. */
+  JWT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
   APP_TIMEZONE: z.string().min(1).default("UTC"),
   /** s3rver and LocalStack want path-style bucket addressing. */
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),

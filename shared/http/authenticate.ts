@@ -13,6 +13,8 @@ function createVerifier() {
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     jwksUri: config.JWT_JWKS_URI,
+    // exp and nbf tolerate the same clock skew as tokenTimeProblem's iat rule
+    graceSeconds: clockSkewSeconds,
   });
   if (config.JWT_JWKS_JSON) verifier.cacheJwks(JSON.parse(config.JWT_JWKS_JSON) as Jwks);
   return verifier;
@@ -25,9 +27,33 @@ export function resetVerifier(): void {
   verifier = undefined;
 }
 
+/** Clocks of the identity provider and of the function may differ by this much. */
+export const clockSkewSeconds = 60;
+
+/**
+ * The time rules aws-jwt-verify leaves out (it checks `exp` and `nbf` only when present): a token
+ * must expire, must not be issued or become valid in the future (beyond the clock skew), and may
+ * live at most `maxLifetimeSeconds` — so a leaked token is never good forever. Returns the broken
+ * rule, or undefined.
+ */
+export function tokenTimeProblem(payload: { exp?: unknown; iat?: unknown; nbf?: unknown }, nowSeconds: number, maxLifetimeSeconds: number): string | undefined {
+  const seconds = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  const expiresAt = seconds(payload.exp);
+  const issuedAt = seconds(payload.iat);
+  const notBefore = seconds(payload.nbf);
+  if (expiresAt === undefined) return "no exp";
+  if (payload.iat !== undefined && issuedAt === undefined) return "iat is not a number";
+  if (payload.nbf !== undefined && notBefore === undefined) return "nbf is not a number";
+  if (issuedAt !== undefined && issuedAt > nowSeconds + clockSkewSeconds) return "iat in the future";
+  if (notBefore !== undefined && notBefore > nowSeconds + clockSkewSeconds) return "nbf in the future";
+  if (expiresAt - (issuedAt ?? nowSeconds) > maxLifetimeSeconds) return "lifetime too long";
+  return undefined;
+}
+
 /**
  * Verifies the bearer token (RS256 signature against the JWKS, issuer, audience, expiry; `alg: none`
- * and unknown keys are rejected by aws-jwt-verify) and turns its claims into a Caller.
+ * and unknown keys are rejected by aws-jwt-verify), then its time rules (tokenTimeProblem), and
+ * turns its claims into a Caller.
  */
 export async function authenticate(authorizationHeader: string | undefined): Promise<Caller> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorizationHeader ?? "");
@@ -38,6 +64,11 @@ export async function authenticate(authorizationHeader: string | undefined): Pro
     payload = await verifier.verify(match[1]);
   } catch (error) {
     logger.info("token rejected", { reason: error instanceof Error ? error.name : "unknown" });
+    throw new UnauthorizedError("Invalid or expired token.");
+  }
+  const timeProblem = tokenTimeProblem(payload as Record<string, unknown>, Date.now() / 1000, appConfig().JWT_MAX_LIFETIME_SECONDS);
+  if (timeProblem) {
+    logger.info("token rejected", { reason: timeProblem });
     throw new UnauthorizedError("Invalid or expired token.");
   }
   const caller = callerFromClaims(payload);

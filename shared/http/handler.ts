@@ -54,7 +54,7 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
     if (route.auth === "none") return;
     const caller = await authenticate(header(request.event, "authorization"));
     logger.appendContext({ organizationId: caller.organizationId, userId: caller.userId });
-    if (route.permission && !caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
+    if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;
   },
 });

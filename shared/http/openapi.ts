@@ -48,10 +48,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
       responses[status] ??= { description, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
     }
     if (route.permission) {
-      responses["403"] ??= {
-        description: `The token lacks the \`${route.permission}\` permission (failedCode sys-035).`,
-        content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } },
-      };
+      const missingPermission = `The token lacks the \`${route.permission}\` permission (failedCode sys-035).`;
+      const routeForbidden = responses["403"] as { description: string } | undefined;
+      responses["403"] = routeForbidden
+        ? { ...routeForbidden, description: `${missingPermission} Or: ${routeForbidden.description}` }
+        : { description: missingPermission, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
     }
     const operation = {
       operationId: route.operationId,
@@ -59,6 +60,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
       ...(route.description || route.permission
         ? { description: [route.description, route.permission ? `Requires permission \`${route.permission}\`.` : undefined].filter(Boolean).join("\n\n") }
         : {}),
+      ...(route.permission ? { "x-permission": route.permission } : {}),
       tags: [route.tag],
       security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
       parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],

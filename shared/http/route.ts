@@ -11,11 +11,28 @@ export interface RouteResponse {
   schema?: ZodType;
 }
 
-export interface RouteDefinition<
-  TBody extends ZodType = ZodType,
-  TQuery extends ZodType = ZodType,
-  TParams extends ZodType = ZodType,
-> {
+/** The modules a permission slug names; a slug is `<verb>/<module>`, like the spec's `view/routing-schedule`. */
+export type PermissionModule =
+  | "vehicle"
+  | "hub"
+  | "visit"
+  | "data-type"
+  | "data"
+  | "app-integration"
+  | "routing-configuration"
+  | "routing-result"
+  | "routing-schedule";
+export type PermissionVerb = "view" | "add" | "edit" | "delete";
+export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
+
+/**
+ * Who may call a route: the public OpenAPI document (`auth: "none"`, no permission), or a bearer
+ * token that must list the route's permission slug — required by the type, so no route can be
+ * added without one (a missing slug answers 403 `sys-035`).
+ */
+export type RouteAccess = { auth: "none"; permission?: never } | { auth?: "jwt"; permission: PermissionSlug };
+
+interface RouteFields<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType> {
   /** Unique, camelCase; also the OpenAPI operationId and the CDK construct id. */
   operationId: string;
   method: HttpMethod;
@@ -26,10 +43,6 @@ export interface RouteDefinition<
   summary: string;
   description?: string;
   tag: string;
-  /** `none` only for the OpenAPI document; everything else needs a bearer token. */
-  auth?: "jwt" | "none";
-  /** Permission slug the caller's token must list (e.g. `view/routing-schedule`). */
-  permission?: string;
   /** Request body media type; `multipart/form-data` bodies arrive base64-encoded (binaryMediaTypes). */
   bodyType?: "application/json" | "multipart/form-data";
   /** Largest accepted body in bytes (413 beyond it). */
@@ -43,6 +56,12 @@ export interface RouteDefinition<
   /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */
   grants?: Array<"tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend">;
 }
+
+export type RouteDefinition<
+  TBody extends ZodType = ZodType,
+  TQuery extends ZodType = ZodType,
+  TParams extends ZodType = ZodType,
+> = RouteFields<TBody, TQuery, TParams> & RouteAccess;
 
 /** Identity helper that keeps the schema types of a route for handlers built from it. */
 export function defineRoute<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(

@@ -1,11 +1,11 @@
 import { configurationSchema, type RoutingConfiguration } from "#shared/domain/configurations/schema";
-import type { ConfigurationListFilter, ConfigurationStore } from "#shared/domain/configurations/service";
+import { type ConfigurationStore, profileInUseError } from "#shared/domain/configurations/service";
 import { ValidationError } from "#shared/domain/errors";
 import { tableName, type TransactItem } from "#shared/store/dynamo";
 import { deleteVersioned, type EntityWriteOutcome, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
-import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";
+import { queryPage, queryPageAcross, queryUpTo } from "#shared/store/pagination";
 
 /** Most profile ids `idsOfHub` returns: a hub has a handful of profiles, this only bounds the read. */
 export const maxConfigurationIdsOfHub = 1000;
@@ -43,22 +43,6 @@ async function failure(outcome: Exclude<EntityWriteOutcome, { ok: true }>, confi
   );
 }
 
-function listQuery(organizationId: string, filter: ConfigurationListFilter): PageQuery {
-  const page = { limit: filter.limit, cursor: filter.cursor };
-  if (filter.hubId !== undefined) return { ...page, index: "GSI1", partition: keys.configurationsByHub(organizationId, filter.hubId) };
-  const values: Record<string, unknown> = {};
-  const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-    values[`:hub${i}`] = hubId;
-    return `:hub${i}`;
-  });
-  return {
-    ...page,
-    partition: keys.organizationPartition(organizationId),
-    sortKeyPrefix: keys.configurationPrefix,
-    filter: placeholders.length ? { expression: `hubId IN (${placeholders.join(", ")})`, values } : undefined,
-  };
-}
-
 export const dynamoConfigurationStore: ConfigurationStore = {
   async insert(configuration) {
     const key = keys.configuration(configuration.organizationId, configuration._id);
@@ -88,11 +72,23 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async remove(organizationId, configurationId, previous) {
-    const outcome = await writeWithHubReferences([deleteVersioned(keys.configuration(organizationId, configurationId), previous.version)], {
+    // The profile's schedule count must be zero (or never written): schedules count themselves in
+    // their own transactions (schedule-store.ts), so a schedule written concurrently either is
+    // counted here (409) or fails on the missing profile — never both.
+    const scheduleCountIsZero: TransactItem = {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.configurationScheduleRefs(organizationId, configurationId),
+        ConditionExpression: "attribute_not_exists(scheduleRefs) OR scheduleRefs = :zero",
+        ExpressionAttributeValues: { ":zero": 0 },
+      },
+    };
+    const outcome = await writeWithHubReferences([deleteVersioned(keys.configuration(organizationId, configurationId), previous.version), scheduleCountIsZero], {
       organizationId,
       kind: "configuration",
       from: previous.hubId,
     });
+    if (!outcome.ok && outcome.codes[1] === "ConditionalCheckFailed") throw profileInUseError(configurationId);
     return outcome.ok;
   },
 
@@ -103,7 +99,22 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async list(organizationId, filter) {
-    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    // A hub (asked for, or each hub a hub-limited token allows) is read from the by-hub index, so
+    // no other hub's profile is read and skipped.
+    const hubIds = filter.hubId !== undefined ? [filter.hubId] : [...new Set(filter.allowedHubIds)];
+    const page =
+      hubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            hubIds.map((hubId) => ({ index: "GSI1", partition: keys.configurationsByHub(organizationId, hubId) })),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            partition: keys.organizationPartition(organizationId),
+            sortKeyPrefix: keys.configurationPrefix,
+            limit: filter.limit,
+            cursor: filter.cursor,
+          });
     return { items: page.items.map((item) => configurationSchema.parse(item)), nextCursor: page.nextCursor };
   },
 

@@ -1,12 +1,13 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
+import { ID_PATTERN } from "#shared/domain/ids";
 import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
 import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
 import type { HubStore } from "#shared/domain/hubs/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
-import { queryPage } from "#shared/store/pagination";
+import { queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
  * Hubs, and the reference counts that keep them from being deleted while used.
@@ -221,18 +222,23 @@ export const dynamoHubStore: HubStore = {
   },
 
   async list(organizationId, filter) {
-    const values: Record<string, unknown> = {};
-    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    const page = await queryPage<Record<string, unknown>>({
-      partition: keys.organizationPartition(organizationId),
-      sortKeyPrefix: keys.hubPrefix,
-      limit: filter.limit,
-      cursor: filter.cursor,
-      filter: placeholders.length ? { expression: `#id IN (${placeholders.join(", ")})`, names: { "#id": "_id" }, values } : undefined,
-    });
+    // A hub-limited token reads its own hubs' keys instead of filtering the organization's hubs, so
+    // no page is empty in front of them. Hub ids are fixed-length, so the `HUB#<id>` range holds
+    // exactly that hub; a token id of another shape names no hub and is not read (it could be a prefix).
+    const allowed = [...new Set(filter.allowedHubIds)].filter((hubId) => ID_PATTERN.test(hubId));
+    const page =
+      filter.allowedHubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            allowed.map((hubId) => ({ partition: keys.organizationPartition(organizationId), sortKeyPrefix: keys.hub(organizationId, hubId).SK })),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            partition: keys.organizationPartition(organizationId),
+            sortKeyPrefix: keys.hubPrefix,
+            limit: filter.limit,
+            cursor: filter.cursor,
+          });
     return { items: page.items.map((item) => hubSchema.parse(item)), nextCursor: page.nextCursor };
   },
 };

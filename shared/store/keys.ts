@@ -20,6 +20,7 @@
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
  * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
+ * | profile schedule count   | ORG#o                    | CONFREFS#id                |                                             |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
@@ -100,6 +101,8 @@ export const keys = {
   // Configuration profiles, visits, results, app integrations
   configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),
   configurationPrefix: "CONF#",
+  /** How many schedules name the profile (`scheduleRefs`); its own item, so replacing the profile keeps it. */
+  configurationScheduleRefs: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONFREFS#${id}` }),
   configurationsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#CONF`,
   visit: (o: string, hubId: string, id: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `VISIT#${id}` }),
   visitPrefix: "VISIT#",

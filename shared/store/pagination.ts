@@ -55,62 +55,134 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface PageQuery {
+/** One partition (or a sort-key range of it) read in key order, with an optional filter. */
+export interface PartitionRead {
   /** Query a secondary index instead of the table. */
   index?: IndexName;
   /** Exact partition key value. */
   partition: string;
   /** Optional `begins_with` on the sort key. */
   sortKeyPrefix?: string;
-  limit: number;
-  cursor?: string | undefined;
   /** Extra filter applied after the key condition (DynamoDB applies `Limit` before filtering). */
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
-  /** Attributes to read (all when absent). */
+  /** Attributes to read (all when absent); the key attributes are always added (the cursor is built from them). */
   projection?: string[];
   /** Receives the read's consumed capacity units (asks DynamoDB to report them). */
   onConsumedCapacity?: ((capacityUnits: number) => void) | undefined;
 }
 
-function decodeStartKey(query: PageQuery, pkAttribute: string, skAttribute: string): Record<string, unknown> {
-  const startKey = decodeCursor(query.cursor ?? "", pkAttribute, query.partition);
+export interface PageQuery extends PartitionRead {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const keyAttributesOf = (read: PartitionRead) => keyAttributesFor(read.index ? `${read.index}PK` : "PK") as string[];
+
+function decodeStartKey(read: PartitionRead, cursor: string): Record<string, unknown> {
+  const pkAttribute = read.index ? `${read.index}PK` : "PK";
+  const skAttribute = read.index ? `${read.index}SK` : "SK";
+  const startKey = decodeCursor(cursor, pkAttribute, read.partition);
   const sortKey = startKey[skAttribute];
-  if (query.sortKeyPrefix !== undefined && !(typeof sortKey === "string" && sortKey.startsWith(query.sortKeyPrefix))) {
+  if (read.sortKeyPrefix !== undefined && !(typeof sortKey === "string" && sortKey.startsWith(read.sortKeyPrefix))) {
     throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
   }
   return startKey;
 }
 
-/** One bounded page of a single partition: never a Scan, never more than `limit` items read. */
-export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
-  const pkAttribute = query.index ? `${query.index}PK` : "PK";
-  const skAttribute = query.index ? `${query.index}SK` : "SK";
-  const projectionNames = Object.fromEntries((query.projection ?? []).map((attribute, i) => [`#p${i}`, attribute]));
-  const names: Record<string, string> = { "#pk": pkAttribute, ...query.filter?.names, ...projectionNames };
-  const values: Record<string, unknown> = { ":pk": query.partition, ...query.filter?.values };
+/** One Query call: `Limit` items evaluated from `startKey` (fewer returned when a filter drops some). */
+async function readOnce(read: PartitionRead, limit: number, startKey: Record<string, unknown> | undefined) {
+  const pkAttribute = read.index ? `${read.index}PK` : "PK";
+  const skAttribute = read.index ? `${read.index}SK` : "SK";
+  const projected = read.projection ? [...new Set([...read.projection, ...keyAttributesOf(read)])] : [];
+  const projectionNames = Object.fromEntries(projected.map((attribute, i) => [`#p${i}`, attribute]));
+  const names: Record<string, string> = { "#pk": pkAttribute, ...read.filter?.names, ...projectionNames };
+  const values: Record<string, unknown> = { ":pk": read.partition, ...read.filter?.values };
   let keyCondition = "#pk = :pk";
-  if (query.sortKeyPrefix !== undefined) {
+  if (read.sortKeyPrefix !== undefined) {
     names["#sk"] = skAttribute;
-    values[":skPrefix"] = query.sortKeyPrefix;
+    values[":skPrefix"] = read.sortKeyPrefix;
     keyCondition += " AND begins_with(#sk, :skPrefix)";
   }
   const input: QueryCommandInput = {
     TableName: tableName(),
-    IndexName: query.index,
+    IndexName: read.index,
     KeyConditionExpression: keyCondition,
-    FilterExpression: query.filter?.expression,
+    FilterExpression: read.filter?.expression,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
-    ProjectionExpression: query.projection ? Object.keys(projectionNames).join(", ") : undefined,
-    Limit: query.limit,
-    ScanIndexForward: !query.newestFirst,
-    ExclusiveStartKey: query.cursor ? decodeStartKey(query, pkAttribute, skAttribute) : undefined,
-    ReturnConsumedCapacity: query.onConsumedCapacity ? "TOTAL" : undefined,
+    ProjectionExpression: read.projection ? Object.keys(projectionNames).join(", ") : undefined,
+    Limit: limit,
+    ScanIndexForward: !read.newestFirst,
+    ExclusiveStartKey: startKey,
+    ReturnConsumedCapacity: read.onConsumedCapacity ? "TOTAL" : undefined,
   };
   const output = await documentClient().send(new QueryCommand(input));
-  if (output.ConsumedCapacity) query.onConsumedCapacity?.(output.ConsumedCapacity.CapacityUnits ?? 0);
-  return { items: (output.Items ?? []) as T[], nextCursor: encodeCursor(output.LastEvaluatedKey) };
+  if (output.ConsumedCapacity) read.onConsumedCapacity?.(output.ConsumedCapacity.CapacityUnits ?? 0);
+  return { items: (output.Items ?? []) as Record<string, unknown>[], lastEvaluatedKey: output.LastEvaluatedKey };
+}
+
+/**
+ * The page core: reads the partitions in order from `start`, one item ahead (`limit + 1`), so a
+ * page is full unless it is the last, and the last page's cursor is null even when it is full.
+ * The cursor is the key of the last returned item (not LastEvaluatedKey, which points one past
+ * it). When a read stops early (a filter dropped items, or DynamoDB's 1 MB answer limit), the page
+ * ends there with that read's LastEvaluatedKey: every partition is read at most once per page.
+ */
+async function collectPage<T>(
+  reads: readonly PartitionRead[],
+  limit: number,
+  start: { read: number; startKey?: Record<string, unknown> | undefined },
+  encode: (read: number, key: Record<string, unknown>) => string,
+): Promise<Page<T>> {
+  const collected: Array<{ read: number; item: Record<string, unknown> }> = [];
+  for (let index = start.read, startKey = start.startKey; index < reads.length; index++, startKey = undefined) {
+    const read = reads[index] as PartitionRead;
+    const output = await readOnce(read, limit + 1 - collected.length, startKey);
+    collected.push(...output.items.map((item) => ({ read: index, item })));
+    if (collected.length > limit) {
+      const last = collected[limit - 1] as { read: number; item: Record<string, unknown> };
+      const lastKey = Object.fromEntries(keyAttributesOf(reads[last.read] as PartitionRead).map((attribute) => [attribute, last.item[attribute]]));
+      return { items: collected.slice(0, limit).map((entry) => entry.item as T), nextCursor: encode(last.read, lastKey) };
+    }
+    if (output.lastEvaluatedKey) return { items: collected.map((entry) => entry.item as T), nextCursor: encode(index, output.lastEvaluatedKey) };
+  }
+  return { items: collected.map((entry) => entry.item as T), nextCursor: null };
+}
+
+/** One bounded page of a single partition: never a Scan, never more than `limit + 1` items read. */
+export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
+  const startKey = query.cursor ? decodeStartKey(query, query.cursor) : undefined;
+  return collectPage<T>([query], query.limit, { read: 0, startKey }, (_read, key) => encodeCursor(key) as string);
+}
+
+/**
+ * One page over several partitions read one after the other (a hub-limited token's lists: one
+ * partition per allowed hub, so nothing of another hub is read and skipped). The cursor records
+ * which partition the page stopped in and the key inside it, and is checked on decode like a
+ * single-partition cursor (exactly `{ p, c }`, the partition index must exist, the key must lie in
+ * that partition). With one partition it is queryPage, cursor and all.
+ */
+export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit: number, cursor: string | undefined): Promise<Page<T>> {
+  if (reads.length === 0) return { items: [], nextCursor: null };
+  // One partition: the plain cursor of queryPage (still bound to that partition on decode).
+  if (reads.length === 1) return queryPage<T>({ ...(reads[0] as PartitionRead), limit, cursor });
+  const invalid = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+  let start: { read: number; startKey?: Record<string, unknown> } = { read: 0 };
+  if (cursor) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    } catch {
+      throw invalid();
+    }
+    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded) || Object.keys(decoded).sort().join() !== "c,p") throw invalid();
+    const { p, c } = decoded as { p?: unknown; c?: unknown };
+    if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= reads.length || typeof c !== "string" || c.length === 0) throw invalid();
+    start = { read: p, startKey: decodeStartKey(reads[p] as PartitionRead, c) };
+  }
+  const encode = (read: number, key: Record<string, unknown>) => Buffer.from(JSON.stringify({ p: read, c: encodeCursor(key) }), "utf8").toString("base64url");
+  return collectPage<T>(reads, limit, start, encode);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type PageQuery, queryPage } from "#shared/store/pagination";
+import { type PageQuery, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
  * The search index read. Each record writes one token item per distinct word of its searchable
@@ -54,19 +54,32 @@ export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: To
   return { hits, nextCursor: page.nextCursor };
 }
 
-/** One page of a type's record partition (GET /data without q), reporting capacity like the search. */
+/**
+ * One page of a type's record partition (GET /data without q), reporting capacity like the search.
+ * A hub-limited token's list reads each allowed hub's key range (`REC#<hub>#`) in turn, so no other
+ * hub's record is read and skipped.
+ */
 export async function recordListPage(query: {
   partition: string;
   prefix: string;
+  /** The key prefix of one hub scope's records (`REC#<hub>#`). */
+  hubPrefix: (hubScope: string) => string;
   allowedHubScopes?: string[] | undefined;
   limit: number;
   cursor?: string | undefined;
   recorder?: CapacityRecorder | undefined;
 }): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  if (query.allowedHubScopes) {
+    const reads = [...new Set(query.allowedHubScopes)].map((hubScope) => ({
+      partition: query.partition,
+      sortKeyPrefix: query.hubPrefix(hubScope),
+      onConsumedCapacity: reportQuery(query.recorder),
+    }));
+    return queryPageAcross<Record<string, unknown>>(reads, query.limit, query.cursor);
+  }
   return queryPage<Record<string, unknown>>({
     partition: query.partition,
     sortKeyPrefix: query.prefix,
-    filter: hubScopeFilter(undefined, query.allowedHubScopes),
     limit: query.limit,
     cursor: query.cursor,
     onConsumedCapacity: reportQuery(query.recorder),

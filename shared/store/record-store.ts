@@ -267,7 +267,8 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
       const page = await recordListPage({
         partition: keys.recordPartition(organizationId, dataTypeId),
         prefix: filter.hubScope !== undefined ? keys.record(organizationId, dataTypeId, filter.hubScope, "").SK : "REC#",
-        allowedHubScopes: filter.allowedHubScopes,
+        hubPrefix: (hubScope) => keys.record(organizationId, dataTypeId, hubScope, "").SK,
+        allowedHubScopes: filter.hubScope === undefined ? filter.allowedHubScopes : undefined,
         limit: filter.limit,
         cursor: filter.cursor,
         recorder,

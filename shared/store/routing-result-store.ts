@@ -10,7 +10,7 @@ import {
 } from "#shared/domain/routing-results/schema";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys, objectKeys } from "#shared/store/keys";
-import { type PageQuery, queryPage } from "#shared/store/pagination";
+import { type PartitionRead, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
  * Routing results. The item (`ORG#o` / `RES#id`, GSI1 by hub) holds the metadata, status and
@@ -29,29 +29,8 @@ function resultItem(result: RoutingResultRecord): Record<string, unknown> {
   };
 }
 
-function listQuery(organizationId: string, filter: ResultListFilter): PageQuery {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filter.createdFrom !== undefined) {
-    conditions.push("createdFrom = :createdFrom");
-    values[":createdFrom"] = filter.createdFrom;
-  }
-  if (filter.hubId === undefined && filter.allowedHubIds.length > 0) {
-    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    conditions.push(`hubId IN (${placeholders.join(", ")})`);
-  }
-  const page = {
-    limit: filter.limit,
-    cursor: filter.cursor,
-    newestFirst: true,
-    filter: conditions.length ? { expression: conditions.join(" AND "), names, values } : undefined,
-  };
-  if (filter.hubId !== undefined) return { ...page, index: "GSI1", partition: keys.routingResultsByHub(organizationId, filter.hubId) };
-  return { ...page, partition: keys.organizationPartition(organizationId), sortKeyPrefix: keys.routingResultPrefix };
+function createdFromFilter(filter: ResultListFilter): PartitionRead["filter"] {
+  return filter.createdFrom !== undefined ? { expression: "createdFrom = :createdFrom", values: { ":createdFrom": filter.createdFrom } } : undefined;
 }
 
 export const dynamoRoutingResultStore: RoutingResultStore = {
@@ -113,7 +92,24 @@ export const dynamoRoutingResultStore: RoutingResultStore = {
   },
 
   async list(organizationId, filter) {
-    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    // A hub (asked for, or each hub a hub-limited token allows) is read from the by-hub index, so
+    // no other hub's result is read and skipped.
+    const hubIds = filter.hubId !== undefined ? [filter.hubId] : [...new Set(filter.allowedHubIds)];
+    const page =
+      hubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            hubIds.map((hubId) => ({ index: "GSI1", partition: keys.routingResultsByHub(organizationId, hubId), newestFirst: true, filter: createdFromFilter(filter) })),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            partition: keys.organizationPartition(organizationId),
+            sortKeyPrefix: keys.routingResultPrefix,
+            newestFirst: true,
+            limit: filter.limit,
+            cursor: filter.cursor,
+            filter: createdFromFilter(filter),
+          });
     return { items: page.items.map((item) => resultRecordSchema.parse(item)), nextCursor: page.nextCursor };
   },
 };

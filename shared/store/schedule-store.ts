@@ -1,11 +1,12 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { ValidationError } from "#shared/domain/errors";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import type { ScheduleListFilter, SchedulePage, ScheduleStore } from "#shared/domain/schedules/service";
-import { documentClient, tableName } from "#shared/store/dynamo";
-import { concurrentUpdateError, deleteItem, getVersioned, insertItem, replaceItem } from "#shared/store/items";
+import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
+import { deleteVersioned, putNew, putVersioned, versionConflict } from "#shared/store/hub-store";
+import { concurrentUpdateError, getVersioned, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
-import { decodeCursor, encodeCursor, queryPage } from "#shared/store/pagination";
+import { decodeCursor, encodeCursor, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
  * Routing schedules over the single table (see docs/routing-schedules.md for the item shape).
@@ -51,51 +52,75 @@ function scheduleItem(schedule: ScheduleRecord): Record<string, unknown> {
 
 const parseSchedule = (item: Record<string, unknown>) => scheduleRecordSchema.parse(item);
 
-const invalidCursor = () => ValidationError.single("cursor", "cursor is not a cursor returned by this list");
+/** Thrown by writeCountingProfiles when the schedule item's own condition failed and the caller maps nothing. */
+const scheduleGone = new Error("schedule gone or changed");
 
-/** Cursor over several GSI2 partitions (one per configuration): which partition, and the page cursor inside it. */
-function decodeMultiCursor(cursor: string | undefined, partitions: number): { partition: number; inner?: string } {
-  if (cursor === undefined) return { partition: 0 };
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw invalidCursor();
-  }
-  const { p, c } = (decoded ?? {}) as { p?: unknown; c?: unknown };
-  if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= partitions || typeof c !== "string") throw invalidCursor();
-  return { partition: p, inner: c };
+function profileCountUpdate(organizationId: string, configurationId: string, delta: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.configurationScheduleRefs(organizationId, configurationId),
+      // never below zero: schedules written before the count existed were never counted
+      ...(delta < 0 ? { ConditionExpression: "scheduleRefs > :zero", ExpressionAttributeValues: { ":delta": delta, ":zero": 0 } } : { ExpressionAttributeValues: { ":delta": delta } }),
+      UpdateExpression: "ADD scheduleRefs :delta",
+    },
+  };
 }
 
-const encodeMultiCursor = (partition: number, inner: string) => Buffer.from(JSON.stringify({ p: partition, c: inner }), "utf8").toString("base64url");
+const profileMustExist = (organizationId: string, configurationId: string): TransactItem => ({
+  ConditionCheck: { TableName: tableName(), Key: keys.configuration(organizationId, configurationId), ConditionExpression: "attribute_exists(PK)" },
+});
 
-async function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
-  const items: ScheduleRecord[] = [];
-  let { partition, inner } = decodeMultiCursor(cursor, configurationIds.length);
-  // Partitions are read in order, each page continuing where the last stopped; at most one query per
-  // configuration of the filter (a hub has few profiles), never more than `limit` items.
-  for (; partition < configurationIds.length; partition++, inner = undefined) {
-    const page = await queryPage<Record<string, unknown>>({
-      index: "GSI2",
-      partition: keys.schedulesByConfiguration(organizationId, configurationIds[partition] as string),
-      limit: limit - items.length,
-      cursor: inner,
-    });
-    items.push(...page.items.map(parseSchedule));
-    if (page.nextCursor !== null) return { items, nextCursor: encodeMultiCursor(partition, page.nextCursor) };
-    if (items.length >= limit) {
-      const more = partition + 1 < configurationIds.length;
-      return { items, nextCursor: more ? encodeMultiCursor(partition + 1, "") : null };
+/**
+ * Writes the schedule item and moves its count between configuration profiles in one transaction,
+ * the way hubs count their vehicles (shared/store/hub-store.ts): counting on a profile requires the
+ * profile to exist, and deleting a profile requires its count to be zero (configuration-store.ts),
+ * so a schedule can never be left naming a deleted profile. A profile missing → 400 naming
+ * `configurationId`; the schedule item's own condition failing → `onScheduleFailed()` (thrown when
+ * it returns an error, else `scheduleGone`); a concurrent transaction → 409. A count that is
+ * already zero (a schedule older than the count) is skipped rather than made negative.
+ */
+async function writeCountingProfiles(
+  organizationId: string,
+  scheduleItems: TransactItem[],
+  move: { from?: string; to?: string },
+  onScheduleFailed: () => Error | Promise<Error> | undefined,
+): Promise<void> {
+  const adds = move.to !== undefined ? [profileMustExist(organizationId, move.to), profileCountUpdate(organizationId, move.to, 1)] : [];
+  let removes = move.from !== undefined ? [profileCountUpdate(organizationId, move.from, -1)] : [];
+  for (;;) {
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...scheduleItems, ...adds, ...removes] }));
+      return;
+    } catch (error) {
+      const codes = transactionCancellationCodes(error);
+      if (!codes) throw error;
+      const failed = (index: number) => codes[index] === "ConditionalCheckFailed";
+      if (adds.length > 0 && failed(scheduleItems.length)) {
+        throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
+      }
+      if (scheduleItems.some((_, index) => failed(index))) throw (await onScheduleFailed()) ?? scheduleGone;
+      if (codes.includes("TransactionConflict")) throw concurrentUpdateError();
+      if (removes.length > 0 && failed(scheduleItems.length + adds.length)) {
+        removes = [];
+        continue;
+      }
+      throw error;
     }
   }
-  return { items, nextCursor: null };
+}
+
+/** One GSI2 partition per configuration, read in turn (a hub has few profiles), one item ahead like every list. */
+function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
+  const reads = configurationIds.map((configurationId) => ({ index: "GSI2" as const, partition: keys.schedulesByConfiguration(organizationId, configurationId) }));
+  return queryPageAcross<Record<string, unknown>>(reads, limit, cursor).then((page) => ({ items: page.items.map(parseSchedule), nextCursor: page.nextCursor }));
 }
 
 export const dynamoScheduleStore: ScheduleStore = {
   async insert(schedule) {
-    const inserted = await insertItem(keys.schedule(schedule.organizationId, schedule._id), scheduleItem(schedule));
+    const key = keys.schedule(schedule.organizationId, schedule._id);
     // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
-    if (!inserted) throw concurrentUpdateError();
+    await writeCountingProfiles(schedule.organizationId, [putNew(key, scheduleItem(schedule))], { to: schedule.configurationId }, () => concurrentUpdateError());
   },
 
   async find(organizationId, scheduleId) {
@@ -103,12 +128,28 @@ export const dynamoScheduleStore: ScheduleStore = {
     return found && { schedule: parseSchedule(found.value), version: found.version };
   },
 
-  async replace(schedule, expectedVersion) {
-    await replaceItem(keys.schedule(schedule.organizationId, schedule._id), scheduleItem(schedule), expectedVersion);
+  async replace(schedule, previous) {
+    const key = keys.schedule(schedule.organizationId, schedule._id);
+    if (schedule.configurationId === previous.configurationId) {
+      await replaceItem(key, scheduleItem(schedule), previous.version);
+      return;
+    }
+    await writeCountingProfiles(
+      schedule.organizationId,
+      [putVersioned(key, scheduleItem(schedule), previous.version)],
+      { from: previous.configurationId, to: schedule.configurationId },
+      () => versionConflict(key),
+    );
   },
 
-  remove(organizationId, scheduleId, expectedVersion) {
-    return deleteItem(keys.schedule(organizationId, scheduleId), expectedVersion);
+  async remove(organizationId, scheduleId, previous) {
+    try {
+      await writeCountingProfiles(organizationId, [deleteVersioned(keys.schedule(organizationId, scheduleId), previous.version)], { from: previous.configurationId }, () => undefined);
+      return true;
+    } catch (error) {
+      if (error === scheduleGone) return false;
+      throw error;
+    }
   },
 
   async list(organizationId, filter: ScheduleListFilter): Promise<SchedulePage<ScheduleRecord>> {

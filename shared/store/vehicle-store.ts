@@ -3,7 +3,7 @@ import type { VehicleListFilter, VehicleStore } from "#shared/domain/vehicles/se
 import { deleteVersioned, putNew, putVersioned, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
-import { queryPage } from "#shared/store/pagination";
+import { queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /** Items are read back through the schema: known fields only, in the documented order. */
 function vehicleItem(vehicle: Vehicle): Record<string, unknown> {
@@ -15,21 +15,8 @@ function vehicleItem(vehicle: Vehicle): Record<string, unknown> {
   };
 }
 
-function listFilter(filter: VehicleListFilter) {
-  const conditions: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (filter.tag !== undefined) {
-    conditions.push("contains(tags, :tag)");
-    values[":tag"] = filter.tag;
-  }
-  if (filter.hubId === undefined && filter.allowedHubIds.length > 0) {
-    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    conditions.push(`hubId IN (${placeholders.join(", ")})`);
-  }
-  return conditions.length ? { expression: conditions.join(" AND "), values } : undefined;
+function tagFilter(filter: VehicleListFilter) {
+  return filter.tag !== undefined ? { expression: "contains(tags, :tag)", values: { ":tag": filter.tag } } : undefined;
 }
 
 export const dynamoVehicleStore: VehicleStore = {
@@ -70,11 +57,23 @@ export const dynamoVehicleStore: VehicleStore = {
   },
 
   async list(organizationId, filter) {
-    const page = await queryPage<Record<string, unknown>>(
-      filter.hubId !== undefined
-        ? { index: "GSI1", partition: keys.vehiclesByHub(organizationId, filter.hubId), limit: filter.limit, cursor: filter.cursor, filter: listFilter(filter) }
-        : { partition: keys.organizationPartition(organizationId), sortKeyPrefix: keys.vehiclePrefix, limit: filter.limit, cursor: filter.cursor, filter: listFilter(filter) },
-    );
+    // A hub (asked for, or each hub a hub-limited token allows) is read from the by-hub index, so
+    // no other hub's vehicle is read and skipped.
+    const hubIds = filter.hubId !== undefined ? [filter.hubId] : [...new Set(filter.allowedHubIds)];
+    const page =
+      hubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            hubIds.map((hubId) => ({ index: "GSI1", partition: keys.vehiclesByHub(organizationId, hubId), filter: tagFilter(filter) })),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            partition: keys.organizationPartition(organizationId),
+            sortKeyPrefix: keys.vehiclePrefix,
+            limit: filter.limit,
+            cursor: filter.cursor,
+            filter: tagFilter(filter),
+          });
     return { items: page.items.map((item) => vehicleSchema.parse(item)), nextCursor: page.nextCursor };
   },
 };

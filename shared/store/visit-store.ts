@@ -5,7 +5,7 @@ import { documentClient, isConditionalCheckFailed, tableName, type TransactItem 
 import { deleteVersioned, putNew, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
 import { concurrentUpdateError } from "#shared/store/items";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
-import { type PageQuery, queryPage, queryUpTo } from "#shared/store/pagination";
+import { type PartitionRead, queryPage, queryPageAcross, queryUpTo } from "#shared/store/pagination";
 
 /**
  * Visits live in their hub's partition (`ORG#o#HUB#h` / `VISIT#id`), so a run reads one hub's
@@ -34,30 +34,16 @@ function toVisit(item: Record<string, unknown>): Visit {
   return visitSchema.parse(withoutStorageAttributes(item));
 }
 
-function listQuery(organizationId: string, filter: VisitListFilter): PageQuery {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filter.status !== undefined) {
-    conditions.push("#status = :status");
-    names["#status"] = "status";
-    values[":status"] = filter.status;
-  }
-  if (filter.hubId === undefined && filter.allowedHubIds.length > 0) {
-    const placeholders = filter.allowedHubIds.slice(0, 100).map((hubId, i) => {
-      values[`:hub${i}`] = hubId;
-      return `:hub${i}`;
-    });
-    conditions.push(`hubId IN (${placeholders.join(", ")})`);
-  }
-  const page = { limit: filter.limit, cursor: filter.cursor, filter: conditions.length ? { expression: conditions.join(" AND "), names, values } : undefined };
-  if (filter.hubId === undefined) return { ...page, index: "GSI2", partition: keys.visitsOfOrganization(organizationId) };
-  // An active status is read from the sparse index: only active visits are touched.
+function statusFilter(filter: VisitListFilter): PartitionRead["filter"] {
+  return filter.status !== undefined ? { expression: "#status = :status", names: { "#status": "status" }, values: { ":status": filter.status } } : undefined;
+}
+
+/** One hub's visits: an active status is read from the sparse index (only active visits are touched), else the hub's partition. */
+function hubRead(organizationId: string, hubId: string, filter: VisitListFilter): PartitionRead {
   if (filter.status !== undefined && isActiveVisitStatus(filter.status)) {
-    return { ...page, index: "GSI1", partition: keys.activeVisits(organizationId, filter.hubId) };
+    return { index: "GSI1", partition: keys.activeVisits(organizationId, hubId), filter: statusFilter(filter) };
   }
-  const partition = keys.visit(organizationId, filter.hubId, "").PK;
-  return { ...page, partition, sortKeyPrefix: keys.visitPrefix };
+  return { partition: keys.visit(organizationId, hubId, "").PK, sortKeyPrefix: keys.visitPrefix, filter: statusFilter(filter) };
 }
 
 export const dynamoVisitStore: VisitStore = {
@@ -123,7 +109,23 @@ export const dynamoVisitStore: VisitStore = {
   },
 
   async list(organizationId, filter) {
-    const page = await queryPage<Record<string, unknown>>(listQuery(organizationId, filter));
+    // A hub (asked for, or each hub a hub-limited token allows) is read from its own partition, so
+    // no other hub's visit is read and skipped; otherwise the organization-wide index.
+    const hubIds = filter.hubId !== undefined ? [filter.hubId] : [...new Set(filter.allowedHubIds)];
+    const page =
+      hubIds.length > 0
+        ? await queryPageAcross<Record<string, unknown>>(
+            hubIds.map((hubId) => hubRead(organizationId, hubId, filter)),
+            filter.limit,
+            filter.cursor,
+          )
+        : await queryPage<Record<string, unknown>>({
+            index: "GSI2",
+            partition: keys.visitsOfOrganization(organizationId),
+            limit: filter.limit,
+            cursor: filter.cursor,
+            filter: statusFilter(filter),
+          });
     return { items: page.items.map(toVisit), nextCursor: page.nextCursor };
   },
 

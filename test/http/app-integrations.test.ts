@@ -400,9 +400,8 @@ describe("App integration API", () => {
       expect(page1.body.nextCursor).toEqual(expect.any(String));
       const page2 = await api.get(`/app-integrations?limit=1&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
       expect(page2.body.data.map((item: { _id: string }) => item._id)).toEqual([second._id]);
-      const page3 = await api.get(`/app-integrations?limit=1&cursor=${encodeURIComponent(page2.body.nextCursor)}`);
-      expect(page3.body.data).toEqual([]);
-      expect(page3.body.nextCursor).toBeNull();
+      // the last page is full and says so: no empty page after it
+      expect(page2.body.nextCursor).toBeNull();
       expect((await download(page1.body.data[0].azureCert)).status).toBe(200);
     });
 

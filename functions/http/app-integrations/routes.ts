@@ -40,6 +40,7 @@ export const appIntegrationRoutes = {
     summary: "Add single sign-on settings",
     description: `All three fields are required. An organization may hold several integrations (the spec sets no limit); each has its own _id.\n\n${formRules}`,
     tag,
+    permission: "add/app-integration",
     bodyType: "multipart/form-data",
     maxBodyBytes: MAX_FORM_BYTES,
     body: appIntegrationCreateFormSchema,
@@ -54,6 +55,7 @@ export const appIntegrationRoutes = {
     summary: "Change single sign-on settings",
     description: `The update uses POST (spec). Every field is optional, at least one is required; fields sent replace the stored ones. A new azureCert replaces the stored file: the old object is deleted once the integration points to the new one. A trailing slash on the path is accepted.\n\n${formRules}`,
     tag,
+    permission: "edit/app-integration",
     bodyType: "multipart/form-data",
     maxBodyBytes: MAX_FORM_BYTES,
     params: appIntegrationParamsSchema,
@@ -69,6 +71,7 @@ export const appIntegrationRoutes = {
     summary: "List the organization's integrations",
     description: "Oldest first. Each `azureCert` is a fresh presigned URL.",
     tag,
+    permission: "view/app-integration",
     query: appIntegrationListQuerySchema,
     responses: {
       200: {
@@ -92,6 +95,7 @@ export const appIntegrationRoutes = {
     summary: "Read an integration",
     description: "`azureCert` is a fresh presigned URL on every read.",
     tag,
+    permission: "view/app-integration",
     params: appIntegrationParamsSchema,
     responses: { 200: { description: "The integration", schema: integrationBody(200) } },
     grants: ["tableRead", "bucketRead"],
@@ -104,6 +108,7 @@ export const appIntegrationRoutes = {
     summary: "Delete an integration and its certificate file",
     description: "The item is deleted first, then its file (that exact object version in a versioned bucket). A trailing slash on the path is accepted.",
     tag,
+    permission: "delete/app-integration",
     params: appIntegrationParamsSchema,
     responses: {
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },

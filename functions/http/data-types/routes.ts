@@ -36,6 +36,7 @@ export const dataTypeRoutes = {
     summary: "Create a data type",
     description: `${rules} A name already used in the organization (case-insensitive) is a 409 (failedCode dt-001); a second extension type for the same entity is a 409 (dt-002). \`extends\` forces \`commonData\` true.`,
     tag,
+    permission: "add/data-type",
     body: dataTypeInputSchema,
     responses: {
       201: { description: "Created", schema: dataTypeBody },
@@ -51,6 +52,7 @@ export const dataTypeRoutes = {
     summary: "List data types",
     description: "Sorted by name (case-insensitive). `name` filters by a case-insensitive name prefix. Pages hold at most `limit` types; follow `nextCursor` until it is null.",
     tag,
+    permission: "view/data-type",
     query: dataTypeListQuerySchema,
     responses: { 200: { description: "A page of data types", schema: pageBodySchema(dataTypeViewSchema, "data_types") } },
     grants: ["tableRead"],
@@ -63,6 +65,7 @@ export const dataTypeRoutes = {
     summary: "Read a data type",
     description: "Also answers at `/data-type/{dataTypeId}/` (the spec's form, with a trailing slash).",
     tag,
+    permission: "view/data-type",
     params: dataTypeParamsSchema,
     responses: { 200: { description: "The data type", schema: dataTypeBody } },
     grants: ["tableRead"],
@@ -75,6 +78,7 @@ export const dataTypeRoutes = {
     summary: "Replace a data type",
     description: `Full replace: \`name\` and \`fields\` are required, omitted optional attributes take their defaults (commonData excepted: omitted means unchanged). ${updateRules} ${rules}`,
     tag,
+    permission: "edit/data-type",
     params: dataTypeParamsSchema,
     body: dataTypeInputSchema,
     responses: {
@@ -91,6 +95,7 @@ export const dataTypeRoutes = {
     summary: "Change some attributes of a data type",
     description: `Top-level attributes sent replace the stored ones (\`fields\` and \`uniqueTogether\` as whole arrays); the merged type is validated as a whole, like PUT. ${updateRules}`,
     tag,
+    permission: "edit/data-type",
     params: dataTypeParamsSchema,
     body: dataTypePatchSchema,
     responses: {
@@ -107,6 +112,7 @@ export const dataTypeRoutes = {
     summary: "Delete a data type",
     description: "Only a data type without records can be deleted: otherwise 409 (failedCode dt-004). A locked type answers 409 (dt-003). The name and extension entity become free again.",
     tag,
+    permission: "delete/data-type",
     params: dataTypeParamsSchema,
     responses: {
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },

@@ -17,6 +17,7 @@ export const hubRoutes = {
     summary: "Create a hub",
     description: `A hub is the depot every route of it starts from and returns to (\`lat\`, \`lng\`). Vehicles, visits and configuration profiles must name an existing hub of the organization.\n\n${restriction}`,
     tag,
+    permission: "add/hub",
     body: hubInputSchema,
     responses: {
       201: { description: "Created", schema: hubBody },
@@ -32,6 +33,7 @@ export const hubRoutes = {
     summary: "List hubs",
     description: `Oldest first. ${restriction} With a restricted token a page may hold fewer than \`limit\` hubs; follow nextCursor until it is null.`,
     tag,
+    permission: "view/hub",
     query: hubListQuerySchema,
     responses: { 200: { description: "A page of hubs", schema: pageBodySchema(hubSchema) } },
     grants: ["tableRead"],
@@ -43,6 +45,7 @@ export const hubRoutes = {
     handler: "functions/http/hubs/get.ts",
     summary: "Read a hub",
     tag,
+    permission: "view/hub",
     params: hubParamsSchema,
     responses: { 200: { description: "The hub", schema: hubBody } },
     grants: ["tableRead"],
@@ -55,6 +58,7 @@ export const hubRoutes = {
     summary: "Replace a hub",
     description: "Full replace: an omitted timeZone becomes null. What names the hub keeps naming it.",
     tag,
+    permission: "edit/hub",
     params: hubParamsSchema,
     body: hubInputSchema,
     responses: { 200: { description: "The updated hub", schema: hubBody } },
@@ -68,6 +72,7 @@ export const hubRoutes = {
     summary: "Change some fields of a hub",
     description: "Fields sent replace the stored ones (null clears timeZone); the merged hub is validated as a whole and a rejected patch changes nothing.",
     tag,
+    permission: "edit/hub",
     params: hubParamsSchema,
     body: hubPatchSchema,
     responses: { 200: { description: "The updated hub", schema: hubBody } },
@@ -82,6 +87,7 @@ export const hubRoutes = {
     description:
       "Only a hub nothing names: while any vehicle, visit (whatever its status) or configuration profile names it, the answer is 409 (failedCode hub-409) with a message counting each kind. The check and the delete are one conditional write, so a concurrent create in the hub cannot slip past it.",
     tag,
+    permission: "delete/hub",
     params: hubParamsSchema,
     responses: {
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },

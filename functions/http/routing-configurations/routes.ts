@@ -23,6 +23,7 @@ export const configurationRoutes = {
     summary: "Create a configuration profile",
     description: `The hub, vehicles and optimizer settings a routing run plans with. ${bodyRules}`,
     tag,
+    permission: "add/routing-configuration",
     body: configurationInputSchema,
     responses: { 201: { description: "Created", schema: configurationBody } },
     grants: ["tableWrite"],
@@ -36,6 +37,7 @@ export const configurationRoutes = {
     description:
       "Oldest first, optionally of one hub. With a token restricted to hubs only those hubs' profiles are listed (a page may then hold fewer than `limit`; follow nextCursor until it is null).",
     tag,
+    permission: "view/routing-configuration",
     query: configurationListQuerySchema,
     responses: { 200: { description: "A page of profiles", schema: pageBodySchema(configurationSchema) } },
     grants: ["tableRead"],
@@ -47,6 +49,7 @@ export const configurationRoutes = {
     handler: "functions/http/routing-configurations/get.ts",
     summary: "Read a configuration profile",
     tag,
+    permission: "view/routing-configuration",
     params: configurationParamsSchema,
     responses: { 200: { description: "The profile", schema: configurationBody } },
     grants: ["tableRead"],
@@ -59,6 +62,7 @@ export const configurationRoutes = {
     summary: "Replace a configuration profile",
     description: `Full replace: omitted optional fields take their defaults. ${bodyRules}`,
     tag,
+    permission: "edit/routing-configuration",
     params: configurationParamsSchema,
     body: configurationInputSchema,
     responses: { 200: { description: "The updated profile", schema: configurationBody } },
@@ -72,6 +76,7 @@ export const configurationRoutes = {
     summary: "Change some fields of a configuration profile",
     description: `Top-level fields sent replace the stored ones (capacityConstraint whole). The merged profile is validated as a whole, listed vehicles included; a rejected patch changes nothing. ${bodyRules}`,
     tag,
+    permission: "edit/routing-configuration",
     params: configurationParamsSchema,
     body: configurationPatchSchema,
     responses: { 200: { description: "The updated profile", schema: configurationBody } },
@@ -86,6 +91,7 @@ export const configurationRoutes = {
     description:
       "Only a profile no routing schedule names: while any schedule of the organization names it, the answer is 409 (failedCode configuration-409); point the schedules at another profile or delete them first. (A schedule saved in the same instant as the delete can slip past the check; its run is then recorded SKIPPED, not retried.)",
     tag,
+    permission: "delete/routing-configuration",
     params: configurationParamsSchema,
     responses: {
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },

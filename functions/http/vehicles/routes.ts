@@ -22,6 +22,7 @@ export const vehicleRoutes = {
     description:
       "hubId must name an existing hub of the organization (400 otherwise) and be one of the caller's hubIds when the token lists any. The hub counts the vehicle as a reference, so it cannot be deleted while the vehicle exists.",
     tag,
+    permission: "add/vehicle",
     body: vehicleInputSchema,
     responses: { 201: { description: "Created", schema: vehicleBody } },
     grants: ["tableWrite"],
@@ -35,6 +36,7 @@ export const vehicleRoutes = {
     description:
       "Filter by hubId and/or tag. Pages hold at most `limit` items; with a tag filter a page may hold fewer (the filter applies after the page is read), follow nextCursor until it is null.",
     tag,
+    permission: "view/vehicle",
     query: vehicleListQuerySchema,
     responses: { 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleSchema) } },
     grants: ["tableRead"],
@@ -46,6 +48,7 @@ export const vehicleRoutes = {
     handler: "functions/http/vehicles/get.ts",
     summary: "Read a vehicle",
     tag,
+    permission: "view/vehicle",
     params: vehicleParamsSchema,
     responses: { 200: { description: "The vehicle", schema: vehicleBody } },
     grants: ["tableRead"],
@@ -58,6 +61,7 @@ export const vehicleRoutes = {
     summary: "Replace a vehicle",
     description: "Full replace: omitted optional fields take their defaults.",
     tag,
+    permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehicleInputSchema,
     responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
@@ -72,6 +76,7 @@ export const vehicleRoutes = {
     description:
       "Top-level fields sent replace the stored ones (nested objects such as capacity are replaced whole; null clears a nullable field). The merged vehicle is validated as a whole; a rejected patch changes nothing.",
     tag,
+    permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehiclePatchSchema,
     responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
@@ -84,6 +89,7 @@ export const vehicleRoutes = {
     handler: "functions/http/vehicles/delete.ts",
     summary: "Retire (delete) a vehicle",
     tag,
+    permission: "delete/vehicle",
     params: vehicleParamsSchema,
     responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
     grants: ["tableWrite"],

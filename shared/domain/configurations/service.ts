@@ -42,6 +42,12 @@ export interface ConfigurationStore {
   idsOfHub(organizationId: string, hubId: string): Promise<string[]>;
 }
 
+export const profileInUseError = (configurationId: string) =>
+  new ConflictError(
+    `The configuration profile ${configurationId} is still used by a routing schedule; point the schedules at another profile or delete them before deleting the profile.`,
+    "configuration-409",
+  );
+
 function assertHubAllowed(caller: Caller, hubId: string): void {
   if (!callerMayUseHub(caller, hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
 }
@@ -103,12 +109,9 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
      */
     async remove(caller: Caller, configurationId: string): Promise<void> {
       const existing = await findVisible(caller, configurationId);
-      if (await store.hasSchedules(caller.organizationId, configurationId)) {
-        throw new ConflictError(
-          `The configuration profile ${configurationId} is still used by a routing schedule; point the schedules at another profile or delete them before deleting the profile.`,
-          "configuration-409",
-        );
-      }
+      // The store's delete also requires the profile's schedule count to be zero (race-free); this
+      // read still covers schedules written before the count existed.
+      if (await store.hasSchedules(caller.organizationId, configurationId)) throw profileInUseError(configurationId);
       const previous = { version: existing.version, hubId: existing.configuration.hubId };
       if (!(await store.remove(caller.organizationId, configurationId, previous))) throw new NotFoundError();
     },

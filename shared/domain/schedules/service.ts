@@ -28,13 +28,21 @@ export interface ScheduleListFilter {
 
 /** Persistence port of routing schedules (implemented over DynamoDB in shared/store/schedule-store.ts). */
 export interface ScheduleStore {
-  /** Writes the schedule and its due-index entry (one item, one write). */
+  /**
+   * Writes the schedule and its due-index entry, and counts it on its configuration profile, in one
+   * transaction that requires the profile to exist (400 naming `configurationId` otherwise): a
+   * profile delete racing it either sees the count or makes this write fail.
+   */
   insert(schedule: ScheduleRecord): Promise<void>;
   find(organizationId: string, scheduleId: string): Promise<{ schedule: ScheduleRecord; version: number } | undefined>;
-  /** Replaces the schedule and its due-index entry if it still has `expectedVersion` (else 409, or 404 when gone). */
-  replace(schedule: ScheduleRecord, expectedVersion: number): Promise<void>;
-  /** Deletes the schedule and with it its due-index entry; false when it was gone or changed. */
-  remove(organizationId: string, scheduleId: string, expectedVersion: number): Promise<boolean>;
+  /**
+   * Replaces the schedule and its due-index entry if it still has `previous.version` (else 409, or
+   * 404 when gone); a new profile is counted (and must exist) and the previous one uncounted, in
+   * the same transaction.
+   */
+  replace(schedule: ScheduleRecord, previous: { version: number; configurationId: string }): Promise<void>;
+  /** Deletes the schedule and with it its due-index entry and its count on the profile; false when it was gone or changed. */
+  remove(organizationId: string, scheduleId: string, previous: { version: number; configurationId: string }): Promise<boolean>;
   list(organizationId: string, filter: ScheduleListFilter): Promise<SchedulePage<ScheduleRecord>>;
 }
 
@@ -124,7 +132,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
       createdTime: existing.schedule.createdTime,
       updatedTime: formatDateTimeUtc(time),
     };
-    await store.replace(schedule, existing.version);
+    await store.replace(schedule, { version: existing.version, configurationId: existing.schedule.configurationId });
     return toResponse(schedule);
   }
 
@@ -164,7 +172,8 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
 
     async remove(caller: Caller, scheduleId: string): Promise<void> {
       const existing = await findOwned(caller, scheduleId);
-      if (!(await store.remove(caller.organizationId, scheduleId, existing.version))) throw new NotFoundError();
+      const previous = { version: existing.version, configurationId: existing.schedule.configurationId };
+      if (!(await store.remove(caller.organizationId, scheduleId, previous))) throw new NotFoundError();
     },
 
     async list(caller: Caller, query: ScheduleListQuery): Promise<SchedulePage<RoutingSchedule>> {

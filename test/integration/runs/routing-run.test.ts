@@ -1,4 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createRoutingRunHandler, handler } from "#functions/jobs/routing-run";
 import { configurationService } from "#shared/app/configurations";
@@ -7,6 +8,8 @@ import { scheduleService } from "#shared/app/schedules";
 import { visitService } from "#shared/app/visits";
 import { resetAppConfig } from "#shared/config/env";
 import { dynamoConfigurationStore } from "#shared/store/configuration-store";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { readRunClaim } from "#shared/store/run-store";
 import { useIsolatedTableAndQueue } from "#test/support/isolated-resources";
@@ -187,9 +190,13 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     const owner = callerOf();
     const { profile } = await seedHub(owner);
     const { schedule, afterDue } = await createDueSchedule(owner, profile._id);
-    // The API refuses (409) while a schedule names the profile; this is the race the check cannot close.
+    // The store refuses (409) while a schedule names the profile, race-free; a profile can still be
+    // gone under a schedule written before schedules were counted: remove the item behind the store's back.
     const stored = await dynamoConfigurationStore.find(owner.organizationId, profile._id);
-    expect(await dynamoConfigurationStore.remove(owner.organizationId, profile._id, { version: stored?.version as number, hubId: profile.hubId })).toBe(true);
+    await expect(dynamoConfigurationStore.remove(owner.organizationId, profile._id, { version: stored?.version as number, hubId: profile.hubId })).rejects.toMatchObject({
+      statusCode: 409,
+    });
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.configuration(owner.organizationId, profile._id) }));
 
     const { messages, response } = await tickAndRun(afterDue);
     expect(messages).toHaveLength(1);

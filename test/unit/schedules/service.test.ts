@@ -17,10 +17,10 @@ function memoryStore() {
     async find(o, id) {
       return items.get(key(o, id));
     },
-    async replace(schedule, expectedVersion) {
+    async replace(schedule, previous) {
       const current = items.get(key(schedule.organizationId, schedule._id));
-      if (!current || current.version !== expectedVersion) throw new Error("version mismatch");
-      items.set(key(schedule.organizationId, schedule._id), { schedule, version: expectedVersion + 1 });
+      if (!current || current.version !== previous.version) throw new Error("version mismatch");
+      items.set(key(schedule.organizationId, schedule._id), { schedule, version: previous.version + 1 });
     },
     async remove(o, id) {
       return items.delete(key(o, id));
