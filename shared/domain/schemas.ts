@@ -76,3 +76,29 @@ export function storableNumber() {
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 }
+
+/**
+ * Keys every stored resource answers but only the server sets. A client that sends back the body
+ * it just read (read-modify-write) carries them; they are ignored, never stored.
+ */
+export const serverSetKeys = ["_id", "organizationId", "createdBy", "createdTime", "updatedTime"] as const;
+
+/** JSON Schema keyword carrying the ignored keys to the OpenAPI generator (shown there as readOnly properties). */
+export const SERVER_SET_KEYWORD = "x-server-set-keys";
+
+/**
+ * One rule for every request body: the server-set keys (`serverSetKeys` plus the resource's own
+ * `extraKeys`, e.g. `timeSchedules`, `locked`) are removed before `schema` parses, so they are
+ * ignored and never stored, while any other key the strict `schema` does not know is still a 400.
+ */
+export function ignoringServerSetKeys<T extends z.ZodType>(schema: T, extraKeys: readonly string[] = []) {
+  const ignored = [...new Set<string>([...serverSetKeys, ...extraKeys])];
+  return z
+    .preprocess((input) => {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+      const copy: Record<string, unknown> = { ...input };
+      for (const key of ignored) delete copy[key];
+      return copy;
+    }, schema)
+    .meta({ [SERVER_SET_KEYWORD]: ignored });
+}
