@@ -102,3 +102,21 @@ export function ignoringServerSetKeys<T extends z.ZodType>(schema: T, extraKeys:
     }, schema)
     .meta({ [SERVER_SET_KEYWORD]: ignored });
 }
+
+/**
+ * An object schema that reads a `null` attribute as an absent one (then its default applies, or
+ * "required" names it): clients and forms send null for "not set" on optional attributes.
+ */
+export function nullAsAbsent<T extends z.ZodType>(schema: T) {
+  return z.preprocess((input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+    return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+  }, schema);
+}
+
+/** The same members, each also accepting null (PATCH bodies: null resets an attribute; the merge then validates it). */
+export function nullableMembers<T extends z.ZodRawShape>(shape: T): { [K in keyof T]: z.ZodNullable<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, member]) => [key, (member as z.ZodType).nullable()])) as unknown as {
+    [K in keyof T]: z.ZodNullable<T[K]>;
+  };
+}

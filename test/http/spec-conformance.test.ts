@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { newTenant } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
 
 /**
@@ -63,5 +64,63 @@ describe("Spec conformance: routing schedules", () => {
     const patched = await api.patch(`/routing/schedule/${response.body.data._id}`, { periode: "daily", schedules: [{ time: ["08:00"] }], interval: 1 });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ periode: "daily", frequency: null, interval: null });
+  });
+});
+
+describe("Spec conformance: data types", () => {
+  // extends rule 3: "It forces commonData to true."
+  it("coerces commonData false to true on an extension data type", async () => {
+    const { api } = newTenant();
+    const response = await api.post("/data-type", {
+      name: "Vehicle extras",
+      fields: [{ id: "colour", title: "Colour", type: "text", required: false }],
+      commonData: false,
+      extends: { entity: "vehicle" },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.data_type).toMatchObject({ commonData: true, extends: { entity: "vehicle" } });
+    const id = response.body.data_type._id;
+    const replaced = await api.put(`/data-type/${id}`, {
+      name: "Vehicle extras",
+      fields: [{ id: "colour", title: "Colour", type: "text", required: false }],
+      commonData: false,
+      extends: { entity: "vehicle" },
+    });
+    expect(replaced.status).toBe(200);
+    expect((await api.get(`/data-type/${id}`)).body.data_type.commonData).toBe(true);
+  });
+
+  // relation "via — Required when kind is hasOne or hasMany"; the other optional attributes accept null.
+  it("accepts null for relation.via and for every optional attribute, storing them as absent", async () => {
+    const { api } = newTenant();
+    const response = await api.post("/data-type", {
+      name: "Ticket",
+      fields: [
+        { id: "dataId", title: "Code", type: "title", required: true, primaryKey: null, description: null },
+        { id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "user", via: null } },
+        { id: "note", title: "Note", type: "text", required: false, default: null, optionData: null, unique: null, searchable: null, validations: null, relation: null, format: null },
+        { id: "due", title: "Due", type: "date", required: false, validations: { min: "2026-01-01", max: null, minInclusive: null } },
+      ],
+      limitUser: null,
+      commonData: null,
+      uniqueTogether: null,
+      extends: null,
+      provider: null,
+      providerConfig: null,
+    });
+    expect(response.status).toBe(201);
+    const dataType = response.body.data_type;
+    expect(dataType).toMatchObject({ limitUser: false, commonData: false, uniqueTogether: [], extends: null, provider: "internal", providerConfig: null });
+    expect(dataType.fields[1].relation).toEqual({ kind: "belongsTo", targetKind: "standard", target: "user" });
+    expect(dataType.fields[2]).toMatchObject({ unique: false, searchable: false, optionData: [] });
+    expect(dataType.fields[2]).not.toHaveProperty("validations");
+    expect(dataType.fields[3].validations).toEqual({ min: "2026-01-01" });
+  });
+
+  it("still names a null required attribute in the 400", async () => {
+    const { api } = newTenant();
+    const response = await api.post("/data-type", { name: null, fields: [{ type: "title", title: "Name" }] });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((error: { field: string }) => error.field)).toContain("name");
   });
 });

@@ -304,10 +304,10 @@ function checkUniqueTogether(input: DataTypeInput, issues: IssueList) {
 
 function checkTypeLevel(input: DataTypeInput, context: RuleContext, issues: IssueList) {
   const existing = context.existing;
-  if (existing && input.commonData !== undefined && input.commonData !== existing.commonData) {
+  // extends forces commonData to true (spec): a sent false is coerced, never refused.
+  const commonData = input.extends !== null ? true : input.commonData;
+  if (existing && commonData !== undefined && commonData !== existing.commonData) {
     issues.add("commonData", "commonData cannot change after creation");
-  } else if (input.extends !== null && input.commonData === false) {
-    issues.add("commonData", "an extension data type always has commonData true");
   }
   if (existing && (existing.extends === null) !== (input.extends === null)) {
     issues.add("extends", "extends cannot be added or removed after creation (its entity may change)");
