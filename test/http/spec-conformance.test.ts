@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newTenant } from "#test/support/local-api";
+import { type ApiClient, newTenant } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
 
 /**
@@ -122,5 +122,92 @@ describe("Spec conformance: data types", () => {
     const response = await api.post("/data-type", { name: null, fields: [{ type: "title", title: "Name" }] });
     expect(response.status).toBe(400);
     expect(response.body.errors.map((error: { field: string }) => error.field)).toContain("name");
+  });
+});
+
+describe("Spec conformance: read-modify-write (server-set keys in a body are ignored)", () => {
+  const forged = { _id: "ffffffffffffffffffffffff", organizationId: "another-org", createdBy: "someone-else", createdTime: "2000-01-01 00:00:00", updatedTime: "2000-01-01 00:00:00" };
+  const serverSet = ["_id", "organizationId", "createdBy", "createdTime"] as const;
+
+  /**
+   * GET the resource, send the exact body back (200), then send it with forged server-set values
+   * (200): the server-set values read back are the original ones.
+   */
+  async function roundTrip(api: ApiClient, path: string, key: string, method: "PUT" | "PATCH" = "PUT", extraForged: Record<string, unknown> = {}) {
+    const read = (await api.get(path)).body[key] as Record<string, unknown>;
+    expect(read).toBeTruthy();
+    const same = await api.request(method, path, { body: read });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    const forgedBody = { ...read, ...Object.fromEntries(Object.entries(forged).filter(([name]) => name in read)), ...extraForged };
+    const tampered = await api.request(method, path, { body: forgedBody });
+    expect(tampered.status, JSON.stringify(tampered.body)).toBe(200);
+    const after = (await api.get(path)).body[key] as Record<string, unknown>;
+    for (const name of serverSet) if (name in read) expect(after[name]).toEqual(read[name]);
+    if ("updatedTime" in read) expect(after.updatedTime).not.toBe(forged.updatedTime);
+    return { read, after };
+  }
+
+  it("data types: PUT of the body read by GET, with _id, locked, createdBy, organizationId and times", async () => {
+    const { api } = newTenant();
+    const created = await api.post("/data-type", { name: "Customer", fields: [{ type: "title", title: "Name" }, { id: "phone", title: "Phone", type: "phoneNumber", required: false }] });
+    const { after } = await roundTrip(api, `/data-type/${created.body.data_type._id}`, "data_type", "PUT", { locked: true });
+    expect(after.locked).toBe(false);
+    // Any other unknown key is still a 400 naming it.
+    const unknown = await api.put(`/data-type/${created.body.data_type._id}`, { ...after, colour: "red" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors.map((error: { field: string }) => error.field)).toContain("colour");
+  });
+
+  it("vehicles, hubs, configuration profiles and schedules: PUT of the body read by GET", async () => {
+    const { api, hubId, profile } = await schedulingTenant();
+    const vehicle = await api.post("/vehicle", { name: "Van 1", hubId });
+    expect(vehicle.status).toBe(201);
+    await roundTrip(api, `/vehicle/${vehicle.body.data._id}`, "data");
+    await roundTrip(api, `/hub/${hubId}`, "data");
+    await roundTrip(api, `/routing/configuration/${profile}`, "data");
+    const schedule = await api.post("/routing/schedule", {
+      configurationId: profile,
+      periode: "weekly",
+      schedules: [{ day: "monday", time: ["07:00"] }],
+      startTime: "2026-01-01 00:00",
+      endTime: "2030-12-31 23:59",
+      autoDispatch: false,
+    });
+    await roundTrip(api, `/routing/schedule/${schedule.body.data._id}`, "data", "PUT", { timeSchedules: ["sunday 01:00"], nextRunTime: "2020-01-01 00:00" });
+    const unknown = await api.put(`/vehicle/${vehicle.body.data._id}`, { ...vehicle.body.data, colour: "red" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors.map((error: { field: string }) => error.field)).toContain("colour");
+  });
+
+  it("visits: PATCH of the body read by GET, dispatch fields included", async () => {
+    const { api, hubId } = await schedulingTenant();
+    const visit = await api.post("/visit", { hubId, name: "Shop", coordinate: { lat: -6.2, lng: 106.8 } });
+    expect(visit.status).toBe(201);
+    const { after } = await roundTrip(api, `/visit/${visit.body.data._id}`, "data", "PATCH", { assignedVehicleId: "ffffffffffffffffffffffff", eta: "2026-12-01 09:00" });
+    expect(after).toMatchObject({ assignedVehicleId: null, eta: null, status: "UNASSIGNED" });
+  });
+
+  it("records: PUT of the body read by GET, with data_type and resolved hasMany values", async () => {
+    const { api, hubId } = await schedulingTenant();
+    const company = await api.post("/data-type", { name: "Company", fields: [{ type: "title", title: "Name" }] });
+    const contact = await api.post("/data-type", {
+      name: "Contact",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company.body.data_type._id } },
+      ],
+    });
+    const companyFields = [
+      { type: "title", title: "Name" },
+      { id: "contacts", title: "Contacts", type: "relation", required: false, relation: { kind: "hasMany", targetKind: "dataType", target: contact.body.data_type._id, via: "company" } },
+    ];
+    expect((await api.put(`/data-type/${company.body.data_type._id}`, { name: "Company", fields: companyFields })).status).toBe(200);
+    const acme = await api.post("/data", { dataTypeId: company.body.data_type._id, hubId, dataId: "Acme" });
+    expect(acme.status).toBe(201);
+    const ann = await api.post("/data", { dataTypeId: contact.body.data_type._id, hubId, dataId: "Ann", company: acme.body.data._id });
+    expect(ann.status).toBe(201);
+    const { after } = await roundTrip(api, "/data/type/Company/Acme", "data", "PUT", { contacts: [], data_type: { _id: "x", name: "y" } });
+    expect(after).toMatchObject({ contacts: [ann.body.data._id], data_type: { _id: company.body.data_type._id, name: "Company" } });
+    await roundTrip(api, "/data/type/Contact/Ann", "data", "PATCH");
   });
 });

@@ -258,7 +258,8 @@ export interface CheckedValues {
 /**
  * Checks the custom values of a record (`sent`: every key of the body except the envelope keys).
  * Absent/null values take the field's default; required fields must end up non-empty; keys that
- * are not writable fields of the type are rejected.
+ * are not fields of the type are rejected. hasOne/hasMany values are server-set (resolved on
+ * read), so a record read by GET and sent back is accepted: they are ignored, never stored.
  */
 export function checkRecordValues(dataType: DataType, sent: Record<string, unknown>): CheckedValues {
   const issues: FieldIssue[] = [];
@@ -266,9 +267,6 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
   for (const key of Object.keys(sent)) {
     const field = byId.get(key);
     if (!field || isTitleField(field)) issues.push({ field: key, message: "unknown field: not a field of this data type" });
-    else if (isReadOnlyField(field) && sent[key] !== undefined && sent[key] !== null) {
-      issues.push({ field: key, message: `${field.relation?.kind} fields are read-only: they are resolved from the target's ${field.relation?.via} field` });
-    }
   }
   const values: Record<string, unknown> = {};
   for (const field of dataType.fields) {
