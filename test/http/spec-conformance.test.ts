@@ -211,3 +211,36 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
     await roundTrip(api, "/data/type/Contact/Ann", "data", "PATCH");
   });
 });
+
+describe("Spec conformance: dateTime values", () => {
+  // "Field types a record can hold: … a date, time or date-time range"; validations min/max apply to dateTime.
+  it("accepts the same dateTime texts in records as in validation bounds and stores one form (Y-m-d H:i:s, UTC)", async () => {
+    const { api } = newTenant();
+    const created = await api.post("/data-type", {
+      name: "Booking",
+      commonData: true,
+      fields: [
+        { id: "dataId", title: "Code", type: "title", required: true },
+        { id: "slot", title: "Slot", type: "dateTime", inputType: "range", required: false, validations: { min: "2026-01-01 00:00" } },
+        { id: "at", title: "At", type: "dateTime", format: "date-time", required: false, validations: { max: "2030-01-01T00:00:00" } },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data_type.fields[1].validations).toEqual({ min: "2026-01-01 00:00:00" });
+    const record = await api.post("/data", {
+      dataTypeId: created.body.data_type._id,
+      dataId: "B-1",
+      slot: { from: "2026-12-01 08:00:00", to: "2026-12-01T10:00:00Z" },
+      at: "2026-12-01 08:00",
+    });
+    expect(record.status, JSON.stringify(record.body)).toBe(201);
+    const read = await api.get("/data/type/Booking/B-1");
+    expect(read.body.data).toMatchObject({ slot: { from: "2026-12-01 08:00:00", to: "2026-12-01 10:00:00" }, at: "2026-12-01 08:00:00" });
+    const withOffset = await api.patch("/data/type/Booking/B-1", { at: "2026-12-01T15:00:00+07:00" });
+    expect(withOffset.status).toBe(200);
+    expect(withOffset.body.data.at).toBe("2026-12-01 08:00:00");
+    const tooEarly = await api.patch("/data/type/Booking/B-1", { slot: { from: "2025-12-31T23:59", to: "2026-01-02 00:00" } });
+    expect(tooEarly.status).toBe(400);
+    expect(tooEarly.body.errors.map((error: { field: string }) => error.field)).toContain("slot");
+  });
+});

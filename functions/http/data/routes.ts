@@ -22,7 +22,7 @@ const valueRules = [
   "Value rules (each violation is a 400 naming the field; nothing is stored):",
   "`dataId` letters, digits, `-`, `_` and single inner spaces, 1–200 characters (no spaces on a type imported from the earlier version and not saved since);",
   "text a string (≤ 10,000 characters); number a finite JSON number, 0 or of magnitude 1e-130 to 9007199254740991 (`decimals` caps decimal places); boolean; option one of `optionData`; multiOption an array of distinct options within minSelected/maxSelected;",
-  "date `YYYY-MM-DD`, dateTime `YYYY-MM-DD HH:mm:ss` or ISO 8601 with an offset, time `HH:mm` or `HH:mm:ss`; with `inputType: range` also `{ from, to }` (from ≤ to);",
+  "date `YYYY-MM-DD`, dateTime `YYYY-MM-DD HH:mm[:ss]` or ISO 8601 (no offset = UTC; the same texts validation bounds accept), stored and answered as `YYYY-MM-DD HH:mm:ss` UTC, time `HH:mm` or `HH:mm:ss`; with `inputType: range` also `{ from, to }` (from ≤ to);",
   "geolocation `{ lat, lng }` or `\"lat,lng\"` (stored as `{ lat, lng }`); phoneNumber `+` and 7–15 digits (spaces and dashes removed);",
   "relation belongsTo one `_id`, belongsToMany an array of at most 20 distinct `_id`s, each an existing record of the target data type (hub and vehicle targets: an existing hub/vehicle; user, role, flow: not checked); hasOne/hasMany are server-set (resolved on read): sent values are ignored, like `_id`, `data_type`, `organizationId`, `createdBy`, `createdTime` and `updatedTime`, so a record read by GET can be sent back.",
   "Required fields must be present and non-empty; an absent value takes the field's `default`; keys that are not fields of the type are rejected;",

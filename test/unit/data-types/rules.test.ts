@@ -87,6 +87,11 @@ describe("Rules: data type", () => {
       ["a null title is still required", base([{ id: "a", title: null, type: "text", required: true }]), ["fields.1.title"]],
     ]);
 
+    it("stores dateTime bounds in the records' form (YYYY-MM-DD HH:mm:ss, UTC)", () => {
+      const [, stored] = normalizeFields(dataTypeInputSchema.parse(base([{ id: "at", title: "At", type: "dateTime", required: false, validations: { min: "2026-01-01T08:00:00+07:00", max: "2026-01-02 09:00" } }])).fields);
+      expect(stored?.validations).toEqual({ min: "2026-01-01 01:00:00", max: "2026-01-02 09:00:00" });
+    });
+
     it("stores the defaults in place of nulls", () => {
       const parsed = dataTypeInputSchema.parse(base([relationTo(null)], { limitUser: null, uniqueTogether: null, provider: null }));
       expect(parsed).toMatchObject({ limitUser: false, uniqueTogether: [], provider: "internal", extends: null, providerConfig: null });
