@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ApiClient, newTenant } from "#test/support/local-api";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
 
 /**
@@ -242,5 +242,58 @@ describe("Spec conformance: dateTime values", () => {
     const tooEarly = await api.patch("/data/type/Booking/B-1", { slot: { from: "2025-12-31T23:59", to: "2026-01-02 00:00" } });
     expect(tooEarly.status).toBe(400);
     expect(tooEarly.body.errors.map((error: { field: string }) => error.field)).toContain("slot");
+  });
+});
+
+describe("Spec conformance: search without a data type", () => {
+  // "GET /data — Query parameter q searches the searchable fields. Query parameter fields selects fields."
+  it("GET /data?q=…&fields=… searches every data type of the organization, hub scope and hidden fields applied", async () => {
+    const { api, organizationId, hubId } = await schedulingTenant();
+    const customer = await api.post("/data-type", {
+      name: "Customer",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "city", title: "City", type: "text", required: false, searchable: true },
+        { id: "secret", title: "Secret", type: "text", required: false, searchable: true },
+      ],
+    });
+    const product = await api.post("/data-type", { name: "Product", commonData: true, fields: [{ type: "title", title: "Name" }] });
+    expect((await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Bandung Motors", city: "Jakarta" })).status).toBe(201);
+    expect((await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Quiet One", secret: "bandung" })).status).toBe(201);
+    expect((await api.post("/data", { dataTypeId: product.body.data_type._id, dataId: "Bandung Batik" })).status).toBe(201);
+    expect((await api.post("/data", { dataTypeId: product.body.data_type._id, dataId: "Surabaya Batik" })).status).toBe(201);
+
+    const found = await api.get("/data?q=band");
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["Bandung Batik", "Bandung Motors", "Quiet One"]);
+    for (const item of found.body.data) expect(item.data_type.name).toBe(item.dataTypeId === product.body.data_type._id ? "Product" : "Customer");
+    expect(found.body.nextCursor).toBeNull();
+
+    const projected = await api.get("/data?q=bandung%20jak&fields=city");
+    expect(projected.body.data).toEqual([
+      { _id: expect.any(String), dataId: "Bandung Motors", dataTypeId: customer.body.data_type._id, data_type: { _id: customer.body.data_type._id, name: "Customer" }, city: "Jakarta" },
+    ]);
+
+    // A field hidden from the caller neither matches nor shows; naming it in fields is a 403.
+    const hiding = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: customer.body.data_type._id, hiddenFields: ["secret"] }] }));
+    const hidden = await hiding.get("/data?q=bandung");
+    expect(hidden.body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["Bandung Batik", "Bandung Motors"]);
+    expect((await hiding.get("/data?q=bandung&fields=secret")).status).toBe(403);
+
+    // Another hub's token sees the common product only.
+    const otherHub = apiClient(tokenFor({ organizationId, hubIds: ["0123456789abcdef01234567"] }));
+    expect((await otherHub.get("/data?q=bandung")).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Bandung Batik"]);
+
+    // One cursor pages through the results of every type.
+    const first = await api.get("/data?q=ba&limit=2");
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const rest = await api.get(`/data?q=ba&limit=10&cursor=${first.body.nextCursor}`);
+    expect(rest.status).toBe(200);
+    const all = [...first.body.data, ...rest.body.data].map((item: { dataId: string }) => item.dataId);
+    expect(all.sort()).toEqual(["Bandung Batik", "Bandung Motors", "Quiet One", "Surabaya Batik"]);
+
+    // Without q a data type is still needed.
+    expect((await api.get("/data")).status).toBe(400);
   });
 });

@@ -43,6 +43,11 @@ export interface RecordIndex {
   guards: GuardEntry[];
   tokens: string[];
   links: LinkEntry[];
+  /**
+   * Set by the store when its token items carry the organization-wide search key (GSI1). Records
+   * written before that have none: their next write rewrites every token item.
+   */
+  organizationSearch?: boolean;
 }
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
