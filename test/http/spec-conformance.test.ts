@@ -297,3 +297,24 @@ describe("Spec conformance: search without a data type", () => {
     expect((await api.get("/data")).status).toBe(400);
   });
 });
+
+describe("Spec conformance: the machine description", () => {
+  it("lists the server-set keys of every write body as readOnly properties", async () => {
+    const document = (await apiClient(undefined).get("/openapi.json")).body;
+    const bodyOf = (path: string, method: string) => document.paths[path][method].requestBody.content["application/json"].schema;
+    for (const [path, method] of [
+      ["/vehicle/{vehicleId}", "put"],
+      ["/hub/{hubId}", "put"],
+      ["/visit/{visitId}", "patch"],
+      ["/routing/configuration/{configurationId}", "put"],
+      ["/routing/schedule/{scheduleId}", "put"],
+      ["/data-type/{dataTypeId}", "put"],
+      ["/data/type/{dataTypeName}/{dataId}", "put"],
+    ] as const) {
+      const schema = bodyOf(path, method);
+      for (const key of ["_id", "organizationId", "createdTime", "updatedTime"]) expect(schema.properties[key], `${method} ${path} ${key}`).toMatchObject({ readOnly: true });
+      expect(schema).not.toHaveProperty("x-server-set-keys");
+    }
+    expect(bodyOf("/data-type/{dataTypeId}", "put").properties.locked).toMatchObject({ readOnly: true });
+  });
+});
