@@ -12,4 +12,5 @@ export const scheduleService = createScheduleService({
   hubConfigurations,
   timeZone: () => appConfig().APP_TIMEZONE,
   configurationHub: async (organizationId, configurationId) => (await findConfiguration(organizationId, configurationId))?.hubId,
+  configurationName: async (organizationId, configurationId) => (await findConfiguration(organizationId, configurationId))?.name,
 });

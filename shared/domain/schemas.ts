@@ -86,3 +86,47 @@ export const pageQuerySchema = z.strictObject({
 export function pageQuery<T extends z.ZodRawShape>(filters: T) {
   return pageQuerySchema.extend(filters);
 }
+
+/**
+ * Keys every stored resource answers but only the server sets. A client that sends back the body
+ * it just read (read-modify-write) carries them; they are ignored, never stored.
+ */
+export const serverSetKeys = ["_id", "organizationId", "createdBy", "createdTime", "updatedTime"] as const;
+
+/** JSON Schema keyword carrying the ignored keys to the OpenAPI generator (shown there as readOnly properties). */
+export const SERVER_SET_KEYWORD = "x-server-set-keys";
+
+/**
+ * One rule for every request body: the server-set keys (`serverSetKeys` plus the resource's own
+ * `extraKeys`, e.g. `timeSchedules`, `locked`) are removed before `schema` parses, so they are
+ * ignored and never stored, while any other key the strict `schema` does not know is still a 400.
+ */
+export function ignoringServerSetKeys<T extends z.ZodType>(schema: T, extraKeys: readonly string[] = []) {
+  const ignored = [...new Set<string>([...serverSetKeys, ...extraKeys])];
+  return z
+    .preprocess((input) => {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+      const copy: Record<string, unknown> = { ...input };
+      for (const key of ignored) delete copy[key];
+      return copy;
+    }, schema)
+    .meta({ [SERVER_SET_KEYWORD]: ignored });
+}
+
+/**
+ * An object schema that reads a `null` attribute as an absent one (then its default applies, or
+ * "required" names it): clients and forms send null for "not set" on optional attributes.
+ */
+export function nullAsAbsent<T extends z.ZodType>(schema: T) {
+  return z.preprocess((input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+    return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+  }, schema);
+}
+
+/** The same members, each also accepting null (PATCH bodies: null resets an attribute; the merge then validates it). */
+export function nullableMembers<T extends z.ZodRawShape>(shape: T): { [K in keyof T]: z.ZodNullable<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, member]) => [key, (member as z.ZodType).nullable()])) as unknown as {
+    [K in keyof T]: z.ZodNullable<T[K]>;
+  };
+}

@@ -1,5 +1,5 @@
 import { z, type ZodType } from "zod";
-import { errorBodySchema } from "#shared/domain/schemas";
+import { errorBodySchema, SERVER_SET_KEYWORD } from "#shared/domain/schemas";
 import type { RouteDefinition } from "#shared/http/route";
 
 /**
@@ -7,11 +7,23 @@ import type { RouteDefinition } from "#shared/http/route";
  * requests are the schemas that document them.
  */
 function jsonSchema(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: showServerSetKeys }) as Record<
     string,
     unknown
   >;
   return rest;
+}
+
+/** A body that ignores server-set keys (ignoringServerSetKeys) lists them as readOnly properties. */
+function showServerSetKeys({ jsonSchema }: { jsonSchema: Record<string, unknown> }) {
+  const ignored = jsonSchema[SERVER_SET_KEYWORD];
+  if (!Array.isArray(ignored)) return;
+  delete jsonSchema[SERVER_SET_KEYWORD];
+  const properties = (jsonSchema.properties ?? {}) as Record<string, unknown>;
+  for (const key of ignored as string[]) {
+    properties[key] ??= { readOnly: true, description: "Server-set: accepted so a body read by GET can be sent back, ignored, never stored." };
+  }
+  jsonSchema.properties = properties;
 }
 
 function parameters(schema: ZodType | undefined, location: "path" | "query") {

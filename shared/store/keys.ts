@@ -13,7 +13,7 @@
  * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    |                                             | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
  * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
- * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        |                                             |                                    |
+ * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        | ORG#o#TOK#<first char> / <token>#<dt>#<record id> |                              |
  * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
  * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
@@ -71,6 +71,13 @@ export const keys = {
     PK: `${org(o)}#DT#${dataTypeId}#TOK`,
     SK: `${keyPart(token)}#${recordId}`,
   }),
+  /**
+   * GSI1 of the same token items: the organization's tokens of every type (GET /data?q= without a
+   * type), partitioned by the token's first character so one organization's token writes spread
+   * over several index partitions; a `q` word selects exactly one of them.
+   */
+  organizationTokenPartition: (o: string, token: string) => `${org(o)}#TOK#${keyPart(Array.from(token)[0] ?? "")}`,
+  organizationTokenSortKey: (token: string, dataTypeId: string, recordId: string) => `${keyPart(token)}#${dataTypeId}#${recordId}`,
   /** Relation link items: records whose belongsTo/belongsToMany field names the target record (hasOne/hasMany reads). */
   relationLinkPartition: (o: string, targetRecordId: string) => `${org(o)}#REL#${targetRecordId}`,
   relationLinkPrefix: (sourceDataTypeId: string, fieldId: string) => `${sourceDataTypeId}#${keyPart(fieldId)}#`,

@@ -85,3 +85,51 @@ export async function recordListPage(query: {
     onConsumedCapacity: reportQuery(query.recorder),
   });
 }
+
+export interface OrganizationTokenHit extends TokenHit {
+  dataTypeId: string;
+}
+
+/**
+ * The organization-wide search read (GET /data?q= without a type): ONE range read of the GSI1
+ * partition of the word's first character, `begins_with(GSI1SK, <word>)`. The same token items as
+ * the typed search (their GSI1 key is the organization's), so it reads only matching words' items.
+ * Hub filter: the given hub scope, or the token's hubs; common (`*`) records always qualify.
+ */
+export async function searchOrganizationTokenPage(query: {
+  partition: string;
+  prefix: string;
+  hubScopes?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+  recorder?: CapacityRecorder | undefined;
+}): Promise<{ hits: OrganizationTokenHit[]; nextCursor: string | null }> {
+  let filter: PageQuery["filter"];
+  if (query.hubScopes) {
+    const values: Record<string, unknown> = Object.fromEntries(query.hubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
+    const inList = Object.keys(values).join(", ");
+    values[":common"] = "*";
+    filter = { expression: inList === "" ? "hubScope = :common" : `hubScope = :common OR hubScope IN (${inList})`, values };
+  }
+  const page = await queryPage<Record<string, unknown>>({
+    index: "GSI1",
+    partition: query.partition,
+    sortKeyPrefix: query.prefix,
+    filter,
+    projection: ["GSI1SK", "recordId", "dataTypeId", "hubScope", "dataId"],
+    limit: query.limit,
+    cursor: query.cursor,
+    onConsumedCapacity: reportQuery(query.recorder),
+  });
+  const hits = page.items.map((item) => {
+    const sk = item.GSI1SK as string;
+    return {
+      token: sk.slice(0, sk.indexOf("#")),
+      recordId: item.recordId as string,
+      dataTypeId: item.dataTypeId as string,
+      hubScope: item.hubScope as string,
+      dataId: item.dataId as string,
+    };
+  });
+  return { hits, nextCursor: page.nextCursor };
+}

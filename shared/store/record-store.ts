@@ -6,8 +6,8 @@ import type { RecordLocation, RecordStore, VersionedRecord, WriteContext } from 
 import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/data-type-store";
 import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
-import { type ItemKey, keys } from "#shared/store/keys";
-import { type CapacityRecorder, recordListPage, searchTokenPage } from "#shared/store/record-search";
+import { type ItemKey, keyPart, keys } from "#shared/store/keys";
+import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
  * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
@@ -36,6 +36,7 @@ function recordItem(record: StoredRecord, version: number): Record<string, unkno
   const scope = hubScopeOf(record);
   return {
     ...record,
+    index: { ...record.index, organizationSearch: true },
     ...recordKey(record),
     entity: "record",
     version,
@@ -56,6 +57,7 @@ function parseRecord(item: Record<string, unknown>): VersionedRecord {
       guards: ((item.index as StoredRecord["index"] | undefined)?.guards ?? []) as GuardEntry[],
       tokens: ((item.index as StoredRecord["index"] | undefined)?.tokens ?? []) as string[],
       links: ((item.index as StoredRecord["index"] | undefined)?.links ?? []) as LinkEntry[],
+      organizationSearch: (item.index as StoredRecord["index"] | undefined)?.organizationSearch === true,
     },
     organizationId: item.organizationId as string,
     createdBy: item.createdBy as string,
@@ -110,10 +112,18 @@ function refItem(record: StoredRecord): Record<string, unknown> {
 }
 
 const guardItem = (record: StoredRecord, guard: GuardEntry) => ({ ...guardKey(record, guard), entity: "recordGuard", recordId: record._id, dataTypeId: record.dataTypeId });
+/**
+ * A token item serves both searches: its table key the type's (`q` with a type), its GSI1 key the
+ * organization's (`q` without one). One item per token, not two: the transaction stays within its
+ * 100 items, though each token write now also writes the GSI1 entry (twice the write units).
+ */
 const tokenItem = (record: StoredRecord, token: string) => ({
   ...keys.recordToken(record.organizationId, record.dataTypeId, token, record._id),
+  GSI1PK: keys.organizationTokenPartition(record.organizationId, token),
+  GSI1SK: keys.organizationTokenSortKey(token, record.dataTypeId, record._id),
   entity: "recordToken",
   recordId: record._id,
+  dataTypeId: record.dataTypeId,
   hubScope: hubScopeOf(record),
   dataId: record.dataId,
 });
@@ -126,7 +136,8 @@ const linkKey = (record: StoredRecord, link: LinkEntry) => keys.relationLink(rec
 function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | undefined): Array<[TransactItem, Meaning]> {
   const items: Array<[TransactItem, Meaning]> = [];
   const recordId = (next ?? previous)?._id ?? "";
-  const keyChanged = !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId;
+  // A record written before the organization-wide search key has token items without it: rewrite them all.
+  const rewriteTokens = !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId || previous.index.organizationSearch !== true;
   const oldGuards = new Map((previous?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
   const newGuards = new Map((next?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
   for (const [id, guard] of oldGuards) if (!newGuards.has(id) && previous) items.push([remove(guardKey(previous, guard), ownedOrFree(recordId)), { kind: "other" }]);
@@ -135,7 +146,7 @@ function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | u
   const oldTokens = new Set(previous?.index.tokens ?? []);
   const newTokens = new Set(next?.index.tokens ?? []);
   for (const token of oldTokens) if (!newTokens.has(token) && previous) items.push([remove(keys.recordToken(previous.organizationId, previous.dataTypeId, token, recordId)), { kind: "other" }]);
-  for (const token of newTokens) if ((keyChanged || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
+  for (const token of newTokens) if ((rewriteTokens || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
 
   const oldLinks = new Map((previous?.index.links ?? []).map((link) => [linkId(link), link]));
   const newLinks = new Map((next?.index.links ?? []).map((link) => [linkId(link), link]));
@@ -288,6 +299,28 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
       });
       const records = await batchGetRecords(
         page.hits.map((hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)),
+        recorder,
+      );
+      return {
+        hits: page.hits.flatMap((hit) => {
+          const record = records.get(hit.recordId);
+          return record ? [{ token: hit.token, record }] : [];
+        }),
+        nextCursor: page.nextCursor,
+      };
+    },
+
+    async searchOrganization(organizationId, filter) {
+      const page = await searchOrganizationTokenPage({
+        partition: keys.organizationTokenPartition(organizationId, filter.indexWord),
+        prefix: keyPart(filter.indexWord),
+        hubScopes: filter.hubScopes,
+        limit: filter.limit,
+        cursor: filter.cursor,
+        recorder,
+      });
+      const records = await batchGetRecords(
+        page.hits.map((hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)),
         recorder,
       );
       return {

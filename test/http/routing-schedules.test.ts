@@ -288,7 +288,7 @@ describe("Routing schedules API", () => {
       ["custom without interval", { periode: "custom", frequency: "weekly" }, "interval"],
       ["a window that ends before it starts", { endTime: "2025-01-01 00:00" }, "endTime"],
       ["clearing a required window", { startTime: null }, "startTime"],
-      ["clearing the name", { name: null }, "name"],
+      ["a blank name", { name: "  " }, "name"],
       ["an invalid time", { schedules: [{ day: "monday", time: ["25:00"] }] }, "schedules.0.time.0"],
       ["an unknown field", { colour: "red" }, "colour"],
     ])("rejects %s with 400 naming the field, changing nothing", async (_name, patch, field) => {
@@ -296,6 +296,14 @@ describe("Routing schedules API", () => {
       const created = await createSchedule(api, profile);
       expectBadRequestNaming(await api.patch(`/routing/schedule/${created._id}`, patch), field);
       expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
+    });
+
+    it("clears the name with null: the schedule takes its configuration profile's name", async () => {
+      const { api, profile } = await schedulingTenant();
+      const created = await createSchedule(api, profile);
+      const cleared = await api.patch(`/routing/schedule/${created._id}`, { name: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.data.name).toBe("Main hub plan 1");
     });
 
     it("answers 404 for an unknown id", async () => {

@@ -63,11 +63,6 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["duplicate tags", { tags: ["a", "a"] }, "tags"],
   ["unknown status", { status: "LOST" }, "status"],
   ["status ASSIGNED", { status: "ASSIGNED" }, "status"],
-  ["read-only assignedVehicleId", { assignedVehicleId: "0123456789abcdef01234567" }, "assignedVehicleId"],
-  ["read-only routingResultId", { routingResultId: "x" }, "routingResultId"],
-  ["read-only routePlannedOrder", { routePlannedOrder: 1 }, "routePlannedOrder"],
-  ["read-only eta", { eta: "2026-12-01 10:00" }, "eta"],
-  ["read-only etd", { etd: null }, "etd"],
   ["unknown field", { priority: 1 }, "priority"],
 ];
 

@@ -22,6 +22,9 @@ const rules = [
   "external-api providers need an absolute http(s) `providerConfig.url` whose host is not a loopback, link-local or private address.",
   "Field `type` values echo the request enumeration (`title`, `text`, `number`, …); the legacy `string` of an old response example is never produced.",
   "`providerConfig.key` is never echoed in full: responses carry `****` plus at most its last 4 characters.",
+  "null on any optional attribute (top level, field, `relation`, `validations`, `providerConfig`) is read as absent: its default applies.",
+  "`extends` forces `commonData` true: a sent `false` is coerced, not refused.",
+  "Server-set keys (`_id`, `locked`, `createdBy`, `organizationId`, `createdTime`, `updatedTime`) are ignored when sent, so a type read by GET can be sent back; any other unknown key is a 400.",
 ].join(" ");
 
 const updateRules =
@@ -34,7 +37,7 @@ export const dataTypeRoutes = {
     path: "/data-type",
     handler: "functions/http/data-types/create.ts",
     summary: "Create a data type",
-    description: `${rules} A name already used in the organization (case-insensitive) is a 409 (failedCode dt-001); a second extension type for the same entity is a 409 (dt-002). \`extends\` forces \`commonData\` true.`,
+    description: `${rules} A name already used in the organization (case-insensitive) is a 409 (failedCode dt-001); a second extension type for the same entity is a 409 (dt-002).`,
     tag,
     permission: "add/data-type",
     body: dataTypeInputSchema,

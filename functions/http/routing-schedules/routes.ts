@@ -15,9 +15,10 @@ const tag = "Routing schedules";
 const bodyRules = [
   "Entries in `schedules` follow `periode`: daily `{ time }`, weekly `{ day: monday…sunday, time }`, monthly `{ date: \"01\"…\"31\", time }`, byDate `{ date: \"Y-m-d\", time }`, custom like its `frequency`.",
   "Times are `HH:mm` (00:00–23:59), distinct within an entry (and across daily entries); at least one entry; no day or date listed twice; at most 100 run times in total.",
-  "daily, weekly, monthly and custom need the active window `startTime`/`endTime` (`Y-m-d H:i`, start before end, both inclusive); byDate takes none. custom also needs `frequency` (daily|weekly|monthly) and `interval` (1–99); other periodes take neither.",
+  "daily, weekly, monthly and custom need the active window `startTime`/`endTime` (`Y-m-d H:i`, start before end, both inclusive); byDate dates are absolute, so a window sent with byDate is accepted and ignored (stored and answered as null). custom also needs `frequency` (daily|weekly|monthly) and `interval` (1–99); with another periode they are accepted and ignored (stored and answered as null).",
+  "`name` is optional (the spec has none; it names run results `{name} - {Y-m-d H:i}`): null or absent takes the configuration profile's name when the schedule is written.",
   "All wall-clock values are read in the application time zone. A time skipped by a daylight-saving change runs at the first minute after the gap; a repeated time runs once (first occurrence); a monthly date past the month's end runs on its last day; custom intervals count days / ISO weeks (Monday) / calendar months from the one containing startTime; byDate dates in the past never run.",
-  "`_id`, `timeSchedules`, `nextRunTime`, `logExecuted`, `organizationId`, `createdBy`, `createdTime` and `updatedTime` are read-only: sent values are ignored, never stored.",
+  "`_id`, `timeSchedules`, `nextRunTime`, `logExecuted`, `organizationId`, `createdBy`, `createdTime` and `updatedTime` are server-set: sent values are ignored, never stored (any other unknown key is a 400).",
   "The stored next run (due index) is recomputed from the time of the write; `active: false` pauses the schedule (no next run) without deleting it.",
 ].join("\n\n");
 

@@ -16,7 +16,7 @@ export const visitRoutes = {
     description: [
       "A stop for a vehicle of the hub. `hubId` must name an existing hub of the organization (and be one of the token's hubIds when it lists any); a hub cannot be deleted while visits name it.",
       "`coordinate` takes `{ lat, lng }` or `\"lat,lng\"` and is always answered as `{ lat, lng }`. `timeWindows` entries are `H:i` (the day of the run that plans the visit) or `Y-m-d H:i`, both ends in the same form, start before end.",
-      "`status` defaults to UNASSIGNED; ASSIGNED and the dispatch fields (`assignedVehicleId`, `routingResultId`, `routePlannedOrder`, `eta`, `etd`) are set only by dispatching a routing result (sending them is a 400).",
+      "`status` defaults to UNASSIGNED; ASSIGNED and the dispatch fields (`assignedVehicleId`, `routingResultId`, `routePlannedOrder`, `eta`, `etd`) are set only by dispatching a routing result: sent, they are ignored (like `_id`, `organizationId`, `createdTime`, `updatedTime`), so a visit read by GET can be sent back; any other unknown key is a 400.",
     ].join("\n\n"),
     tag,
     permission: "add/visit",

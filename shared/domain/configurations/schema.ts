@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
@@ -48,24 +48,28 @@ export const configurationDefaults = {
   roadFactor: 1.3,
 } as const;
 
-export const configurationInputSchema = z.strictObject({
-  name: configurationShape.name,
-  hubId: configurationShape.hubId,
-  vehicleIds: configurationShape.vehicleIds.default([]),
-  returnToHub: configurationShape.returnToHub.default(configurationDefaults.returnToHub),
-  defaultSpeed: configurationShape.defaultSpeed.default(configurationDefaults.defaultSpeed),
-  defaultVisitTime: configurationShape.defaultVisitTime.default(configurationDefaults.defaultVisitTime),
-  capacityConstraint: configurationShape.capacityConstraint.default({ ...configurationDefaults.capacityConstraint }),
-  objective: configurationShape.objective.default(configurationDefaults.objective),
-  timeLimitSeconds: configurationShape.timeLimitSeconds.default(configurationDefaults.timeLimitSeconds),
-  roadFactor: configurationShape.roadFactor.default(configurationDefaults.roadFactor),
-});
+export const configurationInputSchema = ignoringServerSetKeys(
+  z.strictObject({
+    name: configurationShape.name,
+    hubId: configurationShape.hubId,
+    vehicleIds: configurationShape.vehicleIds.default([]),
+    returnToHub: configurationShape.returnToHub.default(configurationDefaults.returnToHub),
+    defaultSpeed: configurationShape.defaultSpeed.default(configurationDefaults.defaultSpeed),
+    defaultVisitTime: configurationShape.defaultVisitTime.default(configurationDefaults.defaultVisitTime),
+    capacityConstraint: configurationShape.capacityConstraint.default({ ...configurationDefaults.capacityConstraint }),
+    objective: configurationShape.objective.default(configurationDefaults.objective),
+    timeLimitSeconds: configurationShape.timeLimitSeconds.default(configurationDefaults.timeLimitSeconds),
+    roadFactor: configurationShape.roadFactor.default(configurationDefaults.roadFactor),
+  }),
+);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
-export const configurationPatchSchema = z
-  .strictObject(configurationShape)
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export const configurationPatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(configurationShape)
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
+);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 
 export const writableConfigurationFields = [

@@ -11,7 +11,7 @@ import {
   TITLE_FIELD_ID,
 } from "#shared/domain/data-types/schema";
 import { providerUrlProblem } from "#shared/domain/data-types/provider-url";
-import { boundFormats, boundedTypes, type BoundedType, comparableValue } from "#shared/domain/data-types/values";
+import { boundFormats, boundedTypes, type BoundedType, comparableValue, normalizeDateTimeValue } from "#shared/domain/data-types/values";
 
 /**
  * The save-time rules of a data type (spec "Data type", Limits, Versioning), as pure functions.
@@ -85,7 +85,12 @@ export function normalizeField(field: FieldInput): Field {
     if (value !== undefined && value !== null) normalized[key] = value;
   }
   if (field.validations) {
-    const validations = Object.fromEntries(Object.entries(field.validations).filter(([, value]) => value !== undefined));
+    const validations = Object.fromEntries(
+      Object.entries(field.validations)
+        .filter(([, value]) => value !== undefined)
+        // dateTime bounds are stored in the one form record values are stored in (YYYY-MM-DD HH:mm:ss, UTC).
+        .map(([key, value]) => [key, field.type === "dateTime" && typeof value === "string" ? (normalizeDateTimeValue(value) ?? value) : value]),
+    );
     if (Object.keys(validations).length > 0) normalized.validations = validations;
   }
   if (field.relation) normalized.relation = field.relation;
@@ -304,10 +309,10 @@ function checkUniqueTogether(input: DataTypeInput, issues: IssueList) {
 
 function checkTypeLevel(input: DataTypeInput, context: RuleContext, issues: IssueList) {
   const existing = context.existing;
-  if (existing && input.commonData !== undefined && input.commonData !== existing.commonData) {
+  // extends forces commonData to true (spec): a sent false is coerced, never refused.
+  const commonData = input.extends !== null ? true : input.commonData;
+  if (existing && commonData !== undefined && commonData !== existing.commonData) {
     issues.add("commonData", "commonData cannot change after creation");
-  } else if (input.extends !== null && input.commonData === false) {
-    issues.add("commonData", "an extension data type always has commonData true");
   }
   if (existing && (existing.extends === null) !== (input.extends === null)) {
     issues.add("extends", "extends cannot be added or removed after creation (its entity may change)");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Data type model (spec "Data type"). The zod schemas here check the *shape* of a request; the
@@ -42,72 +42,82 @@ const boundSchema = z
   .union([storableNumber(), z.string().trim().min(1).max(40), z.strictObject({ ref: fieldIdText.min(1) })])
   .describe("A literal (number for number fields; `YYYY-MM-DD`, `YYYY-MM-DD HH:mm[:ss]` / ISO 8601, `HH:mm[:ss]` for date, dateTime, time) or `{ ref: <field id> }` naming another field of the same type.");
 
-export const validationsSchema = z
-  .strictObject({
-    min: boundSchema.optional(),
-    max: boundSchema.optional(),
-    minInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
-    maxInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
-    decimals: storableNumber().int().min(0).max(10).optional().describe("number only: maximum decimal places."),
-    minSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
-    maxSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
-  })
-  .describe("Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved.");
+export const validationsSchema = nullAsAbsent(
+  z
+    .strictObject({
+      min: boundSchema.optional(),
+      max: boundSchema.optional(),
+      minInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
+      maxInclusive: z.boolean().optional().describe("date, dateTime, time only; default true."),
+      decimals: storableNumber().int().min(0).max(10).optional().describe("number only: maximum decimal places."),
+      minSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
+      maxSelected: storableNumber().int().min(0).max(1000).optional().describe("multiOption only."),
+    })
+    .describe("Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved. A null key is the same as an absent one."),
+);
 
 export type FieldValidations = z.infer<typeof validationsSchema>;
 
-export const relationSchema = z.strictObject({
-  kind: z.enum(relationKinds).describe("belongsTo stores one target _id; belongsToMany an array; hasOne/hasMany store nothing and resolve through the target's `via` field."),
-  targetKind: z.enum(relationTargetKinds),
-  target: z.string().trim().min(1).max(64).describe("A data type _id of this organization (targetKind dataType) or one of user, hub, vehicle, role, flow (standard)."),
-  via: fieldIdText
-    .min(1)
-    .optional()
-    .describe("hasOne/hasMany only (required there): id of the belongsTo/belongsToMany field on the target data type that points back to this data type."),
-});
+export const relationSchema = nullAsAbsent(
+  z.strictObject({
+    kind: z.enum(relationKinds).describe("belongsTo stores one target _id; belongsToMany an array; hasOne/hasMany store nothing and resolve through the target's `via` field."),
+    targetKind: z.enum(relationTargetKinds),
+    target: z.string().trim().min(1).max(64).describe("A data type _id of this organization (targetKind dataType) or one of user, hub, vehicle, role, flow (standard)."),
+    via: fieldIdText
+      .min(1)
+      .optional()
+      .describe("hasOne/hasMany only (required there): id of the belongsTo/belongsToMany field on the target data type that points back to this data type. null is the same as absent."),
+  }),
+);
 
 export type FieldRelation = z.infer<typeof relationSchema>;
 
 /** Optional text attributes accept null as "not set", so a client can clear them on PUT/PATCH. */
 const optionalText = (max: number) => z.string().max(max).nullish();
 
-export const fieldInputSchema = z.strictObject({
-  id: fieldIdText
-    .optional()
-    .describe("Required except on the title field (whose id is always `dataId`). Pattern ^[A-Za-z][A-Za-z0-9_]*$, unique in the data type, not a record system key."),
-  title: z.string().trim().min(1).max(200),
-  type: z
-    .enum(fieldTypes)
-    .describe("Responses echo this request enumeration; the legacy `string` name seen in an old response example is never produced."),
-  required: z.boolean().optional().describe("Either `required` or its synonym `isRequired` must be sent (title fields: forced true). Responses carry `required` only."),
-  isRequired: z.boolean().optional().describe("Synonym of `required`; when both are sent they must agree."),
-  description: optionalText(2000),
-  inputType: optionalText(100),
-  default: optionalText(1000),
-  optionData: z
-    .array(z.string().trim().min(1).max(200))
-    .max(500)
-    .optional()
-    .describe("option/multiOption: required, non-empty, distinct. Other types: absent or empty."),
-  unique: z.boolean().optional().describe("Default false; always true on the title field."),
-  searchable: z.boolean().optional().describe("Default false; always true on the title field. At most 5 searchable fields per data type, title included."),
-  show: z.boolean().optional().describe("Default true; always true on the title field."),
-  validations: validationsSchema.nullish(),
-  relation: relationSchema.nullish().describe("Required when type is relation, rejected otherwise."),
-  primaryKey: z.boolean().optional().describe("Legacy marker: accepted only on the identifying (title or primaryKey) field; not stored."),
-  format: optionalText(50),
-});
+export const fieldInputSchema = nullAsAbsent(
+  z
+    .strictObject({
+      id: fieldIdText
+        .optional()
+        .describe("Required except on the title field (whose id is always `dataId`). Pattern ^[A-Za-z][A-Za-z0-9_]*$, unique in the data type, not a record system key."),
+      title: z.string().trim().min(1).max(200),
+      type: z
+        .enum(fieldTypes)
+        .describe("Responses echo this request enumeration; the legacy `string` name seen in an old response example is never produced."),
+      required: z.boolean().optional().describe("Either `required` or its synonym `isRequired` must be sent (title fields: forced true). Responses carry `required` only."),
+      isRequired: z.boolean().optional().describe("Synonym of `required`; when both are sent they must agree."),
+      description: optionalText(2000),
+      inputType: optionalText(100),
+      default: optionalText(1000),
+      optionData: z
+        .array(z.string().trim().min(1).max(200))
+        .max(500)
+        .optional()
+        .describe("option/multiOption: required, non-empty, distinct. Other types: absent or empty."),
+      unique: z.boolean().optional().describe("Default false; always true on the title field."),
+      searchable: z.boolean().optional().describe("Default false; always true on the title field. At most 5 searchable fields per data type, title included."),
+      show: z.boolean().optional().describe("Default true; always true on the title field."),
+      validations: validationsSchema.nullish(),
+      relation: relationSchema.nullish().describe("Required when type is relation, rejected otherwise."),
+      primaryKey: z.boolean().optional().describe("Legacy marker: accepted only on the identifying (title or primaryKey) field; not stored."),
+      format: optionalText(50),
+    })
+    .describe("Every optional attribute also accepts null, read as absent (its default applies)."),
+);
 
 export type FieldInput = z.infer<typeof fieldInputSchema>;
 
 const extendsSchema = z
   .strictObject({ entity: z.enum(standardEntities) })
-  .describe("Attaches the fields to a platform entity: forces commonData true, no title field, at most one per entity per organization. Cannot be added or removed after creation; the entity may change.");
+  .describe("Attaches the fields to a platform entity: forces commonData true (a sent commonData false is coerced to true), no title field, at most one per entity per organization. Cannot be added or removed after creation; the entity may change.");
 
-const providerConfigInputSchema = z.strictObject({
-  url: z.string().trim().min(1).max(2048).describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
-  key: z.string().min(1).max(2048).optional().describe("Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again."),
-});
+const providerConfigInputSchema = nullAsAbsent(
+  z.strictObject({
+    url: z.string().trim().min(1).max(2048).describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
+    key: z.string().min(1).max(2048).optional().describe("Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again."),
+  }),
+);
 
 /** Every writable attribute, shared by POST/PUT (whole, with defaults) and PATCH (any subset). */
 const dataTypeShape = {
@@ -131,23 +141,36 @@ const dataTypeShape = {
   providerConfig: providerConfigInputSchema.nullable().describe("Required for external-api; null (or omitted) for internal."),
 };
 
-export const dataTypeInputSchema = z.strictObject({
-  name: dataTypeShape.name,
-  fields: dataTypeShape.fields,
-  limitUser: dataTypeShape.limitUser.default(false),
-  commonData: dataTypeShape.commonData.optional(),
-  uniqueTogether: dataTypeShape.uniqueTogether.default([]),
-  extends: dataTypeShape.extends.default(null),
-  provider: dataTypeShape.provider.default("internal"),
-  providerConfig: dataTypeShape.providerConfig.default(null),
-});
+/** Server-set attributes a data type answers besides the common ones (serverSetKeys): ignored when sent. */
+export const dataTypeServerSetKeys = ["locked"];
 
-export type DataTypeInput = z.infer<typeof dataTypeInputSchema>;
+/** POST and PUT: a null optional attribute is absent (its default applies; commonData null = unchanged on PUT). */
+export const dataTypeInputSchema = ignoringServerSetKeys(
+  nullAsAbsent(
+    z.strictObject({
+      name: dataTypeShape.name,
+      fields: dataTypeShape.fields,
+      limitUser: dataTypeShape.limitUser.default(false),
+      commonData: dataTypeShape.commonData.optional(),
+      uniqueTogether: dataTypeShape.uniqueTogether.default([]),
+      extends: dataTypeShape.extends.default(null),
+      provider: dataTypeShape.provider.default("internal"),
+      providerConfig: dataTypeShape.providerConfig.default(null),
+    }),
+  ),
+  dataTypeServerSetKeys,
+);
 
-export const dataTypePatchSchema = z
-  .strictObject(dataTypeShape)
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export type DataTypeInput = z.output<typeof dataTypeInputSchema>;
+
+/** PATCH: any subset; a null attribute resets it (the merged data type takes that attribute's default). */
+export const dataTypePatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(nullableMembers(dataTypeShape))
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
+  dataTypeServerSetKeys,
+);
 
 export type DataTypePatch = z.infer<typeof dataTypePatchSchema>;
 

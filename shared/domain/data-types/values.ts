@@ -6,8 +6,11 @@ import { DateTime } from "luxon";
  * not a value of that type. The records area reuses these to check `min`/`max` on save.
  *
  * - date: `YYYY-MM-DD` → epoch milliseconds at UTC midnight
- * - dateTime: `YYYY-MM-DD HH:mm[:ss]` or ISO 8601 `YYYY-MM-DDTHH:mm[:ss[.SSS]][Z|±HH:mm]`; no
- *   offset means UTC → epoch milliseconds
+ * - dateTime: `YYYY-MM-DD HH:mm[:ss]` or ISO 8601 `YYYY-MM-DDTHH:mm[:ss[.ffffff]][Z|±HH:mm]`; no
+ *   offset means UTC → epoch milliseconds. The same set is accepted for validation bounds and
+ *   record values (this is the one parser), and both are stored in one form:
+ *   `normalizeDateTimeValue` gives `YYYY-MM-DD HH:mm:ss` in UTC, the form of the product's own
+ *   timestamps (createdTime, updatedTime); fractional seconds are dropped.
  * - time: `HH:mm[:ss]`, 00:00–23:59:59 → seconds since midnight
  * - number: a finite JSON number
  */
@@ -25,6 +28,14 @@ export function parseDateTimeValue(text: string): number | undefined {
   if (!DATE_TIME_PATTERN.test(text)) return undefined;
   const parsed = DateTime.fromISO(text.replace(" ", "T"), { zone: "utc" });
   return parsed.isValid ? parsed.toMillis() : undefined;
+}
+
+const STORED_DATE_TIME = "yyyy-MM-dd HH:mm:ss";
+
+/** The stored form of a dateTime text (`YYYY-MM-DD HH:mm:ss`, UTC), or undefined when it is not a dateTime. */
+export function normalizeDateTimeValue(text: string): string | undefined {
+  const millis = parseDateTimeValue(text);
+  return millis === undefined ? undefined : DateTime.fromMillis(millis, { zone: "utc" }).toFormat(STORED_DATE_TIME);
 }
 
 export function parseTimeValue(text: string): number | undefined {

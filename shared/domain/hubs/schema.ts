@@ -1,6 +1,6 @@
 import { IANAZone } from "luxon";
 import { z } from "zod";
-import { idSchema, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
@@ -31,14 +31,16 @@ const hubShape = {
 };
 
 /** POST and PUT: the whole hub; timeZone defaults to null. */
-export const hubInputSchema = z.strictObject({ ...hubShape, timeZone: hubShape.timeZone.default(null) });
+export const hubInputSchema = ignoringServerSetKeys(z.strictObject({ ...hubShape, timeZone: hubShape.timeZone.default(null) }));
 export type HubInput = z.infer<typeof hubInputSchema>;
 
 /** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
-export const hubPatchSchema = z
-  .strictObject(hubShape)
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export const hubPatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(hubShape)
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
+);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 
 export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;

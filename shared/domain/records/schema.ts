@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery } from "#shared/domain/schemas";
 
 /**
  * Data source records (spec "Data source record", "Data source" endpoints). The zod schemas here
@@ -43,6 +43,11 @@ export interface RecordIndex {
   guards: GuardEntry[];
   tokens: string[];
   links: LinkEntry[];
+  /**
+   * Set by the store when its token items carry the organization-wide search key (GSI1). Records
+   * written before that have none: their next write rewrites every token item.
+   */
+  organizationSearch?: boolean;
 }
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
@@ -82,20 +87,30 @@ function rejectingPrototypeKeys<T extends z.ZodType>(schema: T) {
 }
 
 /**
+ * Server-set keys a record answers besides the common ones (serverSetKeys): ignored when a body
+ * sends them, so a record read by GET can be sent back. (Resolved hasOne/hasMany values are
+ * server-set too; the value rules ignore them, see values.ts.)
+ */
+export const recordServerSetKeys = ["data_type", "updatedBy"];
+
+/**
  * POST /data: custom field values sit flat at the top level next to these keys, as the original
  * product sends them. Unknown keys are rejected by the domain (they are not fields of the type).
  */
-export const recordCreateSchema = rejectingPrototypeKeys(
-  z
-    .looseObject({
-      dataTypeId: dataTypeIdParam.optional(),
-      dataTypeName: dataTypeNameParam.optional(),
-      hubId: hubIdParam
-        .nullish()
-        .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
-      dataId: dataIdBody.optional(),
-    })
-    .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`"),
+export const recordCreateSchema = ignoringServerSetKeys(
+  rejectingPrototypeKeys(
+    z
+      .looseObject({
+        dataTypeId: dataTypeIdParam.optional(),
+        dataTypeName: dataTypeNameParam.optional(),
+        hubId: hubIdParam
+          .nullish()
+          .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
+        dataId: dataIdBody.optional(),
+      })
+      .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`"),
+  ),
+  recordServerSetKeys,
 );
 
 export type RecordCreateInput = z.infer<typeof recordCreateSchema>;
@@ -108,12 +123,13 @@ const recordReplaceObject = z.looseObject({
   dataId: dataIdBody.optional().describe("Renames the record. Omitted: unchanged."),
 });
 
-export const recordReplaceSchema = rejectingPrototypeKeys(recordReplaceObject);
+export const recordReplaceSchema = ignoringServerSetKeys(rejectingPrototypeKeys(recordReplaceObject), recordServerSetKeys);
 
 export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
 
-export const recordPatchSchema = rejectingPrototypeKeys(
-  recordReplaceObject.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole."),
+export const recordPatchSchema = ignoringServerSetKeys(
+  rejectingPrototypeKeys(recordReplaceObject.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.")),
+  recordServerSetKeys,
 );
 
 export const recordPathParamsSchema = z.strictObject({

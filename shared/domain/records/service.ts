@@ -81,6 +81,11 @@ export interface RecordStore {
   remove(previous: VersionedRecord): Promise<void>;
   list(organizationId: string, dataTypeId: string, filter: ScopeFilter & { limit: number; cursor?: string | undefined }): Promise<RecordPage>;
   search(organizationId: string, dataTypeId: string, filter: ScopeFilter & { indexWord: string; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
+  /**
+   * The same search across every type of the organization (one index read, one cursor). `hubScopes`:
+   * only records of these hubs or common to all; undefined = every hub.
+   */
+  searchOrganization(organizationId: string, filter: { indexWord: string; hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
   /** `_id`s of records of `sourceDataTypeId` whose field `fieldId` names `targetRecordId` (at most `limit`). */
   linkedIds(organizationId: string, targetRecordId: string, sourceDataTypeId: string, fieldId: string, limit: number): Promise<string[]>;
 }
@@ -361,6 +366,47 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     return view(caller, dataType, record, projection);
   }
 
+  // ---------------------------------------------------------------- search without a type
+
+  /**
+   * GET /data?q= without a data type: the organization-wide token index (stored types; external-api
+   * types have no stored records and extension types no records at all). Each result is reported
+   * by the rules of its own type: prefix words, hidden fields, hub scope. `fields` is not checked
+   * against a type; naming a field any view/data entry of the token hides is a 403.
+   */
+  async function searchAcrossTypes(caller: Caller, query: RecordListQuery) {
+    const search = parseSearch(query.q ?? "");
+    if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+    let fields: string[] | undefined;
+    if (query.fields !== undefined) {
+      const names = [...new Set(query.fields.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
+      if (names.length === 0) throw ValidationError.single("fields", "name at least one field");
+      const hiddenAnywhere = new Set(
+        caller.permissionDetails.filter((detail) => detail.permissionName === "view/data").flatMap((detail) => detail.hiddenFields ?? []),
+      );
+      const restricted = names.filter((name) => hiddenAnywhere.has(name) && name !== "_id" && name !== "dataId");
+      if (restricted.length > 0) throw recordErrors.restrictedFields(restricted);
+      // Items of several types: each says which type it is.
+      fields = [...new Set([...names, "dataTypeId", "data_type"])];
+    }
+    if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+    const hubScopes = query.hubId !== undefined ? [query.hubId] : caller.hubIds.length > 0 ? caller.hubIds : undefined;
+    const page = await store.searchOrganization(caller.organizationId, { indexWord: search.indexWord, hubScopes, limit: query.limit, cursor: query.cursor });
+    const typeIds = [...new Set(page.hits.map((hit) => hit.record.dataTypeId))];
+    const types = new Map<string, DataType>();
+    for (const found of await Promise.all(typeIds.map((id) => dataTypes.findById(caller.organizationId, id)))) {
+      if (found) types.set(found.dataType._id, found.dataType);
+    }
+    const items = page.hits.flatMap((hit) => {
+      const dataType = types.get(hit.record.dataTypeId);
+      if (!dataType || !visibleTo(caller, hubScopeOf(hit.record))) return [];
+      const hidden = hiddenFieldsFor(caller, dataType._id);
+      if (!isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, hidden)) return [];
+      return [{ dataType, record: hit.record, projection: { hidden, fields } satisfies Projection }];
+    });
+    return { items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))), nextCursor: page.nextCursor };
+  }
+
   // ---------------------------------------------------------------- writes
 
   async function findForWrite(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined) {
@@ -420,6 +466,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     },
 
     async list(caller: Caller, query: RecordListQuery) {
+      if (query.dataTypeId === undefined && query.dataTypeName === undefined && query.q !== undefined) return searchAcrossTypes(caller, query);
       const { dataType } = await resolveType(caller.organizationId, query, "404");
       const projection = projectionFor(caller, dataType, query.fields);
       if (query.hubId !== undefined && !dataType.commonData && !callerMayUseHub(caller, query.hubId)) {

@@ -1,6 +1,6 @@
 import type { DataType, Field } from "#shared/domain/data-types/schema";
 import { TITLE_FIELD_ID } from "#shared/domain/data-types/schema";
-import { type BoundedType, comparableValue, parseDateTimeValue, parseDateValue, parseTimeValue } from "#shared/domain/data-types/values";
+import { type BoundedType, comparableValue, normalizeDateTimeValue } from "#shared/domain/data-types/values";
 import type { FieldIssue } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
 import { storableNumberProblem } from "#shared/domain/schemas";
@@ -55,17 +55,18 @@ type Checked = { ok: true; value: unknown } | { ok: false; problem: string; valu
 const good = (value: unknown): Checked => ({ ok: true, value });
 const bad = (problem: string, value?: unknown): Checked => (value === undefined ? { ok: false, problem } : { ok: false, problem, value });
 
-const DATE_TIME_SPACE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const DATE_TIME_ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+const temporalFormats = {
+  date: "a date YYYY-MM-DD",
+  dateTime: "a date-time YYYY-MM-DD HH:mm[:ss] or ISO 8601 (no offset = UTC)",
+  time: "a time HH:mm or HH:mm:ss",
+};
 
-const temporalFormats = { date: "a date YYYY-MM-DD", dateTime: "a date-time YYYY-MM-DD HH:mm:ss or ISO 8601 with an offset", time: "a time HH:mm or HH:mm:ss" };
+/** Record values and validation bounds accept the same texts: one parser, data-types/values.ts. */
+const temporalPoint = (type: "date" | "dateTime" | "time", value: unknown): number | undefined => comparableValue(type, value);
 
-function temporalPoint(type: "date" | "dateTime" | "time", value: unknown): number | undefined {
-  if (typeof value !== "string") return undefined;
-  if (type === "date") return parseDateValue(value);
-  if (type === "time") return parseTimeValue(value);
-  return DATE_TIME_SPACE.test(value) || DATE_TIME_ISO_WITH_OFFSET.test(value) ? parseDateTimeValue(value) : undefined;
-}
+/** The stored form: dateTime values as `YYYY-MM-DD HH:mm:ss` UTC (one form, whatever was typed); others as sent. */
+const storedTemporal = (type: "date" | "dateTime" | "time", value: unknown) =>
+  type === "dateTime" && typeof value === "string" ? (normalizeDateTimeValue(value) ?? value) : value;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -80,9 +81,11 @@ function checkTemporal(field: Field, type: "date" | "dateTime" | "time", value: 
     if (from === undefined) return bad(`from must be ${format}`);
     if (to === undefined) return bad(`to must be ${format}`);
     if (from > to) return bad("from must not be after to");
-    return good({ from: value.from, to: value.to });
+    return good({ from: storedTemporal(type, value.from), to: storedTemporal(type, value.to) });
   }
-  return temporalPoint(type, value) === undefined ? bad(`must be ${format}${field.inputType === "range" ? " or a { from, to } range" : ""}`) : good(value);
+  return temporalPoint(type, value) === undefined
+    ? bad(`must be ${format}${field.inputType === "range" ? " or a { from, to } range" : ""}`)
+    : good(storedTemporal(type, value));
 }
 
 function checkGeolocation(value: unknown): Checked {
@@ -224,7 +227,7 @@ function boundedPoints(type: BoundedType, value: unknown): number[] {
 }
 
 function points(type: BoundedType, value: unknown): number[] {
-  const point = type === "dateTime" ? temporalPoint("dateTime", value) ?? comparableValue(type, value) : comparableValue(type, value);
+  const point = comparableValue(type, value);
   return point === undefined ? [] : [point];
 }
 
@@ -274,7 +277,8 @@ export interface CheckedValues {
 /**
  * Checks the custom values of a record (`sent`: every key of the body except the envelope keys).
  * Absent/null values take the field's default; required fields must end up non-empty; keys that
- * are not writable fields of the type are rejected.
+ * are not fields of the type are rejected. hasOne/hasMany values are server-set (resolved on
+ * read), so a record read by GET and sent back is accepted: they are ignored, never stored.
  */
 export function checkRecordValues(dataType: DataType, sent: Record<string, unknown>): CheckedValues {
   const issues: FieldIssue[] = [];
@@ -282,9 +286,6 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
   for (const key of Object.keys(sent)) {
     const field = byId.get(key);
     if (!field || isTitleField(field)) issues.push({ field: key, message: "unknown field: not a field of this data type" });
-    else if (isReadOnlyField(field) && sent[key] !== undefined && sent[key] !== null) {
-      issues.push({ field: key, message: `${field.relation?.kind} fields are read-only: they are resolved from the target's ${field.relation?.via} field` });
-    }
   }
   const values: Record<string, unknown> = {};
   const brokeOnlyARule: Record<string, unknown> = {};

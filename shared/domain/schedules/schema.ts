@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import {
   effectiveFrequency,
@@ -44,7 +44,15 @@ export type ScheduleEntryInput = z.infer<typeof scheduleEntrySchema>;
 
 /** Every writable field. */
 const scheduleShape = {
-  name: z.string().trim().min(1).max(100).describe("Used to name the routing results of runs: `{name} - {date time}`."),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .nullable()
+    .describe(
+      "Used to name the routing results of runs: `{name} - {Y-m-d H:i}`. Optional (the spec has no name attribute): null or absent takes the configuration profile's name when the schedule is written.",
+    ),
   configurationId: z
     .string()
     .trim()
@@ -55,39 +63,28 @@ const scheduleShape = {
   schedules: z.array(scheduleEntrySchema).min(1, { message: "list at least one entry" }).max(MAX_RUN_TIMES),
   startTime: wallClockSchema
     .nullable()
-    .describe("Start of the active window, `Y-m-d H:i`, application time zone, inclusive. Required except for byDate (must then be null or absent)."),
+    .describe("Start of the active window, `Y-m-d H:i`, application time zone, inclusive. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null)."),
   endTime: wallClockSchema
     .nullable()
-    .describe("End of the active window, `Y-m-d H:i`, inclusive, after startTime. Required except for byDate (must then be null or absent)."),
+    .describe("End of the active window, `Y-m-d H:i`, inclusive, after startTime. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null)."),
   frequency: z
     .enum(frequencies)
     .nullable()
-    .describe("custom only (required there, null or absent otherwise): the entry shape and the unit the interval counts."),
+    .describe("custom only (required there): the entry shape and the unit the interval counts. With another periode a sent value is accepted and ignored (stored and answered as null)."),
   interval: storableNumber()
     .int()
     .min(1)
     .max(99)
     .nullable()
     .describe(
-      "custom only (required there, null or absent otherwise): run every interval-th day / ISO week (Monday) / calendar month, counted from the one containing startTime.",
+      "custom only (required there): run every interval-th day / ISO week (Monday) / calendar month, counted from the one containing startTime. With another periode a sent value is accepted and ignored (stored and answered as null).",
     ),
   autoDispatch: z.boolean().describe("When true, a run dispatches every vehicle of the result it creates."),
   active: z.boolean().describe("false pauses the schedule (no runs, no nextRunTime) without deleting it."),
 };
 
-/** Response-only fields: accepted in request bodies (so a read object can be sent back) and ignored, never stored. */
-const ignoredReadOnly = {
-  _id: z.unknown().optional().describe("Read-only; ignored when sent."),
-  timeSchedules: z.unknown().optional().describe("Read-only, derived by the server; ignored when sent."),
-  nextRunTime: z.unknown().optional().describe("Read-only, computed by the server; ignored when sent."),
-  logExecuted: z.unknown().optional().describe("Read-only, written by runs; ignored when sent."),
-  organizationId: z.unknown().optional().describe("Read-only (from the token); ignored when sent."),
-  createdBy: z.unknown().optional().describe("Read-only; ignored when sent."),
-  createdTime: z.unknown().optional().describe("Read-only; ignored when sent."),
-  updatedTime: z.unknown().optional().describe("Read-only; ignored when sent."),
-};
-
-const readOnlyFields = Object.keys(ignoredReadOnly);
+/** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
+const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "logExecuted"];
 
 export const writableScheduleFields = [
   "name",
@@ -118,10 +115,8 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
   const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: "custom", path, message });
   const { periode } = schedule;
 
-  if (periode === "byDate") {
-    if (schedule.startTime !== null) issue(["startTime"], "is not used with periode byDate (its dates are absolute); send null or leave it out");
-    if (schedule.endTime !== null) issue(["endTime"], "is not used with periode byDate (its dates are absolute); send null or leave it out");
-  } else {
+  // byDate dates are absolute: a sent window is not used (withoutUnusedFields stores null).
+  if (periode !== "byDate") {
     if (schedule.startTime === null) issue(["startTime"], `is required for periode ${periode}`);
     if (schedule.endTime === null) issue(["endTime"], `is required for periode ${periode}`);
     if (schedule.startTime !== null && schedule.endTime !== null && schedule.startTime >= schedule.endTime) {
@@ -129,12 +124,10 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
     }
   }
 
+  // frequency/interval are used only with custom; elsewhere a sent value is not used (withoutUnusedFields stores null).
   if (periode === "custom") {
     if (schedule.frequency === null) issue(["frequency"], "is required for periode custom (daily, weekly or monthly)");
     if (schedule.interval === null) issue(["interval"], "is required for periode custom (an integer 1–99)");
-  } else {
-    if (schedule.frequency !== null) issue(["frequency"], "is used only with periode custom; send null or leave it out");
-    if (schedule.interval !== null) issue(["interval"], "is used only with periode custom; send null or leave it out");
   }
 
   const totalRunTimes = schedule.schedules.reduce((sum, entry) => sum + entry.time.length, 0);
@@ -183,40 +176,51 @@ function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
   });
 }
 
-function withoutReadOnly<T extends Record<string, unknown>>(body: T) {
-  const copy: Record<string, unknown> = { ...body };
-  for (const field of readOnlyFields) delete copy[field];
-  return copy as Omit<T, keyof typeof ignoredReadOnly>;
+/**
+ * Liberal in what is accepted, strict in what is stored: the spec says byDate takes no active
+ * window ("not used, dates are absolute") and frequency/interval are "used with custom", so a form
+ * that always sends them is accepted and the unused values are stored as null.
+ */
+function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
+  return {
+    ...schedule,
+    ...(schedule.periode === "byDate" ? { startTime: null, endTime: null } : {}),
+    ...(schedule.periode === "custom" ? {} : { frequency: null, interval: null }),
+  };
 }
 
 /** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
-export const scheduleInputSchema = z
-  .strictObject({
-    name: scheduleShape.name,
-    configurationId: scheduleShape.configurationId,
-    periode: scheduleShape.periode,
-    schedules: scheduleShape.schedules,
-    startTime: scheduleShape.startTime.default(null),
-    endTime: scheduleShape.endTime.default(null),
-    frequency: scheduleShape.frequency.default(null),
-    interval: scheduleShape.interval.default(null),
-    autoDispatch: scheduleShape.autoDispatch.default(false),
-    active: scheduleShape.active.default(true),
-    ...ignoredReadOnly,
-  })
-  .superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })
-  .transform(withoutReadOnly);
+export const scheduleInputSchema = ignoringServerSetKeys(
+  z
+    .strictObject({
+      name: scheduleShape.name.default(null),
+      configurationId: scheduleShape.configurationId,
+      periode: scheduleShape.periode,
+      schedules: scheduleShape.schedules,
+      startTime: scheduleShape.startTime.default(null),
+      endTime: scheduleShape.endTime.default(null),
+      frequency: scheduleShape.frequency.default(null),
+      interval: scheduleShape.interval.default(null),
+      autoDispatch: scheduleShape.autoDispatch.default(false),
+      active: scheduleShape.active.default(true),
+    })
+    .superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })
+    .transform(withoutUnusedFields),
+  scheduleServerSetKeys,
+);
 
 export type ScheduleInput = z.output<typeof scheduleInputSchema>;
 
 /** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
-export const schedulePatchSchema = z
-  .strictObject({ ...scheduleShape, ...ignoredReadOnly })
-  .partial()
-  .refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
-    message: "send at least one writable field to change",
-  })
-  .transform(withoutReadOnly);
+export const schedulePatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(scheduleShape)
+    .partial()
+    .refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
+      message: "send at least one writable field to change",
+    }),
+  scheduleServerSetKeys,
+);
 
 export type SchedulePatch = z.output<typeof schedulePatchSchema>;
 

@@ -69,14 +69,30 @@ export interface ScheduleServiceDependencies {
    * timetable behaviour).
    */
   configurationHub?: (organizationId: string, configurationId: string) => Promise<string | undefined>;
+  /**
+   * The name of the organization's configuration profile: a schedule written without a name
+   * (the spec's attribute table has none) takes it, so run results are still named
+   * `{name} - {Y-m-d H:i}`. Absent or no such profile: `Routing schedule`.
+   */
+  configurationName?: (organizationId: string, configurationId: string) => Promise<string | undefined>;
 }
+
+/** Name of a schedule written without one when the profile's name cannot be read. */
+export const FALLBACK_SCHEDULE_NAME = "Routing schedule";
 
 /** The stored instant of the next run (ISO 8601 UTC), or null when none is left. */
 export function nextRunAt(schedule: ScheduleInput, after: Date, timeZone: string): string | null {
   return nextRunAfter(schedule, after, timeZone)?.toISOString() ?? null;
 }
 
-export function createScheduleService({ store, hubConfigurations, timeZone, now = () => new Date(), configurationHub }: ScheduleServiceDependencies) {
+export function createScheduleService({
+  store,
+  hubConfigurations,
+  timeZone,
+  now = () => new Date(),
+  configurationHub,
+  configurationName,
+}: ScheduleServiceDependencies) {
   async function assertConfigurationUsable(caller: Caller, configurationId: string) {
     if (!configurationHub) return;
     const hubId = await configurationHub(caller.organizationId, configurationId);
@@ -114,9 +130,10 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
     return found;
   }
 
-  /** Derived fields (timetable, next run) are recomputed from the input on every write. */
-  function derived(input: ScheduleInput, time: Date) {
-    return { timeSchedules: timeSchedules(input), nextRunAt: nextRunAt(input, time, timeZone()) };
+  /** Derived fields (timetable, next run) are recomputed from the input on every write; a missing name is the profile's. */
+  async function derived(caller: Caller, input: ScheduleInput, time: Date) {
+    const name = input.name ?? (await configurationName?.(caller.organizationId, input.configurationId)) ?? FALLBACK_SCHEDULE_NAME;
+    return { name, timeSchedules: timeSchedules(input), nextRunAt: nextRunAt(input, time, timeZone()) };
   }
 
   async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput) {
@@ -125,7 +142,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
     const schedule: ScheduleRecord = {
       _id: existing.schedule._id,
       ...input,
-      ...derived(input, time),
+      ...(await derived(caller, input, time)),
       ...(existing.schedule.logExecuted === undefined ? {} : { logExecuted: existing.schedule.logExecuted }),
       organizationId: caller.organizationId,
       createdBy: existing.schedule.createdBy,
@@ -143,7 +160,7 @@ export function createScheduleService({ store, hubConfigurations, timeZone, now 
       const schedule: ScheduleRecord = {
         _id: newId(time),
         ...input,
-        ...derived(input, time),
+        ...(await derived(caller, input, time)),
         organizationId: caller.organizationId,
         createdBy: caller.userId,
         createdTime: formatDateTimeUtc(time),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 
 /**
@@ -96,30 +96,35 @@ function checkSchedule(vehicle: { workingTime: z.infer<typeof workingTimeSchema>
   }
 }
 
-export const vehicleInputSchema = z
-  .strictObject({
-    name: vehicleShape.name,
-    hubId: vehicleShape.hubId,
-    type: vehicleShape.type.default(vehicleDefaults.type),
-    plateNumber: vehicleShape.plateNumber.default(vehicleDefaults.plateNumber),
-    assignee: vehicleShape.assignee.default(vehicleDefaults.assignee),
-    capacity: vehicleShape.capacity.default({}),
-    speed: vehicleShape.speed.default(vehicleDefaults.speed),
-    workingTime: vehicleShape.workingTime.default({ ...vehicleDefaults.workingTime }),
-    breakTime: vehicleShape.breakTime.default(vehicleDefaults.breakTime),
-    tags: vehicleShape.tags.default([]),
-    fixedCost: vehicleShape.fixedCost.default(vehicleDefaults.fixedCost),
-    constraints: vehicleShape.constraints.default({}),
-  })
-  .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) });
+/** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
+export const vehicleInputSchema = ignoringServerSetKeys(
+  z
+    .strictObject({
+      name: vehicleShape.name,
+      hubId: vehicleShape.hubId,
+      type: vehicleShape.type.default(vehicleDefaults.type),
+      plateNumber: vehicleShape.plateNumber.default(vehicleDefaults.plateNumber),
+      assignee: vehicleShape.assignee.default(vehicleDefaults.assignee),
+      capacity: vehicleShape.capacity.default({}),
+      speed: vehicleShape.speed.default(vehicleDefaults.speed),
+      workingTime: vehicleShape.workingTime.default({ ...vehicleDefaults.workingTime }),
+      breakTime: vehicleShape.breakTime.default(vehicleDefaults.breakTime),
+      tags: vehicleShape.tags.default([]),
+      fixedCost: vehicleShape.fixedCost.default(vehicleDefaults.fixedCost),
+      constraints: vehicleShape.constraints.default({}),
+    })
+    .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }),
+);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 
 /** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
-export const vehiclePatchSchema = z
-  .strictObject(vehicleShape)
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export const vehiclePatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(vehicleShape)
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
+);
 
 export type VehiclePatch = z.infer<typeof vehiclePatchSchema>;
 

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
-import { idSchema, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
 /**
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
@@ -76,17 +76,8 @@ export type TimeWindow = z.infer<typeof timeWindowSchema>;
 
 const tagSchema = z.string().trim().min(1).max(50);
 
-/** Set by dispatch only; sending one of them in a body is a 400 naming it. */
+/** Set by dispatch only: like every server-set key, ignored when a body sends them (never stored from a body). */
 const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"] as const;
-const readOnlyField = z
-  .unknown()
-  .refine(() => false, { message: "is read-only: it is set when the visit is dispatched" })
-  .optional()
-  .describe("Read-only (set by dispatch); sending it is a 400.");
-const readOnlyShape = Object.fromEntries(dispatchFields.map((field) => [field, readOnlyField])) as Record<
-  (typeof dispatchFields)[number],
-  typeof readOnlyField
->;
 
 const visitShape = {
   hubId: z
@@ -121,31 +112,37 @@ const visitShape = {
 
 export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED" } as const;
 
-export const visitInputSchema = z.strictObject({
-  hubId: visitShape.hubId,
-  name: visitShape.name,
-  address: visitShape.address.default(visitDefaults.address),
-  coordinate: visitShape.coordinate,
-  timeWindows: visitShape.timeWindows.default([]),
-  visitTime: visitShape.visitTime.default(visitDefaults.visitTime),
-  capacity: visitShape.capacity.default({}),
-  tags: visitShape.tags.default([]),
+const visitInputObject = z.strictObject({
+    hubId: visitShape.hubId,
+    name: visitShape.name,
+    address: visitShape.address.default(visitDefaults.address),
+    coordinate: visitShape.coordinate,
+    timeWindows: visitShape.timeWindows.default([]),
+    visitTime: visitShape.visitTime.default(visitDefaults.visitTime),
+    capacity: visitShape.capacity.default({}),
+    tags: visitShape.tags.default([]),
   status: visitShape.status.default(visitDefaults.status),
-  ...readOnlyShape,
 });
+export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
 
 /** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
-export const visitCreateSchema = visitInputSchema.extend({
-  status: visitShape.status
-    .refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })
-    .default(visitDefaults.status),
-});
+export const visitCreateSchema = ignoringServerSetKeys(
+  visitInputObject.extend({
+    status: visitShape.status
+      .refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })
+      .default(visitDefaults.status),
+  }),
+  dispatchFields,
+);
 
-export const visitPatchSchema = z
-  .strictObject({ ...visitShape, ...readOnlyShape })
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" });
+export const visitPatchSchema = ignoringServerSetKeys(
+  z
+    .strictObject(visitShape)
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
+  dispatchFields,
+);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 
 export const writableVisitFields = [

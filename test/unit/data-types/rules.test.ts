@@ -53,6 +53,52 @@ function runCases(cases: Case[], context: Partial<RuleContext> = {}) {
 }
 
 describe("Rules: data type", () => {
+  describe("null on optional attributes is read as absent", () => {
+    const relationTo = (via: unknown) => ({ id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "user", via } });
+    runCases([
+      ["relation.via null", base([relationTo(null)]), []],
+      [
+        "null on every optional field attribute",
+        base([
+          text("note", {
+            isRequired: null,
+            description: null,
+            inputType: null,
+            default: null,
+            optionData: null,
+            unique: null,
+            searchable: null,
+            show: null,
+            validations: null,
+            relation: null,
+            primaryKey: null,
+            format: null,
+          }),
+          { id: "age", title: "Age", type: "number", required: false, validations: { min: null, max: 10, decimals: null } },
+        ]),
+        [],
+      ],
+      [
+        "null on every optional top-level attribute",
+        base([], { limitUser: null, commonData: null, uniqueTogether: null, extends: null, provider: null, providerConfig: null }),
+        [],
+      ],
+      ["a null name is still required", base([], { name: null }), ["name"]],
+      ["a null title is still required", base([{ id: "a", title: null, type: "text", required: true }]), ["fields.1.title"]],
+    ]);
+
+    it("stores dateTime bounds in the records' form (YYYY-MM-DD HH:mm:ss, UTC)", () => {
+      const [, stored] = normalizeFields(dataTypeInputSchema.parse(base([{ id: "at", title: "At", type: "dateTime", required: false, validations: { min: "2026-01-01T08:00:00+07:00", max: "2026-01-02 09:00" } }])).fields);
+      expect(stored?.validations).toEqual({ min: "2026-01-01 01:00:00", max: "2026-01-02 09:00:00" });
+    });
+
+    it("stores the defaults in place of nulls", () => {
+      const parsed = dataTypeInputSchema.parse(base([relationTo(null)], { limitUser: null, uniqueTogether: null, provider: null }));
+      expect(parsed).toMatchObject({ limitUser: false, uniqueTogether: [], provider: "internal", extends: null, providerConfig: null });
+      expect(parsed.fields[1]?.relation).toEqual({ kind: "belongsTo", targetKind: "standard", target: "user" });
+    });
+  });
+
   describe("Rule 1: name", () => {
     runCases([
       ["a trimmed name is valid", base([], { name: "  Customer  " }), []],
@@ -329,9 +375,12 @@ describe("Rules: data type", () => {
       ["an unknown entity", extension("invoice"), ["extends.entity"]],
       ["an extra key", { ...extension("user"), extends: { entity: "user", x: 1 } }, ["extends.x"]],
       ["a title field on an extension", { ...extension("user"), fields: [title, text("badge")] }, ["fields.0.type"]],
-      ["commonData false on an extension", extension("user", { commonData: false }), ["commonData"]],
+      ["commonData false on an extension is coerced (extends forces true)", extension("user", { commonData: false }), []],
       ["commonData true on an extension is valid", extension("user", { commonData: true }), []],
     ]);
+    runCases([["commonData false on an existing extension is coerced", extension("user", { commonData: false }), []]], {
+      existing: storedType({ extends: { entity: "user" }, commonData: true, fields: normalizeFields([text("badge")] as never) }),
+    });
     runCases(
       [
         ["changing the entity on update is valid", extension("hub", {}), []],

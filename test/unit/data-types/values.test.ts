@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { comparableValue, parseDateTimeValue, parseDateValue, parseTimeValue } from "#shared/domain/data-types/values";
+import { comparableValue, normalizeDateTimeValue, parseDateTimeValue, parseDateValue, parseTimeValue } from "#shared/domain/data-types/values";
 
 describe("Functions: literal values of typed fields", () => {
   it.each([
@@ -34,6 +34,18 @@ describe("Functions: literal values of typed fields", () => {
     ["12:60", false],
   ])("time %s → valid=%s", (text, valid) => {
     expect(parseTimeValue(text) !== undefined).toBe(valid);
+  });
+
+  it.each([
+    ["2026-01-31 08:30", "2026-01-31 08:30:00"],
+    ["2026-01-31 08:30:15", "2026-01-31 08:30:15"],
+    ["2026-01-31T08:30", "2026-01-31 08:30:00"],
+    ["2026-01-31T08:30:15.999Z", "2026-01-31 08:30:15"],
+    ["2026-01-31T01:30:15+07:00", "2026-01-30 18:30:15"],
+    ["2026-01-31T23:30-02:30", "2026-02-01 02:00:00"],
+    ["31/01/2026 08:30", undefined],
+  ])("normalizes dateTime %s to %s (the stored form, UTC)", (text, stored) => {
+    expect(normalizeDateTimeValue(text)).toBe(stored);
   });
 
   it("treats a date-time without offset as UTC", () => {

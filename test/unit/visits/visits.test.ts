@@ -78,12 +78,20 @@ describe("Schema: visit input", () => {
     expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED" });
   });
 
-  it.each(["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"])("rejects the read-only %s in POST and PATCH bodies", (field) => {
-    for (const schema of [visitInputSchema, visitPatchSchema]) {
-      const result = schema.safeParse({ ...base, [field]: null });
-      expect(result.success).toBe(false);
-      expect(result.error?.issues.map((issue) => issue.path.join("."))).toEqual([field]);
-    }
+  it.each(["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd", "_id", "organizationId", "createdTime", "updatedTime"])(
+    "ignores the server-set %s in POST and PATCH bodies (never stored from a body)",
+    (field) => {
+      for (const schema of [visitInputSchema, visitPatchSchema]) {
+        const result = schema.safeParse({ ...base, [field]: "x" });
+        expect(result.success).toBe(true);
+        expect(result.data).not.toHaveProperty(field);
+      }
+    },
+  );
+
+  it("still rejects any other unknown key", () => {
+    const result = visitPatchSchema.safeParse({ name: "n", priority: 1 });
+    expect(result.error?.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []))).toEqual(["priority"]);
   });
 
   it("keeps exactly UNASSIGNED and ONGOING in the active index", () => {
