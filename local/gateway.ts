@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
 
 /**
@@ -50,10 +51,32 @@ async function readBody(request: IncomingMessage): Promise<Buffer | "too-large">
   return Buffer.concat(chunks);
 }
 
+/** `rawHeaders` is a flat `[name, value, name, value …]` list. */
+function* pairs(flat: readonly string[]): Generator<[string, string]> {
+  for (let i = 0; i + 1 < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
+}
+
+/**
+ * API Gateway's single- and multi-value maps (the last value wins in the single-value one). Built on
+ * null-prototype objects: client-chosen names such as `constructor`, `toString` or `__proto__` are
+ * plain keys, not Object.prototype's members.
+ */
+function multiValueMaps(entries: Iterable<[string, string]>): { headers: Record<string, string>; multiValueHeaders: Record<string, string[]> } {
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of entries) {
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  return { headers, multiValueHeaders };
+}
+
 /** Path parameters, percent-decoded; undefined when an escape is malformed (a client mistake: 400). */
 function decodePathParameters(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
   try {
-    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
+    const parameters: Record<string, string> = Object.create(null);
+    names.forEach((name, i) => (parameters[name] = decodeURIComponent(match[i + 1] ?? "")));
+    return parameters;
   } catch {
     return undefined;
   }
@@ -108,20 +131,8 @@ export function createGateway(options: GatewayOptions): Server {
           errors: [{ field: "path", message: "the path has a malformed percent-encoding" }],
         });
       }
-      const headers: Record<string, string> = {};
-      const multiValueHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < request.rawHeaders.length; i += 2) {
-        const name = request.rawHeaders[i] as string;
-        const value = request.rawHeaders[i + 1] as string;
-        headers[name] = value;
-        (multiValueHeaders[name] ??= []).push(value);
-      }
-      const query: Record<string, string> = {};
-      const multiValueQuery: Record<string, string[]> = {};
-      for (const [name, value] of url.searchParams) {
-        query[name] = value;
-        (multiValueQuery[name] ??= []).push(value);
-      }
+      const { headers, multiValueHeaders } = multiValueMaps(pairs(request.rawHeaders));
+      const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
       const requestId = randomUUID();
@@ -164,14 +175,14 @@ export function createGateway(options: GatewayOptions): Server {
 
       const handler = await loadHandler(route);
       const result = await handler(event, context);
-      const responseHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+      const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
       for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
       response.writeHead(result.statusCode, responseHeaders);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
     } catch (error) {
-      // What API Gateway answers when the integration itself fails.
-      process.stderr.write(`local gateway: handler failed: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent) json(response, 502, { message: "Internal server error" });
+      // What the stack's DEFAULT_5XX gateway response answers when the integration itself fails.
+      process.stderr.write(`local gateway: request failed: ${(error as Error).stack ?? String(error)}\n`);
+      if (!response.headersSent) json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" });
       else response.end();
     }
   });

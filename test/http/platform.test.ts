@@ -47,6 +47,23 @@ describe("HTTP platform behaviour through the local gateway", () => {
     expect((await api.request("PATCH", "/vehicles")).status).toBe(405);
   });
 
+  it("treats query and header names that are Object.prototype members as plain names", async () => {
+    const { api } = newTenant();
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const document = await api.get(`/openapi.json?${name}=1&${name}=2`);
+      expect(document.status, `query ${name}`).toBe(200);
+      // List queries refuse unknown parameters: a 400 in the error model, like any other unknown name.
+      const listed = await api.get(`/vehicles?${name}=1`);
+      expect(listed.status, `query ${name}`).toBe(400);
+      expect(listed.body).toMatchObject({ status: false, failedCode: "sys-400" });
+    }
+    for (const name of ["toString", "__proto__", "hasOwnProperty", "constructor", "valueOf"]) {
+      const response = await api.request("GET", "/vehicles", { headers: { [name]: "1" } });
+      expect(response.status, `header ${name}`).toBe(200);
+      expect(response.body.status).toBe(true);
+    }
+  });
+
   it("answers 401 on every authenticated route of the route table when the token is missing", async () => {
     const anonymous = apiClient(undefined);
     for (const route of routes.filter((r) => r.auth !== "none")) {
