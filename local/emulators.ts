@@ -49,6 +49,10 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
   child.stdout?.resume();
   let exited = false;
   let stderr = "";
+  // Whatever ends this process (a crash included), DynamoDB Local must not outlive it on the same data folder.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   child.on("exit", () => (exited = true));
   child.on("error", (error) => {

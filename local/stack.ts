@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repositoryRoot } from "#infra/repository-root";
@@ -42,10 +43,33 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** Listens on 127.0.0.1:`port`, rejecting (instead of crashing the process with an 'error' event) when it is taken. */
+function listen(server: NetServer, port: number): Promise<void> {
+  return new Promise<void>((listening, failed) => {
+    const refuse = (error: NodeJS.ErrnoException) =>
+      failed(error.code === "EADDRINUSE" ? new Error(`port ${port} on 127.0.0.1 is already in use (set PORT to another port)`) : error);
+    server.once("error", refuse);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", refuse);
+      listening();
+    });
+  });
+}
+
+/** Fails before any emulator is started when the gateway's port is taken (port 0 is always free). */
+async function ensurePortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await listen(probe, port);
+  await new Promise<void>((closed) => probe.close(() => closed()));
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  await ensurePortFree(options.port);
   const scratch = options.inMemory ? mkdtempSync(join(tmpdir(), "field-ops-")) : undefined;
   const emulators: RunningEmulator[] = [];
   const background: LocalScheduler[] = [];
+  let gateway: Server | undefined;
   try {
     const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
@@ -87,9 +111,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.assign(process.env, environment);
     resetAppConfig();
 
-    const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
-    await new Promise<void>((listening) => gateway.listen(options.port, "127.0.0.1", listening));
-    const port = (gateway.address() as AddressInfo).port;
+    const server = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+    gateway = server;
+    await listen(server, options.port);
+    const port = (server.address() as AddressInfo).port;
 
     const reportError = options.onBackgroundError ?? ((error: unknown) => process.stderr.write(`local scheduler: ${String(error)}\n`));
     if (options.runScheduler) {
@@ -114,18 +139,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       environment,
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
-        await new Promise<void>((closed) => {
-          gateway.closeAllConnections();
-          gateway.close(() => closed());
-        });
+        await closeGateway(server);
         await Promise.all(emulators.map((emulator) => emulator.stop()));
         if (scratch) rmSync(scratch, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await Promise.all(background.map((job) => job.stop()));
+    if (gateway?.listening) await closeGateway(gateway);
     await Promise.all(emulators.map((emulator) => emulator.stop().catch(() => undefined)));
     if (scratch) rmSync(scratch, { recursive: true, force: true });
     throw error;
   }
+}
+
+function closeGateway(gateway: Server): Promise<void> {
+  return new Promise<void>((closed) => {
+    gateway.closeAllConnections();
+    gateway.close(() => closed());
+  });
 }

@@ -1,4 +1,5 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "#local/emulators";
@@ -76,5 +77,61 @@ describe("npm start and npm run token", () => {
 
   it("rejects requests without a token", async () => {
     expect((await fetch(`${baseUrl}/vehicles`)).status).toBe(401);
+  });
+});
+
+describe("npm start's command line and start-up failures", () => {
+  const runStart = async (args: string[], env: Record<string, string> = {}) => {
+    try {
+      const { stdout, stderr } = await run("npm", ["start", "--silent", "--", ...args], { cwd: repositoryRoot, env: { ...process.env, ...env } });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+
+  it("prints usage for --help and exits 0", async () => {
+    const { code, stdout } = await runStart(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("usage: npm start");
+    expect(stdout).toContain("--in-memory");
+  });
+
+  it("refuses an unknown option with usage and a non-zero exit", async () => {
+    const { code, stderr } = await runStart(["--bogus"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--bogus");
+    expect(stderr).toContain("usage: npm start");
+    expect(stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("on a taken port prints one clear line, exits non-zero and leaves no emulator running", async () => {
+    const squatter = createServer();
+    await new Promise<void>((listening) => squatter.listen(0, "127.0.0.1", listening));
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const server = spawn("npm", ["start", "--silent", "--", "--in-memory"], {
+        cwd: repositoryRoot,
+        env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((exited) => server.once("exit", exited));
+      expect(code).not.toBe(0);
+      expect(output).toContain(`npm start: could not start: port ${port} on 127.0.0.1 is already in use`);
+      expect(output).not.toMatch(/^\s+at /m);
+      expect(output).not.toContain("running at");
+      // Everything npm start spawned shares its process group (detached above): nothing of it may be left.
+      const leftovers = execFileSync("ps", ["-e", "-o", "pgid=,args="], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.trim().split(/\s+/)[0] === String(server.pid));
+      expect(leftovers).toEqual([]);
+    } finally {
+      await new Promise<void>((closed) => squatter.close(() => closed()));
+    }
   });
 });
