@@ -13,6 +13,7 @@ import { resetAppConfig } from "#shared/config/env";
 import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
+import { startJobThread } from "#local/job-thread";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 
@@ -121,15 +122,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.runQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;
       const jobs = resolve(repositoryRoot, "functions/jobs");
+      // The run worker solves for the run's whole time budget: in its own thread, off the gateway's event loop.
+      const runWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"));
       background.push(
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
-        startQueuePoller(
-          sqs,
-          queues.runQueueUrl,
-          queueArn,
-          async () => ((await import(join(jobs, "routing-run.ts"))) as { handler: (e: SQSEvent) => Promise<SQSBatchResponse> }).handler,
-          reportError,
-        ),
+        startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
+        runWorker,
       );
     }
 

@@ -1,9 +1,12 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { resolve } from "node:path";
+import { BroadcastChannel } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { openApiRoutes } from "#functions/http/openapi/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { createGateway } from "#local/gateway";
+import { startJobThread } from "#local/job-thread";
 import type { RouteDefinition } from "#shared/http/route";
 
 /**
@@ -37,5 +40,43 @@ describe("Local gateway", () => {
     const response = await fetch(`${baseUrl}/openapi.json`);
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ status: false, message: "Internal server error, please contact support.", failedCode: "sys-500" });
+  });
+});
+
+describe("Local job threads", () => {
+  it("answer requests while a job keeps its thread busy (the gateway's event loop stays free)", async () => {
+    const baseUrl = await startGateway([openApiRoutes.get]);
+    const job = startJobThread<{ channel: string; busyMs: number }, { busyMs: number }>(resolve(repositoryRoot, "test/fixtures/local/cpu-bound-job.ts"));
+    const channelName = `cpu-bound-job-${process.pid}-${Date.now()}`;
+    const channel = new BroadcastChannel(channelName);
+    try {
+      const started = new Promise<void>((announced) => (channel.onmessage = () => announced()));
+      let jobFinished = false;
+      const run = job.invoke({ channel: channelName, busyMs: 120_000 }).then(
+        () => (jobFinished = true),
+        () => undefined,
+      );
+      await started;
+      const response = await fetch(`${baseUrl}/openapi.json`);
+      expect(response.status).toBe(200);
+      expect(jobFinished).toBe(false);
+      await job.stop();
+      await run;
+    } finally {
+      channel.close();
+      await job.stop();
+    }
+  });
+
+  it("run the real run worker module (TypeScript, import aliases) and report its errors", async () => {
+    const job = startJobThread<unknown, { batchItemFailures: unknown[] }>(resolve(repositoryRoot, "functions/jobs/routing-run.ts"));
+    try {
+      // Not a run message: the worker acknowledges it (no failure reported), as in AWS.
+      const event = { Records: [{ messageId: "m-1", receiptHandle: "r", body: "not json", attributes: { ApproximateReceiveCount: "1" } }] };
+      expect(await job.invoke(event)).toEqual({ batchItemFailures: [] });
+      await expect(job.invoke({ Records: null })).rejects.toThrow(/TypeError/);
+    } finally {
+      await job.stop();
+    }
   });
 });

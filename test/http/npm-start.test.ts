@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "#local/emulators";
 import { repositoryRoot } from "#infra/repository-root";
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
@@ -73,6 +74,28 @@ describe("npm start and npm run token", () => {
     expect(created.status).toBe(201);
     const listed = (await (await fetch(`${baseUrl}/vehicles`, { headers })).json()) as { data: Array<{ name: string }> };
     expect(listed.data.map((v) => v.name)).toEqual(["Van"]);
+  });
+
+  it("runs an on-demand routing run to done (the run worker thread behind the gateway)", async () => {
+    const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "run-org", "--user", "planner"], { cwd: repositoryRoot });
+    const headers = { authorization: `Bearer ${stdout.trim()}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      expect(response.status, path).toBe(201);
+      return ((await response.json()) as { data: { _id: string } }).data;
+    };
+    const hub = await post("/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    await post("/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+    for (const i of [1, 2, 3]) await post("/visit", { hubId: hub._id, name: `Stop ${i}`, coordinate: `${-6.2 + 0.01 * i},106.8` });
+    const profile = await post("/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+    const result = await post("/routing/result", { configurationId: profile._id });
+    const deadline = Date.now() + 60_000;
+    let status = "ongoing";
+    while (status === "ongoing" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = ((await (await fetch(`${baseUrl}/routing/result/${result._id}`, { headers })).json()) as { data: { status: string } }).data.status;
+    }
+    expect(status).toBe("done");
   });
 
   it("rejects requests without a token", async () => {
