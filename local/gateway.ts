@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from "node:path";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
+import { corsPreflightHeaders, platformHeaders } from "#shared/http/responses";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
 
 /**
@@ -35,10 +36,12 @@ function compile(route: RouteDefinition): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), parameterNames };
 }
 
-function json(response: ServerResponse, statusCode: number, body: unknown): void {
-  response.writeHead(statusCode, { "content-type": "application/json; charset=utf-8" });
+function json(response: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string>): void {
+  response.writeHead(statusCode, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(JSON.stringify(body));
 }
+
+const routeNotFound = { status: false, message: "Route not found", failedCode: "sys-404" };
 
 async function readBody(request: IncomingMessage): Promise<Buffer | "too-large"> {
   const chunks: Buffer[] = [];
@@ -103,28 +106,37 @@ export function createGateway(options: GatewayOptions): Server {
   };
 
   return createServer(async (request, response) => {
+    // One id per request: the invocation's awsRequestId and the event's requestContext.requestId, as in AWS.
+    const requestId = randomUUID();
+    const origin = request.headers.origin;
+    // The gateway's own answers carry what the handlers' answers carry: the request id and CORS headers.
+    const answer = (statusCode: number, body: unknown, extra: Record<string, string> = {}) =>
+      json(response, statusCode, body, { ...platformHeaders(requestId, origin), ...extra });
     try {
       const url = new URL(request.url ?? "/", "http://localhost");
-      if (!url.pathname.startsWith(`${options.basePath}/`)) {
-        return json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
-      }
+      if (!url.pathname.startsWith(`${options.basePath}/`)) return answer(404, routeNotFound);
       const resourcePath = url.pathname.slice(options.basePath.length).replace(/\/+$/, "") || "/";
       const candidates = compiled
         .map((entry) => ({ entry, match: entry.pattern.exec(resourcePath) }))
         .filter((candidate) => candidate.match !== null);
+      if (candidates.length === 0) return answer(404, routeNotFound);
+      if (request.method === "OPTIONS") {
+        // API Gateway's CORS preflight (a mock integration on every resource): 204, no body.
+        response.writeHead(204, { ...platformHeaders(requestId, origin), ...corsPreflightHeaders });
+        return response.end();
+      }
       const chosen = candidates.find((candidate) => candidate.entry.route.method === request.method);
       if (!chosen?.match) {
-        return candidates.length > 0
-          ? json(response, 405, { status: false, message: "Method not allowed", failedCode: "sys-405" })
-          : json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
+        const allowed = [...new Set(candidates.map((candidate) => candidate.entry.route.method)), "OPTIONS"];
+        return answer(405, { status: false, message: "Method not allowed", failedCode: "sys-405" }, { allow: allowed.join(", ") });
       }
       const body = await readBody(request);
-      if (body === "too-large") return json(response, 413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
+      if (body === "too-large") return answer(413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
 
       const { route } = chosen.entry;
       const pathParameters = decodePathParameters(chosen.entry.parameterNames, chosen.match);
       if (!pathParameters) {
-        return json(response, 400, {
+        return answer(400, {
           status: false,
           message: "Bad request - invalid parameters provided.",
           failedCode: "sys-400",
@@ -135,7 +147,6 @@ export function createGateway(options: GatewayOptions): Server {
       const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
-      const requestId = randomUUID();
       const event = {
         resource: route.path,
         path: resourcePath,
@@ -182,7 +193,15 @@ export function createGateway(options: GatewayOptions): Server {
     } catch (error) {
       // What the stack's DEFAULT_5XX gateway response answers when the integration itself fails.
       process.stderr.write(`local gateway: request failed: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent) json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" });
+      if (!response.headersSent) {
+        let headers: Record<string, string> = { "x-request-id": requestId };
+        try {
+          headers = platformHeaders(requestId, origin);
+        } catch {
+          // A configuration error (e.g. a malformed CORS_ALLOWED_ORIGINS) must not stop this answer.
+        }
+        json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
+      }
       else response.end();
     }
   });

@@ -2,12 +2,13 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openApiRoutes } from "#functions/http/openapi/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { createGateway } from "#local/gateway";
 import { startJobThread } from "#local/job-thread";
 import type { RouteDefinition } from "#shared/http/route";
+import { resetAppConfig } from "#shared/config/env";
 
 /**
  * The local gateway itself (not the routes behind it), started in this test process with a route
@@ -40,6 +41,67 @@ describe("Local gateway", () => {
     const response = await fetch(`${baseUrl}/openapi.json`);
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ status: false, message: "Internal server error, please contact support.", failedCode: "sys-500" });
+  });
+});
+
+describe("Local gateway with a list of allowed origins (CORS_ALLOWED_ORIGINS)", () => {
+  const withAllowedOrigins = async (value: string, test: () => Promise<void>) => {
+    const before = process.env.CORS_ALLOWED_ORIGINS;
+    process.env.CORS_ALLOWED_ORIGINS = value;
+    resetAppConfig();
+    try {
+      await test();
+    } finally {
+      if (before === undefined) delete process.env.CORS_ALLOWED_ORIGINS;
+      else process.env.CORS_ALLOWED_ORIGINS = before;
+      resetAppConfig();
+    }
+  };
+
+  it("echoes a listed Origin with Vary: Origin, and allows no other origin, on handler answers, its own answers and preflights", async () => {
+    await withAllowedOrigins(" https://app.example.com, https://admin.example.com:8443 ", async () => {
+      const baseUrl = await startGateway([openApiRoutes.get]);
+      for (const origin of ["https://app.example.com", "https://admin.example.com:8443"]) {
+        for (const [label, response] of [
+          ["handler", await fetch(`${baseUrl}/openapi.json`, { headers: { origin } })],
+          ["404", await fetch(`${baseUrl}/no-such-thing`, { headers: { origin } })],
+          ["405", await fetch(`${baseUrl}/openapi.json`, { method: "DELETE", headers: { origin } })],
+          ["preflight", await fetch(`${baseUrl}/openapi.json`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET" } })],
+        ] as const) {
+          expect(response.headers.get("access-control-allow-origin"), `${label} ${origin}`).toBe(origin);
+          expect(response.headers.get("vary"), `${label} ${origin}`).toBe("Origin");
+        }
+      }
+      for (const origin of ["https://evil.example.com", "https://app.example.com.evil.example", "null"]) {
+        const response = await fetch(`${baseUrl}/openapi.json`, { headers: { origin } });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("access-control-allow-origin"), origin).toBeNull();
+        expect(response.headers.get("vary")).toBe("Origin");
+      }
+    });
+  });
+});
+
+describe("Request ids", () => {
+  it("are the id the request's log lines carry", async () => {
+    const before = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = "info";
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const baseUrl = await startGateway([openApiRoutes.get]);
+      const response = await fetch(`${baseUrl}/openapi.json`);
+      expect(response.status).toBe(200);
+      const requestId = response.headers.get("x-request-id") as string;
+      expect(requestId).toBeTruthy();
+      expect(written.filter((line) => line.includes(requestId)).length).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+      process.env.LOG_LEVEL = before;
+    }
   });
 });
 
