@@ -42,6 +42,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 const stateDirectory = join(repositoryRoot, ".local");
 
+// Stopped while starting: exit through process.exit, whose 'exit' listeners stop the emulators already started.
+const abortStart = () => process.exit(130);
+process.once("SIGINT", abortStart);
+process.once("SIGTERM", abortStart);
+
 let stack: Awaited<ReturnType<typeof startLocalStack>>;
 try {
   stack = await startLocalStack({
@@ -76,5 +81,7 @@ const shutdown = async () => {
   await stack.stop();
   process.exit(0);
 };
+process.off("SIGINT", abortStart);
+process.off("SIGTERM", abortStart);
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
