@@ -49,6 +49,10 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
   child.stdout?.resume();
   let exited = false;
   let stderr = "";
+  // Whatever ends this process (a crash included), DynamoDB Local must not outlive it on the same data folder.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   child.on("exit", () => (exited = true));
   child.on("error", (error) => {
@@ -57,7 +61,8 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
   });
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(endpoint, 30_000, () => !exited);
+    // ~2–3 s on an idle machine; far longer when the machine is busy (shared CI runners, parallel test runs).
+    await waitForHttp(endpoint, 90_000, () => !exited);
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`DynamoDB Local failed to start (is Java ≥ 17 installed?): ${(error as Error).message}\n${stderr}`);

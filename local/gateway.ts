@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
+import { corsPreflightHeaders, platformHeaders } from "#shared/http/responses";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
 
 /**
@@ -34,10 +36,12 @@ function compile(route: RouteDefinition): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), parameterNames };
 }
 
-function json(response: ServerResponse, statusCode: number, body: unknown): void {
-  response.writeHead(statusCode, { "content-type": "application/json; charset=utf-8" });
+function json(response: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string>): void {
+  response.writeHead(statusCode, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(JSON.stringify(body));
 }
+
+const routeNotFound = { status: false, message: "Route not found", failedCode: "sys-404" };
 
 async function readBody(request: IncomingMessage): Promise<Buffer | "too-large"> {
   const chunks: Buffer[] = [];
@@ -50,10 +54,32 @@ async function readBody(request: IncomingMessage): Promise<Buffer | "too-large">
   return Buffer.concat(chunks);
 }
 
+/** `rawHeaders` is a flat `[name, value, name, value …]` list. */
+function* pairs(flat: readonly string[]): Generator<[string, string]> {
+  for (let i = 0; i + 1 < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
+}
+
+/**
+ * API Gateway's single- and multi-value maps (the last value wins in the single-value one). Built on
+ * null-prototype objects: client-chosen names such as `constructor`, `toString` or `__proto__` are
+ * plain keys, not Object.prototype's members.
+ */
+function multiValueMaps(entries: Iterable<[string, string]>): { headers: Record<string, string>; multiValueHeaders: Record<string, string[]> } {
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of entries) {
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  return { headers, multiValueHeaders };
+}
+
 /** Path parameters, percent-decoded; undefined when an escape is malformed (a client mistake: 400). */
 function decodePathParameters(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
   try {
-    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
+    const parameters: Record<string, string> = Object.create(null);
+    names.forEach((name, i) => (parameters[name] = decodeURIComponent(match[i + 1] ?? "")));
+    return parameters;
   } catch {
     return undefined;
   }
@@ -80,51 +106,47 @@ export function createGateway(options: GatewayOptions): Server {
   };
 
   return createServer(async (request, response) => {
+    // One id per request: the invocation's awsRequestId and the event's requestContext.requestId, as in AWS.
+    const requestId = randomUUID();
+    const origin = request.headers.origin;
+    // The gateway's own answers carry what the handlers' answers carry: the request id and CORS headers.
+    const answer = (statusCode: number, body: unknown, extra: Record<string, string> = {}) =>
+      json(response, statusCode, body, { ...platformHeaders(requestId, origin), ...extra });
     try {
       const url = new URL(request.url ?? "/", "http://localhost");
-      if (!url.pathname.startsWith(`${options.basePath}/`)) {
-        return json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
-      }
+      if (!url.pathname.startsWith(`${options.basePath}/`)) return answer(404, routeNotFound);
       const resourcePath = url.pathname.slice(options.basePath.length).replace(/\/+$/, "") || "/";
       const candidates = compiled
         .map((entry) => ({ entry, match: entry.pattern.exec(resourcePath) }))
         .filter((candidate) => candidate.match !== null);
+      if (candidates.length === 0) return answer(404, routeNotFound);
+      if (request.method === "OPTIONS") {
+        // API Gateway's CORS preflight (a mock integration on every resource): 204, no body.
+        response.writeHead(204, { ...platformHeaders(requestId, origin), ...corsPreflightHeaders });
+        return response.end();
+      }
       const chosen = candidates.find((candidate) => candidate.entry.route.method === request.method);
       if (!chosen?.match) {
-        return candidates.length > 0
-          ? json(response, 405, { status: false, message: "Method not allowed", failedCode: "sys-405" })
-          : json(response, 404, { status: false, message: "Route not found", failedCode: "sys-404" });
+        const allowed = [...new Set(candidates.map((candidate) => candidate.entry.route.method)), "OPTIONS"];
+        return answer(405, { status: false, message: "Method not allowed", failedCode: "sys-405" }, { allow: allowed.join(", ") });
       }
       const body = await readBody(request);
-      if (body === "too-large") return json(response, 413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
+      if (body === "too-large") return answer(413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
 
       const { route } = chosen.entry;
       const pathParameters = decodePathParameters(chosen.entry.parameterNames, chosen.match);
       if (!pathParameters) {
-        return json(response, 400, {
+        return answer(400, {
           status: false,
           message: "Bad request - invalid parameters provided.",
           failedCode: "sys-400",
           errors: [{ field: "path", message: "the path has a malformed percent-encoding" }],
         });
       }
-      const headers: Record<string, string> = {};
-      const multiValueHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < request.rawHeaders.length; i += 2) {
-        const name = request.rawHeaders[i] as string;
-        const value = request.rawHeaders[i + 1] as string;
-        headers[name] = value;
-        (multiValueHeaders[name] ??= []).push(value);
-      }
-      const query: Record<string, string> = {};
-      const multiValueQuery: Record<string, string[]> = {};
-      for (const [name, value] of url.searchParams) {
-        query[name] = value;
-        (multiValueQuery[name] ??= []).push(value);
-      }
+      const { headers, multiValueHeaders } = multiValueMaps(pairs(request.rawHeaders));
+      const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
-      const requestId = randomUUID();
       const event = {
         resource: route.path,
         path: resourcePath,
@@ -164,14 +186,22 @@ export function createGateway(options: GatewayOptions): Server {
 
       const handler = await loadHandler(route);
       const result = await handler(event, context);
-      const responseHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+      const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
       for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
       response.writeHead(result.statusCode, responseHeaders);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
     } catch (error) {
-      // What API Gateway answers when the integration itself fails.
-      process.stderr.write(`local gateway: handler failed: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent) json(response, 502, { message: "Internal server error" });
+      // What the stack's DEFAULT_5XX gateway response answers when the integration itself fails.
+      process.stderr.write(`local gateway: request failed: ${(error as Error).stack ?? String(error)}\n`);
+      if (!response.headersSent) {
+        let headers: Record<string, string> = { "x-request-id": requestId };
+        try {
+          headers = platformHeaders(requestId, origin);
+        } catch {
+          // A configuration error (e.g. a malformed CORS_ALLOWED_ORIGINS) must not stop this answer.
+        }
+        json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
+      }
       else response.end();
     }
   });

@@ -3,10 +3,11 @@ import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { runQueueDefinition } from "#shared/queue/definitions";
 
 /**
- * What EventBridge and the SQS event source mapping do in AWS, done in process: call the tick
+ * What EventBridge and the SQS event source mapping do in AWS, done locally: call the tick
  * handler at every minute boundary, and feed the run queue's messages to the run worker, deleting
  * those it did not report as failed (failed ones become visible again after the visibility timeout
- * and, after maxReceiveCount deliveries, move to the dead-letter queue).
+ * and, after maxReceiveCount deliveries, move to the dead-letter queue). The worker handed to the
+ * poller may run elsewhere (local/stack.ts runs the run worker in a thread, see job-thread.ts).
  */
 type TickHandler = (event: ScheduledEvent) => Promise<unknown>;
 type WorkerHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -93,7 +94,8 @@ export function startQueuePoller(
           const response = await (await loadWorker())(event);
           failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         } catch (error) {
-          onError(error);
+          // A worker stopped with the poller leaves its messages to become visible again: not an error.
+          if (!stopped) onError(error);
           failedIds = new Set(messages.map((message) => message.MessageId as string));
         }
         const done = messages.filter((message) => !failedIds.has(message.MessageId as string));

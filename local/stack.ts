@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repositoryRoot } from "#infra/repository-root";
@@ -12,6 +13,7 @@ import { resetAppConfig } from "#shared/config/env";
 import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
+import { startJobThread } from "#local/job-thread";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 
@@ -42,10 +44,33 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** Listens on 127.0.0.1:`port`, rejecting (instead of crashing the process with an 'error' event) when it is taken. */
+function listen(server: NetServer, port: number): Promise<void> {
+  return new Promise<void>((listening, failed) => {
+    const refuse = (error: NodeJS.ErrnoException) =>
+      failed(error.code === "EADDRINUSE" ? new Error(`port ${port} on 127.0.0.1 is already in use (set PORT to another port)`) : error);
+    server.once("error", refuse);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", refuse);
+      listening();
+    });
+  });
+}
+
+/** Fails before any emulator is started when the gateway's port is taken (port 0 is always free). */
+async function ensurePortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await listen(probe, port);
+  await new Promise<void>((closed) => probe.close(() => closed()));
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  await ensurePortFree(options.port);
   const scratch = options.inMemory ? mkdtempSync(join(tmpdir(), "field-ops-")) : undefined;
   const emulators: RunningEmulator[] = [];
   const background: LocalScheduler[] = [];
+  let gateway: Server | undefined;
   try {
     const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
@@ -87,24 +112,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.assign(process.env, environment);
     resetAppConfig();
 
-    const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
-    await new Promise<void>((listening) => gateway.listen(options.port, "127.0.0.1", listening));
-    const port = (gateway.address() as AddressInfo).port;
+    const server = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+    gateway = server;
+    await listen(server, options.port);
+    const port = (server.address() as AddressInfo).port;
 
     const reportError = options.onBackgroundError ?? ((error: unknown) => process.stderr.write(`local scheduler: ${String(error)}\n`));
     if (options.runScheduler) {
       const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.runQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;
       const jobs = resolve(repositoryRoot, "functions/jobs");
+      // The run worker solves for the run's whole time budget: in its own thread, off the gateway's event loop.
+      const runWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"));
       background.push(
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
-        startQueuePoller(
-          sqs,
-          queues.runQueueUrl,
-          queueArn,
-          async () => ((await import(join(jobs, "routing-run.ts"))) as { handler: (e: SQSEvent) => Promise<SQSBatchResponse> }).handler,
-          reportError,
-        ),
+        startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
+        runWorker,
       );
     }
 
@@ -114,18 +137,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       environment,
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
-        await new Promise<void>((closed) => {
-          gateway.closeAllConnections();
-          gateway.close(() => closed());
-        });
+        await closeGateway(server);
         await Promise.all(emulators.map((emulator) => emulator.stop()));
         if (scratch) rmSync(scratch, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await Promise.all(background.map((job) => job.stop()));
+    if (gateway?.listening) await closeGateway(gateway);
     await Promise.all(emulators.map((emulator) => emulator.stop().catch(() => undefined)));
     if (scratch) rmSync(scratch, { recursive: true, force: true });
     throw error;
   }
+}
+
+function closeGateway(gateway: Server): Promise<void> {
+  return new Promise<void>((closed) => {
+    gateway.closeAllConnections();
+    gateway.close(() => closed());
+  });
 }

@@ -7,17 +7,60 @@ import { loadOrCreateSigningKey } from "#local/tokens";
  * `npm start [-- --in-memory]`: the whole API on http://127.0.0.1:${PORT:-3000}/v3 with no AWS
  * account. State persists under .local/ unless --in-memory.
  */
-const { values } = parseArgs({ options: { "in-memory": { type: "boolean", default: false } }, allowPositionals: false });
-const stateDirectory = join(repositoryRoot, ".local");
-const port = Number(process.env.PORT ?? 3000);
+const usage = [
+  "usage: npm start [-- --in-memory] [-- --help]",
+  "",
+  "  Runs the whole API locally on http://127.0.0.1:${PORT:-3000}/v3 (DynamoDB Local, an S3 emulator,",
+  "  a local queue, the local API gateway and the scheduler tick).",
+  "",
+  "  --in-memory   keep no state (otherwise table and files persist under .local/)",
+  "  -h, --help    print this help",
+  "",
+  "  environment:  PORT (default 3000), APP_TIMEZONE, CORS_ALLOWED_ORIGINS, LOG_LEVEL",
+  "",
+].join("\n");
 
-const stack = await startLocalStack({
-  port,
-  inMemory: values["in-memory"] ?? false,
-  stateDirectory,
-  signingKey: loadOrCreateSigningKey(join(stateDirectory, "jwt")),
-  runScheduler: true,
-});
+let values: { "in-memory"?: boolean; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: { "in-memory": { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+    allowPositionals: false,
+  }));
+} catch (error) {
+  process.stderr.write(`npm start: ${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  process.stderr.write(`npm start: PORT must be a port number (0–65535), not "${process.env.PORT}".\n`);
+  process.exit(2);
+}
+const stateDirectory = join(repositoryRoot, ".local");
+
+// Stopped while starting: exit through process.exit, whose 'exit' listeners stop the emulators already started.
+const abortStart = () => process.exit(130);
+process.once("SIGINT", abortStart);
+process.once("SIGTERM", abortStart);
+
+let stack: Awaited<ReturnType<typeof startLocalStack>>;
+try {
+  stack = await startLocalStack({
+    port,
+    inMemory: values["in-memory"] ?? false,
+    stateDirectory,
+    signingKey: loadOrCreateSigningKey(join(stateDirectory, "jwt")),
+    runScheduler: true,
+  });
+} catch (error) {
+  // startLocalStack has already stopped every emulator it started: one line, no stack trace.
+  process.stderr.write(`npm start: could not start: ${(error as Error).message.split("\n")[0]}\n`);
+  process.exit(1);
+}
 
 process.stdout.write(
   [
@@ -38,5 +81,7 @@ const shutdown = async () => {
   await stack.stop();
   process.exit(0);
 };
+process.off("SIGINT", abortStart);
+process.off("SIGTERM", abortStart);
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);

@@ -5,6 +5,36 @@ import { z } from "zod";
  * once here so a missing or malformed setting fails loudly at the first use instead of deep inside
  * a request.
  */
+/**
+ * `*` (any origin) or a comma-separated list of origins (`https://app.example.com,https://admin.example.com`).
+ * A list entry must be exactly an origin: scheme, host and optional port, no path or trailing slash.
+ */
+const allowedOriginsSchema = z
+  .string()
+  .default("*")
+  .transform((value, context): "*" | string[] => {
+    const entries = value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0);
+    if (entries.length === 0 || entries.includes("*")) return "*";
+    for (const entry of entries) {
+      if (!isOrigin(entry)) {
+        context.addIssue({ code: "custom", message: `"${entry}" is not an origin (scheme://host[:port], no path)` });
+        return z.NEVER;
+      }
+    }
+    return entries;
+  });
+
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
 const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1).default("field-operations"),
   BUCKET_NAME: z.string().min(1).default("field-operations-files"),
@@ -24,6 +54,8 @@ const environmentSchema = z.object({
   /** s3rver and LocalStack want path-style bucket addressing. */
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Browser origins allowed to read responses (CORS); `*` answers any origin. */
+  CORS_ALLOWED_ORIGINS: allowedOriginsSchema,
   /** Presigned certificate URLs expire after this many seconds. */
   PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
   /**

@@ -8,7 +8,7 @@ import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
 import { parseMultipartBody } from "#shared/http/multipart";
 import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
-import { type HttpResult, toProxyResult } from "#shared/http/responses";
+import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
 import { logger } from "#shared/observability/logger";
 
@@ -25,7 +25,21 @@ type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 type ApiContext = Context & { caller?: Caller };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
-/** Registered first so its onError runs last: every error leaves as `{ status: false, … }`. */
+/**
+ * Registered first so its after and onError run last, once the answer (success or mapped error) is
+ * set: every answer carries the request id and CORS headers, and a 401 its bearer challenge.
+ */
+const answerHeaders = (): ApiMiddleware => {
+  const decorate: NonNullable<ApiMiddleware["after"]> = async (request) => {
+    if (!request.response) return;
+    const headers = platformHeaders(request.context.awsRequestId, header(request.event, "origin"));
+    if (request.response.statusCode === 401) headers["www-authenticate"] = bearerChallenge(header(request.event, "authorization"));
+    request.response.headers = { ...request.response.headers, ...headers };
+  };
+  return { after: decorate, onError: decorate };
+};
+
+/** Registered right after answerHeaders so its onError runs before it: every error leaves as `{ status: false, … }`. */
 const errorResponses = (): ApiMiddleware => ({
   onError: async (request) => {
     const result = errorToHttpResult(request.error);
@@ -68,6 +82,7 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
   run: (request: ApiRequest<Infer<TBody>, Infer<TQuery>, Infer<TParams>>) => Promise<HttpResult>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    .use(answerHeaders())
     .use(errorResponses())
     .use(requestLogging(route))
     .use(authorization(route))

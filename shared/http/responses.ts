@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
+import { appConfig } from "#shared/config/env";
 
 /** Success bodies are `{ status: true, message, …payload }` (payload key is `data` unless the spec names another). */
 export interface HttpResult {
@@ -22,4 +23,37 @@ export function toProxyResult(result: HttpResult): APIGatewayProxyResult {
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...result.headers },
     body: JSON.stringify(result.body),
   };
+}
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** The methods and request headers API Gateway's CORS preflight (the stack's defaultCorsPreflightOptions) allows. */
+export const corsPreflightHeaders = {
+  "access-control-allow-methods": "OPTIONS,GET,PUT,POST,DELETE,PATCH,HEAD",
+  "access-control-allow-headers": "Authorization,Content-Type",
+};
+
+/**
+ * CORS response headers for a request from `origin`: `*` when any origin is allowed; otherwise the
+ * request's origin echoed back when it is in the list (nothing when not), with `Vary: Origin` so
+ * caches keep one answer per origin. Browsers may read the request id header.
+ */
+export function corsHeaders(allowedOrigins: "*" | readonly string[], origin: string | undefined): Record<string, string> {
+  const exposed = { "access-control-expose-headers": REQUEST_ID_HEADER };
+  if (allowedOrigins === "*") return { "access-control-allow-origin": "*", ...exposed };
+  if (origin !== undefined && allowedOrigins.includes(origin)) return { "access-control-allow-origin": origin, vary: "Origin", ...exposed };
+  return { vary: "Origin" };
+}
+
+/**
+ * Headers every answer carries, success or error: the request id (the Lambda invocation's
+ * awsRequestId, the id every log line of the request carries) and CORS.
+ */
+export function platformHeaders(requestId: string, origin: string | undefined): Record<string, string> {
+  return { "x-request-id": requestId, ...corsHeaders(appConfig().CORS_ALLOWED_ORIGINS, origin) };
+}
+
+/** RFC 6750 challenge of a 401: `invalid_token` when a bearer token was sent but refused. */
+export function bearerChallenge(authorizationHeader: string | undefined): string {
+  return /^Bearer\s+\S/i.test(authorizationHeader ?? "") ? 'Bearer error="invalid_token"' : "Bearer";
 }

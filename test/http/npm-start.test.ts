@@ -1,8 +1,10 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "#local/emulators";
 import { repositoryRoot } from "#infra/repository-root";
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
@@ -74,7 +76,85 @@ describe("npm start and npm run token", () => {
     expect(listed.data.map((v) => v.name)).toEqual(["Van"]);
   });
 
+  it("runs an on-demand routing run to done (the run worker thread behind the gateway)", async () => {
+    const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "run-org", "--user", "planner"], { cwd: repositoryRoot });
+    const headers = { authorization: `Bearer ${stdout.trim()}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      expect(response.status, path).toBe(201);
+      return ((await response.json()) as { data: { _id: string } }).data;
+    };
+    const hub = await post("/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    await post("/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+    for (const i of [1, 2, 3]) await post("/visit", { hubId: hub._id, name: `Stop ${i}`, coordinate: `${-6.2 + 0.01 * i},106.8` });
+    const profile = await post("/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+    const result = await post("/routing/result", { configurationId: profile._id });
+    const deadline = Date.now() + 60_000;
+    let status = "ongoing";
+    while (status === "ongoing" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = ((await (await fetch(`${baseUrl}/routing/result/${result._id}`, { headers })).json()) as { data: { status: string } }).data.status;
+    }
+    expect(status).toBe("done");
+  });
+
   it("rejects requests without a token", async () => {
     expect((await fetch(`${baseUrl}/vehicles`)).status).toBe(401);
+  });
+});
+
+describe("npm start's command line and start-up failures", () => {
+  const runStart = async (args: string[], env: Record<string, string> = {}) => {
+    try {
+      const { stdout, stderr } = await run("npm", ["start", "--silent", "--", ...args], { cwd: repositoryRoot, env: { ...process.env, ...env } });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+
+  it("prints usage for --help and exits 0", async () => {
+    const { code, stdout } = await runStart(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("usage: npm start");
+    expect(stdout).toContain("--in-memory");
+  });
+
+  it("refuses an unknown option with usage and a non-zero exit", async () => {
+    const { code, stderr } = await runStart(["--bogus"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--bogus");
+    expect(stderr).toContain("usage: npm start");
+    expect(stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("on a taken port prints one clear line, exits non-zero and leaves no emulator running", async () => {
+    const squatter = createServer();
+    await new Promise<void>((listening) => squatter.listen(0, "127.0.0.1", listening));
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const server = spawn("npm", ["start", "--silent", "--", "--in-memory"], {
+        cwd: repositoryRoot,
+        env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((exited) => server.once("exit", exited));
+      expect(code).not.toBe(0);
+      expect(output).toContain(`npm start: could not start: port ${port} on 127.0.0.1 is already in use`);
+      expect(output).not.toMatch(/^\s+at /m);
+      expect(output).not.toContain("running at");
+      // Everything npm start spawned shares its process group (detached above): nothing of it may be left.
+      const leftovers = execFileSync("ps", ["-e", "-o", "pgid=,args="], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.trim().split(/\s+/)[0] === String(server.pid));
+      expect(leftovers).toEqual([]);
+    } finally {
+      await new Promise<void>((closed) => squatter.close(() => closed()));
+    }
   });
 });

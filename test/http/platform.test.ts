@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
-import { apiClient, newTenant } from "#test/support/local-api";
+import { apiClient, baseUrl, newTenant } from "#test/support/local-api";
 
 describe("HTTP platform behaviour through the local gateway", () => {
   it("answers malformed JSON with 400, not 500", async () => {
@@ -47,6 +47,23 @@ describe("HTTP platform behaviour through the local gateway", () => {
     expect((await api.request("PATCH", "/vehicles")).status).toBe(405);
   });
 
+  it("treats query and header names that are Object.prototype members as plain names", async () => {
+    const { api } = newTenant();
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const document = await api.get(`/openapi.json?${name}=1&${name}=2`);
+      expect(document.status, `query ${name}`).toBe(200);
+      // List queries refuse unknown parameters: a 400 in the error model, like any other unknown name.
+      const listed = await api.get(`/vehicles?${name}=1`);
+      expect(listed.status, `query ${name}`).toBe(400);
+      expect(listed.body).toMatchObject({ status: false, failedCode: "sys-400" });
+    }
+    for (const name of ["toString", "__proto__", "hasOwnProperty", "constructor", "valueOf"]) {
+      const response = await api.request("GET", "/vehicles", { headers: { [name]: "1" } });
+      expect(response.status, `header ${name}`).toBe(200);
+      expect(response.body.status).toBe(true);
+    }
+  });
+
   it("answers 401 on every authenticated route of the route table when the token is missing", async () => {
     const anonymous = apiClient(undefined);
     for (const route of routes.filter((r) => r.auth !== "none")) {
@@ -86,5 +103,62 @@ describe("HTTP platform behaviour through the local gateway", () => {
         expect(response.body.errors).toEqual([{ field: "cursor", message: expect.any(String) }]);
       }
     }
+  });
+
+  describe("headers on every answer", () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const expectPlatformHeaders = (response: { status: number; headers: Headers }, label: string) => {
+      expect(response.headers.get("access-control-allow-origin"), label).toBe("*");
+      expect(response.headers.get("access-control-expose-headers"), label).toBe("X-Request-Id");
+      expect(response.headers.get("x-request-id"), label).toMatch(uuid);
+    };
+
+    it("carry CORS and a request id of their own on success, handler errors and the gateway's own errors", async () => {
+      const { api } = newTenant();
+      const answers = {
+        "200": await api.get("/vehicles"),
+        "400": await api.post("/vehicle", {}),
+        "404 (route)": await api.get("/no-such-thing"),
+        "404 (outside the stage)": await fetch(new URL("/elsewhere", baseUrl())),
+        "405": await api.request("PATCH", "/vehicles"),
+        "413": await api.request("POST", "/vehicle", { rawBody: "x".repeat(10 * 1024 * 1024 + 1), headers: { "content-type": "application/json" } }),
+        "401": await apiClient(undefined).get("/vehicles"),
+      };
+      for (const [label, response] of Object.entries(answers)) expectPlatformHeaders(response as { status: number; headers: Headers }, label);
+      const ids = Object.values(answers).map((response) => (response as { headers: Headers }).headers.get("x-request-id"));
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it("answer 405 with Allow listing the resource's methods", async () => {
+      const { api } = newTenant();
+      const response = await api.request("PATCH", "/vehicles");
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("GET, OPTIONS");
+      expect(response.body).toMatchObject({ status: false, failedCode: "sys-405" });
+    });
+
+    it("answer 401 with a bearer challenge, naming invalid_token when a token was sent but refused", async () => {
+      const missing = await apiClient(undefined).get("/vehicles");
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toBe("Bearer");
+      const refused = await apiClient("not.a.token").get("/vehicles");
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+      expect(refused.body).toMatchObject({ status: false, failedCode: "sys-401" });
+      const { api } = newTenant();
+      expect((await api.get("/vehicles")).headers.get("www-authenticate")).toBeNull();
+    });
+
+    it("answer a CORS preflight like API Gateway's: 204 with the allowed methods and headers", async () => {
+      const response = await fetch(`${baseUrl()}/vehicle/0123456789abcdef01234567`, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example.com", "access-control-request-method": "PUT", "access-control-request-headers": "authorization,content-type" },
+      });
+      expect(response.status).toBe(204);
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("access-control-allow-methods")).toBe("OPTIONS,GET,PUT,POST,DELETE,PATCH,HEAD");
+      expect(response.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
+      expect((await fetch(`${baseUrl()}/no-such-thing`, { method: "OPTIONS" })).status).toBe(404);
+    });
   });
 });
