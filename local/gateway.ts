@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import { invokeHandler } from "#local/invocation";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
 
 /**
@@ -163,7 +164,7 @@ export function createGateway(options: GatewayOptions): Server {
       } as unknown as Context;
 
       const handler = await loadHandler(route);
-      const result = await handler(event, context);
+      const result = await invokeHandler(handler, event, context);
       const responseHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
       for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
       response.writeHead(result.statusCode, responseHeaders);

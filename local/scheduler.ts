@@ -1,6 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { runQueueDefinition } from "#shared/queue/definitions";
+import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { invokeHandler, jobContext } from "#local/invocation";
+import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 
 /**
  * What EventBridge and the SQS event source mapping do in AWS, done in process: call the tick
@@ -8,8 +9,8 @@ import { runQueueDefinition } from "#shared/queue/definitions";
  * those it did not report as failed (failed ones become visible again after the visibility timeout
  * and, after maxReceiveCount deliveries, move to the dead-letter queue).
  */
-type TickHandler = (event: ScheduledEvent) => Promise<unknown>;
-type WorkerHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type TickHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface LocalScheduler {
   stop(): Promise<void>;
@@ -37,7 +38,7 @@ export function startMinuteTicker(loadTick: () => Promise<TickHandler>, onError:
     const delay = 60_000 - (Date.now() % 60_000);
     timer = setTimeout(async () => {
       try {
-        await (await loadTick())(scheduledEvent(new Date()));
+        await invokeHandler(await loadTick(), scheduledEvent(new Date()), jobContext("scheduler-tick", 55));
       } catch (error) {
         onError(error);
       }
@@ -90,7 +91,7 @@ export function startQueuePoller(
         };
         let failedIds: Set<string>;
         try {
-          const response = await (await loadWorker())(event);
+          const response = await invokeHandler(await loadWorker(), event, jobContext("routing-run", runWorkerTimeoutSeconds));
           failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         } catch (error) {
           onError(error);
