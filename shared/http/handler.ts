@@ -54,6 +54,7 @@ const requestLogging = (route: RouteDefinition): ApiMiddleware => {
     before: async (request) => {
       startedAt.set(request, Date.now());
       logger.appendKeys({ operationId: route.operationId });
+      logger.debug("request received", { httpMethod: request.event.httpMethod, path: request.event.path });
       metrics.addDimension("operation", route.operationId);
     },
     after: async (request) => finish(request, request.response?.statusCode ?? 0),
