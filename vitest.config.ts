@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // shares one set of emulators (DynamoDB Local, s3rver, local SQS) started once by globalSetup.
 export default defineConfig({
   test: {
+    // Handlers' logs stay quiet in tests unless asked for (the Powertools logger reads its level once, at load).
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       {

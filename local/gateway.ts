@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
 import { corsPreflightHeaders, platformHeaders } from "#shared/http/responses";
+import { invokeHandler } from "#local/invocation";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
 
 /**
@@ -185,7 +186,7 @@ export function createGateway(options: GatewayOptions): Server {
       } as unknown as Context;
 
       const handler = await loadHandler(route);
-      const result = await handler(event, context);
+      const result = await invokeHandler(handler, event, context);
       const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
       for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
       response.writeHead(result.statusCode, responseHeaders);

@@ -1,6 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { runQueueDefinition } from "#shared/queue/definitions";
+import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { invokeHandler, jobContext } from "#local/invocation";
+import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 
 /**
  * What EventBridge and the SQS event source mapping do in AWS, done locally: call the tick
@@ -9,8 +10,8 @@ import { runQueueDefinition } from "#shared/queue/definitions";
  * and, after maxReceiveCount deliveries, move to the dead-letter queue). The worker handed to the
  * poller may run elsewhere (local/stack.ts runs the run worker in a thread, see job-thread.ts).
  */
-type TickHandler = (event: ScheduledEvent) => Promise<unknown>;
-type WorkerHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type TickHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface LocalScheduler {
   stop(): Promise<void>;
@@ -38,7 +39,7 @@ export function startMinuteTicker(loadTick: () => Promise<TickHandler>, onError:
     const delay = 60_000 - (Date.now() % 60_000);
     timer = setTimeout(async () => {
       try {
-        await (await loadTick())(scheduledEvent(new Date()));
+        await invokeHandler(await loadTick(), scheduledEvent(new Date()), jobContext("scheduler-tick", 55));
       } catch (error) {
         onError(error);
       }
@@ -91,7 +92,7 @@ export function startQueuePoller(
         };
         let failedIds: Set<string>;
         try {
-          const response = await (await loadWorker())(event);
+          const response = await invokeHandler(await loadWorker(), event, jobContext("routing-run", runWorkerTimeoutSeconds));
           failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         } catch (error) {
           // A worker stopped with the poller leaves its messages to become visible again: not an error.

@@ -96,6 +96,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       APP_TIMEZONE: process.env.APP_TIMEZONE ?? "UTC",
       // Development machines run Node 20; the SDK's notice that future releases need Node 22 is noise here.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      // Powertools: logs as on Lambda (JSON lines); no EMF metrics on stdout and no X-Ray locally.
+      POWERTOOLS_SERVICE_NAME: "field-operations-api",
+      POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
+      POWERTOOLS_METRICS_DISABLED: "true",
+      POWERTOOLS_TRACE_ENABLED: "false",
     };
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };

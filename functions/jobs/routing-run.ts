@@ -2,22 +2,32 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { runWorkerPorts } from "#shared/app/routing-results";
 import { processRunMessage, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
 import { runQueueMessageSchema } from "#shared/domain/runs/messages";
-import { logger } from "#shared/observability/logger";
+import { s3Client } from "#shared/blob/s3";
+import { jobHandler, traceClients } from "#shared/observability/job-handler";
+import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { documentClient } from "#shared/store/dynamo";
+
+traceClients(documentClient, s3Client);
 
 /**
  * SQS worker of the routing-run queue (schedule runs and on-demand runs). Reports partial batch
  * failures: a message whose run failed (or whose slot another delivery is running) is retried by
  * SQS and, after maxReceiveCount deliveries, moves to the dead-letter queue. A message that is not
  * a run message is logged and acknowledged (retrying cannot fix it).
+ *
+ * Metrics (dimension job=routing-run): one count per run outcome (`RunDone`, `RunSkipped`,
+ * `RunFailed`, `RunIgnored`, `RunBusy`, `RunInvalidMessage`), and per optimizer call
+ * `OptimizerSeconds` and `VisitsPlanned` (the visits given to it).
  */
 export function createRoutingRunHandler(ports: () => RunWorkerPorts, maxReceiveCount: number = runQueueDefinition.maxReceiveCount) {
-  return async (event: SQSEvent, context?: Pick<Context, "getRemainingTimeInMillis">): Promise<SQSBatchResponse> => {
+  return jobHandler("routing-run", async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
     const startedAt = Date.now();
-    const remainingTimeMs = () => context?.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
+    const remainingTimeMs = () => context.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     for (const record of event.Records) {
-      logger.setContext({ job: "routing-run", messageId: record.messageId });
+      logger.appendKeys({ messageId: record.messageId });
       if (await handleRecord(record)) failures.push({ itemIdentifier: record.messageId });
     }
     return { batchItemFailures: failures };
@@ -32,18 +42,37 @@ export function createRoutingRunHandler(ports: () => RunWorkerPorts, maxReceiveC
       const parsed = runQueueMessageSchema.safeParse(body);
       if (!parsed.success) {
         logger.error("routing run message is not a run message; acknowledged", { body: record.body });
+        metrics.addMetric("RunInvalidMessage", MetricUnit.Count, 1);
         return false;
       }
       const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
       try {
-        const outcome = await processRunMessage(ports(), parsed.data, delivery);
-        logger.info("routing run", { message: parsed.data, ...outcome });
+        const outcome = await processRunMessage(measured(ports()), parsed.data, delivery);
+        logger.info("routing run", { runMessage: parsed.data, ...outcome });
+        metrics.addMetric(outcomeMetric[outcome.outcome], MetricUnit.Count, 1);
         return shouldRetry(outcome);
       } catch (error) {
-        logger.error("routing run failed before its outcome could be recorded; retried", { message: parsed.data, error: String(error) });
+        logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: parsed.data, error });
+        metrics.addMetric(outcomeMetric.failed, MetricUnit.Count, 1);
         return true;
       }
     }
+  });
+}
+
+const outcomeMetric = { done: "RunDone", skipped: "RunSkipped", failed: "RunFailed", ignored: "RunIgnored", busy: "RunBusy" } as const;
+
+/** The worker's ports with the optimizer call measured. */
+function measured(ports: RunWorkerPorts): RunWorkerPorts {
+  return {
+    ...ports,
+    solve: async (problem: RoutingProblem, options: SolveOptions): Promise<RoutingSolution> => {
+      const startedAt = performance.now();
+      const solution = await ports.solve(problem, options);
+      metrics.addMetric("OptimizerSeconds", MetricUnit.Seconds, (performance.now() - startedAt) / 1000);
+      metrics.addMetric("VisitsPlanned", MetricUnit.Count, problem.visits.length);
+      return solution;
+    },
   };
 }
 

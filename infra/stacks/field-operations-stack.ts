@@ -91,6 +91,9 @@ export class FieldOperationsStack extends Stack {
       JWT_AUDIENCE: props.jwt.audience,
       JWT_JWKS_URI: props.jwt.jwksUri,
       APP_TIMEZONE: props.appTimeZone,
+      POWERTOOLS_SERVICE_NAME: "field-operations-api",
+      POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
+      POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
     };
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });

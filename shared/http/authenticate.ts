@@ -3,7 +3,7 @@ import type { Jwks } from "aws-jwt-verify/jwk";
 import { appConfig } from "#shared/config/env";
 import { UnauthorizedError } from "#shared/domain/errors";
 import { type Caller, callerFromClaims } from "#shared/domain/caller";
-import { logger } from "#shared/observability/logger";
+import { logger } from "#shared/observability/powertools";
 
 type Verifier = ReturnType<typeof createVerifier>;
 

@@ -1,5 +1,5 @@
 import { AppError } from "#shared/domain/errors";
-import { logger } from "#shared/observability/logger";
+import { logger } from "#shared/observability/powertools";
 import type { HttpResult } from "#shared/http/responses";
 
 export const INTERNAL_ERROR_MESSAGE = "Internal server error, please contact support.";

@@ -10,7 +10,9 @@ import { parseMultipartBody } from "#shared/http/multipart";
 import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
 import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
-import { logger } from "#shared/observability/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
+import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -47,18 +49,31 @@ const errorResponses = (): ApiMiddleware => ({
   },
 });
 
-/** One log line per request, with the request id and (once known) organization id on every line. */
+/**
+ * One log line and the request metrics per request. The keys it appends (and the organization and
+ * user appended once authenticated) belong to this invocation: `injectLambdaContext` drops them
+ * when it ends. Metrics are dimensioned by operation, never by tenant (see README, Observability).
+ */
 const requestLogging = (route: RouteDefinition): ApiMiddleware => {
-  let startedAt = 0;
-  const finish = (status: number) => logger.info("request completed", { status, durationMs: Date.now() - startedAt });
+  const startedAt = new WeakMap<object, number>();
+  const finish = (request: object, status: number) => {
+    const durationMs = Date.now() - (startedAt.get(request) ?? Date.now());
+    logger.info("request completed", { status, durationMs });
+    metrics.addMetric("Requests", MetricUnit.Count, 1);
+    if (status >= 500) metrics.addMetric("ServerErrors", MetricUnit.Count, 1);
+    else if (status >= 400) metrics.addMetric("ClientErrors", MetricUnit.Count, 1);
+    metrics.addMetric("Latency", MetricUnit.Milliseconds, durationMs);
+  };
   return {
     before: async (request) => {
-      startedAt = Date.now();
-      logger.setContext({ requestId: request.context.awsRequestId, operationId: route.operationId });
+      startedAt.set(request, Date.now());
+      logger.appendKeys({ operationId: route.operationId });
+      logger.debug("request received", { httpMethod: request.event.httpMethod, path: request.event.path });
+      metrics.addDimension("operation", route.operationId);
     },
-    after: async (request) => finish(request.response?.statusCode ?? 0),
+    after: async (request) => finish(request, request.response?.statusCode ?? 0),
     // Runs before the error mapping (middy runs onError in reverse order): read the status without mapping twice.
-    onError: async (request) => finish(request.error instanceof AppError ? request.error.statusCode : 500),
+    onError: async (request) => finish(request, request.error instanceof AppError ? request.error.statusCode : 500),
   };
 };
 
@@ -67,14 +82,14 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
   before: async (request) => {
     if (route.auth === "none") return;
     const caller = await authenticate(header(request.event, "authorization"));
-    logger.appendContext({ organizationId: caller.organizationId, userId: caller.userId });
+    logger.appendKeys({ organizationId: caller.organizationId, userId: caller.userId });
     if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;
   },
 });
 
 /**
- * Builds the Lambda handler of one route: error mapping, logging, auth, then parsing and zod
+ * Builds the Lambda handler of one route: Powertools context and metrics, error mapping, logging, auth, then parsing and zod
  * validation of path, query and body, so `run` receives typed input and only calls the domain.
  */
 export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(
@@ -82,6 +97,9 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
   run: (request: ApiRequest<Infer<TBody>, Infer<TQuery>, Infer<TParams>>) => Promise<HttpResult>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
     .use(answerHeaders())
     .use(errorResponses())
     .use(requestLogging(route))

@@ -1,16 +1,18 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import busboy from "busboy";
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "#shared/domain/errors";
 import { header, mediaType, rawBody } from "#shared/http/parse-request";
 import type { RouteDefinition } from "#shared/http/route";
 
 /**
  * `multipart/form-data` (RFC 7578) over a body that API Gateway hands over whole (base64, as a
- * binary media type). A small strict parser instead of @middy/http-multipart-body-parser, whose
- * content-type pattern refuses RFC-valid boundaries that common clients send (`_` from axios and
- * Apache HttpClient, a quoted boundary from .NET, no space after `;`), matches the header name
- * case-sensitively and reports a malformed body as 415. Here: wrong media type → 415, body over
- * the route's limit → 413, anything malformed → 400; nothing is dropped silently (empty files are
- * kept, a repeated field name is a 400, text that is not UTF-8 is a 400).
+ * binary media type), parsed by busboy: the standard parser of Node (under multer and middy's
+ * multipart middleware), which reads quoted boundaries, `_` in boundaries and any header spelling.
+ * (Middy's wrapper was refused for its own content-type pattern and its 415 for a malformed body,
+ * not for busboy.) The product's strict rules sit on top: wrong media type → 415, body over the
+ * route's limit → 413, anything malformed → 400, and nothing busboy would skip is dropped silently:
+ * a part without a form-data name, a repeated field name, text that is not UTF-8 and more than 20
+ * parts are each a 400; empty files are kept.
  */
 export interface UploadedFile {
   /** As sent by the client (the Content-Disposition `filename`, or `filename*` when given). */
@@ -24,7 +26,6 @@ export type MultipartValue = string | UploadedFile;
 
 export const DEFAULT_MAX_MULTIPART_BODY_BYTES = 1024 * 1024;
 const MAX_PARTS = 20;
-const MAX_PART_HEADER_BYTES = 8 * 1024;
 
 const malformed = (message: string) => ValidationError.single("body", `malformed multipart/form-data: ${message}`);
 
@@ -83,106 +84,92 @@ export function multipartBoundary(contentType: string): string {
 const unescapeFormName = (text: string) =>
   text.replace(/%(22|0d|0a)/gi, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)));
 
-/** RFC 8187 `filename*=UTF-8''%E2%82%AC.pem`; undefined when not UTF-8 or not decodable. */
-function extendedFilename(value: string | undefined): string | undefined {
-  const match = value === undefined ? null : /^utf-8'[^']*'(.*)$/i.exec(value);
-  if (!match) return undefined;
-  try {
-    return decodeURIComponent(match[1] ?? "");
-  } catch {
-    return undefined;
-  }
-}
-
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-function parseHeaders(block: Buffer): Map<string, string> {
-  let text: string;
-  try {
-    text = utf8.decode(block);
-  } catch {
-    throw malformed("part headers are not UTF-8");
+/**
+ * The parts the body delimits, counted where busboy finds them (`CRLF--boundary`, the body read
+ * as if it began with CRLF, up to the close delimiter). busboy skips a part it cannot name
+ * without a word; comparing its parts with this count turns such a part into a 400.
+ */
+function delimitedParts(body: Buffer, boundary: string): number {
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  const text = Buffer.concat([CRLF, body]);
+  let delimiters = 0;
+  for (let at = text.indexOf(delimiter); at !== -1; at = text.indexOf(delimiter, at + delimiter.length)) {
+    delimiters += 1;
+    if (text[at + delimiter.length] === 0x2d && text[at + delimiter.length + 1] === 0x2d) break; // the close delimiter
   }
-  const headers = new Map<string, string>();
-  const lines: string[] = [];
-  for (const line of text.split("\r\n")) {
-    // obs-fold: a line starting with whitespace continues the previous header.
-    if ((line.startsWith(" ") || line.startsWith("\t")) && lines.length > 0) lines[lines.length - 1] += ` ${line.trim()}`;
-    else lines.push(line);
-  }
-  for (const line of lines) {
-    if (line === "") continue;
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw malformed("a part header line has no name");
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
-  }
-  return headers;
+  return Math.max(0, delimiters - 1);
 }
 
-function parsePart(part: Buffer): { name: string; value: MultipartValue } {
-  let headerBlock: Buffer;
-  let content: Buffer;
-  if (part.subarray(0, 2).equals(CRLF)) {
-    headerBlock = Buffer.alloc(0);
-    content = part.subarray(2);
-  } else {
-    const end = part.indexOf("\r\n\r\n");
-    if (end === -1 || end > MAX_PART_HEADER_BYTES) throw malformed("a part has no end of headers");
-    headerBlock = part.subarray(0, end);
-    content = part.subarray(end + 4);
-  }
-  const headers = parseHeaders(headerBlock);
-  const disposition = headers.get("content-disposition");
-  if (disposition === undefined) throw malformed("a part has no Content-Disposition header");
-  const { value: dispositionType, parameters } = headerParameters(disposition);
-  const rawName = parameters.get("name");
-  if (dispositionType.toLowerCase() !== "form-data" || rawName === undefined || rawName === "") {
-    throw malformed("a part's Content-Disposition is not form-data with a name");
-  }
-  const name = unescapeFormName(rawName);
-  const plainFilename = parameters.get("filename");
-  const filename = extendedFilename(parameters.get("filename*")) ?? (plainFilename === undefined ? undefined : unescapeFormName(plainFilename));
-  if (filename !== undefined) {
-    return { name, value: { filename, contentType: headers.get("content-type") || "application/octet-stream", content: Buffer.from(content) } };
-  }
-  try {
-    return { name, value: utf8.decode(content) };
-  } catch {
-    throw ValidationError.single(name, "must be UTF-8 text");
-  }
+/** RFC 2046 allows spaces and tabs ("transport padding") between a boundary and its CRLF; busboy does not, so they go. */
+function withoutTransportPadding(body: Buffer, boundary: string): Buffer {
+  const dashBoundary = `--${boundary}`.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const padded = new RegExp(`(^|\\r\\n)(${dashBoundary})[ \\t]+\\r\\n`, "g");
+  const text = body.toString("latin1");
+  const unpadded = text.replace(padded, "$1$2\r\n");
+  return unpadded === text ? body : Buffer.from(unpadded, "latin1");
+}
+
+interface ParsedPart {
+  name: string | undefined;
+  filename: string | undefined;
+  mimeType: string;
+  bytes: () => Buffer;
 }
 
 /**
  * Parses a complete multipart body into field name → text or file. The object has no prototype,
- * so names such as `__proto__`, `constructor` or `files` are plain (unknown) fields.
+ * so names such as `__proto__`, `constructor` or `files` are plain (unknown) fields. busboy is a
+ * stream; the whole body is written at once, so every part is parsed when `end()` returns.
  */
 export function parseMultipart(body: Buffer, boundary: string): Record<string, MultipartValue> {
+  const input = withoutTransportPadding(body, boundary);
+  const parser = busboy({
+    headers: { "content-type": `multipart/form-data; boundary="${boundary}"` },
+    preservePath: true, // a filename stays as sent (C:\certs\sso.cer), not cut to its last segment
+    defParamCharset: "utf8",
+    defCharset: "latin1", // text arrives as its own bytes, checked as UTF-8 below
+    limits: { fieldSize: input.length + 1 }, // never truncated: the route's body limit bounds every part
+    fileHwm: input.length + 1, // a file's bytes stay buffered in full until read below
+  });
+  const parts: ParsedPart[] = [];
+  let failure: Error | undefined;
+  parser.on("field", (name, value, info) => {
+    parts.push({ name, filename: undefined, mimeType: info.mimeType, bytes: () => Buffer.from(value, "latin1") });
+  });
+  parser.on("file", (name, stream, info) => {
+    stream.on("error", () => undefined); // an unterminated file is reported once, as the form's error
+    parts.push({ name, filename: info.filename, mimeType: info.mimeType, bytes: () => (stream.read() as Buffer | null) ?? Buffer.alloc(0) });
+  });
+  parser.on("error", (error: Error) => {
+    failure ??= error;
+  });
+  parser.end(input);
+  failure ??= parser.errored ?? undefined;
+  if (failure) throw malformed(failure.message.toLowerCase());
+
+  const delimited = delimitedParts(input, boundary);
+  if (delimited > MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`);
+  if (parts.length < delimited || parts.some((part) => !part.name)) throw malformed("every part needs a Content-Disposition of form-data with a name");
+
   const fields: Record<string, MultipartValue> = Object.create(null);
-  const delimiter = Buffer.from(`\r\n--${boundary}`);
-  // The first delimiter may open the body (no preamble) or follow a preamble line.
-  let position: number;
-  if (body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2))) position = delimiter.length - 2;
-  else {
-    const first = body.indexOf(delimiter);
-    if (first === -1) throw malformed("the boundary does not occur in the body");
-    position = first + delimiter.length;
-  }
-  let parts = 0;
-  for (;;) {
-    if (body[position] === 0x2d && body[position + 1] === 0x2d) return fields; // close delimiter `--`; the epilogue is ignored
-    while (body[position] === 0x20 || body[position] === 0x09) position += 1; // transport padding
-    if (!body.subarray(position, position + 2).equals(CRLF)) throw malformed("a boundary line does not end with CRLF");
-    position += 2;
-    const next = body.indexOf(delimiter, position);
-    if (next === -1) throw malformed("the body does not end with the closing boundary");
-    parts += 1;
-    if (parts > MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`);
-    const { name, value } = parsePart(body.subarray(position, next));
+  for (const part of parts) {
+    const name = unescapeFormName(part.name as string);
     if (Object.hasOwn(fields, name)) throw ValidationError.single(name, "must be sent only once");
-    fields[name] = value;
-    position = next + delimiter.length;
+    if (part.filename !== undefined) {
+      // busboy reads a missing Content-Type as text/plain (RFC 7578's default); for a file it reads as application/octet-stream here.
+      const contentType = part.mimeType === "text/plain" ? "application/octet-stream" : part.mimeType;
+      fields[name] = { filename: unescapeFormName(part.filename), contentType, content: Buffer.from(part.bytes()) };
+      continue;
+    }
+    try {
+      fields[name] = utf8.decode(part.bytes());
+    } catch {
+      throw ValidationError.single(name, "must be UTF-8 text");
+    }
   }
+  return fields;
 }
 
 /** The route's multipart body: 415 for another media type, 413 over the route's limit, 400 when malformed. */

@@ -10,7 +10,7 @@ import type {
   AppIntegrationUpdateInput,
   StoredCertificate,
 } from "#shared/domain/app-integrations/schema";
-import { logger } from "#shared/observability/logger";
+import { logger } from "#shared/observability/powertools";
 
 export interface AppIntegrationPage<T> {
   items: T[];

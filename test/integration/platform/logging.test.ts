@@ -1,0 +1,223 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+
+// Logs and EMF are off in the test environment; this file reads them, so they are on here (set
+// before the modules load: injectLambdaContext resets the level to the initial one per invocation).
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = "info";
+  process.env.POWERTOOLS_METRICS_DISABLED = "false";
+});
+
+import { createRoutingRunHandler } from "#functions/jobs/routing-run";
+import { handler as tick } from "#functions/jobs/scheduler-tick";
+import { invokeHandler, jobContext } from "#local/invocation";
+import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
+import { httpHandler } from "#shared/http/handler";
+import { defineRoute } from "#shared/http/route";
+import { logger } from "#shared/observability/powertools";
+import { newOrganizationId, tokenFor } from "#test/support/local-api";
+
+/**
+ * Log lines and metrics belong to their invocation: the local runtime (like Lambda Managed
+ * Instances) runs a request, the tick and the worker at once in one process, and none of them may
+ * carry another's keys. No field may replace a line's `message` or `level`.
+ */
+type Line = Record<string, unknown> & { message?: string };
+
+let lines: Line[] = [];
+const capture = (chunk: unknown) => {
+  for (const text of String(chunk).split("\n")) {
+    if (text.trim().startsWith("{")) lines.push(JSON.parse(text) as Line);
+  }
+  return true;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  lines = [];
+});
+
+function captureOutput() {
+  vi.spyOn(process.stdout, "write").mockImplementation(capture);
+  vi.spyOn(process.stderr, "write").mockImplementation(capture);
+}
+
+function gate() {
+  let open!: () => void;
+  let reached!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const arrived = new Promise<void>((resolve) => (reached = resolve));
+  return { open, arrived, pass: async () => (reached(), opened) };
+}
+
+const probeRoute = defineRoute({
+  operationId: "loggingProbe",
+  method: "GET",
+  path: "/logging-probe",
+  handler: "test/integration/platform/logging.test.ts",
+  summary: "A request that waits where the test tells it to",
+  tag: "test",
+  responses: { 200: { description: "done" } },
+});
+
+function probeHandler(wait?: () => Promise<void>) {
+  return httpHandler(probeRoute, async () => {
+    logger.info("probe working");
+    await wait?.();
+    logger.info("probe resumed");
+    return { statusCode: 200, body: { status: true } };
+  });
+}
+
+function probeEvent(token: string): APIGatewayProxyEvent {
+  return { httpMethod: "GET", path: "/logging-probe", headers: { Authorization: `Bearer ${token}` }, body: null } as unknown as APIGatewayProxyEvent;
+}
+
+const requestContext = (awsRequestId: string) => ({ awsRequestId, functionName: "loggingProbe" }) as Context;
+
+// A minute with nothing due (the table is shared with other test files): the tick only reads.
+const quietTick: ScheduledEvent = { time: "2001-01-01T00:00:00Z" } as ScheduledEvent;
+
+const linesWith = (message: string) => lines.filter((line) => line.message === message);
+const emfOf = (metricName: string) =>
+  lines.filter((line) => (line._aws as { CloudWatchMetrics?: Array<{ Metrics: Array<{ Name: string }> }> } | undefined)?.CloudWatchMetrics?.[0]?.Metrics.some((m) => m.Name === metricName));
+
+describe("Module: per-invocation logging", () => {
+  it("a tick that runs while a request is in flight carries none of the request's keys, and the request keeps its own", async () => {
+    // Prepare
+    const organizationId = newOrganizationId();
+    const token = tokenFor({ organizationId, sub: "alice" });
+    const requestGate = gate();
+    captureOutput();
+
+    // Act
+    const request = invokeHandler(probeHandler(requestGate.pass), probeEvent(token), requestContext("request-1"));
+    await requestGate.arrived;
+    await invokeHandler(tick, quietTick, jobContext("scheduler-tick", 55));
+    requestGate.open();
+    const response = (await request) as APIGatewayProxyResult;
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const [tickLine] = linesWith("scheduler tick");
+    expect(tickLine).toMatchObject({ job: "scheduler-tick", tickTime: quietTick.time, level: "INFO" });
+    expect(tickLine).not.toHaveProperty("operationId");
+    expect(tickLine).not.toHaveProperty("userId");
+    expect(tickLine).not.toHaveProperty("organizationId");
+    expect(tickLine?.function_request_id).not.toBe("request-1");
+    for (const message of ["probe working", "probe resumed", "request completed"]) {
+      const [line] = linesWith(message);
+      expect(line, message).toMatchObject({ operationId: "loggingProbe", organizationId, userId: "alice", function_request_id: "request-1" });
+      expect(line, message).not.toHaveProperty("job");
+      expect(line, message).not.toHaveProperty("tickTime");
+    }
+  });
+
+  it("a request that runs while the worker is in flight does not change the worker's keys; the run message does not replace the line's message", async () => {
+    // Prepare
+    const organizationId = newOrganizationId();
+    const token = tokenFor({ organizationId, sub: "bob" });
+    const workerGate = gate();
+    const ports = {
+      results: {
+        find: async () => {
+          await workerGate.pass();
+          return undefined;
+        },
+      },
+    } as unknown as RunWorkerPorts;
+    const worker = createRoutingRunHandler(() => ports);
+    const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-1" };
+    const sqsEvent = { Records: [{ messageId: "message-1", body: JSON.stringify(message), attributes: { ApproximateReceiveCount: "1" } }] } as unknown as SQSEvent;
+    captureOutput();
+
+    // Act
+    const run = invokeHandler(worker, sqsEvent, jobContext("routing-run", 60));
+    await workerGate.arrived;
+    await invokeHandler(probeHandler(), probeEvent(token), requestContext("request-2"));
+    workerGate.open();
+    const batch = await run;
+
+    // Assess
+    expect(batch.batchItemFailures).toEqual([]);
+    const [runLine] = lines.filter((line) => line.job === "routing-run" && line.outcome === "ignored");
+    expect(runLine).toMatchObject({ message: "routing run", level: "INFO", messageId: "message-1", runMessage: message });
+    expect(runLine).not.toHaveProperty("operationId");
+    expect(runLine).not.toHaveProperty("userId");
+    expect(runLine?.function_request_id).not.toBe("request-2");
+    const [requestLine] = linesWith("request completed");
+    expect(requestLine).toMatchObject({ operationId: "loggingProbe", userId: "bob", status: 200 });
+    expect(requestLine).not.toHaveProperty("job");
+    expect(requestLine).not.toHaveProperty("messageId");
+  });
+
+  it("keys end with their invocation: a line logged after it carries none of them", async () => {
+    // Prepare
+    const token = tokenFor({ organizationId: newOrganizationId(), sub: "carol" });
+    captureOutput();
+
+    // Act
+    await invokeHandler(probeHandler(), probeEvent(token), requestContext("request-3"));
+    await probeHandler()(probeEvent(token), requestContext("request-4"));
+    logger.info("between invocations");
+
+    // Assess
+    expect(linesWith("request completed")).toHaveLength(2);
+    const [line] = linesWith("between invocations");
+    // (The Lambda context itself stays until the next invocation replaces it, as in a warm Lambda.)
+    for (const key of ["operationId", "organizationId", "userId", "job"]) expect(line).not.toHaveProperty(key);
+  });
+
+  it("an extra field named message or level never replaces the line's own", () => {
+    // Prepare
+    captureOutput();
+
+    // Act
+    logger.info("the line's own message", { message: "clobbered", level: "DEBUG", detail: 1 });
+
+    // Assess
+    const [line] = lines.filter((entry) => entry.detail === 1);
+    expect(line).toMatchObject({ message: "the line's own message", level: "INFO" });
+  });
+});
+
+describe("Module: metrics", () => {
+  it("a request publishes Requests, errors and latency dimensioned by operation, never by tenant", async () => {
+    // Prepare
+    const organizationId = newOrganizationId();
+    captureOutput();
+
+    // Act
+    await invokeHandler(probeHandler(), probeEvent(tokenFor({ organizationId, sub: "dave" })), requestContext("request-5"));
+    await invokeHandler(probeHandler(), probeEvent("not-a-token"), requestContext("request-6"));
+
+    // Assess
+    const published = emfOf("Requests");
+    expect(published).toHaveLength(2);
+    for (const emf of published) {
+      expect(emf._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: "FieldOperations", Dimensions: [["service", "operation"]] }] });
+      expect(emf).toMatchObject({ operation: "loggingProbe", Requests: 1 });
+      expect(JSON.stringify(emf)).not.toContain(organizationId);
+      expect(emf).not.toHaveProperty("userId");
+    }
+    expect(published[1]).toMatchObject({ ClientErrors: 1 });
+    expect(published[0]).not.toHaveProperty("ClientErrors");
+  });
+
+  it("the jobs publish their outcomes dimensioned by job", async () => {
+    // Prepare
+    const ports = { results: { find: async () => undefined } } as unknown as RunWorkerPorts;
+    const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-2" };
+    const sqsEvent = { Records: [{ messageId: "message-2", body: JSON.stringify(message), attributes: {} }] } as unknown as SQSEvent;
+    captureOutput();
+
+    // Act
+    await invokeHandler(createRoutingRunHandler(() => ports), sqsEvent, jobContext("routing-run", 60));
+    await invokeHandler(tick, quietTick, jobContext("scheduler-tick", 55));
+
+    // Assess
+    expect(emfOf("RunIgnored")[0]).toMatchObject({ job: "routing-run", RunIgnored: 1 });
+    expect(JSON.stringify(emfOf("RunIgnored")[0])).not.toContain("org-of-the-run");
+    expect(emfOf("TickEnqueued")[0]).toMatchObject({ job: "scheduler-tick", TickEnqueued: 0, TickFailed: 0 });
+  });
+});
