@@ -10,6 +10,7 @@ export interface TickSummary {
   advancedLate: number;
   missed: number;
   failed: number;
+  overCap: number;
   fannedOut: number;
   pages: number;
 }
@@ -29,6 +30,7 @@ export const handler = async (event: ScheduledEvent): Promise<TickSummary> => {
     advancedLate: outcome.advancedLate,
     missed: outcome.missed,
     failed: outcome.failed,
+    overCap: outcome.overCap,
     fannedOut: outcome.fannedOut,
     pages: outcome.pages,
   };

@@ -1,8 +1,10 @@
+import { activeRunSlots } from "#shared/app/active-runs";
 import { appConfig } from "#shared/config/env";
+import { scheduleRunKey, scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
 import type { SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { sendDuePages, sendRunMessages } from "#shared/queue/run-queue";
-import { advanceSchedule, claimRunSlot, markRunSlotSent, readRunClaim, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { advanceSchedule, claimRunSlot, finishRunClaim, markRunSlotSent, readRunClaim, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
 import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /** Composition root of the scheduler tick: used by the tick itself and by the run worker for `duePage` jobs. */
@@ -27,5 +29,12 @@ export function schedulerTickPorts(now: Date): SchedulerTickPorts {
         dispatched: null,
         lastExecute: formatDateTimeUtc(now),
       }),
+    takeActiveRun: (message) => activeRunSlots.take(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
+    releaseActiveRun: (message) => activeRunSlots.release(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
+    skipOverCap: async (message) => {
+      const reason = scheduledRunOverCapReason(activeRunSlots.max());
+      await finishRunClaim(message.organizationId, message.scheduleId, message.slot, "SKIPPED", reason, now);
+      await recordLogExecuted(message.organizationId, message.scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
+    },
   };
 }

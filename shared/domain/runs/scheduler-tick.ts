@@ -7,8 +7,10 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  *
  * 1. claims each run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
  *    processes, can never both enqueue the same slot;
- * 2. sends the group's run messages in one batch of 10 and marks each accepted claim SENT;
- * 3. advances each schedule's next run with a conditional update (only if it still points at the
+ * 2. takes a slot of the organization's cap on active runs for each claimed run — at the cap the run
+ *    is not sent: its claim and logExecuted say SKIPPED with the reason, and the schedule advances;
+ * 3. sends the group's run messages in one batch of 10 and marks each accepted claim SENT;
+ * 4. advances each schedule's next run with a conditional update (only if it still points at the
  *    slot just handled, so a concurrent edit by a user wins).
  *
  * Fan-out: when more than `fanOutAbove` schedules are due, the tick does not handle them itself: it
@@ -17,8 +19,9 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  * recovery). A page that is lost or fails for good changes nothing: its schedules stay due in the
  * index and the next tick takes them again.
  *
- * Crash safety: a message SQS rejects has its claim released (deleted only while still un-sent) so
- * the next tick tries again; when SendMessageBatch itself throws, that group's claims are released,
+ * Crash safety: a message SQS rejects has its claim (deleted only while still un-sent) and its cap slot
+ * released so the next tick tries again; when SendMessageBatch itself throws, that group's claims and
+ * cap slots are released,
  * the other groups take no new work, and the error is rethrown once every group has settled
  * (EventBridge and the next tick retry). A tick that finds a slot claimed already looks at the claim
  * (one read, due schedules only): sent (SENT or any later worker status) but the schedule still
@@ -63,6 +66,12 @@ export interface SchedulerTickPorts {
   /** Moves the schedule's next run past `handledRunAt`, if it still is `handledRunAt`. */
   advance(organizationId: string, scheduleId: string, handledRunAt: string): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
+  /** Takes (or keeps) the run's slot of its organization's cap on active runs; false at the cap. */
+  takeActiveRun(message: RoutingRunMessage): Promise<boolean>;
+  /** Frees the run's cap slot (its message was not sent); idempotent. */
+  releaseActiveRun(message: RoutingRunMessage): Promise<void>;
+  /** A run refused for the cap: its claim and the schedule's logExecuted become SKIPPED with the reason. */
+  skipOverCap(message: RoutingRunMessage): Promise<void>;
 }
 
 export interface TickOptions {
@@ -89,6 +98,8 @@ export interface TickOutcome {
   advancedLate: number;
   missed: number;
   failed: number;
+  /** Runs not sent because their organization was at its cap on active runs (recorded SKIPPED). */
+  overCap: number;
   /** Due schedules handed to `duePage` jobs instead of being handled by this tick. */
   fannedOut: number;
   pages: number;
@@ -112,7 +123,7 @@ function minuteOf(instantIso: string): string {
 
 const isSent = (claim: SlotClaimView) => claim.status !== "ENQUEUED";
 
-const emptyOutcome = (): TickOutcome => ({ enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0, fannedOut: 0, pages: 0 });
+const emptyOutcome = (): TickOutcome => ({ enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0, overCap: 0, fannedOut: 0, pages: 0 });
 
 export async function runSchedulerTick(ports: SchedulerTickPorts, now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
@@ -183,23 +194,40 @@ async function prepareEntry(ports: SchedulerTickPorts, entry: DueEntry, now: Dat
   return undefined;
 }
 
-/** One group of at most 10 due entries: claims, one SendMessageBatch, then SENT and advance per accepted message. */
+/** Frees what an un-sent message held: its claim (only while un-sent) and its cap slot. */
+async function releaseUnsent(ports: SchedulerTickPorts, message: RoutingRunMessage): Promise<void> {
+  await ports.releaseSlot(message);
+  await ports.releaseActiveRun(message);
+}
+
+/** One group of at most 10 due entries: claims, cap slots, one SendMessageBatch, then SENT and advance per accepted message. */
 async function handleGroup(ports: SchedulerTickPorts, group: DueEntry[], now: Date, options: TickOptions, outcome: TickOutcome): Promise<void> {
-  const prepared = (await Promise.all(group.map((entry) => prepareEntry(ports, entry, now, options, outcome)))).filter((p) => p !== undefined);
+  const claimed = (await Promise.all(group.map((entry) => prepareEntry(ports, entry, now, options, outcome)))).filter((p) => p !== undefined);
+  const prepared = (
+    await Promise.all(
+      claimed.map(async (entry) => {
+        if (await ports.takeActiveRun(entry.send)) return entry;
+        await ports.skipOverCap(entry.send);
+        await ports.advance(entry.send.organizationId, entry.send.scheduleId, entry.send.scheduledFor);
+        outcome.overCap++;
+        return undefined;
+      }),
+    )
+  ).filter((p) => p !== undefined);
   if (prepared.length === 0) return;
   const batch = prepared.map((p) => p.send);
   let failed: Set<RoutingRunMessage>;
   try {
     failed = new Set(await ports.enqueue(batch));
   } catch (error) {
-    // Nothing of this batch is known to be sent: release its claims so the next tick claims and sends them again.
-    await Promise.all(batch.map((message) => ports.releaseSlot(message)));
+    // Nothing of this batch is known to be sent: release its claims and cap slots so the next tick claims and sends them again.
+    await Promise.all(batch.map((message) => releaseUnsent(ports, message)));
     throw error;
   }
   await Promise.all(
     prepared.map(async ({ send: message, resend }) => {
       if (failed.has(message)) {
-        await ports.releaseSlot(message);
+        await releaseUnsent(ports, message);
         outcome.failed++;
         return;
       }

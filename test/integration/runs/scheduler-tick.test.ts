@@ -7,6 +7,8 @@ import { schedulerTickPorts } from "#shared/app/scheduler-tick";
 import { runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
 import { scheduleService } from "#shared/app/schedules";
 import type { Caller } from "#shared/domain/caller";
+import { activeRunLeases } from "#shared/store/active-run-store";
+import { readRunClaim } from "#shared/store/run-store";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
 import { newOrganizationId } from "#test/support/local-api";
@@ -136,6 +138,30 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     runs.push(...((await drainQueue(sqs, queueUrl)) as Array<{ scheduleId: string }>));
     expect(pagesHandled).toBe(outcome.pages);
     expect(runs.filter((m) => mine.has(m.scheduleId)).map((m) => m.scheduleId).sort()).toEqual([...mine].sort());
+    for (const schedule of schedules) {
+      expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+    }
+  });
+
+  it("cap on active runs: with 6 of one organization's schedules due, 5 are enqueued and the 6th is recorded SKIPPED with the reason", async () => {
+    const owner = caller();
+    const configurationId = await profileOf(owner);
+    const schedules = [];
+    for (let i = 0; i < 6; i++) schedules.push(await scheduleService.create(owner, dailySchedule("05:00", { configurationId, name: `run ${i}` })));
+    const dueAt = (await nextRunOf(owner.organizationId, schedules[0]?._id as string)) as string;
+    await drainQueue(sqs, queueUrl);
+
+    const outcome = await tickAt(new Date(new Date(dueAt).getTime() + 20_000));
+    expect(outcome).toMatchObject({ enqueued: 5, overCap: 1 });
+    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string }>).filter((m) => m.organizationId === owner.organizationId);
+    expect(queued).toHaveLength(5);
+    expect(Object.keys(await activeRunLeases(owner.organizationId))).toHaveLength(5);
+
+    const skipped = schedules.find((s) => !queued.some((m) => m.scheduleId === s._id));
+    const stored = await dynamoScheduleStore.find(owner.organizationId, skipped?._id as string);
+    expect(stored?.schedule.logExecuted).toMatchObject({ status: "SKIPPED", routingResultId: null, message: expect.stringContaining("already had 5 routing runs queued or running") });
+    expect((await readRunClaim(owner.organizationId, skipped?._id as string, `${dueAt.slice(0, 16)}Z`))?.status).toBe("SKIPPED");
+    // Every schedule moved on to its next run, the skipped one too.
     for (const schedule of schedules) {
       expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
     }

@@ -5,7 +5,7 @@ import { type DueEntry, handleDueEntries, runSchedulerTick, type SchedulerTickPo
 const now = new Date("2026-12-01T07:00:30Z");
 
 function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {}) {
-  const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[] };
+  const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], freed: [] as string[], overCap: [] as string[] };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -48,6 +48,18 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
     recordMissed: async (_o, id) => {
       calls.missed.push(id);
     },
+    takeActiveRun: async (m) => {
+      calls.taken.push(m.scheduleId);
+      return true;
+    },
+    releaseActiveRun: async (m) => {
+      calls.freed.push(m.scheduleId);
+    },
+    skipOverCap: async (m) => {
+      calls.overCap.push(m.scheduleId);
+      const claim = claims.get(`${m.scheduleId}#${m.slot}`);
+      if (claim) claim.status = "SKIPPED";
+    },
     ...overrides,
   };
   return { ports, calls, claims };
@@ -89,6 +101,7 @@ describe("Function: runSchedulerTick", () => {
     const outcome = await runSchedulerTick(ports, now);
     expect(outcome.failed).toBe(1);
     expect(calls.released).toEqual(["lost"]);
+    expect(calls.freed).toEqual(["lost"]);
     expect(calls.advanced).toEqual(["ok"]);
   });
 
@@ -127,6 +140,7 @@ describe("Function: runSchedulerTick", () => {
     });
     await expect(runSchedulerTick(ports, now)).rejects.toThrow("SQS unavailable");
     expect(calls.released.sort()).toEqual(["a", "b"]);
+    expect(calls.freed.sort()).toEqual(["a", "b"]);
     expect(claims.size).toBe(0);
     expect(calls.advanced).toEqual([]);
 
@@ -250,5 +264,19 @@ describe("Function: runSchedulerTick", () => {
     const rest = shards[0]?.filter((e) => !calls.advanced.includes(e.scheduleId)) ?? [];
     await handleDueEntries({ ...ports, enqueue: async (messages) => (calls.sent.push(...messages.map((m) => m.scheduleId)), []) }, rest, now);
     expect(calls.sent.sort()).toEqual(shards[0]?.map((e) => e.scheduleId).sort());
+  });
+
+  it("a run over its organization's cap is not sent: recorded SKIPPED (claim and logExecuted) and the schedule advanced", async () => {
+    const shards = [[entry("in"), entry("over")]];
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    ports.takeActiveRun = async (m) => m.scheduleId !== "over";
+    const outcome = await runSchedulerTick(ports, now);
+    expect(outcome).toMatchObject({ overCap: 1, failed: 0 });
+    expect(outcome.enqueued.map((m) => m.scheduleId)).toEqual(["in"]);
+    expect(calls.sent).toEqual(["in"]);
+    expect(calls.overCap).toEqual(["over"]);
+    expect(claims.get("over#2026-12-01T07:00Z")?.status).toBe("SKIPPED");
+    expect(calls.advanced.sort()).toEqual(["in", "over"]);
+    expect(calls.freed).toEqual([]);
   });
 });
