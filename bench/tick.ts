@@ -12,7 +12,7 @@
 // bench, so the times are far slower than DynamoDB and SQS in AWS).
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DeleteMessageCommand, GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
@@ -27,7 +27,10 @@ if (!Number.isInteger(dueCount) || dueCount < 0 || sizes.some((size) => !Number.
   throw new Error("usage: --due <n ≥ 0> --sizes <n,n,…> --workers <n ≥ 1>");
 }
 
-const dynamo = await startDynamoDbLocal();
+// BENCH_DYNAMODB_ENDPOINT: a DynamoDB Local already running (on a loaded machine its start can take longer than the starter waits).
+const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined }
+  : await startDynamoDbLocal();
 const sqsEmulator = await startSqsEmulator();
 Object.assign(process.env, {
   AWS_REGION: "us-east-1",
@@ -136,18 +139,17 @@ async function handOutPages(pages: number): Promise<number> {
   return handled;
 }
 
-/** Run messages still in the queue (the local emulator counts exactly); purged, so the next size starts empty. */
+/** Run messages in the queue (the local emulator counts exactly; each size subtracts what was there before its tick). */
 async function queuedRunMessages(): Promise<number> {
   const queueUrl = process.env.RUN_QUEUE_URL as string;
   const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-  await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
   return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
 }
 
 const rows: string[] = [];
 try {
   for (const size of sizes) {
-    const table = `bench-tick-${size}`;
+    const table = `bench-tick-${dueCount}-${size}-${Date.now()}`; // fresh even against a DynamoDB Local shared between runs
     await provisionTable(new DynamoDBClient({}), table);
     process.env.TABLE_NAME = table;
     resetAppConfig();
@@ -164,12 +166,13 @@ try {
     consumed.write = 0;
     consumed.calls = 0;
     consumed.byCommand.clear();
+    const queuedBefore = await queuedRunMessages();
     const started = performance.now();
     const outcome = await tick({ time: new Date(new Date(dueAt).getTime() + 20_000).toISOString() } as ScheduledEvent);
     const tickMs = performance.now() - started;
     const pagesHandled = await handOutPages(outcome.pages);
     const allEnqueuedMs = performance.now() - started;
-    const enqueued = runMessagesSeen + (await queuedRunMessages());
+    const enqueued = runMessagesSeen + (await queuedRunMessages()) - queuedBefore;
     runMessagesSeen = 0;
     const byCommand = [...consumed.byCommand].map(([command, units]) => `${command.replace("Command", "")} ${units}`).join(", ");
     rows.push(

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { type ActiveRunLeases, endedLeases, leaseEnd } from "#shared/domain/runs/active-runs";
+import { type ActiveRunLeases, endedLeases, leaseEnd, mayTakeSlot } from "#shared/domain/runs/active-runs";
 import { conditionally, documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 
@@ -18,7 +18,8 @@ const isMissingPath = (error: unknown) => error instanceof Error && error.name =
  */
 export async function takeActiveRunSlot(organizationId: string, runKey: string, max: number, now: Date, leaseSeconds: number): Promise<boolean> {
   const key = keys.activeRuns(organizationId);
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // Each retry follows a change by another taker (map created, ended leases removed): a handful suffices.
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
       await documentClient().send(
         new UpdateCommand({
@@ -48,8 +49,10 @@ export async function takeActiveRunSlot(organizationId: string, runKey: string, 
       );
       continue;
     }
+    // The write failed before another taker had created the map: there is room, try again.
+    if (Object.keys(runs).length < max || runKey in runs) continue;
     const ended = endedLeases(runs, now);
-    if (ended.length === 0) return false; // the cap is full of live runs
+    if (!mayTakeSlot(runs, runKey, max, now) || ended.length === 0) return false; // the cap is full of live runs
     // Each removal only if the lease is still the ended one (a renewal in between wins).
     const names = Object.fromEntries(ended.map((run, i) => [`#e${i}`, run]));
     const values = Object.fromEntries(ended.map((run, i) => [`:e${i}`, runs[run]]));

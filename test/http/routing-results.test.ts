@@ -153,6 +153,7 @@ describe("Routing results", () => {
     it("the 6th concurrent on-demand run answers 429 run-429 and creates and queues nothing; a finished run frees its slot", async () => {
       const tenant = await tenantWithPlan();
       const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => tenant.api.post("/routing/result", { configurationId: tenant.profile._id, name: `run ${i}` })));
+      expect(responses.map((response) => response.status).sort(), JSON.stringify(responses.map((response) => response.body))).toEqual([201, 201, 201, 201, 201, 429]);
       const accepted = responses.filter((response) => response.status === 201);
       const refused = responses.filter((response) => response.status === 429);
       expect(accepted).toHaveLength(5);

@@ -7,7 +7,7 @@ import { schedulerTickPorts } from "#shared/app/scheduler-tick";
 import { runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
 import { scheduleService } from "#shared/app/schedules";
 import type { Caller } from "#shared/domain/caller";
-import { activeRunLeases } from "#shared/store/active-run-store";
+import { activeRunLeases, releaseActiveRunSlot, takeActiveRunSlot } from "#shared/store/active-run-store";
 import { readRunClaim } from "#shared/store/run-store";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
@@ -165,5 +165,27 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     for (const schedule of schedules) {
       expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
     }
+  });
+
+  it("cap store: concurrent takers never pass the cap, release is idempotent, and ended leases (crashed runs) are reclaimed", async () => {
+    const organizationId = caller().organizationId;
+    const start = new Date("2026-12-01T07:00:00Z");
+    const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => takeActiveRunSlot(organizationId, `R#${i}`, 5, start, 3600)));
+    expect(taken.filter(Boolean)).toHaveLength(5);
+    const holders = Object.keys(await activeRunLeases(organizationId));
+    expect(holders).toHaveLength(5);
+    // A holder takes again (a resent run): kept, not refused.
+    expect(await takeActiveRunSlot(organizationId, holders[0] as string, 5, start, 3600)).toBe(true);
+
+    await releaseActiveRunSlot(organizationId, holders[0] as string);
+    await releaseActiveRunSlot(organizationId, holders[0] as string); // a redelivery frees nothing twice
+    expect(Object.keys(await activeRunLeases(organizationId))).toHaveLength(4);
+    expect(await takeActiveRunSlot(organizationId, "R#new", 5, start, 3600)).toBe(true);
+    expect(await takeActiveRunSlot(organizationId, "R#late", 5, start, 3600)).toBe(false);
+
+    // Two hours later every lease has ended (nobody freed them): the next taker removes them and gets in.
+    const later = new Date(start.getTime() + 2 * 3_600_000);
+    expect(await takeActiveRunSlot(organizationId, "R#late", 5, later, 3600)).toBe(true);
+    expect(Object.keys(await activeRunLeases(organizationId))).toEqual(["R#late"]);
   });
 });
