@@ -1,23 +1,36 @@
-// npm run bench:tick [-- --due 10 --sizes 100,1000,10000]
+// npm run bench:tick [-- --due 10 --sizes 100,1000,10000 --workers 4]
 //
 // Shows that the scheduler tick's cost follows the number of DUE schedules, not the number of
-// schedules: for each size it fills a fresh table with that many non-due schedules plus a fixed
-// number of due ones, runs one tick at the due minute, and prints the DynamoDB capacity units the
-// tick consumed (ReturnConsumedCapacity TOTAL on every call it makes: the due-index queries, the
-// per-schedule reads, the claims and the advances). Runs against DynamoDB Local and the local SQS
-// emulator, started here.
+// schedules, and how long enqueueing them takes: for each size it fills a fresh table with that many
+// non-due schedules plus `--due` due ones (5 per organization, so the per-organization cap on active
+// runs is not what is measured), runs one tick at the due minute and — when the tick fanned out —
+// hands its `duePage` jobs to the real run-worker handler in `--workers` parallel lanes (what the SQS
+// event source does), until every page is handled. It prints the time until every due schedule was
+// enqueued and the DynamoDB capacity units consumed (ReturnConsumedCapacity TOTAL on every call: the
+// due-index queries, the per-schedule reads, the claims, SENT marks and advances). Runs against
+// DynamoDB Local and the local SQS emulator, started here (both share this machine's cores with the
+// bench, so the times are far slower than DynamoDB and SQS in AWS).
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import type { ScheduledEvent } from "aws-lambda";
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
 
-const { values } = parseArgs({ options: { due: { type: "string", default: "10" }, sizes: { type: "string", default: "100,1000,10000" } } });
+const { values } = parseArgs({
+  options: { due: { type: "string", default: "10" }, sizes: { type: "string", default: "100,1000,10000" }, workers: { type: "string", default: "4" } },
+});
 const dueCount = Number(values.due);
 const sizes = values.sizes.split(",").map(Number);
+const workerLanes = Number(values.workers);
+if (!Number.isInteger(dueCount) || dueCount < 0 || sizes.some((size) => !Number.isInteger(size) || size < 0) || !(workerLanes >= 1)) {
+  throw new Error("usage: --due <n ≥ 0> --sizes <n,n,…> --workers <n ≥ 1>");
+}
 
-const dynamo = await startDynamoDbLocal();
+// BENCH_DYNAMODB_ENDPOINT: a DynamoDB Local already running (on a loaded machine its start can take longer than the starter waits).
+const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined }
+  : await startDynamoDbLocal();
 const sqsEmulator = await startSqsEmulator();
 Object.assign(process.env, {
   AWS_REGION: "us-east-1",
@@ -38,6 +51,8 @@ const { documentClient } = await import("#shared/store/dynamo");
 const { dynamoScheduleStore } = await import("#shared/store/schedule-store");
 const { createScheduleService } = await import("#shared/domain/schedules/service");
 const { handler: tick } = await import("#functions/jobs/scheduler-tick");
+const { handler: runWorker } = await import("#functions/jobs/routing-run");
+const sqs = new SQSClient({});
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
 const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, number>() };
@@ -65,7 +80,15 @@ documentClient().middlewareStack.add(
   { step: "initialize", name: "consumedCapacity" },
 );
 
-const owner = { userId: "bench", organizationId: "bench-org", hubIds: [], permissions: new Set<string>(), permissionDetails: [] };
+/** Five schedules per organization: at most the default cap of active runs per organization. */
+const ownerOf = (index: number) => ({ userId: "bench", organizationId: `bench-org-${Math.floor(index / 5)}`, hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
+/** The first 07:00 UTC after now: every schedule of the bench runs daily at 07:00. */
+function nextSevenUtc(): string {
+  const at = new Date();
+  at.setUTCHours(7, 0, 0, 0);
+  if (at.getTime() <= Date.now()) at.setUTCDate(at.getUTCDate() + 1);
+  return at.toISOString();
+}
 const schedule = (name: string, startTime: string) => ({
   name,
   configurationId: "bench-profile",
@@ -86,41 +109,84 @@ async function inParallel<T>(count: number, lanes: number, work: (index: number)
   }));
 }
 
+let runMessagesSeen = 0;
+
+/**
+ * What the SQS event source does with the run queue while the pages are handled: `workers` lanes
+ * each receive one message at a time; a `duePage` goes to the run-worker handler, a run message is
+ * counted and deleted (the bench measures enqueueing, not planning). Answers the pages handled.
+ */
+async function handOutPages(pages: number): Promise<number> {
+  let handled = 0;
+  const queueUrl = process.env.RUN_QUEUE_URL as string;
+  await Promise.all(
+    Array.from({ length: pages > 0 ? workerLanes : 0 }, async () => {
+      while (handled < pages) {
+        const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ["All"] }));
+        for (const message of received.Messages ?? []) {
+          const body = JSON.parse(message.Body ?? "{}") as { kind?: string };
+          if (body.kind === "duePage") {
+            const event = { Records: [{ messageId: message.MessageId, receiptHandle: message.ReceiptHandle, body: message.Body, attributes: message.Attributes ?? {} }] } as unknown as SQSEvent;
+            const response = await runWorker(event);
+            if (response.batchItemFailures.length > 0) throw new Error("a due page failed");
+            handled++;
+          } else runMessagesSeen++;
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string }));
+        }
+      }
+    }),
+  );
+  return handled;
+}
+
+/** Run messages in the queue (the local emulator counts exactly; each size subtracts what was there before its tick). */
+async function queuedRunMessages(): Promise<number> {
+  const queueUrl = process.env.RUN_QUEUE_URL as string;
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
+  return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
+
 const rows: string[] = [];
 try {
   for (const size of sizes) {
-    const table = `bench-tick-${size}`;
+    const table = `bench-tick-${dueCount}-${size}-${Date.now()}`; // fresh even against a DynamoDB Local shared between runs
     await provisionTable(new DynamoDBClient({}), table);
     process.env.TABLE_NAME = table;
     resetAppConfig();
     // The profile check is not what is measured: the service is built without it.
     const service = createScheduleService({ store: dynamoScheduleStore, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
-    const due = [];
-    for (let i = 0; i < dueCount; i++) due.push(await service.create(owner, schedule(`due ${i}`, "2020-01-01 00:00")));
+    const setupStarted = performance.now();
+    await inParallel(dueCount, 25, (i) => service.create(ownerOf(i), schedule(`due ${i}`, "2020-01-01 00:00")));
     // Non-due: the same timetable, but their window opens in 2098, so their next run is decades away.
-    await inParallel(size, 25, (i) => service.create(owner, schedule(`later ${i}`, "2098-01-01 00:00")));
-    const dueAt = (await dynamoScheduleStore.find(owner.organizationId, due[0]?._id as string))?.schedule.nextRunAt as string;
+    await inParallel(size, 25, (i) => service.create(ownerOf(i), schedule(`later ${i}`, "2098-01-01 00:00")));
+    const dueAt = nextSevenUtc();
+    process.stdout.write(`size ${size}: ${dueCount} due + ${size} later schedules stored in ${((performance.now() - setupStarted) / 1000).toFixed(0)} s\n`);
 
     consumed.read = 0;
     consumed.write = 0;
     consumed.calls = 0;
     consumed.byCommand.clear();
+    const queuedBefore = await queuedRunMessages();
     const started = performance.now();
     const outcome = await tick({ time: new Date(new Date(dueAt).getTime() + 20_000).toISOString() } as ScheduledEvent);
-    const ms = performance.now() - started;
+    const tickMs = performance.now() - started;
+    const pagesHandled = await handOutPages(outcome.pages);
+    const allEnqueuedMs = performance.now() - started;
+    const enqueued = runMessagesSeen + (await queuedRunMessages()) - queuedBefore;
+    runMessagesSeen = 0;
     const byCommand = [...consumed.byCommand].map(([command, units]) => `${command.replace("Command", "")} ${units}`).join(", ");
     rows.push(
-      `| ${String(size).padStart(6)} | ${String(dueCount).padStart(3)} | ${String(outcome.enqueued).padStart(8)} | ${consumed.read.toFixed(1).padStart(10)} | ${consumed.write.toFixed(1).padStart(11)} | ${String(consumed.calls).padStart(5)} | ${ms.toFixed(0).padStart(7)} | ${byCommand} |`,
+      `| ${String(size).padStart(7)} | ${String(dueCount).padStart(6)} | ${String(enqueued).padStart(8)} | ${String(pagesHandled).padStart(5)} | ${tickMs.toFixed(0).padStart(7)} | ${allEnqueuedMs.toFixed(0).padStart(12)} | ${consumed.read.toFixed(1).padStart(10)} | ${consumed.write.toFixed(1).padStart(11)} | ${String(consumed.calls).padStart(6)} | ${byCommand} |`,
     );
-    process.stdout.write(`size ${size}: done\n`);
+    process.stdout.write(`size ${size}: tick ${tickMs.toFixed(0)} ms, ${outcome.pages} pages, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms\n`);
   }
   process.stdout.write(
     [
       "",
-      `Scheduler tick cost with ${dueCount} due schedules (DynamoDB Local, ReturnConsumedCapacity TOTAL):`,
+      `Scheduler tick with ${dueCount} due schedules, ${workerLanes} worker lanes for fan-out pages (DynamoDB Local + local SQS on this machine, ReturnConsumedCapacity TOTAL):`,
       "",
-      "| non-due | due | enqueued | read units | write units | calls | tick ms | units by command |",
-      "|--------:|----:|---------:|-----------:|------------:|------:|--------:|------------------|",
+      "| non-due |    due | enqueued | pages | tick ms | all enqueued ms | read units | write units |  calls | units by command |",
+      "|--------:|-------:|---------:|------:|--------:|----------------:|-----------:|------------:|-------:|------------------|",
       ...rows,
       "",
     ].join("\n"),

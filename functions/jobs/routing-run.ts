@@ -1,18 +1,22 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { runWorkerPorts } from "#shared/app/routing-results";
 import { processRunMessage, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
-import { runQueueMessageSchema } from "#shared/domain/runs/messages";
+import { type DuePageMessage, runQueueMessageSchema } from "#shared/domain/runs/messages";
+import { handleDueEntries, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
+import { schedulerTickPorts } from "#shared/app/scheduler-tick";
 import { s3Client } from "#shared/blob/s3";
 import { jobHandler, traceClients } from "#shared/observability/job-handler";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { documentClient } from "#shared/store/dynamo";
+import { sqsClient } from "#shared/queue/sqs";
 
-traceClients(documentClient, s3Client);
+traceClients(documentClient, s3Client, sqsClient);
 
 /**
- * SQS worker of the routing-run queue (schedule runs and on-demand runs). Reports partial batch
+ * SQS worker of the routing-run queue (schedule runs, on-demand runs, and the tick's fan-out pages of
+ * due schedules, which it claims, sends and advances like the tick). Reports partial batch
  * failures: a message whose run failed (or whose slot another delivery is running) is retried by
  * SQS and, after maxReceiveCount deliveries, moves to the dead-letter queue. A message that is not
  * a run message is logged and acknowledged (retrying cannot fix it).
@@ -21,7 +25,11 @@ traceClients(documentClient, s3Client);
  * `RunFailed`, `RunIgnored`, `RunBusy`, `RunInvalidMessage`), and per optimizer call
  * `OptimizerSeconds` and `VisitsPlanned` (the visits given to it).
  */
-export function createRoutingRunHandler(ports: () => RunWorkerPorts, maxReceiveCount: number = runQueueDefinition.maxReceiveCount) {
+export function createRoutingRunHandler(
+  ports: () => RunWorkerPorts,
+  maxReceiveCount: number = runQueueDefinition.maxReceiveCount,
+  tickPorts: (now: Date) => SchedulerTickPorts = schedulerTickPorts,
+) {
   return jobHandler("routing-run", async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
     const startedAt = Date.now();
     const remainingTimeMs = () => context.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
@@ -45,6 +53,7 @@ export function createRoutingRunHandler(ports: () => RunWorkerPorts, maxReceiveC
         metrics.addMetric("RunInvalidMessage", MetricUnit.Count, 1);
         return false;
       }
+      if (parsed.data.kind === "duePage") return handleDuePage(parsed.data);
       const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
       try {
         const outcome = await processRunMessage(measured(ports()), parsed.data, delivery);
@@ -54,6 +63,19 @@ export function createRoutingRunHandler(ports: () => RunWorkerPorts, maxReceiveC
       } catch (error) {
         logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: parsed.data, error });
         metrics.addMetric(outcomeMetric.failed, MetricUnit.Count, 1);
+        return true;
+      }
+    }
+
+    /** A page the tick fanned out: failing (e.g. SQS down) releases the un-sent claims and retries the page. */
+    async function handleDuePage(page: DuePageMessage): Promise<boolean> {
+      const now = new Date();
+      try {
+        const outcome = await handleDueEntries(tickPorts(now), page.entries, now);
+        logger.info("due page", { tickTime: page.tickTime, entries: page.entries.length, enqueued: outcome.enqueued.length, alreadyClaimed: outcome.alreadyClaimed, missed: outcome.missed, failed: outcome.failed });
+        return false;
+      } catch (error) {
+        logger.error("due page failed; retried", { tickTime: page.tickTime, entries: page.entries.length, error });
         return true;
       }
     }

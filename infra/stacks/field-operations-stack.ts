@@ -9,7 +9,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aw
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
-import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { defaultRunWorkerMaxConcurrency, runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 import { ProductFunction } from "#infra/constructs/api-function";
 
@@ -94,6 +94,7 @@ export class FieldOperationsStack extends Stack {
       POWERTOOLS_SERVICE_NAME: "field-operations-api",
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
+      ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) } : {}),
     };
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
@@ -168,7 +169,10 @@ export class FieldOperationsStack extends Stack {
     });
     table.grantReadWriteData(worker);
     bucket.grantReadWrite(worker);
-    worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true }));
+    runQueue.grantSendMessages(worker); // the tick's fan-out pages: a worker handling one sends its runs
+    // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
+    const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
+    worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));
 
     new CfnOutput(this, "ApiUrl", { value: api.url, description: "Base URL (ends with /v3/)" });
     new CfnOutput(this, "TableName", { value: table.tableName });

@@ -1,4 +1,5 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import { activeRunSlots } from "#shared/app/active-runs";
 import { findConfiguration } from "#shared/app/configurations";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { appConfig } from "#shared/config/env";
@@ -21,6 +22,7 @@ export const routingResultService = createRoutingResultService({
   store: dynamoRoutingResultStore,
   findConfiguration,
   enqueue: enqueueOnDemandRun,
+  activeRuns: activeRunSlots,
   markVisitDispatched,
   visitRoutingResultId,
   appTimeZone: () => appConfig().APP_TIMEZONE,
@@ -44,6 +46,7 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     results: dynamoRoutingResultStore,
     markVisitDispatched,
     visitRoutingResultId,
+    releaseActiveRun: activeRunSlots.release,
     ...overrides,
   };
 }

@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   /** Presigned certificate URLs expire after this many seconds. */
   PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
   /**
+   * Runs (scheduled or on demand) one organization may have queued or running at once: more on-demand
+   * runs answer 429, more scheduled runs are recorded SKIPPED.
+   */
+  MAX_ACTIVE_RUNS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(5),
+  /**
    * Test-only escape hatch: lets external-API data types call loopback servers started by tests.
    * Never set in a deployed stack.
    */

@@ -91,6 +91,14 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** Too much at once for the caller's organization (e.g. the cap on active routing runs): retry later. */
+export class TooManyRequestsError extends AppError {
+  readonly statusCode = 429;
+  constructor(message: string, failedCode = "sys-429") {
+    super(message, failedCode);
+  }
+}
+
 export class UnsupportedMediaTypeError extends AppError {
   readonly statusCode = 415;
   constructor(expected: string, failedCode = "sys-415") {

@@ -15,3 +15,17 @@ export const runQueueDefinition = {
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 1,
 } as const;
+
+/**
+ * Run workers at most running at once (the SQS event source's maximum concurrency), so a burst of
+ * runs cannot take the account's Lambda concurrency from the API. CDK context `runWorkerMaxConcurrency`
+ * overrides it (SQS allows 2–1000).
+ */
+export const defaultRunWorkerMaxConcurrency = 20;
+
+/**
+ * How long a run counts against its organization's cap of active runs when nothing releases it: a
+ * worker that crashed on the run's last delivery (message in the dead-letter queue) frees the slot
+ * after this; a run still waiting in the queue longer than this no longer counts.
+ */
+export const activeRunLeaseSeconds = 6 * 3600;

@@ -19,6 +19,7 @@
  * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
+ * | active runs (cap leases) | ORG#o                    | ACTIVERUNS                 |                                             |                                    |
  * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
  * | profile schedule count   | ORG#o                    | CONFREFS#id                |                                             |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
@@ -104,6 +105,8 @@ export const keys = {
   /** Due index sort key: the next run minute (ISO, UTC) first, so `<= now` is one range read per shard. */
   dueSortKey: (nextRunMinuteIso: string, o: string, scheduleId: string) => `${nextRunMinuteIso}#${keyPart(o)}#${scheduleId}`,
   scheduleRunClaim: (o: string, scheduleId: string, slot: string): ItemKey => ({ PK: `${org(o)}#SCHED#${scheduleId}`, SK: `RUN#${slot}` }),
+  /** The organization's queued or running runs (a map run key → lease end), for the cap on active runs. */
+  activeRuns: (o: string): ItemKey => ({ PK: org(o), SK: "ACTIVERUNS" }),
 
   // Configuration profiles, visits, results, app integrations
   configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),

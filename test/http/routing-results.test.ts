@@ -134,6 +134,52 @@ describe("Routing results", () => {
     });
   });
 
+  describe("cap on an organization's active runs (MAX_ACTIVE_RUNS_PER_ORG, default 5)", () => {
+    /** This organization's run messages in the queue now (every message is made visible again at once). */
+    async function queuedRunsOf(organizationId: string): Promise<string[]> {
+      const queueUrl = appConfig().RUN_QUEUE_URL;
+      const seen = new Map<string, string>();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const messages = await receive(sqs, queueUrl);
+        for (const message of messages) {
+          const body = JSON.parse(message.Body as string);
+          if (body.organizationId === organizationId) seen.set(message.MessageId as string, body.resultId);
+          await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+        }
+      }
+      return [...new Set(seen.values())];
+    }
+
+    it("the 6th concurrent on-demand run answers 429 run-429 and creates and queues nothing; a finished run frees its slot", async () => {
+      const tenant = await tenantWithPlan();
+      const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => tenant.api.post("/routing/result", { configurationId: tenant.profile._id, name: `run ${i}` })));
+      expect(responses.map((response) => response.status).sort(), JSON.stringify(responses.map((response) => response.body))).toEqual([201, 201, 201, 201, 201, 429]);
+      const accepted = responses.filter((response) => response.status === 201);
+      const refused = responses.filter((response) => response.status === 429);
+      expect(accepted).toHaveLength(5);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]?.body).toMatchObject({ status: false, failedCode: "run-429", message: expect.stringContaining("5 routing runs queued or running") });
+
+      const acceptedIds = accepted.map((response) => response.body.data._id as string).sort();
+      expect((await tenant.api.get("/routing/results")).body.data.map((r: { _id: string }) => r._id).sort()).toEqual(acceptedIds);
+
+      // Another organization is not affected by this one's cap.
+      const other = await tenantWithPlan({ visits: 0 });
+      expect((await tenant.api.post("/routing/result", { configurationId: tenant.profile._id })).status).toBe(429);
+      const otherRun = await other.api.post("/routing/result", { configurationId: other.profile._id });
+      expect(otherRun.status).toBe(201);
+
+      // The five accepted runs were queued, and nothing else of this organization: the refused one queued nothing.
+      await runQueued(...acceptedIds, otherRun.body.data._id);
+      expect(await queuedRunsOf(tenant.organizationId)).toEqual([]);
+
+      // Finished runs freed their slots: the organization may run again.
+      const again = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
+      expect(again.status).toBe(201);
+      await runQueued(again.body.data._id); // leave the queue clean
+    });
+  });
+
   describe("GET /routing/results and /routing/result/{id}", () => {
     it("lists newest first, filters by hubId and createdFrom, pages with a cursor, and hides other organizations' results", async () => {
       const tenant = await tenantWithPlan({ visits: 0 });

@@ -13,6 +13,7 @@ import type {
   RoutingResultBody,
   RoutingResultRecord,
 } from "#shared/domain/routing-results/schema";
+import { type ActiveRunSlots, onDemandRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import { formatDateTimeUtc } from "#shared/domain/time";
 
@@ -48,6 +49,8 @@ export interface RoutingResultServiceDependencies {
   store: RoutingResultStore;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   enqueue(message: OnDemandRunMessage): Promise<void>;
+  /** The organization's cap on active runs: an on-demand run takes a slot before it is created. */
+  activeRuns: ActiveRunSlots;
   markVisitDispatched: MarkVisitDispatched;
   visitRoutingResultId: VisitRoutingResultId;
   appTimeZone: () => string;
@@ -88,6 +91,8 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
     /**
      * On-demand run: the result is created `ongoing` and a run message queued; the run worker fills
      * it (an API call's 29 s are no budget for the optimizer). The profile is read again at run time.
+     * The run first takes a slot of the organization's cap on active runs: at the cap → 429 and
+     * nothing is created or queued; the worker frees the slot when the run is over.
      */
     async createOnDemand(caller: Caller, input: ResultCreateInput): Promise<RoutingResult> {
       const configuration = await deps.findConfiguration(caller.organizationId, input.configurationId);
@@ -95,8 +100,11 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
         throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
       }
       const time = now();
+      const resultId = newId(time);
+      const runKey = onDemandRunKey(resultId);
+      if (!(await deps.activeRuns.take(caller.organizationId, runKey))) throw new TooManyActiveRunsError(deps.activeRuns.max());
       const result: RoutingResultRecord = {
-        _id: newId(time),
+        _id: resultId,
         name: input.name ?? `${configuration.name} - ${resultNameTime(time, deps.appTimeZone())}`,
         hubId: configuration.hubId,
         configurationId: configuration._id,
@@ -113,12 +121,18 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
         updatedTime: formatDateTimeUtc(time),
         finishedTime: null,
       };
-      await store.insert(result);
+      try {
+        await store.insert(result);
+      } catch (error) {
+        await deps.activeRuns.release(caller.organizationId, runKey);
+        throw error;
+      }
       try {
         await deps.enqueue({ kind: "onDemand", organizationId: caller.organizationId, resultId: result._id });
       } catch (error) {
-        // Never leave an ongoing result no worker will ever pick up.
+        // Never leave an ongoing result no worker will ever pick up, nor a slot no run will free.
         await store.fail(caller.organizationId, result._id, "The run could not be queued; create the result again.", formatDateTimeUtc(now()));
+        await deps.activeRuns.release(caller.organizationId, runKey);
         throw error;
       }
       return { ...result, ...emptyBody };

@@ -24,5 +24,20 @@ export const onDemandRunMessageSchema = z.object({
 
 export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;
 
-export const runQueueMessageSchema = z.discriminatedUnion("kind", [routingRunMessageSchema, onDemandRunMessageSchema]);
-export type RunQueueMessage = z.infer<typeof runQueueMessageSchema>;
+/**
+ * A page of due schedules the tick fanned out (more were due than one tick handles): a worker claims,
+ * sends and advances them like the tick would. `tickTime` is the tick's minute (for the logs).
+ */
+export const duePageMessageSchema = z.object({
+  kind: z.literal("duePage"),
+  tickTime: z.string().min(1),
+  entries: z.array(z.object({ organizationId: z.string().min(1), scheduleId: z.string().min(1), nextRunAt: z.string().min(1) })).min(1),
+});
+
+export type DuePageMessage = z.infer<typeof duePageMessageSchema>;
+
+/** A run: what the run worker plans. */
+export type RunQueueMessage = RoutingRunMessage | OnDemandRunMessage;
+
+/** Everything the run queue carries: runs, and the tick's fan-out pages. */
+export const runQueueMessageSchema = z.discriminatedUnion("kind", [routingRunMessageSchema, onDemandRunMessageSchema, duePageMessageSchema]);

@@ -5,6 +5,7 @@ import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type 
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
+import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import { formatDateTimeUtc } from "#shared/domain/time";
@@ -27,6 +28,9 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
  * A retry of a slot whose result is done already does not plan again: it only finishes the dispatch. Any other
  * failure → FAILED with the reason and the message is retried by SQS; on the last delivery the
  * outcome says the message moves to the dead-letter queue.
+ *
+ * A run stops counting against its organization's cap on active runs (`releaseActiveRun`, idempotent)
+ * once it is over for good: done, skipped, found finished already, or failed on its last delivery.
  */
 export const MAX_VISITS_PER_RUN = 1500;
 /** Kept free of the Lambda's remaining time for storing and dispatching after the optimizer. */
@@ -63,6 +67,8 @@ export interface RunWorkerPorts {
   markVisitDispatched: MarkVisitDispatched;
   /** The routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
   visitRoutingResultId: VisitRoutingResultId;
+  /** Frees the run's slot of the organization's cap on active runs (idempotent: a redelivery frees nothing twice). */
+  releaseActiveRun(organizationId: string, runKey: string): Promise<void>;
 }
 
 export interface DeliveryContext {
@@ -121,8 +127,10 @@ function failureReason(error: unknown): string {
   return `The run failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+const isLastDelivery = (delivery: DeliveryContext) => delivery.receiveCount >= delivery.maxReceiveCount;
+
 function retryNote(delivery: DeliveryContext): string {
-  return delivery.receiveCount >= delivery.maxReceiveCount
+  return isLastDelivery(delivery)
     ? ` Gave up after ${delivery.receiveCount} attempts; the run message moved to the dead-letter queue.`
     : ` Attempt ${delivery.receiveCount} of ${delivery.maxReceiveCount}; it will be retried.`;
 }
@@ -166,10 +174,28 @@ async function resumeDone(ports: RunWorkerPorts, message: RoutingRunMessage, sch
   return succeed(ports, message, result._id, body, result.summary?.visitsPlanned ?? 0, dispatched);
 }
 
+const NO_CLAIM = "no claim for this slot (expired or released)";
+
+/** Over for good (not retried any more): the run's slot of the cap is freed. */
+function isOver(outcome: RunOutcome, delivery: DeliveryContext): boolean {
+  if (outcome.outcome === "busy") return false;
+  if (outcome.outcome === "failed") return isLastDelivery(delivery);
+  return true;
+}
+
 async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const outcome = await runScheduleOnce(ports, message, delivery);
+  // No claim: the tick released it un-sent (and the slot with it), or it expired; a new claim of the slot may hold the key now.
+  if (isOver(outcome, delivery) && !(outcome.outcome === "ignored" && outcome.reason === NO_CLAIM)) {
+    await ports.releaseActiveRun(message.organizationId, scheduleRunKey(message.scheduleId, message.slot));
+  }
+  return outcome;
+}
+
+async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
   const { organizationId, scheduleId, slot } = message;
   const claim = await ports.readClaim(organizationId, scheduleId, slot);
-  if (!claim) return { outcome: "ignored", reason: "no claim for this slot (expired or released)" };
+  if (!claim) return { outcome: "ignored", reason: NO_CLAIM };
   if (claim.status === "DONE" || claim.status === "SKIPPED") return { outcome: "ignored", reason: `slot already ${claim.status}` };
 
   const skip = async (reason: string, schedule: ScheduleRecord | undefined): Promise<RunOutcome> => {
@@ -255,6 +281,12 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
 }
 
 async function runOnDemand(ports: RunWorkerPorts, message: OnDemandRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const outcome = await runOnDemandOnce(ports, message, delivery);
+  if (isOver(outcome, delivery)) await ports.releaseActiveRun(message.organizationId, onDemandRunKey(message.resultId));
+  return outcome;
+}
+
+async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
   const { organizationId, resultId } = message;
   const result = await ports.results.find(organizationId, resultId);
   if (!result) return { outcome: "ignored", reason: "the result no longer exists" };

@@ -1,28 +1,38 @@
-import type { RoutingRunMessage } from "#shared/domain/runs/messages";
+import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/messages";
 
 /**
- * The once-a-minute scheduler tick, over ports (no AWS here). For every shard of the due index it
- * reads the schedules whose next run is at or before `now` (so minutes missed while the tick did
- * not run are caught up), and for each one:
+ * The once-a-minute scheduler tick, over ports (no AWS here). It reads the due index (every shard,
+ * the schedules whose next run is at or before `now`, so minutes missed while the tick did not run
+ * are caught up) and handles the due schedules in groups of 10, `concurrency` groups at a time:
  *
- * 1. claims the run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
+ * 1. claims each run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
  *    processes, can never both enqueue the same slot;
- * 2. enqueues one run message (sent in batches of 10) and marks the claim SENT;
- * 3. advances the schedule's next run with a conditional update (only if it still points at the
+ * 2. takes a slot of the organization's cap on active runs for each claimed run — at the cap the run
+ *    is not sent: its claim and logExecuted say SKIPPED with the reason, and the schedule advances;
+ * 3. sends the group's run messages in one batch of 10 and marks each accepted claim SENT;
+ * 4. advances each schedule's next run with a conditional update (only if it still points at the
  *    slot just handled, so a concurrent edit by a user wins).
  *
- * Crash safety: a message SQS rejects has its claim released (deleted only while still un-sent) so
- * the next tick tries again; when SendMessageBatch itself throws, the claims of every message not
- * sent yet are released and the error is rethrown (EventBridge and the next tick retry). A tick that
- * finds a slot claimed already looks at the claim (one read, due schedules only): sent (SENT or any
- * later worker status) but the schedule still points at the slot → the earlier tick died before
- * advancing, so it advances; still un-sent and older than `resendAfterMs` → the earlier tick died
- * between claiming and sending (or before marking it sent), so it sends the message again (the worker
- * is idempotent per slot); un-sent and younger → another tick is at work on it, left alone.
+ * Fan-out: when more than `fanOutAbove` schedules are due, the tick does not handle them itself: it
+ * cuts them into pages of `pageSize` and sends one `duePage` job per page on the run queue; run
+ * workers handle the pages in parallel with `handleDueEntries` (the same steps and the same crash
+ * recovery). A page that is lost or fails for good changes nothing: its schedules stay due in the
+ * index and the next tick takes them again.
+ *
+ * Crash safety: a message SQS rejects has its claim (deleted only while still un-sent) and its cap slot
+ * released so the next tick tries again; when SendMessageBatch itself throws, that group's claims and
+ * cap slots are released,
+ * the other groups take no new work, and the error is rethrown once every group has settled
+ * (EventBridge and the next tick retry). A tick that finds a slot claimed already looks at the claim
+ * (one read, due schedules only): sent (SENT or any later worker status) but the schedule still
+ * points at the slot → the earlier tick died before advancing, so it advances; still un-sent and
+ * older than `resendAfterMs` → the earlier tick died between claiming and sending (or before marking
+ * it sent), so it sends the message again (the worker is idempotent per slot); un-sent and younger →
+ * another tick is at work on it, left alone.
  *
  * A slot later than `maxLatenessMs` is not run any more: the schedule is advanced and the miss
  * recorded (unless the slot's message had been sent — then it ran, or will, and only the advance was
- * lost). Cost: one bounded query per shard plus work per due schedule.
+ * lost). Cost: the due-index queries plus work per due schedule.
  */
 export interface DueEntry {
   organizationId: string;
@@ -49,16 +59,30 @@ export interface SchedulerTickPorts {
   markSent(message: RoutingRunMessage): Promise<void>;
   /** Deletes the claim, only while it still is ENQUEUED (un-sent). */
   releaseSlot(message: RoutingRunMessage): Promise<void>;
-  /** Sends the messages; answers the ones that failed. Throws when the call itself failed. */
+  /** Sends up to 10 run messages; answers the ones that failed. Throws when the call itself failed. */
   enqueue(messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]>;
+  /** Sends fan-out pages (up to 10 per call); throws when any was not accepted. */
+  enqueuePages(pages: DuePageMessage[]): Promise<void>;
   /** Moves the schedule's next run past `handledRunAt`, if it still is `handledRunAt`. */
   advance(organizationId: string, scheduleId: string, handledRunAt: string): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
+  /** Takes (or keeps) the run's slot of its organization's cap on active runs; false at the cap. */
+  takeActiveRun(message: RoutingRunMessage): Promise<boolean>;
+  /** Frees the run's cap slot (its message was not sent); idempotent. */
+  releaseActiveRun(message: RoutingRunMessage): Promise<void>;
+  /** A run refused for the cap: its claim and the schedule's logExecuted become SKIPPED with the reason. */
+  skipOverCap(message: RoutingRunMessage): Promise<void>;
 }
 
 export interface TickOptions {
-  /** Due entries read per shard and tick; the rest waits for the next tick. */
+  /** Due entries read per shard and tick (a safety bound); the rest waits for the next tick. */
   maxPerShard: number;
+  /** More due schedules than this: fan out into `duePage` jobs instead of handling them in the tick. */
+  fanOutAbove: number;
+  /** Due entries per `duePage` job (a job message stays far below SQS's 256 KB). */
+  pageSize: number;
+  /** Groups of 10 handled at the same time (each group: 10 claims, one SendMessageBatch, 10 advances). */
+  concurrency: number;
   /** Slots later than this are skipped instead of run. */
   maxLatenessMs: number;
   /** An un-sent claim older than this was left by a tick that died; its message is sent again. */
@@ -74,9 +98,24 @@ export interface TickOutcome {
   advancedLate: number;
   missed: number;
   failed: number;
+  /** Runs not sent because their organization was at its cap on active runs (recorded SKIPPED). */
+  overCap: number;
+  /** Due schedules handed to `duePage` jobs instead of being handled by this tick. */
+  fannedOut: number;
+  pages: number;
 }
 
-export const defaultTickOptions: TickOptions = { maxPerShard: 500, maxLatenessMs: 60 * 60_000, resendAfterMs: 2 * 60_000 };
+export const defaultTickOptions: TickOptions = {
+  maxPerShard: 250_000,
+  fanOutAbove: 2_000,
+  pageSize: 500,
+  concurrency: 12,
+  maxLatenessMs: 60 * 60_000,
+  resendAfterMs: 2 * 60_000,
+};
+
+/** SQS's SendMessageBatch limit. */
+const SQS_BATCH = 10;
 
 function minuteOf(instantIso: string): string {
   return `${new Date(instantIso).toISOString().slice(0, 16)}Z`;
@@ -84,85 +123,147 @@ function minuteOf(instantIso: string): string {
 
 const isSent = (claim: SlotClaimView) => claim.status !== "ENQUEUED";
 
+const emptyOutcome = (): TickOutcome => ({ enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0, overCap: 0, fannedOut: 0, pages: 0 });
+
 export async function runSchedulerTick(ports: SchedulerTickPorts, now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
-  const outcome: TickOutcome = { enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0 };
-  const due: DueEntry[] = [];
-  for (let shard = 0; shard < ports.shardCount; shard++) {
-    let cursor: string | undefined;
-    let read = 0;
-    do {
-      const page = await ports.listDue(shard, now, Math.min(100, options.maxPerShard - read), cursor);
-      due.push(...page.items);
-      read += page.items.length;
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor && read < options.maxPerShard);
-  }
+  const shards = await Promise.all(Array.from({ length: ports.shardCount }, (_, shard) => readShard(ports, shard, now, options.maxPerShard)));
+  const due = shards.flat();
+  if (due.length <= options.fanOutAbove) return handleDueEntries(ports, due, now, options);
 
-  const toSend: RoutingRunMessage[] = [];
-  const resending = new Set<RoutingRunMessage>();
-  for (const entry of due) {
-    const slot = minuteOf(entry.nextRunAt);
-    if (now.getTime() - new Date(entry.nextRunAt).getTime() > options.maxLatenessMs) {
-      const claim = await ports.readClaim(entry.organizationId, entry.scheduleId, slot);
-      // A sent slot ran (or will): only its advance was lost; never overwrite its logExecuted with a miss.
-      if (!claim || !isSent(claim)) {
-        await ports.recordMissed(entry.organizationId, entry.scheduleId, entry.nextRunAt);
-        outcome.missed++;
-      } else outcome.advancedLate++;
-      await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
-      continue;
-    }
-    const schedule = await ports.readSchedule(entry.organizationId, entry.scheduleId);
-    if (!schedule || schedule.nextRunAt !== entry.nextRunAt) continue; // deleted or changed since the index was read
-    const message: RoutingRunMessage = {
-      kind: "schedule",
-      organizationId: entry.organizationId,
-      scheduleId: entry.scheduleId,
-      slot,
-      scheduledFor: entry.nextRunAt,
-      scheduleUpdatedTime: schedule.updatedTime,
-    };
-    if (await ports.claimSlot(message)) {
-      toSend.push(message);
-      continue;
-    }
+  const outcome = emptyOutcome();
+  const pages: DuePageMessage[] = [];
+  for (let i = 0; i < due.length; i += options.pageSize) {
+    pages.push({ kind: "duePage", tickTime: now.toISOString(), entries: due.slice(i, i + options.pageSize) });
+  }
+  // Nothing is claimed yet: a page SQS does not take is simply handled by the next tick.
+  for (let i = 0; i < pages.length; i += SQS_BATCH) await ports.enqueuePages(pages.slice(i, i + SQS_BATCH));
+  outcome.fannedOut = due.length;
+  outcome.pages = pages.length;
+  return outcome;
+}
+
+async function readShard(ports: SchedulerTickPorts, shard: number, now: Date, maxPerShard: number): Promise<DueEntry[]> {
+  const entries: DueEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ports.listDue(shard, now, Math.min(1000, maxPerShard - entries.length), cursor);
+    entries.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && entries.length < maxPerShard);
+  return entries;
+}
+
+type Prepared = { send: RoutingRunMessage; resend: boolean } | undefined;
+
+/** Steps before sending, for one due entry: answers the message to send, if any. */
+async function prepareEntry(ports: SchedulerTickPorts, entry: DueEntry, now: Date, options: TickOptions, outcome: TickOutcome): Promise<Prepared> {
+  const slot = minuteOf(entry.nextRunAt);
+  if (now.getTime() - new Date(entry.nextRunAt).getTime() > options.maxLatenessMs) {
     const claim = await ports.readClaim(entry.organizationId, entry.scheduleId, slot);
-    if (claim && isSent(claim)) {
-      // The tick that sent it died before advancing the schedule (the schedule still points at this slot).
-      await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
-      outcome.advancedLate++;
-    } else if (claim && now.getTime() - Date.parse(claim.claimedAt) > options.resendAfterMs) {
-      // Claimed but never (known to be) sent by a tick that died: send it again; the worker is idempotent per slot.
-      toSend.push(message);
-      resending.add(message);
-    } else {
-      outcome.alreadyClaimed++; // another tick is handling it right now
-    }
+    // A sent slot ran (or will): only its advance was lost; never overwrite its logExecuted with a miss.
+    if (!claim || !isSent(claim)) {
+      await ports.recordMissed(entry.organizationId, entry.scheduleId, entry.nextRunAt);
+      outcome.missed++;
+    } else outcome.advancedLate++;
+    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
+    return undefined;
   }
+  const schedule = await ports.readSchedule(entry.organizationId, entry.scheduleId);
+  if (!schedule || schedule.nextRunAt !== entry.nextRunAt) return undefined; // deleted or changed since the index was read
+  const message: RoutingRunMessage = {
+    kind: "schedule",
+    organizationId: entry.organizationId,
+    scheduleId: entry.scheduleId,
+    slot,
+    scheduledFor: entry.nextRunAt,
+    scheduleUpdatedTime: schedule.updatedTime,
+  };
+  if (await ports.claimSlot(message)) return { send: message, resend: false };
+  const claim = await ports.readClaim(entry.organizationId, entry.scheduleId, slot);
+  if (claim && isSent(claim)) {
+    // The tick that sent it died before advancing the schedule (the schedule still points at this slot).
+    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
+    outcome.advancedLate++;
+  } else if (claim && now.getTime() - Date.parse(claim.claimedAt) > options.resendAfterMs) {
+    // Claimed but never (known to be) sent by a tick that died: send it again; the worker is idempotent per slot.
+    return { send: message, resend: true };
+  } else {
+    outcome.alreadyClaimed++; // another tick is handling it right now
+  }
+  return undefined;
+}
 
-  for (let i = 0; i < toSend.length; i += 10) {
-    const batch = toSend.slice(i, i + 10);
-    let failed: Set<RoutingRunMessage>;
-    try {
-      failed = new Set(await ports.enqueue(batch));
-    } catch (error) {
-      // Nothing of this batch (or of the later ones) is known to be sent: release those claims so
-      // the next tick claims and sends them again, and let the invocation fail.
-      for (const message of toSend.slice(i)) await ports.releaseSlot(message);
-      throw error;
-    }
-    for (const message of batch) {
+/** Frees what an un-sent message held: its claim (only while un-sent) and its cap slot. */
+async function releaseUnsent(ports: SchedulerTickPorts, message: RoutingRunMessage): Promise<void> {
+  await ports.releaseSlot(message);
+  await ports.releaseActiveRun(message);
+}
+
+/** One group of at most 10 due entries: claims, cap slots, one SendMessageBatch, then SENT and advance per accepted message. */
+async function handleGroup(ports: SchedulerTickPorts, group: DueEntry[], now: Date, options: TickOptions, outcome: TickOutcome): Promise<void> {
+  const claimed = (await Promise.all(group.map((entry) => prepareEntry(ports, entry, now, options, outcome)))).filter((p) => p !== undefined);
+  const prepared = (
+    await Promise.all(
+      claimed.map(async (entry) => {
+        if (await ports.takeActiveRun(entry.send)) return entry;
+        await ports.skipOverCap(entry.send);
+        await ports.advance(entry.send.organizationId, entry.send.scheduleId, entry.send.scheduledFor);
+        outcome.overCap++;
+        return undefined;
+      }),
+    )
+  ).filter((p) => p !== undefined);
+  if (prepared.length === 0) return;
+  const batch = prepared.map((p) => p.send);
+  let failed: Set<RoutingRunMessage>;
+  try {
+    failed = new Set(await ports.enqueue(batch));
+  } catch (error) {
+    // Nothing of this batch is known to be sent: release its claims and cap slots so the next tick claims and sends them again.
+    await Promise.all(batch.map((message) => releaseUnsent(ports, message)));
+    throw error;
+  }
+  await Promise.all(
+    prepared.map(async ({ send: message, resend }) => {
       if (failed.has(message)) {
-        await ports.releaseSlot(message);
+        await releaseUnsent(ports, message);
         outcome.failed++;
-      } else {
-        await ports.markSent(message);
-        await ports.advance(message.organizationId, message.scheduleId, message.scheduledFor);
-        outcome.enqueued.push(message);
-        if (resending.has(message)) outcome.resent++;
+        return;
+      }
+      await ports.markSent(message);
+      await ports.advance(message.organizationId, message.scheduleId, message.scheduledFor);
+      outcome.enqueued.push(message);
+      if (resend) outcome.resent++;
+    }),
+  );
+}
+
+/**
+ * Handles due entries (the tick's own, or one `duePage` job's) in groups of 10, `concurrency` groups
+ * at a time. When a group's send throws, the other groups finish the group they are in and take no
+ * more (the rest stays unclaimed and due for the next tick), then the error is rethrown.
+ */
+export async function handleDueEntries(ports: SchedulerTickPorts, due: DueEntry[], now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
+  const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
+  const outcome = emptyOutcome();
+  const groups: DueEntry[][] = [];
+  for (let i = 0; i < due.length; i += SQS_BATCH) groups.push(due.slice(i, i + SQS_BATCH));
+  let next = 0;
+  let stopped = false;
+  const lane = async () => {
+    while (!stopped && next < groups.length) {
+      const group = groups[next++] as DueEntry[];
+      try {
+        await handleGroup(ports, group, now, options, outcome);
+      } catch (error) {
+        stopped = true;
+        throw error;
       }
     }
-  }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(options.concurrency, groups.length) }, lane));
+  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === "rejected");
+  if (rejected) throw rejected.reason;
   return outcome;
 }

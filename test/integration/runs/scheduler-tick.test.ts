@@ -2,12 +2,17 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent } from "aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handler as tick } from "#functions/jobs/scheduler-tick";
+import { handler as runWorker } from "#functions/jobs/routing-run";
+import { schedulerTickPorts } from "#shared/app/scheduler-tick";
+import { runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
 import { scheduleService } from "#shared/app/schedules";
 import type { Caller } from "#shared/domain/caller";
+import { activeRunLeases, releaseActiveRunSlot, takeActiveRunSlot } from "#shared/store/active-run-store";
+import { readRunClaim } from "#shared/store/run-store";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
 import { newOrganizationId } from "#test/support/local-api";
-import { seedHub } from "./run-fixtures.ts";
+import { acknowledge, receive, seedHub, sqsEvent } from "./run-fixtures.ts";
 
 /** Schedules must name an existing configuration profile. */
 const profileOf = async (owner: Caller) => (await seedHub(owner, { vehicles: 0, visits: 0 })).profile._id;
@@ -90,5 +95,97 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     const stored = await dynamoScheduleStore.find(owner.organizationId, schedule._id);
     expect(stored?.schedule.logExecuted).toMatchObject({ status: "SKIPPED" });
     expect(stored?.schedule.nextRunAt).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+  });
+
+  it("fan-out: more due than one tick handles → duePage jobs; workers handling them enqueue each schedule once and advance it", async () => {
+    const owner = caller();
+    const configurationId = await profileOf(owner);
+    const schedules = [];
+    for (let i = 0; i < 5; i++) schedules.push(await scheduleService.create(owner, dailySchedule("06:00", { configurationId })));
+    const dueAt = (await nextRunOf(owner.organizationId, schedules[0]?._id as string)) as string;
+    const afterDue = new Date(new Date(dueAt).getTime() + 20_000);
+    await drainQueue(sqs, queueUrl);
+
+    const outcome = await runSchedulerTick(schedulerTickPorts(afterDue), afterDue, { fanOutAbove: 2, pageSize: 2 });
+    expect(outcome.enqueued).toEqual([]);
+    expect(outcome.fannedOut).toBeGreaterThanOrEqual(5);
+    const mine = new Set(schedules.map((s) => s._id));
+
+    // The worker handles every page (twice for the first, as after a redelivery): runs are enqueued once.
+    const runs: Array<{ scheduleId: string }> = [];
+    let pagesHandled = 0;
+    let redelivered = false;
+    for (let attempt = 0; attempt < 100 && pagesHandled < outcome.pages; attempt++) {
+      const messages = await receive(sqs, queueUrl);
+      for (const message of messages) {
+        const body = JSON.parse(message.Body as string);
+        if (body.kind !== "duePage") {
+          runs.push(body);
+          await acknowledge(sqs, queueUrl, [message], { batchItemFailures: [] });
+          continue;
+        }
+        const response = await runWorker(sqsEvent([message]));
+        expect(response.batchItemFailures).toEqual([]);
+        if (!redelivered) {
+          redelivered = true;
+          expect((await runWorker(sqsEvent([message]))).batchItemFailures).toEqual([]);
+        }
+        await acknowledge(sqs, queueUrl, [message], response);
+        pagesHandled++;
+      }
+      if (messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    runs.push(...((await drainQueue(sqs, queueUrl)) as Array<{ scheduleId: string }>));
+    expect(pagesHandled).toBe(outcome.pages);
+    expect(runs.filter((m) => mine.has(m.scheduleId)).map((m) => m.scheduleId).sort()).toEqual([...mine].sort());
+    for (const schedule of schedules) {
+      expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+    }
+  });
+
+  it("cap on active runs: with 6 of one organization's schedules due, 5 are enqueued and the 6th is recorded SKIPPED with the reason", async () => {
+    const owner = caller();
+    const configurationId = await profileOf(owner);
+    const schedules = [];
+    for (let i = 0; i < 6; i++) schedules.push(await scheduleService.create(owner, dailySchedule("05:00", { configurationId, name: `run ${i}` })));
+    const dueAt = (await nextRunOf(owner.organizationId, schedules[0]?._id as string)) as string;
+    await drainQueue(sqs, queueUrl);
+
+    const outcome = await tickAt(new Date(new Date(dueAt).getTime() + 20_000));
+    expect(outcome).toMatchObject({ enqueued: 5, overCap: 1 });
+    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string }>).filter((m) => m.organizationId === owner.organizationId);
+    expect(queued).toHaveLength(5);
+    expect(Object.keys(await activeRunLeases(owner.organizationId))).toHaveLength(5);
+
+    const skipped = schedules.find((s) => !queued.some((m) => m.scheduleId === s._id));
+    const stored = await dynamoScheduleStore.find(owner.organizationId, skipped?._id as string);
+    expect(stored?.schedule.logExecuted).toMatchObject({ status: "SKIPPED", routingResultId: null, message: expect.stringContaining("already had 5 routing runs queued or running") });
+    expect((await readRunClaim(owner.organizationId, skipped?._id as string, `${dueAt.slice(0, 16)}Z`))?.status).toBe("SKIPPED");
+    // Every schedule moved on to its next run, the skipped one too.
+    for (const schedule of schedules) {
+      expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+    }
+  });
+
+  it("cap store: concurrent takers never pass the cap, release is idempotent, and ended leases (crashed runs) are reclaimed", async () => {
+    const organizationId = caller().organizationId;
+    const start = new Date("2026-12-01T07:00:00Z");
+    const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => takeActiveRunSlot(organizationId, `R#${i}`, 5, start, 3600)));
+    expect(taken.filter(Boolean)).toHaveLength(5);
+    const holders = Object.keys(await activeRunLeases(organizationId));
+    expect(holders).toHaveLength(5);
+    // A holder takes again (a resent run): kept, not refused.
+    expect(await takeActiveRunSlot(organizationId, holders[0] as string, 5, start, 3600)).toBe(true);
+
+    await releaseActiveRunSlot(organizationId, holders[0] as string);
+    await releaseActiveRunSlot(organizationId, holders[0] as string); // a redelivery frees nothing twice
+    expect(Object.keys(await activeRunLeases(organizationId))).toHaveLength(4);
+    expect(await takeActiveRunSlot(organizationId, "R#new", 5, start, 3600)).toBe(true);
+    expect(await takeActiveRunSlot(organizationId, "R#late", 5, start, 3600)).toBe(false);
+
+    // Two hours later every lease has ended (nobody freed them): the next taker removes them and gets in.
+    const later = new Date(start.getTime() + 2 * 3_600_000);
+    expect(await takeActiveRunSlot(organizationId, "R#late", 5, later, 3600)).toBe(true);
+    expect(Object.keys(await activeRunLeases(organizationId))).toEqual(["R#late"]);
   });
 });

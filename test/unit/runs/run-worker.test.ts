@@ -69,6 +69,8 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     bodies: new Map<string, unknown>(),
     solves: 0,
     solveOptions: [] as SolveOptions[],
+    /** Run keys whose slot of the organization's cap was freed. */
+    released: [] as string[],
   };
   const ports: RunWorkerPorts = {
     now: () => now,
@@ -160,6 +162,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
       return true;
     },
     visitRoutingResultId: async (_o, _h, visitId) => state.assignedBy.get(visitId) ?? null,
+    releaseActiveRun: async (_o, runKey) => void state.released.push(runKey),
     ...overrides,
   };
   return { ports, state };
@@ -284,5 +287,50 @@ describe("Domain: routing run worker", () => {
     expect(state.results.get("res-1")?.status).toBe("done");
     expect(state.dispatched).toEqual([]);
     expect(await processRunMessage(ports, onDemand, delivery())).toMatchObject({ outcome: "ignored" });
+  });
+
+  describe("the slot of the organization's cap on active runs", () => {
+    const key = "S#sched-1#2026-03-02T06:00Z";
+
+    it("is freed when the run is done, skipped, or found finished already", async () => {
+      const done = setup();
+      await processRunMessage(done.ports, message, delivery());
+      expect(done.state.released).toEqual([key]);
+      const skipped = setup({ findConfiguration: async () => undefined });
+      await processRunMessage(skipped.ports, message, delivery());
+      expect(skipped.state.released).toEqual([key]);
+      const redelivered = setup({}, { status: "DONE", resultId: "r", attempts: 1 });
+      await processRunMessage(redelivered.ports, message, delivery(2));
+      expect(redelivered.state.released).toEqual([key]);
+    });
+
+    it("is kept while the run will be retried or another delivery runs it, and freed when the last delivery fails", async () => {
+      const failing = setup();
+      failing.ports.results.complete = async () => {
+        throw new Error("S3 unavailable");
+      };
+      await processRunMessage(failing.ports, message, delivery(1));
+      await processRunMessage(failing.ports, message, delivery(2));
+      expect(failing.state.released).toEqual([]);
+      await processRunMessage(failing.ports, message, delivery(3));
+      expect(failing.state.released).toEqual([key]);
+      const busy = setup({}, { status: "RUNNING", resultId: "r", attempts: 1 });
+      await processRunMessage(busy.ports, message, delivery());
+      expect(busy.state.released).toEqual([]);
+    });
+
+    it("is not freed for a slot without a claim (released un-sent by the tick: a new claim may hold the key)", async () => {
+      const { ports, state } = setup({ readClaim: async () => undefined });
+      expect(await processRunMessage(ports, message, delivery())).toMatchObject({ outcome: "ignored" });
+      expect(state.released).toEqual([]);
+    });
+
+    it("on demand: freed when the result is done or gone", async () => {
+      const { ports, state } = setup();
+      state.results.set("res-1", { _id: "res-1", configurationId: "conf-1", status: "ongoing" } as RoutingResultRecord);
+      await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "res-1" }, delivery());
+      await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "gone" }, delivery());
+      expect(state.released).toEqual(["R#res-1", "R#gone"]);
+    });
   });
 });

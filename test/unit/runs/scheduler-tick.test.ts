@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { RoutingRunMessage } from "#shared/domain/runs/messages";
-import { type DueEntry, runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
+import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/messages";
+import { type DueEntry, handleDueEntries, runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
 
 const now = new Date("2026-12-01T07:00:30Z");
 
 function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {}) {
-  const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[] };
+  const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], freed: [] as string[], overCap: [] as string[] };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -39,11 +39,26 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
       calls.sent.push(...messages.map((m) => m.scheduleId));
       return [];
     },
+    enqueuePages: async (pages) => {
+      calls.pages.push(...pages);
+    },
     advance: async (_o, id) => {
       calls.advanced.push(id);
     },
     recordMissed: async (_o, id) => {
       calls.missed.push(id);
+    },
+    takeActiveRun: async (m) => {
+      calls.taken.push(m.scheduleId);
+      return true;
+    },
+    releaseActiveRun: async (m) => {
+      calls.freed.push(m.scheduleId);
+    },
+    skipOverCap: async (m) => {
+      calls.overCap.push(m.scheduleId);
+      const claim = claims.get(`${m.scheduleId}#${m.slot}`);
+      if (claim) claim.status = "SKIPPED";
     },
     ...overrides,
   };
@@ -86,6 +101,7 @@ describe("Function: runSchedulerTick", () => {
     const outcome = await runSchedulerTick(ports, now);
     expect(outcome.failed).toBe(1);
     expect(calls.released).toEqual(["lost"]);
+    expect(calls.freed).toEqual(["lost"]);
     expect(calls.advanced).toEqual(["ok"]);
   });
 
@@ -124,6 +140,7 @@ describe("Function: runSchedulerTick", () => {
     });
     await expect(runSchedulerTick(ports, now)).rejects.toThrow("SQS unavailable");
     expect(calls.released.sort()).toEqual(["a", "b"]);
+    expect(calls.freed.sort()).toEqual(["a", "b"]);
     expect(claims.size).toBe(0);
     expect(calls.advanced).toEqual([]);
 
@@ -179,5 +196,87 @@ describe("Function: runSchedulerTick", () => {
     const { ports } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
     const outcome = await runSchedulerTick(ports, now, { maxPerShard: 120, maxLatenessMs: 3_600_000 });
     expect(outcome.enqueued).toHaveLength(120);
+  });
+
+  it("more due than fanOutAbove: claims nothing itself and sends the due entries as pages (at most 10 per batch)", async () => {
+    const shards = [Array.from({ length: 130 }, (_, i) => entry(`a${i}`)), Array.from({ length: 95 }, (_, i) => entry(`b${i}`))];
+    const pageBatches: number[] = [];
+    const { ports, calls } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    const sendPages = ports.enqueuePages;
+    ports.enqueuePages = async (pages) => {
+      pageBatches.push(pages.length);
+      await sendPages(pages);
+    };
+    const outcome = await runSchedulerTick(ports, now, { fanOutAbove: 100, pageSize: 20 });
+    expect(outcome).toMatchObject({ enqueued: [], fannedOut: 225, pages: 12 });
+    expect(pageBatches).toEqual([10, 2]);
+    expect(calls.claimed).toEqual([]);
+    expect(calls.pages.flatMap((page) => page.entries.map((e) => e.scheduleId)).sort()).toEqual(shards.flat().map((e) => e.scheduleId).sort());
+    expect(calls.pages.every((page) => page.kind === "duePage" && page.tickTime === now.toISOString() && page.entries.length <= 20)).toBe(true);
+
+    // A worker handling every page enqueues each due schedule exactly once.
+    for (const page of calls.pages) await handleDueEntries(ports, page.entries, now);
+    expect(calls.sent.sort()).toEqual(shards.flat().map((e) => e.scheduleId).sort());
+    expect(new Set(calls.advanced).size).toBe(225);
+  });
+
+  it("handles groups of 10 with at most `concurrency` groups in flight", async () => {
+    const shards = [Array.from({ length: 200 }, (_, i) => entry(`s${i}`))];
+    let inFlight = 0;
+    let peak = 0;
+    const { ports } = fakePorts(shards, {
+      readSchedule: readBack(shards.flat()),
+      enqueue: async (messages) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        expect(messages.length).toBeLessThanOrEqual(10);
+        return [];
+      },
+    });
+    const outcome = await runSchedulerTick(ports, now, { concurrency: 4 });
+    expect(outcome.enqueued).toHaveLength(200);
+    expect(peak).toBe(4);
+  });
+
+  it("crash recovery with parallel groups: a throwing send stops every group from taking more, only un-sent claims are released", async () => {
+    const shards = [Array.from({ length: 100 }, (_, i) => entry(`s${i}`))];
+    let sends = 0;
+    const { ports, calls, claims } = fakePorts(shards, {
+      readSchedule: readBack(shards.flat()),
+      enqueue: async (messages) => {
+        sends++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (sends === 3) throw new Error("SQS unavailable");
+        calls.sent.push(...messages.map((m) => m.scheduleId));
+        return [];
+      },
+    });
+    await expect(runSchedulerTick(ports, now, { concurrency: 3 })).rejects.toThrow("SQS unavailable");
+    expect(calls.sent.length).toBeLessThan(100);
+    // Every claim left is a sent one; every sent slot was advanced; nothing un-sent is left claimed.
+    expect([...claims.values()].every((claim) => claim.status === "SENT")).toBe(true);
+    expect(claims.size).toBe(calls.sent.length);
+    expect(calls.advanced.sort()).toEqual([...calls.sent].sort());
+
+    // The next tick takes the rest: every schedule ends up sent exactly once.
+    const rest = shards[0]?.filter((e) => !calls.advanced.includes(e.scheduleId)) ?? [];
+    await handleDueEntries({ ...ports, enqueue: async (messages) => (calls.sent.push(...messages.map((m) => m.scheduleId)), []) }, rest, now);
+    expect(calls.sent.sort()).toEqual(shards[0]?.map((e) => e.scheduleId).sort());
+  });
+
+  it("a run over its organization's cap is not sent: recorded SKIPPED (claim and logExecuted) and the schedule advanced", async () => {
+    const shards = [[entry("in"), entry("over")]];
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    ports.takeActiveRun = async (m) => m.scheduleId !== "over";
+    const outcome = await runSchedulerTick(ports, now);
+    expect(outcome).toMatchObject({ overCap: 1, failed: 0 });
+    expect(outcome.enqueued.map((m) => m.scheduleId)).toEqual(["in"]);
+    expect(calls.sent).toEqual(["in"]);
+    expect(calls.overCap).toEqual(["over"]);
+    expect(claims.get("over#2026-12-01T07:00Z")?.status).toBe("SKIPPED");
+    expect(calls.advanced.sort()).toEqual(["in", "over"]);
+    expect(calls.freed).toEqual([]);
   });
 });

@@ -1,0 +1,40 @@
+import { activeRunSlots } from "#shared/app/active-runs";
+import { appConfig } from "#shared/config/env";
+import { scheduleRunKey, scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
+import type { SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import { sendDuePages, sendRunMessages } from "#shared/queue/run-queue";
+import { advanceSchedule, claimRunSlot, finishRunClaim, markRunSlotSent, readRunClaim, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
+
+/** Composition root of the scheduler tick: used by the tick itself and by the run worker for `duePage` jobs. */
+export function schedulerTickPorts(now: Date): SchedulerTickPorts {
+  const timeZone = appConfig().APP_TIMEZONE;
+  return {
+    shardCount: DUE_SHARD_COUNT,
+    listDue: listDueSchedules,
+    readSchedule: readScheduleForTick,
+    claimSlot: (message) => claimRunSlot(message, now),
+    readClaim: readRunClaim,
+    markSent: (message) => markRunSlotSent(message, now),
+    releaseSlot: releaseRunSlot,
+    enqueue: sendRunMessages,
+    enqueuePages: sendDuePages,
+    advance: (organizationId, scheduleId, handledRunAt) => advanceSchedule(organizationId, scheduleId, handledRunAt, timeZone),
+    recordMissed: (organizationId, scheduleId, missedRunAt) =>
+      recordLogExecuted(organizationId, scheduleId, {
+        status: "SKIPPED",
+        message: `The run due at ${missedRunAt} was missed by more than an hour (the scheduler was not running) and was skipped.`,
+        routingResultId: null,
+        dispatched: null,
+        lastExecute: formatDateTimeUtc(now),
+      }),
+    takeActiveRun: (message) => activeRunSlots.take(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
+    releaseActiveRun: (message) => activeRunSlots.release(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
+    skipOverCap: async (message) => {
+      const reason = scheduledRunOverCapReason(activeRunSlots.max());
+      await finishRunClaim(message.organizationId, message.scheduleId, message.slot, "SKIPPED", reason, now);
+      await recordLogExecuted(message.organizationId, message.scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
+    },
+  };
+}

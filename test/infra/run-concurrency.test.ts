@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "#infra/app";
+import { defaultRunWorkerMaxConcurrency } from "#shared/queue/definitions";
+
+/** Synthesizes without bundling (fast). */
+const outdirs: string[] = [];
+function synthesize(context: Record<string, unknown> = {}): Template {
+  const outdir = mkdtempSync(join(tmpdir(), "cdk-out-concurrency-"));
+  outdirs.push(outdir);
+  const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...context } }));
+  app.synth();
+  return Template.fromStack(stack);
+}
+
+afterAll(() => {
+  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+});
+
+const workerMapping = (template: Template) => {
+  const mappings = Object.values(template.findResources("AWS::Lambda::EventSourceMapping"));
+  expect(mappings).toHaveLength(1);
+  return mappings[0]?.Properties as { ScalingConfig?: { MaximumConcurrency?: number }; BatchSize?: number };
+};
+
+describe("Stack: bounded run concurrency", () => {
+  let defaults: Template;
+  let configured: Template;
+
+  // Two synths (with cdk-nag) take a while on a busy machine.
+  beforeAll(() => {
+    defaults = synthesize();
+    configured = synthesize({ runWorkerMaxConcurrency: 7, maxActiveRunsPerOrg: 3 });
+  }, 600_000);
+
+  it("the run worker's SQS event source has a maximum concurrency, by default 20", () => {
+    expect(defaultRunWorkerMaxConcurrency).toBe(20);
+    expect(workerMapping(defaults).ScalingConfig).toEqual({ MaximumConcurrency: 20 });
+  });
+
+  it("context runWorkerMaxConcurrency sets it, and maxActiveRunsPerOrg reaches every function as MAX_ACTIVE_RUNS_PER_ORG", () => {
+    expect(workerMapping(configured).ScalingConfig).toEqual({ MaximumConcurrency: 7 });
+    configured.allResourcesProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ MAX_ACTIVE_RUNS_PER_ORG: "3" }) } });
+  });
+
+  it("without the context the functions use the default cap (no MAX_ACTIVE_RUNS_PER_ORG set)", () => {
+    const functions = Object.values(defaults.findResources("AWS::Lambda::Function"));
+    expect(functions.length).toBeGreaterThan(2);
+    for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBeUndefined();
+  });
+
+  it("the run worker may send on the run queue (a fan-out page's runs)", () => {
+    const policies = Object.values(defaults.findResources("AWS::IAM::Policy")).filter((policy) =>
+      JSON.stringify(policy.Properties.Roles).includes("RoutingRunFunction"),
+    );
+    expect(JSON.stringify(policies)).toContain("sqs:SendMessage");
+  });
+});
