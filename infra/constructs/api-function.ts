@@ -7,8 +7,8 @@ import { join } from "node:path";
 
 /**
  * The defaults every function of this product shares, fixed once: Node.js 24 on ARM64, bundled by
- * the local esbuild (never Docker) with the AWS SDK inside the bundle, source maps, and its own log
- * group with a retention period.
+ * the local esbuild (never Docker) with the AWS SDK inside the bundle, source maps, and a log group
+ * with a retention period (its own unless one is given).
  */
 export interface ProductFunctionProps extends Omit<NodejsFunctionProps, "entry" | "runtime" | "architecture"> {
   /** Handler module relative to the repository root (the route table's `handler`). */
@@ -19,7 +19,8 @@ export interface ProductFunctionProps extends Omit<NodejsFunctionProps, "entry" 
 export class ProductFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ProductFunctionProps) {
     const { repositoryRoot, entry, environment, ...rest } = props;
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // API functions share their area's log group (passed in); the jobs get one each.
+    const logGroup = props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     super(scope, id, {
       entry: join(repositoryRoot, entry),
       handler: "handler",

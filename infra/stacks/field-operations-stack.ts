@@ -1,5 +1,6 @@
-import { CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
-import { AccessLogFormat, Cors, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from "aws-cdk-lib/aws-apigateway";
+import { CfnElement, CfnOutput, Duration, Names, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { AccessLogFormat, Cors, type CorsOptions, Deployment, type IResource, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi, Stage } from "aws-cdk-lib/aws-apigateway";
+import type { IRole } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
@@ -8,10 +9,12 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
+import { binaryMediaTypes, type RouteDefinition, type RouteGrant } from "#shared/http/route";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 import { ProductFunction } from "#infra/constructs/api-function";
+import { sharedPaths } from "#infra/api-paths";
+import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 
 export interface FieldOperationsStackProps extends StackProps {
   routes: readonly RouteDefinition[];
@@ -26,11 +29,15 @@ const errorBody = (status: number, message: string, failedCode: string) => ({
 });
 
 /**
- * The whole product in one stack: REST API (stage v3) with one function per route of the route
- * table, the single DynamoDB table, the private certificate bucket, and the once-a-minute
- * scheduler tick fanning routing runs out through SQS to the run worker.
+ * The product: REST API (stage v3) with one function per route of the route table, the single
+ * DynamoDB table, the private certificate bucket, and the once-a-minute scheduler tick fanning
+ * routing runs out through SQS to the run worker. Each API area's functions and methods sit in a
+ * nested stack (ApiAreaStack), which keeps every template far below CloudFormation's 500 resources.
  */
 export class FieldOperationsStack extends Stack {
+  /** One nested stack per API area (functions/http/<area>/): functions, methods, their roles and logs. */
+  readonly areaStacks: ApiAreaStack[];
+
   constructor(scope: Construct, id: string, props: FieldOperationsStackProps) {
     super(scope, id, props);
 
@@ -94,22 +101,16 @@ export class FieldOperationsStack extends Stack {
     };
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const cors: CorsOptions = { allowOrigins: Cors.ALL_ORIGINS, allowHeaders: ["Authorization", "Content-Type"] };
+    // The deployment and stage are created below, after the area stacks that hold the methods.
     const api = new RestApi(this, "Api", {
       restApiName: "field-operations-api",
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
-      deployOptions: {
-        stageName: "v3",
-        throttlingRateLimit: 100,
-        throttlingBurstLimit: 200,
-        loggingLevel: MethodLoggingLevel.ERROR,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
-        tracingEnabled: true,
-      },
-      defaultCorsPreflightOptions: { allowOrigins: Cors.ALL_ORIGINS, allowHeaders: ["Authorization", "Content-Type"] },
+      deploy: false,
+      defaultCorsPreflightOptions: cors,
     });
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     api.addGatewayResponse("UnknownRoute", {
@@ -121,28 +122,57 @@ export class FieldOperationsStack extends Stack {
     api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", templates: errorBody(429, "Too many requests.", "sys-429") });
     api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
 
-    for (const route of props.routes) {
-      const fn = new ProductFunction(this, `${route.operationId}Function`, {
-        repositoryRoot: props.repositoryRoot,
-        entry: route.handler,
-        description: `${route.method} /v3${route.path}`,
-        environment,
-        ...(route.function?.timeoutSeconds ? { timeout: Duration.seconds(route.function.timeoutSeconds) } : {}),
-        ...(route.function?.memoryMb ? { memorySize: route.function.memoryMb } : {}),
-      });
-      // Least privilege: each function gets only what its route declares.
-      for (const grant of route.grants ?? []) {
-        if (grant === "tableRead") table.grantReadData(fn);
-        if (grant === "tableWrite") table.grantReadWriteData(fn);
-        if (grant === "bucketRead") bucket.grantRead(fn);
-        if (grant === "bucketWrite") {
-          bucket.grantReadWrite(fn);
-          bucket.grantDelete(fn);
-        }
-        if (grant === "queueSend") runQueue.grantSendMessages(fn);
+    const deployment = new Deployment(this, "Deployment", { api, description: "Field Operations Management API v3" });
+    // Methods live in nested stacks, which the deployment cannot see: a new deployment whenever
+    // the route table's methods or paths change, so the stage serves them.
+    deployment.addToLogicalId(props.routes.map((route) => `${route.method} ${route.path} ${route.operationId} ${route.auth ?? "jwt"}`));
+    const stageName = "v3";
+    const stage = new Stage(this, "Stage", {
+      deployment,
+      stageName,
+      throttlingRateLimit: 100,
+      throttlingBurstLimit: 200,
+      loggingLevel: MethodLoggingLevel.ERROR,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      tracingEnabled: true,
+    });
+    api.deploymentStage = stage;
+
+    const grant = (role: IRole, grant: RouteGrant) => {
+      if (grant === "tableRead") table.grantReadData(role);
+      if (grant === "tableWrite") table.grantReadWriteData(role);
+      if (grant === "bucketRead") bucket.grantRead(role);
+      if (grant === "bucketWrite") {
+        bucket.grantReadWrite(role);
+        bucket.grantDelete(role);
       }
-      api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn, { proxy: true }));
+      if (grant === "queueSend") runQueue.grantSendMessages(role);
+    };
+
+    const areaOf = (route: RouteDefinition) => apiArea(route.handler);
+    const sharedResources = new Map<string, IResource>([["/", api.root]]);
+    for (const path of sharedPaths(props.routes.map((route) => ({ path: route.path, area: areaOf(route) })))) {
+      sharedResources.set(path, api.root.resourceForPath(path));
     }
+    const areas = new Map<string, RouteDefinition[]>();
+    for (const route of props.routes) areas.set(areaOf(route), [...(areas.get(areaOf(route)) ?? []), route]);
+    this.areaStacks = [...areas].map(([area, routes]) => {
+      const areaStack = new ApiAreaStack(this, `${pascalCase(area)}Api`, {
+        description: `Field Operations API: ${area} routes`,
+        area,
+        routes,
+        repositoryRoot: props.repositoryRoot,
+        api,
+        stageName,
+        sharedResources,
+        cors,
+        environment,
+        grant,
+      });
+      deployment.node.addDependency(areaStack);
+      return areaStack;
+    });
 
     const tick = new ProductFunction(this, "SchedulerTickFunction", {
       repositoryRoot: props.repositoryRoot,
@@ -176,10 +206,23 @@ export class FieldOperationsStack extends Stack {
   }
 }
 
+/** `functions/http/<area>/<verb>.ts` → `<area>`: the nested stack a route's function and method live in. */
+export function apiArea(handler: string): string {
+  const match = /^functions\/http\/([^/]+)\//.exec(handler);
+  if (!match?.[1]) throw new Error(`Route handler ${handler} is not below functions/http/<area>/`);
+  return match[1];
+}
+
+const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
+
 /** cdk-nag findings that follow from deliberate design decisions (README, "Decisions"). */
 function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
-  const arnToken = (construct: TableV2 | Bucket) => `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`;
+  // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.
+  const arnTokens = (construct: TableV2 | Bucket) => [
+    `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`,
+    `<referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn>`,
+  ];
   acknowledge("AwsSolutions-APIG4", "Every function verifies the bearer JWT itself (aws-jwt-verify, ARCHITECTURE.md §1): same behaviour on AWS, LocalStack and locally, no extra authorizer call per request.");
   acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer; verification happens in the function (see APIG4).");
   acknowledge("AwsSolutions-APIG2", "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.");
@@ -191,8 +234,12 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
       "AWS-managed policy that only lets the function or API Gateway write its own logs.",
     );
   }
-  acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arnToken(resources.table)}/index/*]`, "CDK's table grants cover this table's own secondary indexes (queries by hub, due index).");
-  acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arnToken(resources.bucket)}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
+  for (const arn of arnTokens(resources.table)) {
+    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`, "CDK's table grants cover this table's own secondary indexes (queries by hub, due index).");
+  }
+  for (const arn of arnTokens(resources.bucket)) {
+    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
+  }
   for (const action of ["s3:Abort*", "s3:DeleteObject*", "s3:GetBucket*", "s3:GetObject*", "s3:List*"]) {
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Action::${action}]`, "Action groups of CDK's bucket grants, limited to this stack's file bucket.");
   }

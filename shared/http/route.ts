@@ -4,6 +4,9 @@ import type { ZodType } from "zod";
  * One entry of the route table (functions/routes.ts). The same entry drives the CDK stack (one
  * function + REST method), the local gateway (dispatch) and the OpenAPI document (schemas).
  */
+/** What a route's function may touch; the CDK stack turns each grant into explicit IAM actions. */
+export type RouteGrant = "tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface RouteResponse {
@@ -41,7 +44,7 @@ export interface RouteDefinition<
   /** Function settings that differ from the defaults. */
   function?: { timeoutSeconds?: number; memoryMb?: number };
   /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */
-  grants?: Array<"tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend">;
+  grants?: RouteGrant[];
 }
 
 /** Identity helper that keeps the schema types of a route for handlers built from it. */
