@@ -4,7 +4,7 @@ import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/a
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import type { RouteDefinition, RouteGrant } from "#shared/http/route";
+import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { ProductFunction } from "#infra/constructs/api-function";
 import { parentPath, pathSegments } from "#infra/api-paths";
 
@@ -43,7 +43,10 @@ export class ApiAreaStack extends NestedStack {
     // grant sets, so no function gains an action its own route does not declare.
     const roles = new Map<string, Role>();
     const roleFor = (grants: readonly RouteGrant[]) => {
-      const key = [...new Set(grants)].sort().join("+") || "none";
+      // A grant whose actions another grant of the route already holds (tableRead beside tableWrite) changes nothing.
+      const unique = [...new Set(grants)];
+      const effective = unique.filter((each) => !unique.some((other) => other !== each && routeGrantActions[each].every((action) => routeGrantActions[other].includes(action))));
+      const key = effective.sort().join("+") || "none";
       let role = roles.get(key);
       if (!role) {
         role = new Role(this, `Role${key.replace(/(^|\+)(\w)/g, (_, _plus, letter: string) => letter.toUpperCase())}`, {
@@ -51,7 +54,7 @@ export class ApiAreaStack extends NestedStack {
           description: `Functions of ${props.area} with grants: ${key}`,
           managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole")],
         });
-        for (const grant of new Set(grants)) props.grant(role, grant);
+        for (const grant of effective) props.grant(role, grant);
         roles.set(key, role);
       }
       return role;
