@@ -1,4 +1,4 @@
-import { CfnElement, CfnOutput, Duration, Names, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { CfnElement, CfnOutput, Duration, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AccessLogFormat, Cors, type CorsOptions, Deployment, type IResource, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi, Stage } from "aws-cdk-lib/aws-apigateway";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
@@ -22,6 +22,12 @@ export interface FieldOperationsStackProps extends StackProps {
   /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of ARCHITECTURE.md §3. */
   jwt: { issuer: string; audience: string; jwksUri: string };
   appTimeZone: string;
+  /** Origins browsers may call the API from (`*` for any); context `corsAllowedOrigins`, comma-separated. */
+  corsAllowedOrigins: readonly string[];
+  /** Deploy source maps with the bundles and turn on `--enable-source-maps` (context `sourceMaps=true`). */
+  sourceMaps?: boolean;
+  /** E-mail address the alarm topic notifies (context `alarmEmail`); no subscription when unset. */
+  alarmEmail?: string;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -98,10 +104,20 @@ export class FieldOperationsStack extends Stack {
       JWT_AUDIENCE: props.jwt.audience,
       JWT_JWKS_URI: props.jwt.jwksUri,
       APP_TIMEZONE: props.appTimeZone,
+      CORS_ALLOWED_ORIGINS: props.corsAllowedOrigins.join(","),
+      POWERTOOLS_SERVICE_NAME: "field-operations-api",
     };
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
-    const cors: CorsOptions = { allowOrigins: Cors.ALL_ORIGINS, allowHeaders: ["Authorization", "Content-Type"] };
+    const anyOrigin = props.corsAllowedOrigins.includes("*");
+    const cors: CorsOptions = { allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins], allowHeaders: ["Authorization", "Content-Type"] };
+    // API Gateway's own error answers carry the CORS header too, or a browser sees only a network
+    // error. A gateway response cannot pick one origin of a list: with several, it echoes the
+    // request's Origin (these bodies are fixed error messages, never data).
+    const singleOrigin = anyOrigin ? "*" : props.corsAllowedOrigins.length === 1 ? props.corsAllowedOrigins[0] : undefined;
+    const gatewayCorsHeaders: Record<string, string> = singleOrigin
+      ? { "Access-Control-Allow-Origin": `'${singleOrigin}'` }
+      : { "Access-Control-Allow-Origin": "method.request.header.Origin", Vary: "'Origin'" };
     // The deployment and stage are created below, after the area stacks that hold the methods.
     const api = new RestApi(this, "Api", {
       restApiName: "field-operations-api",
@@ -111,16 +127,22 @@ export class FieldOperationsStack extends Stack {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
       deploy: false,
       defaultCorsPreflightOptions: cors,
+      // gzip/deflate for clients that ask (Accept-Encoding) once a body reaches 1 KiB.
+      minCompressionSize: Size.kibibytes(1),
     });
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
+    const responseHeaders = gatewayCorsHeaders;
     api.addGatewayResponse("UnknownRoute", {
       type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
       statusCode: "404",
+      responseHeaders,
       templates: errorBody(404, "Route not found", "sys-404"),
     });
-    api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", templates: errorBody(413, "Request body is too large.", "sys-413") });
-    api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", templates: errorBody(429, "Too many requests.", "sys-429") });
-    api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
+    api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", responseHeaders, templates: errorBody(413, "Request body is too large.", "sys-413") });
+    api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", responseHeaders, templates: errorBody(429, "Too many requests.", "sys-429") });
+    api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, responseHeaders, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
+    // Every other gateway 4xx (401/403 from the gateway included: they fall back to the default) keeps its body and gains the header.
+    api.addGatewayResponse("Default4xx", { type: ResponseType.DEFAULT_4XX, responseHeaders });
 
     const deployment = new Deployment(this, "Deployment", { api, description: "Field Operations Management API v3" });
     // Methods live in nested stacks, which the deployment cannot see: a new deployment whenever

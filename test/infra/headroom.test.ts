@@ -34,7 +34,7 @@ function resourceLimitMessages(synthesized: SynthesizedStack): string[] {
   );
 }
 
-describe("Resource headroom: every template stays below 60 % of CloudFormation's 500 resources", () => {
+describe("Resource headroom: every template stays below 60 % of CloudFormation's 500 resources", { timeout: 240_000 }, () => {
   const outdirs: string[] = [];
   const synthesizeInto = (options: Parameters<typeof synthesize>[1] = {}) => {
     const outdir = mkdtempSync(join(tmpdir(), "cdk-headroom-"));

@@ -13,7 +13,7 @@ const forbidden = ["dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:*", "s3
 
 const expectedActions = (grants: readonly RouteGrant[]) => [...new Set([...grants.flatMap((grant) => routeGrantActions[grant]), ...baseline])].sort();
 
-describe("Least privilege: each function's role allows exactly the actions its route's grants name", () => {
+describe("Least privilege: each function's role allows exactly the actions its route's grants name", { timeout: 240_000 }, () => {
   let outdir: string;
   let synthesized: SynthesizedStack;
   beforeAll(() => {
