@@ -5,14 +5,16 @@ import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { ProductFunction } from "#infra/constructs/api-function";
+import { type FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { parentPath, pathSegments } from "#infra/api-paths";
+import { functionGroupAlarms } from "#infra/constructs/alarms";
+import type { ITopic } from "aws-cdk-lib/aws-sns";
 
 export interface ApiAreaStackProps extends NestedStackProps {
   /** The area's folder name (`functions/http/<area>/`). */
   area: string;
   routes: readonly RouteDefinition[];
-  repositoryRoot: string;
+  code: FunctionCode;
   api: RestApi;
   /** The stage name, as a literal: the stage itself is created after (and depends on) this stack. */
   stageName: string;
@@ -20,6 +22,8 @@ export interface ApiAreaStackProps extends NestedStackProps {
   sharedResources: ReadonlyMap<string, IResource>;
   cors: CorsOptions;
   environment: Record<string, string>;
+  /** Where the area's alarms notify. */
+  alarmTopic: ITopic;
   /** Gives a role what one grant of the route table allows. */
   grant: (role: IRole, grant: RouteGrant) => void;
 }
@@ -77,7 +81,7 @@ export class ApiAreaStack extends NestedStack {
 
     for (const route of props.routes) {
       const fn = new ProductFunction(this, `${route.operationId}Function`, {
-        repositoryRoot: props.repositoryRoot,
+        code: props.code,
         entry: route.handler,
         description: `${route.method} /v3${route.path}`,
         environment: props.environment,
@@ -104,5 +108,6 @@ export class ApiAreaStack extends NestedStack {
       });
       this.functions.push({ route, fn });
     }
+    functionGroupAlarms(this, `API area ${props.area}`, this.functions.map(({ fn }) => fn), props.alarmTopic);
   }
 }

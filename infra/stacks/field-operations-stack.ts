@@ -8,11 +8,16 @@ import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
-import type { Construct } from "constructs";
+import { Construct } from "constructs";
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
+import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
-import { ProductFunction } from "#infra/constructs/api-function";
+import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 
@@ -43,6 +48,8 @@ const errorBody = (status: number, message: string, failedCode: string) => ({
 export class FieldOperationsStack extends Stack {
   /** One nested stack per API area (functions/http/<area>/): functions, methods, their roles and logs. */
   readonly areaStacks: ApiAreaStack[];
+  /** The root stack's alarms (jobs, queue, API); each area stack holds its functions' alarms. */
+  readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: FieldOperationsStackProps) {
     super(scope, id, props);
@@ -109,6 +116,14 @@ export class FieldOperationsStack extends Stack {
     };
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    // Every alarm notifies this topic; context alarmEmail subscribes an address to it.
+    const alarmTopic = new Topic(this, "AlarmTopic", { displayName: "Field Operations API alarms", enforceSSL: true });
+    Validations.of(alarmTopic).acknowledge({
+      id: "AwsSolutions-SNS2",
+      reason: "Alarm notifications carry no customer data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.",
+    });
+    if (props.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+
     const anyOrigin = props.corsAllowedOrigins.includes("*");
     const cors: CorsOptions = { allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins], allowHeaders: ["Authorization", "Content-Type"] };
     // API Gateway's own error answers carry the CORS header too, or a browser sees only a network
@@ -176,6 +191,12 @@ export class FieldOperationsStack extends Stack {
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [runQueue.queueArn] }));
     };
 
+    // Every function's bundle, built in one esbuild run before any function needs its code.
+    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry], {
+      repositoryRoot: props.repositoryRoot,
+      sourceMaps: props.sourceMaps ?? false,
+    });
+
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
     const sharedResources = new Map<string, IResource>([["/", api.root]]);
     for (const path of sharedPaths(props.routes.map((route) => ({ path: route.path, area: areaOf(route) })))) {
@@ -188,31 +209,32 @@ export class FieldOperationsStack extends Stack {
         description: `Field Operations API: ${area} routes`,
         area,
         routes,
-        repositoryRoot: props.repositoryRoot,
+        code,
         api,
         stageName,
         sharedResources,
         cors,
         environment,
         grant,
+        alarmTopic,
       });
       deployment.node.addDependency(areaStack);
       return areaStack;
     });
 
     const tick = new ProductFunction(this, "SchedulerTickFunction", {
-      repositoryRoot: props.repositoryRoot,
-      entry: "functions/jobs/scheduler-tick.ts",
+      code,
+      entry: tickEntry,
       description: "Every minute: enqueue the routing schedules that are due",
       environment,
-      timeout: Duration.seconds(55),
+      timeout: tickTimeout,
     });
     for (const each of tickGrants) grant(tick.role as IRole, each);
     new Rule(this, "SchedulerTickRule", { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(tick)] });
 
     const worker = new ProductFunction(this, "RoutingRunFunction", {
-      repositoryRoot: props.repositoryRoot,
-      entry: "functions/jobs/routing-run.ts",
+      code,
+      entry: workerEntry,
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
       environment,
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
@@ -220,6 +242,52 @@ export class FieldOperationsStack extends Stack {
     });
     for (const each of workerGrants) grant(worker.role as IRole, each);
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true }));
+
+    this.alarms = [
+      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs (scheduler tick, routing-run worker)", [tick, worker], alarmTopic),
+      new Alarm(this, "DeadLetterQueueAlarm", {
+        alarmDescription: 'Routing runs failed 3 deliveries and wait in the dead-letter queue (README, Runbook: "DeadLetterQueue")',
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "Api5xxRateAlarm", {
+        alarmDescription: 'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (README, Runbook: "Api5xxRate")',
+        metric: new MathExpression({
+          expression: "IF(requests >= 20, 100 * errors / requests, 0)",
+          usingMetrics: {
+            errors: api.metricServerError({ period: Duration.minutes(5), statistic: "Sum" }),
+            requests: api.metricCount({ period: Duration.minutes(5), statistic: "Sum" }),
+          },
+          period: Duration.minutes(5),
+          label: "API 5xx %",
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "TickFailedAlarm", {
+        alarmDescription: 'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (README, Runbook: "TickFailed")',
+        metric: tick.metricErrors({ period: Duration.minutes(1), statistic: "Sum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "TickNearTimeoutAlarm", {
+        alarmDescription: `The scheduler tick ran over 80 % of its ${tickTimeout.toSeconds()} s timeout in 2 of 3 minutes (README, Runbook: "TickNearTimeout")`,
+        metric: tick.metricDuration({ period: Duration.minutes(1), statistic: "Maximum" }),
+        threshold: tickTimeout.toMilliseconds() * 0.8,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    for (const alarm of this.alarms.slice(-4)) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
     new CfnOutput(this, "ApiUrl", { value: api.url, description: "Base URL (ends with /v3/)" });
     new CfnOutput(this, "TableName", { value: table.tableName });
@@ -229,6 +297,10 @@ export class FieldOperationsStack extends Stack {
     acknowledgeDesignDecisions(this, { table, bucket });
   }
 }
+
+const tickEntry = "functions/jobs/scheduler-tick.ts";
+const tickTimeout = Duration.seconds(55);
+const workerEntry = "functions/jobs/routing-run.ts";
 
 /** What the jobs may touch, in the route table's grant vocabulary. */
 export const tickGrants: readonly RouteGrant[] = ["tableWrite", "queueSend"];
@@ -268,5 +340,6 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
   for (const arn of arnTokens(resources.bucket)) {
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
   }
+  acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
   acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
 }
