@@ -14,13 +14,19 @@ import { bundleEntries } from "#infra/bundling";
  */
 export class FunctionCode {
   private readonly directories: Map<string, string> | undefined;
+  private readonly outdir: string | undefined;
 
   constructor(stack: Stack, entries: readonly string[], private readonly options: { repositoryRoot: string; sourceMaps: boolean }) {
     if (!stack.bundlingRequired) return;
     const outdir = mkdtempSync(join(tmpdir(), "field-operations-bundles-"));
-    // Assets are copied into the cloud assembly when they are staged; the bundles go with the process.
-    process.once("exit", () => rmSync(outdir, { recursive: true, force: true }));
+    this.outdir = outdir;
+    process.once("exit", () => this.dispose());
     this.directories = bundleEntries(entries, { ...options, outdir });
+  }
+
+  /** Assets are copied into the cloud assembly as each function is built; afterwards the bundles can go. */
+  dispose(): void {
+    if (this.outdir) rmSync(this.outdir, { recursive: true, force: true });
   }
 
   get sourceMaps(): boolean {

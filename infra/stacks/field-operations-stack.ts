@@ -289,6 +289,8 @@ export class FieldOperationsStack extends Stack {
     ];
     for (const alarm of this.alarms.slice(-4)) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
+    code.dispose();
+
     new CfnOutput(this, "ApiUrl", { value: api.url, description: "Base URL (ends with /v3/)" });
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
