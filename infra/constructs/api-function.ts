@@ -1,45 +1,73 @@
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { Architecture, Code, Function, type FunctionProps, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundleEntries } from "#infra/bundling";
 
 /**
- * The defaults every function of this product shares, fixed once: Node.js 24 on ARM64, bundled by
- * the local esbuild (never Docker) with the AWS SDK inside the bundle, source maps, and its own log
- * group with a retention period.
+ * The code of every function, bundled once per synth: all entries in one esbuild run
+ * (infra/bundling.ts), each staged as its own asset. When the stacks are synthesized without
+ * bundling (`aws:cdk:bundling-stacks` empty, as the CDK tests do) every function gets a stub.
  */
-export interface ProductFunctionProps extends Omit<NodejsFunctionProps, "entry" | "runtime" | "architecture"> {
-  /** Handler module relative to the repository root (the route table's `handler`). */
-  entry: string;
-  repositoryRoot: string;
+export class FunctionCode {
+  private readonly directories: Map<string, string> | undefined;
+  private readonly outdir: string | undefined;
+
+  constructor(stack: Stack, entries: readonly string[], private readonly options: { repositoryRoot: string; sourceMaps: boolean }) {
+    if (!stack.bundlingRequired) return;
+    const outdir = mkdtempSync(join(tmpdir(), "field-operations-bundles-"));
+    this.outdir = outdir;
+    process.once("exit", () => this.dispose());
+    this.directories = bundleEntries(entries, { ...options, outdir });
+  }
+
+  /** Assets are copied into the cloud assembly as each function is built; afterwards the bundles can go. */
+  dispose(): void {
+    if (this.outdir) rmSync(this.outdir, { recursive: true, force: true });
+  }
+
+  get sourceMaps(): boolean {
+    return this.options.sourceMaps;
+  }
+
+  for(entry: string): Code {
+    if (!this.directories) return Code.fromInline(`exports.handler = async () => { throw new Error("not bundled: ${entry}"); };`);
+    const directory = this.directories.get(entry);
+    if (!directory) throw new Error(`${entry} was not bundled: pass it to FunctionCode`);
+    return Code.fromAsset(directory);
+  }
 }
 
-export class ProductFunction extends NodejsFunction {
+/**
+ * The defaults every function of this product shares, fixed once: Node.js 24 on ARM64, code from
+ * the shared bundles (FunctionCode), X-Ray active tracing, and a log group with a retention period (its own unless one
+ * is given).
+ */
+export interface ProductFunctionProps extends Omit<FunctionProps, "code" | "handler" | "runtime" | "architecture"> {
+  /** Handler module relative to the repository root (the route table's `handler`). */
+  entry: string;
+  code: FunctionCode;
+}
+
+export class ProductFunction extends Function {
   constructor(scope: Construct, id: string, props: ProductFunctionProps) {
-    const { repositoryRoot, entry, environment, ...rest } = props;
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const { code, entry, environment, ...rest } = props;
+    // API functions share their area's log group (passed in); the jobs get one each.
+    const logGroup = props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     super(scope, id, {
-      entry: join(repositoryRoot, entry),
-      handler: "handler",
+      code: code.for(entry),
+      handler: "index.handler",
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: Duration.seconds(29),
       logGroup,
-      projectRoot: repositoryRoot,
-      depsLockFilePath: join(repositoryRoot, "package-lock.json"),
-      bundling: {
-        format: OutputFormat.CJS,
-        target: "node24",
-        minify: true,
-        sourceMap: true,
-        // Bundle the SDK (pinned by package-lock) instead of relying on the runtime's copy.
-        bundleAwsSDK: true,
-        forceDockerBundling: false,
-      },
-      environment: { NODE_OPTIONS: "--enable-source-maps", ...environment },
+      // Active tracing, like the API stage (tracingEnabled): one trace from the gateway through the function.
+      tracing: Tracing.ACTIVE,
+      environment: { ...(code.sourceMaps ? { NODE_OPTIONS: "--enable-source-maps" } : {}), ...environment },
       ...rest,
     });
   }

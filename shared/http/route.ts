@@ -4,6 +4,28 @@ import type { ZodType } from "zod";
  * One entry of the route table (functions/routes.ts). The same entry drives the CDK stack (one
  * function + REST method), the local gateway (dispatch) and the OpenAPI document (schemas).
  */
+/** What a route's function may touch; the CDK stack turns each grant into the IAM actions below. */
+export type RouteGrant = "tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend";
+
+const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
+
+/**
+ * The IAM actions of each grant: exactly the commands the stores send (GetCommand, BatchGetCommand,
+ * QueryCommand; Put/Update/Delete and TransactWriteCommand, whose items need PutItem, UpdateItem,
+ * DeleteItem and ConditionCheckItem; S3 Get/Put/DeleteObject, and Get/DeleteObjectVersion because
+ * certificates are read and deleted by version id in the versioned bucket; SQS SendMessage and
+ * SendMessageBatch, which is authorized as SendMessage). Never Scan or BatchWriteItem: no code uses
+ * them. Writes include reads (a write reads the version it replaces); bucket writes include reads
+ * (the response carries a presigned GET URL).
+ */
+export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
+  tableRead: tableReadActions,
+  tableWrite: [...tableReadActions, "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"],
+  bucketRead: ["s3:GetObject", "s3:GetObjectVersion"],
+  bucketWrite: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion"],
+  queueSend: ["sqs:SendMessage"],
+};
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface RouteResponse {
@@ -54,7 +76,7 @@ interface RouteFields<TBody extends ZodType, TQuery extends ZodType, TParams ext
   /** Function settings that differ from the defaults. */
   function?: { timeoutSeconds?: number; memoryMb?: number };
   /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */
-  grants?: Array<"tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend">;
+  grants?: RouteGrant[];
 }
 
 export type RouteDefinition<

@@ -3,29 +3,27 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { App } from "aws-cdk-lib";
-import { Match, Template } from "aws-cdk-lib/assertions";
+import { Match, type Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { buildApp } from "#infra/app";
 import { repositoryRoot } from "#infra/repository-root";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
-
-/** Synthesizes without bundling (fast); one test below bundles for real. */
-function synthesize(outdir: string, context: Record<string, unknown> = {}) {
-  const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...context } }));
-  const assembly = app.synth();
-  return { template: Template.fromStack(stack), assembly, stack };
-}
+import { functionActions, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
 describe("Stack: FieldOperations", () => {
   let outdir: string;
+  // Every resource of the root and nested templates; `root` is the root stack's template alone.
   let template: Template;
+  let root: Template;
   let assemblyDirectory: string;
+  let synthesized: SynthesizedStack;
 
   beforeAll(() => {
     outdir = mkdtempSync(join(tmpdir(), "cdk-out-"));
-    const synthesized = synthesize(outdir);
-    template = synthesized.template;
+    synthesized = synthesize(outdir);
+    template = synthesized.all;
+    root = synthesized.templates[0]!.template;
     assemblyDirectory = synthesized.assembly.directory;
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -47,14 +45,39 @@ describe("Stack: FieldOperations", () => {
   });
 
   it("exposes one REST method per route on the v3 stage, with multipart/form-data as a binary media type", () => {
-    template.hasResourceProperties("AWS::ApiGateway::RestApi", { BinaryMediaTypes: ["multipart/form-data"] });
-    template.hasResourceProperties("AWS::ApiGateway::Stage", {
+    root.hasResourceProperties("AWS::ApiGateway::RestApi", { BinaryMediaTypes: ["multipart/form-data"] });
+    root.hasResourceProperties("AWS::ApiGateway::Stage", {
       StageName: "v3",
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })]),
     });
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method")).filter((m) => m.Properties.HttpMethod !== "OPTIONS");
     expect(methods).toHaveLength(routes.length);
     for (const method of methods) expect(method.Properties.Integration.Type).toBe("AWS_PROXY");
+  });
+
+  it("lets API Gateway invoke each route's function only for that route's method and path on the v3 stage", () => {
+    const permissions = Object.values(template.findResources("AWS::Lambda::Permission", { Properties: { Principal: "apigateway.amazonaws.com" } }));
+    expect(permissions).toHaveLength(routes.length);
+    const sourceArns = permissions.map((permission) => JSON.stringify(permission.Properties.SourceArn));
+    for (const route of routes) {
+      const arnPath = `/v3/${route.method}${route.path.replace(/\{[^}]+\}/g, "*")}`;
+      expect(sourceArns.filter((arn) => arn.includes(`${arnPath}"`)), arnPath).toHaveLength(1);
+    }
+  });
+
+  it("deploys the stage again whenever the route table changes (the methods live in nested stacks)", () => {
+    const deploymentId = (routeTable: typeof routes) => {
+      const directory = mkdtempSync(join(tmpdir(), "cdk-out-"));
+      try {
+        const { templates } = synthesize(directory, { routes: routeTable });
+        return Object.keys(templates[0]!.template.findResources("AWS::ApiGateway::Deployment"))[0];
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    };
+    const current = Object.keys(root.findResources("AWS::ApiGateway::Deployment"))[0];
+    expect(deploymentId(routes.slice(1))).not.toBe(current);
+    root.hasResourceProperties("AWS::ApiGateway::Stage", { DeploymentId: { Ref: current } });
   });
 
   it("keeps the table: on-demand, point-in-time recovery, deletion protection, retained, keys from the shared definition", () => {
@@ -74,7 +97,7 @@ describe("Stack: FieldOperations", () => {
   });
 
   it("keeps certificates in a private, encrypted, versioned, TLS-only, retained bucket", () => {
-    const buckets = template.findResources("AWS::S3::Bucket", { Properties: { VersioningConfiguration: { Status: "Enabled" } } });
+    const buckets = root.findResources("AWS::S3::Bucket", { Properties: { VersioningConfiguration: { Status: "Enabled" } } });
     const [logicalId, bucket] = Object.entries(buckets)[0] ?? [];
     expect(bucket?.DeletionPolicy).toBe("Retain");
     expect(bucket?.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -84,7 +107,7 @@ describe("Stack: FieldOperations", () => {
       RestrictPublicBuckets: true,
     });
     expect(bucket?.Properties.BucketEncryption).toBeDefined();
-    template.hasResourceProperties("AWS::S3::BucketPolicy", {
+    root.hasResourceProperties("AWS::S3::BucketPolicy", {
       Bucket: { Ref: logicalId },
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]),
@@ -106,10 +129,8 @@ describe("Stack: FieldOperations", () => {
   it("grants read-only routes no write access to the table", () => {
     const readOnly = routes.filter((route) => route.grants?.includes("tableRead") && !route.grants.includes("tableWrite"));
     expect(readOnly.length).toBeGreaterThan(0);
-    const policies = Object.values(template.findResources("AWS::IAM::Policy"));
     for (const route of readOnly) {
-      const policy = policies.find((p) => JSON.stringify(p.Properties.Roles).includes(`${route.operationId}FunctionServiceRole`));
-      const actions = JSON.stringify(policy?.Properties.PolicyDocument.Statement.flatMap((s: { Action: unknown }) => s.Action));
+      const actions = JSON.stringify(functionActions(synthesized, `${route.operationId}Function`));
       expect(actions, route.operationId).toContain("dynamodb:Query");
       expect(actions, route.operationId).not.toContain("dynamodb:PutItem");
     }

@@ -1,0 +1,113 @@
+import { Duration, NestedStack, type NestedStackProps, RemovalPolicy } from "aws-cdk-lib";
+import { type CorsOptions, type IResource, Integration, IntegrationType, Method, Resource, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
+import { type FunctionCode, ProductFunction } from "#infra/constructs/api-function";
+import { parentPath, pathSegments } from "#infra/api-paths";
+import { functionGroupAlarms } from "#infra/constructs/alarms";
+import type { ITopic } from "aws-cdk-lib/aws-sns";
+
+export interface ApiAreaStackProps extends NestedStackProps {
+  /** The area's folder name (`functions/http/<area>/`). */
+  area: string;
+  routes: readonly RouteDefinition[];
+  code: FunctionCode;
+  api: RestApi;
+  /** The stage name, as a literal: the stage itself is created after (and depends on) this stack. */
+  stageName: string;
+  /** Path resources several areas share, created by the root stack (always including `/`). */
+  sharedResources: ReadonlyMap<string, IResource>;
+  cors: CorsOptions;
+  environment: Record<string, string>;
+  /** Where the area's alarms notify. */
+  alarmTopic: ITopic;
+  /** Gives a role what one grant of the route table allows. */
+  grant: (role: IRole, grant: RouteGrant) => void;
+}
+
+/**
+ * One area of the API (one folder of functions/http/) in its own nested stack: its functions, the
+ * REST resources and methods only it uses, one log group for the area and one role per distinct
+ * grant set. The root stack holds the API, the shared resources and the deployment, so each area
+ * can grow to about a hundred routes before its template nears CloudFormation's 500 resources.
+ */
+export class ApiAreaStack extends NestedStack {
+  readonly functions: Array<{ route: RouteDefinition; fn: IFunction }> = [];
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiAreaStackProps) {
+    super(scope, id, props);
+    // One log group for the area's functions: Lambda names each stream after its function.
+    this.logGroup = new LogGroup(this, "Logs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+
+    // Functions with the same grants share a role: the role holds exactly the union of identical
+    // grant sets, so no function gains an action its own route does not declare.
+    const roles = new Map<string, Role>();
+    const roleFor = (grants: readonly RouteGrant[]) => {
+      // A grant whose actions another grant of the route already holds (tableRead beside tableWrite) changes nothing.
+      const unique = [...new Set(grants)];
+      const effective = unique.filter((each) => !unique.some((other) => other !== each && routeGrantActions[each].every((action) => routeGrantActions[other].includes(action))));
+      const key = effective.sort().join("+") || "none";
+      let role = roles.get(key);
+      if (!role) {
+        role = new Role(this, `Role${key.replace(/(^|\+)(\w)/g, (_, _plus, letter: string) => letter.toUpperCase())}`, {
+          assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+          description: `Functions of ${props.area} with grants: ${key}`,
+          managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole")],
+        });
+        for (const grant of effective) props.grant(role, grant);
+        roles.set(key, role);
+      }
+      return role;
+    };
+
+    const ownResources = new Map<string, IResource>();
+    const resourceFor = (path: string): IResource => {
+      const shared = props.sharedResources.get(path);
+      if (shared) return shared;
+      const cached = ownResources.get(path);
+      if (cached) return cached;
+      const parent = resourceFor(parentPath(path));
+      const pathPart = pathSegments(path).at(-1) as string;
+      const resource = props.sharedResources.has(parentPath(path))
+        ? new Resource(this, `Path${path}`, { parent, pathPart, defaultCorsPreflightOptions: props.cors })
+        : parent.addResource(pathPart);
+      ownResources.set(path, resource);
+      return resource;
+    };
+
+    for (const route of props.routes) {
+      const fn = new ProductFunction(this, `${route.operationId}Function`, {
+        code: props.code,
+        entry: route.handler,
+        description: `${route.method} /v3${route.path}`,
+        environment: props.environment,
+        logGroup: this.logGroup,
+        role: roleFor(route.grants ?? []),
+        ...(route.function?.timeoutSeconds ? { timeout: Duration.seconds(route.function.timeoutSeconds) } : {}),
+        ...(route.function?.memoryMb ? { memorySize: route.function.memoryMb } : {}),
+      });
+      new Method(this, `${route.operationId}Method`, {
+        resource: resourceFor(route.path),
+        httpMethod: route.method,
+        integration: new Integration({
+          type: IntegrationType.AWS_PROXY,
+          integrationHttpMethod: "POST",
+          uri: `arn:${this.partition}:apigateway:${this.region}:lambda:path/2015-03-31/functions/${fn.functionArn}/invocations`,
+        }),
+      });
+      // One permission per route, for this method on the named stage only. (LambdaIntegration would
+      // add a second one for console test-invokes, and name the stage by a reference to the Stage
+      // resource, which depends on the deployment, which depends on this stack: a cycle.)
+      fn.addPermission(`${route.operationId}Invoke`, {
+        principal: new ServicePrincipal("apigateway.amazonaws.com"),
+        sourceArn: props.api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, "*"), props.stageName),
+      });
+      this.functions.push({ route, fn });
+    }
+    functionGroupAlarms(this, `API area ${props.area}`, this.functions.map(({ fn }) => fn), props.alarmTopic);
+  }
+}

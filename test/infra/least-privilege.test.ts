@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#functions/routes";
+import { tickGrants, workerGrants } from "#infra/stacks/field-operations-stack";
+import { type RouteGrant, routeGrantActions } from "#shared/http/route";
+import { functionActions, functionStatements, synthesize, type SynthesizedStack } from "./synthesize.ts";
+
+/** What every function may do besides its grants: send traces to X-Ray (its logs go through the managed AWSLambdaBasicExecutionRole). */
+const baseline = ["xray:PutTelemetryRecords", "xray:PutTraceSegments"];
+const forbidden = ["dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:*", "s3:*", "sqs:*", "*"];
+
+const expectedActions = (grants: readonly RouteGrant[]) => [...new Set([...grants.flatMap((grant) => routeGrantActions[grant]), ...baseline])].sort();
+
+describe("Least privilege: each function's role allows exactly the actions its route's grants name", { timeout: 240_000 }, () => {
+  let outdir: string;
+  let synthesized: SynthesizedStack;
+  beforeAll(() => {
+    outdir = mkdtempSync(join(tmpdir(), "cdk-iam-"));
+    synthesized = synthesize(outdir);
+  });
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  const functions = () => [
+    ...routes.map((route) => ({ id: `${route.operationId}Function`, grants: route.grants ?? [] })),
+    { id: "SchedulerTickFunction", grants: tickGrants },
+    { id: "RoutingRunFunction", grants: workerGrants, consumes: true },
+  ];
+  // The SQS event source polls the run queue with the worker's role (CDK's grantConsumeMessages).
+  const consumeActions = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
+  const ownActions = (id: string, consumes = false) =>
+    functionActions(synthesized, id).filter((action) => !baseline.includes(action) && !(consumes && consumeActions.includes(action)));
+
+  it("lists every function's actions; none has Scan, BatchWriteItem or a wildcard action, none has an action its grants do not name", () => {
+    const listing: string[] = [];
+    for (const { id, grants, consumes } of functions()) {
+      const actions = ownActions(id, consumes);
+      listing.push(`${id} [${grants.join(", ")}]: ${actions.join(" ")}`);
+      for (const action of forbidden) expect(actions, id).not.toContain(action);
+      expect(actions.every((action) => !action.includes("*")), `${id}: ${actions.join(" ")}`).toBe(true);
+      const allowed = new Set(grants.flatMap((grant) => routeGrantActions[grant]));
+      expect(actions.filter((action) => !allowed.has(action)), id).toEqual([]);
+    }
+    console.log(listing.join("\n"));
+  });
+
+  it("gives every function all the actions of its grants (so the code it runs is not denied)", () => {
+    for (const { id, grants, consumes } of functions()) {
+      const actions = ownActions(id, consumes);
+      expect(actions, id).toEqual(expectedActions(grants).filter((action) => !baseline.includes(action)));
+    }
+  });
+
+  it("keeps read routes to GetItem, BatchGetItem and Query", () => {
+    const readOnly = routes.filter((route) => !route.grants?.some((grant) => grant === "tableWrite" || grant === "bucketWrite" || grant === "queueSend"));
+    expect(readOnly.length).toBeGreaterThan(10);
+    for (const route of readOnly) {
+      const tableActions = functionActions(synthesized, `${route.operationId}Function`).filter((action) => action.startsWith("dynamodb:"));
+      expect(tableActions.every((action) => ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"].includes(action)), route.operationId).toBe(true);
+    }
+  });
+
+  it("scopes table actions to the table, index access to Query, objects to the file bucket's objects", () => {
+    for (const { id } of functions()) {
+      for (const statement of functionStatements(synthesized, id)) {
+        const resources = JSON.stringify(statement.Resource);
+        const actions = [statement.Action].flat();
+        if (resources.includes("/index/*")) expect(actions, id).toEqual(["dynamodb:Query"]);
+        // X-Ray actions have no resource-level permissions; nothing else may use "*".
+        if (resources === '"*"') expect(actions.every((action) => baseline.includes(action)), id).toBe(true);
+      }
+    }
+  });
+});
