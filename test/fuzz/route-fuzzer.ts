@@ -76,7 +76,8 @@ function excerpt(answer: Answer): string {
 export function answerProblems(route: RouteDefinition, answer: Answer): string[] {
   const problems: string[] = [];
   const body = answer.json as Record<string, unknown> | undefined;
-  if (answer.status >= 500) problems.push("5xx");
+  // A 5xx is the finding; its envelope (often API Gateway's own) is beside the point.
+  if (answer.status >= 500) return ["5xx"];
   if (answer.status >= 400) {
     if (!body || typeof body !== "object" || Array.isArray(body)) return [...problems, "error body is not a JSON object"];
     if (body.status !== false) problems.push("error envelope: status is not false");
@@ -186,7 +187,7 @@ export function formatSummary(summary: FuzzSummary): string {
     if (example.labels.length) lines.push(`    input: ${example.labels.join("; ")}`);
     lines.push(`    answer: ${example.answer}`);
     for (const detail of example.details ?? []) lines.push(`    ${detail}`);
-    lines.push(`    replay: npm run fuzz -- --seed ${example.seed} --route ${example.operationId} (run ${example.runIndex})`);
+    lines.push(`    replay: npm run fuzz -- --seed ${example.seed} --route ${example.operationId} --runs ${example.runIndex + 1} (the last request; the store may differ from the full run)`);
   }
   return lines.join("\n");
 }

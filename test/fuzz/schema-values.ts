@@ -50,6 +50,7 @@ export const fixtureIdProperties: Record<string, string> = {
   hubId: "hubId",
   vehicleId: "vehicleId",
   assignedVehicleId: "vehicleId",
+  vehicleIds: "vehicleId",
   configurationId: "configurationId",
   scheduleId: "scheduleId",
   visitId: "visitId",

@@ -46,6 +46,13 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
+/**
+ * `version` is optimistic-concurrency bookkeeping, not data: a refused data type delete fences the
+ * type and lifts the fence again (two version bumps, docs/data-types.md), which changes nothing a
+ * client can read.
+ */
+const BOOKKEEPING_ATTRIBUTES = ["version"];
+
 const itemKey = (item: Record<string, AttributeValue>) => `${item.PK?.S ?? "?"} ${item.SK?.S ?? "?"}`;
 
 export class StoreOracle {
@@ -78,7 +85,10 @@ export class StoreOracle {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const page = await this.dynamo.send(new ScanCommand({ TableName: this.options.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
-      for (const item of page.Items ?? []) items.set(itemKey(item), createHash("sha1").update(JSON.stringify(canonical(item))).digest("hex"));
+      for (const item of page.Items ?? []) {
+        const data = Object.fromEntries(Object.entries(item).filter(([name]) => !BOOKKEEPING_ATTRIBUTES.includes(name)));
+        items.set(itemKey(item), createHash("sha1").update(JSON.stringify(canonical(data))).digest("hex"));
+      }
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return items;
