@@ -366,6 +366,20 @@ function multipartBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; 
 
 // ---------------------------------------------------------------- whole requests
 
+/**
+ * Numbers at the edges that the schema generator itself produced (fc.double reaches subnormals
+ * such as 2.5e-323): named in the labels so a failure of a "valid-ish" body points at its cause.
+ */
+function extremeNumbers(value: unknown, at: NodePath = [], out: string[] = []): string[] {
+  if (typeof value === "number") {
+    const magnitude = Math.abs(value);
+    if ((magnitude > 0 && magnitude < 1e-130) || magnitude > Number.MAX_SAFE_INTEGER || Object.is(value, -0)) out.push(`${pathText(at)} = ${Object.is(value, -0) ? "-0" : value}`);
+  } else if (value && typeof value === "object" && !(value instanceof RawJson) && !(value instanceof FixtureRef) && at.length < 8) {
+    for (const key of Object.keys(value)) extremeNumbers((value as Record<string, unknown>)[key], [...at, Array.isArray(value) ? Number(key) : key], out);
+  }
+  return out;
+}
+
 export function requestArbitrary(route: RouteDefinition): fc.Arbitrary<FuzzRequest> {
   const body = route.bodyType === "multipart/form-data" ? multipartBody(route) : jsonBody(route);
   return fc.tuple(pathValues(route), queryValues(route), headerValues, body).map(([path, query, headers, chosenBody]) => ({
@@ -376,7 +390,13 @@ export function requestArbitrary(route: RouteDefinition): fc.Arbitrary<FuzzReque
     query: query.query,
     headers: headers.headers,
     body: chosenBody.body,
-    labels: [...path.labels, ...query.labels, ...headers.labels, ...chosenBody.labels],
+    labels: [
+      ...path.labels,
+      ...query.labels,
+      ...headers.labels,
+      ...chosenBody.labels,
+      ...(chosenBody.body?.kind === "json" ? extremeNumbers(chosenBody.body.value).slice(0, 5).map((found) => `body has ${found}`) : []),
+    ],
   }));
 }
 

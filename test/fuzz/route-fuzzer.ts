@@ -178,6 +178,10 @@ export function formatSummary(summary: FuzzSummary): string {
       .map(([status, count]) => `${status}×${count}`)
       .join("  ")}`,
   ];
+  const withoutSuccess = Object.entries(summary.byRoute)
+    .filter(([, statuses]) => !Object.keys(statuses).some((status) => status.startsWith("2")))
+    .map(([operationId, statuses]) => `${operationId} (${Object.entries(statuses).map(([status, count]) => `${status}×${count}`).join(" ")})`);
+  if (withoutSuccess.length > 0) lines.push(`routes that never answered 2xx: ${withoutSuccess.join(", ")}`);
   const groups = failureGroups(summary.failures);
   lines.push(groups.length === 0 ? "no failures" : `${summary.failures.length} failures in ${groups.length} groups:`);
   for (const { key, count, example } of groups) {
