@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { RouteDefinition } from "#shared/http/route";
-import { azureAuthUrl, certificatePem, fuzzRecordValueSchemas } from "./fixtures.ts";
+import { azureAuthUrl, certificatePem, fuzzDataType, fuzzRecordValueSchemas } from "./fixtures.ts";
 import type { SentRequest } from "./fuzz-client.ts";
 import {
   arrayWrapping,
@@ -118,7 +118,6 @@ function dropKey(value: unknown): fc.Arbitrary<Labelled<unknown>> {
 function mutatedJson(base: fc.Arbitrary<unknown>): fc.Arbitrary<Labelled<unknown>> {
   return base.chain((value) =>
     fc.oneof(
-      { weight: 3, arbitrary: fc.constant({ value, label: "valid-ish" }) },
       { weight: 6, arbitrary: replaceNode(value) },
       { weight: 2, arbitrary: addHostileKey(value) },
       { weight: 1, arbitrary: dropKey(value) },
@@ -174,10 +173,11 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
       { type: "title", title: "Code" },
       { id: "weight", title: "Weight", type: "number", required: true, validations: { min: 0, max: 1000, decimals: 1 } },
       { id: "kind", title: "Kind", type: "option", required: false, optionData: ["x", "y"] },
-      { id: "owner", title: "Owner", type: "relation", required: false, relation: { dataTypeId: "vehicle", type: "belongsTo" } },
+      { id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" } },
     ],
   })),
-  patchDataType: fc.constant({ fields: [{ type: "title", title: "Name" }, { id: "segment", title: "Segment", type: "option", required: false, optionData: ["retail", "wholesale", "online"] }] }),
+  replaceDataType: name("Fuzz type").map((type) => fuzzDataType(type)),
+  patchDataType: fc.constant({ fields: [...fuzzDataType("").fields, { id: "note", title: "Note", type: "text", required: false }] }),
   createRecord: name("Rec").map((dataId) => ({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId"), dataId, segment: "wholesale", age: 41.5, tags: ["a", "c"], location: { lat: -6.2, lng: 106.8 }, since: "2026-02-03", open: "09:30", phone: "+6281234567890" })),
   replaceRecord: fc.constant({ segment: "retail", email: "fuzz@example.test", vip: true }),
   patchRecord: fc.constant({ age: 52, location: "-6.3,106.7" }),
@@ -185,35 +185,55 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
 
 // ---------------------------------------------------------------- parts of a request
 
-function pathValues(route: RouteDefinition): fc.Arbitrary<{ params: Record<string, PathValue>; labels: string[] }> {
+type Part<T> = fc.Arbitrary<T & { labels: string[] }>;
+
+/** Path parameters: `clean` names the fixtures (or a schema value where no fixture fits); otherwise hostile choices mix in. */
+function pathValues(route: RouteDefinition, clean: boolean): Part<{ params: Record<string, PathValue> }> {
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
   const schema = route.params ? jsonSchemaOf(route.params) : undefined;
   const perName = names.map((parameter) => {
     const fixture = fixtureIdProperties[parameter];
     const property = schema?.properties?.[parameter] ?? { type: "string" };
+    const generated = schemaValues(property).map((value) => ({ value: { kind: "text", text: String(value) } as PathValue, label: `${parameter}: schema value` }));
+    const fixtureValue = fixture ? fc.constant({ value: { kind: "fixture", name: fixture } as PathValue, label: `${parameter}: fixture` }) : undefined;
+    if (clean) return (fixtureValue ?? generated).map((choice) => [parameter, choice] as const);
     const options: Array<{ weight: number; arbitrary: fc.Arbitrary<Labelled<PathValue>> }> = [
-      { weight: 2, arbitrary: schemaValues(property).map((value) => ({ value: { kind: "text", text: String(value) }, label: `${parameter}: schema value` })) },
-      { weight: 3, arbitrary: fc.constantFrom(...urlSafeHostileStrings).map((hostile) => ({ value: { kind: "text", text: hostile.value }, label: `${parameter} ← ${hostile.label}` })) },
-      { weight: 1, arbitrary: fc.constantFrom(...rawPathSegments).map((raw) => ({ value: { kind: "raw", text: raw }, label: `${parameter} ← raw segment ${raw}` })) },
+      { weight: 2, arbitrary: generated },
+      { weight: 4, arbitrary: fc.constantFrom(...urlSafeHostileStrings).map((hostile) => ({ value: { kind: "text", text: hostile.value } as PathValue, label: `${parameter} ← ${hostile.label}` })) },
+      { weight: 1, arbitrary: fc.constantFrom(...rawPathSegments).map((raw) => ({ value: { kind: "raw", text: raw } as PathValue, label: `${parameter} ← raw segment ${raw}` })) },
     ];
-    if (fixture) {
-      options.push({ weight: 9, arbitrary: fc.constant({ value: { kind: "fixture", name: fixture }, label: `${parameter}: fixture` }) });
-      options.push({ weight: 1, arbitrary: fc.constant({ value: { kind: "fixture", name: `foreign:${fixture}` }, label: `${parameter}: another organization's` }) });
+    if (fixtureValue) {
+      options.push({ weight: 3, arbitrary: fixtureValue });
+      options.push({ weight: 2, arbitrary: fc.constant({ value: { kind: "fixture", name: `foreign:${fixture}` } as PathValue, label: `${parameter}: another organization's` }) });
     }
     return fc.oneof(...options).map((choice) => [parameter, choice] as const);
   });
   return fc.tuple(...perName).map((pairs) => ({
     params: Object.fromEntries(pairs.map(([parameter, choice]) => [parameter, choice.value])),
-    labels: pairs.map(([, choice]) => choice.label).filter((label) => !label.endsWith(": fixture")),
+    labels: pairs.map(([, choice]) => choice.label).filter((label) => !label.endsWith(": fixture") && !label.endsWith(": schema value")),
   }));
 }
 
-function queryValues(route: RouteDefinition): fc.Arbitrary<{ query: Array<[string, unknown]>; labels: string[] }> {
+/** Known-good query strings, where the generated ones rarely pass (list records needs a type). */
+const exampleQueries: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+  listRecords: fc.constantFrom({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId"), limit: 5 }, { dataTypeName: ref("dataTypeName"), q: "fuzz", fields: "segment,age" }),
+  getRecord: fc.constant({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId") }),
+  getRecordOfType: fc.constant({ hubId: ref("hubId"), fields: "segment" }),
+  replaceRecord: fc.constant({ hubId: ref("hubId") }),
+  patchRecord: fc.constant({ hubId: ref("hubId") }),
+  deleteRecord: fc.constant({ hubId: ref("hubId") }),
+  dispatchRoutingResult: fc.constant({}),
+};
+
+function queryValues(route: RouteDefinition, clean: boolean): Part<{ query: Array<[string, unknown]> }> {
   const schema = route.query ? jsonSchemaOf(route.query) : undefined;
   const keys = Object.keys(schema?.properties ?? {});
-  const base = schema ? (schemaValues(schema) as fc.Arbitrary<Record<string, unknown>>) : fc.constant({} as Record<string, unknown>);
+  const generated = schema ? (schemaValues(schema) as fc.Arbitrary<Record<string, unknown>>) : fc.constant({} as Record<string, unknown>);
+  const example = exampleQueries[route.operationId];
+  const base = example ? fc.oneof({ weight: 3, arbitrary: example }, { weight: 1, arbitrary: generated }) : generated;
   return base.chain((values) => {
     const pairs = Object.entries(values).filter(([, value]) => value !== undefined) as Array<[string, unknown]>;
+    if (clean) return fc.constant({ query: pairs, labels: [] as string[] });
     const hostileValue = fc.tuple(fc.constantFrom(...(keys.length ? keys : ["q"])), fc.constantFrom(...urlSafeHostileStrings)).map(([key, hostile]) => ({
       query: [...pairs.filter(([existing]) => existing !== key), [key, hostile.value]] as Array<[string, unknown]>,
       labels: [`query ${key} ← ${hostile.label}`],
@@ -225,8 +245,7 @@ function queryValues(route: RouteDefinition): fc.Arbitrary<{ query: Array<[strin
     }));
     const bracketed = fc.constantFrom(...(keys.length ? keys : ["limit"])).map((key) => ({ query: [...pairs, [`${key}[]`, "1"]] as Array<[string, unknown]>, labels: [`query ${key}[]`] }));
     return fc.oneof(
-      { weight: schema ? 4 : 10, arbitrary: fc.constant({ query: pairs, labels: [] as string[] }) },
-      { weight: schema ? 4 : 0, arbitrary: hostileValue },
+      { weight: schema ? 5 : 0, arbitrary: hostileValue },
       { weight: 2, arbitrary: hostileKey },
       { weight: schema ? 1 : 0, arbitrary: repeated },
       { weight: 1, arbitrary: bracketed },
@@ -234,15 +253,15 @@ function queryValues(route: RouteDefinition): fc.Arbitrary<{ query: Array<[strin
   });
 }
 
-const headerValues: fc.Arbitrary<{ headers: Array<[string, string]>; labels: string[] }> = fc.oneof(
-  { weight: 12, arbitrary: fc.constant({ headers: [] as Array<[string, string]>, labels: [] as string[] }) },
-  { weight: 1, arbitrary: fc.constantFrom(...hostileHeaderNames).map((header) => ({ headers: [[header, "1"]] as Array<[string, string]>, labels: [`header "${header}"`] })) },
-);
+const headerValues = (clean: boolean): Part<{ headers: Array<[string, string]> }> =>
+  clean
+    ? fc.constant({ headers: [] as Array<[string, string]>, labels: [] as string[] })
+    : fc.constantFrom(...hostileHeaderNames).map((header) => ({ headers: [[header, "1"]] as Array<[string, string]>, labels: [`header "${header}"`] }));
 
-function jsonBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; labels: string[] }> {
+function jsonBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBody }> {
   if (!route.body) {
+    if (clean) return fc.constant({ labels: [] as string[] });
     return fc.oneof(
-      { weight: 10, arbitrary: fc.constant({ labels: [] as string[] }) },
       { weight: 1, arbitrary: hostileJsonArbitrary.map((hostile) => ({ body: { kind: "json", value: hostile.value } as FuzzBody, labels: [`unexpected body ← ${hostile.label}`] })) },
       { weight: 1, arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({ body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody, labels: [`unexpected body: ${text.label}`] })) },
     );
@@ -254,6 +273,7 @@ function jsonBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; label
   const generated = schemaValues(jsonSchemaOf(route.body), options);
   const example = exampleBodies[route.operationId];
   const base = example ? fc.oneof({ weight: 3, arbitrary: example }, { weight: 2, arbitrary: generated }) : generated;
+  if (clean) return base.map((value) => ({ body: { kind: "json", value } as FuzzBody, labels: [example ? "body valid-ish" : "body from the schema"] }));
   return fc.oneof(
     { weight: 14, arbitrary: mutatedJson(base).map((mutated) => ({ body: { kind: "json", value: mutated.value } as FuzzBody, labels: [`body ${mutated.label}`] })) },
     { weight: 1, arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({ body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody, labels: [`body: ${text.label}`] })) },
@@ -280,7 +300,7 @@ const hostileFiles: ReadonlyArray<Labelled<Buffer>> = [
 
 const hostileFileNames = ["../../../etc/passwd", "a\u0000.pem", "%00.pem", "", "x".repeat(1000), "証明書.pem", 'a".pem', "..", "C:\\\\Windows\\\\cert.pem"];
 
-function multipartBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; labels: string[] }> {
+function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBody }> {
   const schema = route.body ? jsonSchemaOf(route.body) : { properties: {} };
   const required = new Set(schema.required ?? []);
   const fieldNames = Object.keys(schema.properties ?? {});
@@ -309,7 +329,6 @@ function multipartBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; 
     const textIndexes = parts.map((part, index) => (part.filename === undefined ? index : -1)).filter((index) => index >= 0);
     const replacePart = (index: number, part: MultipartPart) => parts.map((existing, i) => (i === index ? part : existing));
     const options: Array<{ weight: number; arbitrary: fc.Arbitrary<Mutation> }> = [
-      { weight: 3, arbitrary: fc.constant({ parts, label: "valid-ish" }) },
       { weight: 1, arbitrary: indexes.map((index) => ({ parts: [...parts, parts[index] as MultipartPart], label: `part ${parts[index]?.name} sent twice` })) },
       { weight: 1, arbitrary: fc.constantFrom(...hostileKeys.filter(Boolean), "unknownField").map((key) => ({ parts: [...parts, { name: key, value: "1" }], label: `extra part "${key}"` })) },
       { weight: 1, arbitrary: indexes.map((index) => ({ parts: parts.filter((_, i) => i !== index), label: `part ${parts[index]?.name} left out` })) },
@@ -357,7 +376,7 @@ function multipartBody(route: RouteDefinition): fc.Arbitrary<{ body?: FuzzBody; 
     return fc.oneof(...options);
   };
   return fc.tuple(baseParts, boundary).chain(([parts, chosenBoundary]) =>
-    mutate(parts).map((mutation) => ({
+    (clean ? fc.constant<Mutation>({ parts, label: "valid-ish" }) : mutate(parts)).map((mutation) => ({
       body: { kind: "multipart", spec: { boundary: chosenBoundary, ...mutation.spec, parts: mutation.parts } } as FuzzBody,
       labels: mutation.label === "valid-ish" ? ["multipart valid-ish"] : [`multipart ${mutation.label}`],
     })),
@@ -380,24 +399,48 @@ function extremeNumbers(value: unknown, at: NodePath = [], out: string[] = []): 
   return out;
 }
 
+/**
+ * Which part of the request carries hostile input. Mostly one part at a time, the others clean
+ * (fixture ids, example or schema values), so a request gets as far as its one bad part lets it
+ * and the label names the cause; sometimes every part at once, for the combinations.
+ */
+type Focus = "none" | "path" | "query" | "header" | "body" | "all";
+
+function focusArbitrary(route: RouteDefinition): fc.Arbitrary<Focus> {
+  const hasParams = route.path.includes("{");
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constant<Focus>("none") },
+    { weight: hasParams ? 2 : 0, arbitrary: fc.constant<Focus>("path") },
+    { weight: route.query ? 2 : 1, arbitrary: fc.constant<Focus>("query") },
+    { weight: 1, arbitrary: fc.constant<Focus>("header") },
+    { weight: route.body ? 8 : 1, arbitrary: fc.constant<Focus>("body") },
+    { weight: 1, arbitrary: fc.constant<Focus>("all") },
+  );
+}
+
 export function requestArbitrary(route: RouteDefinition): fc.Arbitrary<FuzzRequest> {
-  const body = route.bodyType === "multipart/form-data" ? multipartBody(route) : jsonBody(route);
-  return fc.tuple(pathValues(route), queryValues(route), headerValues, body).map(([path, query, headers, chosenBody]) => ({
-    operationId: route.operationId,
-    method: route.method,
-    path: route.path,
-    params: path.params,
-    query: query.query,
-    headers: headers.headers,
-    body: chosenBody.body,
-    labels: [
-      ...path.labels,
-      ...query.labels,
-      ...headers.labels,
-      ...chosenBody.labels,
-      ...(chosenBody.body?.kind === "json" ? extremeNumbers(chosenBody.body.value).slice(0, 5).map((found) => `body has ${found}`) : []),
-    ],
-  }));
+  const body = route.bodyType === "multipart/form-data" ? multipartBody : jsonBody;
+  return focusArbitrary(route).chain((focus) => {
+    const hostile = (part: Focus) => focus === part || focus === "all";
+    return fc
+      .tuple(pathValues(route, !hostile("path")), queryValues(route, !hostile("query")), headerValues(!hostile("header")), body(route, !hostile("body")))
+      .map(([path, query, headers, chosenBody]) => ({
+        operationId: route.operationId,
+        method: route.method,
+        path: route.path,
+        params: path.params,
+        query: query.query,
+        headers: headers.headers,
+        body: chosenBody.body,
+        labels: [
+          ...path.labels,
+          ...query.labels,
+          ...headers.labels,
+          ...chosenBody.labels,
+          ...(chosenBody.body?.kind === "json" ? extremeNumbers(chosenBody.body.value).slice(0, 5).map((found) => `body has ${found}`) : []),
+        ],
+      }));
+  });
 }
 
 function pathSegment(value: PathValue, resolve: FixtureResolver): string {
