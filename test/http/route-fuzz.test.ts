@@ -19,7 +19,7 @@ import { useIsolatedTableAndQueue } from "#test/support/isolated-resources";
  * the fuzzer's writes.
  */
 const FUZZ_SEED = 20_261_124;
-const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1_200);
+const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
 
 describe("route table fuzzer", () => {
   it(
