@@ -1,0 +1,46 @@
+import type { AddressInfo } from "node:net";
+import { describe, expect, inject, it } from "vitest";
+import { routes } from "#functions/routes";
+import { repositoryRoot } from "#infra/repository-root";
+import { createGateway } from "#local/gateway";
+import { fuzzRouteTable } from "#test/fuzz/harness";
+import { failureGroups, formatSummary } from "#test/fuzz/route-fuzzer";
+import { useIsolatedTableAndQueue } from "#test/support/isolated-resources";
+
+/**
+ * The route-table fuzzer (test/fuzz/) with a fixed seed: every route of functions/routes.ts gets
+ * requests generated from its schemas and the hostile vocabulary, and must answer without a 5xx,
+ * with the error envelope, and without storing anything on a 4xx (see test/fuzz/route-fuzzer.ts).
+ * `npm run fuzz -- --runs N` runs the same property longer, with a random or given seed.
+ *
+ * The gateway is the local gateway (local/gateway.ts) started in this worker over the suite's
+ * emulators but on a table and run queue of this file's own: the oracle scans the table after
+ * every write-capable request, and other test files writing at the same time must not look like
+ * the fuzzer's writes.
+ */
+const FUZZ_SEED = 20_261_124;
+const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
+
+describe("route table fuzzer", () => {
+  it(
+    `answers ${FUZZ_RUNS} generated requests without a 5xx, with the error envelope, storing nothing on a 4xx`,
+    async () => {
+      await useIsolatedTableAndQueue();
+      const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+      await new Promise<void>((listening) => gateway.listen(0, "127.0.0.1", listening));
+      try {
+        const baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;
+        const summary = await fuzzRouteTable({ baseUrl, signingKey: inject("signingKey"), seed: FUZZ_SEED, runs: FUZZ_RUNS });
+        const report = formatSummary(summary);
+        expect(failureGroups(summary.failures).map((group) => group.key), report).toEqual([]);
+        // The fuzzer must get past validation, not only bounce off it: most routes answer a 2xx at least once.
+        const reachedSuccess = Object.values(summary.byRoute).filter((statuses) => Object.keys(statuses).some((status) => status.startsWith("2")));
+        expect(reachedSuccess.length, report).toBeGreaterThanOrEqual(Math.ceil(routes.length * 0.8));
+      } finally {
+        gateway.closeAllConnections();
+        await new Promise<void>((closed) => gateway.close(() => closed()));
+      }
+    },
+    600_000,
+  );
+});
