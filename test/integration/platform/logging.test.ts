@@ -57,6 +57,7 @@ const probeRoute = defineRoute({
   handler: "test/integration/platform/logging.test.ts",
   summary: "A request that waits where the test tells it to",
   tag: "test",
+  permission: "view/vehicle",
   responses: { 200: { description: "done" } },
 });
 
