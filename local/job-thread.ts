@@ -19,7 +19,8 @@ interface Invocation {
 
 type ThreadMessage = { id: number; result: unknown } | { id: number; error: string };
 
-export function startJobThread<TEvent, TResult>(handlerModule: string): JobThread<TEvent, TResult> {
+/** `timeoutSeconds` is the function's Lambda timeout: the thread's context counts down from it, as Lambda's does. */
+export function startJobThread<TEvent, TResult>(handlerModule: string, timeoutSeconds = 900): JobThread<TEvent, TResult> {
   let worker: Worker | undefined;
   let stopped = false;
   let nextId = 0;
@@ -35,7 +36,7 @@ export function startJobThread<TEvent, TResult>(handlerModule: string): JobThrea
 
   const thread = (): Worker => {
     if (worker) return worker;
-    const started = new Worker(new URL("./job-thread-entry.mjs", import.meta.url), { workerData: { handlerModule } });
+    const started = new Worker(new URL("./job-thread-entry.mjs", import.meta.url), { workerData: { handlerModule, timeoutSeconds } });
     started.on("message", (message: ThreadMessage) => {
       const invocation = pending.get(message.id);
       pending.delete(message.id);

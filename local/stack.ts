@@ -14,6 +14,7 @@ import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
+import { runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 
@@ -128,7 +129,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         .Attributes?.QueueArn as string;
       const jobs = resolve(repositoryRoot, "functions/jobs");
       // The run worker solves for the run's whole time budget: in its own thread, off the gateway's event loop.
-      const runWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"));
+      const runWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
       background.push(
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),

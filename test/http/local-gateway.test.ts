@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { openApiRoutes } from "#functions/http/openapi/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { createGateway } from "#local/gateway";
@@ -79,29 +79,6 @@ describe("Local gateway with a list of allowed origins (CORS_ALLOWED_ORIGINS)", 
         expect(response.headers.get("vary")).toBe("Origin");
       }
     });
-  });
-});
-
-describe("Request ids", () => {
-  it("are the id the request's log lines carry", async () => {
-    const before = process.env.LOG_LEVEL;
-    process.env.LOG_LEVEL = "info";
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-    try {
-      const baseUrl = await startGateway([openApiRoutes.get]);
-      const response = await fetch(`${baseUrl}/openapi.json`);
-      expect(response.status).toBe(200);
-      const requestId = response.headers.get("x-request-id") as string;
-      expect(requestId).toBeTruthy();
-      expect(written.filter((line) => line.includes(requestId)).length).toBeGreaterThan(0);
-    } finally {
-      spy.mockRestore();
-      process.env.LOG_LEVEL = before;
-    }
   });
 });
 
