@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App } from "aws-cdk-lib";
+import { App, NestedStack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "#infra/app";
@@ -9,13 +9,21 @@ import { defaultRunWorkerMaxConcurrency } from "#shared/queue/definitions";
 
 /** Synthesizes without bundling (fast). */
 const outdirs: string[] = [];
+/** The API functions live in one nested stack per area: their templates, beside the root's. */
+const nestedTemplates = new Map<Template, Template[]>();
 function synthesize(context: Record<string, unknown> = {}): Template {
   const outdir = mkdtempSync(join(tmpdir(), "cdk-out-concurrency-"));
   outdirs.push(outdir);
   const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...context } }));
   app.synth();
-  return Template.fromStack(stack);
+  const root = Template.fromStack(stack);
+  nestedTemplates.set(
+    root,
+    stack.node.findAll().filter((construct): construct is NestedStack => construct instanceof NestedStack).map((nested) => Template.fromStack(nested)),
+  );
+  return root;
 }
+const everyFunction = (root: Template) => [root, ...(nestedTemplates.get(root) ?? [])].flatMap((template) => Object.values(template.findResources("AWS::Lambda::Function")));
 
 afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
@@ -45,10 +53,13 @@ describe("Stack: bounded run concurrency", () => {
   it("context runWorkerMaxConcurrency sets it, and maxActiveRunsPerOrg reaches every function as MAX_ACTIVE_RUNS_PER_ORG", () => {
     expect(workerMapping(configured).ScalingConfig).toEqual({ MaximumConcurrency: 7 });
     configured.allResourcesProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ MAX_ACTIVE_RUNS_PER_ORG: "3" }) } });
+    const functions = everyFunction(configured);
+    expect(functions.length).toBeGreaterThan(2);
+    for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBe("3");
   });
 
   it("without the context the functions use the default cap (no MAX_ACTIVE_RUNS_PER_ORG set)", () => {
-    const functions = Object.values(defaults.findResources("AWS::Lambda::Function"));
+    const functions = everyFunction(defaults);
     expect(functions.length).toBeGreaterThan(2);
     for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBeUndefined();
   });

@@ -126,6 +126,7 @@ describe("Module: per-invocation logging", () => {
           return undefined;
         },
       },
+      releaseActiveRun: async () => undefined,
     } as unknown as RunWorkerPorts;
     const worker = createRoutingRunHandler(() => ports);
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-1" };
@@ -207,7 +208,7 @@ describe("Module: metrics", () => {
 
   it("the jobs publish their outcomes dimensioned by job", async () => {
     // Prepare
-    const ports = { results: { find: async () => undefined } } as unknown as RunWorkerPorts;
+    const ports = { results: { find: async () => undefined }, releaseActiveRun: async () => undefined } as unknown as RunWorkerPorts;
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-2" };
     const sqsEvent = { Records: [{ messageId: "message-2", body: JSON.stringify(message), attributes: {} }] } as unknown as SQSEvent;
     captureOutput();

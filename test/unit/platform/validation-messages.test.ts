@@ -50,9 +50,9 @@ describe("Module: validation messages", () => {
     for (const error of errors) expect(error.message).not.toMatch(LIBRARY_WORDS);
   });
 
-  it("lists every bad field of POST /visit in one answer: lat, status (ASSIGNED) and eta", () => {
-    const errors = errorsOf(visitCreateSchema, { hubId: "h", name: "n", coordinate: { lat: "north", lng: 1 }, status: "ASSIGNED", eta: "2026-01-01 10:00" });
-    expect(errors.map((error) => error.field).sort()).toEqual(["coordinate", "eta", "status"]);
+  it("lists every bad field of POST /visit in one answer: lat, status (ASSIGNED) and visitTime (eta, a dispatch field, is ignored)", () => {
+    const errors = errorsOf(visitCreateSchema, { hubId: "h", name: "n", coordinate: { lat: "north", lng: 1 }, status: "ASSIGNED", visitTime: "long", eta: "2026-01-01 10:00" });
+    expect(errors.map((error) => error.field).sort()).toEqual(["coordinate", "status", "visitTime"]);
   });
 
   it("never answers with the library's words for hostile values of any route's body, query or parameters", () => {
