@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from "aws-lambda";
 import { schedulerTickPorts } from "#shared/app/scheduler-tick";
-import { runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
+import { runSchedulerTick, type TickOutcome } from "#shared/domain/runs/scheduler-tick";
 import { jobHandler, traceClients } from "#shared/observability/job-handler";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { sqsClient } from "#shared/queue/sqs";
@@ -8,17 +8,8 @@ import { documentClient } from "#shared/store/dynamo";
 
 traceClients(documentClient, sqsClient);
 
-export interface TickSummary {
-  enqueued: number;
-  alreadyClaimed: number;
-  resent: number;
-  advancedLate: number;
-  missed: number;
-  failed: number;
-  overCap: number;
-  fannedOut: number;
-  pages: number;
-}
+/** What a tick returns and logs: the outcome's counts. */
+export type TickSummary = Omit<TickOutcome, "enqueued"> & { enqueued: number };
 
 /**
  * Invoked every minute by the EventBridge rule (and at each minute boundary by `npm start`).

@@ -1,39 +1,12 @@
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { resolve } from "node:path";
 import { BroadcastChannel } from "node:worker_threads";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openApiRoutes } from "#functions/http/openapi/routes";
 import { repositoryRoot } from "#infra/repository-root";
-import { createGateway } from "#local/gateway";
+import { startGateway } from "#test/support/gateway-server";
 import { startJobThread } from "#local/job-thread";
-import type { RouteDefinition } from "#shared/http/route";
 import { resetAppConfig } from "#shared/config/env";
 
-/**
- * The local gateway itself (not the routes behind it), started in this test process with a route
- * table chosen by the test.
- */
-const started: Server[] = [];
-
-async function startGateway(routes: readonly RouteDefinition[]): Promise<string> {
-  const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
-  started.push(gateway);
-  await new Promise<void>((listening) => gateway.listen(0, "127.0.0.1", listening));
-  return `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;
-}
-
-afterEach(async () => {
-  await Promise.all(
-    started.splice(0).map(
-      (gateway) =>
-        new Promise<void>((closed) => {
-          gateway.closeAllConnections();
-          gateway.close(() => closed());
-        }),
-    ),
-  );
-});
 
 describe("Local gateway", () => {
   it("answers a failure of its own (here: a handler module that cannot load) with 500 in the product's error shape", async () => {
