@@ -210,6 +210,14 @@ async function batchGetRecords(keyList: ItemKey[], recorder?: CapacityRecorder):
 
 export function createDynamoRecordStore(options: { recorder?: CapacityRecorder } = {}): RecordStore {
   const recorder = options.recorder;
+  /** A search page's records, read in one batch, in the page's order; a hit whose record is gone is left out. */
+  async function recordsOfHits<THit extends { token: string; recordId: string }>(hits: THit[], keyOf: (hit: THit) => ItemKey) {
+    const records = await batchGetRecords(hits.map(keyOf), recorder);
+    return hits.flatMap((hit) => {
+      const record = records.get(hit.recordId);
+      return record ? [{ token: hit.token, record }] : [];
+    });
+  }
   return {
     find: (organizationId, location) => findByKey(keys.record(organizationId, location.dataTypeId, location.hubScope, location.dataId)),
 
@@ -297,17 +305,7 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         cursor: filter.cursor,
         recorder,
       });
-      const records = await batchGetRecords(
-        page.hits.map((hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)),
-        recorder,
-      );
-      return {
-        hits: page.hits.flatMap((hit) => {
-          const record = records.get(hit.recordId);
-          return record ? [{ token: hit.token, record }] : [];
-        }),
-        nextCursor: page.nextCursor,
-      };
+      return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
     },
 
     async searchOrganization(organizationId, filter) {
@@ -319,17 +317,7 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         cursor: filter.cursor,
         recorder,
       });
-      const records = await batchGetRecords(
-        page.hits.map((hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)),
-        recorder,
-      );
-      return {
-        hits: page.hits.flatMap((hit) => {
-          const record = records.get(hit.recordId);
-          return record ? [{ token: hit.token, record }] : [];
-        }),
-        nextCursor: page.nextCursor,
-      };
+      return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
     },
 
     async linkedIds(organizationId, targetRecordId, sourceDataTypeId, fieldId, limit) {
