@@ -26,6 +26,10 @@
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
+ * | tenant                   | ORG#o                    | TENANT                     | TENANTS / o                                 |                                    |
+ * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
+ * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
+ * | run seconds of a month   | ORG#o#USAGE              | RUNSECONDS#<YYYY-MM>       |                                             |                                    |
  */
 export interface ItemKey {
   PK: string;
@@ -127,6 +131,20 @@ export const keys = {
   routingResultsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#RES`,
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
   appIntegrationPrefix: "APPINT#",
+
+  // Tenants (shared/domain/tenants/plans.ts) and metering
+  /** The tenant record of an enrolled organization; GSI1 lists every tenant for the operator's CLI. */
+  tenant: (o: string): ItemKey => ({ PK: org(o), SK: "TENANT" }),
+  tenantsIndexPartition: "TENANTS",
+  /** Usage partition of an organization: call counters, run usage items and run-seconds totals. */
+  usagePartition: (o: string) => `${org(o)}#USAGE`,
+  /** Calls counted on one UTC day (`YYYY-MM-DD`): attribute `calls` (local gateway; AWS counts in the usage plan). */
+  callCounter: (o: string, day: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `CALLS#${day}` }),
+  /** One item per routing run, by the UTC day it ended, so a date range is one range read. */
+  runUsage: (o: string, day: string, runId: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUN#${day}#${runId}` }),
+  runUsagePrefix: "RUN#",
+  /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
+  runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
 } as const;
 
 /** Attributes that belong to the storage layout, never to a resource returned to a client. */
