@@ -128,7 +128,7 @@ export class FieldOperationsStack extends Stack {
     if (props.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const anyOrigin = props.corsAllowedOrigins.includes("*");
-    const cors: CorsOptions = { allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins], allowHeaders: ["Authorization", "Content-Type"] };
+    const cors: CorsOptions = { allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins], allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "If-Match"] };
     // API Gateway's own error answers carry the CORS header too, or a browser sees only a network
     // error. A gateway response cannot pick one origin of a list: with several, it echoes the
     // request's Origin (these bodies are fixed error messages, never data).

@@ -105,3 +105,19 @@ export class UnsupportedMediaTypeError extends AppError {
     super(`Unsupported content type: expected ${expected}.`, failedCode);
   }
 }
+
+/** The request's precondition (If-Match) does not hold for the resource's current version. */
+export class PreconditionFailedError extends AppError {
+  readonly statusCode = 412;
+  constructor(message = "The resource has changed since the version named in If-Match; read it again (GET returns its ETag) and retry.", failedCode = "sys-412") {
+    super(message, failedCode);
+  }
+}
+
+/** Well-formed but cannot be processed as sent (e.g. an Idempotency-Key reused with a different request). */
+export class UnprocessableContentError extends AppError {
+  readonly statusCode = 422;
+  constructor(message: string, failedCode = "sys-422") {
+    super(message, failedCode);
+  }
+}

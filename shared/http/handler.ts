@@ -13,6 +13,8 @@ import type { RouteDefinition } from "#shared/http/route";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
+import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
+import { answerIdempotently, IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -20,6 +22,8 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   query: TQuery;
   params: TParams;
   event: APIGatewayProxyEvent;
+  /** The request's If-Match and the version it ends on (answered as ETag on `versioned` routes). */
+  versions: VersionCondition;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -121,14 +125,35 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
       const params = parsed(route.params, () => pathParameters(event));
       const query = parsed(route.query, () => queryParameters(event));
       const body = parsed(route.body, () => readBody(event, route));
-      if (issues.length > 0) throw new ValidationError(issues);
-      const result = await run({
-        caller: context.caller as Caller,
-        body: body as Infer<TBody>,
-        query: query as Infer<TQuery>,
-        params: params as Infer<TParams>,
-        event,
-      });
-      return toProxyResult(result);
+      const checkedHeader = <T>(read: () => T) => {
+        try {
+          return read();
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+          issues.push(...error.errors);
+          return undefined;
+        }
+      };
+      const writes = route.method !== "GET";
+      const versions = new VersionCondition(route.versioned && writes ? checkedHeader(() => parseIfMatch(header(event, "if-match"))) : undefined);
+      const idempotencyKey = route.idempotent ? checkedHeader(() => parseIdempotencyKey(header(event, IDEMPOTENCY_KEY_HEADER))) : undefined;
+      if (issues.length > 0) throw new ValidationError(issues, issues.some((issue) => issue.field === IDEMPOTENCY_KEY_HEADER) ? "idem-400" : undefined);
+      const answer = async () => {
+        const result = await run({
+          caller: context.caller as Caller,
+          body: body as Infer<TBody>,
+          query: query as Infer<TQuery>,
+          params: params as Infer<TParams>,
+          event,
+          versions,
+        });
+        if (route.versioned && versions.version !== undefined) result.headers = { ...result.headers, etag: formatETag(versions.version) };
+        return toProxyResult(result);
+      };
+      if (!route.idempotent || idempotencyKey === undefined) return answer();
+      return answerIdempotently(
+        { organizationId: (context.caller as Caller).organizationId, operationId: route.operationId, key: idempotencyKey, request: { params, query, body }, context },
+        answer,
+      );
     });
 }

@@ -30,16 +30,16 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
 /** The methods and request headers API Gateway's CORS preflight (the stack's defaultCorsPreflightOptions) allows. */
 export const corsPreflightHeaders = {
   "access-control-allow-methods": "OPTIONS,GET,PUT,POST,DELETE,PATCH,HEAD",
-  "access-control-allow-headers": "Authorization,Content-Type",
+  "access-control-allow-headers": "Authorization,Content-Type,Idempotency-Key,If-Match",
 };
 
 /**
  * CORS response headers for a request from `origin`: `*` when any origin is allowed; otherwise the
  * request's origin echoed back when it is in the list (nothing when not), with `Vary: Origin` so
- * caches keep one answer per origin. Browsers may read the request id header.
+ * caches keep one answer per origin. Browsers may read the request id, ETag and Idempotency-Replayed headers.
  */
 export function corsHeaders(allowedOrigins: "*" | readonly string[], origin: string | undefined): Record<string, string> {
-  const exposed = { "access-control-expose-headers": REQUEST_ID_HEADER };
+  const exposed = { "access-control-expose-headers": `${REQUEST_ID_HEADER},ETag,Idempotency-Replayed` };
   if (allowedOrigins === "*") return { "access-control-allow-origin": "*", ...exposed };
   if (origin !== undefined && allowedOrigins.includes(origin)) return { "access-control-allow-origin": origin, vary: "Origin", ...exposed };
   return { vary: "Origin" };

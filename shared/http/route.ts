@@ -77,6 +77,10 @@ interface RouteFields<TBody extends ZodType, TQuery extends ZodType, TParams ext
   function?: { timeoutSeconds?: number; memoryMb?: number };
   /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */
   grants?: RouteGrant[];
+  /** Honours an `Idempotency-Key` header (shared/http/idempotency.ts); needs `tableWrite` for its records. */
+  idempotent?: boolean;
+  /** GET answers the item's version as `ETag`; PUT/PATCH/DELETE honour `If-Match` (shared/domain/versions.ts). */
+  versioned?: boolean;
 }
 
 export type RouteDefinition<

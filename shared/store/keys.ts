@@ -30,6 +30,7 @@
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
  * | run seconds of a month   | ORG#o#USAGE              | RUNSECONDS#<YYYY-MM>       |                                             |                                    |
+ * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
 export interface ItemKey {
   PK: string;
@@ -145,6 +146,10 @@ export const keys = {
   runUsagePrefix: "RUN#",
   /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
   runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
+
+  // Idempotency records (shared/store/idempotency-store.ts); Powertools writes SK `<operationId>#<digest of the key>`.
+  idempotencyPartition: (o: string) => `${org(o)}#IDEM`,
+  idempotencySortKey: (operationId: string, keyDigest: string) => `${operationId}#${keyDigest}`,
 } as const;
 
 /** Attributes that belong to the storage layout, never to a resource returned to a client. */

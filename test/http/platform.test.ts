@@ -109,7 +109,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const expectPlatformHeaders = (response: { status: number; headers: Headers }, label: string) => {
       expect(response.headers.get("access-control-allow-origin"), label).toBe("*");
-      expect(response.headers.get("access-control-expose-headers"), label).toBe("X-Request-Id");
+      expect(response.headers.get("access-control-expose-headers"), label).toBe("X-Request-Id,ETag,Idempotency-Replayed");
       expect(response.headers.get("x-request-id"), label).toMatch(uuid);
     };
 
@@ -157,7 +157,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
       expect(response.status).toBe(204);
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
       expect(response.headers.get("access-control-allow-methods")).toBe("OPTIONS,GET,PUT,POST,DELETE,PATCH,HEAD");
-      expect(response.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
+      expect(response.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type,Idempotency-Key,If-Match");
       expect((await fetch(`${baseUrl()}/no-such-thing`, { method: "OPTIONS" })).status).toBe(404);
     });
   });

@@ -24,6 +24,7 @@ export const hubRoutes = {
       403: { description: "The token is restricted to some hubs (failedCode hub-403)." },
     },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listHubs",

@@ -26,6 +26,7 @@ export const vehicleRoutes = {
     body: vehicleInputSchema,
     responses: { 201: { description: "Created", schema: vehicleBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listVehicles",
@@ -52,6 +53,7 @@ export const vehicleRoutes = {
     params: vehicleParamsSchema,
     responses: { 200: { description: "The vehicle", schema: vehicleBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceVehicle",
@@ -66,6 +68,7 @@ export const vehicleRoutes = {
     body: vehicleInputSchema,
     responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchVehicle",
@@ -81,6 +84,7 @@ export const vehicleRoutes = {
     body: vehiclePatchSchema,
     responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteVehicle",
@@ -93,5 +97,6 @@ export const vehicleRoutes = {
     params: vehicleParamsSchema,
     responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

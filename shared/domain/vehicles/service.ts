@@ -3,6 +3,7 @@ import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import { parseWith } from "#shared/domain/validation";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 import {
   type Vehicle,
   type VehicleInput,
@@ -67,7 +68,7 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
     return found;
   }
 
-  async function write(caller: Caller, existing: { vehicle: Vehicle; version: number }, input: VehicleInput): Promise<Vehicle> {
+  async function write(caller: Caller, existing: { vehicle: Vehicle; version: number }, input: VehicleInput, versions?: VersionCondition): Promise<Vehicle> {
     assertHubAllowed(caller, input.hubId);
     const vehicle: Vehicle = {
       ...input,
@@ -76,7 +77,7 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
       createdTime: existing.vehicle.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await store.replace(vehicle, { version: existing.version, hubId: existing.vehicle.hubId });
+    await writeUnder(versions, () => store.replace(vehicle, { version: existing.version, hubId: existing.vehicle.hubId }), existing.version + 1);
     return vehicle;
   }
 
@@ -95,25 +96,32 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
       return vehicle;
     },
 
-    async get(caller: Caller, vehicleId: string): Promise<Vehicle> {
-      return (await findVisible(caller, vehicleId)).vehicle;
+    async get(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<Vehicle> {
+      const found = await findVisible(caller, vehicleId);
+      versions?.check(found.version);
+      return found.vehicle;
     },
 
-    async replace(caller: Caller, vehicleId: string, input: VehicleInput): Promise<Vehicle> {
-      return write(caller, await findVisible(caller, vehicleId), input);
+    async replace(caller: Caller, vehicleId: string, input: VehicleInput, versions?: VersionCondition): Promise<Vehicle> {
+      const existing = await findVisible(caller, vehicleId);
+      versions?.check(existing.version);
+      return write(caller, existing, input, versions);
     },
 
     /** Merges the patch over the stored vehicle and validates the result as a whole vehicle. */
-    async patch(caller: Caller, vehicleId: string, patch: VehiclePatch): Promise<Vehicle> {
+    async patch(caller: Caller, vehicleId: string, patch: VehiclePatch, versions?: VersionCondition): Promise<Vehicle> {
       const existing = await findVisible(caller, vehicleId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableFields.map((field) => [field, existing.vehicle[field]]));
       const merged = parseWith(vehicleInputSchema, { ...current, ...patch });
-      return write(caller, existing, merged);
+      return write(caller, existing, merged, versions);
     },
 
-    async remove(caller: Caller, vehicleId: string): Promise<void> {
+    async remove(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, vehicleId);
-      if (!(await store.remove(caller.organizationId, vehicleId, { version: existing.version, hubId: existing.vehicle.hubId }))) throw new NotFoundError();
+      versions?.check(existing.version);
+      const removed = await writeUnder(versions, () => store.remove(caller.organizationId, vehicleId, { version: existing.version, hubId: existing.vehicle.hubId }));
+      if (!removed) throw new NotFoundError();
     },
 
     async list(caller: Caller, query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined }): Promise<VehiclePage> {
