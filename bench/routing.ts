@@ -1,8 +1,10 @@
-// npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic --seconds N --objective distance|hierarchical --seed N
-// [--only C101,R101] [--iterations N]. Single-threaded; run one benchmark at a time for honest timings.
+// npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
+// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)].
+// Single-threaded; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runRealistic } from "./routing/realistic.ts";
+import { runSmall } from "./routing/small.ts";
 import { runBenchmark, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
 
 const { values } = parseArgs({
@@ -13,25 +15,33 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     only: { type: "string" },
     iterations: { type: "string" },
+    convention: { type: "string", default: "exact" },
+    "no-early-stop": { type: "boolean", default: false },
+    seeds: { type: "string", default: "1,2,3" },
   },
 });
 
-const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic"];
+const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "small"];
 if (!sets.includes(values.set)) throw new Error(`--set must be one of ${sets.join(", ")}`);
 if (values.objective !== "distance" && values.objective !== "hierarchical") throw new Error("--objective must be distance or hierarchical");
+if (values.convention !== "exact" && values.convention !== "dimacs") throw new Error("--convention must be exact or dimacs");
 const options = {
   seconds: Number(values.seconds),
   objective: values.objective as RoutingObjective,
   seed: Number(values.seed),
   maxIterations: values.iterations ? Number(values.iterations) : undefined,
+  earlyStop: !values["no-early-stop"],
   log: (line: string) => console.log(line),
 };
 if (values.set === "realistic") {
   runRealistic(options);
+} else if (values.set === "small") {
+  runSmall({ ...options, seeds: values.seeds.split(",").map(Number), only: values.only?.split(",") });
 } else {
   runBenchmark({
     ...options,
     set: values.set as BenchmarkSet,
+    convention: values.convention,
     dataDir: VRPTW_DATA_DIR,
     only: values.only?.split(","),
   });

@@ -55,7 +55,7 @@ export function realisticProblem(visitCount = 1500, vehicleCount = 50, seed = 7)
   return { visits, vehicles };
 }
 
-export function runRealistic(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; log: (line: string) => void }): void {
+export function runRealistic(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; earlyStop?: boolean; log: (line: string) => void }): void {
   const problem = realisticProblem();
   const started = performance.now();
   const solution = solveRouting(problem, {
@@ -63,6 +63,7 @@ export function runRealistic(options: { seconds: number; objective: RoutingObjec
     objective: options.objective,
     timeLimitMs: options.seconds * 1000,
     maxIterations: options.maxIterations,
+    earlyStop: options.earlyStop !== false,
   });
   const seconds = (performance.now() - started) / 1000;
   const { violations, distance } = checkSolution(problem, solution);

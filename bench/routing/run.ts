@@ -1,13 +1,21 @@
-// Runs the solver over a benchmark set and compares each result with the best-known solution, after
-// re-checking its feasibility independently. Gaps follow SOURCES.md: exact Euclidean distances; under the
-// hierarchical objective vehicles are compared first and the distance gap is only meaningful at equal counts.
+// Runs the solver over a benchmark set and compares each result with a reference table, after
+// re-checking its feasibility independently. Gaps follow SOURCES.md:
+// - `exact` convention: double-precision Euclidean distances. Solomon distance-only runs are scored against
+//   `bks_solomon_distance_only.csv` (R109 and RC103 hold lower bounds, flagged "LB" and also left out of a
+//   second mean); hierarchical runs against `bks_hierarchical.csv`, vehicles first (the distance gap only at
+//   equal counts). GH distance-only runs have no distance-only reference: they are shown beside the
+//   vehicles-first table as context (vehicles and distance difference), with no gap headline, because a run
+//   with more vehicles "beats" that table.
+// - `dimacs` convention (distance objective): arcs truncated to one decimal; GH1000 against
+//   `bks_gh_dimacs.csv`, Solomon against the proven optima of `bks_solomon_exact_distance_truncated.csv`
+//   (only the instances it covers).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
-import { readBestKnown, readVrptw, toRoutingProblem } from "./vrptw.ts";
+import { readBestKnown, readVrptw, toRoutingProblem, type BestKnown, type DistanceConvention } from "./vrptw.ts";
 
 export type BenchmarkSet = "solomon" | "gh200" | "gh400" | "gh1000";
 
@@ -18,29 +26,53 @@ export interface BenchmarkOptions {
   seconds: number;
   objective: RoutingObjective;
   seed: number;
+  /** Default `exact`. */
+  convention?: DistanceConvention;
   /** Instance names (case-insensitive) to run; all when empty. */
   only?: string[];
   /** Iteration limit per instance, for quick deterministic runs. */
   maxIterations?: number;
+  /** Stop early once the search has converged (the solver's default). */
+  earlyStop?: boolean;
+  /** Worker threads per solve (1: single-threaded). */
+  threads?: number;
   log?: (line: string) => void;
 }
 
 export interface InstanceResult {
   name: string;
+  family: string;
   vehicles: number;
   distance: number;
-  best: { vehicles: number; distance: number };
-  /** Distance gap to the BKS, in percent. */
+  best: BestKnown;
+  /** Distance gap to the reference, in percent. */
   gap: number;
   feasible: boolean;
   violations: string[];
   seconds: number;
 }
 
-export interface BenchmarkSummary {
-  results: InstanceResult[];
+export interface FamilySummary {
+  family: string;
+  instances: number;
+  vehicles: number;
+  /** Σ reference vehicles; NaN when the reference has none (DIMACS). */
+  bestVehicles: number;
   meanGap: number;
   worstGap: number;
+  infeasible: number;
+}
+
+export interface BenchmarkSummary {
+  /** `gap`: a true gap against a same-objective reference; `context`: only a comparison with the vehicles-first table. */
+  kind: "gap" | "context";
+  reference: string;
+  results: InstanceResult[];
+  families: FamilySummary[];
+  meanGap: number;
+  worstGap: number;
+  /** Mean gap leaving out the rows that hold lower bounds (NaN when there are none). */
+  meanGapWithoutLowerBounds: number;
   atBestKnown: number;
   /** Instances solved with the BKS vehicle count or fewer. */
   vehicleHits: number;
@@ -58,73 +90,167 @@ const FOLDERS: Record<BenchmarkSet, string> = {
   gh1000: "gehring_homberger/1000",
 };
 
+/** The reference table and what its comparison means. */
+export function referenceFor(set: BenchmarkSet, objective: RoutingObjective, convention: DistanceConvention): { file: string; kind: "gap" | "context" } {
+  if (convention === "dimacs") {
+    if (objective !== "distance") throw new Error("--convention dimacs scores distance-only runs: use --objective distance");
+    if (set === "gh1000") return { file: "bks_gh_dimacs.csv", kind: "gap" };
+    if (set === "solomon") return { file: "bks_solomon_exact_distance_truncated.csv", kind: "gap" };
+    throw new Error(`no DIMACS reference for ${set} (bks_gh_dimacs.csv covers GH1000 only)`);
+  }
+  if (set === "solomon") return { file: objective === "distance" ? "bks_solomon_distance_only.csv" : "bks_hierarchical.csv", kind: "gap" };
+  return { file: "bks_hierarchical.csv", kind: objective === "hierarchical" ? "gap" : "context" };
+}
+
+/** C1, R2, RC1 for Solomon names; c1, r2, rc1 for GH names (`r1_10_1`). */
+export function familyOf(name: string): string {
+  const gh = /^([a-z]+\d)_/i.exec(name);
+  if (gh) return gh[1]!.toLowerCase();
+  return /^([a-z]+\d)/i.exec(name)?.[1]?.toUpperCase() ?? name;
+}
+
 export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
   const log = options.log ?? (() => {});
-  const bksFile = options.set === "solomon" && options.objective === "distance" ? "bks_solomon_distance_only.csv" : "bks_hierarchical.csv";
-  const bks = readBestKnown(join(options.dataDir, bksFile));
+  const convention = options.convention ?? "exact";
+  const reference = referenceFor(options.set, options.objective, convention);
+  const bks = readBestKnown(join(options.dataDir, reference.file));
   const folder = join(options.dataDir, FOLDERS[options.set]);
   const only = new Set((options.only ?? []).map((name) => name.toLowerCase()));
   const files = readdirSync(folder)
     .filter((file) => file.endsWith(".txt") && (only.size === 0 || only.has(file.slice(0, -4).toLowerCase())))
+    .filter((file) => convention === "exact" || bks.has(file.slice(0, -4).toLowerCase()))
     .sort(naturalOrder);
-  log(`set ${options.set}, objective ${options.objective}, ${options.seconds} s per instance, seed ${options.seed}, BKS ${bksFile}`);
+  log(
+    `set ${options.set}, objective ${options.objective}, convention ${convention}, ${options.seconds} s per instance, seed ${options.seed}, ` +
+      `reference ${reference.file}${reference.kind === "context" ? " (vehicles-first: context only, not a gap)" : ""}, ${files.length} instances`,
+  );
   const results: InstanceResult[] = [];
   for (const file of files) {
     const instance = readVrptw(join(folder, file));
     const best = bks.get(instance.name.toLowerCase());
-    if (!best) throw new Error(`no BKS for ${instance.name} in ${bksFile}`);
-    const problem = toRoutingProblem(instance);
+    if (!best) throw new Error(`no reference for ${instance.name} in ${reference.file}`);
+    const problem = toRoutingProblem(instance, convention);
     const started = performance.now();
     const solution = solveRouting(problem, {
       seed: options.seed,
       objective: options.objective,
       timeLimitMs: options.seconds * 1000,
       maxIterations: options.maxIterations,
+      ...(options.earlyStop === false ? { earlyStop: false } : {}),
     });
     const seconds = (performance.now() - started) / 1000;
-    const { violations, distance } = checkSolution(problem, solution);
-    const feasible = violations.length === 0 && solution.dropped.length === 0;
-    if (solution.dropped.length > 0) violations.push(`${solution.dropped.length} visits dropped`);
-    const result: InstanceResult = {
-      name: instance.name,
-      vehicles: solution.routes.length,
-      distance,
-      best,
-      gap: ((distance - best.distance) / best.distance) * 100,
-      feasible,
-      violations,
-      seconds,
-    };
-    results.push(result);
-    log(
-      `${result.name.padEnd(10)} vehicles ${String(result.vehicles).padStart(3)} (bks ${String(best.vehicles).padStart(3)})  ` +
-        `distance ${distance.toFixed(2).padStart(10)} (bks ${best.distance.toFixed(2).padStart(10)})  gap ${formatGap(result.gap)}  ` +
-        `${seconds.toFixed(1)} s${feasible ? "" : `  INFEASIBLE: ${violations.slice(0, 3).join("; ")}`}`,
-    );
+    results.push(score(instance.name, problem, solution, best, seconds));
+    logResult(log, results.at(-1)!, reference.kind, convention);
   }
+  const summary = summarise(results, options.objective, reference.kind, reference.file);
+  printSummary(log, summary, options.objective);
+  return summary;
+}
+
+export function score(
+  name: string,
+  problem: Parameters<typeof checkSolution>[0],
+  solution: Parameters<typeof checkSolution>[1],
+  best: BestKnown,
+  seconds: number,
+): InstanceResult {
+  const { violations, distance } = checkSolution(problem, solution);
+  const feasible = violations.length === 0 && solution.dropped.length === 0;
+  if (solution.dropped.length > 0) violations.push(`${solution.dropped.length} visits dropped`);
+  return {
+    name,
+    family: familyOf(name),
+    vehicles: solution.routes.length,
+    distance,
+    best,
+    gap: ((distance - best.distance) / best.distance) * 100,
+    feasible,
+    violations,
+    seconds,
+  };
+}
+
+function logResult(log: (line: string) => void, result: InstanceResult, kind: "gap" | "context", convention: DistanceConvention): void {
+  const { best } = result;
+  const digits = convention === "dimacs" ? 1 : 2;
+  const bestVehicles = Number.isNaN(best.vehicles) ? "" : ` (bks ${String(best.vehicles).padStart(3)})`;
+  log(
+    `${result.name.padEnd(10)} vehicles ${String(result.vehicles).padStart(3)}${bestVehicles}  ` +
+      `distance ${result.distance.toFixed(digits).padStart(10)} (${best.lowerBound ? "LB " : "bks"} ${best.distance.toFixed(digits).padStart(10)})  ` +
+      `${kind === "gap" ? "gap" : "Δ vs vehicles-first"} ${formatGap(result.gap)}${best.lowerBound ? " LB" : ""}  ` +
+      `${result.seconds.toFixed(1)} s${result.feasible ? "" : `  INFEASIBLE: ${result.violations.slice(0, 3).join("; ")}`}`,
+  );
+}
+
+export function summarise(results: InstanceResult[], objective: RoutingObjective, kind: "gap" | "context", referenceFile: string): BenchmarkSummary {
   const feasible = results.filter((r) => r.feasible);
   // Under the hierarchical objective a distance gap only means something at the BKS vehicle count.
-  const compared = options.objective === "hierarchical" ? feasible.filter((r) => r.vehicles === r.best.vehicles) : feasible;
+  const compared = objective === "hierarchical" ? feasible.filter((r) => r.vehicles === r.best.vehicles) : feasible;
   const gaps = compared.map((r) => r.gap);
-  const summary: BenchmarkSummary = {
+  const withoutBounds = compared.filter((r) => !r.best.lowerBound);
+  const families = [...new Set(results.map((r) => r.family))].map((family): FamilySummary => {
+    const members = results.filter((r) => r.family === family);
+    const memberGaps = compared.filter((r) => r.family === family).map((r) => r.gap);
+    return {
+      family,
+      instances: members.length,
+      vehicles: members.reduce((sum, r) => sum + r.vehicles, 0),
+      bestVehicles: members.reduce((sum, r) => sum + r.best.vehicles, 0),
+      meanGap: mean(memberGaps),
+      worstGap: memberGaps.length ? Math.max(...memberGaps) : NaN,
+      infeasible: members.filter((r) => !r.feasible).length,
+    };
+  });
+  return {
+    kind,
+    reference: referenceFile,
     results,
-    meanGap: gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : NaN,
+    families,
+    meanGap: mean(gaps),
     worstGap: gaps.length ? Math.max(...gaps) : NaN,
+    meanGapWithoutLowerBounds: withoutBounds.length < compared.length ? mean(withoutBounds.map((r) => r.gap)) : NaN,
     atBestKnown: compared.filter((r) => r.gap <= 0.005).length,
     vehicleHits: feasible.filter((r) => r.vehicles <= r.best.vehicles).length,
     infeasible: results.length - feasible.length,
     seconds: results.reduce((sum, r) => sum + r.seconds, 0),
   };
-  log(
-    `summary: ${results.length} instances, mean gap ${formatGap(summary.meanGap)}, worst gap ${formatGap(summary.worstGap)}` +
-      `${options.objective === "hierarchical" ? ` (over ${compared.length} at BKS vehicle count)` : ""}, ` +
-      `at BKS ${summary.atBestKnown}, BKS vehicle count ${summary.vehicleHits}/${results.length}, ` +
-      `infeasible ${summary.infeasible}, total ${summary.seconds.toFixed(1)} s`,
-  );
-  return summary;
 }
 
-function formatGap(gap: number): string {
+function printSummary(log: (line: string) => void, summary: BenchmarkSummary, objective: RoutingObjective): void {
+  const { results } = summary;
+  const label = summary.kind === "gap" ? "mean gap" : "mean Δ vs vehicles-first (context)";
+  const hasVehicles = results.every((r) => !Number.isNaN(r.best.vehicles));
+  log(`family  instances  vehicles${hasVehicles ? " (bks)" : ""}  ${label.padEnd(12)}  worst     infeasible`);
+  for (const f of summary.families) {
+    log(
+      `${f.family.padEnd(6)}  ${String(f.instances).padStart(9)}  ${String(f.vehicles).padStart(8)}${hasVehicles ? ` (${f.bestVehicles})` : ""}  ` +
+        `${formatGap(f.meanGap).padEnd(12)}  ${formatGap(f.worstGap)}  ${f.infeasible}`,
+    );
+  }
+  const vehicles = results.reduce((sum, r) => sum + r.vehicles, 0);
+  const bestVehicles = results.reduce((sum, r) => sum + r.best.vehicles, 0);
+  if (summary.kind === "context") {
+    log(
+      `summary: ${results.length} instances, ${vehicles} vehicles (vehicles-first table ${bestVehicles}); no distance-only reference for this set, ` +
+        `so no gap: mean Δ vs the vehicles-first table ${formatGap(summary.meanGap)} is context only; infeasible ${summary.infeasible}, total ${summary.seconds.toFixed(1)} s`,
+    );
+    return;
+  }
+  log(
+    `summary: ${results.length} instances, ${vehicles} vehicles${hasVehicles ? ` (bks ${bestVehicles})` : ""}, mean gap ${formatGap(summary.meanGap)}` +
+      `${Number.isNaN(summary.meanGapWithoutLowerBounds) ? "" : ` (${formatGap(summary.meanGapWithoutLowerBounds)} without the lower-bound rows)`}, ` +
+      `worst gap ${formatGap(summary.worstGap)}` +
+      `${objective === "hierarchical" ? ` (over ${results.filter((r) => r.feasible && r.vehicles === r.best.vehicles).length} at BKS vehicle count)` : ""}, ` +
+      `at BKS ${summary.atBestKnown}${hasVehicles ? `, BKS vehicle count ${summary.vehicleHits}/${results.length}` : ""}, ` +
+      `infeasible ${summary.infeasible}, total ${summary.seconds.toFixed(1)} s`,
+  );
+}
+
+function mean(values: number[]): number {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
+}
+
+export function formatGap(gap: number): string {
   return `${gap >= 0 ? "+" : ""}${gap.toFixed(2)}%`.padStart(7);
 }
 

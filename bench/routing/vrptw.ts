@@ -23,9 +23,15 @@ export interface VrptwInstance {
 }
 
 export interface BestKnown {
+  /** NaN when the table has no vehicle column (DIMACS: vehicles unlimited). */
   vehicles: number;
   distance: number;
+  /** The row holds a proven lower bound, not an achieved value (R109, RC103 in the distance-only table). */
+  lowerBound?: boolean;
 }
+
+/** `exact`: double-precision Euclidean distances; `dimacs`: every arc truncated to one decimal. */
+export type DistanceConvention = "exact" | "dimacs";
 
 export function parseVrptw(text: string): VrptwInstance {
   const lines = text.split(/\r?\n/).map((line) => line.trim());
@@ -46,11 +52,11 @@ export function readVrptw(path: string): VrptwInstance {
 }
 
 /** The routing problem: planar coordinates, travel time = distance, one vehicle per fleet slot. */
-export function toRoutingProblem(instance: VrptwInstance): RoutingProblem {
+export function toRoutingProblem(instance: VrptwInstance, convention: DistanceConvention = "exact"): RoutingProblem {
   const [depot, ...customers] = instance.nodes;
   const at = (node: VrptwNode) => ({ lat: node.y, lng: node.x });
   return {
-    travel: euclideanTravel(),
+    travel: euclideanTravel({ truncate: convention === "dimacs" }),
     visits: customers.map((node) => ({
       id: String(node.id),
       location: at(node),
@@ -67,12 +73,39 @@ export function toRoutingProblem(instance: VrptwInstance): RoutingProblem {
   };
 }
 
-/** `instance,vehicles,distance,source` rows, keyed by instance name in lower case. */
+/**
+ * A BKS table keyed by instance name in lower case: `instance,vehicles,distance,source` or (DIMACS)
+ * `instance,distance,convention,source`. A `source` starting with "LOWER BOUND" marks a lower bound.
+ */
 export function readBestKnown(path: string): Map<string, BestKnown> {
   const table = new Map<string, BestKnown>();
-  for (const line of readFileSync(path, "utf8").split(/\r?\n/).slice(1)) {
-    const [name, vehicles, distance] = line.split(",");
-    if (name && vehicles && distance) table.set(name.toLowerCase(), { vehicles: Number(vehicles), distance: Number(distance) });
+  const [header, ...rows] = readFileSync(path, "utf8").split(/\r?\n/);
+  const columns = header!.split(",");
+  const column = (name: string) => columns.indexOf(name);
+  for (const line of rows) {
+    const fields = splitCsv(line);
+    const name = fields[column("instance")];
+    const distance = fields[column("distance")];
+    if (!name || !distance) continue;
+    const vehicles = column("vehicles") >= 0 ? Number(fields[column("vehicles")]) : NaN;
+    const lowerBound = (fields[column("source")] ?? "").startsWith("LOWER BOUND");
+    table.set(name.toLowerCase(), { vehicles, distance: Number(distance), ...(lowerBound ? { lowerBound } : {}) });
   }
   return table;
+}
+
+/** Comma-separated fields, double quotes around fields that hold commas. */
+function splitCsv(line: string): string[] {
+  const fields: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (const char of line) {
+    if (char === '"') quoted = !quoted;
+    else if (char === "," && !quoted) {
+      fields.push(field);
+      field = "";
+    } else field += char;
+  }
+  fields.push(field);
+  return fields;
 }

@@ -20,12 +20,18 @@ export function greatCircleTravel(roadFactor = 1.3): TravelProvider {
   };
 }
 
-/** Planar distance between (lng, lat) read as (x, y); travel time equals distance (the Solomon convention). */
-export function euclideanTravel(): TravelProvider {
+/**
+ * Planar distance between (lng, lat) read as (x, y); travel time equals distance (the Solomon convention).
+ * `truncate: true` is the DIMACS convention: every arc is truncated to one decimal, `floor(10 d) / 10`.
+ */
+export function euclideanTravel(options: { truncate?: boolean } = {}): TravelProvider {
+  const measure = options.truncate
+    ? (a: Location, b: Location) => Math.floor(10 * Math.hypot(a.lng - b.lng, a.lat - b.lat) + 1e-9) / 10
+    : (a: Location, b: Location) => Math.hypot(a.lng - b.lng, a.lat - b.lat);
   return {
     isValidLocation: (l) => Number.isFinite(l.lat) && Number.isFinite(l.lng),
     distances(locations) {
-      return fillMatrix(locations, (a, b) => Math.hypot(a.lng - b.lng, a.lat - b.lat));
+      return fillMatrix(locations, measure);
     },
     travelMinutes: (distances) => distances,
   };

@@ -100,6 +100,12 @@ export interface SolveOptions {
   timeLimitMs?: number;
   /** Ruin-and-recreate iterations. Default unlimited (the time limit decides). */
   maxIterations?: number;
+  /**
+   * Stop once the search has converged (see `convergenceFor` in search.ts: a cooling horizon of 10 n²
+   * iterations, then no new best solution for max(1000, 40 n) iterations; n = visits). Default true;
+   * false spends the whole budget.
+   */
+  earlyStop?: boolean;
   objective?: RoutingObjective;
   /** Cost of one unit of load below a vehicle's `minCapacity`, in distance units. Default 1000. */
   underloadCost?: number;

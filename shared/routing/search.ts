@@ -4,21 +4,70 @@ import type { Random } from "./random.ts";
 import type { RuinRecreate } from "./ruin-recreate.ts";
 import type { Snapshot, Solution } from "./solution.ts";
 
+/**
+ * When a search has converged (the early stop). The annealing cools over `horizon` iterations (or the
+ * time budget, if that ends first); after the horizon the search goes on at the final temperature only
+ * while it still improves: it stops once `patience` iterations have passed without a new best solution.
+ * Both grow with the number of visits, the horizon quadratically (small instances converge in a few
+ * thousand steps; from a few hundred visits on the time budget ends first), the patience linearly.
+ */
+export interface Convergence {
+  horizon: number;
+  patience: number;
+}
+
+/** Cooling iterations per squared visit, and patience per visit (with a floor). */
+export const HORIZON_PER_SQUARED_VISIT = 10;
+export const PATIENCE_PER_VISIT = 40;
+export const MIN_PATIENCE = 1000;
+export const MIN_HORIZON = 2000;
+
+export function convergenceFor(visits: number): Convergence {
+  return {
+    horizon: Math.max(MIN_HORIZON, HORIZON_PER_SQUARED_VISIT * visits * visits),
+    patience: Math.max(MIN_PATIENCE, PATIENCE_PER_VISIT * visits),
+  };
+}
+
+/** The stop rule: past the cooling horizon and `patience` iterations without improvement. */
+export function hasConverged(iterations: number, lastImprovement: number, convergence: Convergence): boolean {
+  return iterations >= convergence.horizon && iterations - lastImprovement >= convergence.patience;
+}
+
 export class Budget {
   iterations = 0;
+  /** Iteration count when the incumbent last improved. */
+  lastImprovement = 0;
   private readonly startedAt: number;
 
   constructor(
     private readonly now: () => number,
     private readonly timeLimitMs: number,
     private readonly maxIterations: number,
+    /** Early stop; none: the whole budget is spent. */
+    private readonly convergence?: Convergence,
   ) {
     this.startedAt = now();
   }
 
-  /** Share of the budget used, from 0 to 1 (time or iterations, whichever is further along). */
+  /** Share of the schedule used, from 0 to 1 (time, iterations or the convergence horizon, whichever is further along). */
   progress(): number {
-    return Math.min(1, Math.max(this.iterations / this.maxIterations, (this.now() - this.startedAt) / this.timeLimitMs));
+    const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
+    return Math.min(1, Math.max(this.iterations / iterationLimit, (this.now() - this.startedAt) / this.timeLimitMs));
+  }
+
+  /** The time or the iteration limit is spent, or the search has converged. */
+  done(): boolean {
+    if (this.iterations >= this.maxIterations || this.now() - this.startedAt >= this.timeLimitMs) return true;
+    return this.convergence !== undefined && hasConverged(this.iterations, this.lastImprovement, this.convergence);
+  }
+
+  improved(): void {
+    this.lastImprovement = this.iterations;
+  }
+
+  elapsedMs(): number {
+    return this.now() - this.startedAt;
   }
 }
 
@@ -58,8 +107,9 @@ export interface AnnealingSchedule {
 }
 
 /**
- * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent; the temperature
- * falls geometrically over the remaining budget. `polish` runs on every new best solution.
+ * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent or the search has
+ * converged; the temperature falls geometrically over the remaining schedule. `polish` runs on every new
+ * best solution.
  */
 export function anneal(
   solution: Solution,
@@ -70,12 +120,14 @@ export function anneal(
   schedule: AnnealingSchedule,
   polish: (solution: Solution) => void,
 ): void {
-  const from = budget.progress();
+  const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.unassigned.size;
   let cost = solution.cost;
   const ratio = schedule.endTemperature / schedule.startTemperature;
-  for (let progress = from; progress < 1; progress = budget.progress()) {
-    const temperature = schedule.startTemperature * Math.pow(ratio, (progress - from) / (1 - from));
+  budget.improved();
+  while (!budget.done()) {
+    const progress = budget.progress();
+    const temperature = schedule.startTemperature * Math.pow(ratio, Math.max(0, progress - from) / (1 - from));
     solution.begin();
     ruinRecreate.ruin();
     ruinRecreate.recreate([...solution.unassigned], true);
@@ -87,6 +139,7 @@ export function anneal(
       if (incumbent.isImprovedBy(solution)) {
         polish(solution);
         incumbent.offer(solution);
+        budget.improved();
       }
       unassigned = solution.unassigned.size;
       cost = solution.cost;

@@ -10,7 +10,7 @@ import type { Route } from "./route-state.ts";
 import { minimiseFleet } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { anneal, Budget, Incumbent } from "./search.ts";
+import { anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -28,8 +28,15 @@ const END_TEMPERATURE = 0.1;
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   const objective = options.objective ?? "hierarchical";
   // The budget covers everything, matrix building included.
-  const budget = new Budget(options.now ?? Date.now, options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS, options.maxIterations ?? Infinity);
+  const now = options.now ?? Date.now;
+  const startedAt = now();
   const instance = buildInstance(problem);
+  const budget = new Budget(
+    now,
+    (options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS) - (now() - startedAt),
+    options.maxIterations ?? Infinity,
+    options.earlyStop === false ? undefined : convergenceFor(instance.routable.length),
+  );
   const solution = new Solution(instance, {
     vehicle: objective === "hierarchical" ? vehicleWeight(instance) : 0,
     underload: options.underloadCost ?? 1000,

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
-import { readVrptw } from "../../../bench/routing/vrptw.ts";
+import { euclideanTravel } from "#shared/routing/matrix";
+import { familyOf, referenceFor, runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
+import { readBestKnown, readVrptw } from "../../../bench/routing/vrptw.ts";
 
 describe("routing benchmark script", () => {
   it("parses a Solomon instance with CRLF line endings", () => {
@@ -32,6 +33,51 @@ describe("routing benchmark script", () => {
     expect(result!.gap).toBeCloseTo(((result!.distance - 1642.88) / 1642.88) * 100, 9);
     expect(result!.gap).toBeLessThan(10);
     expect(summary.infeasible).toBe(0);
-    expect(lines.at(-1)).toMatch(/^summary: 1 instances, mean gap .*infeasible 0/);
+    expect(lines.at(-1)).toMatch(/^summary: 1 instances, \d+ vehicles \(bks 20\), mean gap .*infeasible 0/);
   });
+
+  it("DIMACS convention: arcs truncated to one decimal", () => {
+    const exact = euclideanTravel().distances([{ lat: 0, lng: 0 }, { lat: 1, lng: 1 }, { lat: 4, lng: 3 }]);
+    const dimacs = euclideanTravel({ truncate: true }).distances([{ lat: 0, lng: 0 }, { lat: 1, lng: 1 }, { lat: 4, lng: 3 }]);
+    expect(exact[1]).toBeCloseTo(Math.SQRT2, 12);
+    expect(dimacs[1]).toBe(1.4);
+    expect(dimacs[2]).toBe(5); // exact lengths stay whole
+  });
+
+  it("reads the references: DIMACS GH1000 without vehicles, the Solomon lower bounds flagged", () => {
+    const dimacs = readBestKnown(join(VRPTW_DATA_DIR, "bks_gh_dimacs.csv"));
+    expect(dimacs.size).toBe(60);
+    expect(dimacs.get("c1_10_1")!.distance).toBe(42444.8);
+    expect(dimacs.get("c1_10_1")!.vehicles).toBeNaN();
+    const solomon = readBestKnown(join(VRPTW_DATA_DIR, "bks_solomon_distance_only.csv"));
+    expect(solomon.get("r109")).toEqual({ vehicles: 13, distance: 1146.9, lowerBound: true });
+    expect(solomon.get("rc103")).toEqual({ vehicles: 11, distance: 1258.0, lowerBound: true });
+    expect(solomon.get("r101")!.lowerBound).toBeUndefined();
+    expect(referenceFor("gh1000", "distance", "dimacs")).toEqual({ file: "bks_gh_dimacs.csv", kind: "gap" });
+    expect(referenceFor("gh400", "distance", "exact")).toEqual({ file: "bks_hierarchical.csv", kind: "context" });
+    expect(() => referenceFor("gh200", "distance", "dimacs")).toThrow(/no DIMACS reference/);
+    expect(familyOf("rc1_10_3")).toBe("rc1");
+    expect(familyOf("RC103")).toBe("RC1");
+  });
+
+  it("scores a GH1000 instance in the DIMACS convention, per family", () => {
+    const lines: string[] = [];
+    const summary = runBenchmark({
+      set: "gh1000",
+      dataDir: VRPTW_DATA_DIR,
+      only: ["c1_10_1"],
+      seconds: 600,
+      maxIterations: 20,
+      objective: "distance",
+      convention: "dimacs",
+      seed: 1,
+      log: (line) => lines.push(line),
+    });
+    const [result] = summary.results;
+    expect(result!.feasible).toBe(true);
+    expect(result!.best.distance).toBe(42444.8);
+    expect(result!.gap).toBeGreaterThan(-0.5);
+    expect(summary.families).toEqual([expect.objectContaining({ family: "c1", instances: 1 })]);
+    expect(lines.at(-1)).toMatch(/^summary: 1 instances, \d+ vehicles, mean gap/);
+  }, 120_000);
 });
