@@ -6,6 +6,10 @@ import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
 import { corsPreflightHeaders, platformHeaders } from "#shared/http/responses";
 import { invokeHandler } from "#local/invocation";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
+import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
+import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
+import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
+import type { LocalUsagePlans } from "#local/usage-plans";
 
 /**
  * A local stand-in for API Gateway (REST API, proxy integration): matches the request against the
@@ -92,10 +96,16 @@ export interface GatewayOptions {
   basePath: string;
   /** Directory the route table's handler paths are relative to. */
   rootDirectory: string;
+  /** The tenant authorizer in front of every authenticated route (default: the real one, results cached 300 s). */
+  authorizer?: LocalAuthorizer;
+  /** Usage plans (throttle and call quota per tenant); none: unlimited, nothing counted. */
+  usagePlans?: LocalUsagePlans;
 }
 
 export function createGateway(options: GatewayOptions): Server {
   const compiled = options.routes.map(compile);
+  const authorizer =
+    options.authorizer ?? new LocalAuthorizer({ modulePath: resolve(options.rootDirectory, authorizerEntry), cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds });
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const loadHandler = (route: RouteDefinition): Promise<ProxyHandler> => {
     let loaded = handlers.get(route.handler);
@@ -146,6 +156,50 @@ export function createGateway(options: GatewayOptions): Server {
       }
       const { headers, multiValueHeaders } = multiValueMaps(pairs(request.rawHeaders));
       const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
+      const stage = options.basePath.slice(1);
+      const requestContextBase = {
+        accountId: "000000000000",
+        apiId: "local",
+        stage,
+        requestId,
+        httpMethod: route.method,
+        path: url.pathname,
+        resourcePath: route.path,
+        resourceId: route.operationId,
+        protocol: "HTTP/1.1",
+        requestTimeEpoch: Date.now(),
+        identity: { sourceIp: request.socket.remoteAddress ?? "127.0.0.1", userAgent: request.headers["user-agent"] ?? null },
+      };
+      // API Gateway: the authorizer, then the usage plan, then the integration.
+      let authorizerContext: Record<string, string> | null = null;
+      if (route.auth !== "none") {
+        const outcome = await authorizer.authorize({
+          methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${route.method}${resourcePath}`,
+          resource: route.path,
+          path: resourcePath,
+          httpMethod: route.method,
+          headers,
+          multiValueHeaders,
+          pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+          queryStringParameters: Object.keys(query).length ? query : null,
+          multiValueQueryStringParameters: Object.keys(multiValueQuery).length ? multiValueQuery : null,
+          stageVariables: null,
+          requestContext: requestContextBase,
+        } as never);
+        if (outcome.kind === "unauthorized") {
+          const { statusCode, message, failedCode } = gatewayAnswers.unauthorized;
+          return answer(statusCode, { status: false, message, failedCode }, { "www-authenticate": gatewayBearerChallenge });
+        }
+        if (outcome.kind === "denied") {
+          const { statusCode, message, failedCode } = gatewayAnswers.accessDenied;
+          return answer(statusCode, { status: false, message: outcome.context.message ?? message, failedCode: outcome.context.failedCode ?? failedCode });
+        }
+        if (options.usagePlans && outcome.context.organizationId && outcome.context.plan) {
+          const admission = await options.usagePlans.admit(outcome.context.organizationId, outcome.context.plan);
+          if (!admission.admitted) return answer(admission.statusCode, admission.body);
+        }
+        authorizerContext = { ...outcome.context, principalId: outcome.principalId };
+      }
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
       const event = {
@@ -160,20 +214,7 @@ export function createGateway(options: GatewayOptions): Server {
         stageVariables: null,
         body: body.length === 0 ? null : isBinary ? body.toString("base64") : body.toString("utf8"),
         isBase64Encoded: isBinary && body.length > 0,
-        requestContext: {
-          accountId: "000000000000",
-          apiId: "local",
-          stage: options.basePath.slice(1),
-          requestId,
-          httpMethod: route.method,
-          path: url.pathname,
-          resourcePath: route.path,
-          resourceId: route.operationId,
-          protocol: "HTTP/1.1",
-          requestTimeEpoch: Date.now(),
-          identity: { sourceIp: request.socket.remoteAddress ?? "127.0.0.1", userAgent: request.headers["user-agent"] ?? null },
-          authorizer: null,
-        },
+        requestContext: { ...requestContextBase, authorizer: authorizerContext },
       } as unknown as APIGatewayProxyEvent;
       const startedAt = Date.now();
       const context = {

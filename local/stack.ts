@@ -17,6 +17,11 @@ import { startJobThread } from "#local/job-thread";
 import { runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
+import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
+import { LocalUsagePlans } from "#local/usage-plans";
+import { configuredPlans, resetConfiguredPlans } from "#shared/config/tenant-plans";
+import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
+import type { PlanOverrides } from "#shared/domain/tenants/plan-catalog";
 
 /**
  * The whole product on one machine: emulators, provisioning from the shared definitions, the
@@ -35,6 +40,11 @@ export interface LocalStackOptions {
   /** Tick the scheduler at every minute boundary and drain the run queue into the worker. */
   runScheduler: boolean;
   onBackgroundError?: (error: unknown) => void;
+  /**
+   * Plans added to (or replacing) the product's (tests inject theirs here); otherwise the document
+   * named by TENANT_PLANS_FILE, if any.
+   */
+  planOverrides?: PlanOverrides;
 }
 
 export interface LocalStack {
@@ -102,6 +112,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_METRICS_DISABLED: "true",
       POWERTOOLS_TRACE_ENABLED: "false",
+      // Unknown organizations are enrolled on the default plan at their first call (the stack's default is off).
+      TENANT_AUTO_ENROLL: process.env.TENANT_AUTO_ENROLL ?? "true",
+      ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
+      ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
     };
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -117,8 +131,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
+    resetConfiguredPlans();
 
-    const server = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+    const cacheTtlSeconds = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? defaultAuthorizerCacheTtlSeconds);
+    const server = createGateway({
+      routes,
+      basePath: "/v3",
+      rootDirectory: repositoryRoot,
+      authorizer: new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds }),
+      usagePlans: new LocalUsagePlans(configuredPlans()),
+    });
     gateway = server;
     await listen(server, options.port);
     const port = (server.address() as AddressInfo).port;

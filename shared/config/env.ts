@@ -68,6 +68,13 @@ const environmentSchema = z.object({
    * Never set in a deployed stack.
    */
   ALLOW_LOOPBACK_PROVIDERS: z.enum(["true", "false"]).default("false"),
+  /**
+   * Let an organization with no tenant record call the API on the default plan (the local runtime
+   * turns it on; the stack sets it from context `tenantAutoEnroll`, off by default).
+   */
+  TENANT_AUTO_ENROLL: z.enum(["true", "false"]).default("false"),
+  /** The usage-plan key auto-enrolled organizations share (the stack creates it on the default plan). */
+  TENANT_AUTO_ENROLL_API_KEY: z.string().min(1).default("auto-enrolled"),
 });
 
 export type AppConfig = z.infer<typeof environmentSchema>;

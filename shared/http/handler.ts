@@ -1,8 +1,8 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { z, ZodType } from "zod";
-import { AppError, type FieldIssue, MissingPermissionError, ValidationError } from "#shared/domain/errors";
-import { authenticate } from "#shared/http/authenticate";
+import { AppError, type FieldIssue, MissingPermissionError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
+import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
@@ -81,11 +81,15 @@ const requestLogging = (route: RouteDefinition): ApiMiddleware => {
   };
 };
 
-/** Bearer token → Caller, then the route's permission (checked before anything is read). */
+/**
+ * The caller the tenant authorizer verified (its context, in front of every authenticated method on
+ * AWS and in the local gateway), then the route's permission (checked before anything is read).
+ */
 const authorization = (route: RouteDefinition): ApiMiddleware => ({
   before: async (request) => {
     if (route.auth === "none") return;
-    const caller = await authenticate(header(request.event, "authorization"));
+    const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
+    if (!caller) throw new UnauthorizedError("Invalid or expired token.");
     logger.appendKeys({ organizationId: caller.organizationId, userId: caller.userId });
     if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;

@@ -13,6 +13,8 @@ import { handler as tick } from "#functions/jobs/scheduler-tick";
 import { invokeHandler, jobContext } from "#local/invocation";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { httpHandler } from "#shared/http/handler";
+import { authorizerContextOf } from "#shared/http/authorizer-context";
+import { callerFromClaims } from "#shared/domain/caller";
 import { defineRoute } from "#shared/http/route";
 import { logger } from "#shared/observability/powertools";
 import { newOrganizationId, tokenFor } from "#test/support/local-api";
@@ -70,8 +72,16 @@ function probeHandler(wait?: () => Promise<void>) {
   });
 }
 
+/** The event as the gateway passes it on: the tenant authorizer's context holds the caller of a well-formed token (none otherwise). */
 function probeEvent(token: string): APIGatewayProxyEvent {
-  return { httpMethod: "GET", path: "/logging-probe", headers: { Authorization: `Bearer ${token}` }, body: null } as unknown as APIGatewayProxyEvent;
+  let caller;
+  try {
+    caller = callerFromClaims(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")));
+  } catch {
+    caller = undefined;
+  }
+  const requestContext = { authorizer: caller ? authorizerContextOf(caller) : null };
+  return { httpMethod: "GET", path: "/logging-probe", headers: { Authorization: `Bearer ${token}` }, requestContext, body: null } as unknown as APIGatewayProxyEvent;
 }
 
 const requestContext = (awsRequestId: string) => ({ awsRequestId, functionName: "loggingProbe" }) as Context;
