@@ -46,6 +46,7 @@ export const appIntegrationRoutes = {
     body: appIntegrationCreateFormSchema,
     responses: { 201: { description: "Created", schema: integrationBody(201) }, ...formErrors },
     grants: ["tableWrite", "bucketWrite"],
+    idempotent: true,
   }),
   update: defineRoute({
     operationId: "updateAppIntegration",

@@ -46,6 +46,7 @@ export const dataTypeRoutes = {
       409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
     },
     grants: ["tableRead", "tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listDataTypes",

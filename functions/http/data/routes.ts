@@ -52,6 +52,7 @@ export const recordRoutes = {
     body: recordCreateSchema,
     responses: { 201: { description: "Created", schema: recordBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listRecords",
