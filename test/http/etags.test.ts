@@ -9,15 +9,35 @@ import { scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures
  */
 interface Subject {
   path: string;
-  patch: Record<string, unknown>;
+  /** A PATCH body; each writer number gives a different value. */
+  patch: (writer: number) => Record<string, unknown>;
+  /** The value the PATCH bodies set, read from an answer's body. */
+  valueOf: (body: any) => unknown;
+  /** A PUT body that sets the value to "Replaced" (resources with PUT). */
   replace?: Record<string, unknown>;
 }
+
+const named = (path: string, replace?: Record<string, unknown>): Subject => ({
+  path,
+  patch: (writer) => ({ name: `Writer ${writer}` }),
+  valueOf: (body) => body.data.name,
+  ...(replace ? { replace } : {}),
+});
 
 async function created(response: Promise<ApiResponse>): Promise<Record<string, any>> {
   const answer = await response;
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body.data;
 }
+
+const customerType = {
+  name: "Customer",
+  fields: [
+    { type: "title", title: "Name" },
+    { id: "segment", title: "Segment", type: "option", required: true, optionData: ["retail", "wholesale"] },
+    { id: "note", title: "Note", type: "text", required: false },
+  ],
+};
 
 const hubBody = { name: "Depot", address: "Main St 1", lat: -6.2, lng: 106.8, timeZone: null };
 
@@ -32,7 +52,7 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     "hub",
     async () => {
       const { api, hubId } = await tenantWithHub();
-      return { api, subject: { path: `/hub/${hubId}`, patch: { name: "Renamed" }, replace: { ...hubBody, name: "Replaced" } } };
+      return { api, subject: named(`/hub/${hubId}`, { ...hubBody, name: "Replaced" }) };
     },
   ],
   [
@@ -40,7 +60,7 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     async () => {
       const { api, hubId } = await tenantWithHub();
       const vehicle = await created(api.post("/vehicle", { name: "Van", hubId }));
-      return { api, subject: { path: `/vehicle/${vehicle._id}`, patch: { name: "Renamed" }, replace: { name: "Replaced", hubId } } };
+      return { api, subject: named(`/vehicle/${vehicle._id}`, { name: "Replaced", hubId }) };
     },
   ],
   [
@@ -48,7 +68,7 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     async () => {
       const { api, hubId } = await tenantWithHub();
       const visit = await created(api.post("/visit", { name: "Shop", address: "Side St 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId }));
-      return { api, subject: { path: `/visit/${visit._id}`, patch: { name: "Renamed" } } };
+      return { api, subject: named(`/visit/${visit._id}`) };
     },
   ],
   [
@@ -56,7 +76,7 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     async () => {
       const { api, hubId } = await tenantWithHub();
       const profile = await created(api.post("/routing/configuration", { name: "Daily", hubId }));
-      return { api, subject: { path: `/routing/configuration/${profile._id}`, patch: { name: "Renamed" }, replace: { name: "Replaced", hubId } } };
+      return { api, subject: named(`/routing/configuration/${profile._id}`, { name: "Replaced", hubId }) };
     },
   ],
   [
@@ -64,9 +84,37 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     async () => {
       const { api, profile } = await schedulingTenant();
       const schedule = await created(api.post("/routing/schedule", scheduleBody({ configurationId: profile })));
+      return { api, subject: named(`/routing/schedule/${schedule._id}`, { ...validWeeklySchedule, configurationId: profile, name: "Replaced" }) };
+    },
+  ],
+  [
+    "data type",
+    async () => {
+      const { api } = newTenant();
+      const answer = await api.post("/data-type", customerType);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      const id = answer.body.data_type._id;
       return {
         api,
-        subject: { path: `/routing/schedule/${schedule._id}`, patch: { name: "Renamed" }, replace: { ...validWeeklySchedule, configurationId: profile, name: "Replaced" } },
+        subject: { path: `/data-type/${id}`, patch: (writer) => ({ name: `Writer ${writer}` }), valueOf: (body) => body.data_type.name, replace: { ...customerType, name: "Replaced" } },
+      };
+    },
+  ],
+  [
+    "data source record",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      const answer = await api.post("/data-type", customerType);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      await created(api.post("/data", { dataTypeId: answer.body.data_type._id, hubId, dataId: "Acme", segment: "retail" }));
+      return {
+        api,
+        subject: {
+          path: `/data/type/Customer/Acme?hubId=${hubId}`,
+          patch: (writer) => ({ note: `Writer ${writer}` }),
+          valueOf: (body) => body.data.note,
+          replace: { segment: "wholesale", note: "Replaced" },
+        },
       };
     },
   ],
@@ -82,7 +130,7 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
     expect(read.status).toBe(200);
     const etag = read.headers.get("etag");
     expect(etag).toMatch(/^"[1-9][0-9]*"$/);
-    const patched = await withIfMatch(api, "PATCH", subject.path, etag as string, subject.patch);
+    const patched = await withIfMatch(api, "PATCH", subject.path, etag as string, subject.patch(1));
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const next = patched.headers.get("etag");
     expect(next).toBe(`"${Number(JSON.parse(etag as string)) + 1}"`);
@@ -92,20 +140,20 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
   it("PATCH with a stale If-Match answers 412 sys-412 in the product's error shape and changes nothing", async () => {
     const { api, subject } = await setUp();
     const stale = (await api.get(subject.path)).headers.get("etag") as string;
-    expect((await api.patch(subject.path, subject.patch)).status).toBe(200);
+    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(200);
     const before = await api.get(subject.path);
-    const refused = await withIfMatch(api, "PATCH", subject.path, stale, { name: "Lost update" });
+    const refused = await withIfMatch(api, "PATCH", subject.path, stale, subject.patch(2));
     expect(refused.status).toBe(412);
     expect(refused.body).toEqual({ status: false, message: expect.any(String), failedCode: "sys-412" });
     const after = await api.get(subject.path);
-    expect(after.body.data).toEqual(before.body.data);
+    expect(after.body).toEqual(before.body);
     expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
   });
 
   it("DELETE with a stale If-Match answers 412 and keeps the resource; with the current one it deletes", async () => {
     const { api, subject } = await setUp();
     const stale = (await api.get(subject.path)).headers.get("etag") as string;
-    expect((await api.patch(subject.path, subject.patch)).status).toBe(200);
+    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(200);
     expect((await withIfMatch(api, "DELETE", subject.path, stale)).status).toBe(412);
     const current = (await api.get(subject.path)).headers.get("etag") as string;
     expect((await withIfMatch(api, "DELETE", subject.path, current)).status).toBe(200);
@@ -114,19 +162,19 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
 
   it("If-Match: * matches any current version, and a missing resource stays 404", async () => {
     const { api, subject } = await setUp();
-    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch)).status).toBe(200);
+    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(200);
     expect((await withIfMatch(api, "DELETE", subject.path, "*")).status).toBe(200);
-    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch)).status).toBe(404);
+    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(404);
   });
 
   it("of concurrent PATCHes naming the same version, exactly one wins; the others answer 412", async () => {
     const { api, subject } = await setUp();
     const etag = (await api.get(subject.path)).headers.get("etag") as string;
-    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => withIfMatch(api, "PATCH", subject.path, etag, { ...subject.patch, name: `Writer ${i}` })));
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => withIfMatch(api, "PATCH", subject.path, etag, subject.patch(i))));
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([200, 412, 412, 412]);
     const winner = answers.find((answer) => answer.status === 200);
-    expect((await api.get(subject.path)).body.data.name).toBe(winner?.body.data.name);
+    expect(subject.valueOf((await api.get(subject.path)).body)).toBe(subject.valueOf(winner?.body));
   });
 });
 
@@ -140,7 +188,7 @@ describe.each(replaceable)("ETag and If-Match on PUT: %s", (_kind, setUp) => {
     expect((await withIfMatch(api, "PUT", subject.path, `"${Number(JSON.parse(etag)) + 5}"`, subject.replace as Record<string, unknown>)).status).toBe(412);
     const replaced = await withIfMatch(api, "PUT", subject.path, etag, subject.replace as Record<string, unknown>);
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
-    expect(replaced.body.data.name).toBe("Replaced");
+    expect(subject.valueOf(replaced.body)).toBe("Replaced");
   });
 
 });
