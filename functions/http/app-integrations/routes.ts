@@ -46,6 +46,7 @@ export const appIntegrationRoutes = {
     body: appIntegrationCreateFormSchema,
     responses: { 201: { description: "Created", schema: integrationBody(201) }, ...formErrors },
     grants: ["tableWrite", "bucketWrite"],
+    idempotent: true,
   }),
   update: defineRoute({
     operationId: "updateAppIntegration",
@@ -62,6 +63,7 @@ export const appIntegrationRoutes = {
     body: appIntegrationUpdateFormSchema,
     responses: { 200: { description: "The updated integration", schema: integrationBody(200) }, ...formErrors },
     grants: ["tableWrite", "bucketWrite"],
+    versioned: true,
   }),
   list: defineRoute({
     operationId: "listAppIntegrations",
@@ -99,6 +101,7 @@ export const appIntegrationRoutes = {
     params: appIntegrationParamsSchema,
     responses: { 200: { description: "The integration", schema: integrationBody(200) } },
     grants: ["tableRead", "bucketRead"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteAppIntegration",
@@ -114,5 +117,6 @@ export const appIntegrationRoutes = {
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },
     },
     grants: ["tableWrite", "bucketWrite"],
+    versioned: true,
   }),
 };

@@ -3,6 +3,6 @@ import { httpHandler } from "#shared/http/handler";
 import { success } from "#shared/http/responses";
 import { dataTypeRoutes } from "./routes.ts";
 
-export const handler = httpHandler(dataTypeRoutes.replace, async ({ caller, params, body }) =>
-  success(200, "Data type has been updated successfully.", { data_type: await dataTypeService.replace(caller, params.dataTypeId, body) }),
+export const handler = httpHandler(dataTypeRoutes.replace, async ({ caller, params, body, versions }) =>
+  success(200, "Data type has been updated successfully.", { data_type: await dataTypeService.replace(caller, params.dataTypeId, body, versions) }),
 );

@@ -46,6 +46,7 @@ export const dataTypeRoutes = {
       409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
     },
     grants: ["tableRead", "tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listDataTypes",
@@ -72,6 +73,7 @@ export const dataTypeRoutes = {
     params: dataTypeParamsSchema,
     responses: { 200: { description: "The data type", schema: dataTypeBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceDataType",
@@ -89,6 +91,7 @@ export const dataTypeRoutes = {
       409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
     },
     grants: ["tableRead", "tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchDataType",
@@ -106,6 +109,7 @@ export const dataTypeRoutes = {
       409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
     },
     grants: ["tableRead", "tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteDataType",
@@ -122,5 +126,6 @@ export const dataTypeRoutes = {
       409: { description: "The type still has records (dt-004) or is locked (dt-003)." },
     },
     grants: ["tableRead", "tableWrite"],
+    versioned: true,
   }),
 };

@@ -52,6 +52,7 @@ export const recordRoutes = {
     body: recordCreateSchema,
     responses: { 201: { description: "Created", schema: recordBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listRecords",
@@ -79,6 +80,7 @@ export const recordRoutes = {
     query: recordGetQuerySchema,
     responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   getByType: defineRoute({
     operationId: "getRecordOfType",
@@ -93,6 +95,7 @@ export const recordRoutes = {
     query: recordTypeQuerySchema,
     responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceRecord",
@@ -108,6 +111,7 @@ export const recordRoutes = {
     body: recordReplaceSchema,
     responses: { 200: { description: "The updated record", schema: recordBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchRecord",
@@ -123,6 +127,7 @@ export const recordRoutes = {
     body: recordPatchSchema,
     responses: { 200: { description: "The updated record", schema: recordBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteRecord",
@@ -137,5 +142,6 @@ export const recordRoutes = {
     query: recordScopeQuerySchema,
     responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

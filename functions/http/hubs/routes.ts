@@ -50,6 +50,7 @@ export const hubRoutes = {
     params: hubParamsSchema,
     responses: { 200: { description: "The hub", schema: hubBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceHub",
@@ -64,6 +65,7 @@ export const hubRoutes = {
     body: hubInputSchema,
     responses: { 200: { description: "The updated hub", schema: hubBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchHub",
@@ -78,6 +80,7 @@ export const hubRoutes = {
     body: hubPatchSchema,
     responses: { 200: { description: "The updated hub", schema: hubBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteHub",
@@ -95,5 +98,6 @@ export const hubRoutes = {
       409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410)." },
     },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

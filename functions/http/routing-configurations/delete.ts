@@ -3,7 +3,7 @@ import { httpHandler } from "#shared/http/handler";
 import { success } from "#shared/http/responses";
 import { configurationRoutes } from "./routes.ts";
 
-export const handler = httpHandler(configurationRoutes.remove, async ({ caller, params }) => {
-  await configurationService.remove(caller, params.configurationId);
+export const handler = httpHandler(configurationRoutes.remove, async ({ caller, params, versions }) => {
+  await configurationService.remove(caller, params.configurationId, versions);
   return success(200, "Configuration profile has been deleted successfully.", {});
 });

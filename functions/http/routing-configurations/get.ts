@@ -3,6 +3,6 @@ import { httpHandler } from "#shared/http/handler";
 import { ok } from "#shared/http/responses";
 import { configurationRoutes } from "./routes.ts";
 
-export const handler = httpHandler(configurationRoutes.get, async ({ caller, params }) =>
-  ok("Configuration profile found.", await configurationService.get(caller, params.configurationId)),
+export const handler = httpHandler(configurationRoutes.get, async ({ caller, params, versions }) =>
+  ok("Configuration profile found.", await configurationService.get(caller, params.configurationId, versions)),
 );

@@ -27,6 +27,7 @@ export const configurationRoutes = {
     body: configurationInputSchema,
     responses: { 201: { description: "Created", schema: configurationBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listRoutingConfigurations",
@@ -53,6 +54,7 @@ export const configurationRoutes = {
     params: configurationParamsSchema,
     responses: { 200: { description: "The profile", schema: configurationBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceRoutingConfiguration",
@@ -67,6 +69,7 @@ export const configurationRoutes = {
     body: configurationInputSchema,
     responses: { 200: { description: "The updated profile", schema: configurationBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchRoutingConfiguration",
@@ -81,6 +84,7 @@ export const configurationRoutes = {
     body: configurationPatchSchema,
     responses: { 200: { description: "The updated profile", schema: configurationBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteRoutingConfiguration",
@@ -98,5 +102,6 @@ export const configurationRoutes = {
       409: { description: "A routing schedule still names the profile (failedCode configuration-409)." },
     },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

@@ -66,6 +66,7 @@ export const routingResultRoutes = {
       429: { description: "The organization already has MAX_ACTIVE_RUNS_PER_ORG (default 5) routing runs queued or running (failedCode run-429); nothing was created or queued. Retry when one has finished." },
     },
     grants: ["tableWrite", "queueSend"],
+    idempotent: true,
   }),
   dispatch: defineRoute({
     operationId: "dispatchRoutingResult",
@@ -84,5 +85,6 @@ export const routingResultRoutes = {
     query: resultDispatchQuerySchema,
     responses: { 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } },
     grants: ["tableWrite", "bucketRead"],
+    idempotent: true,
   }),
 };

@@ -3,6 +3,6 @@ import { httpHandler } from "#shared/http/handler";
 import { ok } from "#shared/http/responses";
 import { scheduleRoutes } from "./routes.ts";
 
-export const handler = httpHandler(scheduleRoutes.get, async ({ caller, params }) =>
-  ok("Routing schedule found.", await scheduleService.get(caller, params.scheduleId)),
+export const handler = httpHandler(scheduleRoutes.get, async ({ caller, params, versions }) =>
+  ok("Routing schedule found.", await scheduleService.get(caller, params.scheduleId, versions)),
 );

@@ -3,6 +3,6 @@ import { httpHandler } from "#shared/http/handler";
 import { ok } from "#shared/http/responses";
 import { scheduleRoutes } from "./routes.ts";
 
-export const handler = httpHandler(scheduleRoutes.replace, async ({ caller, params, body }) =>
-  ok("Routing schedule has been updated successfully.", await scheduleService.replace(caller, params.scheduleId, body)),
+export const handler = httpHandler(scheduleRoutes.replace, async ({ caller, params, body, versions }) =>
+  ok("Routing schedule has been updated successfully.", await scheduleService.replace(caller, params.scheduleId, body, versions)),
 );

@@ -35,6 +35,7 @@ export const scheduleRoutes = {
     body: scheduleInputSchema,
     responses: { 201: { description: "Created", schema: scheduleBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listRoutingSchedules",
@@ -64,6 +65,7 @@ export const scheduleRoutes = {
     params: scheduleParamsSchema,
     responses: { 200: { description: "The routing schedule", schema: scheduleBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   replace: defineRoute({
     operationId: "replaceRoutingSchedule",
@@ -78,6 +80,7 @@ export const scheduleRoutes = {
     body: scheduleInputSchema,
     responses: { 200: { description: "The updated routing schedule", schema: scheduleBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchRoutingSchedule",
@@ -92,6 +95,7 @@ export const scheduleRoutes = {
     body: schedulePatchSchema,
     responses: { 200: { description: "The updated routing schedule", schema: scheduleBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteRoutingSchedule",
@@ -105,5 +109,6 @@ export const scheduleRoutes = {
     params: scheduleParamsSchema,
     responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

@@ -23,6 +23,7 @@ export const visitRoutes = {
     body: visitCreateSchema,
     responses: { 201: { description: "Created", schema: visitBody } },
     grants: ["tableWrite"],
+    idempotent: true,
   }),
   list: defineRoute({
     operationId: "listVisits",
@@ -50,6 +51,7 @@ export const visitRoutes = {
     params: visitParamsSchema,
     responses: { 200: { description: "The visit", schema: visitBody } },
     grants: ["tableRead"],
+    versioned: true,
   }),
   patch: defineRoute({
     operationId: "patchVisit",
@@ -65,6 +67,7 @@ export const visitRoutes = {
     body: visitPatchSchema,
     responses: { 200: { description: "The updated visit", schema: visitBody } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
   remove: defineRoute({
     operationId: "deleteVisit",
@@ -77,5 +80,6 @@ export const visitRoutes = {
     params: visitParamsSchema,
     responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
     grants: ["tableWrite"],
+    versioned: true,
   }),
 };

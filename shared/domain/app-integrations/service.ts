@@ -11,6 +11,7 @@ import type {
   StoredCertificate,
 } from "#shared/domain/app-integrations/schema";
 import { logger } from "#shared/observability/powertools";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface AppIntegrationPage<T> {
   items: T[];
@@ -100,9 +101,10 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
     },
 
     /** Fields sent replace the stored ones; a new file replaces the old object, which is deleted once the item points to the new one. */
-    async update(caller: Caller, integrationId: string, input: AppIntegrationUpdateInput): Promise<AppIntegration> {
+    async update(caller: Caller, integrationId: string, input: AppIntegrationUpdateInput, versions?: VersionCondition): Promise<AppIntegration> {
       const upload = input.azureCert ? readCertificateUpload(input.azureCert) : undefined;
       const existing = await findOwned(caller, integrationId);
+      versions?.check(existing.version);
       const time = now();
       const newCertificate = upload ? await certificates.put(caller.organizationId, integrationId, newId(time), upload) : undefined;
       const record: AppIntegrationRecord = {
@@ -112,13 +114,15 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
         certificate: newCertificate ?? existing.record.certificate,
         updatedTime: formatIsoMicros(time),
       };
-      await commitWithFile(newCertificate, () => store.replace(record, existing.version));
+      await commitWithFile(newCertificate, () => writeUnder(versions, () => store.replace(record, existing.version), existing.version + 1));
       if (newCertificate) await discard(existing.record.certificate, "replaced by a new upload");
       return view(record);
     },
 
-    async get(caller: Caller, integrationId: string): Promise<AppIntegration> {
-      return view((await findOwned(caller, integrationId)).record);
+    async get(caller: Caller, integrationId: string, versions?: VersionCondition): Promise<AppIntegration> {
+      const found = await findOwned(caller, integrationId);
+      versions?.check(found.version);
+      return view(found.record);
     },
 
     async list(caller: Caller, page: { limit: number; cursor?: string | undefined }): Promise<AppIntegrationPage<AppIntegration>> {
@@ -127,9 +131,10 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
     },
 
     /** The item goes first: a failed file delete then leaves an orphan object (logged), never an item without its file. */
-    async remove(caller: Caller, integrationId: string): Promise<void> {
+    async remove(caller: Caller, integrationId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findOwned(caller, integrationId);
-      if (!(await store.remove(caller.organizationId, integrationId, existing.version))) throw new NotFoundError();
+      versions?.check(existing.version);
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, integrationId, existing.version)))) throw new NotFoundError();
       await discard(existing.record.certificate, "integration deleted");
     },
   };

@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/er
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface ConfigurationPage {
   items: RoutingConfiguration[];
@@ -59,7 +60,7 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
     return found;
   }
 
-  async function write(caller: Caller, existing: { configuration: RoutingConfiguration; version: number }, input: ConfigurationInput) {
+  async function write(caller: Caller, existing: { configuration: RoutingConfiguration; version: number }, input: ConfigurationInput, versions?: VersionCondition) {
     assertHubAllowed(caller, input.hubId);
     const configuration: RoutingConfiguration = {
       _id: existing.configuration._id,
@@ -68,7 +69,7 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       createdTime: existing.configuration.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await store.replace(configuration, { version: existing.version, hubId: existing.configuration.hubId });
+    await writeUnder(versions, () => store.replace(configuration, { version: existing.version, hubId: existing.configuration.hubId }), existing.version + 1);
     return configuration;
   }
 
@@ -87,19 +88,24 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       return configuration;
     },
 
-    async get(caller: Caller, configurationId: string): Promise<RoutingConfiguration> {
-      return (await findVisible(caller, configurationId)).configuration;
+    async get(caller: Caller, configurationId: string, versions?: VersionCondition): Promise<RoutingConfiguration> {
+      const found = await findVisible(caller, configurationId);
+      versions?.check(found.version);
+      return found.configuration;
     },
 
-    async replace(caller: Caller, configurationId: string, input: ConfigurationInput): Promise<RoutingConfiguration> {
-      return write(caller, await findVisible(caller, configurationId), input);
+    async replace(caller: Caller, configurationId: string, input: ConfigurationInput, versions?: VersionCondition): Promise<RoutingConfiguration> {
+      const existing = await findVisible(caller, configurationId);
+      versions?.check(existing.version);
+      return write(caller, existing, input, versions);
     },
 
     /** Merges the patch over the stored profile and validates the result as a whole (vehicles re-checked against the hub). */
-    async patch(caller: Caller, configurationId: string, patch: ConfigurationPatch): Promise<RoutingConfiguration> {
+    async patch(caller: Caller, configurationId: string, patch: ConfigurationPatch, versions?: VersionCondition): Promise<RoutingConfiguration> {
       const existing = await findVisible(caller, configurationId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableConfigurationFields.map((field) => [field, existing.configuration[field]]));
-      return write(caller, existing, parseWith(configurationInputSchema, { ...current, ...patch }));
+      return write(caller, existing, parseWith(configurationInputSchema, { ...current, ...patch }), versions);
     },
 
     /**
@@ -107,13 +113,14 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
      * A schedule saved in the instant between this check and the delete is not caught here; its run
      * is then skipped with the reason (see the run worker).
      */
-    async remove(caller: Caller, configurationId: string): Promise<void> {
+    async remove(caller: Caller, configurationId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, configurationId);
+      versions?.check(existing.version);
       // The store's delete also requires the profile's schedule count to be zero (race-free); this
       // read still covers schedules written before the count existed.
       if (await store.hasSchedules(caller.organizationId, configurationId)) throw profileInUseError(configurationId);
       const previous = { version: existing.version, hubId: existing.configuration.hubId };
-      if (!(await store.remove(caller.organizationId, configurationId, previous))) throw new NotFoundError();
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, configurationId, previous)))) throw new NotFoundError();
     },
 
     async list(caller: Caller, query: { hubId?: string | undefined; limit: number; cursor?: string | undefined }): Promise<ConfigurationPage> {

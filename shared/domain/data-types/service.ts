@@ -13,6 +13,7 @@ import { NotFoundError, ValidationError } from "#shared/domain/errors";
 import { ID_PATTERN, newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 /** `scheme://host:port` of a URL (default ports left out), or undefined when it does not parse. */
 function urlOrigin(url: string): string | undefined {
@@ -152,7 +153,7 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
     };
   }
 
-  async function write(caller: Caller, existing: VersionedDataType, rawInput: DataTypeInput): Promise<DataTypeView> {
+  async function write(caller: Caller, existing: VersionedDataType, rawInput: DataTypeInput, versions?: VersionCondition): Promise<DataTypeView> {
     const input = unmaskProviderKey(rawInput, existing.dataType);
     const { fields, related } = await validate(caller.organizationId, input, existing.dataType);
     const next: DataType = {
@@ -163,7 +164,7 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
       updatedTime: formatDateTimeUtc(now()),
     };
     assertStorable(next);
-    await store.replace(next, existing.dataType, existing.version, related);
+    await writeUnder(versions, () => store.replace(next, existing.dataType, existing.version, related), existing.version + 1);
     return toDataTypeView(next);
   }
 
@@ -186,8 +187,10 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
       return toDataTypeView(dataType);
     },
 
-    async get(caller: Caller, dataTypeId: string): Promise<DataTypeView> {
-      return toDataTypeView((await findOwned(caller.organizationId, dataTypeId)).dataType);
+    async get(caller: Caller, dataTypeId: string, versions?: VersionCondition): Promise<DataTypeView> {
+      const found = await findOwned(caller.organizationId, dataTypeId);
+      versions?.check(found.version);
+      return toDataTypeView(found.dataType);
     },
 
     async list(caller: Caller, query: { name?: string | undefined; limit: number; cursor?: string | undefined }) {
@@ -196,21 +199,25 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
     },
 
     /** Full replace: omitted optional attributes take their defaults, except commonData (immutable, kept). */
-    async replace(caller: Caller, dataTypeId: string, input: DataTypeInput): Promise<DataTypeView> {
-      return write(caller, await findWritable(caller, dataTypeId), input);
+    async replace(caller: Caller, dataTypeId: string, input: DataTypeInput, versions?: VersionCondition): Promise<DataTypeView> {
+      const existing = await findWritable(caller, dataTypeId);
+      versions?.check(existing.version);
+      return write(caller, existing, input, versions);
     },
 
     /** Top-level attributes sent replace the stored ones (`fields` as a whole); the result is validated as a whole. */
-    async patch(caller: Caller, dataTypeId: string, patch: DataTypePatch): Promise<DataTypeView> {
+    async patch(caller: Caller, dataTypeId: string, patch: DataTypePatch, versions?: VersionCondition): Promise<DataTypeView> {
       const existing = await findWritable(caller, dataTypeId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableAttributes.map((attribute) => [attribute, existing.dataType[attribute]]));
       const merged = parseWith(dataTypeInputSchema, { ...current, ...patch });
-      return write(caller, existing, merged);
+      return write(caller, existing, merged, versions);
     },
 
-    async remove(caller: Caller, dataTypeId: string): Promise<void> {
+    async remove(caller: Caller, dataTypeId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findWritable(caller, dataTypeId);
-      if ((await store.removeUnlessRecords(existing.dataType, existing.version)) === "has-records") throw dataTypeConflicts.hasRecords();
+      versions?.check(existing.version);
+      if ((await writeUnder(versions, () => store.removeUnlessRecords(existing.dataType, existing.version))) === "has-records") throw dataTypeConflicts.hasRecords();
     },
   };
 }

@@ -4,6 +4,7 @@ import { type Hub, type HubInput, hubInputSchema, type HubPatch, writableHubFiel
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface HubPage {
   items: Hub[];
@@ -40,7 +41,7 @@ export function createHubService(store: HubStore, now: () => Date = () => new Da
     return found;
   }
 
-  async function write(caller: Caller, existing: { hub: Hub; version: number }, input: HubInput): Promise<Hub> {
+  async function write(caller: Caller, existing: { hub: Hub; version: number }, input: HubInput, versions?: VersionCondition): Promise<Hub> {
     const hub: Hub = {
       _id: existing.hub._id,
       ...input,
@@ -48,7 +49,7 @@ export function createHubService(store: HubStore, now: () => Date = () => new Da
       createdTime: existing.hub.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await store.update(hub, existing.version);
+    await writeUnder(versions, () => store.update(hub, existing.version), existing.version + 1);
     return hub;
   }
 
@@ -70,23 +71,29 @@ export function createHubService(store: HubStore, now: () => Date = () => new Da
       return hub;
     },
 
-    async get(caller: Caller, hubId: string): Promise<Hub> {
-      return (await findVisible(caller, hubId)).hub;
+    async get(caller: Caller, hubId: string, versions?: VersionCondition): Promise<Hub> {
+      const found = await findVisible(caller, hubId);
+      versions?.check(found.version);
+      return found.hub;
     },
 
-    async replace(caller: Caller, hubId: string, input: HubInput): Promise<Hub> {
-      return write(caller, await findVisible(caller, hubId), input);
-    },
-
-    async patch(caller: Caller, hubId: string, patch: HubPatch): Promise<Hub> {
+    async replace(caller: Caller, hubId: string, input: HubInput, versions?: VersionCondition): Promise<Hub> {
       const existing = await findVisible(caller, hubId);
+      versions?.check(existing.version);
+      return write(caller, existing, input, versions);
+    },
+
+    async patch(caller: Caller, hubId: string, patch: HubPatch, versions?: VersionCondition): Promise<Hub> {
+      const existing = await findVisible(caller, hubId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableHubFields.map((field) => [field, existing.hub[field]]));
-      return write(caller, existing, parseWith(hubInputSchema, { ...current, ...patch }));
+      return write(caller, existing, parseWith(hubInputSchema, { ...current, ...patch }), versions);
     },
 
-    async remove(caller: Caller, hubId: string): Promise<void> {
+    async remove(caller: Caller, hubId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, hubId);
-      await store.remove(caller.organizationId, hubId, existing.version);
+      versions?.check(existing.version);
+      await writeUnder(versions, () => store.remove(caller.organizationId, hubId, existing.version));
     },
 
     list(caller: Caller, query: { limit: number; cursor?: string | undefined }): Promise<HubPage> {

@@ -27,6 +27,7 @@ import { checkRecordValues, isReadOnlyField, isTitleField, relationReferences, t
 import { estimatedItemBytes, MAX_RECORD_BYTES } from "#shared/domain/records/size";
 import { buildView, type Projection } from "#shared/domain/records/view";
 import { formatDateTimeUtc } from "#shared/domain/time";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface VersionedRecord {
   record: StoredRecord;
@@ -422,7 +423,13 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     }
   }
 
-  async function write(caller: Caller, type: ResolvedType, existing: VersionedRecord, body: RecordReplaceInput, sent: Record<string, unknown>) {
+  /** The record read, its version checked against If-Match (and kept for the ETag). */
+  function checked(found: VersionedRecord, versions: VersionCondition | undefined): StoredRecord {
+    versions?.check(found.version);
+    return found.record;
+  }
+
+  async function write(caller: Caller, type: ResolvedType, existing: VersionedRecord, body: RecordReplaceInput, sent: Record<string, unknown>, versions?: VersionCondition) {
     assertSameType(type, body);
     const previous = existing.record;
     const prepared = await prepare(caller, type, {
@@ -433,11 +440,16 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       createdBy: previous.createdBy,
     });
     const next: StoredRecord = { ...previous, ...prepared, updatedBy: caller.userId, updatedTime: formatDateTimeUtc(now()) };
-    await store.replace(next, existing, {
-      dataTypeVersion: type.version,
-      hubToCheck: next.hubId !== null && next.hubId !== previous.hubId ? next.hubId : undefined,
-      commonData: type.dataType.commonData,
-    });
+    await writeUnder(
+      versions,
+      () =>
+        store.replace(next, existing, {
+          dataTypeVersion: type.version,
+          hubToCheck: next.hubId !== null && next.hubId !== previous.hubId ? next.hubId : undefined,
+          commonData: type.dataType.commonData,
+        }),
+      existing.version + 1,
+    );
     return view(caller, type.dataType, next, writeProjection(caller, type.dataType));
   }
 
@@ -489,12 +501,12 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     },
 
     /** GET /data/{dataId}: the type may be left out when only one type (and hub) holds the dataId. */
-    async getByDataId(caller: Caller, dataId: string, query: RecordGetQuery) {
+    async getByDataId(caller: Caller, dataId: string, query: RecordGetQuery, versions?: VersionCondition) {
       if (query.dataTypeId !== undefined || query.dataTypeName !== undefined) {
         const { dataType } = await resolveType(caller.organizationId, query, "404");
         const projection = projectionFor(caller, dataType, query.fields);
         if (dataType.provider === "external-api") return getExternal(caller, dataType, dataId, query.hubId, projection);
-        return view(caller, dataType, (await findInType(caller, dataType, dataId, query.hubId)).record, projection);
+        return view(caller, dataType, checked(await findInType(caller, dataType, dataId, query.hubId), versions), projection);
       }
       const locations = (await store.locate(caller.organizationId, dataId)).filter(
         (location) => visibleTo(caller, location.hubScope) && (query.hubId === undefined || location.hubScope === query.hubId || location.hubScope === COMMON_SCOPE),
@@ -509,14 +521,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       const type = await dataTypes.findById(caller.organizationId, typeIds[0] as string);
       if (!type) throw new NotFoundError();
       const projection = projectionFor(caller, type.dataType, query.fields);
-      return view(caller, type.dataType, (await findInType(caller, type.dataType, dataId, query.hubId)).record, projection);
+      return view(caller, type.dataType, checked(await findInType(caller, type.dataType, dataId, query.hubId), versions), projection);
     },
 
-    async getByTypeName(caller: Caller, dataTypeName: string, dataId: string, query: { hubId?: string | undefined; fields?: string | undefined }) {
+    async getByTypeName(caller: Caller, dataTypeName: string, dataId: string, query: { hubId?: string | undefined; fields?: string | undefined }, versions?: VersionCondition) {
       const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
       const projection = projectionFor(caller, dataType, query.fields);
       if (dataType.provider === "external-api") return getExternal(caller, dataType, dataId, query.hubId, projection);
-      return view(caller, dataType, (await findInType(caller, dataType, dataId, query.hubId)).record, projection);
+      return view(caller, dataType, checked(await findInType(caller, dataType, dataId, query.hubId), versions), projection);
     },
 
     /**
@@ -524,30 +536,34 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
      * are kept — except fields hidden from the caller: a caller who cannot read a value cannot send it
      * back, so an omitted hidden field keeps its stored value (sending it, null included, still writes it).
      */
-    async replace(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput) {
+    async replace(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput, versions?: VersionCondition) {
       const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
+      versions?.check(existing.version);
       const sent = splitEnvelope(body);
       const hidden = hiddenFieldsFor(caller, type.dataType._id);
       const writable = writableKeys(type.dataType);
       const keptHidden = Object.fromEntries(Object.entries(existing.record.values).filter(([key]) => hidden.has(key) && writable.has(key) && !Object.hasOwn(sent, key)));
-      return write(caller, type, existing, body, { ...keptHidden, ...sent });
+      return write(caller, type, existing, body, { ...keptHidden, ...sent }, versions);
     },
 
     /** PATCH: sent keys replace the stored values (null clears); the merged record is checked as a whole. */
-    async patch(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput) {
+    async patch(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput, versions?: VersionCondition) {
       if (Object.keys(body).length === 0) throw ValidationError.single("body", "send at least one field to change");
       const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
+      versions?.check(existing.version);
       const writable = writableKeys(type.dataType);
       const kept = Object.fromEntries(Object.entries(existing.record.values).filter(([key]) => writable.has(key)));
       // A sent null clears the value (then the default applies, or required fails); an absent key keeps it.
-      return write(caller, type, existing, body, { ...kept, ...splitEnvelope(body) });
+      return write(caller, type, existing, body, { ...kept, ...splitEnvelope(body) }, versions);
     },
 
-    async remove(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined): Promise<void> {
+    async remove(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, versions?: VersionCondition): Promise<void> {
       const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
       if (dataType.provider === "external-api") throw ValidationError.single("dataTypeName", "records of an external-api data type are read from its API and cannot be deleted here");
       if (dataType.locked) throw recordErrors.dataTypeLocked();
-      await store.remove(await findInType(caller, dataType, dataId, hubId));
+      const existing = await findInType(caller, dataType, dataId, hubId);
+      versions?.check(existing.version);
+      await writeUnder(versions, () => store.remove(existing));
     },
   };
 }

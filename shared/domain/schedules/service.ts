@@ -13,6 +13,7 @@ import {
 import { formatWallClock, nextRunAfter, timeSchedules } from "#shared/domain/schedules/timetable";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface SchedulePage<T> {
   items: T[];
@@ -136,7 +137,7 @@ export function createScheduleService({
     return { name, timeSchedules: timeSchedules(input), nextRunAt: nextRunAt(input, time, timeZone()) };
   }
 
-  async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput) {
+  async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput, versions?: VersionCondition) {
     if (input.configurationId !== existing.schedule.configurationId) await assertConfigurationUsable(caller, input.configurationId);
     const time = now();
     const schedule: ScheduleRecord = {
@@ -149,7 +150,7 @@ export function createScheduleService({
       createdTime: existing.schedule.createdTime,
       updatedTime: formatDateTimeUtc(time),
     };
-    await store.replace(schedule, { version: existing.version, configurationId: existing.schedule.configurationId });
+    await writeUnder(versions, () => store.replace(schedule, { version: existing.version, configurationId: existing.schedule.configurationId }), existing.version + 1);
     return toResponse(schedule);
   }
 
@@ -170,27 +171,33 @@ export function createScheduleService({
       return toResponse(schedule);
     },
 
-    async get(caller: Caller, scheduleId: string): Promise<RoutingSchedule> {
-      return toResponse((await findOwned(caller, scheduleId)).schedule);
+    async get(caller: Caller, scheduleId: string, versions?: VersionCondition): Promise<RoutingSchedule> {
+      const found = await findOwned(caller, scheduleId);
+      versions?.check(found.version);
+      return toResponse(found.schedule);
     },
 
     /** Full replace: fields left out take their defaults; logExecuted and the audit fields are kept. */
-    async replace(caller: Caller, scheduleId: string, input: ScheduleInput): Promise<RoutingSchedule> {
-      return write(caller, await findOwned(caller, scheduleId), input);
+    async replace(caller: Caller, scheduleId: string, input: ScheduleInput, versions?: VersionCondition): Promise<RoutingSchedule> {
+      const existing = await findOwned(caller, scheduleId);
+      versions?.check(existing.version);
+      return write(caller, existing, input, versions);
     },
 
     /** Merges the patch over the stored schedule and validates the merged schedule as a whole. */
-    async patch(caller: Caller, scheduleId: string, patch: SchedulePatch): Promise<RoutingSchedule> {
+    async patch(caller: Caller, scheduleId: string, patch: SchedulePatch, versions?: VersionCondition): Promise<RoutingSchedule> {
       const existing = await findOwned(caller, scheduleId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableScheduleFields.map((field) => [field, existing.schedule[field]]));
       const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-      return write(caller, existing, parseWith(scheduleInputSchema, { ...current, ...changes }));
+      return write(caller, existing, parseWith(scheduleInputSchema, { ...current, ...changes }), versions);
     },
 
-    async remove(caller: Caller, scheduleId: string): Promise<void> {
+    async remove(caller: Caller, scheduleId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findOwned(caller, scheduleId);
+      versions?.check(existing.version);
       const previous = { version: existing.version, configurationId: existing.schedule.configurationId };
-      if (!(await store.remove(caller.organizationId, scheduleId, previous))) throw new NotFoundError();
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, scheduleId, previous)))) throw new NotFoundError();
     },
 
     async list(caller: Caller, query: ScheduleListQuery): Promise<SchedulePage<RoutingSchedule>> {

@@ -14,6 +14,7 @@ import {
   type VisitStatus,
   writableVisitFields,
 } from "#shared/domain/visits/schema";
+import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
 export interface VisitPage {
   items: Visit[];
@@ -89,13 +90,16 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
       return visit;
     },
 
-    async get(caller: Caller, visitId: string): Promise<Visit> {
-      return (await findVisible(caller, visitId)).visit;
+    async get(caller: Caller, visitId: string, versions?: VersionCondition): Promise<Visit> {
+      const found = await findVisible(caller, visitId);
+      versions?.check(found.version);
+      return found.visit;
     },
 
     /** Merges the patch over the stored visit and validates the result as a whole visit. */
-    async patch(caller: Caller, visitId: string, patch: VisitPatch): Promise<Visit> {
+    async patch(caller: Caller, visitId: string, patch: VisitPatch, versions?: VersionCondition): Promise<Visit> {
       const existing = await findVisible(caller, visitId);
+      versions?.check(existing.version);
       const current = Object.fromEntries(writableVisitFields.map((field) => [field, existing.visit[field]]));
       const merged = parseWith(visitInputSchema, { ...current, ...patch });
       assertHubAllowed(caller, merged.hubId);
@@ -108,13 +112,14 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
         ...(backToPool ? noDispatch : {}),
         updatedTime: formatDateTimeUtc(now()),
       };
-      await store.replace(visit, { version: existing.version, hubId: existing.visit.hubId });
+      await writeUnder(versions, () => store.replace(visit, { version: existing.version, hubId: existing.visit.hubId }), existing.version + 1);
       return visit;
     },
 
-    async remove(caller: Caller, visitId: string): Promise<void> {
+    async remove(caller: Caller, visitId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, visitId);
-      if (!(await store.remove(caller.organizationId, visitId, { version: existing.version, hubId: existing.visit.hubId }))) {
+      versions?.check(existing.version);
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, visitId, { version: existing.version, hubId: existing.visit.hubId })))) {
         throw new NotFoundError();
       }
     },

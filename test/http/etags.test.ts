@@ -1,0 +1,221 @@
+import { describe, expect, it } from "vitest";
+import { type ApiClient, type ApiResponse, newTenant } from "#test/support/local-api";
+import { schedulingTenant } from "#test/support/scheduling-fixtures";
+import { scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
+
+/**
+ * ETag / If-Match over HTTP, for every versioned resource: each kind creates one resource and says
+ * how to change it (PATCH body, and a PUT body when the resource has PUT).
+ */
+interface Subject {
+  path: string;
+  /** A PATCH body; each writer number gives a different value. */
+  patch: (writer: number) => Record<string, unknown>;
+  /** The value the PATCH bodies set, read from an answer's body. */
+  valueOf: (body: any) => unknown;
+  /** A PUT body that sets the value to "Replaced" (resources with PUT). */
+  replace?: Record<string, unknown>;
+}
+
+const named = (path: string, replace?: Record<string, unknown>): Subject => ({
+  path,
+  patch: (writer) => ({ name: `Writer ${writer}` }),
+  valueOf: (body) => body.data.name,
+  ...(replace ? { replace } : {}),
+});
+
+async function created(response: Promise<ApiResponse>): Promise<Record<string, any>> {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.data;
+}
+
+const customerType = {
+  name: "Customer",
+  fields: [
+    { type: "title", title: "Name" },
+    { id: "segment", title: "Segment", type: "option", required: true, optionData: ["retail", "wholesale"] },
+    { id: "note", title: "Note", type: "text", required: false },
+  ],
+};
+
+const hubBody = { name: "Depot", address: "Main St 1", lat: -6.2, lng: 106.8, timeZone: null };
+
+async function tenantWithHub() {
+  const tenant = newTenant();
+  const hub = await created(tenant.api.post("/hub", hubBody));
+  return { ...tenant, hubId: hub._id as string };
+}
+
+const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]> = [
+  [
+    "hub",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      return { api, subject: named(`/hub/${hubId}`, { ...hubBody, name: "Replaced" }) };
+    },
+  ],
+  [
+    "vehicle",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      const vehicle = await created(api.post("/vehicle", { name: "Van", hubId }));
+      return { api, subject: named(`/vehicle/${vehicle._id}`, { name: "Replaced", hubId }) };
+    },
+  ],
+  [
+    "visit",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      const visit = await created(api.post("/visit", { name: "Shop", address: "Side St 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId }));
+      return { api, subject: named(`/visit/${visit._id}`) };
+    },
+  ],
+  [
+    "routing configuration",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      const profile = await created(api.post("/routing/configuration", { name: "Daily", hubId }));
+      return { api, subject: named(`/routing/configuration/${profile._id}`, { name: "Replaced", hubId }) };
+    },
+  ],
+  [
+    "routing schedule",
+    async () => {
+      const { api, profile } = await schedulingTenant();
+      const schedule = await created(api.post("/routing/schedule", scheduleBody({ configurationId: profile })));
+      return { api, subject: named(`/routing/schedule/${schedule._id}`, { ...validWeeklySchedule, configurationId: profile, name: "Replaced" }) };
+    },
+  ],
+  [
+    "data type",
+    async () => {
+      const { api } = newTenant();
+      const answer = await api.post("/data-type", customerType);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      const id = answer.body.data_type._id;
+      return {
+        api,
+        subject: { path: `/data-type/${id}`, patch: (writer) => ({ name: `Writer ${writer}` }), valueOf: (body) => body.data_type.name, replace: { ...customerType, name: "Replaced" } },
+      };
+    },
+  ],
+  [
+    "data source record",
+    async () => {
+      const { api, hubId } = await tenantWithHub();
+      const answer = await api.post("/data-type", customerType);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      await created(api.post("/data", { dataTypeId: answer.body.data_type._id, hubId, dataId: "Acme", segment: "retail" }));
+      return {
+        api,
+        subject: {
+          path: `/data/type/Customer/Acme?hubId=${hubId}`,
+          patch: (writer) => ({ note: `Writer ${writer}` }),
+          valueOf: (body) => body.data.note,
+          replace: { segment: "wholesale", note: "Replaced" },
+        },
+      };
+    },
+  ],
+];
+
+const withIfMatch = (api: ApiClient, method: string, path: string, ifMatch: string, body?: unknown) =>
+  api.request(method, path, { ...(body === undefined ? {} : { body }), headers: { "if-match": ifMatch } });
+
+describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
+  it("GET answers the version as a strong ETag; a write answers the new one, and GET follows", async () => {
+    const { api, subject } = await setUp();
+    const read = await api.get(subject.path);
+    expect(read.status).toBe(200);
+    const etag = read.headers.get("etag");
+    expect(etag).toMatch(/^"[1-9][0-9]*"$/);
+    const patched = await withIfMatch(api, "PATCH", subject.path, etag as string, subject.patch(1));
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const next = patched.headers.get("etag");
+    expect(next).toBe(`"${Number(JSON.parse(etag as string)) + 1}"`);
+    expect((await api.get(subject.path)).headers.get("etag")).toBe(next);
+  });
+
+  it("PATCH with a stale If-Match answers 412 sys-412 in the product's error shape and changes nothing", async () => {
+    const { api, subject } = await setUp();
+    const stale = (await api.get(subject.path)).headers.get("etag") as string;
+    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(200);
+    const before = await api.get(subject.path);
+    const refused = await withIfMatch(api, "PATCH", subject.path, stale, subject.patch(2));
+    expect(refused.status).toBe(412);
+    expect(refused.body).toEqual({ status: false, message: expect.any(String), failedCode: "sys-412" });
+    const after = await api.get(subject.path);
+    expect(after.body).toEqual(before.body);
+    expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
+  });
+
+  it("DELETE with a stale If-Match answers 412 and keeps the resource; with the current one it deletes", async () => {
+    const { api, subject } = await setUp();
+    const stale = (await api.get(subject.path)).headers.get("etag") as string;
+    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(200);
+    expect((await withIfMatch(api, "DELETE", subject.path, stale)).status).toBe(412);
+    const current = (await api.get(subject.path)).headers.get("etag") as string;
+    expect((await withIfMatch(api, "DELETE", subject.path, current)).status).toBe(200);
+    expect((await api.get(subject.path)).status).toBe(404);
+  });
+
+  it("If-Match: * matches any current version, and a missing resource stays 404", async () => {
+    const { api, subject } = await setUp();
+    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(200);
+    expect((await withIfMatch(api, "DELETE", subject.path, "*")).status).toBe(200);
+    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(404);
+  });
+
+  it("of concurrent PATCHes naming the same version, exactly one wins; the others answer 412", async () => {
+    const { api, subject } = await setUp();
+    const etag = (await api.get(subject.path)).headers.get("etag") as string;
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => withIfMatch(api, "PATCH", subject.path, etag, subject.patch(i))));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 412, 412, 412]);
+    const winner = answers.find((answer) => answer.status === 200);
+    expect(subject.valueOf((await api.get(subject.path)).body)).toBe(subject.valueOf(winner?.body));
+  });
+});
+
+/** Visits have no PUT (spec); the other kinds replace with If-Match too. */
+const replaceable = kinds.filter(([kind]) => kind !== "visit");
+
+describe.each(replaceable)("ETag and If-Match on PUT: %s", (_kind, setUp) => {
+  it("PUT honours If-Match like PATCH", async () => {
+    const { api, subject } = await setUp();
+    const etag = (await api.get(subject.path)).headers.get("etag") as string;
+    expect((await withIfMatch(api, "PUT", subject.path, `"${Number(JSON.parse(etag)) + 5}"`, subject.replace as Record<string, unknown>)).status).toBe(412);
+    const replaced = await withIfMatch(api, "PUT", subject.path, etag, subject.replace as Record<string, unknown>);
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect(subject.valueOf(replaced.body)).toBe("Replaced");
+  });
+
+});
+
+describe("If-Match syntax", () => {
+  it.each([
+    ["a weak ETag", 'W/"1"'],
+    ["a list of ETags", '"1", "2"'],
+    ["an unquoted version", "1"],
+    ["something else", '"abc"'],
+  ])("refuses %s with 400 naming If-Match, changing nothing", async (_label, ifMatch) => {
+    const { api, hubId } = await tenantWithHub();
+    const response = await withIfMatch(api, "PATCH", `/hub/${hubId}`, ifMatch, { name: "Renamed" });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: false, errors: [{ field: "If-Match" }] });
+    expect((await api.get(`/hub/${hubId}`)).body.data.name).toBe(hubBody.name);
+  });
+
+  it("without If-Match, writes behave as before (no precondition)", async () => {
+    const { api, hubId } = await tenantWithHub();
+    expect((await api.patch(`/hub/${hubId}`, { name: "One" })).status).toBe(200);
+    expect((await api.patch(`/hub/${hubId}`, { name: "Two" })).status).toBe(200);
+    expect((await api.get(`/hub/${hubId}`)).headers.get("etag")).toBe('"3"');
+  });
+
+  it("answers no ETag on lists", async () => {
+    const { api } = await tenantWithHub();
+    expect((await api.get("/hubs")).headers.get("etag")).toBeNull();
+  });
+});
