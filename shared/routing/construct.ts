@@ -31,6 +31,7 @@ export function constructByRegret(solution: Solution): void {
     let chosenRoute = -1;
     let chosenRegret = -Infinity;
     let chosenCost = Infinity;
+    let chosenPriority = 0;
     for (let i = 0; i < n; i++) {
       if (!open[i]) continue;
       let best = Infinity;
@@ -52,7 +53,11 @@ export function constructByRegret(solution: Solution): void {
       }
       // A visit with a single option has infinite regret; among those, the cheapest goes first.
       const regret = second === Infinity ? Number.MAX_VALUE : second - best;
-      if (regret > chosenRegret || (regret === chosenRegret && best < chosenCost)) {
+      // Higher priorities first, then the highest regret.
+      const priority = instance.priority[pending[i]!]!;
+      if (priority < chosenPriority) continue;
+      if (priority > chosenPriority || regret > chosenRegret || (regret === chosenRegret && best < chosenCost)) {
+        chosenPriority = priority;
         chosen = i;
         chosenRoute = bestRoute;
         chosenRegret = regret;

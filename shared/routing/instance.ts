@@ -8,6 +8,8 @@ import type { DropReason, Location, RoutingProblem, RoutingVehicle } from "./mod
 export const NO_LOCATION = -1;
 const DEFAULT_SPEED_KMH = 40;
 const NEIGHBOUR_LIST_LENGTH = 100;
+export const DEFAULT_PRIORITY = 3;
+const MAX_PRIORITY = 5;
 
 export interface Instance {
   readonly visitCount: number;
@@ -49,6 +51,12 @@ export interface Instance {
   /** visit * vehicleCount + vehicle: tags, capacity and working time allow the pair. */
   readonly compatible: Uint8Array;
 
+  /** Per visit, its priority 1–5 (default 3). */
+  readonly priority: Uint8Array;
+  /** Per visit, what leaving it out costs: (visitCount + 1)^(priority − 1), so one visit outweighs all of lower priorities. */
+  readonly dropWeight: Float64Array;
+  /** Some visits have a priority other than the default. */
+  readonly hasPriorities: boolean;
   /** Visits the solver tries to route. */
   readonly routable: Int32Array;
   /** Visits dropped before solving. */
@@ -205,6 +213,14 @@ export function buildInstance(problem: RoutingProblem): Instance {
     routable.push(v);
   });
 
+  const priority = new Uint8Array(visitCount);
+  const dropWeight = new Float64Array(visitCount);
+  visits.forEach((visit, v) => {
+    priority[v] = Math.min(MAX_PRIORITY, Math.max(1, Math.round(visit.priority ?? DEFAULT_PRIORITY)));
+    dropWeight[v] = (visitCount + 1) ** (priority[v]! - 1);
+  });
+  const hasPriorities = priority.some((p) => p !== DEFAULT_PRIORITY);
+
   const neighbourCount = Math.min(NEIGHBOUR_LIST_LENGTH, Math.max(0, routable.length - 1));
   const neighbours = new Int32Array(visitCount * neighbourCount);
   const distanceTo = new Float64Array(visitCount);
@@ -244,6 +260,9 @@ export function buildInstance(problem: RoutingProblem): Instance {
     fixedCost,
     vehicleClass,
     compatible,
+    priority,
+    dropWeight,
+    hasPriorities,
     routable: Int32Array.from(routable),
     drops,
     neighbours,

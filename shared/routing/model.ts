@@ -32,6 +32,11 @@ export interface RoutingVisit {
   demand?: number[];
   /** Tags every serving vehicle must carry. */
   requiredTags?: string[];
+  /**
+   * 1 (lowest) to 5 (highest), default 3. When not every visit fits, lower priorities are dropped first:
+   * serving one visit of priority p outweighs serving any number of visits of lower priorities.
+   */
+  priority?: number;
 }
 
 /** A break of `duration` minutes that starts no earlier than `earliestStart` and ends by `latestEnd`. */

@@ -116,6 +116,8 @@ export class RuinRecreate {
     const nearby = Math.min(instance.neighbourCount, NEARBY_NEIGHBOURS);
     if (hardness) this.random.shuffle(visits).sort((a, b) => hardness[b]! - hardness[a]!);
     else this.sortForRecreate(visits);
+    // Higher priorities claim the room first (a stable sort keeps the order within a priority).
+    if (instance.hasPriorities) visits.sort((a, b) => instance.priority[b]! - instance.priority[a]!);
     for (const v of visits) {
       this.bestRoute = -1;
       this.best.cost = Infinity;

@@ -71,26 +71,29 @@ export class Budget {
   }
 }
 
-/** The best solution met: fewest unassigned visits, then lowest cost. */
+/** The best solution met: least weight of unassigned visits (by priority), then lowest cost. */
 export class Incumbent {
   unassigned: number;
+  dropped: number;
   cost: number;
   snapshot: Snapshot;
 
   constructor(solution: Solution) {
     this.unassigned = solution.unassigned.size;
+    this.dropped = solution.droppedWeight;
     this.cost = solution.cost;
     this.snapshot = solution.snapshot();
   }
 
   isImprovedBy(solution: Solution): boolean {
-    return isBetter(solution.unassigned.size, solution.cost, this.unassigned, this.cost);
+    return isBetter(solution.droppedWeight, solution.cost, this.dropped, this.cost);
   }
 
   /** Keeps the solution if it is better; returns whether it was. */
   offer(solution: Solution): boolean {
     if (!this.isImprovedBy(solution)) return false;
     this.unassigned = solution.unassigned.size;
+    this.dropped = solution.droppedWeight;
     this.cost = solution.cost;
     this.snapshot = solution.snapshot();
     return true;
@@ -121,7 +124,7 @@ export function anneal(
   polish: (solution: Solution) => void,
 ): void {
   const from = Math.min(budget.progress(), 0.99);
-  let unassigned = solution.unassigned.size;
+  let unassigned = solution.droppedWeight;
   let cost = solution.cost;
   const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved();
@@ -134,14 +137,14 @@ export function anneal(
     budget.iterations++;
     const newCost = solution.cost;
     const threshold = cost - temperature * Math.log(random.next());
-    if (isBetter(solution.unassigned.size, newCost, unassigned, threshold)) {
+    if (isBetter(solution.droppedWeight, newCost, unassigned, threshold)) {
       solution.commit();
       if (incumbent.isImprovedBy(solution)) {
         polish(solution);
         incumbent.offer(solution);
         budget.improved();
       }
-      unassigned = solution.unassigned.size;
+      unassigned = solution.droppedWeight;
       cost = solution.cost;
     } else {
       solution.rollback();

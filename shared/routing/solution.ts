@@ -45,6 +45,13 @@ export class Solution {
     return cost;
   }
 
+  /** Σ drop weight of the visits left out (their count when every visit has the default priority). */
+  get droppedWeight(): number {
+    let weight = 0;
+    for (const v of this.unassigned) weight += this.instance.dropWeight[v]!;
+    return weight;
+  }
+
   get vehiclesUsed(): number {
     let used = 0;
     for (const route of this.routes) if (route.visitCount > 0) used++;

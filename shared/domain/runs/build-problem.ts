@@ -117,9 +117,10 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
     }
     return {
       id: vehicle._id,
-      start: depot,
-      end: depot,
-      returnToEnd: configuration.returnToHub,
+      // A driver who starts from home, or ends elsewhere: a set end location is always driven to.
+      start: vehicle.startLocation ?? depot,
+      end: vehicle.endLocation ?? depot,
+      returnToEnd: vehicle.endLocation ? true : configuration.returnToHub,
       capacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.max ?? Infinity),
       minCapacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.min ?? 0),
       speedKmh: vehicle.speed ?? configuration.defaultSpeed,
@@ -150,6 +151,7 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       timeWindows: windows,
       demand: dimensions.map((dimension) => visit.capacity[dimension] ?? 0),
       requiredTags: visit.tags,
+      priority: visit.priority,
     });
   }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
+import { coordinateSchema } from "#shared/domain/visits/schema";
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -52,8 +53,14 @@ const vehicleShape = {
     .refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" })
     .describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
   fixedCost: storableNumber().min(0).max(100).describe("Cost of using this vehicle at all (0–100): lower is preferred."),
+  startLocation: coordinateSchema
+    .nullable()
+    .describe("Where the vehicle's route starts (e.g. the driver's home); null = the hub. Same forms as a visit coordinate."),
+  endLocation: coordinateSchema
+    .nullable()
+    .describe("Where the vehicle's route ends; null = the hub (or, when the profile does not return to the hub, the last visit). Set, the route always ends here."),
   constraints: z.strictObject({
-    maxVisits: positive.int().optional(),
+    maxVisits: positive.int().optional().describe("Most visits on one route."),
     maxDistanceKm: positive.optional(),
     maxDurationMinutes: positive.optional(),
   }),
@@ -69,6 +76,8 @@ export const vehicleDefaults = {
   breakTime: null,
   tags: [],
   fixedCost: 0,
+  startLocation: null,
+  endLocation: null,
   constraints: {},
 } as const;
 
@@ -111,6 +120,8 @@ export const vehicleInputSchema = ignoringServerSetKeys(
       breakTime: vehicleShape.breakTime.default(vehicleDefaults.breakTime),
       tags: vehicleShape.tags.default([]),
       fixedCost: vehicleShape.fixedCost.default(vehicleDefaults.fixedCost),
+      startLocation: vehicleShape.startLocation.default(vehicleDefaults.startLocation),
+      endLocation: vehicleShape.endLocation.default(vehicleDefaults.endLocation),
       constraints: vehicleShape.constraints.default({}),
     })
     .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }),
@@ -141,6 +152,9 @@ export const vehicleSchema = z.object({
   breakTime: breakTimeSchema.nullable(),
   tags: z.array(z.string()),
   fixedCost: z.number(),
+  /** Vehicles stored before these existed read as null (the hub). */
+  startLocation: z.object({ lat: z.number(), lng: z.number() }).nullable().default(null),
+  endLocation: z.object({ lat: z.number(), lng: z.number() }).nullable().default(null),
   constraints: vehicleShape.constraints,
   organizationId: z.string(),
   createdTime: z.string().describe("Y-m-d H:i:s, UTC"),

@@ -51,6 +51,8 @@ const writableFields = [
   "breakTime",
   "tags",
   "fixedCost",
+  "startLocation",
+  "endLocation",
   "constraints",
 ] as const satisfies ReadonlyArray<keyof VehicleInput>;
 

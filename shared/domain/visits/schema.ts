@@ -108,9 +108,16 @@ const visitShape = {
     .describe(
       "UNASSIGNED and ONGOING visits are active (collected by routing runs). ASSIGNED is set by dispatch only. Setting UNASSIGNED clears the dispatch fields.",
     ),
+  priority: storableNumber()
+    .int()
+    .min(1)
+    .max(5)
+    .describe(
+      "1 (lowest) to 5 (highest), default 3. When a run cannot serve every visit, lower priorities are dropped first: one visit of a priority outweighs any number of visits of lower priorities.",
+    ),
 };
 
-export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED" } as const;
+export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3 } as const;
 
 const visitInputObject = z.strictObject({
     hubId: visitShape.hubId,
@@ -122,6 +129,7 @@ const visitInputObject = z.strictObject({
     capacity: visitShape.capacity.default({}),
     tags: visitShape.tags.default([]),
   status: visitShape.status.default(visitDefaults.status),
+  priority: visitShape.priority.default(visitDefaults.priority),
 });
 export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
@@ -155,6 +163,7 @@ export const writableVisitFields = [
   "capacity",
   "tags",
   "status",
+  "priority",
 ] as const satisfies ReadonlyArray<keyof VisitInput>;
 
 export const visitDispatchSchema = z.object({
@@ -179,6 +188,8 @@ export const visitSchema = z.object({
   capacity: visitShape.capacity,
   tags: z.array(z.string()),
   status: z.enum(visitStatuses),
+  /** Visits stored before priorities existed read as the default. */
+  priority: z.number().default(visitDefaults.priority),
   ...visitDispatchSchema.shape,
   organizationId: z.string(),
   createdTime: z.string().describe("Y-m-d H:i:s, UTC"),

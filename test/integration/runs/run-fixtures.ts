@@ -74,6 +74,7 @@ export async function bulkActiveVisits(organizationId: string, hubId: string, co
       capacity: {},
       tags: [],
       status: "UNASSIGNED",
+      priority: 3,
       assignedVehicleId: null,
       routingResultId: null,
       routePlannedOrder: null,

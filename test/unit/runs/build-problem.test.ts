@@ -49,6 +49,8 @@ const vehicle = (overrides: Partial<Vehicle> = {}): Vehicle => ({
   breakTime: null,
   tags: ["cold"],
   fixedCost: 0,
+  startLocation: null,
+  endLocation: null,
   constraints: { maxVisits: 20, maxDistanceKm: 150, maxDurationMinutes: 480 },
   organizationId: "o",
   createdTime: "2026-01-01 00:00:00",
@@ -67,6 +69,7 @@ const visit = (id: string, overrides: Partial<Visit> = {}): Visit => ({
   capacity: { weight: 3, volume: 1 },
   tags: [],
   status: "UNASSIGNED",
+  priority: 3,
   assignedVehicleId: null,
   routingResultId: null,
   routePlannedOrder: null,
@@ -108,6 +111,21 @@ describe("Domain: building the optimizer problem of a run", () => {
     });
     expect(planned.problem.visits[0]).toMatchObject({ id: "a", visitTime: 12, demand: [3], requiredTags: [] });
     expect(buildRunProblem(input("2026-03-02T06:00:00Z", { configuration: profile({ returnToHub: false }) })).problem.vehicles[0]?.returnToEnd).toBe(false);
+  });
+
+  it("maps a vehicle's own start and end locations (a set end is always driven to) and each visit's priority", () => {
+    const home = { lat: -6.3, lng: 106.7 };
+    const office = { lat: -6.1, lng: 106.9 };
+    const planned = buildRunProblem(
+      input("2026-03-02T06:00:00Z", {
+        configuration: profile({ returnToHub: false }),
+        vehicles: [vehicle({ startLocation: home, endLocation: office }), vehicle({ _id: "veh-2", startLocation: home })],
+        visits: [visit("a", { priority: 5 }), visit("b")],
+      }),
+    );
+    expect(planned.problem.vehicles[0]).toMatchObject({ start: home, end: office, returnToEnd: true });
+    expect(planned.problem.vehicles[1]).toMatchObject({ start: home, end: { lat: -6.2, lng: 106.8 }, returnToEnd: false });
+    expect(planned.problem.visits.map((v) => v.priority)).toEqual([5, 3]);
   });
 
   it.each([
