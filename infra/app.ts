@@ -4,15 +4,25 @@ import { routes as productRoutes } from "#functions/routes";
 import type { RouteDefinition } from "#shared/http/route";
 import { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
 import { repositoryRoot } from "#infra/repository-root";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { planOverridesFromEnvironment } from "#shared/config/tenant-plans";
+import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
+import { planCatalog, type PlanOverrides } from "#shared/domain/tenants/plan-catalog";
 
 /**
  * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
  * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=… -c appTimeZone=…`), as do `corsAllowedOrigins`,
- * `sourceMaps` and `alarmEmail`. Tests may pass another route
+ * `sourceMaps`, `alarmEmail`, and tenancy: `tenantPlansFile`, `tenantAutoEnroll` (default false),
+ * `authorizerCacheTtlSeconds` (default 300). Tests may pass another route
  * table (e.g. a synthetic one three times as large, to check the resource headroom).
  */
-export function buildApp(app: App = new App(), options: { routes?: readonly RouteDefinition[] } = {}): { app: App; stack: FieldOperationsStack } {
+export function buildApp(app: App = new App(), options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {}): { app: App; stack: FieldOperationsStack } {
   const context = (key: string, fallback: string) => (app.node.tryGetContext(key) as string | undefined) ?? fallback;
+  // The operator's plans: context tenantPlansFile (a JSON document, relative to the repository), else TENANT_PLANS_FILE.
+  const plansFile = app.node.tryGetContext("tenantPlansFile") as string | undefined;
+  const planOverrides =
+    options.planOverrides ?? (plansFile ? JSON.parse(readFileSync(resolve(repositoryRoot, plansFile), "utf8")) : planOverridesFromEnvironment({ TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE }));
   const stack = new FieldOperationsStack(app, context("stackName", "FieldOperations"), {
     routes: options.routes ?? productRoutes,
     repositoryRoot,
@@ -28,6 +38,12 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
       .filter((origin) => origin.length > 0),
     sourceMaps: String(app.node.tryGetContext("sourceMaps")) === "true",
     ...(app.node.tryGetContext("alarmEmail") ? { alarmEmail: context("alarmEmail", "") } : {}),
+    tenancy: {
+      plans: planCatalog(planOverrides),
+      planOverridesJson: JSON.stringify(planOverrides),
+      autoEnroll: String(app.node.tryGetContext("tenantAutoEnroll")) === "true",
+      authorizerCacheTtlSeconds: Number(context("authorizerCacheTtlSeconds", String(defaultAuthorizerCacheTtlSeconds))),
+    },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -48,7 +48,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const config = appConfig();
   const plans = configuredPlans();
   const tenant = await findTenant(caller.organizationId);
-  const access = tenantAccess(caller.organizationId, tenant, {
+  const access = tenantAccess(tenant, {
     plans,
     autoEnroll: config.TENANT_AUTO_ENROLL === "true",
     autoEnrollApiKeyValue: config.TENANT_AUTO_ENROLL_API_KEY,

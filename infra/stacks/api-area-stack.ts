@@ -1,5 +1,5 @@
 import { Duration, NestedStack, type NestedStackProps, RemovalPolicy } from "aws-cdk-lib";
-import { type CorsOptions, type IResource, Integration, IntegrationType, Method, Resource, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import { AuthorizationType, type CorsOptions, type IAuthorizer, type IResource, Integration, IntegrationType, Method, Resource, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -26,6 +26,8 @@ export interface ApiAreaStackProps extends NestedStackProps {
   alarmTopic: ITopic;
   /** Gives a role what one grant of the route table allows. */
   grant: (role: IRole, grant: RouteGrant) => void;
+  /** The tenant authorizer every authenticated method runs behind (its usage-plan key required). */
+  authorizer: IAuthorizer;
 }
 
 /**
@@ -93,6 +95,8 @@ export class ApiAreaStack extends NestedStack {
       new Method(this, `${route.operationId}Method`, {
         resource: resourceFor(route.path),
         httpMethod: route.method,
+        // Authenticated methods: the tenant authorizer, and the usage-plan key it supplies (apiKeySource AUTHORIZER).
+        ...(route.auth === "none" ? {} : { options: { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } }),
         integration: new Integration({
           type: IntegrationType.AWS_PROXY,
           integrationHttpMethod: "POST",

@@ -1,5 +1,5 @@
 import { CfnElement, CfnOutput, Duration, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
-import { AccessLogFormat, Cors, type CorsOptions, Deployment, type IResource, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi, Stage } from "aws-cdk-lib/aws-apigateway";
+import { AccessLogFormat, ApiKey, ApiKeySourceType, Cors, type CorsOptions, Deployment, IdentitySource, type IResource, LogGroupLogDestination, MethodLoggingLevel, Period, RequestAuthorizer, ResponseType, RestApi, Stage, UsagePlan } from "aws-cdk-lib/aws-apigateway";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
@@ -20,6 +20,20 @@ import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
+import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
+
+/** Tenancy at the gateway (README, "Tenants and plans"). */
+export interface TenancyProps {
+  /** The plans in force (product plans plus the operator's document); one usage plan each. */
+  plans: PlanCatalog;
+  /** The operator's plan document as JSON, handed to the authorizer so it knows the same plans. */
+  planOverridesJson: string;
+  /** Enroll unknown organizations on the default plan (context `tenantAutoEnroll`, default false); they share one key. */
+  autoEnroll: boolean;
+  /** Authorizer results are cached per token this long (context `authorizerCacheTtlSeconds`, default 300). */
+  authorizerCacheTtlSeconds: number;
+}
 
 export interface FieldOperationsStackProps extends StackProps {
   routes: readonly RouteDefinition[];
@@ -33,6 +47,7 @@ export interface FieldOperationsStackProps extends StackProps {
   sourceMaps?: boolean;
   /** E-mail address the alarm topic notifies (context `alarmEmail`); no subscription when unset. */
   alarmEmail?: string;
+  tenancy: TenancyProps;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -50,6 +65,8 @@ export class FieldOperationsStack extends Stack {
   readonly areaStacks: ApiAreaStack[];
   /** The root stack's alarms (jobs, queue, API); each area stack holds its functions' alarms. */
   readonly alarms: Alarm[];
+  /** One usage plan per plan of the catalog, by plan name. */
+  readonly usagePlans = new Map<string, UsagePlan>();
 
   constructor(scope: Construct, id: string, props: FieldOperationsStackProps) {
     super(scope, id, props);
@@ -118,6 +135,12 @@ export class FieldOperationsStack extends Stack {
       ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) } : {}),
     };
 
+    // Every function's bundle, built in one esbuild run before any function needs its code.
+    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry], {
+      repositoryRoot: props.repositoryRoot,
+      sourceMaps: props.sourceMaps ?? false,
+    });
+
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
     // Every alarm notifies this topic; context alarmEmail subscribes an address to it.
     const alarmTopic = new Topic(this, "AlarmTopic", { displayName: "Field Operations API alarms", enforceSSL: true });
@@ -147,6 +170,8 @@ export class FieldOperationsStack extends Stack {
       defaultCorsPreflightOptions: cors,
       // gzip/deflate for clients that ask (Accept-Encoding) once a body reaches 1 KiB.
       minCompressionSize: Size.kibibytes(1),
+      // The tenant authorizer names the usage-plan key of each call (usageIdentifierKey); clients never send one.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     const responseHeaders = gatewayCorsHeaders;
@@ -158,26 +183,101 @@ export class FieldOperationsStack extends Stack {
     });
     api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", responseHeaders, templates: errorBody(413, "Request body is too large.", "sys-413") });
     api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", responseHeaders, templates: errorBody(429, "Too many requests.", "sys-429") });
+    // The tenant authorizer's answers (shared/http/gateway-responses.ts; the local gateway gives the same).
+    const answer = (name: keyof typeof gatewayAnswers) => gatewayAnswers[name];
+    api.addGatewayResponse("Unauthorized", {
+      type: ResponseType.UNAUTHORIZED,
+      statusCode: "401",
+      responseHeaders: { ...responseHeaders, "WWW-Authenticate": `'${gatewayBearerChallenge}'` },
+      templates: errorBody(401, answer("unauthorized").message, answer("unauthorized").failedCode),
+    });
+    // The authorizer's Deny carries its reason (not enrolled, suspended) in its context.
+    api.addGatewayResponse("AccessDenied", {
+      type: ResponseType.ACCESS_DENIED,
+      statusCode: "403",
+      responseHeaders,
+      templates: { "application/json": contextTemplate(403, "message", "failedCode", answer("accessDenied").failedCode) },
+    });
+    // Which quota and when it resets: the authorizer's context of the tenant's plan.
+    api.addGatewayResponse("QuotaExceeded", {
+      type: ResponseType.QUOTA_EXCEEDED,
+      statusCode: "429",
+      responseHeaders,
+      templates: { "application/json": contextTemplate(429, "quotaExceededMessage", undefined, answer("quotaExceeded").failedCode) },
+    });
+    api.addGatewayResponse("InvalidApiKey", {
+      type: ResponseType.INVALID_API_KEY,
+      statusCode: "403",
+      responseHeaders,
+      templates: errorBody(403, answer("invalidApiKey").message, answer("invalidApiKey").failedCode),
+    });
+
+    const tenancy = props.tenancy;
+    const authorizerFunction = new ProductFunction(this, "TenantAuthorizerFunction", {
+      code,
+      entry: authorizerEntry,
+      description: "Tenant authorizer: verifies the bearer JWT, reads the tenant, names its usage-plan key",
+      environment: {
+        TABLE_NAME: environment.TABLE_NAME,
+        JWT_ISSUER: environment.JWT_ISSUER,
+        JWT_AUDIENCE: environment.JWT_AUDIENCE,
+        JWT_JWKS_URI: environment.JWT_JWKS_URI,
+        POWERTOOLS_SERVICE_NAME: environment.POWERTOOLS_SERVICE_NAME,
+        TENANT_AUTO_ENROLL: String(tenancy.autoEnroll),
+        TENANT_AUTO_ENROLL_API_KEY: autoEnrollKeyValue(this),
+        TENANT_PLANS_JSON: tenancy.planOverridesJson,
+      },
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+    });
+    // One GetItem: the tenant record. Nothing else.
+    authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
+    const authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
+      handler: authorizerFunction,
+      identitySources: [IdentitySource.header("Authorization")],
+      resultsCacheTtl: Duration.seconds(tenancy.authorizerCacheTtlSeconds),
+    });
     api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, responseHeaders, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
     // Every other gateway 4xx (401/403 from the gateway included: they fall back to the default) keeps its body and gains the header.
     api.addGatewayResponse("Default4xx", { type: ResponseType.DEFAULT_4XX, responseHeaders });
 
     const deployment = new Deployment(this, "Deployment", { api, description: "Field Operations Management API v3" });
+    deployment.node.addDependency(authorizer);
     // Methods live in nested stacks, which the deployment cannot see: a new deployment whenever
     // the route table's methods or paths change, so the stage serves them.
     deployment.addToLogicalId(props.routes.map((route) => `${route.method} ${route.path} ${route.operationId} ${route.auth ?? "jwt"}`));
     const stageName = "v3";
+    // The stage limit guards the whole API; each tenant's own limit is its usage plan's, so the stage must admit the fastest plan.
     const stage = new Stage(this, "Stage", {
       deployment,
       stageName,
-      throttlingRateLimit: 100,
-      throttlingBurstLimit: 200,
+      throttlingRateLimit: Math.max(100, ...tenancy.plans.plans.map((plan) => plan.rate)),
+      throttlingBurstLimit: Math.max(200, ...tenancy.plans.plans.map((plan) => plan.burst)),
       loggingLevel: MethodLoggingLevel.ERROR,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
       accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       tracingEnabled: true,
     });
     api.deploymentStage = stage;
+
+    // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
+    for (const plan of tenancy.plans.plans) {
+      this.usagePlans.set(
+        plan.name,
+        new UsagePlan(this, `UsagePlan${pascalCase(plan.name)}`, {
+          name: usagePlanName(this.stackName, plan.name),
+          description: plan.description,
+          throttle: { rateLimit: plan.rate, burstLimit: plan.burst },
+          ...(plan.callQuota ? { quota: { limit: plan.callQuota.limit, period: plan.callQuota.period === "day" ? Period.DAY : Period.MONTH } } : {}),
+          apiStages: [{ api, stage }],
+        }),
+      );
+    }
+    if (tenancy.autoEnroll) {
+      // Organizations without a tenant record share this key on the default plan (enroll them to give each its own limits).
+      const poolKey = new ApiKey(this, "AutoEnrollApiKey", { value: autoEnrollKeyValue(this), description: "Organizations auto-enrolled on the default plan" });
+      this.usagePlans.get(tenancy.plans.defaultPlan.name)?.addApiKey(poolKey);
+    }
 
     // Explicit actions per grant (routeGrantActions), never CDK's grantRead/WriteData groups.
     const grant = (role: IRole, grant: RouteGrant) => {
@@ -193,12 +293,6 @@ export class FieldOperationsStack extends Stack {
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [runQueue.queueArn] }));
     };
-
-    // Every function's bundle, built in one esbuild run before any function needs its code.
-    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry], {
-      repositoryRoot: props.repositoryRoot,
-      sourceMaps: props.sourceMaps ?? false,
-    });
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
     const sharedResources = new Map<string, IResource>([["/", api.root]]);
@@ -220,6 +314,7 @@ export class FieldOperationsStack extends Stack {
         environment,
         grant,
         alarmTopic,
+        authorizer,
       });
       deployment.node.addDependency(areaStack);
       return areaStack;
@@ -306,6 +401,22 @@ export class FieldOperationsStack extends Stack {
 }
 
 const tickEntry = "functions/jobs/scheduler-tick.ts";
+const authorizerEntry = "functions/authorizer/tenant-authorizer.ts";
+
+/** The usage plan of `plan` in the stack named `stackName` (the tenant CLI finds it by this name). */
+export const usagePlanName = (stackName: string, plan: string) => `${stackName}-${plan}`;
+
+/** The key value auto-enrolled organizations share: a usage identifier, not a secret (clients never send API keys). */
+const autoEnrollKeyValue = (stack: Stack) => `${stack.stackName}-auto-enrolled-organizations`;
+
+/**
+ * A gateway response body taking its message (and failedCode) from the authorizer's context. The
+ * authorizer's messages contain no double quote or backslash, so they fit a JSON string as they are.
+ */
+function contextTemplate(status: number, messageKey: string, failedCodeKey: string | undefined, failedCode: string): string {
+  const code = failedCodeKey ? `$context.authorizer.${failedCodeKey}` : failedCode;
+  return `{"status":false,"message":"$context.authorizer.${messageKey}","failedCode":"${code}","statusCode":${status}}`;
+}
 const tickTimeout = Duration.seconds(55);
 const workerEntry = "functions/jobs/routing-run.ts";
 

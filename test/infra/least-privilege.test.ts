@@ -52,6 +52,12 @@ describe("Least privilege: each function's role allows exactly the actions its r
     }
   });
 
+  it("lets the tenant authorizer read one item of the table (GetItem) and nothing else", () => {
+    expect(functionActions(synthesized, "TenantAuthorizerFunction").filter((action) => !baseline.includes(action))).toEqual(["dynamodb:GetItem"]);
+    const onTable = functionStatements(synthesized, "TenantAuthorizerFunction").filter((statement) => [statement.Action].flat().includes("dynamodb:GetItem"));
+    expect(JSON.stringify(onTable.map((statement) => statement.Resource))).not.toContain("/index/");
+  });
+
   it("keeps read routes to GetItem, BatchGetItem and Query", () => {
     const readOnly = routes.filter((route) => !route.grants?.some((grant) => grant === "tableWrite" || grant === "bucketWrite" || grant === "queueSend"));
     expect(readOnly.length).toBeGreaterThan(10);

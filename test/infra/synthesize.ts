@@ -4,6 +4,7 @@ import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { buildApp } from "#infra/app";
 import type { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
 import type { RouteDefinition } from "#shared/http/route";
+import type { PlanOverrides } from "#shared/domain/tenants/plan-catalog";
 
 export interface SynthesizedStack {
   stack: FieldOperationsStack;
@@ -15,8 +16,11 @@ export interface SynthesizedStack {
 }
 
 /** Synthesizes without bundling (fast) unless asked; tests that bundle for real say so. */
-export function synthesize(outdir: string, options: { context?: Record<string, unknown>; routes?: readonly RouteDefinition[] } = {}): SynthesizedStack {
-  const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...options.context } }), { routes: options.routes });
+export function synthesize(
+  outdir: string,
+  options: { context?: Record<string, unknown>; routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {},
+): SynthesizedStack {
+  const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...options.context } }), { routes: options.routes, planOverrides: options.planOverrides });
   const assembly = app.synth();
   const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
   const templates = stacks.map((each) => {

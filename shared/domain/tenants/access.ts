@@ -35,12 +35,13 @@ export interface TenantAccessSettings {
   autoEnrollApiKeyValue: string;
 }
 
-export function tenantAccess(organizationId: string, tenant: Tenant | undefined, settings: TenantAccessSettings): TenantAccess {
+/** Messages never hold a double quote or a backslash: the stack's ACCESS_DENIED response puts them in JSON as they are. */
+export function tenantAccess(tenant: Tenant | undefined, settings: TenantAccessSettings): TenantAccess {
   if (!tenant) {
     if (!settings.autoEnroll) {
       return {
         allowed: false,
-        message: `The organization "${organizationId}" is not enrolled: ask the operator to enroll it on a plan.`,
+        message: "Organization not enrolled: ask the operator to enroll it on a plan.",
         failedCode: tenantFailedCodes.notEnrolled,
       };
     }
@@ -53,7 +54,7 @@ export function tenantAccess(organizationId: string, tenant: Tenant | undefined,
   if (!plan || !tenant.apiKeyValue) {
     return {
       allowed: false,
-      message: `The organization's plan "${tenant.plan}" is not configured on this API: ask the operator to check its enrollment.`,
+      message: `The organization's plan ${tenant.plan} is not configured on this API: ask the operator to check its enrollment.`,
       failedCode: tenantFailedCodes.unknownPlan,
     };
   }

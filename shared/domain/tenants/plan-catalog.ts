@@ -58,5 +58,6 @@ export function quotaExceededMessage(plan: Plan): string {
   if (!plan.callQuota) return "Call quota exceeded.";
   const { limit, period } = plan.callQuota;
   const resets = period === "day" ? "at 00:00 UTC every day" : "at 00:00 UTC on the 1st of every month";
-  return `The ${period === "day" ? "daily" : "monthly"} call quota of plan "${plan.name}" (${limit} calls per ${period}) is used up; it resets ${resets}.`;
+  // No double quote or backslash: the stack's QUOTA_EXCEEDED response puts it in JSON as it is (plan names are [a-z0-9-]).
+  return `The ${period === "day" ? "daily" : "monthly"} call quota of plan ${plan.name} (${limit} calls per ${period}) is used up; it resets ${resets}.`;
 }
