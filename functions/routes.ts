@@ -23,6 +23,6 @@ export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((ro
 export const apiDescription = [
   "Field operations for one organization per token: data types, data source records, routing schedules, vehicles and app integration.",
   "",
-  "Conventions: bearer JWT on every endpoint but this document, listing the operation's permission slug (`x-permission`; 403 failedCode sys-035 without it); errors are `{ status: false, message, failedCode }` (400 adds `errors`, one entry per field and rule);",
+  "Conventions: bearer JWT on every endpoint but this document and its page GET /docs, listing the operation's permission slug (`x-permission`; 403 failedCode sys-035 without it); errors are `{ status: false, message, failedCode }` (400 adds `errors`, one entry per field and rule);",
   "lists take `limit` (1–100, default 20) and an opaque `cursor`, and answer `nextCursor` (null on the last page); another organization's resource is always 404.",
 ].join("\n");

@@ -1,5 +1,6 @@
 import { buildSync, type BuildOptions } from "esbuild";
 import { join } from "node:path";
+import { readDocsAssets } from "#shared/http/docs-assets";
 
 /**
  * How every function is bundled: one CommonJS file for Node.js 24 with the AWS SDK inside (pinned
@@ -17,6 +18,9 @@ export function functionBuildOptions(options: { sourceMaps: boolean }): BuildOpt
     minify: true,
     sourcemap: options.sourceMaps,
     logLevel: "error",
+    // The docs page's Swagger UI files, inlined: a bundle has no node_modules beside it (shared/http/docs-assets.ts).
+    // Only a bundle that reads them (GET /docs) carries them.
+    define: { BUNDLED_DOCS_ASSETS: JSON.stringify(readDocsAssets(import.meta.url)) },
   };
 }
 

@@ -50,10 +50,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
   for (const route of routes) {
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.schema ? { content: { "application/json": { schema: jsonSchema(response.schema, "output") } } } : {}),
-      };
+      const content: Record<string, unknown> = {};
+      if (response.schema || response.contentType) {
+        content[response.contentType ?? "application/json"] = { schema: response.schema ? jsonSchema(response.schema, "output") : { type: "string" } };
+      }
+      for (const [mediaType, schema] of Object.entries(response.alternatives ?? {})) content[mediaType] = { schema: jsonSchema(schema, "output") };
+      responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
     }
     for (const [status, description] of Object.entries(errorResponses)) {
       if (route.auth === "none" && status !== "500") continue;

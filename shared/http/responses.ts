@@ -1,10 +1,13 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { appConfig } from "#shared/config/env";
 
-/** Success bodies are `{ status: true, message, …payload }` (payload key is `data` unless the spec names another). */
+/**
+ * Success bodies are `{ status: true, message, …payload }` (payload key is `data` unless the spec names another).
+ * A string body is a document sent as it is (the docs page, a map): its `content-type` comes from `headers`.
+ */
 export interface HttpResult {
   statusCode: number;
-  body: Record<string, unknown>;
+  body: Record<string, unknown> | string;
   headers?: Record<string, string>;
 }
 
@@ -17,7 +20,15 @@ export const ok = (message: string, data: unknown, extra: Record<string, unknown
 
 export const created = (message: string, data: unknown): HttpResult => success(201, message, { data });
 
+/** A 200 document that is not the product's JSON envelope (HTML, SVG, GeoJSON). */
+export const documentResult = (contentType: string, body: string, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode: 200,
+  body,
+  headers: { "content-type": contentType, ...headers },
+});
+
 export function toProxyResult(result: HttpResult): APIGatewayProxyResult {
+  if (typeof result.body === "string") return { statusCode: result.statusCode, headers: { "cache-control": "no-store", ...result.headers }, body: result.body };
   return {
     statusCode: result.statusCode,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...result.headers },

@@ -31,6 +31,10 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface RouteResponse {
   description: string;
   schema?: ZodType;
+  /** Media type of this answer when it is not the JSON envelope (e.g. `text/html`); without `schema` the body is documented as a string. */
+  contentType?: string;
+  /** More media types the same status may answer, with their schemas (e.g. GeoJSON on `?format=geojson`). */
+  alternatives?: Record<string, ZodType>;
 }
 
 /** The modules a permission slug names; a slug is `<verb>/<module>`, like the spec's `view/routing-schedule`. */
