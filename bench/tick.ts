@@ -1,13 +1,15 @@
-// npm run bench:tick [-- --due 10 --sizes 100,1000,10000 --workers 4]
+// npm run bench:tick [-- --due 10 --sizes 100,1000,10000 --workers 20]
 //
 // Shows that the scheduler tick's cost follows the number of DUE schedules, not the number of
 // schedules, and how long enqueueing them takes: for each size it fills a fresh table with that many
 // non-due schedules plus `--due` due ones (5 per organization, so the per-organization cap on active
 // runs is not what is measured), runs one tick at the due minute and — when the tick fanned out —
 // hands its `duePage` jobs to the real run-worker handler in `--workers` parallel lanes (what the SQS
-// event source does), until every page is handled. It prints the time until every due schedule was
-// enqueued and the DynamoDB capacity units consumed (ReturnConsumedCapacity TOTAL on every call: the
-// due-index queries, the per-schedule reads, the claims, SENT marks and advances). Runs against
+// event source does with up to runWorkerMaxConcurrency workers; default 20, the deployed default), until
+// every page is handled. It prints the time until every due schedule was enqueued, per phase (the tick:
+// due-index read + page sends; the pages), the DynamoDB calls, time and capacity units per command
+// (ReturnConsumedCapacity TOTAL on every call: the due-index queries, the batch reads, the claims, the
+// cap updates and the advances) and the SQS sends. Runs against
 // DynamoDB Local and the local SQS emulator, started here (both share this machine's cores with the
 // bench, so the times are far slower than DynamoDB and SQS in AWS).
 import { parseArgs } from "node:util";
@@ -16,9 +18,10 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
+import { defaultRunWorkerMaxConcurrency } from "#shared/queue/definitions";
 
 const { values } = parseArgs({
-  options: { due: { type: "string", default: "10" }, sizes: { type: "string", default: "100,1000,10000" }, workers: { type: "string", default: "4" } },
+  options: { due: { type: "string", default: "10" }, sizes: { type: "string", default: "100,1000,10000" }, workers: { type: "string", default: String(defaultRunWorkerMaxConcurrency) } },
 });
 const dueCount = Number(values.due);
 const sizes = values.sizes.split(",").map(Number);
@@ -47,7 +50,10 @@ process.env.RUN_QUEUE_URL = queues.runQueueUrl;
 
 // Imported after the environment is set: the clients read their endpoints when first created.
 const { resetAppConfig } = await import("#shared/config/env");
-const { documentClient } = await import("#shared/store/dynamo");
+const { documentClient, tableName } = await import("#shared/store/dynamo");
+const { keys } = await import("#shared/store/keys");
+const { BatchWriteCommand } = await import("@aws-sdk/lib-dynamodb");
+const { sqsClient } = await import("#shared/queue/sqs");
 const { dynamoScheduleStore } = await import("#shared/store/schedule-store");
 const { createScheduleService } = await import("#shared/domain/schedules/service");
 const { handler: tick } = await import("#functions/jobs/scheduler-tick");
@@ -55,11 +61,13 @@ const { handler: runWorker } = await import("#functions/jobs/routing-run");
 const sqs = new SQSClient({});
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
-const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, number>() };
+const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>() };
 documentClient().middlewareStack.add(
   (next, context) => async (args) => {
     (args.input as Record<string, unknown>).ReturnConsumedCapacity = "TOTAL";
+    const startedAt = performance.now();
     const result = await next(args);
+    const ms = performance.now() - startedAt;
     const output = result.output as { ConsumedCapacity?: unknown };
     const entries = ([] as Array<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }>).concat(
       (output.ConsumedCapacity as never) ?? [],
@@ -74,14 +82,43 @@ documentClient().middlewareStack.add(
       else consumed.read += value;
     }
     consumed.calls++;
-    consumed.byCommand.set(command, (consumed.byCommand.get(command) ?? 0) + units);
+    const row = consumed.byCommand.get(command) ?? { calls: 0, units: 0, ms: 0 };
+    consumed.byCommand.set(command, { calls: row.calls + 1, units: row.units + units, ms: row.ms + ms });
     return result;
   },
   { step: "initialize", name: "consumedCapacity" },
 );
+/** The shared SQS client's SendMessageBatch calls (run messages and pages). */
+const sends = { calls: 0, ms: 0 };
+sqsClient().middlewareStack.add(
+  (next, context) => async (args) => {
+    const startedAt = performance.now();
+    const result = await next(args);
+    if (context.commandName === "SendMessageBatchCommand") {
+      sends.calls++;
+      sends.ms += performance.now() - startedAt;
+    }
+    return result;
+  },
+  { step: "initialize", name: "sendTiming" },
+);
 
 /** Five schedules per organization: at most the default cap of active runs per organization. */
-const ownerOf = (index: number) => ({ userId: "bench", organizationId: `bench-org-${Math.floor(index / 5)}`, hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
+const organizationOf = (index: number) => `bench-org-${Math.floor(index / 5)}`;
+const ownerOf = (index: number) => ({ userId: "bench", organizationId: organizationOf(index), hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
+/** The profile every bench schedule names, one per organization (a schedule write requires it to exist). */
+async function storeProfiles(organizations: number): Promise<void> {
+  const puts = Array.from({ length: organizations }, (_, i) => ({
+    PutRequest: { Item: { ...keys.configuration(organizationOf(i * 5), "bench-profile"), entity: "configuration", _id: "bench-profile" } },
+  }));
+  await inParallel(Math.ceil(puts.length / 25), 8, async (chunk) => {
+    let requests: unknown[] | undefined = puts.slice(chunk * 25, chunk * 25 + 25);
+    while (requests && requests.length > 0) {
+      const output: { UnprocessedItems?: Record<string, unknown[]> } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }));
+      requests = output.UnprocessedItems?.[tableName()];
+    }
+  });
+}
 /** The first 07:00 UTC after now: every schedule of the bench runs daily at 07:00. */
 function nextSevenUtc(): string {
   const at = new Date();
@@ -109,34 +146,36 @@ async function inParallel<T>(count: number, lanes: number, work: (index: number)
   }));
 }
 
-let runMessagesSeen = 0;
-
 /**
  * What the SQS event source does with the run queue while the pages are handled: `workers` lanes
- * each receive one message at a time; a `duePage` goes to the run-worker handler, a run message is
- * counted and deleted (the bench measures enqueueing, not planning). Answers the pages handled.
+ * each receive a batch, hand each `duePage` to the run-worker handler and delete it; run messages
+ * are left in flight (invisible; counted at the end — the bench measures enqueueing, not planning).
+ * Answers the pages handled and when the first one started.
  */
-async function handOutPages(pages: number): Promise<number> {
+async function handOutPages(pages: number): Promise<{ handled: number; firstStartedMs: number }> {
   let handled = 0;
+  let firstStartedMs = Number.NaN;
   const queueUrl = process.env.RUN_QUEUE_URL as string;
   await Promise.all(
     Array.from({ length: pages > 0 ? workerLanes : 0 }, async () => {
       while (handled < pages) {
-        const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ["All"] }));
+        const received = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 3600, WaitTimeSeconds: 1, MessageSystemAttributeNames: ["All"] }),
+        );
         for (const message of received.Messages ?? []) {
           const body = JSON.parse(message.Body ?? "{}") as { kind?: string };
-          if (body.kind === "duePage") {
-            const event = { Records: [{ messageId: message.MessageId, receiptHandle: message.ReceiptHandle, body: message.Body, attributes: message.Attributes ?? {} }] } as unknown as SQSEvent;
-            const response = await runWorker(event);
-            if (response.batchItemFailures.length > 0) throw new Error("a due page failed");
-            handled++;
-          } else runMessagesSeen++;
+          if (body.kind !== "duePage") continue;
+          if (Number.isNaN(firstStartedMs)) firstStartedMs = performance.now();
+          const event = { Records: [{ messageId: message.MessageId, receiptHandle: message.ReceiptHandle, body: message.Body, attributes: message.Attributes ?? {} }] } as unknown as SQSEvent;
+          const response = await runWorker(event);
+          if (response.batchItemFailures.length > 0) throw new Error("a due page failed");
+          handled++;
           await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string }));
         }
       }
     }),
   );
-  return handled;
+  return { handled, firstStartedMs };
 }
 
 /** Run messages in the queue (the local emulator counts exactly; each size subtracts what was there before its tick). */
@@ -154,6 +193,7 @@ try {
     process.env.TABLE_NAME = table;
     resetAppConfig();
     // The profile check is not what is measured: the service is built without it.
+    await storeProfiles(Math.ceil(Math.max(dueCount, size) / 5));
     const service = createScheduleService({ store: dynamoScheduleStore, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
     const setupStarted = performance.now();
     await inParallel(dueCount, 25, (i) => service.create(ownerOf(i), schedule(`due ${i}`, "2020-01-01 00:00")));
@@ -166,27 +206,33 @@ try {
     consumed.write = 0;
     consumed.calls = 0;
     consumed.byCommand.clear();
+    sends.calls = 0;
+    sends.ms = 0;
     const queuedBefore = await queuedRunMessages();
     const started = performance.now();
     const outcome = await tick({ time: new Date(new Date(dueAt).getTime() + 20_000).toISOString() } as ScheduledEvent);
     const tickMs = performance.now() - started;
-    const pagesHandled = await handOutPages(outcome.pages);
+    const pages = await handOutPages(outcome.pages);
     const allEnqueuedMs = performance.now() - started;
-    const enqueued = runMessagesSeen + (await queuedRunMessages()) - queuedBefore;
-    runMessagesSeen = 0;
-    const byCommand = [...consumed.byCommand].map(([command, units]) => `${command.replace("Command", "")} ${units}`).join(", ");
+    const enqueued = (await queuedRunMessages()) - queuedBefore;
+    const byCommand = [...consumed.byCommand]
+      .map(([command, row]) => `${command.replace("Command", "")} ${row.calls} calls, ${(row.ms / row.calls).toFixed(1)} ms each, ${row.units.toFixed(0)} units`)
+      .join("; ");
     rows.push(
-      `| ${String(size).padStart(7)} | ${String(dueCount).padStart(6)} | ${String(enqueued).padStart(8)} | ${String(pagesHandled).padStart(5)} | ${tickMs.toFixed(0).padStart(7)} | ${allEnqueuedMs.toFixed(0).padStart(12)} | ${consumed.read.toFixed(1).padStart(10)} | ${consumed.write.toFixed(1).padStart(11)} | ${String(consumed.calls).padStart(6)} | ${byCommand} |`,
+      `| ${String(size).padStart(7)} | ${String(dueCount).padStart(6)} | ${String(enqueued).padStart(8)} | ${String(pages.handled).padStart(5)} | ${tickMs.toFixed(0).padStart(7)} | ${(outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : "–").padStart(8)} | ${allEnqueuedMs.toFixed(0).padStart(12)} | ${consumed.read.toFixed(1).padStart(10)} | ${consumed.write.toFixed(1).padStart(11)} | ${String(consumed.calls).padStart(6)} | ${String(sends.calls).padStart(5)} |`,
     );
-    process.stdout.write(`size ${size}: tick ${tickMs.toFixed(0)} ms, ${outcome.pages} pages, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `size ${size}: tick ${tickMs.toFixed(0)} ms (due-index read + ${outcome.pages} pages sent), pages ${outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : 0} ms in ${workerLanes} lanes, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms (${(enqueued / (allEnqueuedMs / 1000)).toFixed(0)}/s)\n` +
+        `  DynamoDB: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n`,
+    );
   }
   process.stdout.write(
     [
       "",
       `Scheduler tick with ${dueCount} due schedules, ${workerLanes} worker lanes for fan-out pages (DynamoDB Local + local SQS on this machine, ReturnConsumedCapacity TOTAL):`,
       "",
-      "| non-due |    due | enqueued | pages | tick ms | all enqueued ms | read units | write units |  calls | units by command |",
-      "|--------:|-------:|---------:|------:|--------:|----------------:|-----------:|------------:|-------:|------------------|",
+      "| non-due |    due | enqueued | pages | tick ms | pages ms | all enqueued ms | read units | write units | DynamoDB calls | SQS batches |",
+      "|--------:|-------:|---------:|------:|--------:|---------:|----------------:|-----------:|------------:|---------------:|------------:|",
       ...rows,
       "",
     ].join("\n"),

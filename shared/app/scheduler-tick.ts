@@ -1,26 +1,26 @@
 import { activeRunSlots } from "#shared/app/active-runs";
 import { appConfig } from "#shared/config/env";
 import { scheduleRunKey, scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
+import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import type { SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { sendDuePages, sendRunMessages } from "#shared/queue/run-queue";
-import { advanceSchedule, claimRunSlot, finishRunClaim, markRunSlotSent, readRunClaim, readScheduleForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import { advanceSchedule, claimRunSlot, finishRunClaim, readRunClaim, readSchedulesForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
 import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /** Composition root of the scheduler tick: used by the tick itself and by the run worker for `duePage` jobs. */
-export function schedulerTickPorts(now: Date): SchedulerTickPorts {
+export function schedulerTickPorts(now: Date): SchedulerTickPorts<ScheduleRecord> {
   const timeZone = appConfig().APP_TIMEZONE;
   return {
     shardCount: DUE_SHARD_COUNT,
     listDue: listDueSchedules,
-    readSchedule: readScheduleForTick,
+    readSchedules: readSchedulesForTick,
     claimSlot: (message) => claimRunSlot(message, now),
     readClaim: readRunClaim,
-    markSent: (message) => markRunSlotSent(message, now),
     releaseSlot: releaseRunSlot,
     enqueue: sendRunMessages,
     enqueuePages: sendDuePages,
-    advance: (organizationId, scheduleId, handledRunAt) => advanceSchedule(organizationId, scheduleId, handledRunAt, timeZone),
+    advance: (organizationId, scheduleId, handledRunAt, seen) => advanceSchedule(organizationId, scheduleId, handledRunAt, timeZone, seen),
     recordMissed: (organizationId, scheduleId, missedRunAt) =>
       recordLogExecuted(organizationId, scheduleId, {
         status: "SKIPPED",

@@ -33,22 +33,6 @@ export async function claimRunSlot(message: RoutingRunMessage, now: Date): Promi
   );
 }
 
-/** ENQUEUED → SENT once the tick's message is accepted by SQS; no change when a worker moved the claim on already. */
-export async function markRunSlotSent(message: RoutingRunMessage, now: Date): Promise<void> {
-  await conditionally(
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.scheduleRunClaim(message.organizationId, message.scheduleId, message.slot),
-        ConditionExpression: "#status = :enqueued",
-        UpdateExpression: "SET #status = :sent, sentAt = :now",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":now": now.toISOString() },
-      }),
-    ),
-  );
-}
-
 /** Deletes the claim of a message that was not sent — only while it still is ENQUEUED (never a sent or running claim). */
 export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> {
   await conditionally(
@@ -64,34 +48,55 @@ export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> 
   );
 }
 
-export async function readScheduleForTick(organizationId: string, scheduleId: string) {
-  const output = await documentClient().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.schedule(organizationId, scheduleId),
-      ProjectionExpression: "updatedTime, nextRunAt",
-    }),
-  );
-  return output.Item ? { updatedTime: String(output.Item.updatedTime), nextRunAt: (output.Item.nextRunAt as string | null) ?? null } : undefined;
+/**
+ * The tick's schedules of one group (at most 100 keys, one BatchGetItem; unprocessed keys asked
+ * again), in the order of `entries`, undefined for a schedule that is gone.
+ */
+export async function readSchedulesForTick(entries: ReadonlyArray<{ organizationId: string; scheduleId: string }>): Promise<Array<ScheduleRecord | undefined>> {
+  if (entries.length === 0) return [];
+  if (entries.length > 100) throw new Error("BatchGetItem reads at most 100 keys");
+  const found = new Map<string, ScheduleRecord>();
+  let requested: Array<Record<string, unknown>> | undefined = entries.map((entry) => keys.schedule(entry.organizationId, entry.scheduleId) as unknown as Record<string, unknown>);
+  for (let round = 0; requested && requested.length > 0; round++) {
+    if (round === 10) throw new Error("DynamoDB left schedules unread after 10 rounds");
+    const output = await documentClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested } } }));
+    for (const item of output.Responses?.[tableName()] ?? []) {
+      const schedule = scheduleRecordSchema.parse(item);
+      found.set(`${schedule.organizationId}#${schedule._id}`, schedule);
+    }
+    requested = output.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined;
+  }
+  return entries.map((entry) => found.get(`${entry.organizationId}#${entry.scheduleId}`));
 }
 
 /**
  * Moves the schedule's next run past `handledRunAt` — only if it still is `handledRunAt` (a user's
  * edit in between recomputed it already and wins). Keeps the sparse due index in the same write.
+ * `seen`: the schedule as the tick read it — then this is one conditional update (also requiring the
+ * same `updatedTime`, so the next run is computed from the current timetable); when that condition
+ * fails, or without `seen`, the schedule is read and the update tried once more on what was read.
  */
-export async function advanceSchedule(organizationId: string, scheduleId: string, handledRunAt: string, timeZone: string): Promise<void> {
+export async function advanceSchedule(organizationId: string, scheduleId: string, handledRunAt: string, timeZone: string, seen?: ScheduleRecord): Promise<void> {
   const key = keys.schedule(organizationId, scheduleId);
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key }));
+  if (seen && seen.nextRunAt === handledRunAt && (await advanceFrom(seen, handledRunAt, timeZone, true))) return;
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!output.Item) return;
   const schedule = scheduleRecordSchema.parse(output.Item);
   if (schedule.nextRunAt !== handledRunAt) return;
-  const next = nextRunAfter(schedule, new Date(handledRunAt), timeZone)?.toISOString() ?? null;
   // A failed condition: a user edit recomputed the next run meanwhile, and it wins.
-  await conditionally(
+  await advanceFrom(schedule, handledRunAt, timeZone, false);
+}
+
+/** One conditional update: next run after `handledRunAt` by `schedule`'s timetable; false when the condition failed. */
+function advanceFrom(schedule: ScheduleRecord, handledRunAt: string, timeZone: string, sameVersion: boolean): Promise<boolean> {
+  const { organizationId, _id: scheduleId } = schedule;
+  const next = nextRunAfter(schedule, new Date(handledRunAt), timeZone)?.toISOString() ?? null;
+  const unchanged = sameVersion ? { ":updated": schedule.updatedTime } : {};
+  return conditionally(
     documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: key,
+        Key: keys.schedule(organizationId, scheduleId),
         ...(next !== null && schedule.active
           ? {
               UpdateExpression: "SET nextRunAt = :next, GSI1PK = :shard, GSI1SK = :due",
@@ -100,13 +105,14 @@ export async function advanceSchedule(organizationId: string, scheduleId: string
                 ":shard": keys.dueShard(dueShardOf(scheduleId)),
                 ":due": keys.dueSortKey(dueMinute(new Date(next)), organizationId, scheduleId),
                 ":handled": handledRunAt,
+                ...unchanged,
               },
             }
           : {
               UpdateExpression: "SET nextRunAt = :next REMOVE GSI1PK, GSI1SK",
-              ExpressionAttributeValues: { ":next": null, ":handled": handledRunAt },
+              ExpressionAttributeValues: { ":next": null, ":handled": handledRunAt, ...unchanged },
             }),
-        ConditionExpression: "nextRunAt = :handled",
+        ConditionExpression: sameVersion ? "nextRunAt = :handled AND updatedTime = :updated" : "nextRunAt = :handled",
       }),
     ),
   );

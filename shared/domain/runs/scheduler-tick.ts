@@ -5,13 +5,18 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  * the schedules whose next run is at or before `now`, so minutes missed while the tick did not run
  * are caught up) and handles the due schedules in groups of 10, `concurrency` groups at a time:
  *
- * 1. claims each run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
+ * 1. reads the group's schedules in one batch read (the advance reuses what it read: no second read);
+ * 2. claims each run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
  *    processes, can never both enqueue the same slot;
- * 2. takes a slot of the organization's cap on active runs for each claimed run — at the cap the run
+ * 3. takes a slot of the organization's cap on active runs for each claimed run — at the cap the run
  *    is not sent: its claim and logExecuted say SKIPPED with the reason, and the schedule advances;
- * 3. sends the group's run messages in one batch of 10 and marks each accepted claim SENT;
- * 4. advances each schedule's next run with a conditional update (only if it still points at the
- *    slot just handled, so a concurrent edit by a user wins).
+ * 4. sends the group's run messages in one batch of 10;
+ * 5. advances each sent schedule's next run with one conditional update (only if it still points at
+ *    the slot just handled and is unchanged since step 1; else the store re-reads it, so a concurrent
+ *    edit by a user wins).
+ *
+ * The advance is what says "sent": it only happens after SQS accepted the message, so a claim whose
+ * schedule still points at its slot belongs to a tick that died between claiming and advancing.
  *
  * Fan-out: when more than `fanOutAbove` schedules are due, the tick does not handle them itself: it
  * cuts them into pages of `pageSize` and sends one `duePage` job per page on the run queue; run
@@ -19,20 +24,21 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  * recovery). A page that is lost or fails for good changes nothing: its schedules stay due in the
  * index and the next tick takes them again.
  *
- * Crash safety: a message SQS rejects has its claim (deleted only while still un-sent) and its cap slot
+ * Crash safety: a message SQS rejects has its claim (deleted only while still ENQUEUED) and its cap slot
  * released so the next tick tries again; when SendMessageBatch itself throws, that group's claims and
- * cap slots are released,
- * the other groups take no new work, and the error is rethrown once every group has settled
- * (EventBridge and the next tick retry). A tick that finds a slot claimed already looks at the claim
- * (one read, due schedules only): sent (SENT or any later worker status) but the schedule still
- * points at the slot → the earlier tick died before advancing, so it advances; still un-sent and
- * older than `resendAfterMs` → the earlier tick died between claiming and sending (or before marking
- * it sent), so it sends the message again (the worker is idempotent per slot); un-sent and younger →
- * another tick is at work on it, left alone.
+ * cap slots are released, the other groups take no new work, and the error is rethrown once every group
+ * has settled (EventBridge and the next tick retry). A tick that finds a slot claimed already while the
+ * schedule still points at it looks at the claim (one read, due schedules only): moved on by a worker
+ * (RUNNING or later) → the earlier tick died after sending but before advancing, so it advances;
+ * still ENQUEUED and older than `resendAfterMs` → the earlier tick died somewhere between claiming and
+ * advancing (it may or may not have sent), so it sends the message again — the worker is idempotent
+ * per slot, so a duplicate costs one no-op delivery; ENQUEUED and younger → another tick is at work on
+ * it, left alone.
  *
  * A slot later than `maxLatenessMs` is not run any more: the schedule is advanced and the miss
- * recorded (unless the slot's message had been sent — then it ran, or will, and only the advance was
- * lost). Cost: the due-index queries plus work per due schedule.
+ * recorded (unless a worker had taken the slot's message — then it ran, or runs, and only the advance
+ * was lost). Cost: the due-index queries plus, per due schedule, a tenth of a batch read, one claim,
+ * one cap update, a tenth of a SendMessageBatch and one advance.
  */
 export interface DueEntry {
   organizationId: string;
@@ -46,25 +52,32 @@ export interface SlotClaimView {
   claimedAt: string;
 }
 
-export interface SchedulerTickPorts {
+/** What the tick needs of a schedule; the store's own record (`S`) is handed back to `advance` as read. */
+export interface TickScheduleView {
+  updatedTime: string;
+  nextRunAt: string | null;
+}
+
+export interface SchedulerTickPorts<S extends TickScheduleView = TickScheduleView> {
   shardCount: number;
   listDue(shard: number, notAfter: Date, limit: number, cursor?: string): Promise<{ items: DueEntry[]; nextCursor: string | null }>;
-  /** Reads what a claim needs; undefined when the schedule is gone. */
-  readSchedule(organizationId: string, scheduleId: string): Promise<{ updatedTime: string; nextRunAt: string | null } | undefined>;
+  /** Reads the entries' schedules (at most 10, one batch read); answers them in the entries' order, undefined for a gone one. */
+  readSchedules(entries: DueEntry[]): Promise<Array<S | undefined>>;
   /** Conditional put of the slot's claim item; false when it was claimed already. */
   claimSlot(message: RoutingRunMessage): Promise<boolean>;
   /** The slot's claim item, if any. */
   readClaim(organizationId: string, scheduleId: string, slot: string): Promise<SlotClaimView | undefined>;
-  /** ENQUEUED → SENT (no change when a worker moved it on already). */
-  markSent(message: RoutingRunMessage): Promise<void>;
   /** Deletes the claim, only while it still is ENQUEUED (un-sent). */
   releaseSlot(message: RoutingRunMessage): Promise<void>;
   /** Sends up to 10 run messages; answers the ones that failed. Throws when the call itself failed. */
   enqueue(messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]>;
   /** Sends fan-out pages (up to 10 per call); throws when any was not accepted. */
   enqueuePages(pages: DuePageMessage[]): Promise<void>;
-  /** Moves the schedule's next run past `handledRunAt`, if it still is `handledRunAt`. */
-  advance(organizationId: string, scheduleId: string, handledRunAt: string): Promise<void>;
+  /**
+   * Moves the schedule's next run past `handledRunAt`, if it still is `handledRunAt`. `seen`: the
+   * schedule as this tick read it (one conditional write when it is unchanged); without it the store reads it.
+   */
+  advance(organizationId: string, scheduleId: string, handledRunAt: string, seen?: S): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
   /** Takes (or keeps) the run's slot of its organization's cap on active runs; false at the cap. */
   takeActiveRun(message: RoutingRunMessage): Promise<boolean>;
@@ -121,11 +134,12 @@ function minuteOf(instantIso: string): string {
   return `${new Date(instantIso).toISOString().slice(0, 16)}Z`;
 }
 
+/** A worker took the slot's message (RUNNING or later; SENT is what claims of earlier versions said once sent). */
 const isSent = (claim: SlotClaimView) => claim.status !== "ENQUEUED";
 
 const emptyOutcome = (): TickOutcome => ({ enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0, overCap: 0, fannedOut: 0, pages: 0 });
 
-export async function runSchedulerTick(ports: SchedulerTickPorts, now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
+export async function runSchedulerTick<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
   const shards = await Promise.all(Array.from({ length: ports.shardCount }, (_, shard) => readShard(ports, shard, now, options.maxPerShard)));
   const due = shards.flat();
@@ -143,7 +157,7 @@ export async function runSchedulerTick(ports: SchedulerTickPorts, now: Date, tic
   return outcome;
 }
 
-async function readShard(ports: SchedulerTickPorts, shard: number, now: Date, maxPerShard: number): Promise<DueEntry[]> {
+async function readShard(ports: SchedulerTickPorts<TickScheduleView>, shard: number, now: Date, maxPerShard: number): Promise<DueEntry[]> {
   const entries: DueEntry[] = [];
   let cursor: string | undefined;
   do {
@@ -154,22 +168,28 @@ async function readShard(ports: SchedulerTickPorts, shard: number, now: Date, ma
   return entries;
 }
 
-type Prepared = { send: RoutingRunMessage; resend: boolean } | undefined;
+type Prepared<S> = { send: RoutingRunMessage; resend: boolean; seen: S } | undefined;
 
-/** Steps before sending, for one due entry: answers the message to send, if any. */
-async function prepareEntry(ports: SchedulerTickPorts, entry: DueEntry, now: Date, options: TickOptions, outcome: TickOutcome): Promise<Prepared> {
+/** Steps before sending, for one due entry and its schedule as read: answers the message to send, if any. */
+async function prepareEntry<S extends TickScheduleView>(
+  ports: SchedulerTickPorts<S>,
+  entry: DueEntry,
+  schedule: S | undefined,
+  now: Date,
+  options: TickOptions,
+  outcome: TickOutcome,
+): Promise<Prepared<S>> {
   const slot = minuteOf(entry.nextRunAt);
   if (now.getTime() - new Date(entry.nextRunAt).getTime() > options.maxLatenessMs) {
     const claim = await ports.readClaim(entry.organizationId, entry.scheduleId, slot);
-    // A sent slot ran (or will): only its advance was lost; never overwrite its logExecuted with a miss.
+    // A slot a worker took ran (or runs): only its advance was lost; never overwrite its logExecuted with a miss.
     if (!claim || !isSent(claim)) {
       await ports.recordMissed(entry.organizationId, entry.scheduleId, entry.nextRunAt);
       outcome.missed++;
     } else outcome.advancedLate++;
-    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
+    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt, schedule);
     return undefined;
   }
-  const schedule = await ports.readSchedule(entry.organizationId, entry.scheduleId);
   if (!schedule || schedule.nextRunAt !== entry.nextRunAt) return undefined; // deleted or changed since the index was read
   const message: RoutingRunMessage = {
     kind: "schedule",
@@ -179,15 +199,15 @@ async function prepareEntry(ports: SchedulerTickPorts, entry: DueEntry, now: Dat
     scheduledFor: entry.nextRunAt,
     scheduleUpdatedTime: schedule.updatedTime,
   };
-  if (await ports.claimSlot(message)) return { send: message, resend: false };
+  if (await ports.claimSlot(message)) return { send: message, resend: false, seen: schedule };
   const claim = await ports.readClaim(entry.organizationId, entry.scheduleId, slot);
   if (claim && isSent(claim)) {
-    // The tick that sent it died before advancing the schedule (the schedule still points at this slot).
-    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt);
+    // A worker took the message, but the tick that sent it died before advancing the schedule (it still points at this slot).
+    await ports.advance(entry.organizationId, entry.scheduleId, entry.nextRunAt, schedule);
     outcome.advancedLate++;
   } else if (claim && now.getTime() - Date.parse(claim.claimedAt) > options.resendAfterMs) {
-    // Claimed but never (known to be) sent by a tick that died: send it again; the worker is idempotent per slot.
-    return { send: message, resend: true };
+    // Claimed by a tick that died before advancing (sent or not): send it again; the worker is idempotent per slot.
+    return { send: message, resend: true, seen: schedule };
   } else {
     outcome.alreadyClaimed++; // another tick is handling it right now
   }
@@ -195,20 +215,21 @@ async function prepareEntry(ports: SchedulerTickPorts, entry: DueEntry, now: Dat
 }
 
 /** Frees what an un-sent message held: its claim (only while un-sent) and its cap slot. */
-async function releaseUnsent(ports: SchedulerTickPorts, message: RoutingRunMessage): Promise<void> {
+async function releaseUnsent(ports: SchedulerTickPorts<TickScheduleView>, message: RoutingRunMessage): Promise<void> {
   await ports.releaseSlot(message);
   await ports.releaseActiveRun(message);
 }
 
-/** One group of at most 10 due entries: claims, cap slots, one SendMessageBatch, then SENT and advance per accepted message. */
-async function handleGroup(ports: SchedulerTickPorts, group: DueEntry[], now: Date, options: TickOptions, outcome: TickOutcome): Promise<void> {
-  const claimed = (await Promise.all(group.map((entry) => prepareEntry(ports, entry, now, options, outcome)))).filter((p) => p !== undefined);
+/** One group of at most 10 due entries: one batch read, claims, cap slots, one SendMessageBatch, then an advance per accepted message. */
+async function handleGroup<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, group: DueEntry[], now: Date, options: TickOptions, outcome: TickOutcome): Promise<void> {
+  const schedules = await ports.readSchedules(group);
+  const claimed = (await Promise.all(group.map((entry, index) => prepareEntry(ports, entry, schedules[index], now, options, outcome)))).filter((p) => p !== undefined);
   const prepared = (
     await Promise.all(
       claimed.map(async (entry) => {
         if (await ports.takeActiveRun(entry.send)) return entry;
         await ports.skipOverCap(entry.send);
-        await ports.advance(entry.send.organizationId, entry.send.scheduleId, entry.send.scheduledFor);
+        await ports.advance(entry.send.organizationId, entry.send.scheduleId, entry.send.scheduledFor, entry.seen);
         outcome.overCap++;
         return undefined;
       }),
@@ -225,14 +246,13 @@ async function handleGroup(ports: SchedulerTickPorts, group: DueEntry[], now: Da
     throw error;
   }
   await Promise.all(
-    prepared.map(async ({ send: message, resend }) => {
+    prepared.map(async ({ send: message, resend, seen }) => {
       if (failed.has(message)) {
         await releaseUnsent(ports, message);
         outcome.failed++;
         return;
       }
-      await ports.markSent(message);
-      await ports.advance(message.organizationId, message.scheduleId, message.scheduledFor);
+      await ports.advance(message.organizationId, message.scheduleId, message.scheduledFor, seen);
       outcome.enqueued.push(message);
       if (resend) outcome.resent++;
     }),
@@ -244,7 +264,7 @@ async function handleGroup(ports: SchedulerTickPorts, group: DueEntry[], now: Da
  * at a time. When a group's send throws, the other groups finish the group they are in and take no
  * more (the rest stays unclaimed and due for the next tick), then the error is rethrown.
  */
-export async function handleDueEntries(ports: SchedulerTickPorts, due: DueEntry[], now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
+export async function handleDueEntries<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, due: DueEntry[], now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
   const outcome = emptyOutcome();
   const groups: DueEntry[][] = [];

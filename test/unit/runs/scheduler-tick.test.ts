@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/messages";
-import { type DueEntry, handleDueEntries, runSchedulerTick, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
+import { type DueEntry, handleDueEntries, runSchedulerTick, type SchedulerTickPorts, type TickScheduleView } from "#shared/domain/runs/scheduler-tick";
 
 const now = new Date("2026-12-01T07:00:30Z");
 
-function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {}) {
-  const calls = { claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], freed: [] as string[], overCap: [] as string[] };
+type ReadOne = (organizationId: string, scheduleId: string) => Promise<TickScheduleView | undefined>;
+
+/** `readSchedule` (one schedule) stands for the batch read, which the fake answers one by one; `batches` counts its calls. */
+function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<SchedulerTickPorts> & { readSchedule?: ReadOne } = {}) {
+  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], freed: [] as string[], overCap: [] as string[] };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -17,7 +20,11 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
       const next = start + items.length;
       return { items, nextCursor: next < (due[shard] ?? []).length ? String(next) : null };
     },
-    readSchedule: async (_o, _id) => ({ updatedTime: "2026-11-30 10:00:00", nextRunAt: null }),
+    readSchedules: async (entries) => {
+      calls.reads.push(entries.length);
+      const one: ReadOne = readSchedule ?? (async () => ({ updatedTime: "2026-11-30 10:00:00", nextRunAt: null }));
+      return Promise.all(entries.map((e) => one(e.organizationId, e.scheduleId)));
+    },
     claimSlot: async (m) => {
       const key = `${m.scheduleId}#${m.slot}`;
       if (claims.has(key)) return false;
@@ -26,10 +33,6 @@ function fakePorts(due: DueEntry[][], overrides: Partial<SchedulerTickPorts> = {
       return true;
     },
     readClaim: async (_o, id, slot) => claims.get(`${id}#${slot}`),
-    markSent: async (m) => {
-      const claim = claims.get(`${m.scheduleId}#${m.slot}`);
-      if (claim?.status === "ENQUEUED") claim.status = "SENT";
-    },
     releaseSlot: async (m) => {
       const key = `${m.scheduleId}#${m.slot}`;
       if (claims.get(key)?.status === "ENQUEUED") claims.delete(key);
@@ -105,16 +108,35 @@ describe("Function: runSchedulerTick", () => {
     expect(calls.advanced).toEqual(["ok"]);
   });
 
-  it("a second tick for the same minute does not enqueue again; it advances a sent slot whose schedule still points at it", async () => {
+  it("a second tick for the same minute does not enqueue again; it advances a slot a worker took whose schedule still points at it", async () => {
     // The schedule read back still points at the slot, as after a tick that died between sending and advancing.
     const shards = [[entry("s1")]];
-    const { ports, calls } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
+    const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
     expect((await runSchedulerTick(ports, now)).enqueued).toHaveLength(1);
-    const second = await runSchedulerTick(ports, now);
-    expect(second.enqueued).toHaveLength(0);
-    expect(second.advancedLate).toBe(1);
+    // Moments later the claim is still ENQUEUED: another tick may be at work on it, so it is left alone.
+    expect(await runSchedulerTick(ports, now)).toMatchObject({ enqueued: [], alreadyClaimed: 1 });
+    // Once a worker took the message, a tick that finds the schedule not advanced only advances it.
+    const claim = claims.get("s1#2026-12-01T07:00Z");
+    if (claim) claim.status = "RUNNING";
+    const third = await runSchedulerTick(ports, now);
+    expect(third).toMatchObject({ enqueued: [], advancedLate: 1 });
     expect(calls.sent).toEqual(["s1"]);
     expect(calls.advanced).toEqual(["s1", "s1"]);
+  });
+
+  it("reads each group's schedules in one batch and hands the schedule as read to the advance", async () => {
+    const shards = [Array.from({ length: 23 }, (_, i) => entry(`s${i}`))];
+    const seen: Array<TickScheduleView | undefined> = [];
+    const { ports, calls } = fakePorts(shards, {
+      readSchedule: readBack(shards.flat()),
+      advance: async (_o, id, _handled, schedule) => {
+        calls.advanced.push(id);
+        seen.push(schedule);
+      },
+    });
+    expect((await runSchedulerTick(ports, now)).enqueued).toHaveLength(23);
+    expect(calls.reads.sort()).toEqual([10, 10, 3]);
+    expect(seen.every((schedule) => schedule?.nextRunAt === "2026-12-01T07:00:00.000Z")).toBe(true);
   });
 
   it("leaves alone a slot another tick claimed moments ago and has not sent yet", async () => {
@@ -149,10 +171,10 @@ describe("Function: runSchedulerTick", () => {
     expect(next.enqueued.map((m) => m.scheduleId).sort()).toEqual(["a", "b"]);
     expect(calls.sent.sort()).toEqual(["a", "b"]);
     expect(calls.advanced.sort()).toEqual(["a", "b"]);
-    expect([...claims.values()].map((c) => c.status)).toEqual(["SENT", "SENT"]);
+    expect([...claims.values()].map((c) => c.status)).toEqual(["ENQUEUED", "ENQUEUED"]);
   });
 
-  it("crash recovery: a claim left un-sent by a tick that died is sent again after the grace period, once", async () => {
+  it("crash recovery: a claim left by a tick that died before advancing is sent again after the grace period, once", async () => {
     const shards = [[entry("s1")]];
     const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
     claims.set("s1#2026-12-01T07:00Z", { status: "ENQUEUED", claimedAt: new Date(now.getTime() - 3 * 60_000).toISOString() });
@@ -160,7 +182,7 @@ describe("Function: runSchedulerTick", () => {
     expect(outcome).toMatchObject({ resent: 1, alreadyClaimed: 0 });
     expect(calls.sent).toEqual(["s1"]);
     expect(calls.advanced).toEqual(["s1"]);
-    expect(claims.get("s1#2026-12-01T07:00Z")?.status).toBe("SENT");
+    expect(claims.get("s1#2026-12-01T07:00Z")?.status).toBe("ENQUEUED");
   });
 
   it("a slot past the allowed lateness whose message was sent is advanced without recording a miss", async () => {
@@ -255,8 +277,7 @@ describe("Function: runSchedulerTick", () => {
     });
     await expect(runSchedulerTick(ports, now, { concurrency: 3 })).rejects.toThrow("SQS unavailable");
     expect(calls.sent.length).toBeLessThan(100);
-    // Every claim left is a sent one; every sent slot was advanced; nothing un-sent is left claimed.
-    expect([...claims.values()].every((claim) => claim.status === "SENT")).toBe(true);
+    // Every claim left is a sent one (and advanced); nothing un-sent is left claimed.
     expect(claims.size).toBe(calls.sent.length);
     expect(calls.advanced.sort()).toEqual([...calls.sent].sort());
 
