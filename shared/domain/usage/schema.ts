@@ -15,12 +15,20 @@ const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 export const usageDaySchema = z
   .string()
   .regex(dayPattern, "must be a date YYYY-MM-DD")
-  .refine((day) => new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day, "must be a date that exists");
+  .refine((day) => isCalendarDay(day), "must be a date that exists");
+
+/** `YYYY-MM-DD` naming a day that exists (the Date round trip rejects 2026-02-30). */
+function isCalendarDay(day: string): boolean {
+  if (!dayPattern.test(day)) return false;
+  const parsed = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day;
+}
 
 export const usageQuerySchema = z
   .object({ from: usageDaySchema, to: usageDaySchema })
   .strict()
   .superRefine((query, context) => {
+    if (!isCalendarDay(query.from) || !isCalendarDay(query.to)) return;
     const days = daysBetween(query.from, query.to);
     if (days < 1) context.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
     else if (days > MAX_USAGE_RANGE_DAYS) context.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_USAGE_RANGE_DAYS} days` });
