@@ -105,6 +105,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       JWT_AUDIENCE: localAudience,
       JWT_JWKS_JSON: JSON.stringify(options.signingKey.jwks),
       APP_TIMEZONE: process.env.APP_TIMEZONE ?? "UTC",
+      // GET /usage reads the local gateway's call counters (on AWS the usage plan counts calls).
+      USAGE_CALLS_SOURCE: "local-gateway",
       // Development machines run Node 20; the SDK's notice that future releases need Node 22 is noise here.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       // Powertools: logs as on Lambda (JSON lines); no EMF metrics on stdout and no X-Ray locally.

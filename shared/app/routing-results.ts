@@ -1,6 +1,7 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { activeRunSlots } from "#shared/app/active-runs";
 import { findConfiguration } from "#shared/app/configurations";
+import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { appConfig } from "#shared/config/env";
 import { createRoutingResultService } from "#shared/domain/routing-results/service";
@@ -23,6 +24,7 @@ export const routingResultService = createRoutingResultService({
   findConfiguration,
   enqueue: enqueueOnDemandRun,
   activeRuns: activeRunSlots,
+  runQuota,
   markVisitDispatched,
   visitRoutingResultId,
   appTimeZone: () => appConfig().APP_TIMEZONE,
@@ -47,6 +49,9 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     markVisitDispatched,
     visitRoutingResultId,
     releaseActiveRun: activeRunSlots.release,
+    runQuotaRefusal: runQuota.refusal,
+    meterRun: async (usage) => meterRun(usage),
+    memoryMb: runMemoryMb,
     ...overrides,
   };
 }

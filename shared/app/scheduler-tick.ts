@@ -32,7 +32,7 @@ export function schedulerTickPorts(now: Date): SchedulerTickPorts<ScheduleRecord
     takeActiveRun: (message) => activeRunSlots.take(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
     releaseActiveRun: (message) => activeRunSlots.release(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
     skipOverCap: async (message) => {
-      const reason = scheduledRunOverCapReason(activeRunSlots.max());
+      const reason = scheduledRunOverCapReason(await activeRunSlots.max(message.organizationId));
       await finishRunClaim(message.organizationId, message.scheduleId, message.slot, "SKIPPED", reason, now);
       await recordLogExecuted(message.organizationId, message.scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
     },

@@ -64,6 +64,14 @@ const environmentSchema = z.object({
    */
   MAX_ACTIVE_RUNS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(5),
   /**
+   * Where GET /usage finds API calls: `local-gateway` (the local gateway's counters in the table; the
+   * local runtime sets it) or `usage-plan` (on AWS the usage plan counts them and GET /usage answers
+   * `calls: null`; `npm run usage -- --aws` reads them).
+   */
+  USAGE_CALLS_SOURCE: z.enum(["local-gateway", "usage-plan"]).default("usage-plan"),
+  /** Set by Lambda: the function's memory, metered with each run (the local runtime meters its resident memory). */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.coerce.number().int().positive().optional(),
+  /**
    * Test-only escape hatch: lets external-API data types call loopback servers started by tests.
    * Never set in a deployed stack.
    */

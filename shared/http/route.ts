@@ -47,7 +47,8 @@ export type PermissionModule =
   | "app-integration"
   | "routing-configuration"
   | "routing-result"
-  | "routing-schedule";
+  | "routing-schedule"
+  | "usage";
 export type PermissionVerb = "view" | "add" | "edit" | "delete";
 export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
 

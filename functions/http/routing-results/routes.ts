@@ -56,14 +56,18 @@ export const routingResultRoutes = {
       "Creates a result with `createdFrom: API` and `status: ongoing` and queues the run; the run worker reads the profile (hub, vehicles, settings) and the hub's active visits (oldest first, at most 1,500), plans from the moment it runs, and sets the result `done` (or `failed` with the reason). Poll GET /routing/result/{resultId}.",
       "The run is not done inside this call (the optimizer may use up to the profile's `timeLimitSeconds`). A hub without active visits or vehicles ends `failed` with the reason. On-demand results are not dispatched automatically: use POST /routing/result/{resultId}/dispatch.",
       "`configurationId` must name a profile of the organization (and of a hub the token allows): 400 otherwise.",
-      "An organization may have at most `MAX_ACTIVE_RUNS_PER_ORG` (default 5) runs, scheduled and on demand, queued or running: one more answers 429 (`run-429`).",
+      "An organization may have at most its plan's `maxRunsQueued` runs (without a tenant record: `MAX_ACTIVE_RUNS_PER_ORG`, default 5), scheduled and on demand, queued or running: one more answers 429 (`run-429`).",
+      "A run whose time budget (the profile's `timeLimitSeconds`) no longer fits in the plan's monthly run-seconds quota answers 429 (`run-quota-429`) with the quota and when it resets (the first instant of the next UTC month).",
     ].join("\n\n"),
     tag,
     permission: "add/routing-result",
     body: resultCreateSchema,
     responses: {
       201: { description: "Created (ongoing)", schema: successBodySchema(routingResultSchema) },
-      429: { description: "The organization already has MAX_ACTIVE_RUNS_PER_ORG (default 5) routing runs queued or running (failedCode run-429); nothing was created or queued. Retry when one has finished." },
+      429: {
+        description:
+          "The organization already has its plan's maxRunsQueued (MAX_ACTIVE_RUNS_PER_ORG, default 5, without a tenant record) routing runs queued or running (failedCode run-429), or the plan's monthly run-seconds quota has no room for this run (failedCode run-quota-429); nothing was created or queued.",
+      },
     },
     grants: ["tableWrite", "queueSend"],
     idempotent: true,

@@ -16,6 +16,7 @@ import type {
 import { type ActiveRunSlots, onDemandRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import { formatDateTimeUtc } from "#shared/domain/time";
+import { type RunQuota, RunQuotaExceededError } from "#shared/domain/usage/run-quota";
 
 export interface ResultListFilter {
   hubId?: string | undefined;
@@ -51,6 +52,8 @@ export interface RoutingResultServiceDependencies {
   enqueue(message: OnDemandRunMessage): Promise<void>;
   /** The organization's cap on active runs: an on-demand run takes a slot before it is created. */
   activeRuns: ActiveRunSlots;
+  /** The plan's monthly run-seconds quota: a run whose time budget no longer fits is refused (429) before anything is created. */
+  runQuota: RunQuota;
   markVisitDispatched: MarkVisitDispatched;
   visitRoutingResultId: VisitRoutingResultId;
   appTimeZone: () => string;
@@ -102,7 +105,9 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
       const time = now();
       const resultId = newId(time);
       const runKey = onDemandRunKey(resultId);
-      if (!(await deps.activeRuns.take(caller.organizationId, runKey))) throw new TooManyActiveRunsError(deps.activeRuns.max());
+      const refusal = await deps.runQuota.refusal(caller.organizationId, configuration.timeLimitSeconds, time);
+      if (refusal) throw new RunQuotaExceededError(refusal);
+      if (!(await deps.activeRuns.take(caller.organizationId, runKey))) throw new TooManyActiveRunsError(await deps.activeRuns.max(caller.organizationId));
       const result: RoutingResultRecord = {
         _id: resultId,
         name: input.name ?? `${configuration.name} - ${resultNameTime(time, deps.appTimeZone())}`,

@@ -55,9 +55,9 @@ export function scheduledRunOverCapReason(max: number): string {
   return `Skipped: the organization already had ${max} routing runs queued or running (the most it may have at once).`;
 }
 
-/** Port over the store's slots (shared/store/active-run-store.ts), with the configured cap. */
+/** Port over the store's slots (shared/store/active-run-store.ts), with the organization's cap (its plan's maxRunsQueued). */
 export interface ActiveRunSlots {
-  max(): number;
+  max(organizationId: string): Promise<number>;
   /** Takes (or keeps) the run's slot; false when the organization is at the cap. */
   take(organizationId: string, runKey: string): Promise<boolean>;
   /** Frees the run's slot; idempotent. */

@@ -1,6 +1,6 @@
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { Hub } from "#shared/domain/hubs/schema";
-import { newId } from "#shared/domain/ids";
+import { ID_PATTERN, newId } from "#shared/domain/ids";
 import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type VisitRoutingResultId } from "#shared/domain/routing-results/dispatch";
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
@@ -11,6 +11,7 @@ import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit } from "#shared/domain/visits/schema";
+import { roundSeconds, type RunUsage, utcDay } from "#shared/domain/usage/schema";
 import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 
 /**
@@ -28,6 +29,12 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
  * A retry of a slot whose result is done already does not plan again: it only finishes the dispatch. Any other
  * failure → FAILED with the reason and the message is retried by SQS; on the last delivery the
  * outcome says the message moves to the dead-letter queue.
+ *
+ * Metering: a run whose optimizer produced a stored result records one usage item (optimizer
+ * seconds, memory, visits, vehicles), keyed by its result id, so a redelivery never meters it twice;
+ * a run that fails after its optimizer ran is metered (outcome failed) on its last delivery only.
+ * A run whose time budget no longer fits in the plan's monthly run-seconds quota is not run: a
+ * scheduled one is SKIPPED with the reason in logExecuted, an on-demand one fails with it.
  *
  * A run stops counting against its organization's cap on active runs (`releaseActiveRun`, idempotent)
  * once it is over for good: done, skipped, found finished already, or failed on its last delivery.
@@ -69,6 +76,12 @@ export interface RunWorkerPorts {
   visitRoutingResultId: VisitRoutingResultId;
   /** Frees the run's slot of the organization's cap on active runs (idempotent: a redelivery frees nothing twice). */
   releaseActiveRun(organizationId: string, runKey: string): Promise<void>;
+  /** Why a run of `budgetSeconds` may not start now (the plan's monthly run-seconds quota), or undefined. */
+  runQuotaRefusal(organizationId: string, budgetSeconds: number, now: Date): Promise<string | undefined>;
+  /** Records the run's usage item once (idempotent per run id: false when a redelivery finds it metered). */
+  meterRun(usage: RunUsage): Promise<boolean>;
+  /** Memory metered with a run, in MB. */
+  memoryMb(): number;
 }
 
 export interface DeliveryContext {
@@ -112,10 +125,42 @@ function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext
   return Math.max(1000, Math.min(configuration.timeLimitSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
 }
 
+/** What one optimizer pass of a run used (set once the optimizer returned). */
+interface RunMeter {
+  pass?: { seconds: number; visits: number; vehicles: number };
+}
+
+/** The UTC day a run started, from its result id's timestamp: the same on every delivery (`fallback` for an id without one). */
+export function runDay(runId: string, fallback: Date): string {
+  return utcDay(ID_PATTERN.test(runId) ? new Date(Number.parseInt(runId.slice(0, 8), 16) * 1000) : fallback);
+}
+
+/** Records the run's usage from its meter (nothing when the optimizer did not run in this delivery). */
+async function recordUsage(
+  ports: RunWorkerPorts,
+  meter: RunMeter,
+  run: Pick<RunUsage, "organizationId" | "runId" | "kind" | "scheduleId" | "hubId" | "configurationId">,
+  outcome: RunUsage["outcome"],
+): Promise<void> {
+  if (!meter.pass) return;
+  await ports.meterRun({
+    ...run,
+    day: runDay(run.runId, ports.now()),
+    outcome,
+    optimizerSeconds: roundSeconds(meter.pass.seconds),
+    memoryMb: ports.memoryMb(),
+    visits: meter.pass.visits,
+    vehicles: meter.pass.vehicles,
+    time: formatDateTimeUtc(ports.now()),
+  });
+}
+
 /** Runs the optimizer for a prepared run and stores the result (done). */
-async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext) {
+async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext, meter: RunMeter) {
   const planned = buildRunProblem(prepared.input);
+  const startedAt = performance.now();
   const solution = await ports.solve(planned.problem, { timeLimitMs: budgetMs(prepared.configuration, delivery), objective: prepared.configuration.objective });
+  meter.pass = { seconds: (performance.now() - startedAt) / 1000, visits: planned.problem.visits.length, vehicles: planned.problem.vehicles.length };
   const { body, summary } = describeSolution(prepared.input, planned, solution);
   const organizationId = prepared.configuration.organizationId;
   await ports.results.complete(organizationId, resultId, body, { summary, time: formatDateTimeUtc(ports.now()) });
@@ -222,6 +267,8 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
   }
   const resultId = started.resultId as string;
   let resultCreated = false;
+  const meter: RunMeter = {};
+  let usageRun: Parameters<typeof recordUsage>[2] | undefined;
   try {
     // An earlier delivery finished planning and stored the result, then failed (e.g. while dispatching):
     // never plan again under the same result id — only finish what is left. A first start has no
@@ -237,6 +284,8 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     const runAt = new Date(Math.max(ports.now().getTime(), Date.parse(message.scheduledFor)));
     const prepared = await prepare(ports, organizationId, schedule.configurationId, runAt);
     if (prepared.kind === "skip") return await skip(prepared.reason, schedule);
+    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.configuration.timeLimitSeconds, ports.now());
+    if (overQuota) return await skip(`Skipped: ${overQuota}`, schedule);
 
     const time = formatDateTimeUtc(runAt);
     const result: RoutingResultRecord = {
@@ -259,7 +308,9 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     };
     await ports.results.upsertOngoing(result);
     resultCreated = true;
-    const body = await optimiseAndStore(ports, prepared, resultId, delivery);
+    usageRun = { organizationId, runId: resultId, kind: "scheduled", scheduleId, hubId: prepared.input.hub._id, configurationId: prepared.configuration._id };
+    const body = await optimiseAndStore(ports, prepared, resultId, delivery, meter);
+    await recordUsage(ports, meter, usageRun, "done");
 
     const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched) : null;
     return await succeed(ports, message, resultId, body, prepared.input.visits.length, dispatched);
@@ -268,6 +319,7 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     const now = ports.now();
     // Best effort: the failure must reach logExecuted and the claim even if the result cannot be written.
     if (resultCreated) await ports.results.fail(organizationId, resultId, reason, formatDateTimeUtc(now)).catch(() => undefined);
+    if (usageRun && isLastDelivery(delivery)) await recordUsage(ports, meter, usageRun, "failed").catch(() => undefined);
     await ports.recordLogExecuted(organizationId, scheduleId, {
       status: "FAILED",
       message: reason,
@@ -291,17 +343,27 @@ async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessag
   const result = await ports.results.find(organizationId, resultId);
   if (!result) return { outcome: "ignored", reason: "the result no longer exists" };
   if (result.status === "done") return { outcome: "ignored", reason: "the result is done already" };
+  const meter: RunMeter = {};
+  let usageRun: Parameters<typeof recordUsage>[2] | undefined;
   try {
     const prepared = await prepare(ports, organizationId, result.configurationId, ports.now());
     if (prepared.kind === "skip") {
       await ports.results.fail(organizationId, resultId, prepared.reason, formatDateTimeUtc(ports.now()));
       return { outcome: "skipped", reason: prepared.reason };
     }
-    await optimiseAndStore(ports, prepared, resultId, delivery);
+    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.configuration.timeLimitSeconds, ports.now());
+    if (overQuota) {
+      await ports.results.fail(organizationId, resultId, overQuota, formatDateTimeUtc(ports.now()));
+      return { outcome: "skipped", reason: overQuota };
+    }
+    usageRun = { organizationId, runId: resultId, kind: "onDemand", scheduleId: null, hubId: prepared.input.hub._id, configurationId: prepared.configuration._id };
+    await optimiseAndStore(ports, prepared, resultId, delivery, meter);
+    await recordUsage(ports, meter, usageRun, "done");
     return { outcome: "done", resultId, dispatched: null };
   } catch (error) {
     const reason = failureReason(error) + retryNote(delivery);
     await ports.results.fail(organizationId, resultId, reason, formatDateTimeUtc(ports.now()));
+    if (usageRun && isLastDelivery(delivery)) await recordUsage(ports, meter, usageRun, "failed").catch(() => undefined);
     return { outcome: "failed", reason, retry: true };
   }
 }

@@ -6,6 +6,7 @@ import { type LogExecuted, processRunMessage, type RunClaimView, type RunWorkerP
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import type { SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
+import type { RunUsage } from "#shared/domain/usage/schema";
 
 const now = new Date("2026-03-02T06:00:30Z");
 
@@ -71,6 +72,8 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     solveOptions: [] as SolveOptions[],
     /** Run keys whose slot of the organization's cap was freed. */
     released: [] as string[],
+    /** Run usage items by run id (the store's conditional put: the first one wins). */
+    metered: new Map<string, RunUsage>(),
   };
   const ports: RunWorkerPorts = {
     now: () => now,
@@ -166,6 +169,13 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     },
     visitRoutingResultId: async (_o, _h, visitId) => state.assignedBy.get(visitId) ?? null,
     releaseActiveRun: async (_o, runKey) => void state.released.push(runKey),
+    runQuotaRefusal: async () => undefined,
+    meterRun: async (usage) => {
+      if (state.metered.has(usage.runId)) return false;
+      state.metered.set(usage.runId, usage);
+      return true;
+    },
+    memoryMb: () => 2048,
     ...overrides,
   };
   return { ports, state };
@@ -334,6 +344,53 @@ describe("Domain: routing run worker", () => {
       await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "res-1" }, delivery());
       await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "gone" }, delivery());
       expect(state.released).toEqual(["R#res-1", "R#gone"]);
+    });
+  });
+
+  describe("metering and the run-seconds quota", () => {
+    it("meters a done run once (its result id, day of the run id, seconds, memory, visits, vehicles); a redelivery meters nothing more", async () => {
+      const { ports, state } = setup();
+      const outcome = await processRunMessage(ports, message, delivery());
+      expect(outcome.outcome).toBe("done");
+      const runId = state.claim?.resultId as string;
+      expect([...state.metered.values()]).toEqual([
+        expect.objectContaining({ runId, kind: "scheduled", scheduleId: "sched-1", hubId: "hub-1", configurationId: "conf-1", outcome: "done", visits: 2, vehicles: 1, memoryMb: 2048 }),
+      ]);
+      expect(state.metered.get(runId)?.day).toBe(new Date(Number.parseInt(runId.slice(0, 8), 16) * 1000).toISOString().slice(0, 10));
+      expect(state.metered.get(runId)?.optimizerSeconds).toBeGreaterThanOrEqual(0);
+      await processRunMessage(ports, message, delivery(2));
+      expect(state.metered.size).toBe(1);
+    });
+
+    it("a run that fails after its optimizer ran is metered (failed) on its last delivery only", async () => {
+      const { ports, state } = setup();
+      ports.results.complete = async () => {
+        throw new Error("S3 unavailable");
+      };
+      await processRunMessage(ports, message, delivery(1));
+      expect(state.metered.size).toBe(0);
+      await processRunMessage(ports, message, delivery(3));
+      expect([...state.metered.values()].map((usage) => usage.outcome)).toEqual(["failed"]);
+    });
+
+    it("over the quota: a scheduled run is SKIPPED with the reason in logExecuted, an on-demand one fails with it; neither solves nor meters", async () => {
+      const reason = "Monthly run-seconds quota reached: (test)";
+      const budgets: number[] = [];
+      const { ports, state } = setup({
+        runQuotaRefusal: async (_o, budgetSeconds) => {
+          budgets.push(budgetSeconds);
+          return reason;
+        },
+      });
+      expect(await processRunMessage(ports, message, delivery())).toMatchObject({ outcome: "skipped" });
+      expect(state.logs.at(-1)).toMatchObject({ status: "SKIPPED", message: `Skipped: ${reason}`, routingResultId: null });
+      expect(state.claim?.status).toBe("SKIPPED");
+      state.results.set("res-1", { _id: "res-1", configurationId: "conf-1", status: "ongoing" } as RoutingResultRecord);
+      expect(await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "res-1" }, delivery())).toMatchObject({ outcome: "skipped", reason });
+      expect(state.results.get("res-1")).toMatchObject({ status: "failed", message: reason });
+      expect(budgets).toEqual([configuration.timeLimitSeconds, configuration.timeLimitSeconds]);
+      expect(state.solves).toBe(0);
+      expect(state.metered.size).toBe(0);
     });
   });
 });

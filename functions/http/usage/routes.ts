@@ -1,0 +1,23 @@
+import { successBodySchema } from "#shared/domain/schemas";
+import { MAX_USAGE_RANGE_DAYS, usageQuerySchema, usageReportSchema } from "#shared/domain/usage/schema";
+import { defineRoute } from "#shared/http/route";
+
+export const usageRoutes = {
+  get: defineRoute({
+    operationId: "getUsage",
+    method: "GET",
+    path: "/usage",
+    handler: "functions/http/usage/get.ts",
+    summary: "Read your organization's usage (calls and routing runs per day)",
+    description: [
+      `Per UTC day from \`from\` to \`to\` (both included, YYYY-MM-DD, at most ${MAX_USAGE_RANGE_DAYS} days; 400 otherwise): API calls, and routing runs (count and optimizer seconds), with totals. Only the caller's organization.`,
+      "Routing runs are metered by the run worker: one item per run whose optimizer produced a result (or failed on its last attempt), on the UTC day the run started; a redelivered run is never counted twice. Runs skipped before the optimizer (no visits, no vehicles, quota) are not metered.",
+      "Calls: locally the local gateway counts every admitted call (`callsSource: local-gateway`). On AWS the API Gateway usage plan counts them and this endpoint cannot read them (`callsSource: usage-plan`, `calls: null`): the operator reads them with `npm run usage -- --aws`.",
+    ].join("\n\n"),
+    tag: "Usage",
+    permission: "view/usage",
+    query: usageQuerySchema,
+    responses: { 200: { description: "The organization's usage", schema: successBodySchema(usageReportSchema) } },
+    grants: ["tableRead"],
+  }),
+};

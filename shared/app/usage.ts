@@ -1,0 +1,37 @@
+import { appConfig } from "#shared/config/env";
+import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
+import { createUsageService } from "#shared/domain/usage/service";
+import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
+import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName } from "#shared/store/usage-store";
+
+/** Composition root of metering: the run quota, the runs cap by plan, the usage report and the run worker's meter. */
+
+/** The run-seconds quota of the organization's plan (tenant record, else the default plan). */
+export const runQuota: RunQuota = {
+  async refusal(organizationId, budgetSeconds, now) {
+    const [planName, usedSeconds] = await Promise.all([tenantPlanName(organizationId), runSecondsUsed(organizationId, utcMonth(now))]);
+    return runQuotaRefusal({ plan: planOf(planName), usedSeconds }, budgetSeconds, now);
+  },
+};
+
+/** The plan's `maxRunsQueued` for an enrolled organization; `unenrolled` (the configured cap) otherwise. */
+export async function maxRunsQueued(organizationId: string, unenrolled: number): Promise<number> {
+  const planName = await tenantPlanName(organizationId);
+  return planName === undefined ? unenrolled : planOf(planName).maxRunsQueued;
+}
+
+/** Meters a run once (false when a redelivery finds it metered already). */
+export function meterRun(usage: RunUsage): Promise<boolean> {
+  return recordRunUsage(usage, utcMonth(new Date(`${usage.day}T00:00:00Z`)));
+}
+
+/** What the run used of memory: the Lambda's configured size, or locally the process's resident memory. */
+export function runMemoryMb(): number {
+  return appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? Math.round(process.memoryUsage().rss / 1_048_576);
+}
+
+export const usageService = createUsageService({
+  callsSource: () => appConfig().USAGE_CALLS_SOURCE,
+  callCounts: callCountsBetween,
+  runUsage: runUsageBetween,
+});

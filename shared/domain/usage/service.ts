@@ -1,0 +1,31 @@
+import type { Caller } from "#shared/domain/caller";
+import { ValidationError } from "#shared/domain/errors";
+import { buildUsageReport, type CallsSource, type RunUsageFigures, type UsageQuery, type UsageReport } from "#shared/domain/usage/schema";
+
+/** Most run items one usage read adds up (a bound on the request's work; a narrower range reads fewer). */
+export const MAX_RUNS_PER_USAGE_READ = 50_000;
+
+export interface UsageServiceDependencies {
+  callsSource(): CallsSource;
+  /** Calls per day of the range from the local gateway's counters. */
+  callCounts(organizationId: string, from: string, to: string): Promise<Map<string, number>>;
+  /** The runs metered in the range, or undefined past `maxRuns`. */
+  runUsage(organizationId: string, from: string, to: string, maxRuns: number): Promise<RunUsageFigures[] | undefined>;
+}
+
+export function createUsageService(deps: UsageServiceDependencies) {
+  return {
+    /** The caller's own organization's usage, per UTC day and in total. */
+    async report(caller: Caller, query: UsageQuery): Promise<UsageReport> {
+      const source = deps.callsSource();
+      const [calls, runs] = await Promise.all([
+        source === "local-gateway" ? deps.callCounts(caller.organizationId, query.from, query.to) : Promise.resolve(undefined),
+        deps.runUsage(caller.organizationId, query.from, query.to, MAX_RUNS_PER_USAGE_READ),
+      ]);
+      if (!runs) throw ValidationError.single("to", `the range holds more than ${MAX_RUNS_PER_USAGE_READ} routing runs; ask for a shorter range`, "usage-400");
+      return buildUsageReport(caller.organizationId, query, source, calls, runs);
+    },
+  };
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;

@@ -1,0 +1,180 @@
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sdk/client-sqs";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import { handler as runWorker } from "#functions/jobs/routing-run";
+import { appConfig } from "#shared/config/env";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
+import { runSecondsUsed, runUsageItemsBetween } from "#shared/store/usage-store";
+import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+
+/**
+ * Metering through the local gateway: GET /v3/usage, run usage written by the run worker (the test
+ * hands the queued run messages to it, twice to redeliver), the plan's run-seconds quota and runs cap.
+ */
+const sqs = new SQSClient({});
+const utcDay = (instant: Date) => instant.toISOString().slice(0, 10);
+const today = () => utcDay(new Date());
+const dayAfter = (day: string, days = 1) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000));
+
+async function post(api: ApiClient, path: string, body: unknown) {
+  const response = await api.post(path, body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+async function organizationWithProfile() {
+  const tenant = newTenant();
+  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  for (const name of ["Van 1", "Van 2"]) await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+  for (let i = 0; i < 3; i++) await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` });
+  const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+  return { ...tenant, hub, profile };
+}
+
+/** Hands these results' queued run messages to the worker `deliveries` times (a redelivery), then acknowledges them. */
+async function runQueued(resultIds: string[], deliveries = 1) {
+  const queueUrl = appConfig().RUN_QUEUE_URL;
+  const waiting = new Set(resultIds);
+  for (let attempt = 0; attempt < 50 && waiting.size > 0; attempt++) {
+    const mine: Message[] = [];
+    for (const message of await receive(sqs, queueUrl)) {
+      const resultId = JSON.parse(message.Body as string).resultId;
+      if (waiting.delete(resultId)) mine.push(message);
+      else await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+    }
+    if (mine.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    let response = await runWorker(sqsEvent(mine));
+    for (let again = 1; again < deliveries; again++) response = await runWorker(sqsEvent(mine));
+    await acknowledge(sqs, queueUrl, mine, response);
+  }
+  if (waiting.size > 0) throw new Error(`no run message for results ${[...waiting].join(", ")}`);
+}
+
+const put = (item: Record<string, unknown>) => documentClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+const seedCalls = (organizationId: string, day: string, calls: number) => put({ ...keys.callCounter(organizationId, day), calls });
+const seedMonthSeconds = (organizationId: string, seconds: number) => put({ ...keys.runSecondsTotal(organizationId, new Date().toISOString().slice(0, 7)), seconds });
+/** The tenant record the operator's CLI writes (overwrites one written by auto-enrollment). */
+const seedTenant = (organizationId: string, plan: string) =>
+  put({ ...keys.tenant(organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: organizationId, entity: "tenant", organizationId, plan, status: "active", createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" });
+
+const nextMonthStart = () => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+};
+
+describe("GET /v3/usage and run metering (local gateway)", () => {
+  it("meters each run once — a redelivered run message counts nothing more — and the report adds runs to the call counters of each day", async () => {
+    const tenant = await organizationWithProfile();
+    const first = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+    const second = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+    await runQueued([first._id, second._id], 2);
+    for (const id of [first._id, second._id]) expect((await tenant.api.get(`/routing/result/${id}`)).body.data.status).toBe("done");
+
+    // Prepare: call counters of two past days (and one outside the range), as the local gateway writes them.
+    const start = dayAfter(today(), -3);
+    await seedCalls(tenant.organizationId, start, 7);
+    await seedCalls(tenant.organizationId, dayAfter(start), 3);
+    await seedCalls(tenant.organizationId, dayAfter(start, -1), 1000);
+
+    // Assess: one usage item per run, and the month's total is their sum.
+    const runs = await runUsageItemsBetween(tenant.organizationId, start, dayAfter(today()));
+    expect(runs.map((run) => run.runId).sort()).toEqual([first._id, second._id].sort());
+    for (const run of runs) {
+      expect(run).toMatchObject({ organizationId: tenant.organizationId, kind: "onDemand", scheduleId: null, hubId: tenant.hub._id, configurationId: tenant.profile._id, outcome: "done", visits: 3, vehicles: 2 });
+      expect(run.optimizerSeconds).toBeGreaterThan(0);
+      expect(run.memoryMb).toBeGreaterThan(0);
+    }
+    const seconds = runs.reduce((sum, run) => sum + run.optimizerSeconds, 0);
+    expect(await runSecondsUsed(tenant.organizationId, new Date().toISOString().slice(0, 7))).toBeCloseTo(seconds, 3);
+
+    // Act: the range from the first seeded day to tomorrow (a run started just before midnight is on its own day).
+    const response = await tenant.api.get(`/usage?from=${start}&to=${dayAfter(today())}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const report = response.body.data;
+    expect(report).toMatchObject({ organizationId: tenant.organizationId, from: start, to: dayAfter(today()), callsSource: "local-gateway" });
+    expect(report.days.map((day: { day: string }) => day.day)).toEqual([0, 1, 2, 3, 4].map((i) => dayAfter(start, i)));
+    expect(report.days.slice(0, 2).map((day: { calls: number }) => day.calls)).toEqual([7, 3]);
+    expect(report.days.reduce((sum: number, day: { runs: { count: number } }) => sum + day.runs.count, 0)).toBe(2);
+    expect(report.totals.runs.count).toBe(2);
+    expect(report.totals.runs.seconds).toBeCloseTo(seconds, 2);
+    // Calls of today and tomorrow are whatever the local gateway counted; the total is the days' sum.
+    expect(report.totals.calls).toBe(report.days.reduce((sum: number, day: { calls: number }) => sum + day.calls, 0));
+    expect(report.totals.calls).toBeGreaterThanOrEqual(10);
+  });
+
+  it("never shows another organization's calls or runs", async () => {
+    const busy = await organizationWithProfile();
+    const run = await post(busy.api, "/routing/result", { configurationId: busy.profile._id });
+    await runQueued([run._id]);
+    const day = dayAfter(today(), -2);
+    await seedCalls(busy.organizationId, day, 42);
+
+    const other = newTenant();
+    await seedCalls(other.organizationId, day, 5);
+    const response = await other.api.get(`/usage?from=${day}&to=${dayAfter(today())}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data.organizationId).toBe(other.organizationId);
+    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0 } });
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+  });
+
+  it("validates the range: 400 for a missing or impossible date, to before from, or more than 366 days", async () => {
+    const { api } = newTenant();
+    for (const query of ["", "?from=2026-01-01", "?from=2026-02-30&to=2026-03-01", "?from=2026-1-01&to=2026-01-02", "?from=2026-03-02&to=2026-03-01", "?from=2025-01-01&to=2026-01-02"]) {
+      const response = await api.get(`/usage${query}`);
+      expect(response.status, query).toBe(400);
+      expect(response.body, query).toMatchObject({ status: false, failedCode: expect.any(String) });
+    }
+    const year = await api.get("/usage?from=2024-01-01&to=2024-12-31");
+    expect(year.status).toBe(200);
+    expect(year.body.data.days).toHaveLength(366);
+  });
+
+  it("requires the view/usage permission (403 sys-035 without it)", async () => {
+    const organizationId = `org-${crypto.randomUUID()}`;
+    const api = apiClient(tokenFor({ organizationId, permissions: ["view/hub"] }));
+    const response = await api.get(`/usage?from=${today()}&to=${today()}`);
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ status: false, failedCode: "sys-035" });
+  });
+
+  describe("runs count against the plan", () => {
+    it("an on-demand run that no longer fits in the month's run seconds answers 429 run-quota-429 with the quota and its reset, and creates nothing", async () => {
+      const tenant = await organizationWithProfile();
+      // Default plan (standard): 360,000 s a month; the profile's run may use up to 1 s.
+      await seedMonthSeconds(tenant.organizationId, 359_999.5);
+      const refused = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ status: false, failedCode: "run-quota-429" });
+      expect(refused.body.message).toContain("360000 optimizer seconds per month");
+      expect(refused.body.message).toContain(`resets at ${nextMonthStart()}`);
+      expect((await tenant.api.get("/routing/results")).body.data).toEqual([]);
+
+      // The tenant's own plan decides: on enterprise (3,600,000 s) the same usage leaves room.
+      await seedTenant(tenant.organizationId, "enterprise");
+      expect((await tenant.api.post("/routing/result", { configurationId: tenant.profile._id })).status).toBe(201);
+      // On free (3,600 s) it does not.
+      await seedTenant(tenant.organizationId, "free");
+      await seedMonthSeconds(tenant.organizationId, 3_599.5);
+      const overFree = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
+      expect(overFree.status).toBe(429);
+      expect(overFree.body.message).toContain("plan free allows 3600 optimizer seconds");
+    });
+
+    it("the cap on runs queued or running is the tenant plan's maxRunsQueued (free: 2)", async () => {
+      const tenant = await organizationWithProfile();
+      await seedTenant(tenant.organizationId, "free");
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push(await tenant.api.post("/routing/result", { configurationId: tenant.profile._id }));
+      expect(statuses.map((response) => response.status)).toEqual([201, 201, 429]);
+      expect(statuses[2]?.body).toMatchObject({ failedCode: "run-429", message: expect.stringContaining("2 routing runs queued or running") });
+      await runQueued(statuses.slice(0, 2).map((response) => response.body.data._id));
+    });
+  });
+});
