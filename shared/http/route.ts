@@ -43,7 +43,8 @@ export type PermissionModule =
   | "app-integration"
   | "routing-configuration"
   | "routing-result"
-  | "routing-schedule";
+  | "routing-schedule"
+  | "extension";
 export type PermissionVerb = "view" | "add" | "edit" | "delete";
 export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
 
