@@ -8,6 +8,7 @@ import { configurationRoutes } from "./http/routing-configurations/routes.ts";
 import { routingResultRoutes } from "./http/routing-results/routes.ts";
 import { scheduleRoutes } from "./http/routing-schedules/routes.ts";
 import { vehicleRoutes } from "./http/vehicles/routes.ts";
+import { extensionRoutes } from "./http/extensions/routes.ts";
 import { visitRoutes } from "./http/visits/routes.ts";
 import { usageRoutes } from "./http/usage/routes.ts";
 
@@ -16,7 +17,7 @@ import { usageRoutes } from "./http/usage/routes.ts";
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(recordRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes), ...Object.values(routingResultRoutes), ...Object.values(usageRoutes)];
+export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(recordRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes), ...Object.values(routingResultRoutes), ...Object.values(usageRoutes), ...Object.values(extensionRoutes)];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];

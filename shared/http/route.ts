@@ -48,7 +48,8 @@ export type PermissionModule =
   | "routing-configuration"
   | "routing-result"
   | "routing-schedule"
-  | "usage";
+  | "usage"
+  | "extension";
 export type PermissionVerb = "view" | "add" | "edit" | "delete";
 export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
 

@@ -3,8 +3,9 @@ import { NotFoundError } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
 import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
 import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
-import type { HubStore } from "#shared/domain/hubs/service";
-import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
+import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes, transactLabelled } from "#shared/store/dynamo";
+import { type CustomMeaning, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { queryPage, queryPageAcross } from "#shared/store/pagination";
@@ -28,6 +29,29 @@ const counterAttribute: Record<HubReferenceKind, string> = {
 
 function hubItem(hub: Hub): Record<string, unknown> {
   return { ...hub, entity: "hub" };
+}
+
+function parseHub(item: Record<string, unknown>): StoredHub {
+  return { hub: hubSchema.parse(item), version: Number(item.version ?? 0), custom: parseCustomAttributes(item) };
+}
+
+type HubItemMeaning = CustomMeaning | { kind: "hub" };
+
+/**
+ * The hub item's write and its custom-value items in one transaction; a failed hub condition is
+ * answered by `hubFailed` (after a consistent read), a failed custom-value item by its own error.
+ */
+async function transactHub(hubWrite: TransactItem, custom: { items: TransactItem[]; meanings: CustomMeaning[] }, hubFailed: () => Promise<Error>): Promise<void> {
+  const items: Array<[TransactItem, HubItemMeaning]> = [[hubWrite, { kind: "hub" }], ...custom.items.map((item, index): [TransactItem, HubItemMeaning] => [item, custom.meanings[index] as CustomMeaning])];
+  const failed = await transactLabelled(items);
+  if (failed === undefined) return;
+  if (failed.some((meaning) => meaning.kind === "hub")) throw await hubFailed();
+  throw customValueFailure("hub", failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "hub")) ?? concurrentUpdateError();
+}
+
+async function readHubItem(organizationId: string, hubId: string): Promise<Record<string, unknown> | undefined> {
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }));
+  return output.Item;
 }
 
 /** The item returned with a failed condition arrives marshalled (`{ N: "2" }`): lib-dynamodb does not convert errors. */
@@ -145,50 +169,67 @@ export async function versionConflict(key: ItemKey): Promise<Error> {
 }
 
 export const dynamoHubStore: HubStore = {
-  async insert(hub) {
-    // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
-    if (!(await insertItem(keys.hub(hub.organizationId, hub._id), hubItem(hub)))) throw concurrentUpdateError();
+  async insert(hub, custom) {
+    const key = keys.hub(hub.organizationId, hub._id);
+    if (!custom) {
+      // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
+      if (!(await insertItem(key, hubItem(hub)))) throw concurrentUpdateError();
+      return;
+    }
+    await transactHub(
+      { Put: { TableName: tableName(), Item: { ...hubItem(hub), ...customAttributes(custom.next), ...key, version: 1 }, ConditionExpression: "attribute_not_exists(PK)" } },
+      customValueItems(hub.organizationId, hub._id, undefined, custom),
+      async () => concurrentUpdateError(),
+    );
   },
 
   async find(organizationId, hubId) {
-    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }));
-    if (!output.Item) return undefined;
-    return { hub: hubSchema.parse(output.Item), version: Number(output.Item.version ?? 0) };
+    const item = await readHubItem(organizationId, hubId);
+    return item && parseHub(item);
   },
 
-  /** SET of the writable fields only: the counters belong to the referencing entities' transactions. */
-  async update(hub, expectedVersion) {
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.hub(hub.organizationId, hub._id),
-          ConditionExpression: "#version = :expected",
-          // Every name through a placeholder: several of them are DynamoDB reserved words.
-          UpdateExpression:
-            "SET #name = :name, #address = :address, #lat = :lat, #lng = :lng, #timeZone = :timeZone, #updatedTime = :updatedTime, #version = :next",
-          ExpressionAttributeNames: {
-            "#name": "name",
-            "#address": "address",
-            "#lat": "lat",
-            "#lng": "lng",
-            "#timeZone": "timeZone",
-            "#updatedTime": "updatedTime",
-            "#version": "version",
-          },
-          ExpressionAttributeValues: {
-            ":name": hub.name,
-            ":address": hub.address,
-            ":lat": hub.lat,
-            ":lng": hub.lng,
-            ":timeZone": hub.timeZone,
-            ":updatedTime": hub.updatedTime,
-            ":expected": expectedVersion,
-            ":next": expectedVersion + 1,
-          },
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        }),
+  /**
+   * SET of the writable fields only: the counters belong to the referencing entities' transactions.
+   * New custom values are SET in the same update, inside one transaction with their uniqueness claims.
+   */
+  async update(hub, previous, custom) {
+    const expectedVersion = previous.version;
+    const update = {
+      TableName: tableName(),
+      Key: keys.hub(hub.organizationId, hub._id),
+      ConditionExpression: "#version = :expected",
+      // Every name through a placeholder: several of them are DynamoDB reserved words.
+      UpdateExpression: `SET #name = :name, #address = :address, #lat = :lat, #lng = :lng, #timeZone = :timeZone, #updatedTime = :updatedTime, #version = :next${custom ? ", #custom = :custom, #customIndex = :customIndex" : ""}`,
+      ExpressionAttributeNames: {
+        "#name": "name",
+        "#address": "address",
+        "#lat": "lat",
+        "#lng": "lng",
+        "#timeZone": "timeZone",
+        "#updatedTime": "updatedTime",
+        "#version": "version",
+        ...(custom ? { "#custom": "custom", "#customIndex": "customIndex" } : {}),
+      },
+      ExpressionAttributeValues: {
+        ":name": hub.name,
+        ":address": hub.address,
+        ":lat": hub.lat,
+        ":lng": hub.lng,
+        ":timeZone": hub.timeZone,
+        ":updatedTime": hub.updatedTime,
+        ":expected": expectedVersion,
+        ":next": expectedVersion + 1,
+        ...(custom ? { ":custom": customAttributes(custom.next).custom, ":customIndex": customAttributes(custom.next).customIndex } : {}),
+      },
+    };
+    if (custom) {
+      await transactHub({ Update: update }, customValueItems(hub.organizationId, hub._id, previous.custom, custom), async () =>
+        (await readHubItem(hub.organizationId, hub._id)) ? concurrentUpdateError() : new NotFoundError(),
       );
+      return;
+    }
+    try {
+      await documentClient().send(new UpdateCommand({ ...update, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
     } catch (error) {
       if (isTransactionConflict(error)) throw concurrentUpdateError();
       if (!isConditionalCheckFailed(error)) throw error;
@@ -196,10 +237,25 @@ export const dynamoHubStore: HubStore = {
     }
   },
 
-  async remove(organizationId, hubId, expectedVersion) {
+  async remove(organizationId, hubId, previous) {
+    const expectedVersion = previous.version;
     const unused = Object.values(counterAttribute)
       .map((attribute) => `(attribute_not_exists(${attribute}) OR ${attribute} = :zero)`)
       .join(" AND ");
+    if (previous.custom && previous.custom.guards.length > 0) {
+      // Its custom values' uniqueness claims are released in the same transaction.
+      await transactHub(
+        { Delete: { TableName: tableName(), Key: keys.hub(organizationId, hubId), ConditionExpression: `version = :expected AND ${unused}`, ExpressionAttributeValues: { ":expected": expectedVersion, ":zero": 0 } } },
+        customValueItems(organizationId, hubId, previous.custom, "delete"),
+        async () => {
+          const item = await readHubItem(organizationId, hubId);
+          if (!item) return new NotFoundError();
+          const counts = referenceCounts(item);
+          return Object.values(counts).some((count) => count > 0) ? hubInUseError(counts) : concurrentUpdateError();
+        },
+      );
+      return;
+    }
     try {
       await documentClient().send(
         new DeleteCommand({
@@ -239,6 +295,6 @@ export const dynamoHubStore: HubStore = {
             limit: filter.limit,
             cursor: filter.cursor,
           });
-    return { items: page.items.map((item) => hubSchema.parse(item)), nextCursor: page.nextCursor };
+    return { items: page.items.map(parseHub), nextCursor: page.nextCursor };
   },
 };

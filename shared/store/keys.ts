@@ -15,6 +15,7 @@
  * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
  * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        | ORG#o#TOK#<first char> / <token>#<dt>#<record id> |                              |
  * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
+ * | entity custom values (user, role, flow) | ORG#o     | EXT#<entity>#<entity id>   |                                             |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
  * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
@@ -91,6 +92,9 @@ export const keys = {
     PK: `${org(o)}#REL#${targetRecordId}`,
     SK: `${sourceDataTypeId}#${keyPart(fieldId)}#${sourceRecordId}`,
   }),
+
+  // Custom values of identity-provider entities (vehicles and hubs keep theirs on their own item)
+  entityExtension: (o: string, entity: string, entityId: string): ItemKey => ({ PK: org(o), SK: `EXT#${keyPart(entity)}#${keyPart(entityId)}` }),
 
   // Vehicles
   vehicle: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VEH#${id}` }),

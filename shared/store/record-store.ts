@@ -68,8 +68,20 @@ function parseRecord(item: Record<string, unknown>): VersionedRecord {
   return { record, version: Number(item.version ?? 0) };
 }
 
-const guardKey = (record: StoredRecord, guard: GuardEntry) => keys.uniqueGuard(record.organizationId, record.dataTypeId, guard.name, guard.scope, guard.value);
-const guardId = (guard: GuardEntry) => `${guard.name}\u0000${guard.scope}\u0000${guard.value}`;
+/**
+ * Who holds uniqueness guards of a data type: a record, or an entity's custom values
+ * (shared/store/extension-store.ts). A guard item carries its owner's id as `recordId`.
+ */
+export interface GuardOwner {
+  organizationId: string;
+  dataTypeId: string;
+  ownerId: string;
+  guards: GuardEntry[];
+}
+
+const guardKey = (owner: Pick<GuardOwner, "organizationId" | "dataTypeId">, guard: GuardEntry) =>
+  keys.uniqueGuard(owner.organizationId, owner.dataTypeId, guard.name, guard.scope, guard.value);
+const guardId = (owner: Pick<GuardOwner, "dataTypeId">, guard: GuardEntry) => `${owner.dataTypeId}\u0000${guard.name}\u0000${guard.scope}\u0000${guard.value}`;
 const linkId = (link: LinkEntry) => `${link.fieldId}\u0000${link.targetId}`;
 
 /** Free, or already this record's (never another record's). */
@@ -83,11 +95,17 @@ function remove(key: ItemKey, condition?: { ConditionExpression: string; Express
   return { Delete: { TableName: tableName(), Key: key, ...condition } };
 }
 
-function dataTypeCheck(record: StoredRecord, version: number): TransactItem {
+const dataTypeCheck = (record: StoredRecord, version: number): TransactItem => dataTypeVersionCheck(record.organizationId, record.dataTypeId, version);
+
+/**
+ * Transaction item: the data type is still at the `version` the values were validated against and
+ * no delete of it is in progress. Shared with entity custom values (shared/store/extension-store.ts).
+ */
+export function dataTypeVersionCheck(organizationId: string, dataTypeId: string, version: number): TransactItem {
   return {
     ConditionCheck: {
       TableName: tableName(),
-      Key: keys.dataType(record.organizationId, record.dataTypeId),
+      Key: keys.dataType(organizationId, dataTypeId),
       // Same version as validated (a changed rule re-runs), and no delete in progress (a fence older than its TTL is a crashed delete).
       ConditionExpression: "version = :typeVersion AND (attribute_not_exists(#fence) OR #fence < :fenceCutoff)",
       ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
@@ -111,7 +129,24 @@ function refItem(record: StoredRecord): Record<string, unknown> {
   };
 }
 
-const guardItem = (record: StoredRecord, guard: GuardEntry) => ({ ...guardKey(record, guard), entity: "recordGuard", recordId: record._id, dataTypeId: record.dataTypeId });
+const guardItem = (owner: GuardOwner, guard: GuardEntry) => ({ ...guardKey(owner, guard), entity: "recordGuard", recordId: owner.ownerId, dataTypeId: owner.dataTypeId });
+
+/**
+ * The transaction items that move an owner's guards from `previous` to `next` (either may be
+ * absent): guards no longer held are deleted (if still the owner's), new ones claimed (free or
+ * already the owner's; a failed claim is labelled with the guard's name).
+ */
+export function guardMoves(previous: GuardOwner | undefined, next: GuardOwner | undefined): Array<[TransactItem, { kind: "guard"; name: string } | { kind: "other" }]> {
+  const items: Array<[TransactItem, { kind: "guard"; name: string } | { kind: "other" }]> = [];
+  const oldGuards = new Map((previous?.guards ?? []).map((guard) => [guardId(previous as GuardOwner, guard), guard]));
+  const newGuards = new Map((next?.guards ?? []).map((guard) => [guardId(next as GuardOwner, guard), guard]));
+  for (const [id, guard] of oldGuards) if (!newGuards.has(id) && previous) items.push([remove(guardKey(previous, guard), ownedOrFree(previous.ownerId)), { kind: "other" }]);
+  for (const [id, guard] of newGuards) if (!oldGuards.has(id) && next) items.push([put(guardItem(next, guard), ownedOrFree(next.ownerId)), { kind: "guard", name: guard.name }]);
+  return items;
+}
+
+const guardOwnerOf = (record: StoredRecord | undefined): GuardOwner | undefined =>
+  record && { organizationId: record.organizationId, dataTypeId: record.dataTypeId, ownerId: record._id, guards: record.index.guards };
 /**
  * A token item serves both searches: its table key the type's (`q` with a type), its GSI1 key the
  * organization's (`q` without one). One item per token, not two: the transaction stays within its
@@ -138,10 +173,7 @@ function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | u
   const recordId = (next ?? previous)?._id ?? "";
   // A record written before the organization-wide search key has token items without it: rewrite them all.
   const rewriteTokens = !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId || previous.index.organizationSearch !== true;
-  const oldGuards = new Map((previous?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
-  const newGuards = new Map((next?.index.guards ?? []).map((guard) => [guardId(guard), guard]));
-  for (const [id, guard] of oldGuards) if (!newGuards.has(id) && previous) items.push([remove(guardKey(previous, guard), ownedOrFree(recordId)), { kind: "other" }]);
-  for (const [id, guard] of newGuards) if (!oldGuards.has(id) && next) items.push([put(guardItem(next, guard), ownedOrFree(recordId)), { kind: "guard", name: guard.name }]);
+  items.push(...guardMoves(guardOwnerOf(previous), guardOwnerOf(next)));
 
   const oldTokens = new Set(previous?.index.tokens ?? []);
   const newTokens = new Set(next?.index.tokens ?? []);

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hubSchema } from "#shared/domain/hubs/schema";
+import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hubViewSchema } from "#shared/domain/hubs/schema";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const hubBody = successBodySchema(hubSchema);
+const hubBody = successBodySchema(hubViewSchema);
 const tag = "Hubs";
 const restriction =
   "A token with `hubIds` sees and changes only those hubs (any other is 404) and cannot create hubs (403, failedCode hub-403).";
@@ -36,7 +36,7 @@ export const hubRoutes = {
     tag,
     permission: "view/hub",
     query: hubListQuerySchema,
-    responses: { 200: { description: "A page of hubs", schema: pageBodySchema(hubSchema) } },
+    responses: { 200: { description: "A page of hubs", schema: pageBodySchema(hubViewSchema) } },
     grants: ["tableRead"],
   }),
   get: defineRoute({

@@ -5,11 +5,11 @@ import {
   vehicleListQuerySchema,
   vehicleParamsSchema,
   vehiclePatchSchema,
-  vehicleSchema,
+  vehicleViewSchema,
 } from "#shared/domain/vehicles/schema";
 import { defineRoute } from "#shared/http/route";
 
-const vehicleBody = successBodySchema(vehicleSchema);
+const vehicleBody = successBodySchema(vehicleViewSchema);
 const tag = "Vehicles";
 
 export const vehicleRoutes = {
@@ -39,7 +39,7 @@ export const vehicleRoutes = {
     tag,
     permission: "view/vehicle",
     query: vehicleListQuerySchema,
-    responses: { 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleSchema) } },
+    responses: { 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleViewSchema) } },
     grants: ["tableRead"],
   }),
   get: defineRoute({

@@ -1,5 +1,6 @@
 import { IANAZone } from "luxon";
 import { z } from "zod";
+import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
@@ -31,13 +32,26 @@ const hubShape = {
 };
 
 /** POST and PUT: the whole hub; timeZone defaults to null. */
-export const hubInputSchema = ignoringServerSetKeys(z.strictObject({ ...hubShape, timeZone: hubShape.timeZone.default(null) }));
+export const hubInputSchema = ignoringServerSetKeys(
+  z.strictObject({
+    ...hubShape,
+    timeZone: hubShape.timeZone.default(null),
+    custom: customValuesSchema
+      .optional()
+      .describe(
+        "Custom values of the organization's hub extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
+      ),
+  }),
+);
 export type HubInput = z.infer<typeof hubInputSchema>;
 
 /** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
 export const hubPatchSchema = ignoringServerSetKeys(
   z
-    .strictObject(hubShape)
+    .strictObject({
+      ...hubShape,
+      custom: customValuesSchema.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged."),
+    })
     .partial()
     .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
 );
@@ -57,6 +71,10 @@ export const hubSchema = z.object({
   updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
 });
 export type Hub = z.infer<typeof hubSchema>;
+
+/** A hub as answered: the stored hub and its visible custom values. */
+export const hubViewSchema = hubSchema.extend({ custom: customValuesViewSchema });
+export type HubView = z.infer<typeof hubViewSchema>;
 
 export const hubParamsSchema = z.strictObject({ hubId: z.string().min(1).max(64) });
 

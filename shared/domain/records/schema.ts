@@ -76,7 +76,7 @@ const dataIdBody = z
  */
 const PROTOTYPE_KEYS = ["__proto__"];
 
-function rejectingPrototypeKeys<T extends z.ZodType>(schema: T) {
+export function rejectingPrototypeKeys<T extends z.ZodType>(schema: T) {
   return z.preprocess((input, context) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
     for (const key of PROTOTYPE_KEYS) {

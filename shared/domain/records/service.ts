@@ -152,6 +152,34 @@ function projectionFor(caller: Caller, dataType: DataType, fieldsParam: string |
 /** Write responses show what a GET would: the caller's hidden fields are left out (the write itself is allowed). */
 const writeProjection = (caller: Caller, dataType: DataType): Projection => ({ hidden: hiddenFieldsFor(caller, dataType._id) });
 
+/**
+ * Every belongsTo/belongsToMany id of `values` must name an existing target (a record of the target
+ * type, or a hub/vehicle of the organization; user, role and flow live in the identity provider and
+ * are not checked). Shared by records and by entity custom values (shared/domain/extensions).
+ */
+export async function relationTargetIssues(
+  lookups: { store: Pick<RecordStore, "findById">; entities: EntityLookup },
+  organizationId: string,
+  dataType: DataType,
+  values: Record<string, unknown>,
+): Promise<FieldIssue[]> {
+  const { store, entities } = lookups;
+  const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
+    ids.map(async (id): Promise<FieldIssue | undefined> => {
+      const relation = field.relation;
+      if (!relation) return undefined;
+      let exists = true;
+      if (relation.targetKind === "dataType") {
+        const target = ID_PATTERN.test(id) ? await store.findById(organizationId, id) : undefined;
+        exists = target?.record.dataTypeId === relation.target;
+      } else if (relation.target === "vehicle") exists = await entities.vehicleExists(organizationId, id);
+      else if (relation.target === "hub") exists = await entities.hubExists(organizationId, id);
+      return exists ? undefined : { field: field.id, message: `${id} is not an existing ${relation.targetKind === "dataType" ? "record of the target data type" : relation.target} of this organization` };
+    }),
+  );
+  return (await Promise.all(checks)).filter((issue): issue is FieldIssue => issue !== undefined);
+}
+
 export function createRecordService(dependencies: RecordServiceDependencies) {
   const { store, dataTypes, entities, external } = dependencies;
   const now = dependencies.now ?? (() => new Date());
@@ -186,23 +214,8 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     return callerMayUseHub(caller, hubId) ? [] : [{ field: "hubId", message: "hubId must be one of the hubs your token allows" }];
   }
 
-  /** Every belongsTo/belongsToMany id must name an existing target (checked where a store exists). */
-  async function relationIssues(organizationId: string, dataType: DataType, values: Record<string, unknown>): Promise<FieldIssue[]> {
-    const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
-      ids.map(async (id): Promise<FieldIssue | undefined> => {
-        const relation = field.relation;
-        if (!relation) return undefined;
-        let exists = true;
-        if (relation.targetKind === "dataType") {
-          const target = ID_PATTERN.test(id) ? await store.findById(organizationId, id) : undefined;
-          exists = target?.record.dataTypeId === relation.target;
-        } else if (relation.target === "vehicle") exists = await entities.vehicleExists(organizationId, id);
-        else if (relation.target === "hub") exists = await entities.hubExists(organizationId, id);
-        return exists ? undefined : { field: field.id, message: `${id} is not an existing ${relation.targetKind === "dataType" ? "record of the target data type" : relation.target} of this organization` };
-      }),
-    );
-    return (await Promise.all(checks)).filter((issue): issue is FieldIssue => issue !== undefined);
-  }
+  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>) =>
+    relationTargetIssues({ store, entities }, organizationId, dataType, values);
 
   /** Runs every rule on a record to be written and returns it with its index; throws the 400. */
   async function prepare(

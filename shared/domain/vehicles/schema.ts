@@ -2,6 +2,7 @@ import { z } from "zod";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/visits/schema";
+import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -123,6 +124,11 @@ export const vehicleInputSchema = ignoringServerSetKeys(
       startLocation: vehicleShape.startLocation.default(vehicleDefaults.startLocation),
       endLocation: vehicleShape.endLocation.default(vehicleDefaults.endLocation),
       constraints: vehicleShape.constraints.default({}),
+      custom: customValuesSchema
+        .optional()
+        .describe(
+          "Custom values of the organization's vehicle extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
+        ),
     })
     .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }),
 );
@@ -132,7 +138,10 @@ export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 /** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
 export const vehiclePatchSchema = ignoringServerSetKeys(
   z
-    .strictObject(vehicleShape)
+    .strictObject({
+      ...vehicleShape,
+      custom: customValuesSchema.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged."),
+    })
     .partial()
     .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
 );
@@ -162,6 +171,10 @@ export const vehicleSchema = z.object({
 });
 
 export type Vehicle = z.infer<typeof vehicleSchema>;
+
+/** A vehicle as answered: the stored vehicle and its visible custom values. */
+export const vehicleViewSchema = vehicleSchema.extend({ custom: customValuesViewSchema });
+export type VehicleView = z.infer<typeof vehicleViewSchema>;
 
 export const vehicleParamsSchema = z.strictObject({ vehicleId: z.string().min(1).max(64) });
 

@@ -4,15 +4,25 @@ import { formatDateTimeUtc } from "#shared/domain/time";
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import { parseWith } from "#shared/domain/validation";
 import { type VersionCondition, writeUnder } from "#shared/domain/versions";
+import type { CustomValues, CustomValuesWrite, CustomWriteMode, ExtensionType } from "#shared/domain/extensions/service";
+import type { StoredCustomValues } from "#shared/domain/extensions/schema";
 import {
   type Vehicle,
   type VehicleInput,
   vehicleInputSchema,
   type VehiclePatch,
+  type VehicleView,
 } from "#shared/domain/vehicles/schema";
 
+/** A stored vehicle with the custom values its item holds (docs/extensions.md). */
+export interface StoredVehicle {
+  vehicle: Vehicle;
+  version: number;
+  custom?: StoredCustomValues | undefined;
+}
+
 export interface VehiclePage {
-  items: Vehicle[];
+  items: StoredVehicle[];
   nextCursor: string | null;
 }
 
@@ -27,15 +37,17 @@ export interface VehicleListFilter {
 
 /** Persistence port of the vehicle domain (implemented over DynamoDB in shared/store/vehicle-store.ts). */
 export interface VehicleStore {
-  insert(vehicle: Vehicle): Promise<void>;
-  find(organizationId: string, vehicleId: string): Promise<{ vehicle: Vehicle; version: number } | undefined>;
+  /** `custom`: the checked custom values to store (their uniqueness claims taken in the same transaction). */
+  insert(vehicle: Vehicle, custom?: CustomValuesWrite | undefined): Promise<void>;
+  find(organizationId: string, vehicleId: string): Promise<StoredVehicle | undefined>;
   /**
    * Inserts, replaces and removes also keep the hub's reference count (shared/store/hub-store.ts):
    * a vehicle can only name an existing hub of its organization (400 on hubId otherwise), and a
-   * hub cannot be deleted while a vehicle names it.
+   * hub cannot be deleted while a vehicle names it. `custom` undefined keeps the stored custom values;
+   * a remove releases their uniqueness claims.
    */
-  replace(vehicle: Vehicle, previous: { version: number; hubId: string }): Promise<void>;
-  remove(organizationId: string, vehicleId: string, previous: { version: number; hubId: string }): Promise<boolean>;
+  replace(vehicle: Vehicle, previous: StoredVehicle, custom?: CustomValuesWrite | undefined): Promise<void>;
+  remove(organizationId: string, vehicleId: string, previous: StoredVehicle): Promise<boolean>;
   list(organizationId: string, filter: VehicleListFilter): Promise<VehiclePage>;
 }
 
@@ -62,7 +74,12 @@ function assertHubAllowed(caller: Caller, hubId: string): void {
   }
 }
 
-export function createVehicleService(store: VehicleStore, now: () => Date = () => new Date()) {
+/**
+ * Vehicles. `custom` (docs/extensions.md) is checked by the organization's vehicle extension data
+ * type through `custom` (the records' value rules) and stored on the vehicle item in the same
+ * transaction as its uniqueness claims.
+ */
+export function createVehicleService(store: VehicleStore, custom: CustomValues, now: () => Date = () => new Date()) {
   /** A vehicle of another organization, or of a hub the caller may not use, does not exist for this caller. */
   async function findVisible(caller: Caller, vehicleId: string) {
     const found = await store.find(caller.organizationId, vehicleId);
@@ -70,65 +87,77 @@ export function createVehicleService(store: VehicleStore, now: () => Date = () =
     return found;
   }
 
-  async function write(caller: Caller, existing: { vehicle: Vehicle; version: number }, input: VehicleInput, versions?: VersionCondition): Promise<Vehicle> {
-    assertHubAllowed(caller, input.hubId);
+  const toView = (caller: Caller, type: ExtensionType | undefined, vehicle: Vehicle, stored: StoredCustomValues | undefined): VehicleView => {
+    const shown = custom.view(caller, type, stored);
+    return shown === undefined ? vehicle : { ...vehicle, custom: shown };
+  };
+
+  async function write(caller: Caller, existing: StoredVehicle, input: VehicleInput, mode: CustomWriteMode, versions?: VersionCondition): Promise<VehicleView> {
+    const { custom: sentCustom, ...fields } = input;
+    assertHubAllowed(caller, fields.hubId);
+    const type = await custom.typeFor(caller.organizationId, "vehicle");
+    const customWrite = await custom.prepare(caller, "vehicle", type, existing.custom, sentCustom, mode);
     const vehicle: Vehicle = {
-      ...input,
+      ...fields,
       _id: existing.vehicle._id,
       organizationId: caller.organizationId,
       createdTime: existing.vehicle.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await writeUnder(versions, () => store.replace(vehicle, { version: existing.version, hubId: existing.vehicle.hubId }), existing.version + 1);
-    return vehicle;
+    await writeUnder(versions, () => store.replace(vehicle, existing, customWrite), existing.version + 1);
+    return toView(caller, type, vehicle, customWrite?.next ?? existing.custom);
   }
 
   return {
-    async create(caller: Caller, input: VehicleInput): Promise<Vehicle> {
-      assertHubAllowed(caller, input.hubId);
+    async create(caller: Caller, input: VehicleInput): Promise<VehicleView> {
+      const { custom: sentCustom, ...fields } = input;
+      assertHubAllowed(caller, fields.hubId);
+      const type = await custom.typeFor(caller.organizationId, "vehicle");
+      const customWrite = await custom.prepare(caller, "vehicle", type, undefined, sentCustom, "create");
       const time = now();
       const vehicle: Vehicle = {
         _id: newId(time),
-        ...input,
+        ...fields,
         organizationId: caller.organizationId,
         createdTime: formatDateTimeUtc(time),
         updatedTime: formatDateTimeUtc(time),
       };
-      await store.insert(vehicle);
-      return vehicle;
+      await store.insert(vehicle, customWrite);
+      return toView(caller, type, vehicle, customWrite?.next);
     },
 
-    async get(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<Vehicle> {
-      const found = await findVisible(caller, vehicleId);
+    async get(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<VehicleView> {
+      const [found, type] = await Promise.all([findVisible(caller, vehicleId), custom.typeFor(caller.organizationId, "vehicle")]);
       versions?.check(found.version);
-      return found.vehicle;
+      return toView(caller, type, found.vehicle, found.custom);
     },
 
-    async replace(caller: Caller, vehicleId: string, input: VehicleInput, versions?: VersionCondition): Promise<Vehicle> {
+    async replace(caller: Caller, vehicleId: string, input: VehicleInput, versions?: VersionCondition): Promise<VehicleView> {
       const existing = await findVisible(caller, vehicleId);
       versions?.check(existing.version);
-      return write(caller, existing, input, versions);
+      return write(caller, existing, input, "replace", versions);
     },
 
     /** Merges the patch over the stored vehicle and validates the result as a whole vehicle. */
-    async patch(caller: Caller, vehicleId: string, patch: VehiclePatch, versions?: VersionCondition): Promise<Vehicle> {
+    async patch(caller: Caller, vehicleId: string, patch: VehiclePatch, versions?: VersionCondition): Promise<VehicleView> {
       const existing = await findVisible(caller, vehicleId);
       versions?.check(existing.version);
       const current = Object.fromEntries(writableFields.map((field) => [field, existing.vehicle[field]]));
       const merged = parseWith(vehicleInputSchema, { ...current, ...patch });
-      return write(caller, existing, merged, versions);
+      return write(caller, existing, merged, "patch", versions);
     },
 
     async remove(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, vehicleId);
       versions?.check(existing.version);
-      const removed = await writeUnder(versions, () => store.remove(caller.organizationId, vehicleId, { version: existing.version, hubId: existing.vehicle.hubId }));
+      const removed = await writeUnder(versions, () => store.remove(caller.organizationId, vehicleId, existing));
       if (!removed) throw new NotFoundError();
     },
 
-    async list(caller: Caller, query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined }): Promise<VehiclePage> {
+    async list(caller: Caller, query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined }) {
       if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
-      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
+      const [page, type] = await Promise.all([store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }), custom.typeFor(caller.organizationId, "vehicle")]);
+      return { items: page.items.map((item) => toView(caller, type, item.vehicle, item.custom)), nextCursor: page.nextCursor };
     },
   };
 }

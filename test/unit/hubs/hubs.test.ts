@@ -4,11 +4,19 @@ import type { Caller } from "#shared/domain/caller";
 import { ForbiddenError, NotFoundError } from "#shared/domain/errors";
 import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
 import { type Hub, hubInputSchema, hubPatchSchema } from "#shared/domain/hubs/schema";
-import { createHubService, type HubStore } from "#shared/domain/hubs/service";
+import { createCustomValues } from "#shared/domain/extensions/service";
+import { createHubService as createHubServiceWith, type HubStore } from "#shared/domain/hubs/service";
 import { storableNumberProblem } from "#shared/domain/schemas";
 
 const base = { name: "Depot", address: "Main St 1", lat: 52.5, lng: 13.4 };
 const caller = (hubIds: string[] = []): Caller => ({ userId: "u", organizationId: "o", hubIds, permissions: new Set(), permissionDetails: [] });
+
+/** No extension data type in these organizations: hubs carry no custom values. */
+const noCustomValues = createCustomValues({
+  extensionTypes: { find: async () => undefined },
+  relations: { store: { findById: async () => undefined }, entities: { hubExists: async () => false, vehicleExists: async () => false } },
+});
+const createHubService = (store: HubStore, now?: () => Date) => createHubServiceWith(store, noCustomValues, now);
 
 function memoryStore() {
   const hubs = new Map<string, { hub: Hub; version: number }>();
@@ -18,9 +26,9 @@ function memoryStore() {
       const found = hubs.get(id);
       return found && found.hub.organizationId === o ? found : undefined;
     },
-    update: async (hub, version) => void hubs.set(hub._id, { hub, version: version + 1 }),
+    update: async (hub, previous) => void hubs.set(hub._id, { hub, version: previous.version + 1 }),
     remove: async (_o, id) => void hubs.delete(id),
-    list: async () => ({ items: [...hubs.values()].map((entry) => entry.hub), nextCursor: null }),
+    list: async () => ({ items: [...hubs.values()], nextCursor: null }),
   };
   return { store, hubs };
 }

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import type { StandardEntity } from "#shared/domain/data-types/schema";
+import type { GuardEntry } from "#shared/domain/records/schema";
+import { rejectingPrototypeKeys } from "#shared/domain/records/schema";
+import { ignoringServerSetKeys } from "#shared/domain/schemas";
+
+/**
+ * Custom values of platform entities (spec "extends"; docs/extensions.md). An organization's
+ * extension data type for an entity (`extends: { entity }`) defines the fields; each entity keeps
+ * its values checked by the same value rules as a data source record.
+ */
+
+/** Entities this product stores: their own POST/PUT/PATCH take `custom`, their GET answers it. */
+export const storedEntities = ["vehicle", "hub"] as const satisfies readonly StandardEntity[];
+/** Entities of the identity provider: custom values through `PUT/GET /extension/{entity}/{entityId}`. */
+export const identityEntities = ["user", "role", "flow"] as const satisfies readonly StandardEntity[];
+export type IdentityEntity = (typeof identityEntities)[number];
+
+/** What an entity stores of its custom values: the type they were checked against, the values, the uniqueness claims held. */
+export interface StoredCustomValues {
+  dataTypeId: string;
+  values: Record<string, unknown>;
+  guards: GuardEntry[];
+}
+
+/** The `custom` object of a write body: field id → value, checked against the extension data type. */
+export const customValuesSchema = rejectingPrototypeKeys(
+  z
+    .record(z.string().min(1).max(64), z.unknown())
+    .describe(
+      "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/extensions.md.",
+    ),
+);
+
+/** `custom` in responses: the values of the current extension type's fields, without the caller's hidden fields. */
+export const customValuesViewSchema = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "Present when the organization has an extension data type for this entity: the values of its current fields (values of removed fields are not shown), without fields hidden from the caller (permissionDetails `view/data` naming the extension data type).",
+  );
+
+export const extensionParamsSchema = z.strictObject({
+  entity: z.enum(identityEntities).describe("An identity-provider entity; vehicles and hubs carry `custom` on their own routes."),
+  entityId: z.string().trim().min(1).max(128).describe("The entity's id in the identity provider (not checked: this service does not store users, roles or flows)."),
+});
+
+/** Keys an extension-values answer carries that a PUT ignores (read-modify-write). */
+export const extensionValuesServerSetKeys = ["entity", "entityId", "dataTypeId", "updatedBy"];
+
+export const extensionValuesInputSchema = ignoringServerSetKeys(
+  z.strictObject({
+    custom: customValuesSchema.describe(
+      "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
+    ),
+  }),
+  extensionValuesServerSetKeys,
+);
+export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;
+
+export const extensionValuesViewSchema = z.object({
+  entity: z.enum(identityEntities),
+  entityId: z.string(),
+  dataTypeId: z.string().describe("The extension data type the values are shown by."),
+  custom: z.record(z.string(), z.unknown()),
+  organizationId: z.string(),
+  createdBy: z.string(),
+  updatedBy: z.string(),
+  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+});
+export type ExtensionValuesView = z.infer<typeof extensionValuesViewSchema>;
