@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { runQueueDefinition } from "#shared/queue/definitions";
+import { importQueueDefinition, runQueueDefinition } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 
 /**
@@ -62,28 +62,38 @@ export async function provisionBucket(client: S3Client, bucketName: string): Pro
   }
 }
 
-/** Returns the URLs of the run queue and its dead-letter queue. */
-export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string }> {
+/** Returns the URLs of the run queue and its dead-letter queue, and of the import queue. */
+export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; importQueueUrl: string }> {
+  const { queueUrl: importQueueUrl } = await provisionQueue(client, importQueueDefinition);
+  const { queueUrl: runQueueUrl, deadLetterQueueUrl } = await provisionQueue(client, runQueueDefinition);
+  return { runQueueUrl, deadLetterQueueUrl, importQueueUrl };
+}
+
+/** A queue of `definition` with its dead-letter queue and redrive policy. */
+async function provisionQueue(
+  client: SQSClient,
+  definition: typeof runQueueDefinition | typeof importQueueDefinition,
+): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const dlq = await client.send(
     new CreateQueueCommand({
-      QueueName: runQueueDefinition.deadLetterQueueName,
-      Attributes: { MessageRetentionPeriod: String(runQueueDefinition.deadLetterRetentionSeconds) },
+      QueueName: definition.deadLetterQueueName,
+      Attributes: { MessageRetentionPeriod: String(definition.deadLetterRetentionSeconds) },
     }),
   );
   const deadLetterQueueUrl = dlq.QueueUrl as string;
   const dlqAttributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ["QueueArn"] }));
-  const runQueue = await client.send(
+  const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: runQueueDefinition.queueName,
+      QueueName: definition.queueName,
       Attributes: {
-        VisibilityTimeout: String(runQueueDefinition.visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(runQueueDefinition.messageRetentionSeconds),
+        VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(definition.messageRetentionSeconds),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlqAttributes.Attributes?.QueueArn,
-          maxReceiveCount: runQueueDefinition.maxReceiveCount,
+          maxReceiveCount: definition.maxReceiveCount,
         }),
       },
     }),
   );
-  return { runQueueUrl: runQueue.QueueUrl as string, deadLetterQueueUrl };
+  return { queueUrl: queue.QueueUrl as string, deadLetterQueueUrl };
 }

@@ -61,6 +61,7 @@ export function startQueuePoller(
   queueArn: string,
   loadWorker: () => Promise<WorkerHandler>,
   onError: (error: unknown) => void,
+  job: { name: string; timeoutSeconds: number; batchSize: number } = { name: "routing-run", timeoutSeconds: runWorkerTimeoutSeconds, batchSize: runQueueDefinition.batchSize },
 ): LocalScheduler {
   let stopped = false;
   const loop = (async () => {
@@ -69,7 +70,7 @@ export function startQueuePoller(
         const received = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
-            MaxNumberOfMessages: runQueueDefinition.batchSize,
+            MaxNumberOfMessages: job.batchSize,
             WaitTimeSeconds: 1,
             MessageSystemAttributeNames: ["All"],
           }),
@@ -92,7 +93,7 @@ export function startQueuePoller(
         };
         let failedIds: Set<string>;
         try {
-          const response = await invokeHandler(await loadWorker(), event, jobContext("routing-run", runWorkerTimeoutSeconds));
+          const response = await invokeHandler(await loadWorker(), event, jobContext(job.name, job.timeoutSeconds));
           failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         } catch (error) {
           // A worker stopped with the poller leaves its messages to become visible again: not an error.

@@ -14,7 +14,7 @@ import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -131,6 +131,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queues = await provisionQueues(sqs);
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
     resetConfiguredPlans();
@@ -158,6 +159,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
+      );
+      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/legacy-import.md).
+      const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const importWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "legacy-import.ts"), importWorkerTimeoutSeconds);
+      background.push(
+        startQueuePoller(sqs, queues.importQueueUrl, importQueueArn, async () => importWorker.invoke, reportError, {
+          name: "legacy-import",
+          timeoutSeconds: importWorkerTimeoutSeconds,
+          batchSize: importQueueDefinition.batchSize,
+        }),
+        importWorker,
       );
     }
 

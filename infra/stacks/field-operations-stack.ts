@@ -15,7 +15,8 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { defaultRunWorkerMaxConcurrency, runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { defaultRunWorkerMaxConcurrency, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { objectKeys } from "#shared/store/keys";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
@@ -120,10 +121,25 @@ export class FieldOperationsStack extends Stack {
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runQueueDefinition.maxReceiveCount },
     });
 
+    const importDeadLetterQueue = new Queue(this, "ImportDeadLetterQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(importQueueDefinition.deadLetterRetentionSeconds),
+    });
+    Validations.of(importDeadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the legacy-import queue." });
+    const importQueue = new Queue(this, "ImportQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(importQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(importQueueDefinition.messageRetentionSeconds),
+      deadLetterQueue: { queue: importDeadLetterQueue, maxReceiveCount: importQueueDefinition.maxReceiveCount },
+    });
+
     const environment = {
       TABLE_NAME: table.tableName,
       BUCKET_NAME: bucket.bucketName,
       RUN_QUEUE_URL: runQueue.queueUrl,
+      IMPORT_QUEUE_URL: importQueue.queueUrl,
       JWT_ISSUER: props.jwt.issuer,
       JWT_AUDIENCE: props.jwt.audience,
       JWT_JWKS_URI: props.jwt.jwksUri,
@@ -136,7 +152,7 @@ export class FieldOperationsStack extends Stack {
     };
 
     // Every function's bundle, built in one esbuild run before any function needs its code.
-    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry], {
+    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry], {
       repositoryRoot: props.repositoryRoot,
       sourceMaps: props.sourceMaps ?? false,
     });
@@ -288,10 +304,14 @@ export class FieldOperationsStack extends Stack {
         // Only queries reach the secondary indexes (by hub, due index).
         if (onTable.includes("dynamodb:Query")) role.addToPrincipalPolicy(new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${table.tableArn}/index/*`] }));
       }
+      // The import grants reach only the uploaded exports and the import queue.
+      const isImportGrant = grant.startsWith("import");
       const onBucket = actions.filter((action) => action.startsWith("s3:"));
-      if (onBucket.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects("*")] }));
+      if (onBucket.length > 0) {
+        role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(isImportGrant ? objectKeys.legacyExportPattern : "*")] }));
+      }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
-      if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [runQueue.queueArn] }));
+      if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [isImportGrant ? importQueue.queueArn : runQueue.queueArn] }));
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
@@ -343,8 +363,29 @@ export class FieldOperationsStack extends Stack {
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));
 
+    const importWorker = new ProductFunction(this, "LegacyImportFunction", {
+      code,
+      entry: importWorkerEntry,
+      description: "Runs one step of an import from the earlier version: a page of records, the finish or a rollback page",
+      environment,
+      timeout: Duration.seconds(importWorkerTimeoutSeconds),
+      memorySize: 1024,
+    });
+    for (const each of importWorkerGrants) grant(importWorker.role as IRole, each);
+    importWorker.addEventSource(
+      new SqsEventSource(importQueue, { batchSize: importQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: importQueueDefinition.maxConcurrency }),
+    );
+
     this.alarms = [
-      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs (scheduler tick, routing-run worker)", [tick, worker], alarmTopic),
+      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs (scheduler tick, routing-run worker, legacy-import worker)", [tick, worker, importWorker], alarmTopic),
+      new Alarm(this, "ImportDeadLetterQueueAlarm", {
+        alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (README, Runbook: "ImportDeadLetterQueue")',
+        metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, "DeadLetterQueueAlarm", {
         alarmDescription: 'Routing runs failed 3 deliveries and wait in the dead-letter queue (README, Runbook: "DeadLetterQueue")',
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
@@ -387,7 +428,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     ];
-    for (const alarm of this.alarms.slice(-4)) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    for (const alarm of this.alarms.slice(-5)) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
     code.dispose();
 
@@ -419,11 +460,14 @@ function contextTemplate(status: number, messageKey: string, failedCodeKey: stri
 }
 const tickTimeout = Duration.seconds(55);
 const workerEntry = "functions/jobs/routing-run.ts";
+const importWorkerEntry = "functions/jobs/legacy-import.ts";
 
 /** What the jobs may touch, in the route table's grant vocabulary. */
 export const tickGrants: readonly RouteGrant[] = ["tableWrite", "queueSend"];
 /** The worker also sends: a fan-out page of due schedules enqueues its runs. */
 export const workerGrants: readonly RouteGrant[] = ["tableWrite", "bucketWrite", "queueSend"];
+/** The legacy-import worker: the table, the uploaded exports (read; delete after a `move`), its own queue. */
+export const importWorkerGrants: readonly RouteGrant[] = ["tableWrite", "importFileRead", "importFileDelete", "importQueueSend"];
 
 /** `functions/http/<area>/<verb>.ts` → `<area>`: the nested stack a route's function and method live in. */
 export function apiArea(handler: string): string {
@@ -458,6 +502,7 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
   }
   for (const arn of arnTokens(resources.bucket)) {
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
+    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`, "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.");
   }
   acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
   acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");

@@ -39,6 +39,8 @@ const environmentSchema = z.object({
   TABLE_NAME: z.string().min(1).default("field-operations"),
   BUCKET_NAME: z.string().min(1).default("field-operations-files"),
   RUN_QUEUE_URL: z.string().default(""),
+  /** SQS queue of legacy-import steps (docs/legacy-import.md). */
+  IMPORT_QUEUE_URL: z.string().default(""),
   JWT_ISSUER: z.string().min(1).default("field-operations-local"),
   JWT_AUDIENCE: z.string().min(1).default("field-operations-api"),
   /** HTTPS JWKS endpoint of the identity provider (for Cognito: `https://cognito-idp.<region>.amazonaws.com/<pool>/.well-known/jwks.json`). */

@@ -5,7 +5,17 @@ import type { ZodType } from "zod";
  * function + REST method), the local gateway (dispatch) and the OpenAPI document (schemas).
  */
 /** What a route's function may touch; the CDK stack turns each grant into the IAM actions below. */
-export type RouteGrant = "tableRead" | "tableWrite" | "bucketRead" | "bucketWrite" | "queueSend";
+export type RouteGrant =
+  | "tableRead"
+  | "tableWrite"
+  | "bucketRead"
+  | "bucketWrite"
+  | "queueSend"
+  // The legacy import (docs/legacy-import.md): only the uploaded exports (`org/*/imports/*`) and the import queue.
+  | "importFileUpload"
+  | "importFileRead"
+  | "importFileDelete"
+  | "importQueueSend";
 
 const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
 
@@ -24,6 +34,10 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   bucketRead: ["s3:GetObject", "s3:GetObjectVersion"],
   bucketWrite: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion"],
   queueSend: ["sqs:SendMessage"],
+  importFileUpload: ["s3:PutObject"],
+  importFileRead: ["s3:GetObject", "s3:GetObjectVersion"],
+  importFileDelete: ["s3:DeleteObject", "s3:DeleteObjectVersion"],
+  importQueueSend: ["sqs:SendMessage"],
 };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -29,3 +29,20 @@ export const defaultRunWorkerMaxConcurrency = 20;
  * after this; a run still waiting in the queue longer than this no longer counts.
  */
 export const activeRunLeaseSeconds = 6 * 3600;
+
+/** The legacy-import worker's Lambda timeout: one page of 500 records takes a few seconds. */
+export const importWorkerTimeoutSeconds = 120;
+
+/** The legacy-import queue (docs/legacy-import.md): one message per import step, beside the run queue. */
+export const importQueueDefinition = {
+  queueName: "legacy-imports",
+  deadLetterQueueName: "legacy-imports-dlq",
+  visibilityTimeoutSeconds: importWorkerTimeoutSeconds * 6,
+  /** On the last delivery a failing page fails its import (rolled back) instead of retrying. */
+  maxReceiveCount: 3,
+  messageRetentionSeconds: 4 * 24 * 3600,
+  deadLetterRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 1,
+  /** Imports at most running at once (each import runs one step at a time). */
+  maxConcurrency: 5,
+} as const;

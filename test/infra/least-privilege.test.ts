@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
-import { tickGrants, workerGrants } from "#infra/stacks/field-operations-stack";
+import { importWorkerGrants, tickGrants, workerGrants } from "#infra/stacks/field-operations-stack";
 import { type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { functionActions, functionStatements, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
@@ -26,6 +26,7 @@ describe("Least privilege: each function's role allows exactly the actions its r
     ...routes.map((route) => ({ id: `${route.operationId}Function`, grants: route.grants ?? [] })),
     { id: "SchedulerTickFunction", grants: tickGrants },
     { id: "RoutingRunFunction", grants: workerGrants, consumes: true },
+    { id: "LegacyImportFunction", grants: importWorkerGrants, consumes: true },
   ];
   // The SQS event source polls the run queue with the worker's role (CDK's grantConsumeMessages).
   const consumeActions = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
@@ -56,6 +57,24 @@ describe("Least privilege: each function's role allows exactly the actions its r
     expect(functionActions(synthesized, "TenantAuthorizerFunction").filter((action) => !baseline.includes(action))).toEqual(["dynamodb:GetItem"]);
     const onTable = functionStatements(synthesized, "TenantAuthorizerFunction").filter((statement) => [statement.Action].flat().includes("dynamodb:GetItem"));
     expect(JSON.stringify(onTable.map((statement) => statement.Resource))).not.toContain("/index/");
+  });
+
+  it("gives the import grants only the uploaded exports (org/*/imports/*) and the import queue", () => {
+    const importFunctions = [
+      ...routes.filter((route) => route.grants?.some((grant) => grant.startsWith("import"))).map((route) => `${route.operationId}Function`),
+      "LegacyImportFunction",
+    ];
+    expect(importFunctions.length).toBe(3);
+    for (const id of importFunctions) {
+      for (const statement of functionStatements(synthesized, id)) {
+        const actions = [statement.Action].flat() as string[];
+        const resources = JSON.stringify(statement.Resource);
+        if (actions.some((action) => action.startsWith("s3:"))) expect(resources, id).toContain("/org/*/imports/*");
+        if (actions.some((action) => action.startsWith("sqs:SendMessage"))) expect(resources, id).toContain("ImportQueue");
+      }
+    }
+    // The upload URL is signed by a function that may only put exports: nothing else.
+    expect(ownActions("createDataTypeImportUploadFunction")).toEqual(["s3:PutObject"]);
   });
 
   it("keeps read routes to GetItem, BatchGetItem and Query", () => {

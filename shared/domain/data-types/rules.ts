@@ -61,6 +61,8 @@ export interface RuleContext {
   /** Data types of this organization named by `relation.target` (targetKind dataType), by id. Absent = does not exist. */
   relationTargets: ReadonlyMap<string, DataType>;
   allowLoopbackProviders?: boolean;
+  /** Creating a type from an export of the earlier version: a primaryKey field may stand in for the title. */
+  legacyImport?: boolean;
 }
 
 function fieldIdOf(field: FieldInput): string | undefined {
@@ -119,7 +121,7 @@ function checkIdentity(input: DataTypeInput, context: RuleContext, issues: Issue
   const isExtension = input.extends !== null;
   const titles = input.fields.flatMap((field, index) => (field.type === "title" ? [index] : []));
   const primaryKeys = input.fields.flatMap((field, index) => (field.type === "primaryKey" ? [index] : []));
-  const isLegacyPrimaryKeyType = context.existing?.fields.some((field) => field.type === "primaryKey") ?? false;
+  const isLegacyPrimaryKeyType = (context.existing?.fields.some((field) => field.type === "primaryKey") ?? false) || (context.legacyImport === true && primaryKeys.length > 0);
 
   if (isExtension) {
     for (const index of [...titles, ...primaryKeys]) {

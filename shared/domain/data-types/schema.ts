@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
 import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
@@ -142,7 +143,7 @@ const dataTypeShape = {
 };
 
 /** Server-set attributes a data type answers besides the common ones (serverSetKeys): ignored when sent. */
-export const dataTypeServerSetKeys = ["locked"];
+export const dataTypeServerSetKeys = ["locked", "import"];
 
 /** POST and PUT: a null optional attribute is absent (its default applies; commonData null = unchanged on PUT). */
 export const dataTypeInputSchema = ignoringServerSetKeys(
@@ -214,6 +215,8 @@ export const dataTypeSchema = z.object({
   locked: z.boolean().default(false),
   /** `no-space`: imported from the earlier version and not yet saved here, titles may not contain spaces. */
   titleRule: z.enum(titleRules).default("words"),
+  /** Set on types imported from the earlier version: the background import's state (import-state.ts). */
+  import: importStateSchema.optional(),
   createdBy: z.string(),
   organizationId: z.string(),
   createdTime: z.string(),
@@ -227,6 +230,7 @@ export const dataTypeViewSchema = dataTypeSchema.omit({ titleRule: true }).exten
     .object({ url: z.string(), key: z.string().optional().describe("Masked: `****` plus at most the last 4 characters.") })
     .nullable(),
   locked: z.boolean().describe("True while an import from the earlier version runs; updates and deletes answer 409 until it is ready."),
+  import: importViewSchema.optional(),
   createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
   updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
 });

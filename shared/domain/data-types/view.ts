@@ -1,3 +1,4 @@
+import { toImportView } from "#shared/domain/data-types/import-state";
 import type { DataType, DataTypeView } from "#shared/domain/data-types/schema";
 
 /**
@@ -10,7 +11,8 @@ export function maskProviderKey(key: string): string {
 
 /** What a client sees of a stored data type: the key masked, internal flags left out. */
 export function toDataTypeView(dataType: DataType): DataTypeView {
-  const { titleRule: _internal, ...view } = dataType;
+  const { titleRule: _internal, import: importState, ...rest } = dataType;
+  const view: DataTypeView = importState ? { ...rest, import: toImportView(importState) } : rest;
   const providerConfig = dataType.providerConfig;
   // Same key order as stored; only the key is replaced.
   view.providerConfig =

@@ -570,7 +570,53 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       return write(caller, type, existing, body, { ...kept, ...splitEnvelope(body) }, versions);
     },
 
+    /**
+     * The legacy import's write (shared/domain/data-types/import-service.ts): the record of one export
+     * line, under every rule of a create, into the type the import holds locked. Conditional on
+     * absence: a record already there with this `_id` (a redelivered page) answers "existed"; another
+     * record with the dataId or a unique value throws the usual 409.
+     */
+    async importRecord(type: ResolvedType, draft: { _id: string; dataId: unknown; hubId: string | null | undefined; values: Record<string, unknown>; createdBy: string }) {
+      const { dataType } = type;
+      const importer: Caller = { userId: draft.createdBy, organizationId: dataType.organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] };
+      const time = formatDateTimeUtc(now());
+      const prepared = await prepare(importer, type, { _id: draft._id, dataId: draft.dataId, hubId: draft.hubId, sent: draft.values });
+      const record: StoredRecord = {
+        _id: draft._id,
+        dataId: prepared.dataId,
+        dataTypeId: dataType._id,
+        hubId: prepared.hubId,
+        values: prepared.values,
+        index: prepared.index,
+        organizationId: dataType.organizationId,
+        createdBy: draft.createdBy,
+        updatedBy: draft.createdBy,
+        createdTime: time,
+        updatedTime: time,
+      };
+      try {
+        await store.create(record, { dataTypeVersion: type.version, hubToCheck: record.hubId ?? undefined, commonData: dataType.commonData });
+        return "created" as const;
+      } catch (error) {
+        if ((await store.findById(dataType.organizationId, draft._id)) !== undefined) return "existed" as const;
+        throw error;
+      }
+    },
+
+    /** Rollback of a failed import: deletes up to `limit` records of the type (index items included); answers how many it found (0: none left). */
+    async removeSome(organizationId: string, dataTypeId: string, limit: number): Promise<number> {
+      const page = await store.list(organizationId, dataTypeId, { limit });
+      await Promise.all(
+        page.items.map(async (record) => {
+          const found = await store.find(organizationId, { dataTypeId, hubScope: hubScopeOf(record), dataId: record.dataId });
+          if (found) await store.remove(found);
+        }),
+      );
+      return page.items.length;
+    },
+
     async remove(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, versions?: VersionCondition): Promise<void> {
+
       const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
       if (dataType.provider === "external-api") throw ValidationError.single("dataTypeName", "records of an external-api data type are read from its API and cannot be deleted here");
       if (dataType.locked) throw recordErrors.dataTypeLocked();

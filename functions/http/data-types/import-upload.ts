@@ -1,0 +1,8 @@
+import { legacyImportService } from "#shared/app/legacy-import";
+import { httpHandler } from "#shared/http/handler";
+import { created } from "#shared/http/responses";
+import { dataTypeRoutes } from "./routes.ts";
+
+export const handler = httpHandler(dataTypeRoutes.importUpload, async ({ caller }) =>
+  created("PUT the export to uploadUrl, then POST /data-type/import with its uploadId.", await legacyImportService.uploadTarget(caller)),
+);

@@ -1,0 +1,43 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { appConfig } from "#shared/config/env";
+import type { ImportSource } from "#shared/domain/data-types/import-service";
+import { bucketName, s3Client } from "#shared/blob/s3";
+import { objectKeys } from "#shared/store/keys";
+
+const isMissing = (error: unknown) => error instanceof Error && (error.name === "NoSuchKey" || error.name === "NotFound" || error.name === "NoSuchVersion");
+
+/** Exports in the private bucket under `org/<organization>/imports/<uploadId>.jsonl`, uploaded through a presigned PUT. */
+export const s3ImportSource: ImportSource = {
+  async uploadUrl(organizationId, uploadId) {
+    const expiresInSeconds = appConfig().PRESIGN_TTL_SECONDS;
+    const url = await getSignedUrl(s3Client(), new PutObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId) }), { expiresIn: expiresInSeconds });
+    return { url, expiresInSeconds };
+  },
+
+  async read(organizationId, uploadId, range, versionId) {
+    try {
+      const output = await s3Client().send(
+        new GetObjectCommand({
+          Bucket: bucketName(),
+          Key: objectKeys.legacyExport(organizationId, uploadId),
+          VersionId: versionId,
+          Range: `bytes=${range.offset}-${range.offset + range.length - 1}`,
+        }),
+      );
+      const bytes = Buffer.from((await output.Body?.transformToByteArray()) ?? new Uint8Array());
+      // `bytes a-b/size`; without a range answer (an empty object) the object is what was read.
+      const size = Number(/\/(\d+)$/.exec(output.ContentRange ?? "")?.[1] ?? bytes.length);
+      return { bytes, sizeBytes: size, ...(output.VersionId ? { versionId: output.VersionId } : {}) };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      // An empty object cannot answer a byte range.
+      if (error instanceof Error && error.name === "InvalidRange") return { bytes: Buffer.alloc(0), sizeBytes: 0 };
+      throw error;
+    }
+  },
+
+  async remove(organizationId, uploadId, versionId) {
+    await s3Client().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId), VersionId: versionId }));
+  },
+};

@@ -1,0 +1,298 @@
+import type { Caller } from "#shared/domain/caller";
+import { type ImportError, type ImportState, MAX_IMPORT_ERRORS } from "#shared/domain/data-types/import-state";
+import {
+  cutPage,
+  exportHeaderSchema,
+  exportRecordSchema,
+  headerOf,
+  IMPORT_PAGE_BYTES,
+  importRecordId,
+  type ImportRequest,
+  type ImportStepMessage,
+  ROLLBACK_PAGE_RECORDS,
+} from "#shared/domain/data-types/legacy-import";
+import { dataTypeIssues, normalizeFields, relationTargetIds } from "#shared/domain/data-types/rules";
+import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/domain/data-types/schema";
+import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
+import { toDataTypeView } from "#shared/domain/data-types/view";
+import { AppError, type FieldIssue, ValidationError } from "#shared/domain/errors";
+import { newId } from "#shared/domain/ids";
+import { formatDateTimeUtc } from "#shared/domain/time";
+import { parseWith, zodIssues } from "#shared/domain/validation";
+
+/**
+ * The import from the earlier version (docs/legacy-import.md). `uploadTarget` hands out a presigned
+ * upload URL; `start` reads the export's header, creates the data type locked with its import state
+ * and queues step 0; `runStep` is the background worker's step: one page of records, the finish
+ * (unlock, delete a moved source) or one page of the rollback of a failed import. Steps are numbered;
+ * a step runs only while it is the stored one and ends with a conditional move to the next, so a
+ * redelivered or duplicated message never runs a step twice, and a page that ran but did not commit
+ * runs again and finds its records already written (deterministic `_id`s, writes conditional on absence).
+ */
+
+/** The uploaded export in the file bucket, under the organization's prefix. */
+export interface ImportSource {
+  uploadUrl(organizationId: string, uploadId: string): Promise<{ url: string; expiresInSeconds: number }>;
+  /** Up to `length` bytes from `offset` (of `versionId` when given); undefined when nothing was uploaded under this id. */
+  read(organizationId: string, uploadId: string, range: { offset: number; length: number }, versionId?: string): Promise<{ bytes: Buffer; sizeBytes: number; versionId?: string } | undefined>;
+  remove(organizationId: string, uploadId: string, versionId?: string): Promise<void>;
+}
+
+export interface ImportQueue {
+  send(message: ImportStepMessage): Promise<void>;
+}
+
+/** The import state on the data type item; moves never change the type's `version` (record writes check it). */
+export interface ImportStateStore {
+  /** Consistent read of the type item. */
+  find(organizationId: string, dataTypeId: string): Promise<VersionedDataType | undefined>;
+  /** Replaces the import state if it is still at `fromStep`; `unlock` also clears `locked`. False when another delivery moved it. */
+  advance(organizationId: string, dataTypeId: string, fromStep: number, next: ImportState, unlock: boolean): Promise<boolean>;
+}
+
+/** The records area's writes for the import (shared/domain/records/service.ts). */
+export interface ImportRecordWriter {
+  importRecord(
+    type: VersionedDataType,
+    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; values: Record<string, unknown>; createdBy: string },
+  ): Promise<"created" | "existed">;
+  removeSome(organizationId: string, dataTypeId: string, limit: number): Promise<number>;
+}
+
+export interface LegacyImportDependencies {
+  dataTypes: Pick<DataTypeStore, "create" | "findById">;
+  imports: ImportStateStore;
+  source: ImportSource;
+  queue: ImportQueue;
+  records: ImportRecordWriter;
+  now?: () => Date;
+  /** Records written at once within a page. */
+  concurrency?: number;
+}
+
+export type StepOutcome = "advanced" | "finished" | "failed" | "ignored" | "early";
+
+/** The header (line 1) may take at most this many bytes. */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
+const terminal = (state: ImportState) => state.phase === "done" || state.phase === "failed";
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+export function createLegacyImportService(dependencies: LegacyImportDependencies) {
+  const { dataTypes, imports, source, queue, records } = dependencies;
+  const now = dependencies.now ?? (() => new Date());
+  const concurrency = dependencies.concurrency ?? 16;
+
+  /** The header's data type as today's input, checked by every create rule (primaryKey allowed); issues name `export.dataType.…`. */
+  async function importedType(organizationId: string, headerText: string) {
+    let json: unknown;
+    try {
+      json = JSON.parse(headerText);
+    } catch {
+      throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/legacy-import.md)");
+    }
+    const header = exportHeaderSchema.safeParse(json);
+    if (!header.success) throw new ValidationError(zodIssues(header.error, "export"));
+    const input = parseWith(dataTypeInputSchema, header.data.dataType, "export.dataType");
+    const targetIds = relationTargetIds(input);
+    if (targetIds.length > MAX_RELATED_DATA_TYPES) throw ValidationError.single("export.dataType.fields", `relation fields may name at most ${MAX_RELATED_DATA_TYPES} other data types`);
+    const relationTargets = new Map<string, DataType>();
+    const related: ReadVersion[] = [];
+    for (const found of await Promise.all(targetIds.map((id) => dataTypes.findById(organizationId, id)))) {
+      if (!found) continue;
+      relationTargets.set(found.dataType._id, found.dataType);
+      related.push({ dataTypeId: found.dataType._id, version: found.version });
+    }
+    const issues = dataTypeIssues(input, { relationTargets, legacyImport: true });
+    if (issues.length > 0) throw new ValidationError(issues.map((issue) => ({ ...issue, field: `export.dataType.${issue.field}` })));
+    return { input, fields: normalizeFields(input.fields), related, total: header.data.recordCount };
+  }
+
+  /** Moves the import into its rollback: the records written so far are deleted, then the type unlocks as failed. */
+  function failing(state: ImportState, errors: ImportError[], processed = state.processed): ImportState {
+    const first = [...errors].sort((a, b) => a.line - b.line).slice(0, MAX_IMPORT_ERRORS);
+    return {
+      ...state,
+      phase: "rollingBack",
+      step: state.step + 1,
+      processed,
+      errors: first,
+      message: `The import failed at line ${first[0]?.line ?? state.line}; the records written so far are being removed.`,
+    };
+  }
+
+  async function importPage(found: VersionedDataType, state: ImportState): Promise<ImportState> {
+    const { dataType } = found;
+    let page;
+    if (state.byteOffset >= state.sizeBytes) {
+      page = { lines: [], nextLine: state.line, nextByteOffset: state.byteOffset, atEnd: true };
+    } else {
+      const chunk = await source.read(dataType.organizationId, state.uploadId, { offset: state.byteOffset, length: IMPORT_PAGE_BYTES }, state.versionId);
+      if (!chunk) return failing(state, [{ line: state.line, message: "the uploaded export is gone (deleted or expired) before the import finished" }]);
+      page = cutPage(chunk.bytes, state, state.sizeBytes);
+      if (!page) return failing(state, [{ line: state.line, message: `line ${state.line} is longer than ${IMPORT_PAGE_BYTES} bytes` }]);
+    }
+    const problems: ImportError[] = [];
+    await eachLimited(page.lines, concurrency, async ({ line, text }) => {
+      let parsed;
+      try {
+        parsed = exportRecordSchema.safeParse(JSON.parse(text));
+      } catch {
+        problems.push({ line, message: "not a JSON object" });
+        return;
+      }
+      if (!parsed.success) {
+        for (const issue of zodIssues(parsed.error)) problems.push({ line, field: issue.field, message: issue.message });
+        return;
+      }
+      const record = parsed.data;
+      const dataId = typeof record.dataId === "string" ? { dataId: record.dataId } : {};
+      try {
+        await records.importRecord(found, {
+          _id: importRecordId(dataType._id, line),
+          dataId: record.dataId,
+          hubId: record.hubId,
+          values: record.values,
+          createdBy: dataType.createdBy,
+        });
+      } catch (error) {
+        if (error instanceof ValidationError) {
+          for (const issue of error.errors as FieldIssue[]) problems.push({ line, ...dataId, field: issue.field, message: issue.message });
+        } else if (error instanceof AppError && error.statusCode === 409) {
+          problems.push({ line, ...dataId, message: error.message });
+        } else throw error;
+      }
+    });
+    const processed = state.processed + page.lines.length;
+    if (problems.length > 0) return failing(state, problems);
+    if (processed > state.total || (page.atEnd && processed !== state.total)) {
+      return failing(state, [{ line: page.nextLine, message: `the export holds ${page.atEnd ? processed : `more than ${state.total}`} records; its header announces ${state.total}` }], processed);
+    }
+    return { ...state, phase: page.atEnd ? "finishing" : "importing", step: state.step + 1, line: page.nextLine, byteOffset: page.nextByteOffset, processed };
+  }
+
+  async function finish(dataType: DataType, state: ImportState): Promise<ImportState> {
+    if (state.mode === "move") await source.remove(dataType.organizationId, state.uploadId, state.versionId);
+    return { ...state, phase: "done", step: state.step + 1, message: `Imported ${state.processed} records.`, finishedTime: formatDateTimeUtc(now()) };
+  }
+
+  async function rollBack(dataType: DataType, state: ImportState): Promise<ImportState> {
+    const found = await records.removeSome(dataType.organizationId, dataType._id, ROLLBACK_PAGE_RECORDS);
+    if (found > 0) return { ...state, step: state.step + 1 };
+    return {
+      ...state,
+      phase: "failed",
+      step: state.step + 1,
+      message: `The import failed at line ${state.errors[0]?.line ?? state.line} and was rolled back: the data type has no records. Fix the export, delete this data type (or keep it) and import again.`,
+      finishedTime: formatDateTimeUtc(now()),
+    };
+  }
+
+  return {
+    /** A fresh upload id and the presigned PUT URL of its object (the organization's import prefix). */
+    async uploadTarget(caller: Caller) {
+      const uploadId = newId(now());
+      const target = await source.uploadUrl(caller.organizationId, uploadId);
+      return { uploadId, uploadUrl: target.url, method: "PUT" as const, expiresInSeconds: target.expiresInSeconds };
+    },
+
+    /** Creates the data type locked, with its import queued; the records follow in the background. */
+    async start(caller: Caller, request: ImportRequest): Promise<DataTypeView> {
+      const { uploadId } = request.source;
+      const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES });
+      if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
+      const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
+      if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
+      const { input, fields, related, total } = await importedType(caller.organizationId, header.text);
+      const time = now();
+      const dataType: DataType = {
+        _id: newId(time),
+        name: input.name,
+        fields,
+        limitUser: input.limitUser,
+        commonData: input.commonData ?? false,
+        uniqueTogether: input.uniqueTogether,
+        extends: null,
+        provider: "internal",
+        providerConfig: null,
+        locked: true,
+        // Spec Versioning 4: titles keep the earlier version's no-space rule until the type is first saved here.
+        titleRule: "no-space",
+        import: {
+          mode: request.mode,
+          phase: "importing",
+          step: 0,
+          uploadId,
+          ...(first.versionId !== undefined ? { versionId: first.versionId } : {}),
+          sizeBytes: first.sizeBytes,
+          line: 2,
+          byteOffset: header.recordsOffset,
+          processed: 0,
+          total,
+          errors: [],
+          startedTime: formatDateTimeUtc(time),
+        },
+        createdBy: caller.userId,
+        organizationId: caller.organizationId,
+        createdTime: formatDateTimeUtc(time),
+        updatedTime: formatDateTimeUtc(time),
+      };
+      const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
+      if (bytes > MAX_STORED_BYTES) throw ValidationError.single("export.dataType", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES})`);
+      await dataTypes.create(dataType, related);
+      try {
+        await queue.send({ kind: "legacyImportStep", organizationId: caller.organizationId, dataTypeId: dataType._id, step: 0 });
+      } catch (error) {
+        // Nothing will run it: unlock as failed rather than leave the type locked for good.
+        const state = dataType.import as ImportState;
+        await imports.advance(caller.organizationId, dataType._id, 0, { ...state, phase: "failed", step: 1, message: "The import could not be queued; import again.", finishedTime: formatDateTimeUtc(now()) }, true);
+        throw error;
+      }
+      return toDataTypeView(dataType);
+    },
+
+    /**
+     * One step of an import. The next step's message is sent before this step commits (a
+     * conditional move from this step): a delivery that dies in between is redelivered, runs the
+     * step again (its writes find themselves) and sends again; the duplicate is ignored by step.
+     * Throws when the step should be retried (SQS redelivers the message); on the last delivery
+     * (`receiveCount >= maxReceiveCount`) a failing page fails the import instead.
+     */
+    async runStep(message: ImportStepMessage, delivery: { receiveCount: number; maxReceiveCount: number }): Promise<StepOutcome> {
+      let found = await imports.find(message.organizationId, message.dataTypeId);
+      // Sent just before its predecessor committed: give the commit a moment before handing the message back.
+      for (let wait = 0; wait < 5 && found?.dataType.import && message.step > found.dataType.import.step; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        found = await imports.find(message.organizationId, message.dataTypeId);
+      }
+      const state = found?.dataType.import;
+      if (!found || !state || terminal(state) || message.step < state.step) return "ignored";
+      if (message.step > state.step) return "early";
+      let next: ImportState;
+      try {
+        if (state.phase === "importing") next = await importPage(found, state);
+        else if (state.phase === "finishing") next = await finish(found.dataType, state);
+        else next = await rollBack(found.dataType, state);
+      } catch (error) {
+        if (state.phase !== "importing" || delivery.receiveCount < delivery.maxReceiveCount) throw error;
+        next = failing(state, [{ line: state.line, message: `the page starting at line ${state.line} failed ${delivery.receiveCount} times on the server; retry the import later` }]);
+      }
+      if (!terminal(next)) await queue.send({ ...message, step: next.step });
+      if (!(await imports.advance(message.organizationId, message.dataTypeId, state.step, next, terminal(next)))) return "ignored";
+      return next.phase === "done" ? "finished" : next.phase === "failed" ? "failed" : "advanced";
+    },
+  };
+}
+
+export type LegacyImportService = ReturnType<typeof createLegacyImportService>;

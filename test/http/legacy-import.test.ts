@@ -1,0 +1,295 @@
+import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { createLegacyImportHandler, handler as importWorker } from "#functions/jobs/legacy-import";
+import { recordService } from "#shared/app/records";
+import { s3ImportSource } from "#shared/blob/import-source";
+import { appConfig } from "#shared/config/env";
+import { createLegacyImportService } from "#shared/domain/data-types/import-service";
+import { sqsImportQueue } from "#shared/queue/import-queue";
+import { dynamoDataTypeStore } from "#shared/store/data-type-store";
+import { dynamoImportStateStore } from "#shared/store/import-state-store";
+import { objectKeys } from "#shared/store/keys";
+import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { type ApiClient, newTenant } from "#test/support/local-api";
+
+/**
+ * Import from the earlier version (docs/legacy-import.md) through the local stack: the export is
+ * PUT to the presigned upload URL (s3rver), POST /data-type/import answers 202 with the type
+ * locked, and the test hands the import queue's messages to the import worker, as the SQS event
+ * source does on AWS (the test stack runs no poller, like the routing-run tests).
+ */
+const sqs = new SQSClient({});
+const s3 = new S3Client({ forcePathStyle: true });
+
+const legacyType = (name: string) => ({
+  name,
+  fields: [
+    { id: "dataId", title: "Code", type: "primaryKey", required: true, unique: true, searchable: true, primaryKey: true },
+    { id: "label", title: "Label", type: "string", required: true, searchable: true },
+    { id: "weight", title: "Weight", type: "number", required: false, validations: { min: 0 } },
+    { id: "size", title: "Size", type: "option", required: false, optionData: ["S", "M", "L"] },
+  ],
+  commonData: true,
+});
+
+function exportText(name: string, count: number, options: { badLine?: number; announced?: number } = {}): string {
+  const header = { format: "field-operations-export", formatVersion: 2, dataType: legacyType(name), recordCount: options.announced ?? count };
+  const lines = [JSON.stringify(header)];
+  for (let i = 1; i <= count; i++) {
+    const line = i + 1;
+    const weight = line === options.badLine ? "heavy" : i % 50;
+    lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight, size: ["S", "M", "L"][i % 3] } }));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function upload(api: ApiClient, text: string): Promise<string> {
+  const target = await api.post("/data-type/import/upload", undefined);
+  expect(target.status, JSON.stringify(target.body)).toBe(201);
+  expect(target.body.data).toMatchObject({ method: "PUT", uploadId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+  const put = await fetch(target.body.data.uploadUrl, { method: "PUT", body: text });
+  expect(put.status).toBe(200);
+  return target.body.data.uploadId;
+}
+
+async function startImport(api: ApiClient, text: string, mode: "copy" | "move") {
+  const uploadId = await upload(api, text);
+  const response = await api.post("/data-type/import", { mode, source: { uploadId } });
+  expect(response.status, JSON.stringify(response.body)).toBe(202);
+  return { uploadId, dataType: response.body.data_type };
+}
+
+/** This data type's import messages now in the queue, lowest step first (others are made visible again at once). */
+async function importMessages(dataTypeId: string): Promise<Message[]> {
+  const queueUrl = appConfig().IMPORT_QUEUE_URL;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const mine: Message[] = [];
+    for (const message of await receive(sqs, queueUrl)) {
+      if (JSON.parse(message.Body as string).dataTypeId === dataTypeId) mine.push(message);
+      else await makeVisible(message);
+    }
+    if (mine.length > 0) return mine.sort((a, b) => stepOf(a) - stepOf(b));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return [];
+}
+
+const stepOf = (message: Message) => JSON.parse(message.Body as string).step as number;
+const makeVisible = (message: Message) =>
+  sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: appConfig().IMPORT_QUEUE_URL, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+
+/**
+ * Delivers this import's lowest-step message to the worker alone (batch size 1, as on AWS), deletes
+ * it when the worker acknowledged it, else makes it visible again at once; answers its step.
+ */
+async function deliverNext(dataTypeId: string, worker = importWorker): Promise<number | undefined> {
+  const [message, ...others] = await importMessages(dataTypeId);
+  for (const other of others) await makeVisible(other);
+  if (!message) return undefined;
+  const response = await worker(sqsEvent([message]));
+  await acknowledge(sqs, appConfig().IMPORT_QUEUE_URL, [message], response);
+  if (response.batchItemFailures.length > 0) await makeVisible(message);
+  return stepOf(message);
+}
+
+async function importOf(api: ApiClient, dataTypeId: string) {
+  const response = await api.get(`/data-type/${dataTypeId}`);
+  expect(response.status).toBe(200);
+  return response.body.data_type;
+}
+
+/** Runs the worker until the import is done or failed (or no message is left). */
+async function runImport(api: ApiClient, dataTypeId: string) {
+  for (let i = 0; i < 200; i++) {
+    const dataType = await importOf(api, dataTypeId);
+    if (dataType.import.status === "done" || dataType.import.status === "failed") return dataType;
+    if ((await deliverNext(dataTypeId)) === undefined) return dataType;
+  }
+  throw new Error("import did not end");
+}
+
+async function countRecords(api: ApiClient, dataTypeId: string): Promise<number> {
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const response = await api.get(`/data?dataTypeId=${dataTypeId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    count += response.body.data.length;
+    cursor = response.body.nextCursor;
+  } while (cursor);
+  return count;
+}
+
+async function exportExists(organizationId: string, uploadId: string): Promise<boolean> {
+  try {
+    await s3.send(new GetObjectCommand({ Bucket: appConfig().BUCKET_NAME, Key: objectKeys.legacyExport(organizationId, uploadId) }));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === "NoSuchKey") return false;
+    throw error;
+  }
+}
+
+describe("POST /data-type/import: import from the earlier version", () => {
+  it("imports 5,000 records in pages while the type is locked (writes 409, reads work), then unlocks with the no-space rule and the primaryKey field, and moves the export", { timeout: 600_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    const { uploadId, dataType } = await startImport(api, exportText("Legacy products", 5000), "move");
+    expect(dataType).toMatchObject({ name: "Legacy products", locked: true, import: { status: "queued", mode: "move", processed: 0, total: 5000, errors: [] } });
+    expect(dataType.fields.map((field: { id: string; type: string }) => [field.id, field.type])).toEqual([
+      ["dataId", "primaryKey"],
+      ["label", "text"],
+      ["weight", "number"],
+      ["size", "option"],
+    ]);
+    const id = dataType._id;
+
+    // While locked: data type writes 409 dt-003, record writes 409 data-004; reads work.
+    const record = { dataTypeId: id, dataId: "NEW-1", label: "New" };
+    expect((await api.post("/data", record)).body).toMatchObject({ status: false, failedCode: "data-004" });
+    expect((await api.post("/data", record)).status).toBe(409);
+    const { _id: _ignored, ...body } = dataType;
+    for (const response of [await api.put(`/data-type/${id}`, body), await api.patch(`/data-type/${id}`, { name: "Renamed" }), await api.delete(`/data-type/${id}`)]) {
+      expect(response.status).toBe(409);
+      expect(response.body.failedCode).toBe("dt-003");
+    }
+
+    // Step 0: the first page of 500.
+    expect(await deliverNext(id)).toBe(0);
+    const running = await importOf(api, id);
+    expect(running).toMatchObject({ locked: true, import: { status: "running", processed: 500, total: 5000 } });
+    expect(await countRecords(api, id)).toBe(500);
+    expect((await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).status).toBe(200);
+    expect((await api.put(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`, { label: "Changed" })).body.failedCode).toBe("data-004");
+    expect((await api.delete(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).body.failedCode).toBe("data-004");
+
+    const done = await runImport(api, id);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", mode: "move", processed: 5000, total: 5000, errors: [] } });
+    expect(done.fields[0]).toMatchObject({ id: "dataId", type: "primaryKey" });
+    expect(await countRecords(api, id)).toBe(5000);
+    const sample = await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-04999`);
+    expect(sample.body.data).toMatchObject({ dataId: "SKU-04999", label: "Item 4999", weight: 4999 % 50, size: ["S", "M", "L"][4999 % 3] });
+    expect(await exportExists(organizationId, uploadId)).toBe(false);
+
+    // Unlocked: the no-space title rule holds until the type is first saved here.
+    expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(400);
+    expect((await api.post("/data", { dataTypeId: id, dataId: "one-word", label: "x" })).status).toBe(201);
+    const { _id, import: _import, ...saved } = done;
+    const resaved = await api.put(`/data-type/${id}`, saved);
+    expect(resaved.status, JSON.stringify(resaved.body)).toBe(200);
+    expect(resaved.body.data_type.fields[0]).toMatchObject({ id: "dataId", type: "primaryKey" });
+    expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(201);
+  });
+
+  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", { timeout: 120_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    const { uploadId, dataType } = await startImport(api, exportText("Redelivered", 1200), "copy");
+    const id = dataType._id;
+    const queueUrl = appConfig().IMPORT_QUEUE_URL;
+
+    // The same message delivered twice (SQS at-least-once): the second delivery changes nothing.
+    const [first] = await importMessages(id);
+    const message = first as Message;
+    await importWorker(sqsEvent([message]));
+    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 500 });
+    const again = await importWorker(sqsEvent([message]));
+    expect(again.batchItemFailures).toEqual([]);
+    await acknowledge(sqs, queueUrl, [message], again);
+    expect((await importOf(api, id)).import).toMatchObject({ processed: 500 });
+    expect(await countRecords(api, id)).toBe(500);
+
+    // A worker that writes page 2 and dies before committing its step: the redelivery finds its records and counts them once.
+    let crashes = 1;
+    const crashingWorker = createLegacyImportHandler(() =>
+      createLegacyImportService({
+        dataTypes: dynamoDataTypeStore,
+        imports: {
+          find: dynamoImportStateStore.find,
+          advance: async (...args) => {
+            if (crashes-- > 0) throw new Error("worker died before committing the step");
+            return dynamoImportStateStore.advance(...args);
+          },
+        },
+        source: s3ImportSource,
+        queue: sqsImportQueue,
+        records: recordService,
+      }),
+    );
+    expect(await deliverNext(id, crashingWorker)).toBe(1);
+    expect(await countRecords(api, id)).toBe(1000);
+    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 500 });
+    expect(await deliverNext(id, crashingWorker)).toBe(1);
+    expect((await importOf(api, id)).import).toMatchObject({ processed: 1000 });
+
+    const done = await runImport(api, id);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 1200, total: 1200 } });
+    expect(await countRecords(api, id)).toBe(1200);
+    // copy keeps the uploaded export.
+    expect(await exportExists(organizationId, uploadId)).toBe(true);
+  });
+
+  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", { timeout: 120_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    const { uploadId, dataType } = await startImport(api, exportText("Broken", 1200, { badLine: 702 }), "move");
+    const id = dataType._id;
+    expect(await deliverNext(id)).toBe(0);
+    expect(await countRecords(api, id)).toBe(500);
+    expect(await deliverNext(id)).toBe(1);
+    const rollingBack = await importOf(api, id);
+    expect(rollingBack.locked).toBe(true);
+    expect(rollingBack.import.status).toBe("running");
+
+    const failed = await runImport(api, id);
+    expect(failed).toMatchObject({ locked: false, import: { status: "failed", mode: "move", total: 1200 } });
+    expect(failed.import.errors).toEqual([{ line: 702, dataId: "SKU-00701", field: "weight", message: expect.any(String) }]);
+    expect(failed.import.message).toMatch(/line 702/);
+    expect(await countRecords(api, id)).toBe(0);
+    expect((await api.get(`/data?q=item`)).body.data).toEqual([]);
+    expect(await exportExists(organizationId, uploadId)).toBe(true);
+    // Unlocked: the (empty) type can be deleted, which frees its name for a corrected import.
+    expect((await api.delete(`/data-type/${id}`)).status).toBe(200);
+  });
+
+  it("fails when the export holds more records than its header announces", { timeout: 60_000 }, async () => {
+    const { api } = newTenant();
+    const { dataType } = await startImport(api, exportText("Miscounted", 30, { announced: 20 }), "copy");
+    const failed = await runImport(api, dataType._id);
+    expect(failed).toMatchObject({ locked: false, import: { status: "failed", errors: [{ message: expect.stringMatching(/header announces 20/) }] } });
+    expect(await countRecords(api, dataType._id)).toBe(0);
+  });
+
+  it("refuses what cannot start an import: no upload, another organization's upload, a bad header, a taken name", async () => {
+    const { api } = newTenant();
+    const missing = await api.post("/data-type/import", { mode: "copy", source: { uploadId: "0123456789abcdef01234567" } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((error: { field: string }) => error.field)).toEqual(["source.uploadId"]);
+
+    const other = newTenant();
+    const foreign = await upload(other.api, exportText("Foreign", 1));
+    expect((await api.post("/data-type/import", { mode: "copy", source: { uploadId: foreign } })).status).toBe(400);
+
+    const badMode = await api.post("/data-type/import", { mode: "link", source: { uploadId: foreign }, extra: 1 });
+    expect(badMode.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["extra", "mode"]);
+
+    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: "Both", fields: [{ title: "Name", type: "title" }, { id: "code", title: "Code", type: "primaryKey", required: true }] }, recordCount: 0 };
+    const both = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, JSON.stringify(header)) } });
+    expect(both.status).toBe(400);
+    expect(both.body.errors.map((error: { field: string }) => error.field)).toContain("export.dataType.fields.0.type");
+
+    const notJson = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "not json\n{}\n") } });
+    expect(notJson.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/line 1/) }]);
+
+    expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
+    const taken = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, exportText("taken", 0)) } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.failedCode).toBe("dt-001");
+  });
+
+  it("imports an export with no records at once (header only, no trailing newline)", async () => {
+    const { api } = newTenant();
+    const text = exportText("Empty legacy", 0).trimEnd();
+    const { dataType } = await startImport(api, text, "copy");
+    const done = await runImport(api, dataType._id);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 0, total: 0 } });
+  });
+});
