@@ -377,7 +377,7 @@ export class FieldOperationsStack extends Stack {
     );
 
     this.alarms = [
-      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs (scheduler tick, routing-run worker, legacy-import worker)", [tick, worker, importWorker], alarmTopic),
+      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer)", [tick, worker, importWorker, authorizerFunction], alarmTopic),
       new Alarm(this, "ImportDeadLetterQueueAlarm", {
         alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (README, Runbook: "ImportDeadLetterQueue")',
         metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
