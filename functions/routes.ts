@@ -27,4 +27,5 @@ export const apiDescription = [
   "",
   "Conventions: bearer JWT on every endpoint but this document and its page GET /docs, listing the operation's permission slug (`x-permission`; 403 failedCode sys-035 without it); errors are `{ status: false, message, failedCode }` (400 adds `errors`, one entry per field and rule);",
   "lists take `limit` (1–100, default 20) and an opaque `cursor`, and answer `nextCursor` (null on the last page); another organization's resource is always 404.",
+  "Safe retries: creating POSTs, dispatch and on-demand runs take an `Idempotency-Key` header (same key and request within 24 h → the first answer again, `Idempotency-Replayed: true`); single resources answer an `ETag` and their writes take `If-Match` (412 sys-412 on another version).",
 ].join("\n");

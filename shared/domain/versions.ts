@@ -22,8 +22,8 @@ export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === "*") return "*";
-  const match = /^"([1-9][0-9]{0,14})"$/.exec(value);
-  if (match) return Number(match[1]);
+  const match = /^"([1-9][0-9]{0,15})"$/.exec(value);
+  if (match && Number.isSafeInteger(Number(match[1]))) return Number(match[1]);
   const reason = value.startsWith("W/")
     ? "If-Match must be a strong ETag (weak ETags never match)"
     : value.includes(",")

@@ -45,6 +45,55 @@ const errorResponses: Record<number, string> = {
   500: "Server error; the body never carries internals.",
 };
 
+const errorContent = () => ({ "application/json": { schema: jsonSchema(errorBodySchema, "output") } });
+
+/**
+ * The headers of the route flags: `idempotent` routes take Idempotency-Key (and answer
+ * Idempotency-Replayed, 409 idem-409, 422 idem-422); `versioned` routes answer ETag, and their
+ * writes take If-Match (412 sys-412). Adds the responses and returns the header parameters.
+ */
+function conditionalRequestHeaders(route: RouteDefinition, responses: Record<string, unknown>): Array<Record<string, unknown>> {
+  const successes = Object.keys(responses).filter((status) => status.startsWith("2"));
+  const addHeader = (name: string, header: Record<string, unknown>) => {
+    for (const status of successes) {
+      const response = responses[status] as { headers?: Record<string, unknown> };
+      response.headers = { ...response.headers, [name]: header };
+    }
+  };
+  const headers: Array<Record<string, unknown>> = [];
+  if (route.idempotent) {
+    headers.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (same status and body, with `Idempotency-Replayed: true`) without doing the work twice. Keys are per organization and operation; a UUID is a good key. Answers kept: successes and 400/403/404/422 from the domain; not 409, 412, 429 or 5xx.",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+    });
+    addHeader("Idempotency-Replayed", { description: "`true` when this is the stored answer of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } });
+    const inFlight = "A request with the same Idempotency-Key is still in flight (failedCode idem-409); retry later.";
+    const earlier = responses["409"] as { description: string } | undefined;
+    responses["409"] = earlier ? { ...earlier, description: `${earlier.description} Or: ${inFlight}` } : { description: inFlight, content: errorContent() };
+    responses["422"] ??= { description: "The Idempotency-Key was already used with a different request (failedCode idem-422).", content: errorContent() };
+  }
+  if (route.versioned) {
+    const etag = { description: 'The resource\'s version as a strong ETag, e.g. `"3"`; send it back in If-Match to write only that version.', schema: { type: "string" } };
+    if (route.method === "GET" || route.method === "PUT" || route.method === "PATCH" || route.method === "POST") addHeader("ETag", etag);
+    if (route.method !== "GET") {
+      headers.push({
+        name: "If-Match",
+        in: "header",
+        required: false,
+        description:
+          'Optimistic concurrency: proceed only if the resource is still at this ETag (from GET), or `*` for any existing version; 412 (failedCode sys-412) otherwise. One strong ETag or `*`: a weak ETag or a list is a 400. Without it the write is unconditional, as before.',
+        schema: { type: "string" },
+      });
+      responses["412"] ??= { description: "If-Match names another version than the resource's current one (failedCode sys-412); read it again and retry.", content: errorContent() };
+    }
+  }
+  return headers;
+}
+
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { title: string; version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -68,6 +117,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
         ? { ...routeForbidden, description: `${missingPermission} Or: ${routeForbidden.description}` }
         : { description: missingPermission, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
     }
+    const headerParameters = conditionalRequestHeaders(route, responses);
     const operation = {
       operationId: route.operationId,
       summary: route.summary,
@@ -77,7 +127,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
       ...(route.permission ? { "x-permission": route.permission } : {}),
       tags: [route.tag],
       security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
-      parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],
+      parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query"), ...headerParameters],
       ...(route.body
         ? { requestBody: { required: true, content: { [route.bodyType ?? "application/json"]: { schema: jsonSchema(route.body, "input") } } } }
         : {}),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, type ApiResponse, newTenant } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
+import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
 
 /**
@@ -217,5 +218,35 @@ describe("If-Match syntax", () => {
   it("answers no ETag on lists", async () => {
     const { api } = await tenantWithHub();
     expect((await api.get("/hubs")).headers.get("etag")).toBeNull();
+  });
+});
+
+describe("ETag and If-Match: app integration (POST update, multipart)", () => {
+  const form = (fields: Record<string, string>, certificate?: string) => {
+    const boundary = `----etag-${Date.now()}`;
+    const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    if (certificate) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="azureCert"; filename="sso.pem"\r\nContent-Type: application/x-pem-file\r\n\r\n${certificate}\r\n`);
+    return { rawBody: Buffer.from(`${parts.join("")}--${boundary}--\r\n`), contentType: `multipart/form-data; boundary=${boundary}` };
+  };
+  const authUrl = "https://login.microsoftonline.com/0f1e2d3c-tenant/saml2";
+
+  it("answers an ETag on GET; the update and DELETE take If-Match", async () => {
+    const { api } = newTenant();
+    const create = form({ integrationType: "azure", azureAuthUrl: authUrl }, selfSignedCertificate().pem);
+    const createdAnswer = await api.request("POST", "/app-integration", { rawBody: create.rawBody, headers: { "content-type": create.contentType } });
+    expect(createdAnswer.status, JSON.stringify(createdAnswer.body)).toBe(201);
+    const path = `/app-integration/${createdAnswer.body.data._id}`;
+    const etag = (await api.get(path)).headers.get("etag");
+    expect(etag).toBe('"1"');
+    const update = (ifMatch: string) => {
+      const body = form({ azureAuthUrl: `${authUrl}?v=${ifMatch.length}` });
+      return api.request("POST", path, { rawBody: body.rawBody, headers: { "content-type": body.contentType, "if-match": ifMatch } });
+    };
+    expect((await update('"7"')).status).toBe(412);
+    const updated = await update('"1"');
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.headers.get("etag")).toBe('"2"');
+    expect((await withIfMatch(api, "DELETE", path, '"1"')).status).toBe(412);
+    expect((await withIfMatch(api, "DELETE", path, '"2"')).status).toBe(200);
   });
 });
