@@ -106,6 +106,15 @@ describe("Entity extensions: vehicles", () => {
     expect(fourth.status).toBe(201);
   });
 
+  it("concurrent creates with the same unique value: exactly one wins, the others answer 409 and store nothing", async () => {
+    const { api, vehicle } = await tenantWithVehicleExtension();
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => api.post("/vehicle", vehicle(`Van ${index}`, { vin: "VIN-RACE" }))));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+    expect(await vehicleCount(api)).toBe(1);
+  });
+
   it("PATCH merges custom keys (null clears one); PUT without custom keeps them, PUT with custom replaces them", async () => {
     const { api, vehicle } = await tenantWithVehicleExtension();
     const created = await api.post("/vehicle", vehicle("Van", { vin: "V-1", color: "blue", insuredUntil: "2027-01-31" }));
