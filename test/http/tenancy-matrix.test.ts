@@ -55,6 +55,7 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   replaceRoutingConfiguration: (f) => ({ json: { name: `${marker} plan`, hubId: f.hubA } }),
   patchRoutingConfiguration: () => ({ json: { name: "renamed plan" } }),
   createRoutingResult: (f) => ({ json: { configurationId: f.configurationId } }),
+  replaceExtensionValues: () => ({ json: { custom: { badge: `${marker}-badge-2` } } }),
 };
 /** Query strings lists need to name organization A's resource. */
 const queries: Record<string, (fixtures: Fixtures) => string> = {
@@ -125,6 +126,8 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     const result = await created(owner, "/routing/result", { configurationId: configuration._id });
     const dataType = await created(owner, "/data-type", { name: `${marker} type`, fields: [{ type: "title", title: "Name" }] });
     const record = await created(owner, "/data", { dataTypeId: dataType._id, hubId: hubA._id, dataId: `${marker}-1` });
+    await created(owner, "/data-type", { name: `${marker} user extras`, extends: { entity: "user" }, fields: [{ id: "badge", title: "Badge", type: "text", required: false }] });
+    expect((await owner.put("/extension/user/user-a1", { custom: { badge: `${marker}-badge` } })).status).toBe(200);
     const integration = await owner.request("POST", "/app-integration", await multipartBody(integrationForm()));
     expect(integration.status).toBe(201);
     fixtures = {
@@ -144,6 +147,8 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
         dataTypeName: dataType.name,
         dataId: record.dataId,
         appIntegrationId: integration.body.data._id,
+        entity: "user",
+        entityId: "user-a1",
       },
     };
     expect(record.dataId).toBe(`${marker}-1`);

@@ -14,6 +14,6 @@ export const extensionErrors = {
   noExtensionType: (entity: StandardEntity, field = "custom") =>
     ValidationError.single(
       field,
-      `this organization has no extension data type for ${entity}: create a data type with extends { entity: "${entity}" } before sending custom values`,
+      `${field} cannot be used: this organization has no extension data type for ${entity} (create a data type with extends { entity: "${entity}" } first).`,
     ),
 };

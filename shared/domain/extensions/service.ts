@@ -60,7 +60,13 @@ const writableFieldIds = (dataType: DataType) => new Set(dataType.fields.filter(
 
 const pick = (values: Record<string, unknown>, keep: (key: string) => boolean) => Object.fromEntries(Object.entries(values).filter(([key]) => keep(key)));
 
-const underCustom = (issues: FieldIssue[], prefix: string): FieldIssue[] => issues.map((issue) => ({ field: `${prefix}.${issue.field}`, message: issue.message }));
+/** The records' issues under `custom.`, each a sentence whose subject is the field (`custom.vin is required.`). */
+const underCustom = (issues: FieldIssue[], prefix: string): FieldIssue[] =>
+  issues.map((issue) => {
+    const field = `${prefix}.${issue.field}`;
+    const text = issue.message.replace(/[.]$/, "");
+    return { field, message: /^[a-z]/.test(text) ? `${field} ${text}.` : `${text}.` };
+  });
 
 export function createCustomValues(dependencies: CustomValuesDependencies) {
   const { extensionTypes, relations } = dependencies;
