@@ -15,7 +15,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { defaultRunWorkerMaxConcurrency, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { defaultRunWorkerMaxConcurrency, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerMemoryMb, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { objectKeys } from "#shared/store/keys";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
@@ -356,7 +356,8 @@ export class FieldOperationsStack extends Stack {
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
       environment,
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
-      memorySize: 2048,
+      // Context runWorkerMemoryMb: cost against search quality (docs/routing-runs.md, "Worker memory").
+      memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
     for (const each of workerGrants) grant(worker.role as IRole, each);
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.

@@ -4,6 +4,20 @@
  */
 export const runWorkerTimeoutSeconds = 300;
 
+/**
+ * The run worker's memory (CDK context `runWorkerMemoryMb`, 128–10,240). A 1,500-visit run peaks at ~165 MB
+ * RSS (measured, whole process), so 512 MB leaves three times that. Lambda gives CPU in proportion to memory
+ * (one vCPU at 1,769 MB): below that a run that uses its whole time budget searches less (lower quality) but
+ * costs less; a run that stops early costs about the same either way. See docs/routing-runs.md, "Worker memory".
+ */
+export const defaultRunWorkerMemoryMb = 512;
+
+export function runWorkerMemoryMb(context: unknown): number {
+  const memory = Number(context ?? defaultRunWorkerMemoryMb);
+  if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) throw new Error(`runWorkerMemoryMb must be an integer 128–10240, got ${String(context)}`);
+  return memory;
+}
+
 export const runQueueDefinition = {
   queueName: "routing-runs",
   deadLetterQueueName: "routing-runs-dlq",

@@ -107,7 +107,8 @@ export interface SolveOptions {
   maxIterations?: number;
   /**
    * Stop once the search has converged (see `convergenceFor` in search.ts: a cooling horizon of 10 n²
-   * iterations, then no new best solution for max(1000, 40 n) iterations; n = visits). Default true;
+   * iterations (× n/50 beyond 50 visits), then no new best solution for max(1000, 40 n) iterations;
+   * n = visits). Default true;
    * false spends the whole budget.
    */
   earlyStop?: boolean;

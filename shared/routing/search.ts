@@ -8,8 +8,9 @@ import type { Snapshot, Solution } from "./solution.ts";
  * When a search has converged (the early stop). The annealing cools over `horizon` iterations (or the
  * time budget, if that ends first); after the horizon the search goes on at the final temperature only
  * while it still improves: it stops once `patience` iterations have passed without a new best solution.
- * Both grow with the number of visits, the horizon quadratically (small instances converge in a few
- * thousand steps; from a few hundred visits on the time budget ends first), the patience linearly.
+ * Both grow with the number of visits, the horizon quadratically up to 50 visits and cubically beyond
+ * (small instances converge in a few thousand steps; from ~150 visits on the time budget ends first), the
+ * patience linearly.
  */
 export interface Convergence {
   horizon: number;
@@ -21,10 +22,12 @@ export const HORIZON_PER_SQUARED_VISIT = 10;
 export const PATIENCE_PER_VISIT = 40;
 export const MIN_PATIENCE = 1000;
 export const MIN_HORIZON = 2000;
+export const CUBIC_FROM_VISITS = 50;
 
 export function convergenceFor(visits: number): Convergence {
   return {
-    horizon: Math.max(MIN_HORIZON, HORIZON_PER_SQUARED_VISIT * visits * visits),
+    // Cubic above 50 visits, so that 100-visit runs keep about the budget they had (Solomon at 5 s).
+    horizon: Math.max(MIN_HORIZON, HORIZON_PER_SQUARED_VISIT * visits * visits * Math.max(1, visits / CUBIC_FROM_VISITS)),
     patience: Math.max(MIN_PATIENCE, PATIENCE_PER_VISIT * visits),
   };
 }

@@ -63,7 +63,7 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["duplicate tags", { tags: ["a", "a"] }, "tags"],
   ["unknown status", { status: "LOST" }, "status"],
   ["status ASSIGNED", { status: "ASSIGNED" }, "status"],
-  ["unknown field", { priority: 1 }, "priority"],
+  ["unknown field", { urgency: 1 }, "urgency"],
 ];
 
 describe("Visits API", () => {
@@ -85,6 +85,7 @@ describe("Visits API", () => {
         capacity: {},
         tags: [],
         status: "UNASSIGNED",
+        priority: 3,
         assignedVehicleId: null,
         routingResultId: null,
         routePlannedOrder: null,

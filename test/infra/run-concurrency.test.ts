@@ -5,7 +5,7 @@ import { App, NestedStack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "#infra/app";
-import { defaultRunWorkerMaxConcurrency } from "#shared/queue/definitions";
+import { defaultRunWorkerMaxConcurrency, runWorkerMemoryMb } from "#shared/queue/definitions";
 
 /** Synthesizes without bundling (fast). */
 const outdirs: string[] = [];
@@ -42,7 +42,7 @@ describe("Stack: bounded run concurrency", () => {
   // Two synths (with cdk-nag) take a while on a busy machine.
   beforeAll(() => {
     defaults = synthesize();
-    configured = synthesize({ runWorkerMaxConcurrency: 7, maxActiveRunsPerOrg: 3 });
+    configured = synthesize({ runWorkerMaxConcurrency: 7, maxActiveRunsPerOrg: 3, runWorkerMemoryMb: 1769 });
   }, 600_000);
 
   it("the run worker's SQS event source has a maximum concurrency, by default 20", () => {
@@ -62,6 +62,14 @@ describe("Stack: bounded run concurrency", () => {
     const functions = everyFunction(defaults);
     expect(functions.length).toBeGreaterThan(2);
     for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBeUndefined();
+  });
+
+  it("the run worker's memory is 512 MB by default and context runWorkerMemoryMb sets it", () => {
+    const worker = (template: Template) =>
+      Object.entries(template.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("RoutingRunFunction"))![1].Properties;
+    expect(worker(defaults).MemorySize).toBe(512);
+    expect(worker(configured).MemorySize).toBe(1769);
+    expect(() => runWorkerMemoryMb(64)).toThrow(/128–10240/);
   });
 
   it("the run worker may send on the run queue (a fan-out page's runs)", () => {

@@ -5,11 +5,12 @@ import { checkSolution } from "#shared/routing/check";
 import { randomProblem } from "./random-problem.ts";
 
 describe("early stop rule", () => {
-  it("grows the cooling horizon quadratically and the patience linearly with the visits, with floors", () => {
+  it("grows the cooling horizon quadratically (cubically beyond 50 visits) and the patience linearly with the visits, with floors", () => {
     expect(convergenceFor(0)).toEqual({ horizon: MIN_HORIZON, patience: MIN_PATIENCE });
     expect(convergenceFor(25)).toEqual({ horizon: 6250, patience: 1000 });
-    expect(convergenceFor(100)).toEqual({ horizon: 100_000, patience: 4000 });
-    expect(convergenceFor(1000).horizon).toBe(10_000_000);
+    expect(convergenceFor(50)).toEqual({ horizon: 25_000, patience: 2000 });
+    expect(convergenceFor(100)).toEqual({ horizon: 200_000, patience: 4000 }); // cubic beyond 50 visits
+    expect(convergenceFor(1000).horizon).toBe(200_000_000);
   });
 
   it("stops only past the horizon and after `patience` iterations without a new best", () => {
@@ -52,5 +53,5 @@ describe("early stop rule", () => {
     const full = solveRouting(problem, { seed: 1, timeLimitMs: 60_000, now: frozen, objective: "distance", earlyStop: false, maxIterations: 3 * horizon });
     expect(full.iterations).toBe(3 * horizon);
     expect(full.totals.visits).toBe(early.totals.visits);
-  });
+  }, 60_000);
 });

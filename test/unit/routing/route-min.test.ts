@@ -47,7 +47,7 @@ function subsets(candidates: number[], k: number): number[][] {
   return out;
 }
 
-describe("ejection search", () => {
+describe("ejection search", { timeout: 60_000 }, () => {
   it("finds the lowest-penalty ejection set, like brute force over every set", () => {
     let visited = 0;
     let enumerated = 0;
@@ -103,7 +103,7 @@ describe("ejection search", () => {
   });
 });
 
-describe("route minimisation", () => {
+describe("route minimisation", { timeout: 60_000 }, () => {
   it("counts a visit's failures to find a feasible place and keeps every route feasible while ejecting", () => {
     fc.assert(
       fc.property(seeds, (seed) => {

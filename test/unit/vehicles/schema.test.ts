@@ -19,6 +19,8 @@ describe("Schema: vehicle input", () => {
       breakTime: null,
       tags: [],
       fixedCost: 0,
+      startLocation: null,
+      endLocation: null,
       constraints: {},
     });
   });

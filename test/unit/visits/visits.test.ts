@@ -75,7 +75,7 @@ describe("Schema: time windows", () => {
 
 describe("Schema: visit input", () => {
   it("applies the documented defaults", () => {
-    expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED" });
+    expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3 });
   });
 
   it.each(["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd", "_id", "organizationId", "createdTime", "updatedTime"])(
@@ -90,8 +90,8 @@ describe("Schema: visit input", () => {
   );
 
   it("still rejects any other unknown key", () => {
-    const result = visitPatchSchema.safeParse({ name: "n", priority: 1 });
-    expect(result.error?.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []))).toEqual(["priority"]);
+    const result = visitPatchSchema.safeParse({ name: "n", urgency: 1 });
+    expect(result.error?.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []))).toEqual(["urgency"]);
   });
 
   it("keeps exactly UNASSIGNED and ONGOING in the active index", () => {
