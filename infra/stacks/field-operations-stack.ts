@@ -20,7 +20,7 @@ import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
-import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
 
 /** Tenancy at the gateway (README, "Tenants and plans"). */
@@ -402,9 +402,6 @@ export class FieldOperationsStack extends Stack {
 
 const tickEntry = "functions/jobs/scheduler-tick.ts";
 const authorizerEntry = "functions/authorizer/tenant-authorizer.ts";
-
-/** The usage plan of `plan` in the stack named `stackName` (the tenant CLI finds it by this name). */
-export const usagePlanName = (stackName: string, plan: string) => `${stackName}-${plan}`;
 
 /** The key value auto-enrolled organizations share: a usage identifier, not a secret (clients never send API keys). */
 const autoEnrollKeyValue = (stack: Stack) => `${stack.stackName}-auto-enrolled-organizations`;
