@@ -439,8 +439,8 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`,
     `<referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn>`,
   ];
-  acknowledge("AwsSolutions-APIG4", "Every function verifies the bearer JWT itself (aws-jwt-verify, ARCHITECTURE.md §1): same behaviour on AWS, LocalStack and locally, no extra authorizer call per request.");
-  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer; verification happens in the function (see APIG4).");
+  acknowledge("AwsSolutions-APIG4", "Every method but the public OpenAPI document runs behind the tenant Lambda authorizer; the document is public by design.");
+  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.");
   acknowledge("AwsSolutions-APIG2", "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.");
   acknowledge("AwsSolutions-APIG3", "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.");
   const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];

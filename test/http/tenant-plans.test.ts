@@ -21,13 +21,15 @@ async function enrolledClient(plan: string, sub = "user-1") {
   return { organizationId, api: apiClient(tokenFor({ organizationId, sub })) };
 }
 
-describe("Tenant plans at the local gateway", () => {
+describe("Tenant plans at the local gateway", { timeout: 240_000 }, () => {
   it("answers 429 sys-429 past a tenant's rate (5/s) while another tenant on the same server is unaffected", async () => {
     // Prepare
     const busy = await enrolledClient("test-5rps");
     const quiet = await enrolledClient("test-5rps");
 
-    // Act: far more at once than a burst of 5 and 5 more per second allow
+    // Act: one call caches the authorizer's answer for the token; then far more at once than the
+    // 4 tokens left in the bucket and 5 more per second allow
+    expect((await busy.api.get("/vehicles")).status).toBe(200);
     const storm = await Promise.all(Array.from({ length: 40 }, () => busy.api.get("/vehicles")));
     const others = [];
     for (let i = 0; i < 5; i++) others.push(await quiet.api.get("/vehicles"));
@@ -35,7 +37,7 @@ describe("Tenant plans at the local gateway", () => {
     // Assess
     const throttled = storm.filter((response) => response.status === 429);
     expect(throttled.length).toBeGreaterThan(0);
-    expect(storm.filter((response) => response.status === 200).length).toBeGreaterThanOrEqual(5);
+    expect(storm.filter((response) => response.status === 200).length).toBeGreaterThanOrEqual(4);
     for (const response of throttled) {
       expect(response.body).toEqual({ status: false, message: "Too many requests.", failedCode: "sys-429" });
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
