@@ -1,6 +1,6 @@
 // npm run bench:authorizer [-- --calls 1000]
 //
-// What the tenant authorizer costs. Starts the local runtime in memory (the same authorizer module
+// What the tenant authorizer costs. Starts DynamoDB Local (the same authorizer module
 // API Gateway runs, behind the local gateway's copy of API Gateway's result cache), then sends
 // `--calls` sequential GET /vehicles with ONE token to two gateways over the same store: one
 // caching the authorizer's answer per token (300 s, the stack's default) and one not caching
@@ -15,11 +15,15 @@ import { parseArgs } from "node:util";
 import { routes } from "#functions/routes";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
 import { createGateway } from "#local/gateway";
-import { repositoryRoot, startLocalStack } from "#local/stack";
-import { generateSigningKey, mintToken } from "#local/tokens";
+import { repositoryRoot } from "#infra/repository-root";
+import { generateSigningKey, localAudience, localIssuer, mintToken } from "#local/tokens";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { startDynamoDbLocal } from "#local/emulators";
+import { provisionTable } from "#local/provision";
+import { resetAppConfig } from "#shared/config/env";
 import { LocalUsagePlans } from "#local/usage-plans";
 import { permissionSlugs } from "#functions/routes";
-import { configuredPlans } from "#shared/config/tenant-plans";
+import { configuredPlans, resetConfiguredPlans } from "#shared/config/tenant-plans";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "1000" } } });
 const calls = Number(values.calls);
@@ -27,14 +31,30 @@ if (!Number.isInteger(calls) || calls < 10) throw new Error("usage: --calls <n â
 
 process.env.LOG_LEVEL = "silent";
 const signingKey = generateSigningKey();
-const stack = await startLocalStack({
-  port: 0,
-  inMemory: true,
-  stateDirectory: "",
-  signingKey,
-  runScheduler: false,
-  planOverrides: { defaultPlan: "bench", plans: [{ name: "bench", description: "no limits", rate: 10_000, burst: 5_000, maxRunsQueued: 5 }] },
+// BENCH_DYNAMODB_ENDPOINT: a DynamoDB Local already running (on a loaded machine its start can take longer than the starter waits).
+const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined }
+  : await startDynamoDbLocal();
+const tableName = `bench-authorizer-${Date.now()}`;
+Object.assign(process.env, {
+  AWS_REGION: "us-east-1",
+  AWS_ACCESS_KEY_ID: "local",
+  AWS_SECRET_ACCESS_KEY: "local",
+  AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  TABLE_NAME: tableName,
+  JWT_ISSUER: localIssuer,
+  JWT_AUDIENCE: localAudience,
+  JWT_JWKS_JSON: JSON.stringify(signingKey.jwks),
+  POWERTOOLS_METRICS_DISABLED: "true",
+  POWERTOOLS_TRACE_ENABLED: "false",
+  TENANT_AUTO_ENROLL: "true",
+  TENANT_PLANS_JSON: JSON.stringify({ defaultPlan: "bench", plans: [{ name: "bench", description: "no limits", rate: 10_000, burst: 5_000, maxRunsQueued: 5 }] }),
 });
+resetAppConfig();
+resetConfiguredPlans();
+await provisionTable(new DynamoDBClient({ endpoint: dynamo.endpoint }), tableName);
+const stack = { stop: () => dynamo.stop() };
 
 async function gatewayWith(cacheTtlSeconds: number): Promise<{ url: string; authorizer: LocalAuthorizer; server: Server }> {
   const authorizer = new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds });
