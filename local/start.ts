@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { repositoryRoot, startLocalStack } from "#local/stack";
@@ -62,6 +63,12 @@ try {
   process.exit(1);
 }
 
+// How `npm run tenant` (and other operator scripts) reach this runtime's store; removed on exit.
+const runtimeFile = join(stateDirectory, "runtime.json");
+mkdirSync(stateDirectory, { recursive: true });
+writeFileSync(runtimeFile, JSON.stringify({ baseUrl: stack.baseUrl, environment: stack.environment }), { mode: 0o600 });
+process.once("exit", () => rmSync(runtimeFile, { force: true }));
+
 process.stdout.write(
   [
     "",
@@ -69,6 +76,7 @@ process.stdout.write(
     `OpenAPI document:  ${stack.baseUrl}/openapi.json`,
     "Mint a token:      npm run --silent token -- --org my-org --user me [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]",
     `Try it:            curl -H "Authorization: Bearer $(npm run --silent token -- --org my-org --user me)" ${stack.baseUrl}/vehicles`,
+    "Tenants:           unknown organizations are enrolled on the default plan at their first call; npm run tenant -- --help",
     "Scheduler tick:    every minute boundary. Press Ctrl+C to stop.",
     "",
   ].join("\n"),

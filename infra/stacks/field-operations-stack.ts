@@ -21,7 +21,7 @@ import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
-import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
 
 /** Tenancy at the gateway (README, "Tenants and plans"). */
@@ -445,9 +445,6 @@ export class FieldOperationsStack extends Stack {
 const tickEntry = "functions/jobs/scheduler-tick.ts";
 const authorizerEntry = "functions/authorizer/tenant-authorizer.ts";
 
-/** The usage plan of `plan` in the stack named `stackName` (the tenant CLI finds it by this name). */
-export const usagePlanName = (stackName: string, plan: string) => `${stackName}-${plan}`;
-
 /** The key value auto-enrolled organizations share: a usage identifier, not a secret (clients never send API keys). */
 const autoEnrollKeyValue = (stack: Stack) => `${stack.stackName}-auto-enrolled-organizations`;
 
@@ -487,8 +484,8 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`,
     `<referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn>`,
   ];
-  acknowledge("AwsSolutions-APIG4", "Every function verifies the bearer JWT itself (aws-jwt-verify, ARCHITECTURE.md §1): same behaviour on AWS, LocalStack and locally, no extra authorizer call per request.");
-  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer; verification happens in the function (see APIG4).");
+  acknowledge("AwsSolutions-APIG4", "Every method but the public OpenAPI document runs behind the tenant Lambda authorizer; the document is public by design.");
+  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.");
   acknowledge("AwsSolutions-APIG2", "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.");
   acknowledge("AwsSolutions-APIG3", "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.");
   const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];

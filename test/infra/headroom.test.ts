@@ -57,8 +57,10 @@ describe("Resource headroom: every template stays below 60 % of CloudFormation's
   });
 
   it("would notice CDK's resource-count warning (checked by lowering the limit CDK warns against)", () => {
-    const lowered = synthesizeInto({ context: { "@aws-cdk/core:stackResourceLimit": 75 } });
-    expect(resourceLimitMessages(lowered).join("\n")).toMatch(/approaching allowed maximum of 75/);
+    // A limit the root template sits just under (about 90 % of it), so CDK warns instead of failing.
+    const limit = Math.ceil((product.templates[0]?.resourceCount ?? 0) * 1.1);
+    const lowered = synthesizeInto({ context: { "@aws-cdk/core:stackResourceLimit": limit } });
+    expect(resourceLimitMessages(lowered).join("\n")).toMatch(new RegExp(`approaching allowed maximum of ${limit}`));
   });
 
   it("holds three times today's routes (same handlers, new ids and paths) under the same bound", () => {

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
-import { testPlans } from "#test/support/test-plans";
+import { testDefaultPlan, testPlans } from "#test/support/test-plans";
 
 /**
  * Starts the same local stack `npm start` runs (DynamoDB Local, s3rver, local SQS, the local API
@@ -19,7 +19,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   process.env.LOG_LEVEL ??= "silent";
   const signingKey = generateSigningKey();
-  const stack = await startLocalStack({ port: 0, inMemory: true, stateDirectory: "", signingKey, runScheduler: false, planOverrides: { plans: [...testPlans] } });
+  const stack = await startLocalStack({ port: 0, inMemory: true, stateDirectory: "", signingKey, runScheduler: false, planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] } });
   project.provide("baseUrl", stack.baseUrl);
   project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent" });
   project.provide("signingKey", signingKey);

@@ -61,3 +61,6 @@ export function quotaExceededMessage(plan: Plan): string {
   // No double quote or backslash: the stack's QUOTA_EXCEEDED response puts it in JSON as it is (plan names are [a-z0-9-]).
   return `The ${period === "day" ? "daily" : "monthly"} call quota of plan ${plan.name} (${limit} calls per ${period}) is used up; it resets ${resets}.`;
 }
+
+/** The name of `plan`'s API Gateway usage plan in the stack `stackName` (the stack names it, the tenant CLI finds it by it). */
+export const usagePlanName = (stackName: string, plan: string) => `${stackName}-${plan}`;

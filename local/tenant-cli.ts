@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { repositoryRoot } from "#infra/repository-root";
+import { changeTenantPlan, enrollTenant, listTenants, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
+import { resetAppConfig } from "#shared/config/env";
+import { configuredPlans } from "#shared/config/tenant-plans";
+import { AppError } from "#shared/domain/errors";
+import type { Tenant } from "#shared/domain/tenants/plans";
+import { apiGatewayKeys } from "#shared/tenancy/api-gateway-keys";
+import { localApiKeys } from "#shared/tenancy/local-api-keys";
+
+/**
+ * `npm run tenant -- <create|set-plan|suspend|resume|list> …`: the operator's tenant lifecycle.
+ * Locally (default) it writes to the store of the running `npm start` (found through
+ * .local/runtime.json); with `--aws` it uses the default AWS credentials, creates and attaches the
+ * tenant's API key in API Gateway and writes the table TABLE_NAME of the stack STACK_NAME.
+ */
+const usage = [
+  "usage: npm run tenant -- create   --org <id> [--plan <name>]   enroll an organization (default plan if none)",
+  "       npm run tenant -- set-plan --org <id> --plan <name>     move it to another plan",
+  "       npm run tenant -- suspend  --org <id>                   refuse its calls (403 tenant-403-suspended)",
+  "       npm run tenant -- resume   --org <id>",
+  "       npm run tenant -- list [--json]",
+  "",
+  "  --aws   act on the deployed stack (env TABLE_NAME, STACK_NAME=FieldOperations, AWS credentials and region)",
+  "          instead of the local runtime started by `npm start`",
+  "  Plans: the product's (shared/domain/tenants/plans.ts) plus TENANT_PLANS_FILE, as the stack and `npm start` read them.",
+].join("\n");
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      org: { type: "string" },
+      plan: { type: "string" },
+      aws: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    allowPositionals: true,
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail(`${(error as Error).message}\n${usage}`);
+}
+const { values, positionals } = parsed;
+const command = positionals[0];
+if (values.help || !command) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(values.help ? 0 : 2);
+}
+
+/** Where `npm start` records how to reach its store (FIELD_OPS_RUNTIME_FILE overrides it). */
+const runtimeFile = process.env.FIELD_OPS_RUNTIME_FILE ?? join(repositoryRoot, ".local", "runtime.json");
+
+if (values.aws) {
+  if (!process.env.TABLE_NAME) fail("--aws needs TABLE_NAME (the stack's TableName output)");
+} else {
+  if (!existsSync(runtimeFile)) fail(`no local runtime: start it first with \`npm start\` (${runtimeFile} is missing)`, 1);
+  const runtime = JSON.parse(readFileSync(runtimeFile, "utf8")) as { environment: Record<string, string> };
+  Object.assign(process.env, runtime.environment);
+}
+resetAppConfig();
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+const operations: TenantOperations = {
+  plans: configuredPlans(),
+  apiKeys: values.aws ? apiGatewayKeys(process.env.STACK_NAME ?? "FieldOperations") : localApiKeys,
+};
+
+const organization = () => values.org ?? fail(`${command} needs --org <id>\n${usage}`);
+const line = (tenant: Tenant) => `${tenant.organizationId}\t${tenant.plan}\t${tenant.status}\t${tenant.updatedTime}`;
+
+try {
+  switch (command) {
+    case "create":
+      process.stdout.write(`enrolled\t${line(await enrollTenant(organization(), values.plan, operations))}\n`);
+      break;
+    case "set-plan":
+      process.stdout.write(`${line(await changeTenantPlan(organization(), values.plan ?? fail(`set-plan needs --plan <name>\n${usage}`), operations))}\n`);
+      break;
+    case "suspend":
+      process.stdout.write(`${line(await setTenantStatus(organization(), "suspended", operations))}\n`);
+      break;
+    case "resume":
+      process.stdout.write(`${line(await setTenantStatus(organization(), "active", operations))}\n`);
+      break;
+    case "list": {
+      const tenants = await listTenants();
+      if (values.json) process.stdout.write(`${JSON.stringify(tenants.map(({ apiKeyValue: _value, ...tenant }) => tenant), null, 2)}\n`);
+      else process.stdout.write(["organization\tplan\tstatus\tupdated", ...tenants.map(line)].join("\n") + "\n");
+      break;
+    }
+    default:
+      fail(`unknown command ${command}\n${usage}`);
+  }
+} catch (error) {
+  if (error instanceof AppError) {
+    const detail = (error.details().errors as Array<{ message: string }> | undefined)?.map((issue) => issue.message).join("; ");
+    fail(`npm run tenant: ${error.failedCode === "tenant-404" ? `the organization ${values.org} is not enrolled` : detail ?? error.message}`, 1);
+  }
+  fail(`npm run tenant: ${(error as Error).message}`, 1);
+}

@@ -1,0 +1,72 @@
+import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
+import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import type { Tenant } from "#shared/domain/tenants/plans";
+import { findTenant, insertTenant, listTenants, updateTenant } from "#shared/store/tenant-store";
+
+/**
+ * The operator's tenant lifecycle (`npm run tenant`): enroll an organization on a plan, move it to
+ * another, suspend and resume it, list them. The usage-plan keys live behind TenantApiKeys: API
+ * Gateway on AWS (shared/tenancy/api-gateway-keys.ts), a generated value locally (the local
+ * gateway meters by organization).
+ */
+export interface TenantApiKeys {
+  /** A new key for the organization, attached to `plan`'s usage plan. */
+  create(organizationId: string, plan: string): Promise<{ apiKeyId?: string; apiKeyValue: string }>;
+  /** Moves the tenant's key from one usage plan to another. */
+  move(tenant: Tenant, toPlan: string): Promise<void>;
+  /** Turns the tenant's key on or off (off: API Gateway refuses it at once, before the authorizer cache expires). */
+  setEnabled(tenant: Tenant, enabled: boolean): Promise<void>;
+  /** Removes a key created for an enrollment that did not happen. */
+  remove(apiKeyId: string | undefined): Promise<void>;
+}
+
+export interface TenantOperations {
+  plans: PlanCatalog;
+  apiKeys: TenantApiKeys;
+  now?: () => Date;
+}
+
+const knownPlan = (plans: PlanCatalog, name: string) => {
+  const plan = plans.named(name);
+  if (!plan) throw ValidationError.single("plan", `no plan named ${name}; plans: ${plans.plans.map((each) => each.name).join(", ")}`);
+  return plan;
+};
+
+const requireTenant = async (organizationId: string) => {
+  const tenant = await findTenant(organizationId);
+  if (!tenant) throw new NotFoundError("tenant-404");
+  return tenant;
+};
+
+export async function enrollTenant(organizationId: string, planName: string | undefined, operations: TenantOperations): Promise<Tenant> {
+  const plan = planName === undefined ? operations.plans.defaultPlan : knownPlan(operations.plans, planName);
+  if (await findTenant(organizationId)) throw new ConflictError(`The organization ${organizationId} is enrolled already.`, "tenant-409");
+  const key = await operations.apiKeys.create(organizationId, plan.name);
+  const time = (operations.now?.() ?? new Date()).toISOString();
+  const tenant: Tenant = { organizationId, plan: plan.name, status: "active", ...key, createdTime: time, updatedTime: time };
+  if (!(await insertTenant(tenant))) {
+    await operations.apiKeys.remove(key.apiKeyId);
+    throw new ConflictError(`The organization ${organizationId} is enrolled already.`, "tenant-409");
+  }
+  return tenant;
+}
+
+export async function changeTenantPlan(organizationId: string, planName: string, operations: TenantOperations): Promise<Tenant> {
+  const plan = knownPlan(operations.plans, planName);
+  const tenant = await requireTenant(organizationId);
+  if (tenant.plan === plan.name) return tenant;
+  await operations.apiKeys.move(tenant, plan.name);
+  const updated = await updateTenant(organizationId, { plan: plan.name }, (operations.now?.() ?? new Date()).toISOString());
+  if (!updated) throw new NotFoundError("tenant-404");
+  return updated;
+}
+
+export async function setTenantStatus(organizationId: string, status: Tenant["status"], operations: TenantOperations): Promise<Tenant> {
+  const tenant = await requireTenant(organizationId);
+  await operations.apiKeys.setEnabled(tenant, status === "active");
+  const updated = await updateTenant(organizationId, { status }, (operations.now?.() ?? new Date()).toISOString());
+  if (!updated) throw new NotFoundError("tenant-404");
+  return updated;
+}
+
+export { findTenant, listTenants };

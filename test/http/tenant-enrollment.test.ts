@@ -1,0 +1,74 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { routes } from "#functions/routes";
+import { repositoryRoot } from "#infra/repository-root";
+import { resetAppConfig } from "#shared/config/env";
+import { startGateway } from "#test/support/gateway-server";
+import { newOrganizationId, tokenFor } from "#test/support/local-api";
+
+/**
+ * Enrollment as the stack has it by default (auto-enroll off), on a local gateway of this test
+ * file running the same authorizer, and the operator's `npm run tenant` against the suite's store.
+ */
+const run = promisify(execFile);
+let scratch: string;
+let runtimeFile: string;
+
+beforeAll(() => {
+  process.env.TENANT_AUTO_ENROLL = "false";
+  resetAppConfig();
+  scratch = mkdtempSync(join(tmpdir(), "tenant-cli-"));
+  runtimeFile = join(scratch, "runtime.json");
+  writeFileSync(runtimeFile, JSON.stringify({ environment: inject("localEnvironment") }));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const tenantCli = (...args: string[]) =>
+  run(join(repositoryRoot, "node_modules/.bin/tsx"), ["local/tenant-cli.ts", ...args], {
+    cwd: repositoryRoot,
+    env: { ...process.env, FIELD_OPS_RUNTIME_FILE: runtimeFile, LOG_LEVEL: "silent" },
+  });
+
+const get = async (baseUrl: string, token: string) => {
+  const response = await fetch(`${baseUrl}/vehicles`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+};
+
+describe("Enrollment with auto-enroll off (the stack's default)", { timeout: 120_000 }, () => {
+  it("answers 403 tenant-403-not-enrolled to an organization that is not enrolled", async () => {
+    const baseUrl = await startGateway(routes);
+    const response = await get(baseUrl, tokenFor({ organizationId: newOrganizationId() }));
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ status: false, message: "Organization not enrolled: ask the operator to enroll it on a plan.", failedCode: "tenant-403-not-enrolled" });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("serves an organization enrolled with `npm run tenant -- create`, lists it, and refuses it once suspended", async () => {
+    const baseUrl = await startGateway(routes);
+    const organizationId = newOrganizationId();
+
+    const created = await tenantCli("create", "--org", organizationId, "--plan", "free");
+    expect(created.stdout).toMatch(new RegExp(`^enrolled\\t${organizationId}\\tfree\\tactive\\t`));
+    expect((await get(baseUrl, tokenFor({ organizationId, sub: "enrolled" }))).status).toBe(200);
+
+    const listed = JSON.parse((await tenantCli("list", "--json")).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((tenant) => tenant.organizationId === organizationId)).toMatchObject({ plan: "free", status: "active" });
+
+    await tenantCli("suspend", "--org", organizationId);
+    const suspended = await get(baseUrl, tokenFor({ organizationId, sub: "suspended" }));
+    expect(suspended.status).toBe(403);
+    expect(suspended.body.failedCode).toBe("tenant-403-suspended");
+  });
+
+  it("refuses an unknown plan and a second enrollment, with a message and exit code 1", async () => {
+    const organizationId = newOrganizationId();
+    await expect(tenantCli("create", "--org", organizationId, "--plan", "platinum")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("no plan named platinum") });
+    await tenantCli("create", "--org", organizationId);
+    await expect(tenantCli("create", "--org", organizationId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("enrolled already") });
+  });
+});
