@@ -4,6 +4,8 @@ import { findConfiguration } from "#shared/app/configurations";
 import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { appConfig } from "#shared/config/env";
+import { loadResultMapInput } from "#shared/domain/routing-results/map-input";
+import type { Caller } from "#shared/domain/caller";
 import { createRoutingResultService } from "#shared/domain/routing-results/service";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
@@ -11,6 +13,7 @@ import { sqsClient } from "#shared/queue/sqs";
 import { solveRouting } from "#shared/routing/solver";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
+import { visitPositions } from "#shared/store/visit-store";
 import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun, visitRoutingResultId } from "#shared/store/run-store";
 
 /** Queues an on-demand run for the run worker (the same queue as schedule runs). */
@@ -29,6 +32,18 @@ export const routingResultService = createRoutingResultService({
   visitRoutingResultId,
   appTimeZone: () => appConfig().APP_TIMEZONE,
 });
+
+/** What the map and GeoJSON of a result are drawn from: the result, its hub and its unassigned visits' positions. */
+export const resultMapInput = (caller: Caller, resultId: string) =>
+  loadResultMapInput(
+    {
+      getResult: routingResultService.get,
+      findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
+      visitPositions,
+    },
+    caller,
+    resultId,
+  );
 
 /** The run worker's ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
 export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
 import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
@@ -176,3 +176,28 @@ export const dynamoVisitStore: VisitStore = {
     }
   },
 };
+
+/**
+ * The coordinates of these visits of one hub (a routing result's unassigned visits, for its map):
+ * one BatchGet per 100 keys, projected to id and coordinate; visits gone or moved are left out.
+ */
+export async function visitPositions(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Map<string, { lat: number; lng: number }>> {
+  const positions = new Map<string, { lat: number; lng: number }>();
+  const unique = [...new Set(visitIds)];
+  for (let i = 0; i < unique.length; i += 100) {
+    let requested: Array<Record<string, unknown>> | undefined = unique.slice(i, i + 100).map((id) => keys.visit(organizationId, hubId, id) as unknown as Record<string, unknown>);
+    for (let round = 0; requested && requested.length > 0 && round < 10; round++) {
+      const output = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested, ProjectionExpression: "#id, coordinate", ExpressionAttributeNames: { "#id": "_id" } } } }),
+      );
+      for (const item of output.Responses?.[tableName()] ?? []) {
+        const coordinate = item.coordinate as { lat?: unknown; lng?: unknown } | undefined;
+        if (typeof item._id === "string" && typeof coordinate?.lat === "number" && typeof coordinate.lng === "number") {
+          positions.set(item._id, { lat: coordinate.lat, lng: coordinate.lng });
+        }
+      }
+      requested = output.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined;
+    }
+  }
+  return positions;
+}

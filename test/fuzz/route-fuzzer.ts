@@ -94,8 +94,12 @@ export function answerProblems(route: RouteDefinition, answer: Answer): string[]
     if (messages.some((message) => RAW_VALIDATION_TEXT.test(message))) problems.push("raw validation-library text in an error message");
     if (INTERNALS.test(answer.text)) problems.push("error body names internals");
   } else if (answer.status >= 200 && answer.status < 300) {
-    // GET /openapi.json (no auth) answers the document itself
-    if (route.auth !== "none" && (!body || typeof body !== "object" || body.status !== true)) problems.push("success body without status: true");
+    // GET /openapi.json and /docs (no auth) answer the document itself; a route documenting another
+    // media type (an SVG map) answers that, and an alternative (GeoJSON on ?format=geojson) must match its schema.
+    const documented = route.responses[answer.status];
+    const isAlternative = Object.values(documented?.alternatives ?? {}).some((schema) => schema.safeParse(body).success);
+    const isEnvelope = Boolean(body) && typeof body === "object" && body?.status === true;
+    if (route.auth !== "none" && !documented?.contentType && !isEnvelope && !isAlternative) problems.push("success body without status: true");
   }
   return problems;
 }

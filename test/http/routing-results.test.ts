@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { handler as runWorker } from "#functions/jobs/routing-run";
 import { appConfig } from "#shared/config/env";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { type ApiClient, apiClient, baseUrl, newTenant, tokenFor } from "#test/support/local-api";
+import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
+import { rfc7946Problems } from "#test/support/geojson-rfc7946";
 
 /**
  * The routing results API through the local gateway. On-demand runs are queued on the stack's run
@@ -287,3 +289,116 @@ describe("Routing results", () => {
     expect((await apiClient(undefined).request(method, path, method === "POST" ? { body: {} } : {})).status).toBe(401);
   });
 });
+
+/** The pictures of a result: GET /routing/result/{id}/map.svg and GET /routing/result/{id}?format=geojson. */
+describe("Routing result map (SVG) and GeoJSON", () => {
+  type Trip = { visitId: string; order: number; eta: string; etd: string; coordinate: { lat: number; lng: number } };
+  type Route = { vehicleId: string; trips: Trip[] };
+  // GeoJSON positions carry at most 6 decimals (RFC 7946 §11.2); stored coordinates may carry float noise.
+  const lngLat = ({ lat, lng }: { lat: number; lng: number }) => [Math.round(lng * 1e6) / 1e6, Math.round(lat * 1e6) / 1e6];
+
+  /** A done result with routes and one visit no vehicle may serve (tag nobody has): unassigned, with a position. */
+  async function resultWithUnassigned() {
+    const tenant = await tenantWithPlan();
+    const cold = await post(tenant.api, "/visit", { hubId: tenant.hub._id, name: "Cold <stop>", coordinate: "-6.25,106.85", tags: ["freezer"] });
+    const result = await doneResult(tenant);
+    expect(result.dropped.map((entry: { visitId: string }) => entry.visitId)).toEqual([cold._id]);
+    return { tenant, result, cold };
+  }
+
+  it("?format=geojson answers an RFC 7946 FeatureCollection: a LineString per route from the hub, a Point per stop with eta/etd, the unassigned visit", async () => {
+    const { tenant, result, cold } = await resultWithUnassigned();
+    const response = await tenant.api.get(`/routing/result/${result._id}?format=geojson`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/geo+json");
+    const geojson = response.body;
+    expect(rfc7946Problems(geojson)).toEqual([]);
+    expect(geojson.type).toBe("FeatureCollection");
+    const ofKind = (kind: string) => geojson.features.filter((feature: { properties: { kind: string } }) => feature.properties.kind === kind);
+
+    expect(ofKind("hub")).toEqual([expect.objectContaining({ geometry: { type: "Point", coordinates: [106.8, -6.2] } })]);
+    const lines = ofKind("route");
+    expect(lines.map((line: { properties: { vehicleId: string } }) => line.properties.vehicleId)).toEqual(result.routes.map((route: Route) => route.vehicleId));
+    for (const [index, line] of lines.entries()) {
+      const route = result.routes[index] as Route;
+      // [longitude, latitude]: from the hub through the stops in order.
+      expect(line.geometry.coordinates.slice(0, route.trips.length + 1)).toEqual([[106.8, -6.2], ...route.trips.map((trip) => lngLat(trip.coordinate))]);
+    }
+    const stops = ofKind("stop").map((stop: { properties: Record<string, unknown>; geometry: unknown }) => ({ ...stop.properties, geometry: stop.geometry }));
+    const trips = result.routes.flatMap((route: Route) =>
+      route.trips.map((trip) => ({
+        vehicleId: route.vehicleId,
+        order: trip.order,
+        visitId: trip.visitId,
+        eta: trip.eta,
+        etd: trip.etd,
+        geometry: { type: "Point", coordinates: lngLat(trip.coordinate) },
+      })),
+    );
+    expect(stops).toEqual(trips.map((trip: object) => expect.objectContaining(trip)));
+    expect(ofKind("unassigned")).toEqual([
+      expect.objectContaining({ geometry: { type: "Point", coordinates: [106.85, -6.25] }, properties: expect.objectContaining({ visitId: cold._id, visitName: "Cold <stop>" }) }),
+    ]);
+    // Without the query the answer is unchanged.
+    expect((await tenant.api.get(`/routing/result/${result._id}`)).body).toMatchObject({ status: true, data: { _id: result._id } });
+    expect((await tenant.api.get(`/routing/result/${result._id}?format=kml`)).status).toBe(400);
+  });
+
+  it("map.svg answers a self-contained SVG with the same permission and visibility as reading the result", async () => {
+    const { tenant, result } = await resultWithUnassigned();
+    const response = await tenant.api.get(`/routing/result/${result._id}/map.svg`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    const svg = response.body as string;
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg.match(/<g class="route"/g)).toHaveLength(result.routes.length);
+    expect(svg).toContain("Unassigned: Cold &lt;stop&gt; (no vehicle with matching tags)");
+    expect(svg).not.toMatch(/href=|<script|<image/);
+
+    const other = newTenant();
+    expect((await other.api.get(`/routing/result/${result._id}/map.svg`)).status).toBe(404);
+    expect((await other.api.get(`/routing/result/${result._id}?format=geojson`)).status).toBe(404);
+    const withoutPermission = apiClient(tokenFor({ organizationId: tenant.organizationId, permissions: ["view/hub"] }));
+    expect((await withoutPermission.get(`/routing/result/${result._id}/map.svg`)).body).toMatchObject({ status: false, failedCode: "sys-035" });
+    expect((await apiClient(undefined).get(`/routing/result/${result._id}/map.svg`)).status).toBe(401);
+  });
+
+  it("both are in the OpenAPI document with their media types", async () => {
+    const document = (await apiClient(undefined).get("/openapi.json")).body;
+    expect(Object.keys(document.paths["/routing/result/{resultId}/map.svg"].get.responses["200"].content)).toEqual(["image/svg+xml"]);
+    expect(Object.keys(document.paths["/routing/result/{resultId}"].get.responses["200"].content)).toEqual(["application/json", "application/geo+json"]);
+  });
+
+  describe.skipIf(!chromiumPath)(chromiumPath ? "in headless Chromium" : `in headless Chromium: skipped, ${chromiumMissing}`, () => {
+    it("map.svg is well-formed XML and renders (screenshot test-output/route-map.png)", async () => {
+      const { tenant, result } = await resultWithUnassigned();
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${tokenFor({ organizationId: tenant.organizationId })}` }, viewport: { width: 1000, height: 720 } });
+        const page = await context.newPage();
+        const requests: string[] = [];
+        page.on("request", (request) => requests.push(request.url()));
+        const url = `${baseUrl()}/routing/result/${result._id}/map.svg`;
+        const response = await page.goto(url);
+        expect(response?.status()).toBe(200);
+        const rendered = await page.evaluate(() => {
+          // Runs in the page: the browser's DOM, not Node's.
+          const document = (globalThis as unknown as { document: { documentElement: { localName: string; getBoundingClientRect(): { width: number } }; getElementsByTagName(name: string): { length: number }; querySelectorAll(selector: string): { length: number } } }).document;
+          return {
+          root: document.documentElement.localName,
+          parseErrors: document.getElementsByTagName("parsererror").length,
+          routes: document.querySelectorAll("g.route").length,
+          stops: document.querySelectorAll("g.stop").length,
+          width: document.documentElement.getBoundingClientRect().width,
+          };
+        });
+        expect(rendered).toEqual({ root: "svg", parseErrors: 0, routes: result.routes.length, stops: 3, width: 1000 });
+        expect(requests).toEqual([url]);
+        await page.screenshot({ path: testOutputPath("route-map.png") });
+      } finally {
+        await browser.close();
+      }
+    });
+  });
+});
+

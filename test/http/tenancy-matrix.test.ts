@@ -156,8 +156,9 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
 
   const cases = guardedRoutes.map((route) => [`${route.method} ${route.path}`, route] as const);
 
-  it("covers every route but the public OpenAPI document", () => {
-    expect(cases.length).toBe(routes.length - 1);
+  it("covers every route but the public OpenAPI document and its page", () => {
+    expect(routes.filter((route) => route.auth === "none").map((route) => route.path)).toEqual(["/openapi.json", "/docs"]);
+    expect(cases.length).toBe(routes.length - 2);
   });
 
   it.each(cases)("%s without a token → 401", async (_name, route) => {

@@ -3,11 +3,13 @@ import {
   dispatchOutcomeSchema,
   resultCreateSchema,
   resultDispatchQuerySchema,
+  resultGetQuerySchema,
   resultListQuerySchema,
   resultParamsSchema,
   resultRecordSchema,
   routingResultSchema,
 } from "#shared/domain/routing-results/schema";
+import { resultGeoJsonSchema } from "#shared/domain/routing-results/geojson";
 import { defineRoute } from "#shared/http/route";
 
 const tag = "Routing results";
@@ -39,11 +41,19 @@ export const routingResultRoutes = {
     description: [
       "The result with its routes (per vehicle: totals and the ordered trips with eta, etd, waiting and distance) and its dropped visits with the reason.",
       "`routes` and `dropped` are empty while the result is `ongoing` or `failed` (`message` then says why). Times are `Y-m-d H:i` in `summary.timeZone` (the hub's zone, else the application's); distances in metres.",
+      "`?format=geojson` answers the same result as GeoJSON (RFC 7946, `application/geo+json`) for map tools: the hub as a Point, each vehicle's route as a LineString (hub → stops, → hub when it returns) with `stroke` colour, a Point per stop with `order`, `eta` and `etd`, and a Feature per unassigned visit (`geometry: null` when its position is unknown). Positions are `[longitude, latitude]`.",
     ].join("\n\n"),
     tag,
     permission: "view/routing-result",
     params: resultParamsSchema,
-    responses: { 200: { description: "The routing result", schema: successBodySchema(routingResultSchema) } },
+    query: resultGetQuerySchema,
+    responses: {
+      200: {
+        description: "The routing result (application/json), or with `?format=geojson` its GeoJSON FeatureCollection (application/geo+json)",
+        schema: successBodySchema(routingResultSchema),
+        alternatives: { "application/geo+json": resultGeoJsonSchema },
+      },
+    },
     grants: ["tableRead", "bucketRead"],
   }),
   create: defineRoute({
@@ -90,5 +100,21 @@ export const routingResultRoutes = {
     responses: { 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } },
     grants: ["tableWrite", "bucketRead"],
     idempotent: true,
+  }),
+  map: defineRoute({
+    operationId: "getRoutingResultMap",
+    method: "GET",
+    path: "/routing/result/{resultId}/map.svg",
+    handler: "functions/http/routing-results/map.ts",
+    summary: "Picture of a routing result (SVG)",
+    description: [
+      "A self-contained SVG (no map tiles, nothing fetched): the hub, each vehicle's route in its own colour with the stop order (dashed: the drive back to the hub), the unassigned visits marked ×, scaled to what is drawn, with a scale bar and a legend. Hover a stop for its visit, eta and etd.",
+      "Same permission and visibility as reading the result. A result that is `ongoing` or `failed` shows only its hub. A hub or unassigned visit deleted since the run is left off (and counted in the legend).",
+    ].join("\n\n"),
+    tag,
+    permission: "view/routing-result",
+    params: resultParamsSchema,
+    responses: { 200: { description: "SVG picture", contentType: "image/svg+xml" } },
+    grants: ["tableRead", "bucketRead"],
   }),
 };

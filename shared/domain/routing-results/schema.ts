@@ -98,6 +98,11 @@ export type RoutingResult = z.infer<typeof routingResultSchema>;
 
 export const resultParamsSchema = z.strictObject({ resultId: z.string().min(1).max(64) });
 
+/** GET /routing/result/{id}: the JSON envelope (default) or the routes as GeoJSON (RFC 7946). Other query keys are ignored, as before. */
+export const resultGetQuerySchema = z.object({
+  format: z.enum(["json", "geojson"]).optional().describe("`geojson`: answer the routes as an RFC 7946 FeatureCollection (application/geo+json) instead of the JSON envelope."),
+});
+
 export const resultListQuerySchema = pageQuery({
   hubId: z.string().min(1).max(64).optional().describe("Results of this hub only."),
   createdFrom: z.enum(resultOrigins).optional().describe("SCHEDULER (schedule runs) or API (on-demand runs)."),

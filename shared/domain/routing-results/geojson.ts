@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
+
+/**
+ * A routing result as GeoJSON (RFC 7946), for people who use their own map tools: a
+ * FeatureCollection with the hub (Point), one LineString per route (hub → stops → hub when the
+ * route returns), a Point per stop with its order, eta and etd, and a Feature per unassigned visit
+ * (a Point, or `geometry: null` when its position is unknown). Positions are `[longitude, latitude]`
+ * (RFC 7946 §3.1.1), WGS84, at most 6 decimals (§11.2). `stroke`/`marker-color` follow the common
+ * simplestyle convention, so map tools draw each vehicle in the colour of the SVG map.
+ */
+const positionSchema = z.tuple([z.number().describe("longitude"), z.number().describe("latitude")]);
+const pointSchema = z.object({ type: z.literal("Point"), coordinates: positionSchema });
+const lineStringSchema = z.object({ type: z.literal("LineString"), coordinates: z.array(positionSchema).min(2) });
+
+const hubFeatureSchema = z.object({
+  type: z.literal("Feature"),
+  geometry: pointSchema,
+  properties: z.object({ kind: z.literal("hub"), hubId: z.string(), name: z.string(), "marker-color": z.string() }),
+});
+const routeFeatureSchema = z.object({
+  type: z.literal("Feature"),
+  geometry: lineStringSchema,
+  properties: z.object({
+    kind: z.literal("route"),
+    vehicleId: z.string(),
+    vehicleName: z.string(),
+    stops: z.number().int(),
+    departure: z.string(),
+    arrival: z.string(),
+    distanceMeters: z.number(),
+    durationMinutes: z.number(),
+    returnsToHub: z.boolean(),
+    stroke: z.string(),
+  }),
+});
+const stopFeatureSchema = z.object({
+  type: z.literal("Feature"),
+  geometry: pointSchema,
+  properties: z.object({
+    kind: z.literal("stop"),
+    vehicleId: z.string(),
+    vehicleName: z.string(),
+    order: z.number().int().describe("1-based position on the vehicle's route."),
+    visitId: z.string(),
+    visitName: z.string(),
+    eta: z.string().describe("Arrival, Y-m-d H:i in the result's time zone."),
+    etd: z.string().describe("Departure after service, Y-m-d H:i."),
+    "marker-color": z.string(),
+  }),
+});
+const unassignedFeatureSchema = z.object({
+  type: z.literal("Feature"),
+  geometry: pointSchema.nullable().describe("null when the visit has no usable position (bad coordinates, or deleted since)."),
+  properties: z.object({ kind: z.literal("unassigned"), visitId: z.string(), visitName: z.string(), reason: z.string(), "marker-color": z.string() }),
+});
+
+export const resultGeoJsonSchema = z
+  .object({
+    type: z.literal("FeatureCollection"),
+    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe("[west, south, east, north] of every located feature."),
+    features: z.array(z.union([hubFeatureSchema, routeFeatureSchema, stopFeatureSchema, unassignedFeatureSchema])),
+  })
+  .describe("RFC 7946 FeatureCollection (application/geo+json).");
+export type ResultGeoJson = z.infer<typeof resultGeoJsonSchema>;
+type Feature = ResultGeoJson["features"][number];
+
+const HUB_COLOUR = "#222222";
+const UNASSIGNED_COLOUR = "#7f7f7f";
+
+const sixDecimals = (value: number) => Math.round(value * 1e6) / 1e6;
+const position = (at: Position): [number, number] => [sixDecimals(at.lng), sixDecimals(at.lat)];
+
+export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInput): ResultGeoJson {
+  const features: Feature[] = [];
+  if (hub) {
+    features.push({ type: "Feature", geometry: { type: "Point", coordinates: position(hub) }, properties: { kind: "hub", hubId: result.hubId, name: hub.name, "marker-color": HUB_COLOUR } });
+  }
+  result.routes.forEach((route, index) => {
+    const colour = routeColour(index);
+    const returns = returnsToHub(route);
+    const line = [...(hub ? [position(hub)] : []), ...route.trips.map((trip) => position(trip.coordinate)), ...(hub && returns ? [position(hub)] : [])];
+    // A LineString has two or more positions (RFC 7946 §3.1.4): a lone stop without a known hub has no line.
+    if (line.length >= 2) {
+      features.push({
+        type: "Feature",
+        geometry: { type: "LineString", coordinates: line },
+        properties: {
+          kind: "route",
+          vehicleId: route.vehicleId,
+          vehicleName: route.vehicleName,
+          stops: route.trips.length,
+          departure: route.departure,
+          arrival: route.arrival,
+          distanceMeters: route.distanceMeters,
+          durationMinutes: route.durationMinutes,
+          returnsToHub: returns,
+          stroke: colour,
+        },
+      });
+    }
+    for (const trip of route.trips) {
+      features.push({
+        type: "Feature",
+        geometry: { type: "Point", coordinates: position(trip.coordinate) },
+        properties: {
+          kind: "stop",
+          vehicleId: route.vehicleId,
+          vehicleName: route.vehicleName,
+          order: trip.order,
+          visitId: trip.visitId,
+          visitName: trip.visitName,
+          eta: trip.eta,
+          etd: trip.etd,
+          "marker-color": colour,
+        },
+      });
+    }
+  });
+  for (const dropped of result.dropped) {
+    const at = droppedPositions.get(dropped.visitId);
+    features.push({
+      type: "Feature",
+      geometry: at ? { type: "Point", coordinates: position(at) } : null,
+      properties: { kind: "unassigned", visitId: dropped.visitId, visitName: dropped.visitName, reason: dropped.reason, "marker-color": UNASSIGNED_COLOUR },
+    });
+  }
+  const box = boundingBox(features);
+  return { type: "FeatureCollection", ...(box ? { bbox: box } : {}), features };
+}
+
+function boundingBox(features: readonly Feature[]): [number, number, number, number] | undefined {
+  const positions = features.flatMap((feature) => {
+    if (!feature.geometry) return [];
+    return feature.geometry.type === "Point" ? [feature.geometry.coordinates] : feature.geometry.coordinates;
+  });
+  if (positions.length === 0) return undefined;
+  const lngs = positions.map(([lng]) => lng);
+  const lats = positions.map(([, lat]) => lat);
+  return [Math.min(...lngs), Math.min(...lats), Math.max(...lngs), Math.max(...lats)];
+}

@@ -1,0 +1,63 @@
+import type { Caller } from "#shared/domain/caller";
+import type { RoutingResult } from "#shared/domain/routing-results/schema";
+
+/**
+ * What the pictures of a routing result are drawn from (GET /routing/result/{id}/map.svg and
+ * `?format=geojson`): the result itself, where its hub is, and where its unassigned visits are.
+ * The result stores the coordinate of every planned stop but not of the hub or of dropped visits:
+ * those are read when the picture is asked for (a hub or visit deleted since is left off the map,
+ * and counted).
+ */
+export interface Position {
+  lat: number;
+  lng: number;
+}
+
+export interface MapHub extends Position {
+  name: string;
+}
+
+export interface ResultMapInput {
+  result: RoutingResult;
+  hub: MapHub | undefined;
+  /** Dropped visits' coordinates by visit id (only the visits still found on the result's hub). */
+  droppedPositions: ReadonlyMap<string, Position>;
+}
+
+export interface ResultMapPorts {
+  /** The result as GET /routing/result/{id} answers it (404 rules included). */
+  getResult(caller: Caller, resultId: string): Promise<RoutingResult>;
+  findHub(organizationId: string, hubId: string): Promise<MapHub | undefined>;
+  /** Coordinates of these visits of the hub (missing ones left out); bounded by the result's 1,500 visits. */
+  visitPositions(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Map<string, Position>>;
+}
+
+/** Dropped for bad coordinates: nothing to place on a map, so not looked up. */
+const unplaceable = (reason: string) => reason === "bad coordinates";
+
+export async function loadResultMapInput(ports: ResultMapPorts, caller: Caller, resultId: string): Promise<ResultMapInput> {
+  const result = await ports.getResult(caller, resultId);
+  const droppedIds = result.dropped.filter((entry) => !unplaceable(entry.reason)).map((entry) => entry.visitId);
+  const [hub, droppedPositions] = await Promise.all([
+    ports.findHub(caller.organizationId, result.hubId),
+    droppedIds.length > 0 ? ports.visitPositions(caller.organizationId, result.hubId, droppedIds) : Promise.resolve(new Map<string, Position>()),
+  ]);
+  return { result, hub, droppedPositions };
+}
+
+/** Twelve colours that stay apart on white (Tableau 10 and two more); then hues a golden angle apart. */
+const palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#2f4b7c", "#d45087", "#665191"];
+
+export function routeColour(index: number): string {
+  return palette[index] ?? `hsl(${Math.round((index * 137.508) % 360)}, 65%, 42%)`;
+}
+
+/**
+ * Whether a route drives back to the hub after its last stop: the stored route distance then
+ * exceeds the sum of its legs (each rounded to the metre, hence the tolerance). The result does not
+ * store the profile's returnToHub, which may have changed since the run.
+ */
+export function returnsToHub(route: RoutingResult["routes"][number]): boolean {
+  const legs = route.trips.reduce((sum, trip) => sum + trip.distanceMeters, 0);
+  return route.distanceMeters - legs > route.trips.length + 1;
+}

@@ -1,0 +1,187 @@
+import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
+
+/**
+ * A routing result as one self-contained SVG picture (no tiles, no fonts or scripts, nothing
+ * fetched): the hub, each vehicle's route in its own colour with the stop order, the unassigned
+ * visits marked, scaled to the bounding box of what is drawn, with a scale bar and a legend.
+ * Longitudes are scaled by cos(mean latitude) (an equirectangular view: true to scale across a
+ * city or a region, which is what one hub's routes span).
+ */
+const WIDTH = 1000;
+const HEIGHT = 720;
+const MAP = { left: 20, top: 56, width: 680, height: 600 };
+const LEGEND_X = 720;
+const METRES_PER_DEGREE = 111_320;
+/** The smallest span drawn (degrees), so a single point or a tight cluster is not blown up to street level. */
+const MIN_SPAN = 0.005;
+/** Above this many stops the order numbers would hide the routes: the dots get smaller and lose them. */
+const NUMBERED_STOPS_MAX = 300;
+const LEGEND_VEHICLES_MAX = 20;
+const HUB_COLOUR = "#222222";
+const UNASSIGNED_COLOUR = "#7f7f7f";
+
+const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+const fixed = (value: number) => (Math.round(value * 10) / 10).toString();
+
+/** 1, 2 or 5 × 10^k metres, the largest not above `metres`. */
+export function niceDistance(metres: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(metres, 1)));
+  const step = [5, 2, 1].find((factor) => factor * power <= metres) ?? 1;
+  return step * power;
+}
+
+export const formatDistance = (metres: number) => (metres >= 1000 ? `${Number((metres / 1000).toFixed(1))} km` : `${Math.round(metres)} m`);
+
+interface Projection {
+  point(at: Position): { x: number; y: number };
+  metresPerPixel: number;
+}
+
+function projection(positions: readonly Position[]): Projection | undefined {
+  if (positions.length === 0) return undefined;
+  const lats = positions.map((at) => at.lat);
+  const meanLat = lats.reduce((sum, lat) => sum + lat, 0) / lats.length;
+  const shrink = Math.max(Math.cos((meanLat * Math.PI) / 180), 0.01);
+  const xs = positions.map((at) => at.lng * shrink);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...lats), Math.max(...lats)];
+  const spanX = Math.max(maxX - minX, MIN_SPAN);
+  const spanY = Math.max(maxY - minY, MIN_SPAN);
+  const inset = 24;
+  const scale = Math.min((MAP.width - 2 * inset) / spanX, (MAP.height - 2 * inset) / spanY);
+  const offsetX = MAP.left + (MAP.width - (maxX - minX) * scale) / 2;
+  const offsetY = MAP.top + (MAP.height - (maxY - minY) * scale) / 2;
+  return {
+    point: (at) => ({ x: offsetX + (at.lng * shrink - minX) * scale, y: offsetY + (maxY - at.lat) * scale }),
+    metresPerPixel: METRES_PER_DEGREE / scale,
+  };
+}
+
+const xy = ({ x, y }: { x: number; y: number }) => `${fixed(x)},${fixed(y)}`;
+
+export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): string {
+  const stops = result.routes.flatMap((route) => route.trips.map((trip) => trip.coordinate));
+  const dropped = result.dropped.flatMap((entry) => {
+    const at = droppedPositions.get(entry.visitId);
+    return at ? [{ entry, at }] : [];
+  });
+  const view = projection([...(hub ? [hub] : []), ...stops, ...dropped.map(({ at }) => at)]);
+  const numbered = stops.length <= NUMBERED_STOPS_MAX;
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${escapeXml(`Routing result ${result.name}`)}</title>`,
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
+    `<text x="${MAP.left}" y="28" font-size="18" font-weight="bold">${escapeXml(result.name)}</text>`,
+    `<text x="${MAP.left}" y="46" fill="#555555">${escapeXml(subtitle(result))}</text>`,
+    `<rect x="${MAP.left}" y="${MAP.top}" width="${MAP.width}" height="${MAP.height}" fill="#f7f7f4" stroke="#cccccc"/>`,
+  );
+
+  if (!view) {
+    out.push(`<text x="${MAP.left + MAP.width / 2}" y="${MAP.top + MAP.height / 2}" text-anchor="middle" fill="#555555">Nothing to draw: no hub, stop or unassigned visit with a position.</text>`);
+  } else {
+    // Unassigned visits first, under the routes.
+    out.push(`<g id="unassigned" stroke="${UNASSIGNED_COLOUR}" stroke-width="2">`);
+    for (const { entry, at } of dropped) {
+      const { x, y } = view.point(at);
+      out.push(
+        `<g><title>${escapeXml(`Unassigned: ${entry.visitName} (${entry.reason})`)}</title><path d="M${fixed(x - 5)},${fixed(y - 5)}L${fixed(x + 5)},${fixed(y + 5)}M${fixed(x - 5)},${fixed(y + 5)}L${fixed(x + 5)},${fixed(y - 5)}"/></g>`,
+      );
+    }
+    out.push(`</g>`);
+
+    result.routes.forEach((route, index) => {
+      const colour = routeColour(index);
+      const points = route.trips.map((trip) => view.point(trip.coordinate));
+      const start = hub ? [view.point(hub)] : [];
+      out.push(`<g class="route" data-vehicle-id="${escapeXml(route.vehicleId)}">`);
+      const path = [...start, ...points];
+      if (path.length >= 2) {
+        out.push(`<polyline points="${path.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="3" stroke-linejoin="round" stroke-linecap="round" stroke-opacity="0.85"/>`);
+      }
+      const last = points.at(-1);
+      if (hub && last && returnsToHub(route)) {
+        out.push(`<polyline points="${xy(last)} ${xy(view.point(hub))}" fill="none" stroke="${colour}" stroke-width="2" stroke-dasharray="6 4" stroke-opacity="0.7"/>`);
+      }
+      route.trips.forEach((trip, tripIndex) => {
+        const { x, y } = points[tripIndex] as { x: number; y: number };
+        const tip = `${route.vehicleName} #${trip.order}: ${trip.visitName}, eta ${trip.eta}, etd ${trip.etd}`;
+        out.push(`<g class="stop"><title>${escapeXml(tip)}</title>`);
+        if (numbered) {
+          out.push(
+            `<circle cx="${fixed(x)}" cy="${fixed(y)}" r="8" fill="${colour}" stroke="#ffffff" stroke-width="1.5"/>`,
+            `<text x="${fixed(x)}" y="${fixed(y + 3.5)}" text-anchor="middle" font-size="${trip.order >= 100 ? 7 : 10}" font-weight="bold" fill="#ffffff">${trip.order}</text>`,
+          );
+        } else {
+          out.push(`<circle cx="${fixed(x)}" cy="${fixed(y)}" r="3.5" fill="${colour}" stroke="#ffffff" stroke-width="0.8"/>`);
+        }
+        out.push(`</g>`);
+      });
+      out.push(`</g>`);
+    });
+
+    if (hub) {
+      const { x, y } = view.point(hub);
+      out.push(
+        `<g id="hub"><title>${escapeXml(`Hub: ${hub.name}`)}</title><rect x="${fixed(x - 9)}" y="${fixed(y - 9)}" width="18" height="18" fill="${HUB_COLOUR}" stroke="#ffffff" stroke-width="2"/><text x="${fixed(x)}" y="${fixed(y + 4)}" text-anchor="middle" font-size="11" font-weight="bold" fill="#ffffff">H</text></g>`,
+      );
+    }
+    out.push(scaleBar(view.metresPerPixel));
+  }
+  out.push(legend({ result, hub, droppedPositions }, dropped.length));
+  out.push(`</svg>`);
+  return `${out.join("\n")}\n`;
+}
+
+function subtitle(result: ResultMapInput["result"]): string {
+  const parts = [`status ${result.status}`];
+  if (result.summary) parts.push(`planning day ${result.summary.planningDay}`, `times in ${result.summary.timeZone}`);
+  if (result.status !== "done" && result.message) parts.push(result.message);
+  return parts.join(" · ");
+}
+
+function scaleBar(metresPerPixel: number): string {
+  const metres = niceDistance((MAP.width / 4) * metresPerPixel);
+  const length = metres / metresPerPixel;
+  const x = MAP.left + 16;
+  const y = MAP.top + MAP.height - 18;
+  return [
+    `<g id="scale-bar">`,
+    `<rect x="${x - 6}" y="${y - 20}" width="${fixed(length + 12)}" height="30" fill="#ffffff" fill-opacity="0.8"/>`,
+    `<path d="M${x},${y - 6}V${y}H${fixed(x + length)}V${y - 6}" fill="none" stroke="#222222" stroke-width="2"/>`,
+    `<text x="${fixed(x + length / 2)}" y="${y - 8}" text-anchor="middle">${formatDistance(metres)}</text>`,
+    `</g>`,
+  ].join("");
+}
+
+function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
+  const lines: string[] = [`<g id="legend">`, `<text x="${LEGEND_X}" y="${MAP.top + 14}" font-weight="bold">Legend</text>`];
+  let y = MAP.top + 38;
+  const row = (symbol: string, label: string) => {
+    lines.push(symbol, `<text x="${LEGEND_X + 26}" y="${y + 4}">${escapeXml(label)}</text>`);
+    y += 22;
+  };
+  row(
+    `<rect x="${LEGEND_X + 3}" y="${y - 7}" width="14" height="14" fill="${HUB_COLOUR}"/>`,
+    hub ? `Hub: ${hub.name}` : "Hub: not found (deleted since the run)",
+  );
+  result.routes.slice(0, LEGEND_VEHICLES_MAX).forEach((route, index) => {
+    row(
+      `<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="${routeColour(index)}" stroke-width="4"/>`,
+      `${route.vehicleName}: ${route.trips.length} stops, ${formatDistance(route.distanceMeters)}`,
+    );
+  });
+  if (result.routes.length > LEGEND_VEHICLES_MAX) row("", `… and ${result.routes.length - LEGEND_VEHICLES_MAX} more vehicles`);
+  const unplaced = result.dropped.length - droppedOnMap;
+  row(
+    `<path d="M${LEGEND_X + 5},${y - 5}L${LEGEND_X + 15},${y + 5}M${LEGEND_X + 5},${y + 5}L${LEGEND_X + 15},${y - 5}" stroke="${UNASSIGNED_COLOUR}" stroke-width="2"/>`,
+    `Unassigned: ${result.dropped.length}${unplaced > 0 ? ` (${unplaced} without a position)` : ""}`,
+  );
+  row(`<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`, "Drive back to the hub");
+  if (result.summary) {
+    y += 8;
+    row("", `${result.summary.visitsAssigned} of ${result.summary.visitsPlanned} visits assigned`);
+    row("", `${result.summary.vehiclesUsed} of ${result.summary.vehiclesAvailable} vehicles used, ${formatDistance(result.summary.distanceMeters)}`);
+  }
+  lines.push(`</g>`);
+  return lines.join("");
+}
