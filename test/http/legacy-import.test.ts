@@ -279,6 +279,11 @@ describe("POST /data-type/import: import from the earlier version", () => {
     const notJson = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "not json\n{}\n") } });
     expect(notJson.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/line 1/) }]);
 
+    const hubLimited = newTenant({ hubIds: ["hub-1"] });
+    const limited = await hubLimited.api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(hubLimited.api, exportText("Limited", 1)) } });
+    expect(limited.status).toBe(403);
+    expect(limited.body.failedCode).toBe("dt-403");
+
     expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
     const taken = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, exportText("taken", 0)) } });
     expect(taken.status).toBe(409);

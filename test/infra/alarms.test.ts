@@ -58,14 +58,14 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
     expect(groupAlarms).toHaveLength(2 * (areaCount + 1));
     const summed = groupAlarms.filter((alarm) => /Errors/.test(alarm.Properties.AlarmDescription));
     const functionsCovered = summed.reduce((count, alarm) => count + alarm.Properties.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).length, 0);
-    expect(functionsCovered).toBe(routes.length + 2);
+    expect(functionsCovered).toBe(routes.length + 3);
     expect(alarms().length).toBeLessThan(routes.length);
   });
 
   it("traces every function with X-Ray, like the stage", () => {
     root().hasResourceProperties("AWS::ApiGateway::Stage", { TracingEnabled: true });
     const functions = Object.values(synthesized.all.findResources("AWS::Lambda::Function"));
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 3);
     for (const fn of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: "Active" });
   });
 });
