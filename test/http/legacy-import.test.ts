@@ -181,7 +181,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(201);
   });
 
-  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", { timeout: 120_000 }, async () => {
+  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", { timeout: 600_000 }, async () => {
     const { api, organizationId } = newTenant();
     const { uploadId, dataType } = await startImport(api, exportText("Redelivered", 1200), "copy");
     const id = dataType._id;
@@ -228,7 +228,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(await exportExists(organizationId, uploadId)).toBe(true);
   });
 
-  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", { timeout: 120_000 }, async () => {
+  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", { timeout: 600_000 }, async () => {
     const { api, organizationId } = newTenant();
     const { uploadId, dataType } = await startImport(api, exportText("Broken", 1200, { badLine: 702 }), "move");
     const id = dataType._id;
@@ -250,7 +250,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.delete(`/data-type/${id}`)).status).toBe(200);
   });
 
-  it("fails when the export holds more records than its header announces", { timeout: 60_000 }, async () => {
+  it("fails when the export holds more records than its header announces", { timeout: 600_000 }, async () => {
     const { api } = newTenant();
     const { dataType } = await startImport(api, exportText("Miscounted", 30, { announced: 20 }), "copy");
     const failed = await runImport(api, dataType._id);
@@ -278,6 +278,11 @@ describe("POST /data-type/import: import from the earlier version", () => {
 
     const notJson = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "not json\n{}\n") } });
     expect(notJson.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/line 1/) }]);
+
+    const hubLimited = newTenant({ hubIds: ["hub-1"] });
+    const limited = await hubLimited.api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(hubLimited.api, exportText("Limited", 1)) } });
+    expect(limited.status).toBe(403);
+    expect(limited.body.failedCode).toBe("dt-403");
 
     expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
     const taken = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, exportText("taken", 0)) } });

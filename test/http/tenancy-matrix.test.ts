@@ -27,7 +27,7 @@ const isCreate = (route: RouteDefinition) => route.method === "POST" && !route.p
 const isReadOrDelete = (route: RouteDefinition) => route.method === "GET" || route.method === "DELETE";
 const isList = (route: RouteDefinition) => route.method === "GET" && !route.path.includes("{");
 
-type Fixtures = { organizationId: string; params: Record<string, string>; hubA: string; hubB: string; typeId: string; configurationId: string };
+type Fixtures = { organizationId: string; params: Record<string, string>; hubA: string; hubB: string; typeId: string; configurationId: string; uploadId: string };
 type Body = { json: unknown } | { form: Array<[string, string | { filename: string; content: string }]> };
 
 /** Request bodies by operationId, built from the fixtures; valid for organization A itself. */
@@ -56,13 +56,14 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   patchRoutingConfiguration: () => ({ json: { name: "renamed plan" } }),
   createRoutingResult: (f) => ({ json: { configurationId: f.configurationId } }),
   replaceExtensionValues: () => ({ json: { custom: { badge: `${marker}-badge-2` } } }),
+  importDataType: (f) => ({ json: { mode: "copy", source: { uploadId: f.uploadId } } }),
 };
 /** Query strings lists need to name organization A's resource. */
 const queries: Record<string, (fixtures: Fixtures) => string> = {
   listRecords: (f) => `?dataTypeId=${f.typeId}`,
 };
 /** Creates that name no resource: for another organization they are its own creates, not a tenancy question. */
-const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub"]);
+const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub", "createDataTypeImportUpload"]);
 
 function integrationForm(): Array<[string, string | { filename: string; content: string }]> {
   return [
@@ -130,7 +131,12 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     expect((await owner.put("/extension/user/user-a1", { custom: { badge: `${marker}-badge` } })).status).toBe(200);
     const integration = await owner.request("POST", "/app-integration", await multipartBody(integrationForm()));
     expect(integration.status).toBe(201);
+    // An export of the earlier version uploaded by A (docs/legacy-import.md): another organization's import of it names nothing.
+    const upload = await owner.post("/data-type/import/upload", undefined);
+    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] }, recordCount: 0 };
+    expect((await fetch(upload.body.data.uploadUrl, { method: "PUT", body: JSON.stringify(header) })).status).toBe(200);
     fixtures = {
+      uploadId: upload.body.data.uploadId,
       organizationId,
       hubA: hubA._id,
       hubB: hubB._id,

@@ -15,7 +15,7 @@ import { dataTypeIssues, normalizeFields, relationTargetIds } from "#shared/doma
 import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/domain/data-types/schema";
 import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
 import { toDataTypeView } from "#shared/domain/data-types/view";
-import { AppError, type FieldIssue, ValidationError } from "#shared/domain/errors";
+import { AppError, type FieldIssue, ForbiddenError, ValidationError } from "#shared/domain/errors";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
@@ -209,6 +209,8 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
 
     /** Creates the data type locked, with its import queued; the records follow in the background. */
     async start(caller: Caller, request: ImportRequest): Promise<DataTypeView> {
+      // The export may hold records of any hub: only a token that is not limited to hubs may write them all.
+      if (caller.hubIds.length > 0) throw new ForbiddenError("Your token is limited to some hubs; only a token without hubIds can import from the earlier version.", "dt-403");
       const { uploadId } = request.source;
       const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES });
       if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
