@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
