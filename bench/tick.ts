@@ -106,6 +106,12 @@ sqsClient().middlewareStack.add(
 /** Five schedules per organization: at most the default cap of active runs per organization. */
 const organizationOf = (index: number) => `bench-org-${Math.floor(index / 5)}`;
 const ownerOf = (index: number) => ({ userId: "bench", organizationId: organizationOf(index), hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
+/** The k-th of `count` schedules in an order where neighbours belong to different organizations. */
+function spread(k: number, count: number): number {
+  const organizations = Math.ceil(count / 5);
+  const index = (k % organizations) * 5 + Math.floor(k / organizations);
+  return index < count ? index : k;
+}
 /** The profile every bench schedule names, one per organization (a schedule write requires it to exist). */
 async function storeProfiles(organizations: number): Promise<void> {
   const puts = Array.from({ length: organizations }, (_, i) => ({
@@ -196,9 +202,10 @@ try {
     await storeProfiles(Math.ceil(Math.max(dueCount, size) / 5));
     const service = createScheduleService({ store: dynamoScheduleStore, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
     const setupStarted = performance.now();
-    await inParallel(dueCount, 25, (i) => service.create(ownerOf(i), schedule(`due ${i}`, "2020-01-01 00:00")));
+    // Lanes take schedules of different organizations (each write counts itself on its organization's profile in a transaction).
+    await inParallel(dueCount, 25, (k) => service.create(ownerOf(spread(k, dueCount)), schedule(`due ${k}`, "2020-01-01 00:00")));
     // Non-due: the same timetable, but their window opens in 2098, so their next run is decades away.
-    await inParallel(size, 25, (i) => service.create(ownerOf(i), schedule(`later ${i}`, "2098-01-01 00:00")));
+    await inParallel(size, 25, (k) => service.create(ownerOf(spread(k, size)), schedule(`later ${k}`, "2098-01-01 00:00")));
     const dueAt = nextSevenUtc();
     process.stdout.write(`size ${size}: ${dueCount} due + ${size} later schedules stored in ${((performance.now() - setupStarted) / 1000).toFixed(0)} s\n`);
 
