@@ -53,6 +53,7 @@ process.env.RUN_QUEUE_URL = queues.runQueueUrl;
 const { resetAppConfig } = await import("#shared/config/env");
 const { documentClient, tableName } = await import("#shared/store/dynamo");
 const { PutCommand } = await import("@aws-sdk/lib-dynamodb");
+const { keys } = await import("#shared/store/keys");
 const { sqsClient } = await import("#shared/queue/sqs");
 const { dynamoScheduleStore, scheduleItem } = await import("#shared/store/schedule-store");
 const { createScheduleService } = await import("#shared/domain/schedules/service");
@@ -181,7 +182,14 @@ try {
     // Neither the profile check nor the profile count is what is measured: the service is built without
     // the check, and its store writes each schedule item with one put (no counting transaction, whose
     // lock on one profile item times out in DynamoDB Local under load).
-    const plainInsert = { ...dynamoScheduleStore, insert: async (record: ScheduleRecord) => void (await documentClient().send(new PutCommand({ TableName: tableName(), Item: scheduleItem(record) }))) };
+    const plainInsert = {
+      ...dynamoScheduleStore,
+      insert: async (record: ScheduleRecord) => {
+        // What the store's insert writes (putNew), without the transaction.
+        const Item = { ...scheduleItem(record), ...keys.schedule(record.organizationId, record._id), version: 1 };
+        await documentClient().send(new PutCommand({ TableName: tableName(), Item }));
+      },
+    };
     const service = createScheduleService({ store: plainInsert, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
     const setupStarted = performance.now();
     await inParallel(dueCount, 25, (k) => service.create(ownerOf(k), schedule(`due ${k}`, "2020-01-01 00:00")));
