@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Every Lambda (and the local runtime) is configured only through environment variables, parsed

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The authenticated caller, built only from verified token claims (ARCHITECTURE.md §3). The

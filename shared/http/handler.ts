@@ -6,7 +6,6 @@ import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
-import { parseMultipartBody } from "#shared/http/multipart";
 import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
 import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
@@ -96,6 +95,17 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
   },
 });
 
+/** Reads a request body before validation (JSON, or multipart/form-data). */
+export type BodyReader = (event: APIGatewayProxyEvent, route: RouteDefinition) => unknown;
+
+export interface HttpHandlerOptions {
+  /**
+   * The multipart/form-data parser, passed by the handlers of multipart routes only
+   * (`parseMultipartBody`), so busboy is bundled into those functions and no other.
+   */
+  readMultipart?: BodyReader;
+}
+
 /**
  * Builds the Lambda handler of one route: Powertools context and metrics, error mapping, logging, auth, then parsing and zod
  * validation of path, query and body, so `run` receives typed input and only calls the domain.
@@ -103,7 +113,11 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
 export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(
   route: RouteDefinition<TBody, TQuery, TParams>,
   run: (request: ApiRequest<Infer<TBody>, Infer<TQuery>, Infer<TParams>>) => Promise<HttpResult>,
+  options: HttpHandlerOptions = {},
 ) {
+  const readBody = route.bodyType === "multipart/form-data" ? options.readMultipart : parseJsonBody;
+  // Fails when the module loads (every test and the local gateway load it), never on a request.
+  if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
     .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -125,7 +139,6 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
           return undefined;
         }
       };
-      const readBody = route.bodyType === "multipart/form-data" ? parseMultipartBody : parseJsonBody;
       const params = parsed(route.params, () => pathParameters(event));
       const query = parsed(route.query, () => queryParameters(event));
       const body = parsed(route.body, () => readBody(event, route));

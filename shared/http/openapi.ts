@@ -1,4 +1,5 @@
-import { z, type ZodType } from "zod";
+import * as z from "zod";
+import type { ZodType } from "zod";
 import { errorBodySchema, SERVER_SET_KEYWORD } from "#shared/domain/schemas";
 import type { RouteDefinition } from "#shared/http/route";
 

@@ -36,7 +36,8 @@ export function dueMinute(instant: Date): string {
   return `${instant.toISOString().slice(0, 16)}Z`;
 }
 
-function scheduleItem(schedule: ScheduleRecord): Record<string, unknown> {
+/** The stored item of a schedule (its due-index and by-configuration keys included). */
+export function scheduleItem(schedule: ScheduleRecord): Record<string, unknown> {
   const item: Record<string, unknown> = {
     ...schedule,
     entity: "routingSchedule",

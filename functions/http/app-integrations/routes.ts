@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_CERTIFICATE_BYTES } from "#shared/domain/app-integrations/certificate";
 import {
   appIntegrationCreateFormSchema,

@@ -1,5 +1,6 @@
 import { appIntegrationService } from "#shared/app/app-integrations";
 import { httpHandler } from "#shared/http/handler";
+import { parseMultipartBody } from "#shared/http/multipart";
 import { success } from "#shared/http/responses";
 import { appIntegrationRoutes } from "./routes.ts";
 
@@ -8,4 +9,5 @@ export const handler = httpHandler(appIntegrationRoutes.update, async ({ caller,
     code: 200,
     data: await appIntegrationService.update(caller, params.appIntegrationId, body, versions),
   }),
+  { readMultipart: parseMultipartBody },
 );

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The state of an import from the earlier version, kept on the imported data type's item, and what

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { importModes } from "#shared/domain/data-types/import-state";
 import { fieldInputSchema } from "#shared/domain/data-types/schema";
 import { idSchema, storableNumber } from "#shared/domain/schemas";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
 import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
 

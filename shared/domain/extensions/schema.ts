@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import type { GuardEntry } from "#shared/domain/records/schema";
 import { rejectingPrototypeKeys } from "#shared/domain/records/schema";

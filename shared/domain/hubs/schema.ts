@@ -1,5 +1,4 @@
-import { IANAZone } from "luxon";
-import { z } from "zod";
+import * as z from "zod";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
@@ -7,6 +6,16 @@ import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#sha
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
  * configuration profiles each name one hub of their organization.
  */
+
+/** Whether Intl knows the zone (what luxon's IANAZone.isValidZone does, without bundling luxon into every hub function). */
+function isValidZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone }).format();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Canonical spelling of a valid IANA zone (`europe/berlin` → `Europe/Berlin`). */
 function canonicalZone(zone: string): string {
@@ -18,7 +27,7 @@ export const timeZoneSchema = z
   .trim()
   .min(1)
   .max(64)
-  .refine((zone) => IANAZone.isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })
+  .refine((zone) => isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })
   .transform(canonicalZone);
 
 const hubShape = {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The body of one SQS message of the routing-run queue: one schedule, one run slot. */
 export const routingRunMessageSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import {

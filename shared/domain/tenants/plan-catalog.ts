@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defaultPlanName, type Plan, plans as productPlans } from "#shared/domain/tenants/plans";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local

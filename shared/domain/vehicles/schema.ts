@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/visits/schema";

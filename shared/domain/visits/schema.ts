@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { z } from "zod";
+import * as z from "zod";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
 /**
