@@ -62,6 +62,10 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
 const queries: Record<string, (fixtures: Fixtures) => string> = {
   listRecords: (f) => `?dataTypeId=${f.typeId}`,
 };
+/** Query strings a route requires that name no resource of organization A (the caller's own answer is 200). */
+const requiredQueries: Record<string, () => string> = {
+  getUsage: () => "?from=2026-01-01&to=2026-01-31",
+};
 /** Creates that name no resource: for another organization they are its own creates, not a tenancy question. */
 const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub", "createDataTypeImportUpload"]);
 
@@ -79,7 +83,7 @@ async function send(api: ApiClient, route: RouteDefinition, fixtures: Fixtures):
       const value = fixtures.params[name];
       if (value === undefined) throw new Error(`no fixture for path parameter {${name}} of ${route.operationId}: add one to the tenancy matrix`);
       return encodeURIComponent(value);
-    }) + (queries[route.operationId]?.(fixtures) ?? "");
+    }) + (queries[route.operationId]?.(fixtures) ?? requiredQueries[route.operationId]?.() ?? "");
   if (!route.body) return api.request(route.method, path);
   const makeBody = bodies[route.operationId];
   if (!makeBody) throw new Error(`no request body for ${route.operationId}: add one to the tenancy matrix`);

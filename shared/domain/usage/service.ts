@@ -16,7 +16,7 @@ export interface UsageServiceDependencies {
 export function createUsageService(deps: UsageServiceDependencies) {
   return {
     /** The caller's own organization's usage, per UTC day and in total. */
-    async report(caller: Caller, query: UsageQuery): Promise<UsageReport> {
+    async report(caller: Pick<Caller, "organizationId">, query: UsageQuery): Promise<UsageReport> {
       const source = deps.callsSource();
       const [calls, runs] = await Promise.all([
         source === "local-gateway" ? deps.callCounts(caller.organizationId, query.from, query.to) : Promise.resolve(undefined),

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { planNamed, type Plan } from "#shared/domain/tenants/plans";
+import { planOf, runQuotaRefusal, runQuotaResetsAt } from "#shared/domain/usage/run-quota";
+import { buildUsageReport, daysOf, usageQuerySchema } from "#shared/domain/usage/schema";
+
+describe("Domain: usage", () => {
+  describe("Schema: usage query", () => {
+    it.each([
+      ["2026-01-01", "2026-01-01", true],
+      ["2024-01-01", "2024-12-31", true],
+      ["2025-01-01", "2026-01-01", true],
+      ["2025-01-01", "2026-01-02", false],
+      ["2026-01-02", "2026-01-01", false],
+      ["2026-02-29", "2026-03-01", false],
+      ["2026-1-01", "2026-01-02", false],
+      ["", "2026-01-02", false],
+    ])("from %s to %s → valid %s", (from, to, valid) => {
+      // Act
+      const parsed = usageQuerySchema.safeParse({ from, to });
+      // Assess
+      expect(parsed.success).toBe(valid);
+    });
+
+    it("lists every day of a range across month and year ends", () => {
+      expect(daysOf("2025-12-30", "2026-01-02")).toEqual(["2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"]);
+    });
+  });
+
+  describe("Function: buildUsageReport", () => {
+    it("sums runs per day and in total, fills days without usage with zeros, and leaves calls null when the usage plan counts them", () => {
+      const runs = [
+        { day: "2026-03-01", optimizerSeconds: 1.25 },
+        { day: "2026-03-01", optimizerSeconds: 0.5 },
+        { day: "2026-03-03", optimizerSeconds: 2 },
+      ];
+      const local = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-03" }, "local-gateway", new Map([["2026-03-02", 4]]), runs);
+      expect(local.days).toEqual([
+        { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75 } },
+        { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0 } },
+        { day: "2026-03-03", calls: 0, runs: { count: 1, seconds: 2 } },
+      ]);
+      expect(local.totals).toEqual({ calls: 4, runs: { count: 3, seconds: 3.75 } });
+      const aws = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-01" }, "usage-plan", undefined, runs);
+      expect(aws.days[0]?.calls).toBeNull();
+      expect(aws.totals.calls).toBeNull();
+    });
+  });
+
+  describe("Function: runQuotaRefusal", () => {
+    const free = planNamed("free") as Plan;
+    const now = new Date("2026-12-31T23:00:00Z");
+
+    it.each([
+      [0, 60, false],
+      [3540, 60, false],
+      [3540.5, 60, true],
+      [3600, 1, true],
+    ])("used %s s + budget %s s of 3,600 → refused %s", (usedSeconds, budget, refused) => {
+      expect(runQuotaRefusal({ plan: free, usedSeconds }, budget, now) !== undefined).toBe(refused);
+    });
+
+    it("names the plan, the quota, the month and when it resets (next UTC month)", () => {
+      const message = runQuotaRefusal({ plan: free, usedSeconds: 3600 }, 10, now);
+      expect(message).toContain("plan free allows 3600 optimizer seconds per month, 3600 are used in 2026-12");
+      expect(message).toContain("resets at 2027-01-01T00:00:00.000Z");
+      expect(runQuotaResetsAt(new Date("2026-02-10T05:00:00Z")).toISOString()).toBe("2026-03-01T00:00:00.000Z");
+    });
+
+    it("a plan without runSecondsPerMonth never refuses; an unknown or absent plan is the default plan", () => {
+      expect(runQuotaRefusal({ plan: { ...free, runSecondsPerMonth: undefined }, usedSeconds: 1e9 }, 60, now)).toBeUndefined();
+      expect(planOf(undefined).name).toBe("standard");
+      expect(planOf("no-such-plan").name).toBe("standard");
+      expect(planOf("free")).toBe(free);
+    });
+  });
+});
