@@ -10,6 +10,7 @@ import { buildApp } from "#infra/app";
 import { repositoryRoot } from "#infra/repository-root";
 import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { functionActions, synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { plans } from "#shared/domain/tenants/plans";
 
 describe("Stack: FieldOperations", () => {
   let outdir: string;
@@ -48,7 +49,8 @@ describe("Stack: FieldOperations", () => {
     root.hasResourceProperties("AWS::ApiGateway::RestApi", { BinaryMediaTypes: ["multipart/form-data"] });
     root.hasResourceProperties("AWS::ApiGateway::Stage", {
       StageName: "v3",
-      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })]),
+      // The stage admits the fastest product plan (enterprise); each tenant's own limit is its usage plan's.
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: Math.max(100, ...plans.map((plan) => plan.rate)), ThrottlingBurstLimit: Math.max(200, ...plans.map((plan) => plan.burst)) })]),
     });
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method")).filter((m) => m.Properties.HttpMethod !== "OPTIONS");
     expect(methods).toHaveLength(routes.length);
@@ -57,7 +59,8 @@ describe("Stack: FieldOperations", () => {
 
   it("lets API Gateway invoke each route's function only for that route's method and path on the v3 stage", () => {
     const permissions = Object.values(template.findResources("AWS::Lambda::Permission", { Properties: { Principal: "apigateway.amazonaws.com" } }));
-    expect(permissions).toHaveLength(routes.length);
+    // One per route, plus API Gateway's permission to call the tenant authorizer.
+    expect(permissions).toHaveLength(routes.length + 1);
     const sourceArns = permissions.map((permission) => JSON.stringify(permission.Properties.SourceArn));
     for (const route of routes) {
       const arnPath = `/v3/${route.method}${route.path.replace(/\{[^}]+\}/g, "*")}`;
