@@ -108,6 +108,18 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     expect(report.totals.calls).toBeGreaterThanOrEqual(10);
   });
 
+  it("counts exactly the calls the local gateway accepted, the usage call itself included", async () => {
+    const tenant = newTenant();
+    for (let call = 0; call < 5; call += 1) expect((await tenant.api.get("/vehicles")).status).toBe(200);
+    expect((await tenant.api.get("/vehicle/000000000000000000000000")).status).toBe(404);
+    // Yesterday to tomorrow, so a run across midnight still sums to the same total.
+    const response = await tenant.api.get(`/usage?from=${dayAfter(today(), -1)}&to=${dayAfter(today())}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    // Six calls before (a 404 is a billed call too) and the usage call, counted when the gateway admitted it.
+    expect(response.body.data.totals.calls).toBe(7);
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+  });
+
   it("never shows another organization's calls or runs", async () => {
     const busy = await organizationWithProfile();
     const run = await post(busy.api, "/routing/result", { configurationId: busy.profile._id });
