@@ -1,11 +1,9 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import type { Message } from "@aws-sdk/client-sqs";
-import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { handler as runWorker } from "#functions/jobs/routing-run";
 import { appConfig } from "#shared/config/env";
 import { haversineMetres } from "#shared/routing/matrix";
-import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, newTenant } from "#test/support/local-api";
 
 /**
@@ -22,26 +20,9 @@ async function post(api: ApiClient, path: string, body: unknown) {
   return response.body.data;
 }
 
-/** Delivers these results' queued runs to the worker (other messages are made visible again at once). */
+/** Delivers these results' queued runs to the worker (test/integration/runs/run-fixtures.ts). */
 async function runQueued(...resultIds: string[]) {
-  const queueUrl = appConfig().RUN_QUEUE_URL;
-  const waiting = new Set(resultIds);
-  for (let attempt = 0; attempt < 50 && waiting.size > 0; attempt++) {
-    const messages = await receive(sqs, queueUrl);
-    const mine: Message[] = [];
-    for (const message of messages) {
-      const resultId = JSON.parse(message.Body as string).resultId;
-      if (waiting.has(resultId)) {
-        mine.push(message);
-        waiting.delete(resultId);
-      } else {
-        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
-      }
-    }
-    if (mine.length > 0) await acknowledge(sqs, queueUrl, mine, await runWorker(sqsEvent(mine)));
-    else await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (waiting.size > 0) throw new Error(`no run message for results ${[...waiting].join(", ")}`);
+  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds);
 }
 
 

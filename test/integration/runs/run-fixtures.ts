@@ -1,7 +1,8 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { ChangeMessageVisibilityCommand, DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { handler as runWorker } from "#functions/jobs/routing-run";
 import { handler as tick } from "#functions/jobs/scheduler-tick";
 import { configurationService } from "#shared/app/configurations";
 import { hubService } from "#shared/app/hubs";
@@ -178,4 +179,25 @@ export async function acknowledge(sqs: SQSClient, queueUrl: string, messages: Me
   await sqs.send(
     new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })) }),
   );
+}
+
+/** Delivers these results' queued runs to the run worker (other messages are made visible again at once). */
+export async function deliverQueuedRuns(sqs: SQSClient, queueUrl: string, resultIds: string[]): Promise<void> {
+  const waiting = new Set(resultIds);
+  for (let attempt = 0; attempt < 50 && waiting.size > 0; attempt++) {
+    const messages = await receive(sqs, queueUrl);
+    const mine: Message[] = [];
+    for (const message of messages) {
+      const resultId = JSON.parse(message.Body as string).resultId;
+      if (waiting.has(resultId)) {
+        mine.push(message);
+        waiting.delete(resultId);
+      } else {
+        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+      }
+    }
+    if (mine.length > 0) await acknowledge(sqs, queueUrl, mine, await runWorker(sqsEvent(mine)));
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (waiting.size > 0) throw new Error(`no run message for results ${[...waiting].join(", ")}`);
 }
