@@ -1,5 +1,10 @@
 import { defineConfig } from "vitest/config";
 
+// The local stack (DynamoDB Local, gateway, handlers) runs in this process, started by globalSetup:
+// quiet it before any handler module loads (test files get `env` below; this process does not).
+process.env.LOG_LEVEL ??= "silent";
+await import("./local/process-defaults.ts");
+
 // Two projects: `unit` is pure logic with no network; `integration` (integration/, http/, infra/)
 // shares one set of emulators (DynamoDB Local, s3rver, local SQS) started once by globalSetup.
 export default defineConfig({

@@ -1,3 +1,4 @@
+import "#local/process-defaults";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
