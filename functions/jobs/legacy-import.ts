@@ -7,6 +7,7 @@ import { jobHandler, traceClients } from "#shared/observability/job-handler";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { importQueueDefinition } from "#shared/queue/definitions";
 import { sqsClient } from "#shared/queue/sqs";
+import { parseMessageBody, processSqsBatch, RedeliverMessage } from "#shared/queue/sqs-batch";
 import { documentClient } from "#shared/store/dynamo";
 
 traceClients(documentClient, s3Client, sqsClient);
@@ -21,35 +22,26 @@ traceClients(documentClient, s3Client, sqsClient);
  */
 export function createLegacyImportHandler(service: () => LegacyImportService, maxReceiveCount: number = importQueueDefinition.maxReceiveCount) {
   return jobHandler("legacy-import", async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const failures: SQSBatchResponse["batchItemFailures"] = [];
-    for (const record of event.Records) {
-      logger.appendKeys({ messageId: record.messageId });
-      if (!(await handleRecord(record))) failures.push({ itemIdentifier: record.messageId });
-    }
-    return { batchItemFailures: failures };
+    return processSqsBatch(event, async (record) => {
+      if (!(await handleRecord(record))) throw new RedeliverMessage("import step to retry");
+    });
 
     /** True when the message is done with (acknowledged). */
     async function handleRecord(record: SQSRecord): Promise<boolean> {
-      let body: unknown;
-      try {
-        body = JSON.parse(record.body);
-      } catch {
-        body = undefined;
-      }
-      const parsed = importStepMessageSchema.safeParse(body);
-      if (!parsed.success) {
+      const step = parseMessageBody(record, importStepMessageSchema);
+      if (!step) {
         logger.error("legacy import message is not an import step; acknowledged", { body: record.body });
         metrics.addMetric("ImportInvalidMessage", MetricUnit.Count, 1);
         return true;
       }
       const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
       try {
-        const outcome = await service().runStep(parsed.data, { receiveCount, maxReceiveCount });
-        logger.info("legacy import step", { step: parsed.data, outcome });
+        const outcome = await service().runStep(step, { receiveCount, maxReceiveCount });
+        logger.info("legacy import step", { step, outcome });
         metrics.addMetric(`ImportStep${outcome[0]?.toUpperCase()}${outcome.slice(1)}`, MetricUnit.Count, 1);
         return outcome !== "early";
       } catch (error) {
-        logger.error("legacy import step failed; retried", { step: parsed.data, receiveCount, error });
+        logger.error("legacy import step failed; retried", { step, receiveCount, error });
         metrics.addMetric("ImportStepError", MetricUnit.Count, 1);
         return false;
       }

@@ -11,6 +11,7 @@ import { runQueueDefinition, runWorkerTimeoutSeconds } from "#shared/queue/defin
 import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { documentClient } from "#shared/store/dynamo";
 import { sqsClient } from "#shared/queue/sqs";
+import { parseMessageBody, processSqsBatch, RedeliverMessage } from "#shared/queue/sqs-batch";
 
 traceClients(documentClient, s3Client, sqsClient);
 
@@ -33,35 +34,27 @@ export function createRoutingRunHandler(
   return jobHandler("routing-run", async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
     const startedAt = Date.now();
     const remainingTimeMs = () => context.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
-    const failures: SQSBatchResponse["batchItemFailures"] = [];
-    for (const record of event.Records) {
-      logger.appendKeys({ messageId: record.messageId });
-      if (await handleRecord(record)) failures.push({ itemIdentifier: record.messageId });
-    }
-    return { batchItemFailures: failures };
+    return processSqsBatch(event, async (record) => {
+      if (await handleRecord(record)) throw new RedeliverMessage("routing run to retry");
+    });
 
+    /** True when the message must be delivered again. */
     async function handleRecord(record: SQSRecord): Promise<boolean> {
-      let body: unknown;
-      try {
-        body = JSON.parse(record.body);
-      } catch {
-        body = undefined;
-      }
-      const parsed = runQueueMessageSchema.safeParse(body);
-      if (!parsed.success) {
+      const message = parseMessageBody(record, runQueueMessageSchema);
+      if (!message) {
         logger.error("routing run message is not a run message; acknowledged", { body: record.body });
         metrics.addMetric("RunInvalidMessage", MetricUnit.Count, 1);
         return false;
       }
-      if (parsed.data.kind === "duePage") return handleDuePage(parsed.data);
+      if (message.kind === "duePage") return handleDuePage(message);
       const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
       try {
-        const outcome = await processRunMessage(measured(ports()), parsed.data, delivery);
-        logger.info("routing run", { runMessage: parsed.data, ...outcome });
+        const outcome = await processRunMessage(measured(ports()), message, delivery);
+        logger.info("routing run", { runMessage: message, ...outcome });
         metrics.addMetric(outcomeMetric[outcome.outcome], MetricUnit.Count, 1);
         return shouldRetry(outcome);
       } catch (error) {
-        logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: parsed.data, error });
+        logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: message, error });
         metrics.addMetric(outcomeMetric.failed, MetricUnit.Count, 1);
         return true;
       }
