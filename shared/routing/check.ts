@@ -22,6 +22,11 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
   solution.dropped.forEach((dropped) => count(dropped.visitId));
   let total = 0;
   const usedVehicles = new Set<string>();
+  // Pickup-and-delivery pairs: delivery id → pickup id, and where each visit is served.
+  const pickupOf = new Map<string, string>();
+  for (const visit of problem.visits) if (visit.pickupVisitId !== undefined) pickupOf.set(visit.id, visit.pickupVisitId);
+  const pickups = new Set(pickupOf.values());
+  const servedAt = new Map<string, { vehicleId: string; index: number }>();
 
   for (const route of solution.routes) {
     const vehicle = vehicles.get(route.vehicleId);
@@ -34,7 +39,18 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
     usedVehicles.add(vehicle.id);
     const leg = legMeasure(travel, vehicle.speedKmh ?? 40);
     const tags = new Set(vehicle.tags ?? []);
-    const load: number[] = [];
+    // On board when leaving the start: every ordinary visit's demand (pair visits load at the pickup).
+    const onBoard: number[] = [];
+    const isPairVisit = (id: string) => pickupOf.has(id) || pickups.has(id);
+    for (const stop of route.stops) {
+      const visit = visits.get(stop.visitId);
+      if (visit && !isPairVisit(visit.id)) (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) + q));
+    }
+    const capacityHolds = (where: string) =>
+      onBoard.forEach((q, d) => {
+        if (q > (vehicle.capacity?.[d] ?? Infinity) + TOLERANCE) fail(`load on board ${q} ${where} exceeds capacity in dimension ${d}`);
+      });
+    capacityHolds("at the start");
     const breaks = vehicle.breaks ?? [];
     if (route.breaks.length !== breaks.length) fail(`takes ${route.breaks.length} of ${breaks.length} breaks`);
     const pendingBreaks = [...route.breaks].sort((a, b) => a.start - b.start);
@@ -60,7 +76,17 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
       }
       count(visit.id);
       for (const tag of visit.requiredTags ?? []) if (!tags.has(tag)) fail(`lacks tag ${tag} for ${visit.id}`);
-      (visit.demand ?? []).forEach((q, d) => (load[d] = (load[d] ?? 0) + q));
+      servedAt.set(visit.id, { vehicleId: route.vehicleId, index });
+      const pickupId = pickupOf.get(visit.id);
+      if (pickupId !== undefined) {
+        // A delivery unloads its pickup's demand.
+        (visits.get(pickupId)?.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) - q));
+      } else if (pickups.has(visit.id)) {
+        (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) + q));
+        capacityHolds(`after ${visit.id}`);
+      } else {
+        (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) - q));
+      }
       const { distance: legDistance, minutes } = leg(at, visit.location);
       distance += legDistance;
       if (stop.start < clock + minutes - TOLERANCE) fail(`${visit.id} starts at ${stop.start}, cannot be there before ${clock + minutes}`);
@@ -82,11 +108,16 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
     if (clock - route.departure > (vehicle.maxDuration ?? Infinity) + TOLERANCE) fail("exceeds its maximum duration");
     if (distance > (vehicle.maxDistance ?? Infinity) + TOLERANCE) fail("exceeds its maximum distance");
     if (route.stops.length > (vehicle.maxVisits ?? Infinity)) fail("exceeds its maximum visits");
-    load.forEach((q, d) => {
-      if (q > (vehicle.capacity?.[d] ?? Infinity) + TOLERANCE) fail(`load ${q} exceeds capacity in dimension ${d}`);
-    });
     if (Math.abs(distance - route.distance) > TOLERANCE * Math.max(1, distance)) fail(`reports distance ${route.distance}, drives ${distance}`);
     total += distance;
+  }
+  for (const [deliveryId, pickupId] of pickupOf) {
+    const delivery = servedAt.get(deliveryId);
+    const pickup = servedAt.get(pickupId);
+    if (!delivery && !pickup) continue;
+    if (!delivery || !pickup) violations.push(`${deliveryId}: pair with ${pickupId} is served only in part`);
+    else if (delivery.vehicleId !== pickup.vehicleId) violations.push(`${deliveryId}: pair with ${pickupId} is split between vehicles`);
+    else if (delivery.index < pickup.index) violations.push(`${deliveryId}: delivered before its pickup ${pickupId}`);
   }
   for (const visit of problem.visits) {
     const times = seen.get(visit.id) ?? 0;

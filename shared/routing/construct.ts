@@ -7,21 +7,31 @@ import type { Solution } from "./solution.ts";
 export function constructByRegret(solution: Solution): void {
   const { instance, routes } = solution;
   const m = routes.length;
-  const pending = [...solution.unassigned];
+  // A pair is placed as a whole, with its pickup.
+  const pending = instance.hasPairs
+    ? [...solution.unassigned].filter((v) => instance.partner[v]! < 0 || instance.isPickup[v])
+    : [...solution.unassigned];
   const n = pending.length;
   const cost = new Float64Array(n * m);
   const position = new Int32Array(n * m);
   const window = new Int32Array(n * m);
+  const position2 = instance.hasPairs ? new Int32Array(n * m) : window;
+  const window2 = instance.hasPairs ? new Int32Array(n * m) : window;
   const insertion: Insertion = { cost: 0, position: 0, window: 0 };
 
   const evaluate = (i: number, r: number): void => {
     const v = pending[i]!;
+    const paired = instance.hasPairs && instance.partner[v]! >= 0;
     const ok =
       instance.compatible[v * instance.vehicleCount + routes[r]!.vehicle] === 1 &&
-      routes[r]!.findInsertion(v, Infinity, 0, undefined, insertion);
+      (paired ? routes[r]!.findPairInsertion(v, Infinity, 0, undefined, insertion) : routes[r]!.findInsertion(v, Infinity, 0, undefined, insertion));
     cost[i * m + r] = ok ? insertion.cost : Infinity;
     position[i * m + r] = insertion.position;
     window[i * m + r] = insertion.window;
+    if (paired) {
+      position2[i * m + r] = insertion.position2!;
+      window2[i * m + r] = insertion.window2!;
+    }
   };
   for (let i = 0; i < n; i++) for (let r = 0; r < m; r++) evaluate(i, r);
 
@@ -66,7 +76,10 @@ export function constructByRegret(solution: Solution): void {
     }
     if (chosen < 0) break;
     open[chosen] = 0;
-    solution.insert(pending[chosen]!, chosenRoute, position[chosen * m + chosenRoute]!, window[chosen * m + chosenRoute]!);
+    const at = chosen * m + chosenRoute;
+    if (instance.hasPairs && instance.partner[pending[chosen]!]! >= 0) {
+      solution.insertPair(pending[chosen]!, chosenRoute, { cost: 0, position: position[at]!, window: window[at]!, position2: position2[at]!, window2: window2[at]! });
+    } else solution.insert(pending[chosen]!, chosenRoute, position[at]!, window[at]!);
     for (let i = 0; i < n; i++) if (open[i]) evaluate(i, chosenRoute);
   }
 }

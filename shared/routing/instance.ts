@@ -57,6 +57,18 @@ export interface Instance {
   readonly dropWeight: Float64Array;
   /** Some visits have a priority other than the default. */
   readonly hasPriorities: boolean;
+  /** Per visit, the other visit of its pickup-and-delivery pair, -1 for ordinary visits. */
+  readonly partner: Int32Array;
+  /** Per visit, 1 for the pickup of a pair. */
+  readonly isPickup: Uint8Array;
+  /**
+   * Per visit and dimension, the change of the load on board at a pair visit: +q at the pickup, −q at the
+   * delivery (q = the pickup's demand); 0 for ordinary visits. Pair visits have no `demand` of their own
+   * (that is what is loaded at the start), so plain summaries count ordinary visits only.
+   */
+  readonly pairLoad: Float64Array;
+  /** Some visits are in pickup-and-delivery pairs. */
+  readonly hasPairs: boolean;
   /** Visits the solver tries to route. */
   readonly routable: Int32Array;
   /** Visits dropped before solving. */
@@ -145,6 +157,8 @@ export function buildInstance(problem: RoutingProblem): Instance {
     close[v] = windowClose[windowOffset[v]!]!;
   });
 
+  const { partner, isPickup, pairLoad, hasPairs } = pairsOf(problem, dims, demand);
+
   const startNode = new Int32Array(vehicleCount);
   const endNode = new Int32Array(vehicleCount);
   const breakNodes: number[][] = [];
@@ -212,13 +226,20 @@ export function buildInstance(problem: RoutingProblem): Instance {
     workable.forEach((ok, k) => (compatible[v * vehicleCount + k] = ok ? 1 : 0));
     routable.push(v);
   });
+  if (hasPairs) {
+    dropBrokenPairs(partner, compatible, vehicleCount, drops, routable);
+    // From here on a pair visit's load is pairLoad: demand is what is loaded at the start.
+    for (let v = 0; v < visitCount; v++) if (partner[v]! >= 0) for (let d = 0; d < dims; d++) demand[v * dims + d] = 0;
+  }
 
   const priority = new Uint8Array(visitCount);
   const dropWeight = new Float64Array(visitCount);
   visits.forEach((visit, v) => {
     priority[v] = Math.min(MAX_PRIORITY, Math.max(1, Math.round(visit.priority ?? DEFAULT_PRIORITY)));
-    dropWeight[v] = (visitCount + 1) ** (priority[v]! - 1);
   });
+  // A pair is served or dropped as a whole: both visits take the higher priority.
+  if (hasPairs) for (let v = 0; v < visitCount; v++) if (partner[v]! >= 0) priority[v] = Math.max(priority[v]!, priority[partner[v]!]!);
+  for (let v = 0; v < visitCount; v++) dropWeight[v] = (visitCount + 1) ** (priority[v]! - 1);
   const hasPriorities = priority.some((p) => p !== DEFAULT_PRIORITY);
 
   const neighbourCount = Math.min(NEIGHBOUR_LIST_LENGTH, Math.max(0, routable.length - 1));
@@ -263,6 +284,10 @@ export function buildInstance(problem: RoutingProblem): Instance {
     priority,
     dropWeight,
     hasPriorities,
+    partner,
+    isPickup,
+    pairLoad,
+    hasPairs,
     routable: Int32Array.from(routable),
     drops,
     neighbours,
@@ -297,4 +322,65 @@ function fitsWorkingTime(
     if (earliest <= windowClose[w]! && earliest + service <= end) return true;
   }
   return false;
+}
+
+/**
+ * Reads the pickup-and-delivery pairs (`pickupVisitId` on the delivery). Throws a RangeError for an
+ * unknown pickup, a visit that is its own pickup, or a visit in two pairs. The pickup's demand becomes
+ * the pair's load (+q at the pickup, −q at the delivery) and, for the capacity pre-check, the demand of
+ * both visits; the caller clears it after that check.
+ */
+function pairsOf(problem: RoutingProblem, dims: number, demand: Float64Array) {
+  const { visits } = problem;
+  const partner = new Int32Array(visits.length).fill(-1);
+  const isPickup = new Uint8Array(visits.length);
+  const pairLoad = new Float64Array(visits.length * dims);
+  const hasPairs = visits.some((visit) => visit.pickupVisitId !== undefined);
+  if (!hasPairs) return { partner, isPickup, pairLoad, hasPairs };
+  const indexOf = new Map(visits.map((visit, v) => [visit.id, v]));
+  visits.forEach((visit, d) => {
+    if (visit.pickupVisitId === undefined) return;
+    const p = indexOf.get(visit.pickupVisitId);
+    if (p === undefined) throw new RangeError(`visit ${visit.id} names an unknown pickup ${visit.pickupVisitId}`);
+    if (p === d) throw new RangeError(`visit ${visit.id} names itself as its pickup`);
+    if (partner[p]! >= 0 || partner[d]! >= 0) throw new RangeError(`visit ${visit.id} or its pickup ${visit.pickupVisitId} is in two pairs`);
+    partner[p] = d;
+    partner[d] = p;
+    isPickup[p] = 1;
+  });
+  for (let v = 0; v < visits.length; v++) {
+    if (partner[v]! < 0 || !isPickup[v]) continue;
+    const d = partner[v]!;
+    for (let k = 0; k < dims; k++) {
+      pairLoad[v * dims + k] = demand[v * dims + k]!;
+      pairLoad[d * dims + k] = -demand[v * dims + k]!;
+      demand[d * dims + k] = demand[v * dims + k]!;
+    }
+  }
+  return { partner, isPickup, pairLoad, hasPairs };
+}
+
+/** Both visits of a pair go on one vehicle: keep the vehicles both may use; drop both if either is dropped or none is left. */
+function dropBrokenPairs(partner: Int32Array, compatible: Uint8Array, vehicleCount: number, drops: Map<number, DropReason>, routable: number[]): void {
+  for (const v of [...routable]) {
+    const u = partner[v]!;
+    if (u < 0 || u < v) continue;
+    let common = 0;
+    for (let k = 0; k < vehicleCount; k++) {
+      const both = compatible[v * vehicleCount + k]! & compatible[u * vehicleCount + k]!;
+      compatible[v * vehicleCount + k] = both;
+      compatible[u * vehicleCount + k] = both;
+      common += both;
+    }
+    if (common === 0) {
+      if (!drops.has(v)) drops.set(v, "pickup and delivery cannot both be served");
+      if (!drops.has(u)) drops.set(u, "pickup and delivery cannot both be served");
+    }
+  }
+  for (let v = 0; v < partner.length; v++) {
+    if (partner[v]! >= 0 && drops.has(partner[v]!) && !drops.has(v)) drops.set(v, "pickup and delivery cannot both be served");
+  }
+  const kept = routable.filter((v) => !drops.has(v));
+  routable.length = 0;
+  routable.push(...kept);
 }

@@ -49,6 +49,10 @@ export class Moves {
     const { instance } = solution;
     if (!instance.compatible[u * instance.vehicleCount + to.vehicle] || to.visitCount + 1 > instance.maxVisits[to.vehicle]!) return Infinity;
     if (!to.fitsLoad(u, 1)) return Infinity;
+    // Pair visits move only as a pair (ruin-and-recreate does that); u's demand rides along up to u.
+    if (instance.hasPairs && (instance.partner[u]! >= 0 || (to.pairVisits > 0 && !to.peakFits(to.fPeak, solution.positionOf[v]! + (after ? 0 : -1), u, 1)))) {
+      return Infinity;
+    }
     const removal = from.removalDelta(solution.positionOf[u]!);
     if (removal === Infinity) return Infinity;
     const p = solution.positionOf[v]! + (after ? 1 : 0);
@@ -66,6 +70,7 @@ export class Moves {
     if (!instance.compatible[u * instance.vehicleCount + b.vehicle] || !instance.compatible[v * instance.vehicleCount + a.vehicle]) {
       return Infinity;
     }
+    if (instance.hasPairs && (instance.partner[u]! >= 0 || instance.partner[v]! >= 0)) return Infinity;
     const costA = this.replacedCost(a, solution.positionOf[u]!, v, u);
     if (costA === Infinity) return Infinity;
     const costB = this.replacedCost(b, solution.positionOf[v]!, u, v);
@@ -162,10 +167,30 @@ export class Moves {
     for (let d = 0; d < dims; d++) {
       load[d] = route.load[d]! - demand[out * dims + d]! + demand[by * dims + d]!;
       if (load[d]! > capacity[route.vehicle * dims + d]! + 1e-9) return Infinity;
+      // With pairs on board: `by` rides instead of `out` up to position p.
+      if (route.pairVisits > 0 && route.fPeak[(p - 1) * dims + d]! - demand[out * dims + d]! + demand[by * dims + d]! > capacity[route.vehicle * dims + d]! + 1e-9) {
+        return Infinity;
+      }
     }
     this.segment.setPrefix(route, p - 1).append(by).appendSuffix(route, p + 1);
     if (!this.segment.feasibleFor(route.vehicle)) return Infinity;
     return route.costOf(this.segment.distance, underload(route, load));
+  }
+
+  /**
+   * `head`'s nodes 0..i followed by `tail`'s nodes j..end split no pair (no pair open after head's node i
+   * or tail's node j − 1) and the on-board load fits everywhere: on the head part it is the head's own
+   * profile shifted by the change of the ordinary load (now `load`), on the tail part the tail's own.
+   */
+  private keepsPairs(head: Route, i: number, tail: Route, j: number, load: Float64Array): boolean {
+    if (head.fOpen[i]! !== 0 || tail.fOpen[j - 1]! !== 0) return false;
+    if (head.pairVisits === 0 && tail.pairVisits === 0) return true;
+    const { dims, capacity } = this.solution.instance;
+    for (let d = 0; d < dims; d++) {
+      const cap = capacity[head.vehicle * dims + d]! + 1e-9;
+      if (head.fPeak[i * dims + d]! - head.load[d]! + load[d]! > cap || tail.bPeak[j * dims + d]! > cap) return false;
+    }
+    return true;
   }
 
   /** Cost of `head`'s nodes 0..i followed by `tail`'s nodes j..end, holding `visits` visits, or Infinity. */
@@ -176,6 +201,7 @@ export class Moves {
       load[d] = head.fLoad[i * dims + d]! + tail.bLoad[j * dims + d]!;
       if (load[d]! > capacity[head.vehicle * dims + d]! + 1e-9) return Infinity;
     }
+    if (instance.hasPairs && !this.keepsPairs(head, i, tail, j, load)) return Infinity;
     if (visits > instance.maxVisits[head.vehicle]!) return Infinity;
     if (visits === 0) return 0;
     this.segment.setPrefix(head, i).appendSuffix(tail, j);

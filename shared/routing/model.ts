@@ -37,6 +37,14 @@ export interface RoutingVisit {
    * serving one visit of priority p outweighs serving any number of visits of lower priorities.
    */
   priority?: number;
+  /**
+   * Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup visit. Both are
+   * served by the same vehicle, the pickup first, or both are dropped. The pair's load is the pickup's
+   * `demand`: it is on board from the pickup to the delivery (the delivery's own `demand` is ignored);
+   * ordinary visits' demand is on board from the start until the visit. A visit is in at most one pair.
+   * The pair's priority is the higher of the two.
+   */
+  pickupVisitId?: string;
 }
 
 /** A break of `duration` minutes that starts no earlier than `earliestStart` and ends by `latestEnd`. */
@@ -124,7 +132,9 @@ export type DropReason =
   | "no vehicle with matching tags"
   | "exceeds every vehicle's capacity"
   | "outside every working time"
-  | "could not be fitted";
+  | "could not be fitted"
+  /** The other visit of its pickup-and-delivery pair cannot be served (for a reason of its own or no common vehicle). */
+  | "pickup and delivery cannot both be served";
 
 export interface TripStop {
   visitId: string;
@@ -135,7 +145,7 @@ export interface TripStop {
   departure: Minutes;
   /** Distance driven from the previous stop (or the start). */
   distance: number;
-  /** Load delivered so far on this route, this visit included, per dimension. */
+  /** Load delivered so far on this route, this visit included, per dimension (a pair's load counts at its delivery). */
   load: number[];
 }
 

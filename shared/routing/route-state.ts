@@ -127,11 +127,15 @@ export class Segment {
   }
 }
 
-/** The best insertion found by `Route.findInsertion`. */
+/** The best insertion found by `Route.findInsertion` (and, for a pair, `findPairInsertion`). */
 export interface Insertion {
   cost: number;
+  /** Index the visit (a pair's pickup) takes in the route's nodes. */
   position: number;
   window: number;
+  /** A pair's delivery: its index in the nodes once the pickup is in, and its window. */
+  position2?: number;
+  window2?: number;
 }
 
 export class Route {
@@ -163,8 +167,21 @@ export class Route {
   /** First real node at or after i; at a break, b* above summarise only the breaks i..bNext[i]-1. */
   bNext = new Int32Array(0);
   bLoad = new Float64Array(0);
+  /**
+   * Only with pickup-and-delivery pairs (else left empty): visits of pairs on the route; load on board
+   * when leaving node i (ordinary visits still to serve + pairs picked up and not yet delivered) and its
+   * prefix and suffix maxima, per dimension (i * dims + d); pairs picked up and not yet delivered after node i.
+   */
+  pairVisits = 0;
+  onBoard = new Float64Array(0);
+  fPeak = new Float64Array(0);
+  bPeak = new Float64Array(0);
+  fOpen = new Int32Array(0);
 
+  private readonly carried: Float64Array;
   private readonly segment: Segment;
+  private readonly pairSegment: Segment;
+  private readonly trial: Segment;
 
   constructor(
     readonly instance: Instance,
@@ -177,6 +194,9 @@ export class Route {
     this.time = instance.travelTime[vehicle]!;
     this.endLocation = instance.location[instance.endNode[vehicle]!]!;
     this.segment = new Segment(instance, windows);
+    this.pairSegment = new Segment(instance, windows);
+    this.carried = new Float64Array(instance.dims);
+    this.trial = new Segment(instance, windows);
     this.update();
   }
 
@@ -231,6 +251,7 @@ export class Route {
     }
     this.visitCount = visits;
     for (let d = 0; d < dims; d++) this.load[d] = this.fLoad[(n - 1) * dims + d]!;
+    if (instance.hasPairs) this.updatePairs();
     this.distance = visits > 0 ? this.fDistance[n - 1]! : 0;
     this.underload = visits > 0 ? this.underloadWith(-1) : 0;
     this.cost = visits > 0 ? this.costOf(this.distance, this.underload) : 0;
@@ -244,8 +265,52 @@ export class Route {
       this.fDistance[last]! <= this.instance.maxDistance[this.vehicle]! + EPSILON &&
       this.fDuration[last]! <= this.instance.maxDuration[this.vehicle]! + EPSILON &&
       this.visitCount <= this.instance.maxVisits[this.vehicle]! &&
-      this.fitsLoad(-1, 1)
+      this.fitsLoad(-1, 1) &&
+      (this.pairVisits === 0 || this.peakFits(this.fPeak, this.nodes.length - 1, -1, 0))
     );
+  }
+
+  /** The on-board profile: `update` for routes of instances with pairs. */
+  private updatePairs(): void {
+    const { instance, nodes } = this;
+    const { dims, pairLoad, partner, isPickup, visitCount } = instance;
+    const n = nodes.length;
+    let pairVisits = 0;
+    let open = 0;
+    const carried = this.carried.fill(0);
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      const paired = node < visitCount && partner[node]! >= 0;
+      if (paired) {
+        pairVisits++;
+        open += isPickup[node] ? 1 : -1;
+        for (let d = 0; d < dims; d++) carried[d] = carried[d]! + pairLoad[node * dims + d]!;
+      }
+      this.fOpen[i] = open;
+      for (let d = 0; d < dims; d++) {
+        const at = i * dims + d;
+        // Ordinary demand not yet served (fLoad counts ordinary visits only) plus the pairs on board.
+        this.onBoard[at] = this.load[d]! - this.fLoad[at]! + (open > 0 ? carried[d]! : 0);
+        this.fPeak[at] = i > 0 ? Math.max(this.fPeak[at - dims]!, this.onBoard[at]!) : this.onBoard[at]!;
+      }
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      for (let d = 0; d < dims; d++) {
+        const at = i * dims + d;
+        this.bPeak[at] = i < n - 1 ? Math.max(this.bPeak[at + dims]!, this.onBoard[at]!) : this.onBoard[at]!;
+      }
+    }
+    this.pairVisits = pairVisits;
+  }
+
+  /** Capacity holds for the on-board peak `peaks[i]` (fPeak or bPeak) changed by `sign` × visit v's demand (v = -1: unchanged). */
+  peakFits(peaks: Float64Array, i: number, v: number, sign: number): boolean {
+    const { dims, capacity, demand } = this.instance;
+    for (let d = 0; d < dims; d++) {
+      const peak = peaks[i * dims + d]! + (v >= 0 ? sign * demand[v * dims + d]! : 0);
+      if (peak > capacity[this.vehicle * dims + d]! + EPSILON) return false;
+    }
+    return true;
   }
 
   /** The objective contribution of this vehicle used with this distance and underload. */
@@ -293,6 +358,8 @@ export class Route {
       const next = location[nodes[this.bNext[p + 1]!]!]!;
       const cost = fixed + distance[prev * locationCount + location[v]!]! + distance[at + next]! - distance[prev * locationCount + next]!;
       if (cost >= bound || (random !== undefined && random() < blinkRate)) continue;
+      // With pairs on board, v's demand rides along up to v: the peak before it must leave room.
+      if (this.pairVisits > 0 && !this.peakFits(this.fPeak, p, v, 1)) continue;
       // Quick necessary conditions before the exact concatenation: reach v in time, then the next node.
       const ready = this.fEarliest[p]! + this.fDuration[p]! - this.fTimeWarp[p]! + time[prev * locationCount + location[v]!]!;
       const nextLatest = this.bLatest[this.bNext[p + 1]!]! + EPSILON;
@@ -307,6 +374,56 @@ export class Route {
           out.window = w;
           found = true;
           break;
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Cheapest feasible insertion of the pair (pickup p, delivery q = its partner) costing less than
+   * `bound`: p after node i and q after node j ≥ i, over every pair of positions and windows (O(n²)
+   * concatenations, cut short once the part before q has time warp). The pair's load rides from p to q,
+   * so the on-board peak over nodes i..j plus that load must fit. Blinks skip pickup positions.
+   */
+  findPairInsertion(p: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
+    const { instance, nodes, pairSegment, trial } = this;
+    const q = instance.partner[p]!;
+    if (this.visitCount + 2 > instance.maxVisits[this.vehicle]!) return false;
+    const { dims, windowOffset, windowOpen, windowClose, pairLoad, capacity } = instance;
+    const base = this.visitCount > 0 ? this.cost : 0;
+    const underload = this.visitCount > 0 ? this.underload : this.underloadWith(-1);
+    const peak = this.carried;
+    const n = nodes.length;
+    let found = false;
+    for (let i = 0; i < n - 1; i++) {
+      if (random !== undefined && random() < blinkRate) continue;
+      for (let wp = windowOffset[p]!; wp < windowOffset[p + 1]!; wp++) {
+        pairSegment.setPrefix(this, i).appendNode(p, windowOpen[wp]!, windowClose[wp]!);
+        if (pairSegment.timeWarp > EPSILON) continue;
+        for (let d = 0; d < dims; d++) peak[d] = -Infinity;
+        for (let j = i; j < n - 1; j++) {
+          if (j > i) pairSegment.append(nodes[j]!);
+          if (pairSegment.timeWarp > EPSILON) break;
+          let fits = true;
+          for (let d = 0; d < dims; d++) {
+            peak[d] = Math.max(peak[d]!, this.onBoard[j * dims + d]!);
+            if (peak[d]! + pairLoad[p * dims + d]! > capacity[this.vehicle * dims + d]! + EPSILON) fits = false;
+          }
+          if (!fits) break;
+          for (let wq = windowOffset[q]!; wq < windowOffset[q + 1]!; wq++) {
+            trial.copyFrom(pairSegment).appendNode(q, windowOpen[wq]!, windowClose[wq]!).appendSuffix(this, j + 1);
+            if (!trial.feasibleFor(this.vehicle)) continue;
+            const cost = this.costOf(trial.distance, underload) - base;
+            if (cost >= bound) continue;
+            bound = cost;
+            out.cost = cost;
+            out.position = i + 1;
+            out.window = wp;
+            out.position2 = j + 2;
+            out.window2 = wq;
+            found = true;
+          }
         }
       }
     }
@@ -339,5 +456,11 @@ export class Route {
     this.bDistance = new Float64Array(size);
     this.bNext = new Int32Array(size);
     this.bLoad = new Float64Array(size * dims);
+    if (this.instance.hasPairs) {
+      this.onBoard = new Float64Array(size * dims);
+      this.fPeak = new Float64Array(size * dims);
+      this.bPeak = new Float64Array(size * dims);
+      this.fOpen = new Int32Array(size);
+    }
   }
 }

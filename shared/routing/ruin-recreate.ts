@@ -99,6 +99,11 @@ export class RuinRecreate {
         removed.push(...this.pickString(visits, at, length + kept, kept));
       }
     }
+    if (instance.hasPairs) {
+      // A pair leaves as a whole.
+      for (const v of removed) if (routeOf[v]! >= 0) solution.removeWithPartner(v);
+      return removed;
+    }
     for (const v of removed) solution.remove(v);
     return removed;
   }
@@ -119,6 +124,8 @@ export class RuinRecreate {
     // Higher priorities claim the room first (a stable sort keeps the order within a priority).
     if (instance.hasPriorities) visits.sort((a, b) => instance.priority[b]! - instance.priority[a]!);
     for (const v of visits) {
+      // A pair goes in as a whole, with its pickup; its delivery is unassigned as long as the pickup is.
+      if (instance.hasPairs && instance.partner[v]! >= 0 && !instance.isPickup[v]) continue;
       this.bestRoute = -1;
       this.best.cost = Infinity;
       this.stamp++;
@@ -128,7 +135,9 @@ export class RuinRecreate {
       }
       if (openVehicles) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount === 0) this.offer(v, r);
       if (this.bestRoute < 0) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount > 0) this.offer(v, r);
-      if (this.bestRoute >= 0) solution.insert(v, this.bestRoute, this.best.position, this.best.window);
+      if (this.bestRoute < 0) continue;
+      if (instance.hasPairs && instance.partner[v]! >= 0) solution.insertPair(v, this.bestRoute, this.best);
+      else solution.insert(v, this.bestRoute, this.best.position, this.best.window);
     }
   }
 
@@ -144,11 +153,17 @@ export class RuinRecreate {
       if (this.classSeen[vehicleClass] === this.stamp) return;
       this.classSeen[vehicleClass] = this.stamp;
     }
-    if (route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) {
+    const found =
+      instance.hasPairs && instance.partner[v]! >= 0
+        ? route.findPairInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)
+        : route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion);
+    if (found) {
       this.bestRoute = r;
       this.best.cost = this.insertion.cost;
       this.best.position = this.insertion.position;
       this.best.window = this.insertion.window;
+      this.best.position2 = this.insertion.position2;
+      this.best.window2 = this.insertion.window2;
     }
   }
 

@@ -1,7 +1,7 @@
 // A solution under construction: one route per vehicle, the visits left out, and an undo journal so
 // a rejected ruin-and-recreate step costs only the routes it touched.
 import type { Instance } from "./instance.ts";
-import { Route, type CostWeights, type NodeWindows } from "./route-state.ts";
+import { Route, type CostWeights, type Insertion, type NodeWindows } from "./route-state.ts";
 
 export interface Snapshot {
   readonly routes: readonly (readonly number[])[];
@@ -94,6 +94,29 @@ export class Solution {
     this.routes[r]!.update();
     this.index(r);
     this.unassigned.delete(v);
+  }
+
+  /** Inserts pickup p and its delivery as found by `Route.findPairInsertion`. */
+  insertPair(p: number, r: number, insertion: Insertion): void {
+    const q = this.instance.partner[p]!;
+    this.touch(r);
+    if (this.journalOpen) this.savedWindows.push(p, this.window[p]!, q, this.window[q]!);
+    this.setWindow(p, insertion.window);
+    this.setWindow(q, insertion.window2!);
+    const nodes = this.routes[r]!.nodes;
+    nodes.splice(insertion.position, 0, p);
+    nodes.splice(insertion.position2!, 0, q);
+    this.routes[r]!.update();
+    this.index(r);
+    this.unassigned.delete(p);
+    this.unassigned.delete(q);
+  }
+
+  /** Removes visit v and, if it is in a pickup-and-delivery pair, its partner. */
+  removeWithPartner(v: number): void {
+    const u = this.instance.partner[v]!;
+    this.remove(v);
+    if (u >= 0 && this.routeOf[u]! >= 0) this.remove(u);
   }
 
   remove(v: number): void {

@@ -49,7 +49,8 @@ export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}
   const ruinRecreate = new RuinRecreate(solution, random);
   if (objective === "hierarchical") {
     // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
-    if (meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS) {
+    // The ejection search moves single visits: with pickup-and-delivery pairs, SISR's (which moves pairs whole) is used.
+    if (meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS && !instance.hasPairs) {
       minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
       // Its perturbations leave the routes untidy.
       improveLocally(solution);
@@ -148,6 +149,10 @@ function schedule(problem: RoutingProblem, instance: Instance, solution: Solutio
     }
     const start = Math.max(arrival, open[node]!);
     for (let d = 0; d < dims; d++) load[d] = load[d]! + demand[node * dims + d]!;
+    // A pair's load counts as delivered at its delivery.
+    if (instance.hasPairs && instance.partner[node]! >= 0 && !instance.isPickup[node]) {
+      for (let d = 0; d < dims; d++) load[d] = load[d]! - instance.pairLoad[node * dims + d]!;
+    }
     stops.push({
       visitId: problem.visits[node]!.id,
       arrival,

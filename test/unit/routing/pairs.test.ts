@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { checkSolution } from "#shared/routing/check";
+import { euclideanTravel } from "#shared/routing/matrix";
+import type { RoutingProblem, RoutingSolution, RoutingVisit } from "#shared/routing/model";
+import { solveRouting } from "#shared/routing/solver";
+import { randomProblem } from "./random-problem.ts";
+
+const at = (x: number, y = 0) => ({ lat: y, lng: x });
+const visit = (id: string, x: number, extra: Partial<RoutingVisit> = {}): RoutingVisit => ({ id, location: at(x), visitTime: 1, ...extra });
+const solve = (problem: RoutingProblem, seed = 1, objective: "distance" | "hierarchical" = "distance") =>
+  solveRouting(problem, { seed, timeLimitMs: Infinity, maxIterations: 1000, objective });
+const order = (solution: RoutingSolution, vehicleId: string) => solution.routes.find((r) => r.vehicleId === vehicleId)?.stops.map((s) => s.visitId) ?? [];
+
+describe("pickup-and-delivery pairs", () => {
+  it("serves the pickup before the delivery on one vehicle even when the naive order is the other way round", () => {
+    for (const seed of [1, 2, 3]) {
+      // The delivery lies on the way out, the pickup beyond it: the shortest tour would deliver first.
+      const problem: RoutingProblem = {
+        travel: euclideanTravel(),
+        visits: [visit("drop", 5), visit("far", 10, { demand: [4] }), visit("take", 20, { demand: [6] }), visit("drop-2", 3, { pickupVisitId: "take" })].map(
+          (v) => (v.id === "drop" ? { ...v, pickupVisitId: "far" } : v),
+        ),
+        vehicles: [
+          { id: "a", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
+          { id: "b", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
+        ],
+      };
+      for (const objective of ["distance", "hierarchical"] as const) {
+        const solution = solve(problem, seed, objective);
+        expect(solution.dropped).toEqual([]);
+        expect(checkSolution(problem, solution).violations).toEqual([]);
+        const route = solution.routes.find((r) => r.stops.some((s) => s.visitId === "far"))!.stops.map((s) => s.visitId);
+        expect(route.indexOf("far")).toBeLessThan(route.indexOf("drop"));
+        const other = solution.routes.find((r) => r.stops.some((s) => s.visitId === "take"))!.stops.map((s) => s.visitId);
+        expect(other.indexOf("take")).toBeLessThan(other.indexOf("drop-2"));
+      }
+    }
+  });
+
+  it("keeps capacity at every point: two pairs of 6 on a vehicle of 10 are carried one after the other", () => {
+    const problem: RoutingProblem = {
+      travel: euclideanTravel(),
+      visits: [
+        visit("p1", 1, { demand: [6] }),
+        visit("p2", 2, { demand: [6] }),
+        visit("d1", 3, { pickupVisitId: "p1" }),
+        visit("d2", 4, { pickupVisitId: "p2" }),
+      ],
+      vehicles: [{ id: "van", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] }],
+    };
+    const solution = solve(problem);
+    expect(solution.dropped).toEqual([]);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+    const route = order(solution, "van");
+    // Never both loads on board: each delivery comes before the other pickup.
+    const [first, second] = route.indexOf("p1") < route.indexOf("p2") ? ["1", "2"] : ["2", "1"];
+    expect(route.indexOf(`d${first}`)).toBeLessThan(route.indexOf(`p${second}`));
+    // Ordinary visits load at the start: a box of 5 that can only be served late is still on board
+    // during the pair (5 + 6 > 10), so one of them must go — the box (one visit against two).
+    const full: RoutingProblem = {
+      ...problem,
+      visits: [
+        visit("p1", 1, { demand: [6], timeWindows: [{ start: 0, end: 100 }] }),
+        visit("d1", 3, { pickupVisitId: "p1", timeWindows: [{ start: 0, end: 100 }] }),
+        visit("box", 9, { demand: [5], timeWindows: [{ start: 500, end: 600 }] }),
+      ],
+    };
+    const partial = solve(full);
+    expect(checkSolution(full, partial).violations).toEqual([]);
+    expect(partial.dropped).toEqual([{ visitId: "box", reason: "could not be fitted" }]);
+    // With room for both, all three are served.
+    const roomy = { ...full, vehicles: [{ ...full.vehicles[0]!, capacity: [11] }] };
+    expect(solve(roomy).dropped).toEqual([]);
+  });
+
+  it("drops a pair together when it cannot fit, with a reason for each visit", () => {
+    const problem: RoutingProblem = {
+      travel: euclideanTravel(),
+      visits: [
+        visit("ok", 2),
+        // The delivery's window closes before the pickup's opens: no order serves both.
+        visit("p", 5, { timeWindows: [{ start: 100, end: 200 }] }),
+        visit("d", 6, { pickupVisitId: "p", timeWindows: [{ start: 0, end: 50 }] }),
+        // A pair whose pickup needs a tag no vehicle has: the delivery goes too.
+        visit("tagged", 3, { requiredTags: ["crane"] }),
+        visit("after-tagged", 4, { pickupVisitId: "tagged" }),
+      ],
+      vehicles: [{ id: "van", start: at(0), workingTime: { start: 0, end: 1000 } }],
+    };
+    const solution = solve(problem);
+    expect(order(solution, "van")).toEqual(["ok"]);
+    expect(solution.dropped).toEqual([
+      { visitId: "p", reason: "could not be fitted" },
+      { visitId: "d", reason: "could not be fitted" },
+      { visitId: "tagged", reason: "no vehicle with matching tags" },
+      { visitId: "after-tagged", reason: "pickup and delivery cannot both be served" },
+    ]);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  });
+
+  it("puts both visits of a pair on a vehicle that may serve both", () => {
+    const problem: RoutingProblem = {
+      travel: euclideanTravel(),
+      visits: [visit("p", 5, { requiredTags: ["cold"] }), visit("d", 6, { pickupVisitId: "p", requiredTags: ["lift"] }), visit("x", 1)],
+      vehicles: [
+        { id: "cold", start: at(0), workingTime: { start: 0, end: 1000 }, tags: ["cold"] },
+        { id: "both", start: at(0), workingTime: { start: 0, end: 1000 }, tags: ["cold", "lift"], fixedCost: 5 },
+      ],
+    };
+    const solution = solve(problem);
+    expect(order(solution, "both")).toEqual(expect.arrayContaining(["p", "d"]));
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  });
+
+  it("rejects invalid pairs", () => {
+    const vehicles = [{ id: "van", start: at(0), workingTime: { start: 0, end: 100 } }];
+    const travel = euclideanTravel();
+    expect(() => solve({ travel, vehicles, visits: [visit("a", 1, { pickupVisitId: "nope" })] })).toThrow(/unknown pickup/);
+    expect(() => solve({ travel, vehicles, visits: [visit("a", 1, { pickupVisitId: "a" })] })).toThrow(/itself/);
+    expect(() =>
+      solve({ travel, vehicles, visits: [visit("a", 1), visit("b", 2, { pickupVisitId: "a" }), visit("c", 3, { pickupVisitId: "a" })] }),
+    ).toThrow(/two pairs/);
+  });
+
+  it("the checker catches a delivery before its pickup, a split pair, half a pair and an overload in between", () => {
+    const problem: RoutingProblem = {
+      travel: euclideanTravel(),
+      visits: [visit("p", 1, { demand: [8] }), visit("d", 2, { pickupVisitId: "p" }), visit("o", 3, { demand: [3] })],
+      vehicles: [
+        { id: "a", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
+        { id: "b", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
+      ],
+    };
+    const solution = solve(problem);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+    const route = solution.routes.find((r) => r.stops.some((s) => s.visitId === "p"))!;
+
+    const swapped = structuredClone(solution);
+    const stops = swapped.routes.find((r) => r.vehicleId === route.vehicleId)!.stops;
+    const ip = stops.findIndex((s) => s.visitId === "p");
+    const id = stops.findIndex((s) => s.visitId === "d");
+    [stops[ip]!.visitId, stops[id]!.visitId] = [stops[id]!.visitId, stops[ip]!.visitId];
+    expect(checkSolution(problem, swapped).violations.join("\n")).toMatch(/d: delivered before its pickup p/);
+
+    const halved = structuredClone(solution);
+    const halvedStops = halved.routes.find((r) => r.vehicleId === route.vehicleId)!.stops;
+    halvedStops.splice(halvedStops.findIndex((s) => s.visitId === "d"), 1);
+    halved.dropped.push({ visitId: "d", reason: "could not be fitted" });
+    expect(checkSolution(problem, halved).violations.join("\n")).toMatch(/d: pair with p is served only in part/);
+
+    // o (3) on board from the start, then the pickup's 8: 11 > 10 before o is served.
+    const overloaded: RoutingSolution = {
+      ...solution,
+      dropped: [],
+      routes: [{ ...route, stops: ["p", "d", "o"].map((visitId) => ({ ...route.stops[0]!, visitId })) }],
+    };
+    expect(checkSolution(problem, overloaded).violations.join("\n")).toMatch(/load on board 11 after p exceeds capacity/);
+  });
+
+  it("random instances with pairs: every solution passes the checker", () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const base = randomProblem(seed, 30);
+      // Pair visit 2k+1 as the delivery of visit 2k, for half of the visits.
+      const visits = base.visits.map((v, i) => (i % 4 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v));
+      const problem = { ...base, visits };
+      for (const objective of ["distance", "hierarchical"] as const) {
+        const solution = solveRouting(problem, { seed, timeLimitMs: Infinity, maxIterations: 300, objective });
+        expect(checkSolution(problem, solution).violations).toEqual([]);
+        const dropped = new Set(solution.dropped.map((d) => d.visitId));
+        for (const v of visits) if (v.pickupVisitId) expect(dropped.has(v.id)).toBe(dropped.has(v.pickupVisitId));
+      }
+    }
+  });
+});
