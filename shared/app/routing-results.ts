@@ -59,8 +59,9 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
     vehiclesForRun,
     oldestActiveVisits,
-    // One search per available core (at most ROUTING_THREADS); one core: the single-thread search itself.
-    solve: (problem, options) => solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS) }),
+    // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
+    solve: (problem, options) =>
+      solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE) }),
     results: dynamoRoutingResultStore,
     markVisitDispatched,
     visitRoutingResultId,

@@ -23,9 +23,18 @@ const SYNCS_PER_RUN = 10;
 const MIN_SYNC_MS = 250;
 const MAX_SYNC_MS = 3000;
 
-/** Threads for this machine: its available cores, at most `cap` (ROUTING_THREADS). */
-export function routingThreadCount(cap?: number, cores: number = availableParallelism()): number {
-  return Math.max(1, Math.min(cores, cap ?? cores));
+/** Lambda memory per vCPU: CPU is given in proportion to memory (1,769 MB = 1 vCPU … 10,240 MB = 6). */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * Threads for this machine: its available cores, at most `cap` (ROUTING_THREADS) and, on Lambda
+ * (`memoryMb`: AWS_LAMBDA_FUNCTION_MEMORY_SIZE), one per vCPU the memory size pays for, counting a vCPU
+ * once three quarters of it are there (1,769 MB → 1, 3,538 → 2, 10,240 → 6). Lambda shows 2 cores even
+ * at 512 MB, where two threads would halve the single search's ~0.29 vCPU.
+ */
+export function routingThreadCount(cap?: number, cores: number = availableParallelism(), memoryMb?: number): number {
+  const paid = memoryMb === undefined ? cores : Math.floor(memoryMb / LAMBDA_MB_PER_VCPU + 0.25);
+  return Math.max(1, Math.min(cores, cap ?? cores, paid));
 }
 
 /**

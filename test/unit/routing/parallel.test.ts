@@ -77,4 +77,16 @@ describe("routingThreadCount", () => {
   ])("cap %s on %i cores gives %i threads", (cap, cores, threads) => {
     expect(routingThreadCount(cap, cores)).toBe(threads);
   });
+
+  it.each([
+    [512, 1],
+    [1769, 1],
+    [2600, 1],
+    [3538, 2],
+    [5307, 3],
+    [10_240, 6],
+  ])("on Lambda follows the memory size: %i MB gives %i threads (6 cores shown)", (memoryMb, threads) => {
+    expect(routingThreadCount(undefined, 6, memoryMb)).toBe(threads);
+    expect(routingThreadCount(1, 6, memoryMb)).toBe(1);
+  });
 });
