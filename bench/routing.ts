@@ -1,10 +1,12 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
-// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)].
-// Single-threaded; run one benchmark at a time for honest timings.
+// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
+// [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
+// Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runRealistic } from "./routing/realistic.ts";
 import { runSmall } from "./routing/small.ts";
+import { runThreadComparison } from "./routing/threads.ts";
 import { runBenchmark, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
 
 const { values } = parseArgs({
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     convention: { type: "string", default: "exact" },
     "no-early-stop": { type: "boolean", default: false },
     seeds: { type: "string", default: "1,2,3" },
+    threads: { type: "string" },
   },
 });
 
@@ -33,7 +36,19 @@ const options = {
   earlyStop: !values["no-early-stop"],
   log: (line: string) => console.log(line),
 };
-if (values.set === "realistic") {
+const threadCounts = values.threads?.split(",").map(Number);
+if (threadCounts && !threadCounts.every((n) => Number.isInteger(n) && n >= 1)) throw new Error("--threads takes thread counts, e.g. 1,2");
+if (threadCounts && (values.set === "realistic" || values.set === "small")) throw new Error("--threads compares thread counts on solomon, gh200, gh400 or gh1000");
+if (threadCounts) {
+  await runThreadComparison({
+    ...options,
+    set: values.set as BenchmarkSet,
+    convention: values.convention,
+    dataDir: VRPTW_DATA_DIR,
+    only: values.only?.split(","),
+    threadCounts,
+  });
+} else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {
   runSmall({ ...options, seeds: values.seeds.split(",").map(Number), only: values.only?.split(",") });

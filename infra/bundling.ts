@@ -20,9 +20,21 @@ export function functionBuildOptions(options: { sourceMaps: boolean }): BuildOpt
     logLevel: "error",
     // The docs page's Swagger UI files, inlined: a bundle has no node_modules beside it (shared/http/docs-assets.ts).
     // Only a bundle that reads them (GET /docs) carries them.
-    define: { BUNDLED_DOCS_ASSETS: JSON.stringify(readDocsAssets(import.meta.url)) },
+    // The run worker's search threads start from a file beside its index.js (companionEntries below).
+    define: { BUNDLED_DOCS_ASSETS: JSON.stringify(readDocsAssets(import.meta.url)), BUNDLED_ROUTING_THREAD: JSON.stringify(`${ROUTING_THREAD_BUNDLE}.js`) },
   };
 }
+
+/** The bundle name of the parallel search's thread entry (shared/routing-threads/pool.ts starts `<dir>/routing-thread.js`). */
+export const ROUTING_THREAD_BUNDLE = "routing-thread";
+
+/**
+ * Extra entries bundled into an entry's directory beside its index.js, by bundle name: the run worker
+ * starts worker threads from its own directory, so the thread entry must be deployed with it.
+ */
+export const companionEntries: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "functions/jobs/routing-run.ts": { [ROUTING_THREAD_BUNDLE]: "shared/routing-threads/thread.ts" },
+};
 
 /** The directory (below the output directory) holding the bundle of one entry, as `index.js`. */
 export function bundleDirectory(outdir: string, entry: string): string {
@@ -32,11 +44,23 @@ export function bundleDirectory(outdir: string, entry: string): string {
 /**
  * Bundles every entry (handler module relative to the repository root) in ONE esbuild run: shared
  * modules are parsed once and duplicate entries bundled once, instead of one esbuild process per
- * function. Returns each entry's bundle directory.
+ * function. Returns each entry's bundle directory (with the entry's companions beside index.js).
  */
-export function bundleEntries(entries: readonly string[], options: { repositoryRoot: string; outdir: string; sourceMaps: boolean }): Map<string, string> {
+export function bundleEntries(
+  entries: readonly string[],
+  options: { repositoryRoot: string; outdir: string; sourceMaps: boolean; companions?: typeof companionEntries },
+): Map<string, string> {
   const unique = [...new Set(entries)];
-  const entryPoints = Object.fromEntries(unique.map((entry) => [join(entry.replace(/\.ts$/, ""), "index"), join(options.repositoryRoot, entry)]));
+  const companions = options.companions ?? companionEntries;
+  const entryPoints = Object.fromEntries(
+    unique.flatMap((entry) => {
+      const directory = entry.replace(/\.ts$/, "");
+      return [
+        [join(directory, "index"), join(options.repositoryRoot, entry)],
+        ...Object.entries(companions[entry] ?? {}).map(([name, source]) => [join(directory, name), join(options.repositoryRoot, source)]),
+      ];
+    }),
+  );
   buildSync({ ...functionBuildOptions(options), absWorkingDir: options.repositoryRoot, entryPoints, outdir: options.outdir });
   return new Map(unique.map((entry) => [entry, bundleDirectory(options.outdir, entry)]));
 }

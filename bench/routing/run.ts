@@ -109,8 +109,8 @@ export function familyOf(name: string): string {
   return /^([a-z]+\d)/i.exec(name)?.[1]?.toUpperCase() ?? name;
 }
 
-export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
-  const log = options.log ?? (() => {});
+/** The instance files a run covers (in natural order), their folder, and the reference table. */
+export function benchmarkInstances(options: BenchmarkOptions) {
   const convention = options.convention ?? "exact";
   const reference = referenceFor(options.set, options.objective, convention);
   const bks = readBestKnown(join(options.dataDir, reference.file));
@@ -120,6 +120,12 @@ export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
     .filter((file) => file.endsWith(".txt") && (only.size === 0 || only.has(file.slice(0, -4).toLowerCase())))
     .filter((file) => convention === "exact" || bks.has(file.slice(0, -4).toLowerCase()))
     .sort(naturalOrder);
+  return { convention, reference, bks, folder, files };
+}
+
+export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
+  const log = options.log ?? (() => {});
+  const { convention, reference, bks, folder, files } = benchmarkInstances(options);
   log(
     `set ${options.set}, objective ${options.objective}, convention ${convention}, ${options.seconds} s per instance, seed ${options.seed}, ` +
       `reference ${reference.file}${reference.kind === "context" ? " (vehicles-first: context only, not a gap)" : ""}, ${files.length} instances`,

@@ -354,7 +354,8 @@ export class FieldOperationsStack extends Stack {
       code,
       entry: workerEntry,
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
-      environment,
+      // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/routing-runs.md).
+      environment: { ...environment, ...(this.node.tryGetContext("routingThreads") !== undefined ? { ROUTING_THREADS: String(this.node.tryGetContext("routingThreads")) } : {}) },
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
       // Context runWorkerMemoryMb: cost against search quality (docs/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),

@@ -10,7 +10,7 @@ import { createRoutingResultService } from "#shared/domain/routing-results/servi
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { sqsClient } from "#shared/queue/sqs";
-import { solveRouting } from "#shared/routing/solver";
+import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { visitPositions } from "#shared/store/visit-store";
@@ -59,7 +59,9 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
     vehiclesForRun,
     oldestActiveVisits,
-    solve: solveRouting,
+    // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
+    solve: (problem, options) =>
+      solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE) }),
     results: dynamoRoutingResultStore,
     markVisitDispatched,
     visitRoutingResultId,

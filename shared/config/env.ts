@@ -66,6 +66,11 @@ const environmentSchema = z.object({
    */
   MAX_ACTIVE_RUNS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(5),
   /**
+   * Most search threads per routing run (the run worker uses min(this, available cores); 1: the
+   * single-thread search). Unset: every available core (shared/routing-threads).
+   */
+  ROUTING_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
    * Where GET /usage finds API calls: `local-gateway` (the local gateway's counters in the table; the
    * local runtime sets it) or `usage-plan` (on AWS the usage plan counts them and GET /usage answers
    * `calls: null`; `npm run usage -- --aws` reads them).

@@ -1,6 +1,6 @@
 // Travel-cost providers. The solver asks for one distance matrix and one minutes matrix per distinct
 // vehicle speed, so custom providers (a road-network matrix, the benchmark's plane) plug in here.
-import type { Location, TravelProvider } from "./model.ts";
+import type { Location, TravelProvider, TravelSpec } from "./model.ts";
 
 const EARTH_RADIUS_METRES = 6_371_008.8;
 const DEGREES = Math.PI / 180;
@@ -8,6 +8,7 @@ const DEGREES = Math.PI / 180;
 /** Great-circle (haversine) distance in metres × `roadFactor`, driven at the vehicle's speed. */
 export function greatCircleTravel(roadFactor = 1.3): TravelProvider {
   return {
+    spec: { kind: "greatCircle", roadFactor },
     isValidLocation: (l) =>
       Number.isFinite(l.lat) && Number.isFinite(l.lng) && Math.abs(l.lat) <= 90 && Math.abs(l.lng) <= 180,
     distances(locations) {
@@ -29,6 +30,7 @@ export function euclideanTravel(options: { truncate?: boolean } = {}): TravelPro
     ? (a: Location, b: Location) => Math.floor(10 * Math.hypot(a.lng - b.lng, a.lat - b.lat) + 1e-9) / 10
     : (a: Location, b: Location) => Math.hypot(a.lng - b.lng, a.lat - b.lat);
   return {
+    spec: { kind: "euclidean", truncate: options.truncate ?? false },
     isValidLocation: (l) => Number.isFinite(l.lat) && Number.isFinite(l.lng),
     distances(locations) {
       return fillMatrix(locations, measure);
@@ -56,4 +58,9 @@ function fillMatrix(locations: readonly Location[], measure: (a: Location, b: Lo
     }
   }
   return matrix;
+}
+
+/** The built-in provider a spec describes (another thread rebuilds the caller's provider from its spec). */
+export function travelFromSpec(spec: TravelSpec): TravelProvider {
+  return spec.kind === "greatCircle" ? greatCircleTravel(spec.roadFactor) : euclideanTravel({ truncate: spec.truncate });
 }

@@ -83,8 +83,16 @@ export interface RoutingVehicle {
   maxDuration?: Minutes;
 }
 
+/**
+ * A serialisable description of a built-in travel provider, so that another thread (shared/routing-threads)
+ * can rebuild the same provider: providers hold functions, which cannot be posted.
+ */
+export type TravelSpec = { kind: "greatCircle"; roadFactor: number } | { kind: "euclidean"; truncate: boolean };
+
 /** Builds the travel matrices. Locations are those of visits and vehicles, in an order of the solver's choosing. */
 export interface TravelProvider {
+  /** Set by the built-in providers; a custom provider without one is solved on one thread. */
+  readonly spec?: TravelSpec;
   /** Whether the solver can route to this location at all (invalid ones are dropped as `bad coordinates`). */
   isValidLocation(location: Location): boolean;
   /** Row-major n×n distances between the given locations. */
@@ -125,6 +133,31 @@ export interface SolveOptions {
   underloadCost?: number;
   /** Millisecond clock, injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /** Elite sharing with searches running beside this one (shared/routing-threads); none: a lone search. */
+  exchange?: EliteExchange;
+}
+
+/**
+ * The best solution of one search, in the solver's internal numbering (visits first, then each vehicle's
+ * nodes: the same for every search of the same problem). Plain data: it can be posted between threads.
+ */
+export interface Elite {
+  /** Σ drop weight of the visits left out. */
+  dropped: number;
+  /** Routes' cost (fixed cost under the hierarchical objective, distance, underload). */
+  cost: number;
+  snapshot: { readonly routes: readonly (readonly number[])[]; readonly window: Int32Array; readonly unassigned: readonly number[] };
+}
+
+/**
+ * Sync points of a search with others. During the annealing phase the solver asks `epoch` after every
+ * iteration; each time it grows the solver hands its best solution to `sync`, and continues from the
+ * elite `sync` returns if that one is better than its own best (never otherwise).
+ */
+export interface EliteExchange {
+  /** Non-decreasing; from an iteration count, deterministic; from a clock, not. */
+  epoch(iterations: number): number;
+  sync(epoch: number, best: Elite): Elite | undefined;
 }
 
 export type DropReason =

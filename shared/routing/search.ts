@@ -1,5 +1,6 @@
 // What the search phases share: the budget (time and iterations), the best solution met so far, and
 // the simulated-annealing loop over ruin-and-recreate steps.
+import type { EliteExchange } from "./model.ts";
 import type { Random } from "./random.ts";
 import type { RuinRecreate } from "./ruin-recreate.ts";
 import type { Snapshot, Solution } from "./solution.ts";
@@ -115,7 +116,8 @@ export interface AnnealingSchedule {
 /**
  * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent or the search has
  * converged; the temperature falls geometrically over the remaining schedule. `polish` runs on every new
- * best solution.
+ * best solution. With an `exchange`, the search meets the others at each new epoch and goes on from a
+ * better elite when one is handed back (nothing changes for a search that is never handed one).
  */
 export function anneal(
   solution: Solution,
@@ -125,13 +127,29 @@ export function anneal(
   incumbent: Incumbent,
   schedule: AnnealingSchedule,
   polish: (solution: Solution) => void,
+  exchange?: EliteExchange,
 ): void {
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
   const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved();
+  let epoch = 0;
   while (!budget.done()) {
+    if (exchange) {
+      const now = exchange.epoch(budget.iterations);
+      if (now > epoch) {
+        epoch = now;
+        const elite = exchange.sync(epoch, { dropped: incumbent.dropped, cost: incumbent.cost, snapshot: incumbent.snapshot });
+        if (elite && isBetter(elite.dropped, elite.cost, incumbent.dropped, incumbent.cost)) {
+          solution.restore(elite.snapshot);
+          incumbent.offer(solution);
+          budget.improved();
+          unassigned = solution.droppedWeight;
+          cost = solution.cost;
+        }
+      }
+    }
     const progress = budget.progress();
     const temperature = schedule.startTemperature * Math.pow(ratio, Math.max(0, progress - from) / (1 - from));
     solution.begin();

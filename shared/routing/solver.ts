@@ -4,7 +4,7 @@
 import { constructByRegret } from "./construct.ts";
 import { buildInstance, type Instance } from "./instance.ts";
 import { improveLocally } from "./local-search.ts";
-import type { DroppedVisit, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
+import type { DroppedVisit, Elite, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { minimiseFleet } from "./fleet-min.ts";
@@ -16,7 +16,7 @@ import { Solution } from "./solution.ts";
 export type * from "./model.ts";
 export { euclideanTravel, greatCircleTravel } from "./matrix.ts";
 
-const DEFAULT_TIME_LIMIT_MS = 10_000;
+export const DEFAULT_TIME_LIMIT_MS = 10_000;
 /** Share of the budget the hierarchical objective may spend on removing vehicles. */
 const FLEET_MINIMISATION_SHARE = 0.5;
 /** Above this many visits per route in the first solution, fleet minimisation uses SISR rather than ejection chains. */
@@ -26,6 +26,11 @@ const START_TEMPERATURE = 10;
 const END_TEMPERATURE = 0.1;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
+  return solveRoutingWithElite(problem, options).solution;
+}
+
+/** `solveRouting`, also returning the best solution as an elite (its objective), for the parallel search. */
+export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOptions = {}): { solution: RoutingSolution; best: Elite } {
   const objective = options.objective ?? "hierarchical";
   // The budget covers everything, matrix building included.
   const now = options.now ?? Date.now;
@@ -66,9 +71,13 @@ export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}
     incumbent,
     { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     improveLocally,
+    options.exchange,
   );
   solution.restore(incumbent.snapshot);
-  return describe(problem, instance, solution, budget.iterations);
+  return {
+    solution: describe(problem, instance, solution, budget.iterations),
+    best: { dropped: incumbent.dropped, cost: incumbent.cost, snapshot: incumbent.snapshot },
+  };
 }
 
 /** Larger than any distance total, so one vehicle less always pays. */

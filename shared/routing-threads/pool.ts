@@ -1,0 +1,156 @@
+// The parallel search: N worker threads (thread.ts), each running the solver with its own seed, that meet
+// at sync points to share their best solutions. Node-only, so it lives beside the pure optimizer
+// (shared/routing), which never imports it. Design and measurements: shared/routing/README.md,
+// "Parallel search".
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { MessageChannel, Worker } from "node:worker_threads";
+import { greatCircleTravel } from "#shared/routing/matrix";
+import type { Elite, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { isBetter } from "#shared/routing/search";
+import { DEFAULT_TIME_LIMIT_MS, solveRouting } from "#shared/routing/solver";
+import type { EliteAnswer, SyncSchedule, ThreadInput, ThreadMessage } from "./protocol.ts";
+
+export interface ParallelSolveOptions extends Omit<SolveOptions, "now" | "exchange"> {
+  /** Searches to run side by side (1: `solveRouting` itself, on the calling thread). */
+  threads: number;
+  /** When the searches meet; default: 10 times per run (every maxIterations / 10 iterations when there is an iteration limit, else every timeLimit / 10, 250 ms–3 s). */
+  sync?: { iterations: number } | { ms: number };
+}
+
+/** Sync points per run by default, and the bounds of a time-based interval. */
+const SYNCS_PER_RUN = 10;
+const MIN_SYNC_MS = 250;
+const MAX_SYNC_MS = 3000;
+
+/** Lambda memory per vCPU: CPU is given in proportion to memory (1,769 MB = 1 vCPU … 10,240 MB = 6). */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * Threads for this machine: its available cores, at most `cap` (ROUTING_THREADS) and, on Lambda
+ * (`memoryMb`: AWS_LAMBDA_FUNCTION_MEMORY_SIZE), one per vCPU the memory size pays for, counting a vCPU
+ * once three quarters of it are there (1,769 MB → 1, 3,538 → 2, 10,240 → 6). Lambda shows 2 cores even
+ * at 512 MB, where two threads would halve the single search's ~0.29 vCPU.
+ */
+export function routingThreadCount(cap?: number, cores: number = availableParallelism(), memoryMb?: number): number {
+  const paid = memoryMb === undefined ? cores : Math.floor(memoryMb / LAMBDA_MB_PER_VCPU + 0.25);
+  return Math.max(1, Math.min(cores, cap ?? cores, paid));
+}
+
+/**
+ * Solves with `threads` searches. Thread 0 (the anchor) runs exactly the single-thread search with
+ * `seed`, handing its elite to the others at each sync point but never taking one; threads 1… use seeds
+ * seed + 1… and, at each sync point, go on from the best elite of the others when it beats their own.
+ * The answer is the best final solution (ties to the lowest thread), so it is never worse than the
+ * single-thread run with the same seed and iterations per thread. With one thread, or a custom travel
+ * provider (no spec to rebuild it from in another thread), this is `solveRouting`.
+ */
+export async function solveRoutingInParallel(problem: RoutingProblem, options: ParallelSolveOptions): Promise<RoutingSolution> {
+  const { threads: requested, sync: requestedSync, ...single } = options;
+  const threads = Math.max(1, Math.floor(requested));
+  const travel = (problem.travel ?? greatCircleTravel()).spec;
+  if (threads === 1 || !travel) return solveRouting(problem, single);
+
+  const startedAt = Date.now();
+  const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
+  const sync = syncSchedule(requestedSync, options.maxIterations, timeLimitMs, startedAt);
+  const answered = new Int32Array(new SharedArrayBuffer(threads * Int32Array.BYTES_PER_ELEMENT));
+  const { travel: _provider, ...plain } = problem;
+  const reports: { epoch: number; elite: Elite }[][] = Array.from({ length: threads }, () => []);
+  const finals: ({ solution: RoutingSolution; best: Elite } | undefined)[] = new Array(threads).fill(undefined);
+  const pending: { index: number; epoch: number }[] = [];
+  const ports: MessageChannel["port1"][] = [];
+  const workers: Worker[] = [];
+
+  /** What thread `index` may take at `epoch`: the best of the others' first elites of that epoch or later (or final ones); undefined until all are known. */
+  const bestOfOthers = (index: number, epoch: number): Elite | null | undefined => {
+    let best: Elite | null = null;
+    for (let other = 0; other < threads; other++) {
+      if (other === index) continue;
+      const elite = reports[other]!.find((report) => report.epoch >= epoch)?.elite ?? finals[other]?.best;
+      if (!elite) return undefined;
+      if (!best || isBetter(elite.dropped, elite.cost, best.dropped, best.cost)) best = elite;
+    }
+    return best;
+  };
+  const answerPending = () => {
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const { index, epoch } = pending[i]!;
+      const elite = bestOfOthers(index, epoch);
+      if (elite === undefined) continue;
+      pending.splice(i, 1);
+      ports[index]!.postMessage({ epoch, elite } satisfies EliteAnswer);
+      Atomics.store(answered, index, epoch);
+      Atomics.notify(answered, index);
+    }
+  };
+
+  try {
+    return await new Promise<RoutingSolution>((resolve, reject) => {
+      for (let index = 0; index < threads; index++) {
+        const { port1, port2 } = new MessageChannel();
+        ports.push(port1);
+        const input: ThreadInput = {
+          index,
+          problem: plain,
+          travel,
+          seed: (options.seed ?? 1) + index,
+          objective: options.objective,
+          maxIterations: options.maxIterations,
+          earlyStop: options.earlyStop,
+          underloadCost: options.underloadCost,
+          deadline: startedAt + timeLimitMs,
+          sync,
+          answered,
+          answers: port2,
+        };
+        const worker = startThread(input, [port2]);
+        workers.push(worker);
+        worker.on("message", (message: ThreadMessage) => {
+          if (message.kind === "elite") {
+            reports[message.index]!.push({ epoch: message.epoch, elite: message.elite });
+            if (message.index !== 0) pending.push({ index: message.index, epoch: message.epoch });
+          } else {
+            finals[message.index] = { solution: message.solution, best: message.best };
+          }
+          answerPending();
+          if (finals.every(Boolean)) resolve(bestFinal(finals as { solution: RoutingSolution; best: Elite }[]));
+        });
+        worker.on("error", reject);
+        worker.on("exit", (code) => {
+          if (!finals[index]) reject(new Error(`routing thread ${index} exited (code ${code}) without a solution`));
+        });
+      }
+    });
+  } finally {
+    for (const port of ports) port.close();
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
+function syncSchedule(requested: ParallelSolveOptions["sync"], maxIterations: number | undefined, timeLimitMs: number, since: number): SyncSchedule {
+  if (requested) return "iterations" in requested ? { iterations: Math.max(1, Math.floor(requested.iterations)) } : { ms: requested.ms, since };
+  if (maxIterations !== undefined && Number.isFinite(maxIterations)) return { iterations: Math.max(1, Math.ceil(maxIterations / SYNCS_PER_RUN)) };
+  return { ms: Math.min(MAX_SYNC_MS, Math.max(MIN_SYNC_MS, timeLimitMs / SYNCS_PER_RUN)), since };
+}
+
+function bestFinal(finals: { solution: RoutingSolution; best: Elite }[]): RoutingSolution {
+  let best = finals[0]!;
+  for (const final of finals.slice(1)) if (isBetter(final.best.dropped, final.best.cost, best.best.dropped, best.best.cost)) best = final;
+  return best.solution;
+}
+
+/**
+ * Set by the Lambda bundling (infra/bundling.ts, esbuild `define`): the file name of thread.ts's bundle,
+ * written beside the run worker's index.js. Undefined when run from source.
+ */
+declare const BUNDLED_ROUTING_THREAD: string | undefined;
+
+function startThread(input: ThreadInput, transferList: MessageChannel["port2"][]): Worker {
+  if (typeof BUNDLED_ROUTING_THREAD !== "undefined") return new Worker(join(__dirname, BUNDLED_ROUTING_THREAD), { workerData: input, transferList });
+  // From source (tsx, vitest): a Node 20 worker does not inherit tsx's loader, so the thread registers it first.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./thread.ts", import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: input, transferList });
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { checkSolution } from "#shared/routing/check";
+import type { RoutingProblem, RoutingSolution, TravelProvider } from "#shared/routing/model";
+import { solveRouting, solveRoutingWithElite } from "#shared/routing/solver";
+import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
+import { randomProblem } from "./random-problem.ts";
+
+// Iteration-limited, so that every run (and every sync point: every 60 iterations) is deterministic.
+const problem = randomProblem(7, 30);
+const options = { seed: 3, timeLimitMs: Infinity, maxIterations: 600, objective: "distance" as const };
+const single = solveRouting(problem, options);
+
+/** Fewer visits dropped, then less distance: the distance objective's order. */
+const notWorse = (solution: RoutingSolution, than: RoutingSolution) =>
+  solution.dropped.length < than.dropped.length || (solution.dropped.length === than.dropped.length && solution.totals.distance <= than.totals.distance + 1e-9);
+
+describe("solveRoutingInParallel", () => {
+  it("with one thread is exactly the single-thread solve", async () => {
+    expect(await solveRoutingInParallel(problem, { ...options, threads: 1 })).toEqual(single);
+  });
+
+  it("with two threads returns a feasible solution no worse than one thread with the same iterations per thread, the same every time", async () => {
+    const first = await solveRoutingInParallel(problem, { ...options, threads: 2 });
+    expect(checkSolution(problem, first).violations).toEqual([]);
+    expect(notWorse(first, single)).toBe(true);
+    expect(await solveRoutingInParallel(problem, { ...options, threads: 2 })).toEqual(first);
+  }, 60_000);
+
+  it("hands the best elite on: three threads under the hierarchical objective are no worse than the anchor alone", async () => {
+    const hierarchical = { ...options, objective: "hierarchical" as const, maxIterations: 300 };
+    const alone = solveRouting(problem, hierarchical);
+    const three = await solveRoutingInParallel(problem, { ...hierarchical, threads: 3, sync: { iterations: 25 } });
+    expect(checkSolution(problem, three).violations).toEqual([]);
+    const key = (s: RoutingSolution) => [s.dropped.length, s.totals.fixedCost, s.totals.distance] as const;
+    const [dropped, fixed, distance] = key(three);
+    const [aloneDropped, aloneFixed, aloneDistance] = key(alone);
+    expect(dropped < aloneDropped || (dropped === aloneDropped && (fixed < aloneFixed || (fixed === aloneFixed && distance <= aloneDistance + 1e-9)))).toBe(true);
+  }, 60_000);
+
+  it("solves a problem with a custom travel provider (which cannot be rebuilt in a thread) on the calling thread", async () => {
+    const custom: RoutingProblem = { ...problem, travel: { ...(problem.travel as TravelProvider), spec: undefined } };
+    expect(await solveRoutingInParallel(custom, { ...options, threads: 2 })).toEqual(solveRouting(custom, options));
+  });
+});
+
+describe("solveRouting with an elite exchange", () => {
+  const long = solveRoutingWithElite(problem, { ...options, maxIterations: 3000 });
+  const short = { ...options, maxIterations: 40 };
+  const handing = (elite: typeof long.best) => {
+    const epochs: number[] = [];
+    const exchange = { epoch: (iterations: number) => Math.floor(iterations / 10), sync: (epoch: number) => (epochs.push(epoch), elite) };
+    return { solution: solveRouting(problem, { ...short, exchange }), epochs };
+  };
+
+  it("meets at every new epoch and goes on from a better elite", () => {
+    const lone = solveRouting(problem, short);
+    expect(long.solution.totals.distance).toBeLessThan(lone.totals.distance);
+    const { solution, epochs } = handing(long.best);
+    expect(epochs).toEqual([1, 2, 3]);
+    expect(solution.totals.distance).toBeLessThanOrEqual(long.solution.totals.distance + 1e-9);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  });
+
+  it("ignores an elite that is not better than its own best", () => {
+    const worse = solveRoutingWithElite(problem, { ...options, maxIterations: 1 }).best;
+    expect(handing({ ...worse, cost: Number.MAX_VALUE }).solution).toEqual(solveRouting(problem, short));
+  });
+});
+
+describe("routingThreadCount", () => {
+  it.each([
+    [undefined, 1, 1],
+    [undefined, 6, 6],
+    [2, 6, 2],
+    [8, 2, 2],
+    [1, 6, 1],
+  ])("cap %s on %i cores gives %i threads", (cap, cores, threads) => {
+    expect(routingThreadCount(cap, cores)).toBe(threads);
+  });
+
+  it.each([
+    [512, 1],
+    [1769, 1],
+    [2600, 1],
+    [3538, 2],
+    [5307, 3],
+    [10_240, 6],
+  ])("on Lambda follows the memory size: %i MB gives %i threads (6 cores shown)", (memoryMb, threads) => {
+    expect(routingThreadCount(undefined, 6, memoryMb)).toBe(threads);
+    expect(routingThreadCount(1, 6, memoryMb)).toBe(1);
+  });
+});
