@@ -1,6 +1,9 @@
 import { buildSync, type BuildOptions } from "esbuild";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readDocsAssets } from "#shared/http/docs-assets";
+import { renderPublishedDocument } from "#functions/http/openapi/document";
+import { publishedFiles, type PublishedDocument } from "#functions/http/openapi/published";
+import { openApiRoutes } from "#functions/http/openapi/routes";
 
 /**
  * How every function is bundled: one CommonJS file for Node.js 24 with the AWS SDK inside (pinned
@@ -18,10 +21,9 @@ export function functionBuildOptions(options: { sourceMaps: boolean }): BuildOpt
     minify: true,
     sourcemap: options.sourceMaps,
     logLevel: "error",
-    // The docs page's Swagger UI files, inlined: a bundle has no node_modules beside it (shared/http/docs-assets.ts).
-    // Only a bundle that reads them (GET /docs) carries them.
+    // The OpenAPI document and the docs page are files written beside their bundles (publishedDocuments below).
     // The run worker's search threads start from a file beside its index.js (companionEntries below).
-    define: { BUNDLED_DOCS_ASSETS: JSON.stringify(readDocsAssets(import.meta.url)), BUNDLED_ROUTING_THREAD: JSON.stringify(`${ROUTING_THREAD_BUNDLE}.js`) },
+    define: { PUBLISHED_FILES_BESIDE_BUNDLE: "true", BUNDLED_ROUTING_THREAD: JSON.stringify(`${ROUTING_THREAD_BUNDLE}.js`) },
   };
 }
 
@@ -62,5 +64,15 @@ export function bundleEntries(
     }),
   );
   buildSync({ ...functionBuildOptions(options), absWorkingDir: options.repositoryRoot, entryPoints, outdir: options.outdir });
+  for (const entry of unique) {
+    const document = publishedDocuments[entry];
+    if (document) writeFileSync(join(bundleDirectory(options.outdir, entry), publishedFiles[document]), renderPublishedDocument(document));
+  }
   return new Map(unique.map((entry) => [entry, bundleDirectory(options.outdir, entry)]));
 }
+
+/**
+ * The documents rendered at bundle time and shipped beside a bundle (functions/http/openapi/published.ts),
+ * so their functions neither build every route's schemas nor parse Swagger UI at cold start.
+ */
+const publishedDocuments: Record<string, PublishedDocument> = { [openApiRoutes.get.handler]: "document", [openApiRoutes.docs.handler]: "page" };

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 
 /**
  * Swagger UI's standalone files (package swagger-ui-dist), inlined into the docs page so it needs
- * no CDN at run time: it works offline and inside a VPC without internet access.
+ * no CDN at run time: it works offline and inside a VPC without internet access. The page is
+ * rendered at bundle time (functions/http/openapi/published.ts), so no bundle holds these files.
  */
 export interface DocsAssets {
   script: string;
@@ -19,14 +20,4 @@ export const docsAssetFiles: Readonly<Record<keyof DocsAssets, string>> = {
 export function readDocsAssets(from: string): DocsAssets {
   const resolvePackageFile = createRequire(from).resolve;
   return { script: readFileSync(resolvePackageFile(docsAssetFiles.script), "utf8"), css: readFileSync(resolvePackageFile(docsAssetFiles.css), "utf8") };
-}
-
-/**
- * Set by the Lambda bundling (infra/bundling.ts, esbuild `define`): a bundle has no node_modules
- * beside it, so the files travel inside the docs function's bundle. Undefined when run from source.
- */
-declare const BUNDLED_DOCS_ASSETS: DocsAssets | undefined;
-
-export function docsAssets(): DocsAssets {
-  return typeof BUNDLED_DOCS_ASSETS !== "undefined" ? BUNDLED_DOCS_ASSETS : readDocsAssets(import.meta.url);
 }

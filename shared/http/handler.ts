@@ -13,7 +13,8 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
-import { answerIdempotently, IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency";
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
+import type { answerIdempotently } from "#shared/http/idempotency";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -104,6 +105,12 @@ export interface HttpHandlerOptions {
    * (`parseMultipartBody`), so busboy is bundled into those functions and no other.
    */
   readMultipart?: BodyReader;
+  /**
+   * The idempotency runner (`answerIdempotently` from #shared/http/idempotency), passed by the
+   * handlers of `idempotent` routes only, so Powertools' idempotency utility is bundled (and loaded
+   * at cold start) into those functions and no other.
+   */
+  answerIdempotently?: typeof answerIdempotently;
 }
 
 /**
@@ -118,6 +125,8 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
   const readBody = route.bodyType === "multipart/form-data" ? options.readMultipart : parseJsonBody;
   // Fails when the module loads (every test and the local gateway load it), never on a request.
   if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
+  const runIdempotently = options.answerIdempotently;
+  if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
     .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -167,8 +176,8 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
         if (route.versioned && versions.version !== undefined) result.headers = { ...result.headers, etag: formatETag(versions.version) };
         return toProxyResult(result);
       };
-      if (!route.idempotent || idempotencyKey === undefined) return answer();
-      return answerIdempotently(
+      if (!route.idempotent || idempotencyKey === undefined || !runIdempotently) return answer();
+      return runIdempotently(
         { organizationId: (context.caller as Caller).organizationId, operationId: route.operationId, key: idempotencyKey, request: { params, query, body }, context },
         answer,
       );

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";
 import type { APIGatewayProxyResult, Context } from "aws-lambda";
-import { AppError, ConflictError, UnprocessableContentError, ValidationError } from "#shared/domain/errors";
+import { AppError, ConflictError, UnprocessableContentError } from "#shared/domain/errors";
+import { IDEMPOTENCY_REPLAYED_HEADER } from "#shared/http/idempotency-key";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { toProxyResult } from "#shared/http/responses";
 import { idempotencyPersistence, packAnswer, type StoredAnswer, unpackAnswer } from "#shared/store/idempotency-store";
@@ -18,23 +19,11 @@ import { idempotencyPersistence, packAnswer, type StoredAnswer, unpackAnswer } f
  * Successes and deterministic client errors (400, 403, 404, 422 from the domain) are kept; 409,
  * 412, 429 and 5xx are not (the record is deleted), so a retry with the same key may succeed later.
  */
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-export const IDEMPOTENCY_REPLAYED_HEADER = "Idempotency-Replayed";
+export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
-
-/** Printable ASCII without spaces, 1–255 characters (a UUID v4 is the usual choice). */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Client errors whose answer would be the same on a retry, so they are replayed rather than redone. */
 const KEPT_CLIENT_ERRORS = new Set([400, 403, 404, 422]);
-
-export function parseIdempotencyKey(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!KEY_PATTERN.test(value)) {
-    throw ValidationError.single(IDEMPOTENCY_KEY_HEADER, "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces", "idem-400");
-  }
-  return value;
-}
 
 /**
  * What the payload hash covers: the validated request, with file bytes (multipart) replaced by

@@ -1,13 +1,9 @@
 import { httpHandler } from "#shared/http/handler";
-import { docsAssets } from "#shared/http/docs-assets";
-import { renderDocsPage } from "#shared/http/docs-page";
 import { documentResult } from "#shared/http/responses";
-import { openApiDocument } from "./document.ts";
+import { publishedDocument } from "./published.ts";
 import { openApiRoutes } from "./routes.ts";
 
-// Built once per cold start, like GET /openapi.json: the page embeds that same document.
-const page = renderDocsPage(openApiDocument(), docsAssets());
-
+// Rendered at bundle time like GET /openapi.json (./published.ts): the page embeds that same document.
 export const handler = httpHandler(openApiRoutes.docs, async () =>
-  documentResult("text/html; charset=utf-8", page, { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }),
+  documentResult("text/html; charset=utf-8", await publishedDocument("page"), { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }),
 );

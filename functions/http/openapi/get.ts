@@ -1,8 +1,7 @@
 import { httpHandler } from "#shared/http/handler";
-import { openApiDocument } from "./document.ts";
+import { documentResult } from "#shared/http/responses";
+import { publishedDocument } from "./published.ts";
 import { openApiRoutes } from "./routes.ts";
 
-// Built once per cold start; the document only changes with a deployment.
-const document = openApiDocument();
-
-export const handler = httpHandler(openApiRoutes.get, async () => ({ statusCode: 200, body: document }));
+// Rendered at bundle time (./published.ts); the document only changes with a deployment.
+export const handler = httpHandler(openApiRoutes.get, async () => documentResult("application/json; charset=utf-8", await publishedDocument("document")));

@@ -1,8 +1,10 @@
 import { routingResultService } from "#shared/app/routing-results";
 import { httpHandler } from "#shared/http/handler";
+import { answerIdempotently } from "#shared/http/idempotency";
 import { created } from "#shared/http/responses";
 import { routingResultRoutes } from "./routes.ts";
 
 export const handler = httpHandler(routingResultRoutes.create, async ({ caller, body }) =>
   created("Routing run has been queued.", await routingResultService.createOnDemand(caller, body)),
+  { answerIdempotently },
 );

@@ -22,6 +22,13 @@ describe("Functions: literal values of typed fields", () => {
     ["2026-01-31", false],
     ["2026-01-31 25:00", false],
     ["31/01/2026 08:30", false],
+    ["2026-02-29 08:30", false],
+    ["2024-02-29 08:30", true],
+    ["0000-02-29 08:30", true],
+    ["2026-01-31 24:00", true],
+    ["2026-01-31 24:01", false],
+    ["2026-01-31 08:60", false],
+    ["2026-01-31 08:30:60", false],
   ])("dateTime %s → valid=%s", (text, valid) => {
     expect(parseDateTimeValue(text) !== undefined).toBe(valid);
   });
@@ -43,6 +50,9 @@ describe("Functions: literal values of typed fields", () => {
     ["2026-01-31T08:30:15.999Z", "2026-01-31 08:30:15"],
     ["2026-01-31T01:30:15+07:00", "2026-01-30 18:30:15"],
     ["2026-01-31T23:30-02:30", "2026-02-01 02:00:00"],
+    ["2026-01-31 24:00", "2026-02-01 00:00:00"],
+    ["0099-12-31T23:59:59.999999Z", "0099-12-31 23:59:59"],
+    ["9999-12-31T23:00-02:00", "10000-01-01 01:00:00"],
     ["31/01/2026 08:30", undefined],
   ])("normalizes dateTime %s to %s (the stored form, UTC)", (text, stored) => {
     expect(normalizeDateTimeValue(text)).toBe(stored);
@@ -51,6 +61,17 @@ describe("Functions: literal values of typed fields", () => {
   it("treats a date-time without offset as UTC", () => {
     expect(parseDateTimeValue("2026-01-01 10:00:00")).toBe(parseDateTimeValue("2026-01-01T10:00:00Z"));
     expect(parseDateTimeValue("2026-01-01T11:00:00+01:00")).toBe(parseDateTimeValue("2026-01-01T10:00:00Z"));
+  });
+
+  it("property: the stored form of a UTC date-time is the date-time itself", () => {
+    const instant = fc.date({ min: new Date("0000-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true });
+    fc.assert(
+      fc.property(instant, (date) => {
+        const text = date.toISOString();
+        expect(normalizeDateTimeValue(text)).toBe(`${text.slice(0, 10)} ${text.slice(11, 19)}`);
+        expect(parseDateTimeValue(text)).toBe(date.getTime());
+      }),
+    );
   });
 
   it("number bounds are JSON numbers, not numeric text", () => {
