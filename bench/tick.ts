@@ -89,8 +89,8 @@ documentClient().middlewareStack.add(
   },
   { step: "initialize", name: "consumedCapacity" },
 );
-/** The shared SQS client's SendMessageBatch calls (run messages and pages). */
-const sends = { calls: 0, ms: 0 };
+/** The shared SQS client's SendMessageBatch calls (run messages and pages), and how often each slot was handed to one. */
+const sends = { calls: 0, ms: 0, slots: new Map<string, number>() };
 sqsClient().middlewareStack.add(
   (next, context) => async (args) => {
     const startedAt = performance.now();
@@ -98,12 +98,57 @@ sqsClient().middlewareStack.add(
     if (context.commandName === "SendMessageBatchCommand") {
       sends.calls++;
       sends.ms += performance.now() - startedAt;
+      for (const entry of (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? []) {
+        const body = JSON.parse(entry.MessageBody ?? "{}") as { kind?: string; scheduleId?: string; slot?: string };
+        if (body.kind !== "schedule") continue;
+        const slot = `${body.scheduleId}#${body.slot}`;
+        sends.slots.set(slot, (sends.slots.get(slot) ?? 0) + 1);
+      }
     }
     return result;
   },
   { step: "initialize", name: "sendTiming" },
 );
-
+/** Calls the SDK sent more than once (its retry of a throttled, failed or timed-out attempt), per client and command. */
+const retried = new Map<string, number>();
+/** Errors of single attempts (the retried ones included), by client, command and error. */
+const attemptErrors = new Map<string, number>();
+type LooseStack = { add(middleware: (next: (args: unknown) => Promise<{ output: unknown }>, context: { commandName?: string }) => (args: unknown) => Promise<{ output: unknown }>, options: object): void };
+for (const [clientName, client] of [["DynamoDB", documentClient()], ["SQS", sqsClient()]] as const) {
+  (client.middlewareStack as unknown as LooseStack).add(
+    (next, context) => async (args) => {
+      const count = (metadata: { attempts?: number } | undefined, outcome: string) => {
+        const attempts = metadata?.attempts ?? 1;
+        if (attempts <= 1) return;
+        const name = `${clientName} ${String(context.commandName).replace("Command", "")}${outcome}`;
+        retried.set(name, (retried.get(name) ?? 0) + attempts - 1);
+      };
+      try {
+        const result = await next(args);
+        count((result.output as { $metadata?: { attempts?: number } }).$metadata, "");
+        return result;
+      } catch (error) {
+        count((error as { $metadata?: { attempts?: number } }).$metadata, ` (then ${(error as Error).name})`);
+        throw error;
+      }
+    },
+    { step: "initialize", name: "retryCount" },
+  );
+  // Inside the SDK's retry loop: what made an attempt fail (and be retried).
+  (client.middlewareStack as unknown as LooseStack).add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        const detail = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+        const name = `${clientName} ${String(context.commandName).replace("Command", "")}: ${detail.name ?? "Error"}${detail.code ? ` ${detail.code}` : ""}${detail.$metadata?.httpStatusCode ? ` ${detail.$metadata.httpStatusCode}` : ""}`;
+        if (!/ConditionalCheckFailed/.test(name)) attemptErrors.set(name, (attemptErrors.get(name) ?? 0) + 1);
+        throw error;
+      }
+    },
+    { step: "deserialize", name: "attemptErrors" },
+  );
+}
 /** Five schedules per organization: at most the default cap of active runs per organization. */
 const ownerOf = (index: number) => ({ userId: "bench", organizationId: `bench-org-${Math.floor(index / 5)}`, hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
 /** The first 07:00 UTC after now: every schedule of the bench runs daily at 07:00. */
@@ -204,6 +249,9 @@ try {
     consumed.byCommand.clear();
     sends.calls = 0;
     sends.ms = 0;
+    sends.slots.clear();
+    retried.clear();
+    attemptErrors.clear();
     const queuedBefore = await queuedRunMessages();
     const started = performance.now();
     const outcome = await tick({ time: new Date(new Date(dueAt).getTime() + 20_000).toISOString() } as ScheduledEvent);
@@ -219,7 +267,10 @@ try {
     );
     process.stdout.write(
       `size ${size}: tick ${tickMs.toFixed(0)} ms (due-index read + ${outcome.pages} pages sent), pages ${outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : 0} ms in ${workerLanes} lanes, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms (${(enqueued / (allEnqueuedMs / 1000)).toFixed(0)}/s)\n` +
-        `  DynamoDB: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n`,
+        `  DynamoDB: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
+        `  slots handed to SendMessageBatch: ${sends.slots.size} distinct, ${[...sends.slots.values()].filter((n) => n > 1).length} more than once; ` +
+        `SDK retries: ${retried.size > 0 ? [...retried].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}; ` +
+        `failed attempts: ${attemptErrors.size > 0 ? [...attemptErrors].map(([name, n]) => `${name} × ${n}`).join(", ") : "none"}\n`,
     );
   }
   process.stdout.write(

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { type ActiveRunLeases, endedLeases, leaseEnd, mayTakeSlot } from "#shared/domain/runs/active-runs";
+import { type ActiveRunLeases, endedLeases, leaseEnd, mayTakeSlot, planSlotTake } from "#shared/domain/runs/active-runs";
 import { conditionally, documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 
@@ -70,6 +70,104 @@ export async function takeActiveRunSlot(organizationId: string, runKey: string, 
     );
   }
   return false;
+}
+
+/**
+ * Takes (or renews) slots for several runs of one organization with one conditional write: the
+ * runs that fit under `max`, in the order given; answers those (the runs that hold a slot already
+ * among them). The scheduler tick's way, one write per organization and page instead of one per run.
+ *
+ * First, without reading: all of them when the map has room for all (`size(runs) <= max - n`; a
+ * run holding a slot already makes this stricter than needed, never looser). Otherwise the map is
+ * read (consistent) and `planSlotTake` decides; the write is conditional on the map being as read
+ * (size, the ended leases it removes, the held runs present, the taken ones absent), and is tried
+ * again on what a concurrent taker left. Throws when the map kept changing (the caller releases what
+ * it claimed and is retried), rather than calling a run over the cap that was not.
+ */
+export async function takeActiveRunSlots(organizationId: string, runKeys: readonly string[], max: number, now: Date, leaseSeconds: number): Promise<string[]> {
+  const unique = [...new Set(runKeys)];
+  const taken: string[] = [];
+  // Chunks keep each expression within DynamoDB's 4 KB; a later chunk still keeps its held runs when the cap is full.
+  for (let i = 0; i < unique.length; i += SLOTS_PER_WRITE) taken.push(...(await takeChunk(organizationId, unique.slice(i, i + SLOTS_PER_WRITE), max, now, leaseSeconds)));
+  return taken;
+}
+
+/** Runs taken, and ended leases removed, by one write (each adds ~60 bytes to its expressions). */
+const SLOTS_PER_WRITE = 40;
+
+async function takeChunk(organizationId: string, runKeys: string[], max: number, now: Date, leaseSeconds: number): Promise<string[]> {
+  const key = keys.activeRuns(organizationId);
+  const until = leaseEnd(now, leaseSeconds);
+  const names = (prefix: string, runs: string[]) => Object.fromEntries(runs.map((run, i) => [`#${prefix}${i}`, run]));
+  const sets = (prefix: string, runs: string[]) => runs.map((_, i) => `runs.#${prefix}${i} = :until`);
+  if (runKeys.length <= max) {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: `SET ${sets("t", runKeys).join(", ")}`,
+          ConditionExpression: "attribute_exists(runs) AND size(runs) <= :limit",
+          ExpressionAttributeNames: names("t", runKeys),
+          ExpressionAttributeValues: { ":until": until, ":limit": max - runKeys.length },
+        }),
+      );
+      return runKeys;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error) && !isMissingPath(error)) throw error;
+    }
+  }
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const runs = output.Item?.runs as ActiveRunLeases | undefined;
+    if (!runs) {
+      // The organization's first runs: create the map holding the first `max` of them, unless a concurrent taker created it.
+      const first = runKeys.slice(0, max);
+      const created = await conditionally(
+        documentClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: "SET runs = :runs, entity = :entity",
+            ConditionExpression: "attribute_not_exists(runs)",
+            ExpressionAttributeValues: { ":runs": Object.fromEntries(first.map((run) => [run, until])), ":entity": "activeRuns" },
+          }),
+        ),
+      );
+      if (created) return first;
+      continue;
+    }
+    const { held, taken, ended } = planSlotTake(runs, runKeys, max, now, SLOTS_PER_WRITE);
+    const kept = new Set([...held, ...taken]);
+    if (kept.size === 0 && ended.length === 0) return [];
+    const conditions = [
+      "size(runs) = :size",
+      ...ended.map((_, i) => `runs.#e${i} = :e${i}`),
+      ...held.map((_, i) => `attribute_exists(runs.#h${i})`),
+      ...taken.map((_, i) => `attribute_not_exists(runs.#t${i})`),
+    ];
+    const set = [...sets("h", held), ...sets("t", taken)];
+    const written = await conditionally(
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: [set.length > 0 ? `SET ${set.join(", ")}` : "", ended.length > 0 ? `REMOVE ${ended.map((_, i) => `runs.#e${i}`).join(", ")}` : ""].join(" ").trim(),
+          ConditionExpression: conditions.join(" AND "),
+          ExpressionAttributeNames: { ...names("e", ended), ...names("h", held), ...names("t", taken) },
+          ExpressionAttributeValues: {
+            ":size": Object.keys(runs).length,
+            ...(set.length > 0 ? { ":until": until } : {}),
+            ...Object.fromEntries(ended.map((run, i) => [`:e${i}`, runs[run]])),
+          },
+        }),
+      ),
+    );
+    // Only ended leases were removed (more than one write's worth): read again, there may be room now.
+    if (written && kept.size === 0) continue;
+    if (written) return runKeys.filter((run) => kept.has(run));
+  }
+  throw new Error(`the active runs of organization ${organizationId} kept changing; no slots taken`);
 }
 
 /** Frees the run's slot; releasing a slot that is not held (twice, or never taken) changes nothing. */

@@ -39,6 +39,32 @@ export function mayTakeSlot(runs: ActiveRunLeases, runKey: string, max: number, 
   return Object.keys(runs).length - endedLeases(runs, now).length < max;
 }
 
+/**
+ * What one write does to take slots for several runs of one organization at once (the tick takes
+ * every run of an organization in a page with one conditional update): `held` runs hold a slot
+ * already and keep it (renewed), `taken` are the first of the others that fit under `max` once the
+ * `ended` leases (not among the runs asked for) are removed; the rest get none. The write that
+ * applies it must find the map as it was read (its size, the ended leases unchanged, the held runs
+ * present, the taken absent), so the cap holds against concurrent takers. `removeAtMost` bounds
+ * the removals of one write (DynamoDB's 4 KB per expression); the rest are removed by a later one.
+ */
+export function planSlotTake(
+  runs: ActiveRunLeases,
+  runKeys: readonly string[],
+  max: number,
+  now: Date,
+  removeAtMost = Number.POSITIVE_INFINITY,
+): { held: string[]; taken: string[]; ended: string[] } {
+  const asked = new Set(runKeys);
+  const ended = endedLeases(runs, now)
+    .filter((run) => !asked.has(run))
+    .slice(0, removeAtMost);
+  const held = [...asked].filter((run) => run in runs);
+  const room = Math.max(0, max - (Object.keys(runs).length - ended.length));
+  const taken = [...asked].filter((run) => !(run in runs)).slice(0, room);
+  return { held, taken, ended };
+}
+
 export function activeRunCapMessage(max: number): string {
   return `Your organization already has ${max} routing runs queued or running (the most it may have at once); try again when one has finished.`;
 }

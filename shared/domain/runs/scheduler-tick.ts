@@ -61,7 +61,7 @@ export interface TickScheduleView {
 export interface SchedulerTickPorts<S extends TickScheduleView = TickScheduleView> {
   shardCount: number;
   listDue(shard: number, notAfter: Date, limit: number, cursor?: string): Promise<{ items: DueEntry[]; nextCursor: string | null }>;
-  /** Reads the entries' schedules (at most 10, one batch read); answers them in the entries' order, undefined for a gone one. */
+  /** Reads the entries' schedules (at most 100, one batch read); answers them in the entries' order, undefined for a gone one. */
   readSchedules(entries: DueEntry[]): Promise<Array<S | undefined>>;
   /** Conditional put of the slot's claim item; false when it was claimed already. */
   claimSlot(message: RoutingRunMessage): Promise<boolean>;
@@ -79,8 +79,11 @@ export interface SchedulerTickPorts<S extends TickScheduleView = TickScheduleVie
    */
   advance(organizationId: string, scheduleId: string, handledRunAt: string, seen?: S): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
-  /** Takes (or keeps) the run's slot of its organization's cap on active runs; false at the cap. */
-  takeActiveRun(message: RoutingRunMessage): Promise<boolean>;
+  /**
+   * Takes (or keeps) cap slots of one organization's cap on active runs for its runs (one write);
+   * answers the runs that got one — the first that fit, in order; the others are over the cap.
+   */
+  takeActiveRuns(organizationId: string, messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]>;
   /** Frees the run's cap slot (its message was not sent); idempotent. */
   releaseActiveRun(message: RoutingRunMessage): Promise<void>;
   /** A run refused for the cap: its claim and the schedule's logExecuted become SKIPPED with the reason. */
@@ -94,7 +97,7 @@ export interface TickOptions {
   fanOutAbove: number;
   /** Due entries per `duePage` job (a job message stays far below SQS's 256 KB). */
   pageSize: number;
-  /** Groups of 10 handled at the same time (each group: 10 claims, one SendMessageBatch, 10 advances). */
+  /** Calls in flight in each step of handling due entries (batch reads, claims, cap writes, SendMessageBatch calls, advances). */
   concurrency: number;
   /** Slots later than this are skipped instead of run. */
   maxLatenessMs: number;
@@ -122,13 +125,15 @@ export const defaultTickOptions: TickOptions = {
   maxPerShard: 250_000,
   fanOutAbove: 2_000,
   pageSize: 500,
-  concurrency: 12,
+  concurrency: 32,
   maxLatenessMs: 60 * 60_000,
   resendAfterMs: 2 * 60_000,
 };
 
 /** SQS's SendMessageBatch limit. */
 const SQS_BATCH = 10;
+/** Schedules per batch read (BatchGetItem takes up to 100 keys). */
+const READ_BATCH = 100;
 
 function minuteOf(instantIso: string): string {
   return `${new Date(instantIso).toISOString().slice(0, 16)}Z`;
@@ -220,70 +225,107 @@ async function releaseUnsent(ports: SchedulerTickPorts<TickScheduleView>, messag
   await ports.releaseActiveRun(message);
 }
 
-/** One group of at most 10 due entries: one batch read, claims, cap slots, one SendMessageBatch, then an advance per accepted message. */
-async function handleGroup<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, group: DueEntry[], now: Date, options: TickOptions, outcome: TickOutcome): Promise<void> {
-  const schedules = await ports.readSchedules(group);
-  const claimed = (await Promise.all(group.map((entry, index) => prepareEntry(ports, entry, schedules[index], now, options, outcome)))).filter((p) => p !== undefined);
-  const prepared = (
-    await Promise.all(
-      claimed.map(async (entry) => {
-        if (await ports.takeActiveRun(entry.send)) return entry;
-        await ports.skipOverCap(entry.send);
-        await ports.advance(entry.send.organizationId, entry.send.scheduleId, entry.send.scheduledFor, entry.seen);
-        outcome.overCap++;
-        return undefined;
-      }),
-    )
-  ).filter((p) => p !== undefined);
-  if (prepared.length === 0) return;
-  const batch = prepared.map((p) => p.send);
-  let failed: Set<RoutingRunMessage>;
-  try {
-    failed = new Set(await ports.enqueue(batch));
-  } catch (error) {
-    // Nothing of this batch is known to be sent: release its claims and cap slots so the next tick claims and sends them again.
-    await Promise.all(batch.map((message) => releaseUnsent(ports, message)));
-    throw error;
-  }
-  await Promise.all(
-    prepared.map(async ({ send: message, resend, seen }) => {
-      if (failed.has(message)) {
-        await releaseUnsent(ports, message);
-        outcome.failed++;
-        return;
+/**
+ * Runs `work` over `items`, at most `limit` at a time, in order. After the first failure no item
+ * starts any more; once the started ones have settled, answers their results (undefined where not
+ * run or failed) and that first error.
+ */
+async function bounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<{ results: Array<R | undefined>; error: unknown }> {
+  const results: Array<R | undefined> = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  let error: unknown;
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await work(items[index] as T, index);
+      } catch (thrown) {
+        if (!failed) error = thrown;
+        failed = true;
       }
-      await ports.advance(message.organizationId, message.scheduleId, message.scheduledFor, seen);
-      outcome.enqueued.push(message);
-      if (resend) outcome.resent++;
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+  return { results, error: failed ? (error ?? new Error("a step of the tick failed")) : undefined };
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
 }
 
 /**
- * Handles due entries (the tick's own, or one `duePage` job's) in groups of 10, `concurrency` groups
- * at a time. When a group's send throws, the other groups finish the group they are in and take no
- * more (the rest stays unclaimed and due for the next tick), then the error is rethrown.
+ * Handles due entries (the tick's own, or one `duePage` job's) in steps, each with at most
+ * `concurrency` calls in flight:
+ *
+ * 1. reads the schedules, 100 per batch read;
+ * 2. claims each slot (one conditional put per schedule);
+ * 3. takes the cap slots of each organization's claimed runs with one conditional write (the plan's
+ *    cap read once per organization by the ports); runs over the cap are recorded SKIPPED and advanced;
+ * 4. sends the runs in batches of 10 (SendMessageBatch);
+ * 5. advances each sent schedule (one conditional update).
+ *
+ * A step that throws stops the others from starting more work: what was sent is still advanced,
+ * every claim not sent (and its cap slot) is released, so the next tick takes it again, and the
+ * error is rethrown. A message SQS rejects in a batch answer is released the same way.
  */
 export async function handleDueEntries<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, due: DueEntry[], now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
   const outcome = emptyOutcome();
-  const groups: DueEntry[][] = [];
-  for (let i = 0; i < due.length; i += SQS_BATCH) groups.push(due.slice(i, i + SQS_BATCH));
-  let next = 0;
-  let stopped = false;
-  const lane = async () => {
-    while (!stopped && next < groups.length) {
-      const group = groups[next++] as DueEntry[];
-      try {
-        await handleGroup(ports, group, now, options, outcome);
-      } catch (error) {
-        stopped = true;
-        throw error;
+  const read = await bounded(chunked(due, READ_BATCH), options.concurrency, (entries) => ports.readSchedules(entries));
+  if (read.error) throw read.error; // nothing claimed yet
+  const schedules = read.results.flatMap((chunk) => chunk ?? []);
+
+  const prepared = await bounded(due, options.concurrency, (entry, index) => prepareEntry(ports, entry, schedules[index], now, options, outcome));
+  const claimed = prepared.results.filter((p): p is NonNullable<Prepared<S>> => p !== undefined);
+  /** Claimed and not (yet) sent nor skipped: released at the end, whatever happened. */
+  const unsent = new Set(claimed.map((p) => p.send));
+  let failure = prepared.error;
+
+  const sendable: Array<NonNullable<Prepared<S>>> = [];
+  if (failure === undefined) {
+    const byOrganization = new Map<string, Array<NonNullable<Prepared<S>>>>();
+    for (const p of claimed) byOrganization.set(p.send.organizationId, [...(byOrganization.get(p.send.organizationId) ?? []), p]);
+    const overCap: Array<NonNullable<Prepared<S>>> = [];
+    const capped = await bounded([...byOrganization.values()], options.concurrency, async (runs) => {
+      const taken = new Set(await ports.takeActiveRuns(runs[0]?.send.organizationId as string, runs.map((p) => p.send)));
+      for (const p of runs) (taken.has(p.send) ? sendable : overCap).push(p);
+    });
+    failure = capped.error;
+    const skipped = await bounded(failure === undefined ? overCap : [], options.concurrency, async ({ send, seen }) => {
+      await ports.skipOverCap(send);
+      unsent.delete(send);
+      await ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen);
+      outcome.overCap++;
+    });
+    failure ??= skipped.error;
+  }
+  // Page order: a page cut short by a failure has sent its oldest slots first.
+  const order = new Map(claimed.map((p, index) => [p, index]));
+  sendable.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+
+  const sent: Array<NonNullable<Prepared<S>>> = [];
+  const sending = await bounded(failure === undefined ? chunked(sendable, SQS_BATCH) : [], options.concurrency, async (batch) => {
+    const rejected = new Set(await ports.enqueue(batch.map((p) => p.send)));
+    for (const p of batch) {
+      if (rejected.has(p.send)) {
+        outcome.failed++;
+        continue;
       }
+      unsent.delete(p.send);
+      sent.push(p);
+      outcome.enqueued.push(p.send);
+      if (p.resend) outcome.resent++;
     }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(options.concurrency, groups.length) }, lane));
-  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === "rejected");
-  if (rejected) throw rejected.reason;
+  });
+  failure ??= sending.error;
+  // What SQS took is advanced even when another step failed: otherwise it would be sent again after the grace period.
+  const advancing = await bounded(sent, options.concurrency, ({ send, seen }) => ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen));
+  failure ??= advancing.error;
+  const released = await bounded([...unsent], options.concurrency, (message) => releaseUnsent(ports, message));
+  failure ??= released.error;
+  if (failure !== undefined) throw failure;
   return outcome;
 }

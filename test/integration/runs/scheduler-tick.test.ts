@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { handler as tick } from "#functions/jobs/scheduler-tick";
 import { handler as runWorker } from "#functions/jobs/routing-run";
 import { schedulerTickPorts } from "#shared/app/scheduler-tick";
-import { runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
+import { handleDueEntries, runSchedulerTick } from "#shared/domain/runs/scheduler-tick";
 import { scheduleService } from "#shared/app/schedules";
 import type { Caller } from "#shared/domain/caller";
-import { activeRunLeases, releaseActiveRunSlot, takeActiveRunSlot } from "#shared/store/active-run-store";
+import { activeRunLeases, releaseActiveRunSlot, takeActiveRunSlot, takeActiveRunSlots } from "#shared/store/active-run-store";
 import { readRunClaim } from "#shared/store/run-store";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
@@ -165,6 +165,68 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     for (const schedule of schedules) {
       expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
     }
+  });
+
+  it("racing ticks and pages over several organizations: every (schedule, slot) is sent exactly once, and no organization passes its cap", async () => {
+    // Three organizations with 6 schedules due each (their cap is 5), all due in the same minute.
+    const owners = [caller(), caller(), caller()];
+    const schedules: Array<{ organizationId: string; scheduleId: string }> = [];
+    for (const owner of owners) {
+      const configurationId = await profileOf(owner);
+      for (let i = 0; i < 6; i++) {
+        const created = await scheduleService.create(owner, dailySchedule("04:00", { configurationId, name: `race ${i}` }));
+        schedules.push({ organizationId: owner.organizationId, scheduleId: created._id });
+      }
+    }
+    const first = schedules[0] as { organizationId: string; scheduleId: string };
+    const dueAt = (await nextRunOf(first.organizationId, first.scheduleId)) as string;
+    const afterDue = new Date(new Date(dueAt).getTime() + 20_000);
+    await drainQueue(sqs, queueUrl);
+
+    // Two ticks handling the minute themselves, and two workers handling the same entries as one page each
+    // (as when the tick's event is delivered twice and one tick fanned out), all at the same time.
+    const entries = schedules.map((s) => ({ ...s, nextRunAt: dueAt }));
+    const outcomes = await Promise.all([
+      runSchedulerTick(schedulerTickPorts(afterDue), afterDue),
+      runSchedulerTick(schedulerTickPorts(afterDue), afterDue),
+      handleDueEntries(schedulerTickPorts(afterDue), entries, afterDue),
+      handleDueEntries(schedulerTickPorts(afterDue), [...entries].reverse(), afterDue),
+    ]);
+    const mine = new Set(schedules.map((s) => s.scheduleId));
+    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string; slot: string }>).filter((m) => mine.has(m.scheduleId));
+    const slots = queued.map((m) => `${m.scheduleId}#${m.slot}`);
+    expect(new Set(slots).size).toBe(slots.length);
+    expect(outcomes.reduce((sum, o) => sum + o.enqueued.length, 0)).toBe(queued.length);
+    for (const owner of owners) {
+      expect(queued.filter((m) => m.organizationId === owner.organizationId)).toHaveLength(5);
+      expect(Object.keys(await activeRunLeases(owner.organizationId))).toHaveLength(5);
+    }
+    expect(outcomes.reduce((sum, o) => sum + o.overCap, 0)).toBe(3);
+    for (const s of schedules) expect(await nextRunOf(s.organizationId, s.scheduleId)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+  });
+
+  it("cap store, several runs in one write: concurrent takers never pass the cap, held runs keep their slot, ended leases are reclaimed", async () => {
+    const organizationId = caller().organizationId;
+    const start = new Date("2026-12-01T07:00:00Z");
+    // Four takers of three runs each, at once, on an organization without its map yet.
+    const taken = await Promise.all(Array.from({ length: 4 }, (_, t) => takeActiveRunSlots(organizationId, [`S#${t}a`, `S#${t}b`, `S#${t}c`], 5, start, 3600)));
+    expect(taken.flat()).toHaveLength(5);
+    expect(Object.keys(await activeRunLeases(organizationId)).sort()).toEqual(taken.flat().sort());
+    // A run holding a slot (a resent run) keeps it in a full map; the others asked with it get none.
+    const holder = taken.flat()[0] as string;
+    expect(await takeActiveRunSlots(organizationId, ["S#new", holder], 5, start, 3600)).toEqual([holder]);
+    // Two hours later every lease has ended: the next taker removes them and takes what fits.
+    const later = new Date(start.getTime() + 2 * 3_600_000);
+    expect(await takeActiveRunSlots(organizationId, ["S#x1", "S#x2", "S#x3", "S#x4", "S#x5", "S#x6"], 5, later, 3600)).toEqual(["S#x1", "S#x2", "S#x3", "S#x4", "S#x5"]);
+    expect(Object.keys(await activeRunLeases(organizationId)).sort()).toEqual(["S#x1", "S#x2", "S#x3", "S#x4", "S#x5"]);
+    // More runs than one write holds (chunks of 40) under a roomy cap: all taken.
+    const many = Array.from({ length: 90 }, (_, i) => `S#m${i}`);
+    const roomy = caller().organizationId;
+    expect(await takeActiveRunSlots(roomy, many, 100, start, 3600)).toEqual(many);
+    expect(await takeActiveRunSlots(roomy, ["S#m0", "S#y1", "S#y2", "S#y3", "S#y4", "S#y5", "S#y6", "S#y7", "S#y8", "S#y9", "S#y10", "S#y11"], 100, start, 3600)).toEqual([
+      "S#m0",
+      ...Array.from({ length: 10 }, (_, i) => `S#y${i + 1}`),
+    ]);
   });
 
   it("cap store: concurrent takers never pass the cap, release is idempotent, and ended leases (crashed runs) are reclaimed", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "#shared/domain/errors";
-import { endedLeases, leaseEnd, mayTakeSlot, onDemandRunKey, scheduleRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
+import { endedLeases, leaseEnd, mayTakeSlot, onDemandRunKey, planSlotTake, scheduleRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
 
 const now = new Date("2026-12-01T07:00:00Z");
 const live = now.getTime() + 60_000;
@@ -23,6 +23,25 @@ describe("Domain: cap on an organization's active runs", () => {
     expect(mayTakeSlot({ b: ended }, "a", 1, now)).toBe(true);
     expect(mayTakeSlot({ a: live, b: live, c: live, d: live, e: live }, "f", 5, now)).toBe(false);
     expect(mayTakeSlot({ a: live, b: live, c: live, d: live }, "f", 5, now)).toBe(true);
+  });
+
+  it("several runs at once: the first that fit are taken, held runs keep their slot, ended leases make room", () => {
+    expect(planSlotTake({}, ["a", "b", "c"], 2, now)).toEqual({ held: [], taken: ["a", "b"], ended: [] });
+    expect(planSlotTake({ x: live }, ["a", "b", "c"], 3, now)).toEqual({ held: [], taken: ["a", "b"], ended: [] });
+    // A resent run holds its slot already: kept even at the cap, and it takes no second one.
+    expect(planSlotTake({ a: live, x: live }, ["a", "b"], 2, now)).toEqual({ held: ["a"], taken: [], ended: [] });
+    expect(planSlotTake({ x: ended, y: live }, ["a", "b"], 2, now)).toEqual({ held: [], taken: ["a"], ended: ["x"] });
+    // A run asked for whose own lease ended is held (renewed), not removed.
+    expect(planSlotTake({ a: ended }, ["a"], 1, now)).toEqual({ held: ["a"], taken: [], ended: [] });
+    expect(planSlotTake({ x: live, y: live }, ["a"], 2, now)).toEqual({ held: [], taken: [], ended: [] });
+    expect(planSlotTake({ a: live }, ["a", "a", "b"], 5, now).taken).toEqual(["b"]);
+  });
+
+  it("several runs at once: at most `removeAtMost` ended leases are removed, and only the room they make is counted", () => {
+    const runs = { x: ended, y: ended, z: ended, w: live };
+    expect(planSlotTake(runs, ["a", "b", "c"], 4, now, 1)).toEqual({ held: [], taken: ["a"], ended: ["x"] });
+    expect(planSlotTake(runs, ["a", "b", "c"], 3, now, 1)).toEqual({ held: [], taken: [], ended: ["x"] });
+    expect(planSlotTake(runs, ["a", "b", "c"], 4, now)).toEqual({ held: [], taken: ["a", "b", "c"], ended: ["x", "y", "z"] });
   });
 
   it("a run holding a slot keeps it at the cap (a resent or renewed run is not refused)", () => {

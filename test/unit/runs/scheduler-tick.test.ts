@@ -8,7 +8,7 @@ type ReadOne = (organizationId: string, scheduleId: string) => Promise<TickSched
 
 /** `readSchedule` (one schedule) stands for the batch read, which the fake answers one by one; `batches` counts its calls. */
 function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<SchedulerTickPorts> & { readSchedule?: ReadOne } = {}) {
-  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], freed: [] as string[], overCap: [] as string[] };
+  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], takeCalls: 0, freed: [] as string[], overCap: [] as string[] };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -51,9 +51,10 @@ function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<Sc
     recordMissed: async (_o, id) => {
       calls.missed.push(id);
     },
-    takeActiveRun: async (m) => {
-      calls.taken.push(m.scheduleId);
-      return true;
+    takeActiveRuns: async (_o, messages) => {
+      calls.takeCalls++;
+      calls.taken.push(...messages.map((m) => m.scheduleId));
+      return messages;
     },
     releaseActiveRun: async (m) => {
       calls.freed.push(m.scheduleId);
@@ -124,8 +125,8 @@ describe("Function: runSchedulerTick", () => {
     expect(calls.advanced).toEqual(["s1", "s1"]);
   });
 
-  it("reads each group's schedules in one batch and hands the schedule as read to the advance", async () => {
-    const shards = [Array.from({ length: 23 }, (_, i) => entry(`s${i}`))];
+  it("reads the schedules 100 per batch read and hands the schedule as read to the advance", async () => {
+    const shards = [Array.from({ length: 230 }, (_, i) => entry(`s${i}`))];
     const seen: Array<TickScheduleView | undefined> = [];
     const { ports, calls } = fakePorts(shards, {
       readSchedule: readBack(shards.flat()),
@@ -134,8 +135,8 @@ describe("Function: runSchedulerTick", () => {
         seen.push(schedule);
       },
     });
-    expect((await runSchedulerTick(ports, now)).enqueued).toHaveLength(23);
-    expect(calls.reads.sort()).toEqual([10, 10, 3]);
+    expect((await runSchedulerTick(ports, now)).enqueued).toHaveLength(230);
+    expect(calls.reads).toEqual([100, 100, 30]);
     expect(seen.every((schedule) => schedule?.nextRunAt === "2026-12-01T07:00:00.000Z")).toBe(true);
   });
 
@@ -242,7 +243,7 @@ describe("Function: runSchedulerTick", () => {
     expect(new Set(calls.advanced).size).toBe(225);
   });
 
-  it("handles groups of 10 with at most `concurrency` groups in flight", async () => {
+  it("sends batches of at most 10 with at most `concurrency` SendMessageBatch calls in flight", async () => {
     const shards = [Array.from({ length: 200 }, (_, i) => entry(`s${i}`))];
     let inFlight = 0;
     let peak = 0;
@@ -287,10 +288,50 @@ describe("Function: runSchedulerTick", () => {
     expect(calls.sent.sort()).toEqual(shards[0]?.map((e) => e.scheduleId).sort());
   });
 
+  it("takes the cap slots of each organization once per page (one call with all its runs), whatever the order of the entries", async () => {
+    const orgEntry = (organizationId: string, scheduleId: string): DueEntry => ({ organizationId, scheduleId, nextRunAt: "2026-12-01T07:00:00.000Z" });
+    const due = [orgEntry("o1", "a"), orgEntry("o2", "b"), orgEntry("o1", "c"), orgEntry("o3", "d"), orgEntry("o2", "e"), orgEntry("o1", "f")];
+    const asked: Array<{ organizationId: string; runs: string[] }> = [];
+    const { ports, calls } = fakePorts([due], {
+      readSchedule: readBack(due),
+      // o1's cap has room for two: its third run (in page order) is over it.
+      takeActiveRuns: async (organizationId, messages) => {
+        asked.push({ organizationId, runs: messages.map((m) => m.scheduleId) });
+        return organizationId === "o1" ? messages.slice(0, 2) : messages;
+      },
+    });
+    const outcome = await handleDueEntries(ports, due, now);
+    expect(asked.sort((x, y) => x.organizationId.localeCompare(y.organizationId))).toEqual([
+      { organizationId: "o1", runs: ["a", "c", "f"] },
+      { organizationId: "o2", runs: ["b", "e"] },
+      { organizationId: "o3", runs: ["d"] },
+    ]);
+    expect(outcome).toMatchObject({ overCap: 1 });
+    expect(calls.overCap).toEqual(["f"]);
+    // Sent in page order, in one batch.
+    expect(calls.sent).toEqual(["a", "b", "c", "d", "e"]);
+    expect(calls.advanced.sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
+  it("crash recovery: the cap write throwing releases every claim of the page and sends nothing", async () => {
+    const due = [entry("a"), entry("b")];
+    const { ports, calls, claims } = fakePorts([due], {
+      readSchedule: readBack(due),
+      takeActiveRuns: async () => {
+        throw new Error("DynamoDB unavailable");
+      },
+    });
+    await expect(handleDueEntries(ports, due, now)).rejects.toThrow("DynamoDB unavailable");
+    expect(calls.sent).toEqual([]);
+    expect(calls.advanced).toEqual([]);
+    expect(claims.size).toBe(0);
+    expect(calls.freed.sort()).toEqual(["a", "b"]);
+  });
+
   it("a run over its organization's cap is not sent: recorded SKIPPED (claim and logExecuted) and the schedule advanced", async () => {
     const shards = [[entry("in"), entry("over")]];
     const { ports, calls, claims } = fakePorts(shards, { readSchedule: readBack(shards.flat()) });
-    ports.takeActiveRun = async (m) => m.scheduleId !== "over";
+    ports.takeActiveRuns = async (_o, messages) => messages.filter((m) => m.scheduleId !== "over");
     const outcome = await runSchedulerTick(ports, now);
     expect(outcome).toMatchObject({ overCap: 1, failed: 0 });
     expect(outcome.enqueued.map((m) => m.scheduleId)).toEqual(["in"]);
