@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { parseDateValue } from "#shared/domain/data-types/values";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
 /**
@@ -39,20 +40,11 @@ export const coordinateSchema = z
 
 export type Coordinate = z.infer<typeof coordinateObjectSchema>;
 
-const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2}) ([01]\d|2[0-3]):[0-5]\d$/;
+const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
 
-/**
- * `Y-m-d H:i` naming a real calendar date (no 2026-02-30): the date survives a round trip through
- * a Date, which rolls an impossible day over into the next month. (No luxon here: this schema is
- * in most API bundles, and luxon costs their cold start.)
- */
+/** `Y-m-d H:i` naming a real calendar date (no 2026-02-30); the date checked by the typed-field date parser (no luxon: it would cost these bundles' cold start). */
 export function isWindowDateTime(value: string): boolean {
-  const match = dateTimePattern.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0–99 as they are
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return dateTimePattern.test(value) && parseDateValue(value.slice(0, 10)) !== undefined;
 }
 
 export function isWindowTimeOfDay(value: string): boolean {
