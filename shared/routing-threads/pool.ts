@@ -60,7 +60,6 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
   const finals: ({ solution: RoutingSolution; best: Elite } | undefined)[] = new Array(threads).fill(undefined);
   const pending: { index: number; epoch: number }[] = [];
   const ports: MessageChannel["port1"][] = [];
-  const workers: Worker[] = [];
 
   /** What thread `index` may take at `epoch`: the best of the others' first elites of that epoch or later (or final ones); undefined until all are known. */
   const bestOfOthers = (index: number, epoch: number): Elite | null | undefined => {
@@ -85,9 +84,15 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
     }
   };
 
+  const workers = takeThreads(threads);
+  let failed = false;
   try {
     return await new Promise<RoutingSolution>((resolve, reject) => {
-      for (let index = 0; index < threads; index++) {
+      const fail = (error: Error) => {
+        failed = true;
+        reject(error);
+      };
+      workers.forEach((worker, index) => {
         const { port1, port2 } = new MessageChannel();
         ports.push(port1);
         const input: ThreadInput = {
@@ -104,8 +109,6 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
           answered,
           answers: port2,
         };
-        const worker = startThread(input, [port2]);
-        workers.push(worker);
         worker.on("message", (message: ThreadMessage) => {
           if (message.kind === "elite") {
             reports[message.index]!.push({ epoch: message.epoch, elite: message.elite });
@@ -116,15 +119,48 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
           answerPending();
           if (finals.every(Boolean)) resolve(bestFinal(finals as { solution: RoutingSolution; best: Elite }[]));
         });
-        worker.on("error", reject);
+        worker.on("error", fail);
         worker.on("exit", (code) => {
-          if (!finals[index]) reject(new Error(`routing thread ${index} exited (code ${code}) without a solution`));
+          if (!finals[index]) fail(new Error(`routing thread ${index} exited (code ${code}) without a solution`));
         });
-      }
+        worker.postMessage(input, [port2]);
+      });
     });
   } finally {
     for (const port of ports) port.close();
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    if (failed) await Promise.all(workers.map((worker) => worker.terminate()));
+    else returnThreads(workers);
+  }
+}
+
+/**
+ * Threads kept between solves (a warm Lambda runs many): a kept thread has loaded and compiled the
+ * solver already. Idle ones are unref'd, so they never keep a process alive.
+ */
+const idleThreads: Worker[] = [];
+
+/** Threads kept idle for the next solve. */
+export function idleRoutingThreads(): number {
+  return idleThreads.length;
+}
+
+function takeThreads(count: number): Worker[] {
+  const taken = idleThreads.splice(0, count);
+  while (taken.length < count) taken.push(startThread());
+  for (const worker of taken) worker.ref();
+  return taken;
+}
+
+function returnThreads(workers: Worker[]): void {
+  for (const worker of workers) {
+    worker.removeAllListeners("message").removeAllListeners("error").removeAllListeners("exit");
+    // A kept thread that dies while idle is dropped from the pool.
+    worker.once("exit", () => {
+      const at = idleThreads.indexOf(worker);
+      if (at >= 0) idleThreads.splice(at, 1);
+    });
+    worker.unref();
+    idleThreads.push(worker);
   }
 }
 
@@ -146,11 +182,11 @@ function bestFinal(finals: { solution: RoutingSolution; best: Elite }[]): Routin
  */
 declare const BUNDLED_ROUTING_THREAD: string | undefined;
 
-function startThread(input: ThreadInput, transferList: MessageChannel["port2"][]): Worker {
-  if (typeof BUNDLED_ROUTING_THREAD !== "undefined") return new Worker(join(__dirname, BUNDLED_ROUTING_THREAD), { workerData: input, transferList });
+function startThread(): Worker {
+  if (typeof BUNDLED_ROUTING_THREAD !== "undefined") return new Worker(join(__dirname, BUNDLED_ROUTING_THREAD));
   // From source (tsx, vitest): a Node 20 worker does not inherit tsx's loader, so the thread registers it first.
   const tsx = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./thread.ts", import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: input, transferList });
+  return new Worker(bootstrap, { eval: true });
 }

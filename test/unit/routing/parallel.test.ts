@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkSolution } from "#shared/routing/check";
 import type { RoutingProblem, RoutingSolution, TravelProvider } from "#shared/routing/model";
 import { solveRouting, solveRoutingWithElite } from "#shared/routing/solver";
-import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
+import { idleRoutingThreads, routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { randomProblem } from "./random-problem.ts";
 
 // Iteration-limited, so that every run (and every sync point: every 60 iterations) is deterministic.
@@ -24,6 +24,14 @@ describe("solveRoutingInParallel", () => {
     expect(checkSolution(problem, first).violations).toEqual([]);
     expect(notWorse(first, single)).toBe(true);
     expect(await solveRoutingInParallel(problem, { ...options, threads: 2 })).toEqual(first);
+  }, 60_000);
+
+  it("keeps its threads for the next solve instead of starting new ones", async () => {
+    await solveRoutingInParallel(problem, { ...options, maxIterations: 50, threads: 2 });
+    const kept = idleRoutingThreads();
+    expect(kept).toBeGreaterThanOrEqual(2);
+    await solveRoutingInParallel(problem, { ...options, maxIterations: 50, threads: 2 });
+    expect(idleRoutingThreads()).toBe(kept);
   }, 60_000);
 
   it("hands the best elite on: three threads under the hierarchical objective are no worse than the anchor alone", async () => {
