@@ -130,6 +130,8 @@ export const keys = {
   visitsOfOrganization: (o: string) => `${org(o)}#VISIT`,
   /** Lookup item: which hub partition holds the visit, so GET /visit/{id} needs no hubId. */
   visitRef: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VISITREF#${id}` }),
+  /** Claim item of a pickup-and-delivery pair: the pickup's id → its one delivery (`deliveryVisitId`). */
+  pickupClaim: (o: string, pickupId: string): ItemKey => ({ PK: org(o), SK: `PICKUP#${pickupId}` }),
   routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),
   routingResultPrefix: "RES#",
   /** GSI1 of routing result items: a hub's results by id (= creation time). */

@@ -1,4 +1,5 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ValidationError } from "#shared/domain/errors";
 import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
 import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
@@ -30,6 +31,25 @@ function refItem(visit: Visit): Record<string, unknown> {
   return { entity: "visitRef", hubId: visit.hubId };
 }
 
+/** Claims the pickup for this delivery; fails its condition when another delivery holds it. */
+function claimPickup(visit: Visit): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.pickupClaim(visit.organizationId, visit.pickupVisitId as string), entity: "pickupClaim", deliveryVisitId: visit._id },
+      ConditionExpression: "attribute_not_exists(PK) OR deliveryVisitId = :delivery",
+      ExpressionAttributeValues: { ":delivery": visit._id },
+    },
+  };
+}
+
+function releasePickup(organizationId: string, pickupId: string): TransactItem {
+  return { Delete: { TableName: tableName(), Key: keys.pickupClaim(organizationId, pickupId) } };
+}
+
+/** A pickup claimed meanwhile by another delivery: the same 400 the service gives when it sees the claim. */
+const pickupTaken = () => ValidationError.single("pickupVisitId", "that visit is already the pickup of another delivery");
+
 function toVisit(item: Record<string, unknown>): Visit {
   return visitSchema.parse(withoutStorageAttributes(item));
 }
@@ -52,9 +72,11 @@ export const dynamoVisitStore: VisitStore = {
       [
         putNew(keys.visit(visit.organizationId, visit.hubId, visit._id), visitItem(visit)),
         putNew(keys.visitRef(visit.organizationId, visit._id), refItem(visit)),
+        ...(visit.pickupVisitId !== null ? [claimPickup(visit)] : []),
       ],
       { organizationId: visit.organizationId, kind: "visit", to: visit.hubId },
     );
+    if (!outcome.ok && outcome.codes[2] === "ConditionalCheckFailed") throw pickupTaken();
     // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
     if (!outcome.ok) throw concurrentUpdateError();
   },
@@ -93,7 +115,13 @@ export const dynamoVisitStore: VisitStore = {
       });
       items.push({ Put: { TableName: tableName(), Item: { ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) } } });
     }
+    const entityCount = items.length;
+    if (visit.pickupVisitId !== previous.pickupVisitId) {
+      if (previous.pickupVisitId !== null) items.push(releasePickup(visit.organizationId, previous.pickupVisitId));
+      if (visit.pickupVisitId !== null) items.push(claimPickup(visit));
+    }
     const outcome = await writeWithHubReferences(items, { organizationId: visit.organizationId, kind: "visit", from: previous.hubId, to: visit.hubId });
+    if (!outcome.ok && outcome.codes.slice(entityCount).includes("ConditionalCheckFailed")) throw pickupTaken();
     if (!outcome.ok) throw await versionConflict(oldKey);
   },
 
@@ -102,6 +130,7 @@ export const dynamoVisitStore: VisitStore = {
       [
         deleteVersioned(keys.visit(organizationId, previous.hubId, visitId), previous.version),
         { Delete: { TableName: tableName(), Key: keys.visitRef(organizationId, visitId) } },
+        ...(previous.pickupVisitId !== null ? [releasePickup(organizationId, previous.pickupVisitId)] : []),
       ],
       { organizationId, kind: "visit", from: previous.hubId },
     );
@@ -127,6 +156,13 @@ export const dynamoVisitStore: VisitStore = {
             filter: statusFilter(filter),
           });
     return { items: page.items.map(toVisit), nextCursor: page.nextCursor };
+  },
+
+  async deliveryOf(organizationId, pickupVisitId) {
+    const output = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.pickupClaim(organizationId, pickupVisitId), ConsistentRead: true }),
+    );
+    return typeof output.Item?.deliveryVisitId === "string" ? output.Item.deliveryVisitId : undefined;
   },
 
   /** The hub's active visits, oldest first (the sparse index is ordered by creation), at most `max`. */

@@ -86,6 +86,7 @@ describe("Visits API", () => {
         tags: [],
         status: "UNASSIGNED",
         priority: 3,
+        pickupVisitId: null,
         assignedVehicleId: null,
         routingResultId: null,
         routePlannedOrder: null,

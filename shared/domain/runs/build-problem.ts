@@ -138,20 +138,40 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
 
   const visits: RoutingVisit[] = [];
   const preDropped: PlannedProblem["preDropped"] = [];
+  const windows = new Map(input.visits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin)]));
+  // A pair is planned as a pair only when both of its visits are in the run (active and among the
+  // oldest collected); a visit whose partner is not is planned as an ordinary visit. A pair one of whose
+  // visits has no window left is dropped as a whole.
+  // (The API keeps a visit in at most one pair; should stored data say otherwise, the first pair wins.)
+  const pickupOf = new Map<string, string>();
+  const partnerOf = new Map<string, string>();
   for (const visit of input.visits) {
-    const windows = windowsOf(visit, planningDay, origin);
-    if (windows === "all passed") {
+    const pickup = visit.pickupVisitId;
+    if (pickup === null || pickup === visit._id || !windows.has(pickup) || partnerOf.has(pickup) || partnerOf.has(visit._id)) continue;
+    pickupOf.set(visit._id, pickup);
+    partnerOf.set(visit._id, pickup).set(pickup, visit._id);
+  }
+  for (const visit of input.visits) {
+    const visitWindows = windows.get(visit._id)!;
+    if (visitWindows === "all passed") {
       preDropped.push({ visitId: visit._id, reason: "outside every working time" });
       continue;
     }
+    const partner = partnerOf.get(visit._id);
+    if (partner !== undefined && windows.get(partner) === "all passed") {
+      preDropped.push({ visitId: visit._id, reason: "pickup and delivery cannot both be served" });
+      continue;
+    }
+    const pickupVisitId = pickupOf.get(visit._id);
     visits.push({
       id: visit._id,
       location: visit.coordinate,
       visitTime: visit.visitTime ?? configuration.defaultVisitTime,
-      timeWindows: windows,
+      timeWindows: visitWindows,
       demand: dimensions.map((dimension) => visit.capacity[dimension] ?? 0),
       requiredTags: visit.tags,
       priority: visit.priority,
+      ...(pickupVisitId !== undefined ? { pickupVisitId } : {}),
     });
   }
 

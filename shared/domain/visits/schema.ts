@@ -115,9 +115,18 @@ const visitShape = {
     .describe(
       "1 (lowest) to 5 (highest), default 3. When a run cannot serve every visit, lower priorities are dropped first: one visit of a priority outweighs any number of visits of lower priorities.",
     ),
+  pickupVisitId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .nullable()
+    .describe(
+      "Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup, an existing visit of the same hub that is in no other pair (400 otherwise). A run serves both on one vehicle, the pickup first, or drops both; the pickup's capacity is on board from the pickup to the delivery (this visit's own capacity is ignored). null = an ordinary visit.",
+    ),
 };
 
-export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3 } as const;
+export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3, pickupVisitId: null } as const;
 
 const visitInputObject = z.strictObject({
     hubId: visitShape.hubId,
@@ -130,6 +139,7 @@ const visitInputObject = z.strictObject({
     tags: visitShape.tags.default([]),
   status: visitShape.status.default(visitDefaults.status),
   priority: visitShape.priority.default(visitDefaults.priority),
+  pickupVisitId: visitShape.pickupVisitId.default(visitDefaults.pickupVisitId),
 });
 export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
@@ -164,6 +174,7 @@ export const writableVisitFields = [
   "tags",
   "status",
   "priority",
+  "pickupVisitId",
 ] as const satisfies ReadonlyArray<keyof VisitInput>;
 
 export const visitDispatchSchema = z.object({
@@ -190,6 +201,8 @@ export const visitSchema = z.object({
   status: z.enum(visitStatuses),
   /** Visits stored before priorities existed read as the default. */
   priority: z.number().default(visitDefaults.priority),
+  /** Visits stored before pairs existed read as ordinary visits. */
+  pickupVisitId: z.string().nullable().default(visitDefaults.pickupVisitId),
   ...visitDispatchSchema.shape,
   organizationId: z.string(),
   createdTime: z.string().describe("Y-m-d H:i:s, UTC"),

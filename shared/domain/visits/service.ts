@@ -38,9 +38,17 @@ export interface VisitListFilter {
 export interface VisitStore {
   insert(visit: Visit): Promise<void>;
   find(organizationId: string, visitId: string): Promise<{ visit: Visit; version: number } | undefined>;
-  /** Replaces the visit if it still has `previous.version`; a new hubId moves it to that hub's partition. */
-  replace(visit: Visit, previous: { version: number; hubId: string }): Promise<void>;
-  remove(organizationId: string, visitId: string, previous: { version: number; hubId: string }): Promise<boolean>;
+  /**
+   * Replaces the visit if it still has `previous.version`; a new hubId moves it to that hub's partition.
+   * A changed `pickupVisitId` moves the pickup's claim (see `deliveryOf`) in the same transaction.
+   */
+  replace(visit: Visit, previous: { version: number; hubId: string; pickupVisitId: string | null }): Promise<void>;
+  remove(organizationId: string, visitId: string, previous: { version: number; hubId: string; pickupVisitId: string | null }): Promise<boolean>;
+  /**
+   * The delivery whose pickup is `pickupVisitId`, if any. Each pickup is claimed by one delivery: a
+   * write that names a claimed pickup fails with a 400 (the claim is written with the delivery).
+   */
+  deliveryOf(organizationId: string, pickupVisitId: string): Promise<string | undefined>;
   list(organizationId: string, filter: VisitListFilter): Promise<VisitPage>;
   /** The hub's active visits, oldest first, at most `max` (what a routing run plans). */
   oldestActive(organizationId: string, hubId: string, max: number): Promise<Visit[]>;
@@ -73,13 +81,37 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
     return found;
   }
 
+  /**
+   * Pickup-and-delivery pairs: a delivery names an existing visit of its own hub as its pickup; a visit
+   * is in at most one pair (a pickup is not itself a delivery, nor claimed by another delivery, and a
+   * delivery is nobody's pickup); a pickup keeps its delivery's hub. Every mistake is a 400 on the field.
+   */
+  async function assertPairValid(caller: Caller, visitId: string, visit: { hubId: string; pickupVisitId: string | null }, before?: Visit): Promise<void> {
+    const fail = (message: string) => ValidationError.single("pickupVisitId", message);
+    const claimedBy = before ? await store.deliveryOf(caller.organizationId, visitId) : undefined;
+    if (claimedBy !== undefined) {
+      if (visit.pickupVisitId !== null) throw fail(`this visit is the pickup of delivery ${claimedBy}: a visit is in at most one pair`);
+      if (visit.hubId !== before?.hubId) throw ValidationError.single("hubId", `this visit is the pickup of delivery ${claimedBy}, which is in hub ${before?.hubId}: both must stay in one hub`);
+    }
+    if (visit.pickupVisitId === null) return;
+    if (visit.pickupVisitId === visitId) throw fail("a visit cannot be its own pickup");
+    const pickup = await store.find(caller.organizationId, visit.pickupVisitId);
+    if (!pickup || !callerMayUseHub(caller, pickup.visit.hubId)) throw fail("must name an existing visit");
+    if (pickup.visit.hubId !== visit.hubId) throw fail("the pickup must be a visit of the same hub");
+    if (pickup.visit.pickupVisitId !== null) throw fail("that visit is itself a delivery: a visit is in at most one pair");
+    const owner = await store.deliveryOf(caller.organizationId, visit.pickupVisitId);
+    if (owner !== undefined && owner !== visitId) throw fail(`that visit is already the pickup of delivery ${owner}`);
+  }
+
   return {
     async create(caller: Caller, input: VisitInput): Promise<Visit> {
       assertHubAllowed(caller, input.hubId);
       assertStatusChangeAllowed(undefined, input.status);
       const time = now();
+      const id = newId(time);
+      await assertPairValid(caller, id, input);
       const visit: Visit = {
-        _id: newId(time),
+        _id: id,
         ...writableFieldsOf(input),
         ...noDispatch,
         organizationId: caller.organizationId,
@@ -104,6 +136,7 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
       const merged = parseWith(visitInputSchema, { ...current, ...patch });
       assertHubAllowed(caller, merged.hubId);
       assertStatusChangeAllowed(existing.visit.status, merged.status);
+      await assertPairValid(caller, visitId, merged, existing.visit);
       // Back in the pool: the old assignment no longer holds.
       const backToPool = merged.status === "UNASSIGNED" && existing.visit.status !== "UNASSIGNED";
       const visit: Visit = {
@@ -112,14 +145,20 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
         ...(backToPool ? noDispatch : {}),
         updatedTime: formatDateTimeUtc(now()),
       };
-      await writeUnder(versions, () => store.replace(visit, { version: existing.version, hubId: existing.visit.hubId }), existing.version + 1);
+      const previous = { version: existing.version, hubId: existing.visit.hubId, pickupVisitId: existing.visit.pickupVisitId };
+      await writeUnder(versions, () => store.replace(visit, previous), existing.version + 1);
       return visit;
     },
 
     async remove(caller: Caller, visitId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findVisible(caller, visitId);
       versions?.check(existing.version);
-      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, visitId, { version: existing.version, hubId: existing.visit.hubId })))) {
+      const delivery = await store.deliveryOf(caller.organizationId, visitId);
+      if (delivery !== undefined) {
+        throw ValidationError.single("visitId", `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`);
+      }
+      const previous = { version: existing.version, hubId: existing.visit.hubId, pickupVisitId: existing.visit.pickupVisitId };
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, visitId, previous)))) {
         throw new NotFoundError();
       }
     },

@@ -76,6 +76,7 @@ export async function bulkActiveVisits(organizationId: string, hubId: string, co
       tags: [],
       status: "UNASSIGNED",
       priority: 3,
+      pickupVisitId: null,
       assignedVehicleId: null,
       routingResultId: null,
       routePlannedOrder: null,

@@ -172,3 +172,63 @@ describe("pickup-and-delivery pairs", () => {
     }
   });
 });
+
+describe("moves on routes with pairs", () => {
+  it("every relocate, swap and 2-opt* the local search would accept keeps each pair on one route, pickup first, and the load within capacity everywhere", async () => {
+    const { buildInstance } = await import("#shared/routing/instance");
+    const { Moves } = await import("#shared/routing/local-search");
+    const { Solution } = await import("#shared/routing/solution");
+    const { constructByRegret } = await import("#shared/routing/construct");
+    let accepted = 0;
+    for (const seed of [11, 12, 13, 14, 15, 16]) {
+      const base = randomProblem(seed, 24);
+      const problem = { ...base, visits: base.visits.map((v, i) => (i % 3 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v)) };
+      const instance = buildInstance(problem);
+      const solution = new Solution(instance, { vehicle: 1000, underload: 7 });
+      constructByRegret(solution);
+      const moves = new Moves(solution);
+      const start = solution.snapshot();
+      const holds = () => {
+        for (const route of solution.routes) {
+          expect(route.feasible).toBe(true);
+          // The profile replayed by hand: ordinary demand from the start, each pair from pickup to delivery.
+          const { dims, demand, pairLoad, capacity } = instance;
+          const onBoard = Array.from({ length: dims }, (_, d) => route.nodes.reduce((sum, node) => sum + (demand[node * dims + d] ?? 0), 0));
+          for (const node of route.nodes) {
+            for (let d = 0; d < dims; d++) {
+              onBoard[d] = onBoard[d]! - (demand[node * dims + d] ?? 0) + (node < instance.visitCount ? pairLoad[node * dims + d]! : 0);
+              expect(onBoard[d]!).toBeLessThanOrEqual(capacity[route.vehicle * dims + d]! + 1e-9);
+            }
+          }
+        }
+        for (let v = 0; v < instance.visitCount; v++) {
+          const u = instance.partner[v]!;
+          if (u < 0 || !instance.isPickup[v]) continue;
+          expect(solution.routeOf[u]).toBe(solution.routeOf[v]);
+          if (solution.routeOf[v]! >= 0) expect(solution.positionOf[v]!).toBeLessThan(solution.positionOf[u]!);
+        }
+      };
+      holds();
+      const routed = [...instance.routable].filter((v) => solution.routeOf[v]! >= 0);
+      for (const u of routed) {
+        for (const v of routed) {
+          if (solution.routeOf[u] === solution.routeOf[v]) continue;
+          const tries: Array<[number, () => void]> = [
+            [moves.relocateDelta(u, v, false), () => moves.applyRelocate(u, v, false)],
+            [moves.relocateDelta(u, v, true), () => moves.applyRelocate(u, v, true)],
+            [moves.swapDelta(u, v), () => moves.applySwap(u, v)],
+            [moves.twoOptStarDelta(u, v), () => moves.applyTwoOptStar(u, v)],
+          ];
+          for (const [delta, apply] of tries) {
+            if (delta === Infinity) continue;
+            accepted++;
+            apply();
+            holds();
+            solution.restore(start);
+          }
+        }
+      }
+    }
+    expect(accepted).toBeGreaterThan(40);
+  });
+});

@@ -70,6 +70,7 @@ const visit = (id: string, overrides: Partial<Visit> = {}): Visit => ({
   tags: [],
   status: "UNASSIGNED",
   priority: 3,
+  pickupVisitId: null,
   assignedVehicleId: null,
   routingResultId: null,
   routePlannedOrder: null,
@@ -126,6 +127,30 @@ describe("Domain: building the optimizer problem of a run", () => {
     expect(planned.problem.vehicles[0]).toMatchObject({ start: home, end: office, returnToEnd: true });
     expect(planned.problem.vehicles[1]).toMatchObject({ start: home, end: { lat: -6.2, lng: 106.8 }, returnToEnd: false });
     expect(planned.problem.visits.map((v) => v.priority)).toEqual([5, 3]);
+  });
+
+  it("maps pickup-and-delivery pairs whose two visits are both in the run; a lone half is an ordinary visit; a pair with a passed window goes as a whole", () => {
+    const planned = buildRunProblem(
+      input("2026-03-02T06:00:00Z", {
+        visits: [
+          visit("p"),
+          visit("d", { pickupVisitId: "p" }),
+          // Its pickup is not among the run's visits (done, or not collected): planned as an ordinary visit.
+          visit("lone", { pickupVisitId: "gone" }),
+          visit("late-p", { timeWindows: [{ startTime: "2026-03-01 08:00", endTime: "2026-03-01 09:00" }] }),
+          visit("late-d", { pickupVisitId: "late-p" }),
+        ],
+      }),
+    );
+    expect(planned.problem.visits.map((v) => [v.id, v.pickupVisitId])).toEqual([
+      ["p", undefined],
+      ["d", "p"],
+      ["lone", undefined],
+    ]);
+    expect(planned.preDropped).toEqual([
+      { visitId: "late-p", reason: "outside every working time" },
+      { visitId: "late-d", reason: "pickup and delivery cannot both be served" },
+    ]);
   });
 
   it.each([

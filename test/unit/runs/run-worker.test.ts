@@ -126,6 +126,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
         tags: [],
         status: "UNASSIGNED" as const,
         priority: 3,
+        pickupVisitId: null,
         assignedVehicleId: null,
         routingResultId: null,
         routePlannedOrder: null,

@@ -20,6 +20,7 @@ function memoryStore() {
     list: async () => ({ items: [...visits.values()].map((entry) => entry.visit), nextCursor: null }),
     oldestActive: async () => [],
     markDispatched: async () => true,
+    deliveryOf: async (_o, pickupId) => [...visits.values()].find((entry) => entry.visit.pickupVisitId === pickupId)?.visit._id,
   };
   return { store, visits };
 }
@@ -80,7 +81,7 @@ describe("Schema: time windows", () => {
 
 describe("Schema: visit input", () => {
   it("applies the documented defaults", () => {
-    expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3 });
+    expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3, pickupVisitId: null });
   });
 
   it.each(["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd", "_id", "organizationId", "createdTime", "updatedTime"])(

@@ -1,0 +1,99 @@
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { appConfig } from "#shared/config/env";
+import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
+import { type ApiClient, newTenant } from "#test/support/local-api";
+
+/**
+ * Pickup-and-delivery pairs end to end through the local gateway: visits paired over HTTP
+ * (`pickupVisitId` on the delivery), an on-demand run handed to the run worker, and a stored result
+ * that serves each pair on one vehicle, pickup first, or drops both. Invalid pairs are 400s.
+ */
+const sqs = new SQSClient({});
+
+async function post(api: ApiClient, path: string, body: unknown) {
+  const response = await api.post(path, body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+const fields = (response: { body: { errors?: Array<{ field: string }> } }) => response.body.errors?.map((e) => e.field);
+
+describe("Pickup-and-delivery pairs through a run", () => {
+  it("serves the pickup before its delivery on one vehicle (though the delivery is on the way out) and drops a pair that cannot fit as a whole", async () => {
+    const tenant = newTenant();
+    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    await post(tenant.api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT, capacity: { weight: { max: 10 } } });
+    // The delivery lies between the hub and the pickup: the shortest tour would pass it first.
+    const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "Pickup", coordinate: "-6.10,106.8", capacity: { weight: 6 } });
+    const delivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "Delivery", coordinate: "-6.15,106.8", pickupVisitId: pickup._id });
+    expect(pickup.pickupVisitId).toBeNull();
+    expect(delivery.pickupVisitId).toBe(pickup._id);
+    const plain = await post(tenant.api, "/visit", { hubId: hub._id, name: "Plain", coordinate: "-6.12,106.81", capacity: { weight: 3 } });
+    // A pickup heavier than the van: it cannot be served, so its delivery is dropped with it.
+    const heavy = await post(tenant.api, "/visit", { hubId: hub._id, name: "Heavy", coordinate: "-6.18,106.8", capacity: { weight: 20 } });
+    const heavyDelivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "Heavy drop", coordinate: "-6.19,106.8", pickupVisitId: heavy._id });
+    const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 2 });
+
+    const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
+    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [created._id]);
+    const result = (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
+    expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 5, visitsAssigned: 3, visitsDropped: 2 } });
+    expect(result.dropped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ visitId: heavy._id, reason: "exceeds every vehicle's capacity" }),
+        // The delivery unloads the pickup's 20: it is checked against the capacity too.
+        expect.objectContaining({ visitId: heavyDelivery._id, reason: "exceeds every vehicle's capacity" }),
+      ]),
+    );
+    expect(result.routes).toHaveLength(1);
+    const order: string[] = result.routes[0].trips.map((t: { visitId: string }) => t.visitId);
+    expect(order).toHaveLength(3);
+    expect(order).toContain(plain._id);
+    expect(order.indexOf(pickup._id)).toBeLessThan(order.indexOf(delivery._id));
+    // The pair's 6 counts as delivered at the delivery: 6 + 3 in all.
+    expect(result.routes[0].load).toEqual({ weight: 9, volume: 0 });
+  });
+
+  it("rejects invalid pairs with 400 naming pickupVisitId, and keeps a claimed pickup", async () => {
+    const tenant = newTenant();
+    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    const other = await post(tenant.api, "/hub", { name: "Other", address: "Jl. Other 1", lat: -6.3, lng: 106.9 });
+    const visit = (body: Record<string, unknown>) => tenant.api.post("/visit", { hubId: hub._id, name: "V", coordinate: "-6.2,106.8", ...body });
+    const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "P", coordinate: "-6.2,106.8" });
+    const elsewhere = await post(tenant.api, "/visit", { hubId: other._id, name: "E", coordinate: "-6.3,106.9" });
+
+    const unknown = await visit({ pickupVisitId: "000000000000000000000000" });
+    expect(unknown.status).toBe(400);
+    expect(fields(unknown)).toEqual(["pickupVisitId"]);
+    expect(unknown.body.status).toBe(false);
+    const otherHub = await visit({ pickupVisitId: elsewhere._id });
+    expect(otherHub.status).toBe(400);
+    expect(otherHub.body.message).toBeTruthy();
+    expect(fields(otherHub)).toEqual(["pickupVisitId"]);
+
+    const delivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "D", coordinate: "-6.2,106.8", pickupVisitId: pickup._id });
+    // The pickup is taken; a delivery cannot be a pickup; a visit cannot be its own pickup or a pickup and a delivery at once.
+    for (const response of [
+      await visit({ pickupVisitId: pickup._id }),
+      await visit({ pickupVisitId: delivery._id }),
+      await tenant.api.patch(`/visit/${delivery._id}`, { pickupVisitId: delivery._id }),
+      await tenant.api.patch(`/visit/${pickup._id}`, { pickupVisitId: elsewhere._id }),
+    ]) {
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(fields(response)).toEqual(["pickupVisitId"]);
+    }
+    // A paired pickup stays in its delivery's hub and cannot be deleted while paired.
+    const moved = await tenant.api.patch(`/visit/${pickup._id}`, { hubId: other._id });
+    expect(moved.status).toBe(400);
+    expect(fields(moved)).toEqual(["hubId"]);
+    expect((await tenant.api.delete(`/visit/${pickup._id}`)).status).toBe(400);
+    // Unpairing releases the pickup: another delivery may claim it, and it may be deleted once that one is gone.
+    const unpaired = await tenant.api.patch(`/visit/${delivery._id}`, { pickupVisitId: null });
+    expect(unpaired.status).toBe(200);
+    const second = await post(tenant.api, "/visit", { hubId: hub._id, name: "D2", coordinate: "-6.2,106.8", pickupVisitId: pickup._id });
+    expect((await tenant.api.delete(`/visit/${second._id}`)).status).toBeLessThan(300);
+    expect((await tenant.api.delete(`/visit/${pickup._id}`)).status).toBeLessThan(300);
+  });
+});
