@@ -1,13 +1,14 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
+// [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runRealistic } from "./routing/realistic.ts";
 import { runSmall } from "./routing/small.ts";
 import { runThreadComparison } from "./routing/threads.ts";
-import { runBenchmark, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
+import { runBenchmark, runBenchmarkInJobs, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     "no-early-stop": { type: "boolean", default: false },
     seeds: { type: "string", default: "1,2,3" },
     threads: { type: "string" },
+    jobs: { type: "string", default: "1" },
   },
 });
 
@@ -53,11 +55,9 @@ if (threadCounts) {
 } else if (values.set === "small") {
   runSmall({ ...options, seeds: values.seeds.split(",").map(Number), only: values.only?.split(",") });
 } else {
-  runBenchmark({
-    ...options,
-    set: values.set as BenchmarkSet,
-    convention: values.convention,
-    dataDir: VRPTW_DATA_DIR,
-    only: values.only?.split(","),
-  });
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error("--jobs takes a number of processes, e.g. 2");
+  const benchmark = { ...options, set: values.set as BenchmarkSet, convention: values.convention as "exact" | "dimacs", dataDir: VRPTW_DATA_DIR, only: values.only?.split(",") };
+  if (jobs === 1) runBenchmark(benchmark);
+  else await runBenchmarkInJobs(benchmark, jobs);
 }

@@ -9,6 +9,7 @@
 // - `dimacs` convention (distance objective): arcs truncated to one decimal; GH1000 against
 //   `bks_gh_dimacs.csv`, Solomon against the proven optima of `bks_solomon_exact_distance_truncated.csv`
 //   (only the instances it covers).
+import { fork } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -125,29 +126,72 @@ export function benchmarkInstances(options: BenchmarkOptions) {
 
 export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
   const log = options.log ?? (() => {});
-  const { convention, reference, bks, folder, files } = benchmarkInstances(options);
+  const { convention, reference, files } = benchmarkInstances(options);
   log(
     `set ${options.set}, objective ${options.objective}, convention ${convention}, ${options.seconds} s per instance, seed ${options.seed}, ` +
       `reference ${reference.file}${reference.kind === "context" ? " (vehicles-first: context only, not a gap)" : ""}, ${files.length} instances`,
   );
   const results: InstanceResult[] = [];
   for (const file of files) {
-    const instance = readVrptw(join(folder, file));
-    const best = bks.get(instance.name.toLowerCase());
-    if (!best) throw new Error(`no reference for ${instance.name} in ${reference.file}`);
-    const problem = toRoutingProblem(instance, convention);
-    const started = performance.now();
-    const solution = solveRouting(problem, {
-      seed: options.seed,
-      objective: options.objective,
-      timeLimitMs: options.seconds * 1000,
-      maxIterations: options.maxIterations,
-      ...(options.earlyStop === false ? { earlyStop: false } : {}),
-    });
-    const seconds = (performance.now() - started) / 1000;
-    results.push(score(instance.name, problem, solution, best, seconds));
+    results.push(solveInstance(options, file));
     logResult(log, results.at(-1)!, reference.kind, convention);
   }
+  const summary = summarise(results, options.objective, reference.kind, reference.file);
+  printSummary(log, summary, options.objective);
+  return summary;
+}
+
+/** Solves one instance file of the set, single-threaded, and scores it against the reference. */
+export function solveInstance(options: BenchmarkOptions, file: string): InstanceResult {
+  const { convention, reference, bks, folder } = benchmarkInstances({ ...options, only: [] });
+  const instance = readVrptw(join(folder, file));
+  const best = bks.get(instance.name.toLowerCase());
+  if (!best) throw new Error(`no reference for ${instance.name} in ${reference.file}`);
+  const problem = toRoutingProblem(instance, convention);
+  const started = performance.now();
+  const solution = solveRouting(problem, {
+    seed: options.seed,
+    objective: options.objective,
+    timeLimitMs: options.seconds * 1000,
+    maxIterations: options.maxIterations,
+    ...(options.earlyStop === false ? { earlyStop: false } : {}),
+  });
+  return score(instance.name, problem, solution, best, (performance.now() - started) / 1000);
+}
+
+/**
+ * `--jobs N`: the same benchmark with N instances solved at a time, each single-threaded in its own
+ * process (bench/routing/solve-instance.ts), so a 60-instance GH1000 run at 60 s takes 60/N minutes on
+ * N otherwise idle cores. Each solve still has one core to itself: the figures compare with a serial run
+ * only when nothing else runs on the machine.
+ */
+export async function runBenchmarkInJobs(options: BenchmarkOptions, jobs: number): Promise<BenchmarkSummary> {
+  const log = options.log ?? (() => {});
+  const { convention, reference, files } = benchmarkInstances(options);
+  log(
+    `set ${options.set}, objective ${options.objective}, convention ${convention}, ${options.seconds} s per instance, seed ${options.seed}, ` +
+      `reference ${reference.file}${reference.kind === "context" ? " (vehicles-first: context only, not a gap)" : ""}, ${files.length} instances, ${jobs} at a time`,
+  );
+  const { log: _log, ...childOptions } = options;
+  const queue = [...files];
+  const results: InstanceResult[] = [];
+  const solveInChild = (file: string) =>
+    new Promise<InstanceResult>((resolve, reject) => {
+      const child = fork(fileURLToPath(new URL("./solve-instance.ts", import.meta.url)), [JSON.stringify(childOptions), file], { execArgv: ["--import", "tsx"] });
+      child.once("message", (result) => resolve(result as InstanceResult));
+      child.once("error", reject);
+      child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`${file}: solver process exited with ${code}`))));
+    });
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, files.length) }, async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        const result = await solveInChild(file);
+        results.push(result);
+        logResult(log, result, reference.kind, convention);
+      }
+    }),
+  );
+  results.sort((a, b) => naturalOrder(a.name, b.name));
   const summary = summarise(results, options.objective, reference.kind, reference.file);
   printSummary(log, summary, options.objective);
   return summary;
