@@ -79,15 +79,17 @@ export interface SchedulerTickPorts<S extends TickScheduleView = TickScheduleVie
    */
   advance(organizationId: string, scheduleId: string, handledRunAt: string, seen?: S): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
+  /** The caps on active runs of these organizations (their plans' `maxRunsQueued`), read together. */
+  capsOf(organizationIds: string[]): Promise<Map<string, number>>;
   /**
-   * Takes (or keeps) cap slots of one organization's cap on active runs for its runs (one write);
-   * answers the runs that got one — the first that fit, in order; the others are over the cap.
+   * Takes (or keeps) slots of one organization's cap (`max`) for its runs (one write); answers the
+   * runs that got one — the first that fit, in order; the others are over the cap.
    */
-  takeActiveRuns(organizationId: string, messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]>;
+  takeActiveRuns(organizationId: string, messages: RoutingRunMessage[], max: number): Promise<RoutingRunMessage[]>;
   /** Frees the run's cap slot (its message was not sent); idempotent. */
   releaseActiveRun(message: RoutingRunMessage): Promise<void>;
-  /** A run refused for the cap: its claim and the schedule's logExecuted become SKIPPED with the reason. */
-  skipOverCap(message: RoutingRunMessage): Promise<void>;
+  /** A run refused for the cap (`max`): its claim and the schedule's logExecuted become SKIPPED with the reason. */
+  skipOverCap(message: RoutingRunMessage, max: number): Promise<void>;
 }
 
 export interface TickOptions {
@@ -151,6 +153,9 @@ export async function runSchedulerTick<S extends TickScheduleView>(ports: Schedu
   if (due.length <= options.fanOutAbove) return handleDueEntries(ports, due, now, options);
 
   const outcome = emptyOutcome();
+  // An organization's due schedules are spread over the shards: grouped, they share a page, so its
+  // cap is taken with one write per page (oldest first within the organization).
+  due.sort((a, b) => (a.organizationId < b.organizationId ? -1 : a.organizationId > b.organizationId ? 1 : a.nextRunAt.localeCompare(b.nextRunAt)));
   const pages: DuePageMessage[] = [];
   for (let i = 0; i < due.length; i += options.pageSize) {
     pages.push({ kind: "duePage", tickTime: now.toISOString(), entries: due.slice(i, i + options.pageSize) });
@@ -289,13 +294,24 @@ export async function handleDueEntries<S extends TickScheduleView>(ports: Schedu
     const byOrganization = new Map<string, Array<NonNullable<Prepared<S>>>>();
     for (const p of claimed) byOrganization.set(p.send.organizationId, [...(byOrganization.get(p.send.organizationId) ?? []), p]);
     const overCap: Array<NonNullable<Prepared<S>>> = [];
-    const capped = await bounded([...byOrganization.values()], options.concurrency, async (runs) => {
-      const taken = new Set(await ports.takeActiveRuns(runs[0]?.send.organizationId as string, runs.map((p) => p.send)));
+    let caps = new Map<string, number>();
+    try {
+      if (byOrganization.size > 0) caps = await ports.capsOf([...byOrganization.keys()]);
+    } catch (error) {
+      failure = error;
+    }
+    const capOf = (organizationId: string) => {
+      const cap = caps.get(organizationId);
+      if (cap === undefined) throw new Error(`no cap on active runs for organization ${organizationId}`);
+      return cap;
+    };
+    const capped = await bounded(failure === undefined ? [...byOrganization] : [], options.concurrency, async ([organizationId, runs]) => {
+      const taken = new Set(await ports.takeActiveRuns(organizationId, runs.map((p) => p.send), capOf(organizationId)));
       for (const p of runs) (taken.has(p.send) ? sendable : overCap).push(p);
     });
-    failure = capped.error;
+    failure ??= capped.error;
     const skipped = await bounded(failure === undefined ? overCap : [], options.concurrency, async ({ send, seen }) => {
-      await ports.skipOverCap(send);
+      await ports.skipOverCap(send, capOf(send.organizationId));
       unsent.delete(send);
       await ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen);
       outcome.overCap++;
