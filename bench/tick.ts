@@ -15,7 +15,7 @@
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DeleteMessageBatchCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { DeleteMessageBatchCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
@@ -282,6 +282,10 @@ try {
     const heldByLanes: string[] = [];
     const pages = await handOutPages(outcome.pages, started, heldByLanes);
     const allEnqueuedMs = performance.now() - started;
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: process.env.RUN_QUEUE_URL as string, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }),
+    );
+    const attributeSum = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
     const queued = await drainRunMessages(heldByLanes);
     const enqueued = queued.messages;
     const byCommand = [...consumed.byCommand]
@@ -293,7 +297,7 @@ try {
     process.stdout.write(
       `size ${size}: tick ${tickMs.toFixed(0)} ms (due-index read + ${outcome.pages} pages sent), pages ${outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : 0} ms in ${workerLanes} lanes, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms (${(enqueued / (allEnqueuedMs / 1000)).toFixed(0)}/s)\n` +
         `  DynamoDB: ${dueCount > 0 ? (consumed.calls / dueCount).toFixed(2) : "–"} calls per due schedule: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
-        `  run messages in the queue: ${queued.messages} for ${queued.distinctSlots} slots, ${queued.slotsTwice} slots more than once; ` +
+        `  run messages in the queue: ${queued.messages} for ${queued.distinctSlots} slots, ${queued.slotsTwice} slots more than once (${heldByLanes.length} held in flight by the lanes; the old count, visible + not visible, said ${attributeSum}); ` +
         `slots handed to SendMessageBatch: ${sends.slots.size} distinct, ${[...sends.slots.values()].filter((n) => n > 1).length} more than once; ` +
         `SDK retries: ${retried.size > 0 ? [...retried].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}; ` +
         `failed attempts: ${attemptErrors.size > 0 ? [...attemptErrors].map(([name, n]) => `${name} × ${n}`).join(", ") : "none"}\n` +
