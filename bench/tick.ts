@@ -63,12 +63,20 @@ const { handler: runWorker } = await import("#functions/jobs/routing-run");
 const sqs = new SQSClient({});
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
-const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>() };
+const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>(), failed: new Map<string, number>() };
 documentClient().middlewareStack.add(
   (next, context) => async (args) => {
     (args.input as Record<string, unknown>).ReturnConsumedCapacity = "TOTAL";
     const startedAt = performance.now();
-    const result = await next(args);
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      result = await next(args);
+    } catch (error) {
+      // A refused call (a failed condition, a missing map) is a call too: counted apart.
+      const name = `${String(context.commandName).replace("Command", "")} (${(error as Error).name})`;
+      consumed.failed.set(name, (consumed.failed.get(name) ?? 0) + 1);
+      throw error;
+    }
     const ms = performance.now() - startedAt;
     const output = result.output as { ConsumedCapacity?: unknown };
     const entries = ([] as Array<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }>).concat(
@@ -270,6 +278,7 @@ try {
     consumed.write = 0;
     consumed.calls = 0;
     consumed.byCommand.clear();
+    consumed.failed.clear();
     sends.calls = 0;
     sends.ms = 0;
     sends.slots.clear();
@@ -296,7 +305,8 @@ try {
     );
     process.stdout.write(
       `size ${size}: tick ${tickMs.toFixed(0)} ms (due-index read + ${outcome.pages} pages sent), pages ${outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : 0} ms in ${workerLanes} lanes, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms (${(enqueued / (allEnqueuedMs / 1000)).toFixed(0)}/s)\n` +
-        `  DynamoDB: ${dueCount > 0 ? (consumed.calls / dueCount).toFixed(2) : "–"} calls per due schedule: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
+        `  DynamoDB: ${dueCount > 0 ? (consumed.calls / dueCount).toFixed(2) : "–"} answered calls per due schedule: ${byCommand}\n` +
+        `  refused calls (not in the counts above): ${consumed.failed.size > 0 ? [...consumed.failed].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
         `  run messages in the queue: ${queued.messages} for ${queued.distinctSlots} slots, ${queued.slotsTwice} slots more than once (${heldByLanes.length} held in flight by the lanes; the old count, visible + not visible, said ${attributeSum}); ` +
         `slots handed to SendMessageBatch: ${sends.slots.size} distinct, ${[...sends.slots.values()].filter((n) => n > 1).length} more than once; ` +
         `SDK retries: ${retried.size > 0 ? [...retried].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}; ` +
