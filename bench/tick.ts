@@ -12,9 +12,10 @@
 // cap updates and the advances) and the SQS sends. Runs against
 // DynamoDB Local and the local SQS emulator, started here (both share this machine's cores with the
 // bench, so the times are far slower than DynamoDB and SQS in AWS).
+import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { DeleteMessageBatchCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
@@ -62,12 +63,20 @@ const { handler: runWorker } = await import("#functions/jobs/routing-run");
 const sqs = new SQSClient({});
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
-const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>() };
+const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>(), failed: new Map<string, number>() };
 documentClient().middlewareStack.add(
   (next, context) => async (args) => {
     (args.input as Record<string, unknown>).ReturnConsumedCapacity = "TOTAL";
     const startedAt = performance.now();
-    const result = await next(args);
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      result = await next(args);
+    } catch (error) {
+      // A refused call (a failed condition, a missing map) is a call too: counted apart.
+      const name = `${String(context.commandName).replace("Command", "")} (${(error as Error).name})`;
+      consumed.failed.set(name, (consumed.failed.get(name) ?? 0) + 1);
+      throw error;
+    }
     const ms = performance.now() - startedAt;
     const output = result.output as { ConsumedCapacity?: unknown };
     const entries = ([] as Array<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }>).concat(
@@ -180,11 +189,11 @@ async function inParallel<T>(count: number, lanes: number, work: (index: number)
 
 /**
  * What the SQS event source does with the run queue while the pages are handled: `workers` lanes
- * each receive a batch, hand each `duePage` to the run-worker handler and delete it; run messages
- * are left in flight (invisible; counted at the end — the bench measures enqueueing, not planning).
- * Answers the pages handled and when the first one started.
+ * each receive a message, hand each `duePage` to the run-worker handler and delete it; a run message
+ * a lane receives is kept aside (its body in `runBodies`) and left in flight — the bench measures
+ * enqueueing, not planning. Answers the pages handled and when the first one started (ms after `started`).
  */
-async function handOutPages(pages: number): Promise<{ handled: number; firstStartedMs: number }> {
+async function handOutPages(pages: number, started: number, runBodies: string[]): Promise<{ handled: number; firstStartedMs: number }> {
   let handled = 0;
   let firstStartedMs = Number.NaN;
   const queueUrl = process.env.RUN_QUEUE_URL as string;
@@ -196,8 +205,11 @@ async function handOutPages(pages: number): Promise<{ handled: number; firstStar
         );
         for (const message of received.Messages ?? []) {
           const body = JSON.parse(message.Body ?? "{}") as { kind?: string };
-          if (body.kind !== "duePage") continue;
-          if (Number.isNaN(firstStartedMs)) firstStartedMs = performance.now();
+          if (body.kind !== "duePage") {
+            runBodies.push(message.Body ?? "");
+            continue;
+          }
+          if (Number.isNaN(firstStartedMs)) firstStartedMs = performance.now() - started;
           const event = { Records: [{ messageId: message.MessageId, receiptHandle: message.ReceiptHandle, body: message.Body, attributes: message.Attributes ?? {} }] } as unknown as SQSEvent;
           const response = await runWorker(event);
           if (response.batchItemFailures.length > 0) throw new Error("a due page failed");
@@ -210,11 +222,30 @@ async function handOutPages(pages: number): Promise<{ handled: number; firstStar
   return { handled, firstStartedMs };
 }
 
-/** Run messages in the queue (the local emulator counts exactly; each size subtracts what was there before its tick). */
-async function queuedRunMessages(): Promise<number> {
+/**
+ * Every run message now in the queue, counted one by one: the visible ones are received and deleted
+ * (so the next size starts from an empty queue), plus those the lanes hold in flight. Not
+ * GetQueueAttributes: the local emulator's ApproximateNumberOfMessages counts in-flight messages too,
+ * so adding ApproximateNumberOfMessagesNotVisible counted every message a lane held twice — that was
+ * the "36 slots sent twice" of the earlier figures.
+ */
+async function drainRunMessages(heldByLanes: string[]): Promise<{ messages: number; distinctSlots: number; slotsTwice: number }> {
   const queueUrl = process.env.RUN_QUEUE_URL as string;
-  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-  return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  const bodies = [...heldByLanes];
+  for (;;) {
+    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 3600, WaitTimeSeconds: 0 }));
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) break;
+    bodies.push(...messages.map((message) => message.Body ?? ""));
+    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })) }));
+  }
+  const perSlot = new Map<string, number>();
+  for (const body of bodies) {
+    const run = JSON.parse(body) as { kind?: string; scheduleId?: string; slot?: string };
+    if (run.kind !== "schedule") continue;
+    perSlot.set(`${run.scheduleId}#${run.slot}`, (perSlot.get(`${run.scheduleId}#${run.slot}`) ?? 0) + 1);
+  }
+  return { messages: [...perSlot.values()].reduce((sum, n) => sum + n, 0), distinctSlots: perSlot.size, slotsTwice: [...perSlot.values()].filter((n) => n > 1).length };
 }
 
 const rows: string[] = [];
@@ -247,18 +278,25 @@ try {
     consumed.write = 0;
     consumed.calls = 0;
     consumed.byCommand.clear();
+    consumed.failed.clear();
     sends.calls = 0;
     sends.ms = 0;
     sends.slots.clear();
     retried.clear();
     attemptErrors.clear();
-    const queuedBefore = await queuedRunMessages();
+    const loadBefore = loadavg()[0] ?? 0;
     const started = performance.now();
     const outcome = await tick({ time: new Date(new Date(dueAt).getTime() + 20_000).toISOString() } as ScheduledEvent);
     const tickMs = performance.now() - started;
-    const pages = await handOutPages(outcome.pages);
+    const heldByLanes: string[] = [];
+    const pages = await handOutPages(outcome.pages, started, heldByLanes);
     const allEnqueuedMs = performance.now() - started;
-    const enqueued = (await queuedRunMessages()) - queuedBefore;
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: process.env.RUN_QUEUE_URL as string, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }),
+    );
+    const attributeSum = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const queued = await drainRunMessages(heldByLanes);
+    const enqueued = queued.messages;
     const byCommand = [...consumed.byCommand]
       .map(([command, row]) => `${command.replace("Command", "")} ${row.calls} calls, ${(row.ms / row.calls).toFixed(1)} ms each, ${row.units.toFixed(0)} units`)
       .join("; ");
@@ -267,10 +305,13 @@ try {
     );
     process.stdout.write(
       `size ${size}: tick ${tickMs.toFixed(0)} ms (due-index read + ${outcome.pages} pages sent), pages ${outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : 0} ms in ${workerLanes} lanes, all ${enqueued} enqueued after ${allEnqueuedMs.toFixed(0)} ms (${(enqueued / (allEnqueuedMs / 1000)).toFixed(0)}/s)\n` +
-        `  DynamoDB: ${byCommand}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
-        `  slots handed to SendMessageBatch: ${sends.slots.size} distinct, ${[...sends.slots.values()].filter((n) => n > 1).length} more than once; ` +
+        `  DynamoDB: ${dueCount > 0 ? (consumed.calls / dueCount).toFixed(2) : "–"} answered calls per due schedule: ${byCommand}\n` +
+        `  refused calls (not in the counts above): ${consumed.failed.size > 0 ? [...consumed.failed].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}\n  SQS: SendMessageBatch ${sends.calls} calls, ${sends.calls > 0 ? (sends.ms / sends.calls).toFixed(1) : 0} ms each\n` +
+        `  run messages in the queue: ${queued.messages} for ${queued.distinctSlots} slots, ${queued.slotsTwice} slots more than once (${heldByLanes.length} held in flight by the lanes; the old count, visible + not visible, said ${attributeSum}); ` +
+        `slots handed to SendMessageBatch: ${sends.slots.size} distinct, ${[...sends.slots.values()].filter((n) => n > 1).length} more than once; ` +
         `SDK retries: ${retried.size > 0 ? [...retried].map(([name, n]) => `${name} ${n}`).join(", ") : "none"}; ` +
-        `failed attempts: ${attemptErrors.size > 0 ? [...attemptErrors].map(([name, n]) => `${name} × ${n}`).join(", ") : "none"}\n`,
+        `failed attempts: ${attemptErrors.size > 0 ? [...attemptErrors].map(([name, n]) => `${name} × ${n}`).join(", ") : "none"}\n` +
+        `  machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before the tick, ${(loadavg()[0] ?? 0).toFixed(1)} after\n`,
     );
   }
   process.stdout.write(

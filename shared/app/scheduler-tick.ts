@@ -1,5 +1,5 @@
 import { activeRunSlots } from "#shared/app/active-runs";
-import { maxRunsQueued } from "#shared/app/usage";
+import { maxRunsQueuedOf } from "#shared/app/usage";
 import { appConfig } from "#shared/config/env";
 import { activeRunLeaseSeconds } from "#shared/queue/definitions";
 import { takeActiveRunSlots } from "#shared/store/active-run-store";
@@ -13,21 +13,11 @@ import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store"
 
 /**
  * Composition root of the scheduler tick: used by the tick itself and by the run worker for `duePage`
- * jobs, one instance per tick or page. Each organization's cap (its tenant plan's `maxRunsQueued`) is
- * read once per instance, not once per run: a plan change applies from the next tick or page.
+ * jobs. The caps (each organization's tenant plan `maxRunsQueued`) are read in batches, once per
+ * tick or page.
  */
 export function schedulerTickPorts(now: Date): SchedulerTickPorts<ScheduleRecord> {
   const timeZone = appConfig().APP_TIMEZONE;
-  const caps = new Map<string, Promise<number>>();
-  const capOf = (organizationId: string): Promise<number> => {
-    let cap = caps.get(organizationId);
-    if (!cap) {
-      cap = maxRunsQueued(organizationId, appConfig().MAX_ACTIVE_RUNS_PER_ORG);
-      cap.catch(() => caps.delete(organizationId)); // a failed read is not remembered
-      caps.set(organizationId, cap);
-    }
-    return cap;
-  };
   return {
     shardCount: DUE_SHARD_COUNT,
     listDue: listDueSchedules,
@@ -46,14 +36,15 @@ export function schedulerTickPorts(now: Date): SchedulerTickPorts<ScheduleRecord
         dispatched: null,
         lastExecute: formatDateTimeUtc(now),
       }),
-    takeActiveRuns: async (organizationId, messages) => {
+    capsOf: (organizationIds) => maxRunsQueuedOf(organizationIds, appConfig().MAX_ACTIVE_RUNS_PER_ORG),
+    takeActiveRuns: async (organizationId, messages, max) => {
       const runKeys = messages.map((message) => scheduleRunKey(message.scheduleId, message.slot));
-      const taken = new Set(await takeActiveRunSlots(organizationId, runKeys, await capOf(organizationId), new Date(), activeRunLeaseSeconds));
+      const taken = new Set(await takeActiveRunSlots(organizationId, runKeys, max, new Date(), activeRunLeaseSeconds));
       return messages.filter((_, index) => taken.has(runKeys[index] as string));
     },
     releaseActiveRun: (message) => activeRunSlots.release(message.organizationId, scheduleRunKey(message.scheduleId, message.slot)),
-    skipOverCap: async (message) => {
-      const reason = scheduledRunOverCapReason(await capOf(message.organizationId));
+    skipOverCap: async (message, max) => {
+      const reason = scheduledRunOverCapReason(max);
       await finishRunClaim(message.organizationId, message.scheduleId, message.slot, "SKIPPED", reason, now);
       await recordLogExecuted(message.organizationId, message.scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
     },

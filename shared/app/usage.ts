@@ -2,7 +2,7 @@ import { appConfig } from "#shared/config/env";
 import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
 import { createUsageService } from "#shared/domain/usage/service";
 import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
-import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName } from "#shared/store/usage-store";
+import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName, tenantPlanNames } from "#shared/store/usage-store";
 
 /** Composition root of metering: the run quota, the runs cap by plan, the usage report and the run worker's meter. */
 
@@ -18,6 +18,12 @@ export const runQuota: RunQuota = {
 export async function maxRunsQueued(organizationId: string, unenrolled: number): Promise<number> {
   const planName = await tenantPlanName(organizationId);
   return planName === undefined ? unenrolled : planOf(planName).maxRunsQueued;
+}
+
+/** `maxRunsQueued` of several organizations at once (batch reads of their tenant records): the scheduler tick's, once per page. */
+export async function maxRunsQueuedOf(organizationIds: readonly string[], unenrolled: number): Promise<Map<string, number>> {
+  const plans = await tenantPlanNames(organizationIds);
+  return new Map([...plans].map(([organizationId, planName]) => [organizationId, planName === undefined ? unenrolled : planOf(planName).maxRunsQueued]));
 }
 
 /** Meters a run once (false when a redelivery finds it metered already). */

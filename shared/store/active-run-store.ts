@@ -95,49 +95,70 @@ export async function takeActiveRunSlots(organizationId: string, runKeys: readon
 /** Runs taken, and ended leases removed, by one write (each adds ~60 bytes to its expressions). */
 const SLOTS_PER_WRITE = 40;
 
+/**
+ * The `runs` map of an item a failed condition answered (`ReturnValuesOnConditionCheckFailure`: the
+ * document client leaves it in DynamoDB's attribute-value form): lease ends are numbers.
+ */
+function runsOfFailedItem(error: unknown): ActiveRunLeases | undefined | "unknown" {
+  const item = (error as { Item?: { runs?: { M?: Record<string, { N?: string }> } } }).Item;
+  if (!item) return undefined; // no item: no map
+  const map = item.runs?.M;
+  if (!map || Object.values(map).some((until) => until.N === undefined)) return "unknown"; // not the expected form: read it
+  return Object.fromEntries(Object.entries(map).map(([run, until]) => [run, Number(until.N)]));
+}
+
+/** One conditional write; on a failed condition, the map it found (undefined: no map yet). */
+async function writeOrRead(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<{ written: true } | { written: false; runs: ActiveRunLeases | undefined | "unknown" }> {
+  try {
+    await documentClient().send(new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
+    return { written: true };
+  } catch (error) {
+    if (isMissingPath(error)) return { written: false, runs: undefined };
+    if (!isConditionalCheckFailed(error)) throw error;
+    return { written: false, runs: runsOfFailedItem(error) };
+  }
+}
+
 async function takeChunk(organizationId: string, runKeys: string[], max: number, now: Date, leaseSeconds: number): Promise<string[]> {
   const key = keys.activeRuns(organizationId);
   const until = leaseEnd(now, leaseSeconds);
   const names = (prefix: string, runs: string[]) => Object.fromEntries(runs.map((run, i) => [`#${prefix}${i}`, run]));
   const sets = (prefix: string, runs: string[]) => runs.map((_, i) => `runs.#${prefix}${i} = :until`);
+  /** The map as last seen: unknown until a read or a failed write showed it. */
+  let runs: ActiveRunLeases | undefined | "unknown" = "unknown";
   if (runKeys.length <= max) {
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: `SET ${sets("t", runKeys).join(", ")}`,
-          ConditionExpression: "attribute_exists(runs) AND size(runs) <= :limit",
-          ExpressionAttributeNames: names("t", runKeys),
-          ExpressionAttributeValues: { ":until": until, ":limit": max - runKeys.length },
-        }),
-      );
-      return runKeys;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error) && !isMissingPath(error)) throw error;
-    }
+    const outcome = await writeOrRead({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${sets("t", runKeys).join(", ")}`,
+      ConditionExpression: "attribute_exists(runs) AND size(runs) <= :limit",
+      ExpressionAttributeNames: names("t", runKeys),
+      ExpressionAttributeValues: { ":until": until, ":limit": max - runKeys.length },
+    });
+    if (outcome.written) return runKeys;
+    runs = outcome.runs;
   }
   for (let attempt = 0; attempt < 8; attempt++) {
-    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    const runs = output.Item?.runs as ActiveRunLeases | undefined;
+    if (runs === "unknown") {
+      const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+      runs = output.Item?.runs as ActiveRunLeases | undefined;
+    }
     if (!runs) {
       // The organization's first runs: create the map holding the first `max` of them, unless a concurrent taker created it.
       const first = runKeys.slice(0, max);
-      const created = await conditionally(
-        documentClient().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: "SET runs = :runs, entity = :entity",
-            ConditionExpression: "attribute_not_exists(runs)",
-            ExpressionAttributeValues: { ":runs": Object.fromEntries(first.map((run) => [run, until])), ":entity": "activeRuns" },
-          }),
-        ),
-      );
-      if (created) return first;
+      const outcome = await writeOrRead({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: "SET runs = :runs, entity = :entity",
+        ConditionExpression: "attribute_not_exists(runs)",
+        ExpressionAttributeValues: { ":runs": Object.fromEntries(first.map((run) => [run, until])), ":entity": "activeRuns" },
+      });
+      if (outcome.written) return first;
+      runs = outcome.runs ?? "unknown"; // a concurrent taker created it
       continue;
     }
-    const { held, taken, ended } = planSlotTake(runs, runKeys, max, now, SLOTS_PER_WRITE);
+    const seen: ActiveRunLeases = runs;
+    const { held, taken, ended } = planSlotTake(seen, runKeys, max, now, SLOTS_PER_WRITE);
     const kept = new Set([...held, ...taken]);
     if (kept.size === 0 && ended.length === 0) return [];
     const conditions = [
@@ -147,25 +168,28 @@ async function takeChunk(organizationId: string, runKeys: string[], max: number,
       ...taken.map((_, i) => `attribute_not_exists(runs.#t${i})`),
     ];
     const set = [...sets("h", held), ...sets("t", taken)];
-    const written = await conditionally(
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: [set.length > 0 ? `SET ${set.join(", ")}` : "", ended.length > 0 ? `REMOVE ${ended.map((_, i) => `runs.#e${i}`).join(", ")}` : ""].join(" ").trim(),
-          ConditionExpression: conditions.join(" AND "),
-          ExpressionAttributeNames: { ...names("e", ended), ...names("h", held), ...names("t", taken) },
-          ExpressionAttributeValues: {
-            ":size": Object.keys(runs).length,
-            ...(set.length > 0 ? { ":until": until } : {}),
-            ...Object.fromEntries(ended.map((run, i) => [`:e${i}`, runs[run]])),
-          },
-        }),
-      ),
-    );
+    const outcome = await writeOrRead({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: [set.length > 0 ? `SET ${set.join(", ")}` : "", ended.length > 0 ? `REMOVE ${ended.map((_, i) => `runs.#e${i}`).join(", ")}` : ""].join(" ").trim(),
+      ConditionExpression: conditions.join(" AND "),
+      ExpressionAttributeNames: { ...names("e", ended), ...names("h", held), ...names("t", taken) },
+      ExpressionAttributeValues: {
+        ":size": Object.keys(seen).length,
+        ...(set.length > 0 ? { ":until": until } : {}),
+        ...Object.fromEntries(ended.map((run, i) => [`:e${i}`, seen[run]])),
+      },
+    });
+    if (!outcome.written) {
+      runs = outcome.runs ?? "unknown";
+      continue;
+    }
     // Only ended leases were removed (more than one write's worth): read again, there may be room now.
-    if (written && kept.size === 0) continue;
-    if (written) return runKeys.filter((run) => kept.has(run));
+    if (kept.size === 0) {
+      runs = "unknown";
+      continue;
+    }
+    return runKeys.filter((run) => kept.has(run));
   }
   throw new Error(`the active runs of organization ${organizationId} kept changing; no slots taken`);
 }

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { RunUsage, RunUsageFigures } from "#shared/domain/usage/schema";
 import { documentClient, tableName, transactLabelled } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
@@ -63,6 +63,29 @@ export async function tenantPlanName(organizationId: string): Promise<string | u
   );
   const plan = output.Item?.plan;
   return typeof plan === "string" ? plan : undefined;
+}
+
+/**
+ * The plan names of several organizations' tenant records (absent: not enrolled), 100 per
+ * BatchGetItem (unprocessed keys asked again): what the scheduler tick reads once per page.
+ */
+export async function tenantPlanNames(organizationIds: readonly string[]): Promise<Map<string, string | undefined>> {
+  const plans = new Map<string, string | undefined>(organizationIds.map((organizationId) => [organizationId, undefined]));
+  const ids = [...plans.keys()];
+  for (let i = 0; i < ids.length; i += 100) {
+    let requested: Array<Record<string, unknown>> | undefined = ids.slice(i, i + 100).map((organizationId) => keys.tenant(organizationId) as unknown as Record<string, unknown>);
+    for (let round = 0; requested && requested.length > 0; round++) {
+      if (round === 10) throw new Error("DynamoDB left tenant records unread after 10 rounds");
+      const output = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested, ProjectionExpression: "organizationId, #plan", ExpressionAttributeNames: { "#plan": "plan" } } } }),
+      );
+      for (const item of output.Responses?.[tableName()] ?? []) {
+        if (typeof item.organizationId === "string" && typeof item.plan === "string") plans.set(item.organizationId, item.plan);
+      }
+      requested = output.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined;
+    }
+  }
+  return plans;
 }
 
 /** Reads every page of one bounded range of the usage partition; refuses past `maxItems`. */

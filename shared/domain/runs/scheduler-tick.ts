@@ -3,14 +3,16 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
 /**
  * The once-a-minute scheduler tick, over ports (no AWS here). It reads the due index (every shard,
  * the schedules whose next run is at or before `now`, so minutes missed while the tick did not run
- * are caught up) and handles the due schedules in groups of 10, `concurrency` groups at a time:
+ * are caught up) and handles the due schedules in steps (`handleDueEntries`), each with at most
+ * `concurrency` calls in flight:
  *
- * 1. reads the group's schedules in one batch read (the advance reuses what it read: no second read);
+ * 1. reads the schedules, 100 per batch read (the advance reuses what it read: no second read);
  * 2. claims each run slot with a conditional put (status ENQUEUED) — a duplicate tick, or two tick
  *    processes, can never both enqueue the same slot;
- * 3. takes a slot of the organization's cap on active runs for each claimed run — at the cap the run
- *    is not sent: its claim and logExecuted say SKIPPED with the reason, and the schedule advances;
- * 4. sends the group's run messages in one batch of 10;
+ * 3. reads the caps of the claimed runs' organizations together, then takes each organization's cap
+ *    slots for all its claimed runs with one call — runs over the cap are not sent: their claim and
+ *    logExecuted say SKIPPED with the reason, and the schedule advances;
+ * 4. sends the run messages in batches of 10;
  * 5. advances each sent schedule's next run with one conditional update (only if it still points at
  *    the slot just handled and is unchanged since step 1; else the store re-reads it, so a concurrent
  *    edit by a user wins).
@@ -19,15 +21,16 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  * schedule still points at its slot belongs to a tick that died between claiming and advancing.
  *
  * Fan-out: when more than `fanOutAbove` schedules are due, the tick does not handle them itself: it
- * cuts them into pages of `pageSize` and sends one `duePage` job per page on the run queue; run
+ * sorts them by organization (so an organization's runs share a page and its cap is one write), cuts
+ * them into pages of `pageSize` and sends one `duePage` job per page on the run queue; run
  * workers handle the pages in parallel with `handleDueEntries` (the same steps and the same crash
  * recovery). A page that is lost or fails for good changes nothing: its schedules stay due in the
  * index and the next tick takes them again.
  *
  * Crash safety: a message SQS rejects has its claim (deleted only while still ENQUEUED) and its cap slot
- * released so the next tick tries again; when SendMessageBatch itself throws, that group's claims and
- * cap slots are released, the other groups take no new work, and the error is rethrown once every group
- * has settled (EventBridge and the next tick retry). A tick that finds a slot claimed already while the
+ * released so the next tick tries again; when a step throws (SendMessageBatch, a claim, a cap write), no
+ * more calls start, what was sent is advanced, every claim not sent and its cap slot are released, and
+ * the error is rethrown once the calls in flight have settled (EventBridge and the next tick retry). A tick that finds a slot claimed already while the
  * schedule still points at it looks at the claim (one read, due schedules only): moved on by a worker
  * (RUNNING or later) → the earlier tick died after sending but before advancing, so it advances;
  * still ENQUEUED and older than `resendAfterMs` → the earlier tick died somewhere between claiming and
@@ -37,8 +40,9 @@ import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/mess
  *
  * A slot later than `maxLatenessMs` is not run any more: the schedule is advanced and the miss
  * recorded (unless a worker had taken the slot's message — then it ran, or runs, and only the advance
- * was lost). Cost: the due-index queries plus, per due schedule, a tenth of a batch read, one claim,
- * one cap update, a tenth of a SendMessageBatch and one advance.
+ * was lost). Cost: the due-index queries plus, per due schedule, a hundredth of a batch read, one
+ * claim, a tenth of a SendMessageBatch and one advance, and per organization and page one cap write
+ * and a hundredth of a batch read of the plans.
  */
 export interface DueEntry {
   organizationId: string;
@@ -79,15 +83,17 @@ export interface SchedulerTickPorts<S extends TickScheduleView = TickScheduleVie
    */
   advance(organizationId: string, scheduleId: string, handledRunAt: string, seen?: S): Promise<void>;
   recordMissed(organizationId: string, scheduleId: string, missedRunAt: string): Promise<void>;
+  /** The caps on active runs of these organizations (their plans' `maxRunsQueued`), read together. */
+  capsOf(organizationIds: string[]): Promise<Map<string, number>>;
   /**
-   * Takes (or keeps) cap slots of one organization's cap on active runs for its runs (one write);
-   * answers the runs that got one — the first that fit, in order; the others are over the cap.
+   * Takes (or keeps) slots of one organization's cap (`max`) for its runs (one write); answers the
+   * runs that got one — the first that fit, in order; the others are over the cap.
    */
-  takeActiveRuns(organizationId: string, messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]>;
+  takeActiveRuns(organizationId: string, messages: RoutingRunMessage[], max: number): Promise<RoutingRunMessage[]>;
   /** Frees the run's cap slot (its message was not sent); idempotent. */
   releaseActiveRun(message: RoutingRunMessage): Promise<void>;
-  /** A run refused for the cap: its claim and the schedule's logExecuted become SKIPPED with the reason. */
-  skipOverCap(message: RoutingRunMessage): Promise<void>;
+  /** A run refused for the cap (`max`): its claim and the schedule's logExecuted become SKIPPED with the reason. */
+  skipOverCap(message: RoutingRunMessage, max: number): Promise<void>;
 }
 
 export interface TickOptions {
@@ -151,6 +157,9 @@ export async function runSchedulerTick<S extends TickScheduleView>(ports: Schedu
   if (due.length <= options.fanOutAbove) return handleDueEntries(ports, due, now, options);
 
   const outcome = emptyOutcome();
+  // An organization's due schedules are spread over the shards: grouped, they share a page, so its
+  // cap is taken with one write per page (oldest first within the organization).
+  due.sort((a, b) => (a.organizationId < b.organizationId ? -1 : a.organizationId > b.organizationId ? 1 : a.nextRunAt.localeCompare(b.nextRunAt)));
   const pages: DuePageMessage[] = [];
   for (let i = 0; i < due.length; i += options.pageSize) {
     pages.push({ kind: "duePage", tickTime: now.toISOString(), entries: due.slice(i, i + options.pageSize) });
@@ -289,13 +298,24 @@ export async function handleDueEntries<S extends TickScheduleView>(ports: Schedu
     const byOrganization = new Map<string, Array<NonNullable<Prepared<S>>>>();
     for (const p of claimed) byOrganization.set(p.send.organizationId, [...(byOrganization.get(p.send.organizationId) ?? []), p]);
     const overCap: Array<NonNullable<Prepared<S>>> = [];
-    const capped = await bounded([...byOrganization.values()], options.concurrency, async (runs) => {
-      const taken = new Set(await ports.takeActiveRuns(runs[0]?.send.organizationId as string, runs.map((p) => p.send)));
+    let caps = new Map<string, number>();
+    try {
+      if (byOrganization.size > 0) caps = await ports.capsOf([...byOrganization.keys()]);
+    } catch (error) {
+      failure = error;
+    }
+    const capOf = (organizationId: string) => {
+      const cap = caps.get(organizationId);
+      if (cap === undefined) throw new Error(`no cap on active runs for organization ${organizationId}`);
+      return cap;
+    };
+    const capped = await bounded(failure === undefined ? [...byOrganization] : [], options.concurrency, async ([organizationId, runs]) => {
+      const taken = new Set(await ports.takeActiveRuns(organizationId, runs.map((p) => p.send), capOf(organizationId)));
       for (const p of runs) (taken.has(p.send) ? sendable : overCap).push(p);
     });
-    failure = capped.error;
+    failure ??= capped.error;
     const skipped = await bounded(failure === undefined ? overCap : [], options.concurrency, async ({ send, seen }) => {
-      await ports.skipOverCap(send);
+      await ports.skipOverCap(send, capOf(send.organizationId));
       unsent.delete(send);
       await ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen);
       outcome.overCap++;

@@ -9,6 +9,7 @@ import { scheduleService } from "#shared/app/schedules";
 import type { Caller } from "#shared/domain/caller";
 import { activeRunLeases, releaseActiveRunSlot, takeActiveRunSlot, takeActiveRunSlots } from "#shared/store/active-run-store";
 import { readRunClaim } from "#shared/store/run-store";
+import { documentClient } from "#shared/store/dynamo";
 import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
 import { newOrganizationId } from "#test/support/local-api";
@@ -212,9 +213,21 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     const taken = await Promise.all(Array.from({ length: 4 }, (_, t) => takeActiveRunSlots(organizationId, [`S#${t}a`, `S#${t}b`, `S#${t}c`], 5, start, 3600)));
     expect(taken.flat()).toHaveLength(5);
     expect(Object.keys(await activeRunLeases(organizationId)).sort()).toEqual(taken.flat().sort());
-    // A run holding a slot (a resent run) keeps it in a full map; the others asked with it get none.
+    // A run holding a slot (a resent run) keeps it in a full map; the others asked with it get none. The
+    // failed first write answers the map it found, so no read is needed: two writes.
     const holder = taken.flat()[0] as string;
-    expect(await takeActiveRunSlots(organizationId, ["S#new", holder], 5, start, 3600)).toEqual([holder]);
+    const commands: string[] = [];
+    const countCommands = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    };
+    documentClient().middlewareStack.add(countCommands as never, { step: "initialize", name: "countCommands" });
+    try {
+      expect(await takeActiveRunSlots(organizationId, ["S#new", holder], 5, start, 3600)).toEqual([holder]);
+    } finally {
+      documentClient().middlewareStack.remove("countCommands");
+    }
+    expect(commands).toEqual(["UpdateItemCommand", "UpdateItemCommand"]);
     // Two hours later every lease has ended: the next taker removes them and takes what fits.
     const later = new Date(start.getTime() + 2 * 3_600_000);
     expect(await takeActiveRunSlots(organizationId, ["S#x1", "S#x2", "S#x3", "S#x4", "S#x5", "S#x6"], 5, later, 3600)).toEqual(["S#x1", "S#x2", "S#x3", "S#x4", "S#x5"]);

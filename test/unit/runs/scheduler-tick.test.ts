@@ -8,7 +8,7 @@ type ReadOne = (organizationId: string, scheduleId: string) => Promise<TickSched
 
 /** `readSchedule` (one schedule) stands for the batch read, which the fake answers one by one; `batches` counts its calls. */
 function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<SchedulerTickPorts> & { readSchedule?: ReadOne } = {}) {
-  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], takeCalls: 0, freed: [] as string[], overCap: [] as string[] };
+  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], takeCalls: 0, capReads: [] as string[][], freed: [] as string[], overCap: [] as string[] };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -50,6 +50,10 @@ function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<Sc
     },
     recordMissed: async (_o, id) => {
       calls.missed.push(id);
+    },
+    capsOf: async (organizationIds) => {
+      calls.capReads.push(organizationIds);
+      return new Map(organizationIds.map((id) => [id, 5]));
     },
     takeActiveRuns: async (_o, messages) => {
       calls.takeCalls++;
@@ -243,6 +247,17 @@ describe("Function: runSchedulerTick", () => {
     expect(new Set(calls.advanced).size).toBe(225);
   });
 
+  it("fan-out keeps an organization's due schedules of every shard together in one page (one cap write per organization and page)", async () => {
+    const at = (organizationId: string, scheduleId: string): DueEntry => ({ organizationId, scheduleId, nextRunAt: "2026-12-01T07:00:00.000Z" });
+    // Each shard is ordered by minute, organization and id: one organization's schedules are in every shard.
+    const shards = [0, 1, 2].map((shard) => ["o1", "o2", "o3", "o4"].map((o) => at(o, `${o}-${shard}`)));
+    const { ports, calls } = fakePorts(shards);
+    const outcome = await runSchedulerTick(ports, now, { fanOutAbove: 5, pageSize: 6 });
+    expect(outcome.pages).toBe(2);
+    const pageOf = new Map(calls.pages.flatMap((page, index) => page.entries.map((e) => [e.scheduleId, index] as const)));
+    for (const o of ["o1", "o2", "o3", "o4"]) expect(new Set([0, 1, 2].map((shard) => pageOf.get(`${o}-${shard}`))).size).toBe(1);
+  });
+
   it("sends batches of at most 10 with at most `concurrency` SendMessageBatch calls in flight", async () => {
     const shards = [Array.from({ length: 200 }, (_, i) => entry(`s${i}`))];
     let inFlight = 0;
@@ -288,7 +303,7 @@ describe("Function: runSchedulerTick", () => {
     expect(calls.sent.sort()).toEqual(shards[0]?.map((e) => e.scheduleId).sort());
   });
 
-  it("takes the cap slots of each organization once per page (one call with all its runs), whatever the order of the entries", async () => {
+  it("reads the caps of a page's organizations together and takes each organization's cap slots with one call, whatever the order of the entries", async () => {
     const orgEntry = (organizationId: string, scheduleId: string): DueEntry => ({ organizationId, scheduleId, nextRunAt: "2026-12-01T07:00:00.000Z" });
     const due = [orgEntry("o1", "a"), orgEntry("o2", "b"), orgEntry("o1", "c"), orgEntry("o3", "d"), orgEntry("o2", "e"), orgEntry("o1", "f")];
     const asked: Array<{ organizationId: string; runs: string[] }> = [];
@@ -301,6 +316,7 @@ describe("Function: runSchedulerTick", () => {
       },
     });
     const outcome = await handleDueEntries(ports, due, now);
+    expect(calls.capReads.map((ids) => [...ids].sort())).toEqual([["o1", "o2", "o3"]]);
     expect(asked.sort((x, y) => x.organizationId.localeCompare(y.organizationId))).toEqual([
       { organizationId: "o1", runs: ["a", "c", "f"] },
       { organizationId: "o2", runs: ["b", "e"] },
