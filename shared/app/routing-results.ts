@@ -1,4 +1,3 @@
-import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { activeRunSlots } from "#shared/app/active-runs";
 import { findConfiguration } from "#shared/app/configurations";
 import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
@@ -9,7 +8,7 @@ import type { Caller } from "#shared/domain/caller";
 import { createRoutingResultService } from "#shared/domain/routing-results/service";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
-import { sqsClient } from "#shared/queue/sqs";
+import { sqsSdk } from "#shared/queue/sqs-sdk";
 import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
@@ -18,7 +17,8 @@ import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, st
 
 /** Queues an on-demand run for the run worker (the same queue as schedule runs). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: appConfig().RUN_QUEUE_URL, MessageBody: JSON.stringify(message) }));
+  const { client, sdk } = await sqsSdk();
+  await client.send(new sdk.SendMessageCommand({ QueueUrl: appConfig().RUN_QUEUE_URL, MessageBody: JSON.stringify(message) }));
 }
 
 /** Composition root of the routing results area. */

@@ -1,9 +1,7 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { ValidationError } from "#shared/domain/errors";
 import type { CertificateStorage } from "#shared/domain/app-integrations/service";
 import { appConfig } from "#shared/config/env";
-import { bucketName, s3Client } from "#shared/blob/s3";
+import { bucketName, s3Presigner, s3Sdk } from "#shared/blob/s3-sdk";
 import { objectKeys } from "#shared/store/keys";
 
 /** S3's limit on object key length (UTF-8 bytes). */
@@ -24,8 +22,9 @@ export const s3CertificateStorage: CertificateStorage = {
   async put(organizationId, integrationId, objectId, upload) {
     const objectKey = objectKeys.appIntegrationCertificate(organizationId, integrationId, objectId, upload.fileName);
     if (Buffer.byteLength(objectKey, "utf8") > MAX_OBJECT_KEY_BYTES) throw ValidationError.single("azureCert", "file name is too long");
-    const output = await s3Client().send(
-      new PutObjectCommand({
+    const { client, sdk } = await s3Sdk();
+    const output = await client.send(
+      new sdk.PutObjectCommand({
         Bucket: bucketName(),
         Key: objectKey,
         Body: upload.content,
@@ -48,13 +47,15 @@ export const s3CertificateStorage: CertificateStorage = {
   },
 
   async remove(certificate) {
-    await s3Client().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: certificate.objectKey, VersionId: certificate.versionId }));
+    const { client, sdk } = await s3Sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: bucketName(), Key: certificate.objectKey, VersionId: certificate.versionId }));
   },
 
-  downloadUrl(certificate) {
+  async downloadUrl(certificate) {
+    const [{ client, sdk }, { getSignedUrl }] = await Promise.all([s3Sdk(), s3Presigner()]);
     return getSignedUrl(
-      s3Client(),
-      new GetObjectCommand({ Bucket: bucketName(), Key: certificate.objectKey, VersionId: certificate.versionId }),
+      client,
+      new sdk.GetObjectCommand({ Bucket: bucketName(), Key: certificate.objectKey, VersionId: certificate.versionId }),
       { expiresIn: appConfig().PRESIGN_TTL_SECONDS },
     );
   },

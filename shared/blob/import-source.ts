@@ -1,8 +1,6 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { appConfig } from "#shared/config/env";
 import type { ImportSource } from "#shared/domain/data-types/import-service";
-import { bucketName, s3Client } from "#shared/blob/s3";
+import { bucketName, s3Presigner, s3Sdk } from "#shared/blob/s3-sdk";
 import { objectKeys } from "#shared/store/keys";
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === "NoSuchKey" || error.name === "NotFound" || error.name === "NoSuchVersion");
@@ -11,14 +9,16 @@ const isMissing = (error: unknown) => error instanceof Error && (error.name === 
 export const s3ImportSource: ImportSource = {
   async uploadUrl(organizationId, uploadId) {
     const expiresInSeconds = appConfig().PRESIGN_TTL_SECONDS;
-    const url = await getSignedUrl(s3Client(), new PutObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId) }), { expiresIn: expiresInSeconds });
+    const [{ client, sdk }, { getSignedUrl }] = await Promise.all([s3Sdk(), s3Presigner()]);
+    const url = await getSignedUrl(client, new sdk.PutObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId) }), { expiresIn: expiresInSeconds });
     return { url, expiresInSeconds };
   },
 
   async read(organizationId, uploadId, range, versionId) {
+    const { client, sdk } = await s3Sdk();
     try {
-      const output = await s3Client().send(
-        new GetObjectCommand({
+      const output = await client.send(
+        new sdk.GetObjectCommand({
           Bucket: bucketName(),
           Key: objectKeys.legacyExport(organizationId, uploadId),
           VersionId: versionId,
@@ -38,6 +38,7 @@ export const s3ImportSource: ImportSource = {
   },
 
   async remove(organizationId, uploadId, versionId) {
-    await s3Client().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId), VersionId: versionId }));
+    const { client, sdk } = await s3Sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId), VersionId: versionId }));
   },
 };

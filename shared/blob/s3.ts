@@ -17,6 +17,4 @@ export function s3Client(): S3Client {
   return client;
 }
 
-export function bucketName(): string {
-  return appConfig().BUCKET_NAME;
-}
+export { bucketName } from "#shared/blob/s3-sdk";

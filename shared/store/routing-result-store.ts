@@ -1,6 +1,5 @@
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { bucketName, s3Client } from "#shared/blob/s3";
+import { bucketName, s3Sdk } from "#shared/blob/s3-sdk";
 import type { ResultListFilter, RoutingResultStore } from "#shared/domain/routing-results/service";
 import {
   resultBodySchema,
@@ -53,8 +52,9 @@ export const dynamoRoutingResultStore: RoutingResultStore = {
   },
 
   async readBody(organizationId, resultId) {
+    const { client, sdk } = await s3Sdk();
     try {
-      const output = await s3Client().send(new GetObjectCommand({ Bucket: bucketName(), Key: objectKeys.routingResultBody(organizationId, resultId) }));
+      const output = await client.send(new sdk.GetObjectCommand({ Bucket: bucketName(), Key: objectKeys.routingResultBody(organizationId, resultId) }));
       return resultBodySchema.parse(JSON.parse(await (output.Body as { transformToString(): Promise<string> }).transformToString()));
     } catch (error) {
       if ((error as { name?: string }).name === "NoSuchKey") return undefined;
@@ -63,8 +63,9 @@ export const dynamoRoutingResultStore: RoutingResultStore = {
   },
 
   async complete(organizationId, resultId, body: RoutingResultBody, changes) {
-    await s3Client().send(
-      new PutObjectCommand({
+    const { client, sdk } = await s3Sdk();
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: bucketName(),
         Key: objectKeys.routingResultBody(organizationId, resultId),
         Body: JSON.stringify(body),

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
-import { coordinateSchema } from "#shared/domain/visits/schema";
+import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 
 /**

@@ -13,32 +13,8 @@ export type VisitStatus = (typeof visitStatuses)[number];
 export const activeVisitStatuses: readonly VisitStatus[] = ["UNASSIGNED", "ONGOING"];
 export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.includes(status);
 
-const coordinateObjectSchema = z.strictObject({
-  lat: storableNumber().min(-90).max(90),
-  lng: storableNumber().min(-180).max(180),
-});
-
-const coordinateTextPattern = /^\s*([+-]?\d+(?:\.\d+)?)\s*,\s*([+-]?\d+(?:\.\d+)?)\s*$/;
-
-/** `{ lat, lng }` or the text `"lat,lng"`; always stored and answered as `{ lat, lng }`. */
-export const coordinateSchema = z
-  .union(
-    [
-      coordinateObjectSchema,
-      z
-        .string()
-        .regex(coordinateTextPattern)
-        .transform((text) => {
-          const [, lat, lng] = coordinateTextPattern.exec(text) as RegExpExecArray;
-          return { lat: Number(lat), lng: Number(lng) };
-        })
-        .pipe(coordinateObjectSchema),
-    ],
-    { error: 'must be { lat, lng } or "lat,lng" with lat in -90..90 and lng in -180..180' },
-  )
-  .describe('WGS84 degrees, as `{ "lat": -6.2, "lng": 106.8 }` or `"-6.2,106.8"`.');
-
-export type Coordinate = z.infer<typeof coordinateObjectSchema>;
+export { type Coordinate, coordinateSchema } from "#shared/domain/coordinates";
+import { coordinateObjectSchema, coordinateSchema } from "#shared/domain/coordinates";
 
 const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
 
