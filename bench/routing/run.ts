@@ -178,7 +178,11 @@ export async function runBenchmarkInJobs(options: BenchmarkOptions, jobs: number
   const solveInChild = (file: string) =>
     new Promise<InstanceResult>((resolve, reject) => {
       const child = fork(fileURLToPath(new URL("./solve-instance.ts", import.meta.url)), [JSON.stringify(childOptions), file], { execArgv: ["--import", "tsx"] });
-      child.once("message", (result) => resolve(result as InstanceResult));
+      child.once("message", (message) => {
+        const result = message as InstanceResult;
+        // IPC carries JSON: a reference without vehicles (NaN, the DIMACS table) arrives as null.
+        resolve({ ...result, best: { ...result.best, vehicles: result.best.vehicles ?? Number.NaN } });
+      });
       child.once("error", reject);
       child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`${file}: solver process exited with ${code}`))));
     });
