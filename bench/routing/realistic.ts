@@ -5,6 +5,7 @@ import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective, RoutingProblem, RoutingVisit } from "#shared/routing/model";
 import { Random } from "#shared/routing/random";
 import { solveRouting } from "#shared/routing/solver";
+import { benchSolveOptions } from "./run.ts";
 
 const HUB = { lat: 52.37, lng: 4.9 };
 const DAY_START = 8 * 60;
@@ -58,13 +59,7 @@ export function realisticProblem(visitCount = 1500, vehicleCount = 50, seed = 7)
 export function runRealistic(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; earlyStop?: boolean; log: (line: string) => void }): void {
   const problem = realisticProblem();
   const started = performance.now();
-  const solution = solveRouting(problem, {
-    seed: options.seed,
-    objective: options.objective,
-    timeLimitMs: options.seconds * 1000,
-    maxIterations: options.maxIterations,
-    earlyStop: options.earlyStop !== false,
-  });
+  const solution = solveRouting(problem, benchSolveOptions(options));
   const seconds = (performance.now() - started) / 1000;
   const { violations, distance } = checkSolution(problem, solution);
   const reasons = new Map<string, number>();

@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkSolution } from "#shared/routing/check";
-import type { RoutingObjective } from "#shared/routing/model";
+import type { RoutingObjective, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { readBestKnown, readVrptw, toRoutingProblem, type BestKnown, type DistanceConvention } from "./vrptw.ts";
 
@@ -141,6 +141,17 @@ export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
   return summary;
 }
 
+/** The solver options every benchmark passes: seed, objective, time budget, iteration limit, early stop. */
+export function benchSolveOptions(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; earlyStop?: boolean }): SolveOptions {
+  return {
+    seed: options.seed,
+    objective: options.objective,
+    timeLimitMs: options.seconds * 1000,
+    maxIterations: options.maxIterations,
+    earlyStop: options.earlyStop !== false,
+  };
+}
+
 /** Solves one instance file of the set, single-threaded, and scores it against the reference. */
 export function solveInstance(options: BenchmarkOptions, file: string): InstanceResult {
   const { convention, reference, bks, folder } = benchmarkInstances({ ...options, only: [] });
@@ -149,13 +160,7 @@ export function solveInstance(options: BenchmarkOptions, file: string): Instance
   if (!best) throw new Error(`no reference for ${instance.name} in ${reference.file}`);
   const problem = toRoutingProblem(instance, convention);
   const started = performance.now();
-  const solution = solveRouting(problem, {
-    seed: options.seed,
-    objective: options.objective,
-    timeLimitMs: options.seconds * 1000,
-    maxIterations: options.maxIterations,
-    ...(options.earlyStop === false ? { earlyStop: false } : {}),
-  });
+  const solution = solveRouting(problem, benchSolveOptions(options));
   return score(instance.name, problem, solution, best, (performance.now() - started) / 1000);
 }
 
