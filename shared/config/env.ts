@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /**
  * Every Lambda (and the local runtime) is configured only through environment variables, parsed
@@ -9,10 +9,9 @@ import * as z from "zod";
  * `*` (any origin) or a comma-separated list of origins (`https://app.example.com,https://admin.example.com`).
  * A list entry must be exactly an origin: scheme, host and optional port, no path or trailing slash.
  */
-const allowedOriginsSchema = z
-  .string()
-  .default("*")
-  .transform((value, context): "*" | string[] => {
+const allowedOriginsSchema = z.pipe(
+  z._default(z.string(), "*"),
+  z.transform((value: string, context): "*" | string[] => {
     const entries = value
       .split(",")
       .map((entry) => entry.trim())
@@ -20,12 +19,13 @@ const allowedOriginsSchema = z
     if (entries.length === 0 || entries.includes("*")) return "*";
     for (const entry of entries) {
       if (!isOrigin(entry)) {
-        context.addIssue({ code: "custom", message: `"${entry}" is not an origin (scheme://host[:port], no path)` });
+        context.issues.push({ code: "custom", message: `"${entry}" is not an origin (scheme://host[:port], no path)`, input: value });
         return z.NEVER;
       }
     }
     return entries;
-  });
+  }),
+);
 
 function isOrigin(value: string): boolean {
   try {
@@ -36,60 +36,60 @@ function isOrigin(value: string): boolean {
 }
 
 const environmentSchema = z.object({
-  TABLE_NAME: z.string().min(1).default("field-operations"),
-  BUCKET_NAME: z.string().min(1).default("field-operations-files"),
-  RUN_QUEUE_URL: z.string().default(""),
+  TABLE_NAME: z._default(z.string().check(z.minLength(1)), "field-operations"),
+  BUCKET_NAME: z._default(z.string().check(z.minLength(1)), "field-operations-files"),
+  RUN_QUEUE_URL: z._default(z.string(), ""),
   /** SQS queue of legacy-import steps (docs/legacy-import.md). */
-  IMPORT_QUEUE_URL: z.string().default(""),
-  JWT_ISSUER: z.string().min(1).default("field-operations-local"),
-  JWT_AUDIENCE: z.string().min(1).default("field-operations-api"),
+  IMPORT_QUEUE_URL: z._default(z.string(), ""),
+  JWT_ISSUER: z._default(z.string().check(z.minLength(1)), "field-operations-local"),
+  JWT_AUDIENCE: z._default(z.string().check(z.minLength(1)), "field-operations-api"),
   /** HTTPS JWKS endpoint of the identity provider (for Cognito: `https://cognito-idp.<region>.amazonaws.com/<pool>/.well-known/jwks.json`). */
-  JWT_JWKS_URI: z.string().url().default("https://localhost.invalid/.well-known/jwks.json"),
+  JWT_JWKS_URI: z._default(z.url(), "https://localhost.invalid/.well-known/jwks.json"),
   /**
    * Optional inline JWKS (JSON) preloaded into the verifier's cache, so the local runtime and tests
    * verify tokens offline. Keys not in it are fetched from JWT_JWKS_URI.
    */
-  JWT_JWKS_JSON: z.string().optional(),
+  JWT_JWKS_JSON: z.optional(z.string()),
   /** Longest token lifetime accepted: `exp − iat` (or `exp − now` without `iat`); longer-lived tokens are 401. */
-  JWT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
-  APP_TIMEZONE: z.string().min(1).default("UTC"),
+  JWT_MAX_LIFETIME_SECONDS: z._default(z.coerce.number().check(z.int(), z.minimum(60), z.maximum(30 * 24 * 3600)), 24 * 3600),
+  APP_TIMEZONE: z._default(z.string().check(z.minLength(1)), "UTC"),
   /** s3rver and LocalStack want path-style bucket addressing. */
-  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  S3_FORCE_PATH_STYLE: z._default(z.enum(["true", "false"]), "false"),
+  LOG_LEVEL: z._default(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
   /** Browser origins allowed to read responses (CORS); `*` answers any origin. */
   CORS_ALLOWED_ORIGINS: allowedOriginsSchema,
   /** Presigned certificate URLs expire after this many seconds. */
-  PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
+  PRESIGN_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.minimum(60), z.maximum(3600)), 900),
   /**
    * Runs (scheduled or on demand) one organization may have queued or running at once: more on-demand
    * runs answer 429, more scheduled runs are recorded SKIPPED.
    */
-  MAX_ACTIVE_RUNS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(5),
+  MAX_ACTIVE_RUNS_PER_ORG: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000)), 5),
   /**
    * Most search threads per routing run (the run worker uses min(this, available cores); 1: the
    * single-thread search). Unset: every available core (shared/routing-threads).
    */
-  ROUTING_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  ROUTING_THREADS: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(64))),
   /**
    * Where GET /usage finds API calls: `local-gateway` (the local gateway's counters in the table; the
    * local runtime sets it) or `usage-plan` (on AWS the usage plan counts them and GET /usage answers
    * `calls: null`; `npm run usage -- --aws` reads them).
    */
-  USAGE_CALLS_SOURCE: z.enum(["local-gateway", "usage-plan"]).default("usage-plan"),
+  USAGE_CALLS_SOURCE: z._default(z.enum(["local-gateway", "usage-plan"]), "usage-plan"),
   /** Set by Lambda: the function's memory, metered with each run (the local runtime meters its resident memory). */
-  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.coerce.number().int().positive().optional(),
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(z.coerce.number().check(z.int(), z.positive())),
   /**
    * Test-only escape hatch: lets external-API data types call loopback servers started by tests.
    * Never set in a deployed stack.
    */
-  ALLOW_LOOPBACK_PROVIDERS: z.enum(["true", "false"]).default("false"),
+  ALLOW_LOOPBACK_PROVIDERS: z._default(z.enum(["true", "false"]), "false"),
   /**
    * Let an organization with no tenant record call the API on the default plan (the local runtime
    * turns it on; the stack sets it from context `tenantAutoEnroll`, off by default).
    */
-  TENANT_AUTO_ENROLL: z.enum(["true", "false"]).default("false"),
+  TENANT_AUTO_ENROLL: z._default(z.enum(["true", "false"]), "false"),
   /** The usage-plan key auto-enrolled organizations share (the stack creates it on the default plan). */
-  TENANT_AUTO_ENROLL_API_KEY: z.string().min(1).default("auto-enrolled"),
+  TENANT_AUTO_ENROLL_API_KEY: z._default(z.string().check(z.minLength(1)), "auto-enrolled"),
 });
 
 export type AppConfig = z.infer<typeof environmentSchema>;

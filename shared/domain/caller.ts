@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /**
  * The authenticated caller, built only from verified token claims (ARCHITECTURE.md §3). The
@@ -6,8 +6,8 @@ import * as z from "zod";
  */
 const permissionDetailSchema = z.looseObject({
   permissionName: z.string(),
-  dataTypeId: z.string().optional(),
-  hiddenFields: z.array(z.string()).optional(),
+  dataTypeId: z.optional(z.string()),
+  hiddenFields: z.optional(z.array(z.string())),
 });
 
 /**
@@ -18,16 +18,18 @@ export const MAX_TOKEN_HUBS = 100;
 
 export const tokenClaimsSchema = z
   .looseObject({
-    sub: z.string().min(1),
-    organizationId: z.string().min(1).optional(),
-    "custom:organizationId": z.string().min(1).optional(),
-    hubIds: z.array(z.string()).max(MAX_TOKEN_HUBS).optional(),
-    permissions: z.array(z.string()).optional(),
-    permissionDetails: z.array(permissionDetailSchema).optional(),
+    sub: z.string().check(z.minLength(1)),
+    organizationId: z.optional(z.string().check(z.minLength(1))),
+    "custom:organizationId": z.optional(z.string().check(z.minLength(1))),
+    hubIds: z.optional(z.array(z.string()).check(z.maxLength(MAX_TOKEN_HUBS))),
+    permissions: z.optional(z.array(z.string())),
+    permissionDetails: z.optional(z.array(permissionDetailSchema)),
   })
-  .refine((claims) => claims.organizationId ?? claims["custom:organizationId"], {
-    message: "token carries no organizationId",
-  });
+  .check(
+    z.refine((claims) => claims.organizationId ?? claims["custom:organizationId"], {
+      message: "token carries no organizationId",
+    }),
+  );
 
 export type PermissionDetail = z.infer<typeof permissionDetailSchema>;
 

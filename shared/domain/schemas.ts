@@ -1,11 +1,12 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import type { core } from "zod/mini";
 
 /** Building blocks shared by the resource schemas. */
 
-export const idSchema = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-character lowercase hex id");
+export const idSchema = z.string().check(z.regex(/^[0-9a-f]{24}$/, "must be a 24-character lowercase hex id"));
 
 /** A wall-clock time of day, `HH:mm`, 00:00–23:59. */
-export const timeOfDaySchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:mm between 00:00 and 23:59");
+export const timeOfDaySchema = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:mm between 00:00 and 23:59"));
 
 export function minutesOfDay(time: string): number {
   const [hours, minutes] = time.split(":").map(Number);
@@ -16,16 +17,16 @@ export const errorBodySchema = z.object({
   status: z.literal(false),
   message: z.string(),
   failedCode: z.string(),
-  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
 });
 
 /** `{ status: true, message, data }` */
-export function successBodySchema<T extends z.ZodType>(data: T, key = "data") {
+export function successBodySchema<T extends core.$ZodType>(data: T, key = "data") {
   return z.object({ status: z.literal(true), message: z.string(), [key]: data });
 }
 
-export function pageBodySchema<T extends z.ZodType>(item: T, key = "data") {
-  return z.object({ status: z.literal(true), message: z.string(), [key]: z.array(item), nextCursor: z.string().nullable() });
+export function pageBodySchema<T extends core.$ZodType>(item: T, key = "data") {
+  return z.object({ status: z.literal(true), message: z.string(), [key]: z.array(item), nextCursor: z.nullable(z.string()) });
 }
 
 /**
@@ -65,26 +66,26 @@ const storableNumberCheck = z.superRefine<number>((value, ctx) => {
  * for query and path parameters (text); numbers parsed out of other text pipe into this schema.
  * test/unit/platform/number-rule.test.ts walks every route's schemas and fails on a number without it.
  */
-export function storableNumber(): z.ZodNumber;
-export function storableNumber(options: { coerce: true }): z.ZodCoercedNumber;
-export function storableNumber(options: { coerce?: boolean } = {}): z.ZodNumber | z.ZodCoercedNumber {
+export function storableNumber(): z.ZodMiniNumber<number>;
+export function storableNumber(options: { coerce: true }): z.ZodMiniNumber<unknown>;
+export function storableNumber(options: { coerce?: boolean } = {}): z.ZodMiniNumber<number> | z.ZodMiniNumber<unknown> {
   return options.coerce ? z.coerce.number().check(storableNumberCheck) : z.number().check(storableNumberCheck);
 }
 
 /** True when a zod number schema carries the storable-number rule (checks survive `.min()`, `.int()`, …). */
-export function usesStorableNumberRule(schema: z.ZodType): boolean {
+export function usesStorableNumberRule(schema: core.$ZodType): boolean {
   const checks = (schema as unknown as { _zod: { def: { checks?: unknown[] } } })._zod.def.checks ?? [];
   return checks.includes(storableNumberCheck);
 }
 
 /** Query parameters every list accepts (ARCHITECTURE.md §3). */
 export const pageQuerySchema = z.strictObject({
-  limit: storableNumber({ coerce: true }).int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(4096).optional(),
+  limit: z._default(storableNumber({ coerce: true }).check(z.int(), z.minimum(1), z.maximum(100)), 20),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
 });
 
-export function pageQuery<T extends z.ZodRawShape>(filters: T) {
-  return pageQuerySchema.extend(filters);
+export function pageQuery<T extends core.$ZodLooseShape>(filters: T) {
+  return z.extend(pageQuerySchema, filters);
 }
 
 /**
@@ -101,32 +102,38 @@ export const SERVER_SET_KEYWORD = "x-server-set-keys";
  * `extraKeys`, e.g. `timeSchedules`, `locked`) are removed before `schema` parses, so they are
  * ignored and never stored, while any other key the strict `schema` does not know is still a 400.
  */
-export function ignoringServerSetKeys<T extends z.ZodType>(schema: T, extraKeys: readonly string[] = []) {
+export function ignoringServerSetKeys<T extends core.$ZodType>(schema: T, extraKeys: readonly string[] = []) {
   const ignored = [...new Set<string>([...serverSetKeys, ...extraKeys])];
   return z
-    .preprocess((input) => {
-      if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
-      const copy: Record<string, unknown> = { ...input };
-      for (const key of ignored) delete copy[key];
-      return copy;
-    }, schema)
-    .meta({ [SERVER_SET_KEYWORD]: ignored });
+    .pipe(
+      z.transform((input: unknown) => {
+        if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+        const copy: Record<string, unknown> = { ...input };
+        for (const key of ignored) delete copy[key];
+        return copy;
+      }),
+      schema,
+    )
+    .check(z.meta({ [SERVER_SET_KEYWORD]: ignored }));
 }
 
 /**
  * An object schema that reads a `null` attribute as an absent one (then its default applies, or
  * "required" names it): clients and forms send null for "not set" on optional attributes.
  */
-export function nullAsAbsent<T extends z.ZodType>(schema: T) {
-  return z.preprocess((input) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
-    return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
-  }, schema);
+export function nullAsAbsent<T extends core.$ZodType>(schema: T) {
+  return z.pipe(
+    z.transform((input: unknown) => {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+      return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
+    }),
+    schema,
+  );
 }
 
 /** The same members, each also accepting null (PATCH bodies: null resets an attribute; the merge then validates it). */
-export function nullableMembers<T extends z.ZodRawShape>(shape: T): { [K in keyof T]: z.ZodNullable<T[K]> } {
-  return Object.fromEntries(Object.entries(shape).map(([key, member]) => [key, (member as z.ZodType).nullable()])) as unknown as {
-    [K in keyof T]: z.ZodNullable<T[K]>;
+export function nullableMembers<T extends Readonly<Record<string, core.$ZodType>>>(shape: T): { [K in keyof T]: z.ZodMiniNullable<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, member]) => [key, z.nullable(member)])) as unknown as {
+    [K in keyof T]: z.ZodMiniNullable<T[K]>;
   };
 }

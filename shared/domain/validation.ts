@@ -1,4 +1,5 @@
-import type { core, ZodError, ZodType } from "zod";
+import * as z from "zod/mini";
+import type { core } from "zod/mini";
 import { type FieldIssue, ValidationError } from "#shared/domain/errors";
 
 /**
@@ -145,7 +146,7 @@ export function issueMessage(issue: Issue, field: string): string {
 }
 
 /** zod issues → `{ field, message }` entries of the 400 body (field is the dotted path). */
-export function zodIssues(error: ZodError, prefix?: string): FieldIssue[] {
+export function zodIssues(error: core.$ZodError, prefix?: string): FieldIssue[] {
   const fieldName = (path: PropertyKey[]) =>
     [prefix, ...path.map(String)].filter((part) => part !== undefined && part !== "").join(".") || (prefix ?? "body");
   return error.issues.flatMap((issue) => {
@@ -162,10 +163,10 @@ export function zodIssues(error: ZodError, prefix?: string): FieldIssue[] {
 }
 
 /** Parses or throws the 400 ValidationError naming every offending field. */
-export function parseWith<T extends ZodType>(schema: T, value: unknown, prefix?: string): ReturnType<T["parse"]> {
-  const result = schema.safeParse(value, { error: humanErrorMap });
+export function parseWith<T extends core.$ZodType>(schema: T, value: unknown, prefix?: string): core.output<T> {
+  const result = z.safeParse(schema, value, { error: humanErrorMap });
   if (!result.success) throw new ValidationError(zodIssues(result.error, prefix));
-  return result.data as ReturnType<T["parse"]>;
+  return result.data;
 }
 
 /**

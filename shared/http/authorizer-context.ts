@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { Caller } from "#shared/domain/caller";
 
 /**
@@ -25,22 +25,25 @@ export function authorizerContextOf(caller: Caller): AuthorizerCallerContext {
   };
 }
 
-const jsonText = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((text, context): z.infer<T> => {
-    try {
-      return schema.parse(JSON.parse(text));
-    } catch {
-      context.addIssue({ code: "custom", message: "not the authorizer's JSON" });
-      return z.NEVER;
-    }
-  });
+const jsonText = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(
+    z.string(),
+    z.transform((text: string, context): z.infer<T> => {
+      try {
+        return schema.parse(JSON.parse(text));
+      } catch {
+        context.issues.push({ code: "custom", message: "not the authorizer's JSON", input: text });
+        return z.NEVER;
+      }
+    }),
+  );
 
 const contextSchema = z.looseObject({
-  organizationId: z.string().min(1),
-  userId: z.string().min(1),
+  organizationId: z.string().check(z.minLength(1)),
+  userId: z.string().check(z.minLength(1)),
   hubIds: jsonText(z.array(z.string())),
   permissions: jsonText(z.array(z.string())),
-  permissionDetails: jsonText(z.array(z.looseObject({ permissionName: z.string(), dataTypeId: z.string().optional(), hiddenFields: z.array(z.string()).optional() }))),
+  permissionDetails: jsonText(z.array(z.looseObject({ permissionName: z.string(), dataTypeId: z.optional(z.string()), hiddenFields: z.optional(z.array(z.string())) }))),
 });
 
 /** The caller of a request the authorizer let through; undefined when the event carries no (or no well-formed) authorizer context. */

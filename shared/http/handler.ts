@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
-import type { z, ZodType } from "zod";
+import type { core } from "zod/mini";
 import { AppError, type FieldIssue, MissingPermissionError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
 import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import type { Caller } from "#shared/domain/caller";
@@ -26,7 +26,7 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   versions: VersionCondition;
 }
 
-type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+type Infer<T> = T extends core.$ZodType ? core.output<T> : undefined;
 
 type ApiContext = Context & { caller?: Caller };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
@@ -117,7 +117,7 @@ export interface HttpHandlerOptions {
  * Builds the Lambda handler of one route: Powertools context and metrics, error mapping, logging, auth, then parsing and zod
  * validation of path, query and body, so `run` receives typed input and only calls the domain.
  */
-export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TParams extends ZodType>(
+export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$ZodType, TParams extends core.$ZodType>(
   route: RouteDefinition<TBody, TQuery, TParams>,
   run: (request: ApiRequest<Infer<TBody>, Infer<TQuery>, Infer<TParams>>) => Promise<HttpResult>,
   options: HttpHandlerOptions = {},
@@ -138,7 +138,7 @@ export function httpHandler<TBody extends ZodType, TQuery extends ZodType, TPara
     .handler(async (event, context) => {
       // Path, query and body are all checked before answering, so one 400 names every bad field.
       const issues: FieldIssue[] = [];
-      const parsed = (schema: ZodType | undefined, read: () => unknown) => {
+      const parsed = (schema: core.$ZodType | undefined, read: () => unknown) => {
         if (!schema) return undefined;
         try {
           return parseWith(schema, read());

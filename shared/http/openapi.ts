@@ -1,5 +1,5 @@
-import * as z from "zod";
-import type { ZodType } from "zod";
+import { toJSONSchema } from "zod/mini";
+import type { core } from "zod/mini";
 import { errorBodySchema, SERVER_SET_KEYWORD } from "#shared/domain/schemas";
 import type { RouteDefinition } from "#shared/http/route";
 
@@ -7,8 +7,8 @@ import type { RouteDefinition } from "#shared/http/route";
  * OpenAPI 3.1 generated from the route table and its zod schemas: the schemas that validate
  * requests are the schemas that document them.
  */
-function jsonSchema(schema: ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: showServerSetKeys }) as Record<
+function jsonSchema(schema: core.$ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: showServerSetKeys }) as Record<
     string,
     unknown
   >;
@@ -27,7 +27,7 @@ function showServerSetKeys({ jsonSchema }: { jsonSchema: Record<string, unknown>
   jsonSchema.properties = properties;
 }
 
-function parameters(schema: ZodType | undefined, location: "path" | "query") {
+function parameters(schema: core.$ZodType | undefined, location: "path" | "query") {
   if (!schema) return [];
   const object = jsonSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({

@@ -1,4 +1,6 @@
-import type { ZodType } from "zod";
+import type { core } from "zod/mini";
+
+type ZodType = core.$ZodType;
 
 /**
  * One entry of the route table (functions/routes.ts). The same entry drives the CDK stack (one

@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type * as z from "zod";
+import type * as z from "zod/mini";
 import { logger } from "#shared/observability/powertools";
 
 /**
@@ -36,7 +36,7 @@ export async function processSqsBatch(event: SQSEvent, handleRecord: (record: SQ
 }
 
 /** The message body parsed as JSON and validated by `schema`, or undefined when it is not such a message. */
-export function parseMessageBody<Schema extends z.ZodType>(record: SQSRecord, schema: Schema): z.output<Schema> | undefined {
+export function parseMessageBody<Schema extends z.ZodMiniType>(record: SQSRecord, schema: Schema): z.output<Schema> | undefined {
   let body: unknown;
   try {
     body = JSON.parse(record.body);

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { MAX_CERTIFICATE_BYTES } from "#shared/domain/app-integrations/certificate";
 import {
   appIntegrationCreateFormSchema,
@@ -83,7 +83,7 @@ export const appIntegrationRoutes = {
           code: z.literal(200),
           message: z.string(),
           data: z.array(appIntegrationSchema),
-          nextCursor: z.string().nullable(),
+          nextCursor: z.nullable(z.string()),
         }),
       },
     },

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hubViewSchema } from "#shared/domain/hubs/schema";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import {
   vehicleInputSchema,

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { visitCreateSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
 import { defineRoute } from "#shared/http/route";
