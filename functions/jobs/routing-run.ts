@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { runWorkerPorts } from "#shared/app/routing-results";
+import { runWorkerPorts } from "#shared/app/run-worker";
 import { processRunMessage, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
 import { type DuePageMessage, runQueueMessageSchema } from "#shared/domain/runs/messages";
 import { handleDueEntries, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";

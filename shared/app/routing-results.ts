@@ -1,19 +1,16 @@
 import { activeRunSlots } from "#shared/app/active-runs";
 import { findConfiguration } from "#shared/app/configurations";
-import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
-import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
+import { runQuota } from "#shared/app/usage";
+import { markVisitDispatched } from "#shared/app/visits";
 import { appConfig } from "#shared/config/env";
 import { loadResultMapInput } from "#shared/domain/routing-results/map-input";
 import type { Caller } from "#shared/domain/caller";
 import { createRoutingResultService } from "#shared/domain/routing-results/service";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
-import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { sqsSdk } from "#shared/queue/sqs-sdk";
-import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
-import { visitPositions } from "#shared/store/visit-store";
-import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun, visitRoutingResultId } from "#shared/store/run-store";
+import { visitPositions, visitRoutingResultId } from "#shared/store/visit-store";
 
 /** Queues an on-demand run for the run worker (the same queue as schedule runs). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
@@ -21,7 +18,7 @@ export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<v
   await client.send(new sdk.SendMessageCommand({ QueueUrl: appConfig().RUN_QUEUE_URL, MessageBody: JSON.stringify(message) }));
 }
 
-/** Composition root of the routing results area. */
+/** Composition root of the routing results area (the run worker's is shared/app/run-worker.ts: API functions do not carry the optimizer). */
 export const routingResultService = createRoutingResultService({
   store: dynamoRoutingResultStore,
   findConfiguration,
@@ -44,31 +41,3 @@ export const resultMapInput = (caller: Caller, resultId: string) =>
     caller,
     resultId,
   );
-
-/** The run worker's ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
-export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {
-  return {
-    now: () => new Date(),
-    appTimeZone: appConfig().APP_TIMEZONE,
-    readClaim: readRunClaim,
-    startClaim: startRunClaim,
-    finishClaim: finishRunClaim,
-    findSchedule: findScheduleForRun,
-    recordLogExecuted: (organizationId, scheduleId, log) => recordLogExecuted(organizationId, scheduleId, { ...log }),
-    findConfiguration,
-    findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
-    vehiclesForRun,
-    oldestActiveVisits,
-    // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
-    solve: (problem, options) =>
-      solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE) }),
-    results: dynamoRoutingResultStore,
-    markVisitDispatched,
-    visitRoutingResultId,
-    releaseActiveRun: activeRunSlots.release,
-    runQuotaRefusal: runQuota.refusal,
-    meterRun: async (usage) => meterRun(usage),
-    memoryMb: runMemoryMb,
-    ...overrides,
-  };
-}

@@ -265,12 +265,3 @@ export async function findScheduleForRun(organizationId: string, scheduleId: str
   const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.schedule(organizationId, scheduleId), ConsistentRead: true }));
   return output.Item ? scheduleRecordSchema.parse(output.Item) : undefined;
 }
-
-/** The routing result a visit was last dispatched by (null when never; undefined when the visit is gone). One consistent read. */
-export async function visitRoutingResultId(organizationId: string, hubId: string, visitId: string): Promise<string | null | undefined> {
-  const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.visit(organizationId, hubId, visitId), ConsistentRead: true, ProjectionExpression: "routingResultId" }),
-  );
-  if (!output.Item) return undefined;
-  return (output.Item.routingResultId as string | null | undefined) ?? null;
-}

@@ -237,3 +237,12 @@ export async function visitPositions(organizationId: string, hubId: string, visi
   }
   return positions;
 }
+
+/** The routing result a visit was last dispatched by (null when never; undefined when the visit is gone). One consistent read. */
+export async function visitRoutingResultId(organizationId: string, hubId: string, visitId: string): Promise<string | null | undefined> {
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.visit(organizationId, hubId, visitId), ConsistentRead: true, ProjectionExpression: "routingResultId" }),
+  );
+  if (!output.Item) return undefined;
+  return (output.Item.routingResultId as string | null | undefined) ?? null;
+}

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { z, type ZodType } from "zod";
+import { toJSONSchema, type core } from "zod/mini";
 import { FixtureRef } from "./json-text.ts";
 
 /**
@@ -34,8 +34,8 @@ export type JsonSchema = {
   maxItems?: number;
 };
 
-export function jsonSchemaOf(schema: ZodType): JsonSchema {
-  const { $schema: _dropped, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<
+export function jsonSchemaOf(schema: core.$ZodType): JsonSchema {
+  const { $schema: _dropped, ...rest } = toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<
     string,
     unknown
   >;

@@ -1,4 +1,3 @@
-import { DateTime } from "luxon";
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
@@ -15,7 +14,7 @@ import type {
 } from "#shared/domain/routing-results/schema";
 import { type ActiveRunSlots, onDemandRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
-import { formatDateTimeUtc } from "#shared/domain/time";
+import { formatDateTimeUtc, formatWallClockIn } from "#shared/domain/time";
 import { type RunQuota, RunQuotaExceededError } from "#shared/domain/usage/run-quota";
 
 export interface ResultListFilter {
@@ -62,7 +61,7 @@ export interface RoutingResultServiceDependencies {
 
 /** `Y-m-d H:i` in the given zone: the date-time part of result names. */
 export function resultNameTime(instant: Date, timeZone: string): string {
-  return DateTime.fromJSDate(instant, { zone: timeZone }).toFormat("yyyy-MM-dd HH:mm");
+  return formatWallClockIn(instant, timeZone);
 }
 
 export const emptyBody: RoutingResultBody = { routes: [], dropped: [] };

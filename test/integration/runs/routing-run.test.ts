@@ -3,7 +3,7 @@ import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createRoutingRunHandler, handler } from "#functions/jobs/routing-run";
 import { configurationService } from "#shared/app/configurations";
-import { runWorkerPorts } from "#shared/app/routing-results";
+import { runWorkerPorts } from "#shared/app/run-worker";
 import { scheduleService } from "#shared/app/schedules";
 import { visitService } from "#shared/app/visits";
 import { resetAppConfig } from "#shared/config/env";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ConflictError, MissingPermissionError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import { parseWith, zodIssues } from "#shared/domain/validation";
 import { errorToHttpResult } from "#shared/http/error-response";
@@ -35,7 +35,7 @@ describe("Module: zod issues", () => {
   it("names nested fields with a dotted path and each unknown key", () => {
     const result = schema.safeParse({ name: 1, nested: { n: "x", extra: 1 }, other: true });
     expect(result.success).toBe(false);
-    const fields = zodIssues(result.error as z.ZodError).map((issue) => issue.field);
+    const fields = zodIssues(result.error as z.core.$ZodError).map((issue) => issue.field);
     expect(fields).toEqual(expect.arrayContaining(["name", "nested.n", "nested.extra", "other"]));
   });
 

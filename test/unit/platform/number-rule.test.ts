@@ -1,26 +1,26 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import type { core } from "zod/mini";
 import { routes } from "../../../functions/routes.ts";
 import { storableNumber, usesStorableNumberRule } from "#shared/domain/schemas";
 
 type Def = { type: string; [key: string]: unknown };
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+const defOf = (schema: core.$ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /**
  * Every zod number schema reachable from a schema (objects, arrays, unions, wrappers, pipes, lazy,
  * records, tuples, intersections), with its path. Iterative, and each schema visited once.
  */
-function numberSchemas(root: z.ZodType): Array<{ path: string; schema: z.ZodType }> {
-  const found: Array<{ path: string; schema: z.ZodType }> = [];
-  const seen = new Set<z.ZodType>();
-  const pending: Array<[z.ZodType, string]> = [[root, ""]];
+function numberSchemas(root: core.$ZodType): Array<{ path: string; schema: core.$ZodType }> {
+  const found: Array<{ path: string; schema: core.$ZodType }> = [];
+  const seen = new Set<core.$ZodType>();
+  const pending: Array<[core.$ZodType, string]> = [[root, ""]];
   while (pending.length > 0) {
-    const [schema, path] = pending.pop() as [z.ZodType, string];
+    const [schema, path] = pending.pop() as [core.$ZodType, string];
     if (seen.has(schema)) continue;
     seen.add(schema);
     const def = defOf(schema);
     const visit = (child: unknown, at: string) => {
-      if (child) pending.push([child as z.ZodType, at]);
+      if (child) pending.push([child as core.$ZodType, at]);
     };
     switch (def.type) {
       case "number":
@@ -28,14 +28,14 @@ function numberSchemas(root: z.ZodType): Array<{ path: string; schema: z.ZodType
         found.push({ path: path || "(root)", schema });
         break;
       case "object":
-        for (const [key, child] of Object.entries(def.shape as Record<string, z.ZodType>)) visit(child, path ? `${path}.${key}` : key);
+        for (const [key, child] of Object.entries(def.shape as Record<string, core.$ZodType>)) visit(child, path ? `${path}.${key}` : key);
         visit(def.catchall, `${path}.*`);
         break;
       case "array":
         visit(def.element, `${path}[]`);
         break;
       case "union":
-        for (const option of def.options as z.ZodType[]) visit(option, path);
+        for (const option of def.options as core.$ZodType[]) visit(option, path);
         break;
       case "intersection":
         visit(def.left, path);
@@ -50,7 +50,7 @@ function numberSchemas(root: z.ZodType): Array<{ path: string; schema: z.ZodType
         visit(def.valueType, `${path}[]`);
         break;
       case "tuple":
-        (def.items as z.ZodType[]).forEach((item, index) => visit(item, `${path}[${index}]`));
+        (def.items as core.$ZodType[]).forEach((item, index) => visit(item, `${path}[${index}]`));
         visit(def.rest, `${path}[…]`);
         break;
       case "pipe":
@@ -58,7 +58,7 @@ function numberSchemas(root: z.ZodType): Array<{ path: string; schema: z.ZodType
         visit(def.out, path);
         break;
       case "lazy":
-        visit((def.getter as () => z.ZodType)(), path);
+        visit((def.getter as () => core.$ZodType)(), path);
         break;
       case "optional":
       case "nullable":
@@ -83,11 +83,11 @@ function numberSchemas(root: z.ZodType): Array<{ path: string; schema: z.ZodType
 
 describe("Module: the one number rule", () => {
   it("finds numbers anywhere in a schema tree, and tells the rule's numbers from others", async () => {
-    const { z: zod } = await import("zod");
+    const { z: zod } = await import("zod/mini");
     const schema = zod.strictObject({
-      a: storableNumber().min(0).optional(),
+      a: zod.optional(storableNumber().check(zod.minimum(0))),
       b: zod.array(zod.union([zod.string(), zod.number()])),
-      c: zod.string().transform(Number).pipe(storableNumber().int()),
+      c: zod.pipe(zod.pipe(zod.string(), zod.transform(Number)), storableNumber().check(zod.int())),
       d: storableNumber({ coerce: true }),
     });
     const numbers = numberSchemas(schema);

@@ -1,0 +1,40 @@
+import { activeRunSlots } from "#shared/app/active-runs";
+import { findConfiguration } from "#shared/app/configurations";
+import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
+import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
+import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
+import { appConfig } from "#shared/config/env";
+import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
+import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
+import { dynamoHubStore } from "#shared/store/hub-store";
+import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun } from "#shared/store/run-store";
+import { visitRoutingResultId } from "#shared/store/visit-store";
+
+/** Composition root of the run worker. */
+/** The run worker's ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
+export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {
+  return {
+    now: () => new Date(),
+    appTimeZone: appConfig().APP_TIMEZONE,
+    readClaim: readRunClaim,
+    startClaim: startRunClaim,
+    finishClaim: finishRunClaim,
+    findSchedule: findScheduleForRun,
+    recordLogExecuted: (organizationId, scheduleId, log) => recordLogExecuted(organizationId, scheduleId, { ...log }),
+    findConfiguration,
+    findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
+    vehiclesForRun,
+    oldestActiveVisits,
+    // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
+    solve: (problem, options) =>
+      solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE) }),
+    results: dynamoRoutingResultStore,
+    markVisitDispatched,
+    visitRoutingResultId,
+    releaseActiveRun: activeRunSlots.release,
+    runQuotaRefusal: runQuota.refusal,
+    meterRun: async (usage) => meterRun(usage),
+    memoryMb: runMemoryMb,
+    ...overrides,
+  };
+}
