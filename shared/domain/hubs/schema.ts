@@ -41,7 +41,6 @@ const hubShape = {
     .check(z.describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE).")),
 };
 
-/** POST and PUT: the whole hub; timeZone defaults to null. */
 const hubInputBody = z.strictObject({
   ...hubShape,
   timeZone: z._default(hubShape.timeZone, null),
@@ -53,10 +52,10 @@ const hubInputBody = z.strictObject({
       ),
     ),
 });
+/** POST and PUT: the whole hub; timeZone defaults to null. */
 export const hubInputSchema = ignoringServerSetKeys(hubInputBody as unknown as Classic<typeof hubInputBody>);
 export type HubInput = z.infer<typeof hubInputSchema>;
 
-/** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
 const hubPatchBody = z
   .partial(
     z.strictObject({
@@ -65,6 +64,7 @@ const hubPatchBody = z
     }),
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+/** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
 export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody as unknown as Classic<typeof hubPatchBody>);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 

@@ -210,7 +210,6 @@ function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
   };
 }
 
-/** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
 const scheduleInputBody = z.pipe(
   z
     .strictObject({
@@ -228,16 +227,17 @@ const scheduleInputBody = z.pipe(
     .check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
   z.transform(withoutUnusedFields),
 );
+/** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
 export const scheduleInputSchema = ignoringServerSetKeys(scheduleInputBody as unknown as Classic<typeof scheduleInputBody>, scheduleServerSetKeys);
 
 export type ScheduleInput = z.output<typeof scheduleInputSchema>;
 
-/** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
 const schedulePatchBody = z.partial(z.strictObject(scheduleShape)).check(
   z.refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
     message: "send at least one writable field to change",
   }),
 );
+/** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
 export const schedulePatchSchema = ignoringServerSetKeys(schedulePatchBody as unknown as Classic<typeof schedulePatchBody>, scheduleServerSetKeys);
 
 export type SchedulePatch = z.output<typeof schedulePatchSchema>;

@@ -118,7 +118,6 @@ function checkSchedule(vehicle: ScheduleFields, ctx: z.core.$RefinementCtx<Sched
   }
 }
 
-/** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
 const vehicleInputBody = z
   .strictObject({
     name: vehicleShape.name,
@@ -144,11 +143,11 @@ const vehicleInputBody = z
       ),
   })
   .check(z.superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }));
+/** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
 export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody as unknown as Classic<typeof vehicleInputBody>);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 
-/** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
 const vehiclePatchBody = z
   .partial(
     z.strictObject({
@@ -157,6 +156,7 @@ const vehiclePatchBody = z
     }),
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+/** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
 export const vehiclePatchSchema = ignoringServerSetKeys(vehiclePatchBody as unknown as Classic<typeof vehiclePatchBody>);
 
 export type VehiclePatch = z.infer<typeof vehiclePatchSchema>;

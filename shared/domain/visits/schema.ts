@@ -124,13 +124,13 @@ const visitInputObject = z.strictObject({
 export const visitInputSchema = ignoringServerSetKeys(visitInputObject as unknown as Classic<typeof visitInputObject>, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
 
-/** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
 const visitCreateBody = z.extend(visitInputObject, {
   status: z._default(
     visitShape.status.check(z.refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })),
     visitDefaults.status,
   ),
 });
+/** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
 export const visitCreateSchema = ignoringServerSetKeys(visitCreateBody as unknown as Classic<typeof visitCreateBody>, dispatchFields);
 
 const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
