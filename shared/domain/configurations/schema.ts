@@ -1,5 +1,9 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
+
+/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
+type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
@@ -12,29 +16,29 @@ export const routingObjectives = ["hierarchical", "distance"] as const;
 export const maxListedVehicles = 95;
 
 const configurationShape = {
-  name: z.string().trim().min(1).max(100),
-  hubId: z.string().trim().min(1).max(64).describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run."),
-  vehicleIds: z
-    .array(z.string().trim().min(1).max(64))
-    .max(maxListedVehicles)
-    .refine((ids) => new Set(ids).size === ids.length, { message: "vehicleIds must be distinct" })
-    .describe(
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  hubId: z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
+  vehicleIds: z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))).check(
+    z.maxLength(maxListedVehicles),
+    z.refine((ids) => new Set(ids).size === ids.length, { message: "vehicleIds must be distinct" }),
+    z.describe(
       `Vehicles a run may use; each must be a vehicle of this hub when the profile is written. Empty = every vehicle of the hub at run time. At most ${maxListedVehicles}.`,
     ),
-  returnToHub: z.boolean().describe("true: routes end back at the hub; false: a route ends at its last visit."),
-  defaultSpeed: storableNumber().min(5).max(200).describe("Average speed in km/h for travel estimates where a vehicle gives none."),
-  defaultVisitTime: storableNumber().min(0).max(1440).describe("Service minutes of a visit whose visitTime is null."),
+  ),
+  returnToHub: z.boolean().check(z.describe("true: routes end back at the hub; false: a route ends at its last visit.")),
+  defaultSpeed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h for travel estimates where a vehicle gives none.")),
+  defaultVisitTime: storableNumber().check(z.minimum(0), z.maximum(1440), z.describe("Service minutes of a visit whose visitTime is null.")),
   capacityConstraint: z
     .strictObject({
-      weight: z.boolean().default(true).describe("Enforce vehicle weight capacity against visit weight."),
-      volume: z.boolean().default(true).describe("Enforce vehicle volume capacity against visit volume."),
+      weight: z._default(z.boolean(), true).check(z.describe("Enforce vehicle weight capacity against visit weight.")),
+      volume: z._default(z.boolean(), true).check(z.describe("Enforce vehicle volume capacity against visit volume.")),
     })
-    .describe("Which capacity dimensions the optimizer enforces; a dimension that is off is ignored."),
+    .check(z.describe("Which capacity dimensions the optimizer enforces; a dimension that is off is ignored.")),
   objective: z
     .enum(routingObjectives)
-    .describe("hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance."),
-  timeLimitSeconds: storableNumber().int().min(1).max(240).describe("Optimizer time budget per run, in seconds."),
-  roadFactor: storableNumber().min(1).max(3).describe("Road distance ÷ straight-line distance used by the travel estimate."),
+    .check(z.describe("hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance.")),
+  timeLimitSeconds: storableNumber().check(z.int(), z.minimum(1), z.maximum(240), z.describe("Optimizer time budget per run, in seconds.")),
+  roadFactor: storableNumber().check(z.minimum(1), z.maximum(3), z.describe("Road distance ÷ straight-line distance used by the travel estimate.")),
 };
 
 export const configurationDefaults = {
@@ -48,28 +52,23 @@ export const configurationDefaults = {
   roadFactor: 1.3,
 } as const;
 
-export const configurationInputSchema = ignoringServerSetKeys(
-  z.strictObject({
-    name: configurationShape.name,
-    hubId: configurationShape.hubId,
-    vehicleIds: configurationShape.vehicleIds.default([]),
-    returnToHub: configurationShape.returnToHub.default(configurationDefaults.returnToHub),
-    defaultSpeed: configurationShape.defaultSpeed.default(configurationDefaults.defaultSpeed),
-    defaultVisitTime: configurationShape.defaultVisitTime.default(configurationDefaults.defaultVisitTime),
-    capacityConstraint: configurationShape.capacityConstraint.default({ ...configurationDefaults.capacityConstraint }),
-    objective: configurationShape.objective.default(configurationDefaults.objective),
-    timeLimitSeconds: configurationShape.timeLimitSeconds.default(configurationDefaults.timeLimitSeconds),
-    roadFactor: configurationShape.roadFactor.default(configurationDefaults.roadFactor),
-  }),
-);
+const configurationInputBody = z.strictObject({
+  name: configurationShape.name,
+  hubId: configurationShape.hubId,
+  vehicleIds: z._default(configurationShape.vehicleIds, []),
+  returnToHub: z._default(configurationShape.returnToHub, configurationDefaults.returnToHub),
+  defaultSpeed: z._default(configurationShape.defaultSpeed, configurationDefaults.defaultSpeed),
+  defaultVisitTime: z._default(configurationShape.defaultVisitTime, configurationDefaults.defaultVisitTime),
+  capacityConstraint: z._default(configurationShape.capacityConstraint, { ...configurationDefaults.capacityConstraint }),
+  objective: z._default(configurationShape.objective, configurationDefaults.objective),
+  timeLimitSeconds: z._default(configurationShape.timeLimitSeconds, configurationDefaults.timeLimitSeconds),
+  roadFactor: z._default(configurationShape.roadFactor, configurationDefaults.roadFactor),
+});
+export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody as unknown as Classic<typeof configurationInputBody>);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
-export const configurationPatchSchema = ignoringServerSetKeys(
-  z
-    .strictObject(configurationShape)
-    .partial()
-    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
-);
+const configurationPatchBody = z.partial(z.strictObject(configurationShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody as unknown as Classic<typeof configurationPatchBody>);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 
 export const writableConfigurationFields = [
@@ -98,13 +97,13 @@ export const configurationSchema = z.object({
   timeLimitSeconds: z.number(),
   roadFactor: z.number(),
   organizationId: z.string(),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 });
 export type RoutingConfiguration = z.infer<typeof configurationSchema>;
 
-export const configurationParamsSchema = z.strictObject({ configurationId: z.string().min(1).max(64) });
+export const configurationParamsSchema = z.strictObject({ configurationId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const configurationListQuerySchema = pageQuery({
-  hubId: z.string().min(1).max(64).optional().describe("Profiles of this hub only."),
+  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
 });

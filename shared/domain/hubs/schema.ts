@@ -1,6 +1,10 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
+
+/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
+type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
@@ -22,48 +26,46 @@ function canonicalZone(zone: string): string {
   return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
 }
 
-export const timeZoneSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .refine((zone) => isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })
-  .transform(canonicalZone);
+export const timeZoneSchema = z.pipe(
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
+  z.transform(canonicalZone),
+);
 
 const hubShape = {
-  name: z.string().trim().min(1).max(100),
-  address: z.string().trim().min(1).max(500),
-  lat: storableNumber().min(-90).max(90).describe("Latitude of the depot, WGS84 degrees."),
-  lng: storableNumber().min(-180).max(180).describe("Longitude of the depot, WGS84 degrees."),
-  timeZone: timeZoneSchema
-    .nullable()
-    .describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE)."),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  address: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  lat: storableNumber().check(z.minimum(-90), z.maximum(90), z.describe("Latitude of the depot, WGS84 degrees.")),
+  lng: storableNumber().check(z.minimum(-180), z.maximum(180), z.describe("Longitude of the depot, WGS84 degrees.")),
+  timeZone: z
+    .nullable(timeZoneSchema)
+    .check(z.describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE).")),
 };
 
-/** POST and PUT: the whole hub; timeZone defaults to null. */
-export const hubInputSchema = ignoringServerSetKeys(
-  z.strictObject({
-    ...hubShape,
-    timeZone: hubShape.timeZone.default(null),
-    custom: customValuesSchema
-      .optional()
-      .describe(
+const hubInputBody = z.strictObject({
+  ...hubShape,
+  timeZone: z._default(hubShape.timeZone, null),
+  custom: z
+    .optional(customValuesSchema)
+    .check(
+      z.describe(
         "Custom values of the organization's hub extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
       ),
-  }),
-);
+    ),
+});
+/** POST and PUT: the whole hub; timeZone defaults to null. */
+export const hubInputSchema = ignoringServerSetKeys(hubInputBody as unknown as Classic<typeof hubInputBody>);
 export type HubInput = z.infer<typeof hubInputSchema>;
 
-/** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
-export const hubPatchSchema = ignoringServerSetKeys(
-  z
-    .strictObject({
+const hubPatchBody = z
+  .partial(
+    z.strictObject({
       ...hubShape,
-      custom: customValuesSchema.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged."),
-    })
-    .partial()
-    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
-);
+      custom: customValuesSchema.check(z.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.")),
+    }),
+  )
+  .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+/** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
+export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody as unknown as Classic<typeof hubPatchBody>);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 
 export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;
@@ -74,18 +76,18 @@ export const hubSchema = z.object({
   address: z.string(),
   lat: z.number(),
   lng: z.number(),
-  timeZone: z.string().nullable(),
+  timeZone: z.nullable(z.string()),
   organizationId: z.string(),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 });
 export type Hub = z.infer<typeof hubSchema>;
 
 /** A hub as answered: the stored hub and its visible custom values. */
-export const hubViewSchema = hubSchema.extend({ custom: customValuesViewSchema });
+export const hubViewSchema = z.extend(hubSchema, { custom: customValuesViewSchema });
 export type HubView = z.infer<typeof hubViewSchema>;
 
-export const hubParamsSchema = z.strictObject({ hubId: z.string().min(1).max(64) });
+export const hubParamsSchema = z.strictObject({ hubId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const hubListQuerySchema = pageQuery({});
 

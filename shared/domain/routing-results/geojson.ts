@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
 
 /**
@@ -9,9 +9,9 @@ import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#
  * (RFC 7946 §3.1.1), WGS84, at most 6 decimals (§11.2). `stroke`/`marker-color` follow the common
  * simplestyle convention, so map tools draw each vehicle in the colour of the SVG map.
  */
-const positionSchema = z.tuple([z.number().describe("longitude"), z.number().describe("latitude")]);
+const positionSchema = z.tuple([z.number().check(z.describe("longitude")), z.number().check(z.describe("latitude"))]);
 const pointSchema = z.object({ type: z.literal("Point"), coordinates: positionSchema });
-const lineStringSchema = z.object({ type: z.literal("LineString"), coordinates: z.array(positionSchema).min(2) });
+const lineStringSchema = z.object({ type: z.literal("LineString"), coordinates: z.array(positionSchema).check(z.minLength(2)) });
 
 const hubFeatureSchema = z.object({
   type: z.literal("Feature"),
@@ -25,7 +25,7 @@ const routeFeatureSchema = z.object({
     kind: z.literal("route"),
     vehicleId: z.string(),
     vehicleName: z.string(),
-    stops: z.number().int(),
+    stops: z.number().check(z.int()),
     departure: z.string(),
     arrival: z.string(),
     distanceMeters: z.number(),
@@ -41,27 +41,27 @@ const stopFeatureSchema = z.object({
     kind: z.literal("stop"),
     vehicleId: z.string(),
     vehicleName: z.string(),
-    order: z.number().int().describe("1-based position on the vehicle's route."),
+    order: z.number().check(z.int(), z.describe("1-based position on the vehicle's route.")),
     visitId: z.string(),
     visitName: z.string(),
-    eta: z.string().describe("Arrival, Y-m-d H:i in the result's time zone."),
-    etd: z.string().describe("Departure after service, Y-m-d H:i."),
+    eta: z.string().check(z.describe("Arrival, Y-m-d H:i in the result's time zone.")),
+    etd: z.string().check(z.describe("Departure after service, Y-m-d H:i.")),
     "marker-color": z.string(),
   }),
 });
 const unassignedFeatureSchema = z.object({
   type: z.literal("Feature"),
-  geometry: pointSchema.nullable().describe("null when the visit has no usable position (bad coordinates, or deleted since)."),
+  geometry: z.nullable(pointSchema).check(z.describe("null when the visit has no usable position (bad coordinates, or deleted since).")),
   properties: z.object({ kind: z.literal("unassigned"), visitId: z.string(), visitName: z.string(), reason: z.string(), "marker-color": z.string() }),
 });
 
 export const resultGeoJsonSchema = z
   .object({
     type: z.literal("FeatureCollection"),
-    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe("[west, south, east, north] of every located feature."),
+    bbox: z.optional(z.tuple([z.number(), z.number(), z.number(), z.number()])).check(z.describe("[west, south, east, north] of every located feature.")),
     features: z.array(z.union([hubFeatureSchema, routeFeatureSchema, stopFeatureSchema, unassignedFeatureSchema])),
   })
-  .describe("RFC 7946 FeatureCollection (application/geo+json).");
+  .check(z.describe("RFC 7946 FeatureCollection (application/geo+json)."));
 export type ResultGeoJson = z.infer<typeof resultGeoJsonSchema>;
 type Feature = ResultGeoJson["features"][number];
 

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { idSchema, pageQuery } from "#shared/domain/schemas";
 
 /**
@@ -11,33 +11,33 @@ export type ResultStatus = (typeof resultStatuses)[number];
 export const resultOrigins = ["SCHEDULER", "API"] as const;
 export type ResultOrigin = (typeof resultOrigins)[number];
 
-const loadSchema = z.record(z.string(), z.number()).describe("Load per enforced capacity dimension (weight, volume).");
+const loadSchema = z.record(z.string(), z.number()).check(z.describe("Load per enforced capacity dimension (weight, volume)."));
 
 export const resultTripSchema = z.object({
-  order: z.number().int().describe("1-based position on the route."),
+  order: z.number().check(z.int(), z.describe("1-based position on the route.")),
   visitId: z.string(),
   visitName: z.string(),
   coordinate: z.object({ lat: z.number(), lng: z.number() }),
-  eta: z.string().describe("Arrival, Y-m-d H:i in the hub's time zone."),
-  etd: z.string().describe("Departure after service, Y-m-d H:i in the hub's time zone."),
-  serviceStart: z.string().describe("Start of service (arrival plus waiting), Y-m-d H:i."),
+  eta: z.string().check(z.describe("Arrival, Y-m-d H:i in the hub's time zone.")),
+  etd: z.string().check(z.describe("Departure after service, Y-m-d H:i in the hub's time zone.")),
+  serviceStart: z.string().check(z.describe("Start of service (arrival plus waiting), Y-m-d H:i.")),
   waitingMinutes: z.number(),
-  distanceMeters: z.number().describe("Driven from the previous stop (or the hub)."),
-  load: loadSchema.describe("Load delivered so far on this route, this visit included."),
+  distanceMeters: z.number().check(z.describe("Driven from the previous stop (or the hub).")),
+  load: loadSchema.check(z.describe("Load delivered so far on this route, this visit included.")),
 });
 
 export const resultRouteSchema = z.object({
   vehicleId: z.string(),
   vehicleName: z.string(),
-  departure: z.string().describe("Leaves the hub, Y-m-d H:i."),
-  arrival: z.string().describe("Back at the hub (or done with the last visit when returnToHub is false), Y-m-d H:i."),
+  departure: z.string().check(z.describe("Leaves the hub, Y-m-d H:i.")),
+  arrival: z.string().check(z.describe("Back at the hub (or done with the last visit when returnToHub is false), Y-m-d H:i.")),
   distanceMeters: z.number(),
   durationMinutes: z.number(),
   travelMinutes: z.number(),
   waitingMinutes: z.number(),
   serviceMinutes: z.number(),
   load: loadSchema,
-  breaks: z.array(z.object({ start: z.string(), end: z.string(), afterOrder: z.number().int().describe("0 = before the first visit.") })),
+  breaks: z.array(z.object({ start: z.string(), end: z.string(), afterOrder: z.number().check(z.int(), z.describe("0 = before the first visit.")) })),
   trips: z.array(resultTripSchema),
 });
 
@@ -46,26 +46,26 @@ export const resultDroppedSchema = z.object({
   visitName: z.string(),
   reason: z
     .string()
-    .describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted"),
+    .check(z.describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted")),
 });
 
 export const resultSummarySchema = z.object({
-  vehiclesUsed: z.number().int(),
-  vehiclesAvailable: z.number().int(),
-  visitsPlanned: z.number().int().describe("Active visits the run collected (at most 1,500, oldest first)."),
-  visitsAssigned: z.number().int(),
-  visitsDropped: z.number().int(),
+  vehiclesUsed: z.number().check(z.int()),
+  vehiclesAvailable: z.number().check(z.int()),
+  visitsPlanned: z.number().check(z.int(), z.describe("Active visits the run collected (at most 1,500, oldest first).")),
+  visitsAssigned: z.number().check(z.int()),
+  visitsDropped: z.number().check(z.int()),
   distanceMeters: z.number(),
   durationMinutes: z.number(),
-  planningDay: z.string().describe("Y-m-d the `H:i` visit windows referred to."),
-  timeZone: z.string().describe("Zone of every wall-clock time of the result (the hub's, else the application's)."),
+  planningDay: z.string().check(z.describe("Y-m-d the `H:i` visit windows referred to.")),
+  timeZone: z.string().check(z.describe("Zone of every wall-clock time of the result (the hub's, else the application's).")),
 });
 
 export const resultDispatchSchema = z.object({
-  dispatchedTime: z.string().describe("Y-m-d H:i:s, UTC, of the last dispatch."),
-  vehicleIds: z.array(z.string()).describe("Vehicles dispatched so far."),
-  success: z.number().int().describe("Visits assigned by the last dispatch."),
-  failed: z.number().int().describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run)."),
+  dispatchedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC, of the last dispatch.")),
+  vehicleIds: z.array(z.string()).check(z.describe("Vehicles dispatched so far.")),
+  success: z.number().check(z.int(), z.describe("Visits assigned by the last dispatch.")),
+  failed: z.number().check(z.int(), z.describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run).")),
 });
 
 /** What the result item stores (without the body, which lives in S3: routes and dropped visits of 1,500 visits exceed an item). */
@@ -74,18 +74,18 @@ export const resultRecordSchema = z.object({
   name: z.string(),
   hubId: z.string(),
   configurationId: z.string(),
-  scheduleId: z.string().nullable().describe("The schedule whose run created it; null for on-demand results."),
+  scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run created it; null for on-demand results.")),
   createdFrom: z.enum(resultOrigins),
-  status: z.enum(resultStatuses).describe("ongoing while the optimizer runs, then done or failed."),
-  message: z.string().nullable().describe("Why the run failed; null otherwise."),
-  summary: resultSummarySchema.nullable().describe("Null until done."),
-  dispatch: resultDispatchSchema.nullable().describe("Null until dispatched."),
-  runTime: z.string().describe("Planning instant (routes start no earlier), Y-m-d H:i:s UTC."),
+  status: z.enum(resultStatuses).check(z.describe("ongoing while the optimizer runs, then done or failed.")),
+  message: z.nullable(z.string()).check(z.describe("Why the run failed; null otherwise.")),
+  summary: z.nullable(resultSummarySchema).check(z.describe("Null until done.")),
+  dispatch: z.nullable(resultDispatchSchema).check(z.describe("Null until dispatched.")),
+  runTime: z.string().check(z.describe("Planning instant (routes start no earlier), Y-m-d H:i:s UTC.")),
   organizationId: z.string(),
-  createdBy: z.string().describe("User id, or `scheduler`."),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  finishedTime: z.string().nullable().describe("When it became done or failed, Y-m-d H:i:s UTC."),
+  createdBy: z.string().check(z.describe("User id, or `scheduler`.")),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  finishedTime: z.nullable(z.string()).check(z.describe("When it became done or failed, Y-m-d H:i:s UTC.")),
 });
 export type RoutingResultRecord = z.infer<typeof resultRecordSchema>;
 
@@ -93,45 +93,47 @@ export const resultBodySchema = z.object({ routes: z.array(resultRouteSchema), d
 export type RoutingResultBody = z.infer<typeof resultBodySchema>;
 
 /** GET /routing/result/{id}: the record with its routes and dropped visits (empty until done). */
-export const routingResultSchema = resultRecordSchema.extend(resultBodySchema.shape);
+export const routingResultSchema = z.extend(resultRecordSchema, resultBodySchema.shape);
 export type RoutingResult = z.infer<typeof routingResultSchema>;
 
-export const resultParamsSchema = z.strictObject({ resultId: z.string().min(1).max(64) });
+export const resultParamsSchema = z.strictObject({ resultId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 /** GET /routing/result/{id}: the JSON envelope (default) or the routes as GeoJSON (RFC 7946). Other query keys are ignored, as before. */
 export const resultGetQuerySchema = z.object({
-  format: z.enum(["json", "geojson"]).optional().describe("`geojson`: answer the routes as an RFC 7946 FeatureCollection (application/geo+json) instead of the JSON envelope."),
+  format: z.optional(z.enum(["json", "geojson"])).check(z.describe("`geojson`: answer the routes as an RFC 7946 FeatureCollection (application/geo+json) instead of the JSON envelope.")),
 });
 
 export const resultListQuerySchema = pageQuery({
-  hubId: z.string().min(1).max(64).optional().describe("Results of this hub only."),
-  createdFrom: z.enum(resultOrigins).optional().describe("SCHEDULER (schedule runs) or API (on-demand runs)."),
+  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Results of this hub only.")),
+  createdFrom: z.optional(z.enum(resultOrigins)).check(z.describe("SCHEDULER (schedule runs) or API (on-demand runs).")),
 });
 export type ResultListQuery = z.infer<typeof resultListQuerySchema>;
 
 export const resultCreateSchema = z.strictObject({
-  configurationId: z.string().trim().min(1).max(64).describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings."),
-  name: z.string().trim().min(1).max(200).optional().describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone)."),
+  configurationId: z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings.")),
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone).")),
 });
 export type ResultCreateInput = z.infer<typeof resultCreateSchema>;
 
 /** Dispatch takes no body: every vehicle of the result, or the ones named in `vehicleIds`. */
 export const resultDispatchQuerySchema = z.strictObject({
-  vehicleIds: z
-    .string()
-    .min(1)
-    .max(4000)
-    .transform((text) => text.split(",").map((id) => id.trim()))
-    .refine((ids) => ids.every((id) => id.length > 0) && new Set(ids).size === ids.length, {
-      message: "vehicleIds must be distinct, comma-separated vehicle ids",
-    })
-    .optional()
-    .describe("Comma-separated ids of the result's vehicles to dispatch; absent = every vehicle of the result."),
+  vehicleIds: z.optional(
+    z
+      .pipe(
+        z.string().check(z.minLength(1), z.maxLength(4000)),
+        z.transform((text: string) => text.split(",").map((id) => id.trim())),
+      )
+      .check(
+        z.refine((ids) => ids.every((id) => id.length > 0) && new Set(ids).size === ids.length, {
+          message: "vehicleIds must be distinct, comma-separated vehicle ids",
+        }),
+      ),
+  ).check(z.describe("Comma-separated ids of the result's vehicles to dispatch; absent = every vehicle of the result.")),
 });
 export type ResultDispatchQuery = z.infer<typeof resultDispatchQuerySchema>;
 
 export const dispatchOutcomeSchema = z.object({
-  success: z.number().int().describe("Visits assigned (status ASSIGNED, with vehicle, order, eta, etd and this result's id)."),
-  failed: z.number().int().describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged."),
+  success: z.number().check(z.int(), z.describe("Visits assigned (status ASSIGNED, with vehicle, order, eta, etd and this result's id).")),
+  failed: z.number().check(z.int(), z.describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged.")),
 });
 export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;

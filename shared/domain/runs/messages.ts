@@ -1,16 +1,16 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /** The body of one SQS message of the routing-run queue: one schedule, one run slot. */
 export const routingRunMessageSchema = z.object({
   kind: z.literal("schedule"),
-  organizationId: z.string().min(1),
-  scheduleId: z.string().min(1),
+  organizationId: z.string().check(z.minLength(1)),
+  scheduleId: z.string().check(z.minLength(1)),
   /** The claimed slot: the run minute, ISO UTC (`2026-12-01T07:00Z`); with scheduleId it is the idempotency key. */
-  slot: z.string().min(1),
+  slot: z.string().check(z.minLength(1)),
   /** The exact run instant the timetable produced (ISO 8601 UTC). */
-  scheduledFor: z.string().min(1),
+  scheduledFor: z.string().check(z.minLength(1)),
   /** The schedule's `updatedTime` when the slot was claimed: a schedule changed since then is skipped. */
-  scheduleUpdatedTime: z.string().min(1),
+  scheduleUpdatedTime: z.string().check(z.minLength(1)),
 });
 
 export type RoutingRunMessage = z.infer<typeof routingRunMessageSchema>;
@@ -18,8 +18,8 @@ export type RoutingRunMessage = z.infer<typeof routingRunMessageSchema>;
 /** An on-demand run (POST /routing/result): the result exists already (status ongoing); the worker fills it. */
 export const onDemandRunMessageSchema = z.object({
   kind: z.literal("onDemand"),
-  organizationId: z.string().min(1),
-  resultId: z.string().min(1),
+  organizationId: z.string().check(z.minLength(1)),
+  resultId: z.string().check(z.minLength(1)),
 });
 
 export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;
@@ -30,8 +30,8 @@ export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;
  */
 export const duePageMessageSchema = z.object({
   kind: z.literal("duePage"),
-  tickTime: z.string().min(1),
-  entries: z.array(z.object({ organizationId: z.string().min(1), scheduleId: z.string().min(1), nextRunAt: z.string().min(1) })).min(1),
+  tickTime: z.string().check(z.minLength(1)),
+  entries: z.array(z.object({ organizationId: z.string().check(z.minLength(1)), scheduleId: z.string().check(z.minLength(1)), nextRunAt: z.string().check(z.minLength(1)) })).check(z.minLength(1)),
 });
 
 export type DuePageMessage = z.infer<typeof duePageMessageSchema>;

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import {
@@ -9,6 +10,9 @@ import {
   periodes,
   weekdays,
 } from "#shared/domain/schedules/timetable";
+
+/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
+type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Routing schedule model. The spec lists the attributes; everything it leaves open (the name, value
@@ -21,66 +25,83 @@ const distinct = (values: readonly string[]) => new Set(values).size === values.
 
 const wallClockSchema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true })
-  .refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" });
+  .check(
+    z.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true }),
+    z.refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" }),
+  );
 
 const scheduleEntrySchema = z
   .strictObject({
-    day: z.enum(weekdays).optional().describe("weekly entries (and custom with frequency weekly): weekday, lower case."),
+    day: z.optional(z.enum(weekdays)).check(z.describe("weekly entries (and custom with frequency weekly): weekday, lower case.")),
     date: z
-      .string()
-      .optional()
-      .describe("monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`."),
+      .optional(z.string())
+      .check(z.describe("monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`.")),
     time: z
       .array(timeOfDaySchema)
-      .min(1, { message: "list at least one time" })
-      .max(MAX_RUN_TIMES)
-      .refine(distinct, { message: "times must be distinct within an entry" })
-      .describe("Run times `HH:mm` (00:00–23:59) in the application time zone."),
+      .check(
+        z.minLength(1, { message: "list at least one time" }),
+        z.maxLength(MAX_RUN_TIMES),
+        z.refine(distinct, { message: "times must be distinct within an entry" }),
+        z.describe("Run times `HH:mm` (00:00–23:59) in the application time zone."),
+      ),
   })
-  .describe("Entry shape by periode: daily `{ time }`, weekly `{ day, time }`, monthly `{ date: \"05\", time }`, byDate `{ date: \"2026-12-01\", time }`, custom like its frequency.");
+  .check(
+    z.describe("Entry shape by periode: daily `{ time }`, weekly `{ day, time }`, monthly `{ date: \"05\", time }`, byDate `{ date: \"2026-12-01\", time }`, custom like its frequency."),
+  );
 
 export type ScheduleEntryInput = z.infer<typeof scheduleEntrySchema>;
 
 /** Every writable field. */
 const scheduleShape = {
   name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .nullable()
-    .describe(
-      "Used to name the routing results of runs: `{name} - {Y-m-d H:i}`. Optional (the spec has no name attribute): null or absent takes the configuration profile's name when the schedule is written.",
+    .nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(100)))
+    .check(
+      z.describe(
+        "Used to name the routing results of runs: `{name} - {Y-m-d H:i}`. Optional (the spec has no name attribute): null or absent takes the configuration profile's name when the schedule is written.",
+      ),
     ),
   configurationId: z
     .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .describe("Configuration profile the runs read (it supplies the hub and the vehicles): must name a profile of the organization, on a hub the token allows, when set or changed (400 otherwise); read at run time. A token with hubIds sees only schedules whose profile is on one of its hubs."),
-  periode: z.enum(periodes),
-  schedules: z.array(scheduleEntrySchema).min(1, { message: "list at least one entry" }).max(MAX_RUN_TIMES),
-  startTime: wallClockSchema
-    .nullable()
-    .describe("Start of the active window, `Y-m-d H:i`, application time zone, inclusive. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null)."),
-  endTime: wallClockSchema
-    .nullable()
-    .describe("End of the active window, `Y-m-d H:i`, inclusive, after startTime. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null)."),
-  frequency: z
-    .enum(frequencies)
-    .nullable()
-    .describe("custom only (required there): the entry shape and the unit the interval counts. With another periode a sent value is accepted and ignored (stored and answered as null)."),
-  interval: storableNumber()
-    .int()
-    .min(1)
-    .max(99)
-    .nullable()
-    .describe(
-      "custom only (required there): run every interval-th day / ISO week (Monday) / calendar month, counted from the one containing startTime. With another periode a sent value is accepted and ignored (stored and answered as null).",
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe(
+        "Configuration profile the runs read (it supplies the hub and the vehicles): must name a profile of the organization, on a hub the token allows, when set or changed (400 otherwise); read at run time. A token with hubIds sees only schedules whose profile is on one of its hubs.",
+      ),
     ),
-  autoDispatch: z.boolean().describe("When true, a run dispatches every vehicle of the result it creates."),
-  active: z.boolean().describe("false pauses the schedule (no runs, no nextRunTime) without deleting it."),
+  periode: z.enum(periodes),
+  schedules: z.array(scheduleEntrySchema).check(z.minLength(1, { message: "list at least one entry" }), z.maxLength(MAX_RUN_TIMES)),
+  startTime: z
+    .nullable(wallClockSchema)
+    .check(
+      z.describe(
+        "Start of the active window, `Y-m-d H:i`, application time zone, inclusive. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null).",
+      ),
+    ),
+  endTime: z
+    .nullable(wallClockSchema)
+    .check(
+      z.describe(
+        "End of the active window, `Y-m-d H:i`, inclusive, after startTime. Required except for byDate, whose dates are absolute: there a sent value is accepted and ignored (stored and answered as null).",
+      ),
+    ),
+  frequency: z
+    .nullable(z.enum(frequencies))
+    .check(
+      z.describe(
+        "custom only (required there): the entry shape and the unit the interval counts. With another periode a sent value is accepted and ignored (stored and answered as null).",
+      ),
+    ),
+  interval: z
+    .nullable(storableNumber().check(z.int(), z.minimum(1), z.maximum(99)))
+    .check(
+      z.describe(
+        "custom only (required there): run every interval-th day / ISO week (Monday) / calendar month, counted from the one containing startTime. With another periode a sent value is accepted and ignored (stored and answered as null).",
+      ),
+    ),
+  autoDispatch: z.boolean().check(z.describe("When true, a run dispatches every vehicle of the result it creates.")),
+  active: z.boolean().check(z.describe("false pauses the schedule (no runs, no nextRunTime) without deleting it.")),
 };
 
 /** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
@@ -111,7 +132,7 @@ interface TimetableFields {
 const MONTH_DAY = /^(0[1-9]|[12]\d|3[01])$/;
 
 /** Rules that span fields: which fields the periode needs, the entry shape, repeats, the window, the 100-run limit. */
-function checkTimetable(schedule: TimetableFields, ctx: z.RefinementCtx) {
+function checkTimetable(schedule: TimetableFields, ctx: z.core.$RefinementCtx<TimetableFields>) {
   const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: "custom", path, message });
   const { periode } = schedule;
 
@@ -189,55 +210,53 @@ function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
   };
 }
 
-/** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
-export const scheduleInputSchema = ignoringServerSetKeys(
+const scheduleInputBody = z.pipe(
   z
     .strictObject({
-      name: scheduleShape.name.default(null),
+      name: z._default(scheduleShape.name, null),
       configurationId: scheduleShape.configurationId,
       periode: scheduleShape.periode,
       schedules: scheduleShape.schedules,
-      startTime: scheduleShape.startTime.default(null),
-      endTime: scheduleShape.endTime.default(null),
-      frequency: scheduleShape.frequency.default(null),
-      interval: scheduleShape.interval.default(null),
-      autoDispatch: scheduleShape.autoDispatch.default(false),
-      active: scheduleShape.active.default(true),
+      startTime: z._default(scheduleShape.startTime, null),
+      endTime: z._default(scheduleShape.endTime, null),
+      frequency: z._default(scheduleShape.frequency, null),
+      interval: z._default(scheduleShape.interval, null),
+      autoDispatch: z._default(scheduleShape.autoDispatch, false),
+      active: z._default(scheduleShape.active, true),
     })
-    .superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })
-    .transform(withoutUnusedFields),
-  scheduleServerSetKeys,
+    .check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
+  z.transform(withoutUnusedFields),
 );
+/** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
+export const scheduleInputSchema = ignoringServerSetKeys(scheduleInputBody as unknown as Classic<typeof scheduleInputBody>, scheduleServerSetKeys);
 
 export type ScheduleInput = z.output<typeof scheduleInputSchema>;
 
-/** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
-export const schedulePatchSchema = ignoringServerSetKeys(
-  z
-    .strictObject(scheduleShape)
-    .partial()
-    .refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
-      message: "send at least one writable field to change",
-    }),
-  scheduleServerSetKeys,
+const schedulePatchBody = z.partial(z.strictObject(scheduleShape)).check(
+  z.refine((patch) => writableScheduleFields.some((field) => patch[field] !== undefined), {
+    message: "send at least one writable field to change",
+  }),
 );
+/** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
+export const schedulePatchSchema = ignoringServerSetKeys(schedulePatchBody as unknown as Classic<typeof schedulePatchBody>, scheduleServerSetKeys);
 
 export type SchedulePatch = z.output<typeof schedulePatchSchema>;
 
 export const logExecutedSchema = z
   .object({
-    status: z.enum(["SUCCESS", "SKIPPED", "FAILED"]).describe("Outcome of the last run."),
-    message: z.string().describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue)."),
-    routingResultId: z.string().nullable().describe("The routing result the run produced; null when none."),
+    status: z.enum(["SUCCESS", "SKIPPED", "FAILED"]).check(z.describe("Outcome of the last run.")),
+    message: z
+      .string()
+      .check(z.describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue).")),
+    routingResultId: z.nullable(z.string()).check(z.describe("The routing result the run produced; null when none.")),
     dispatched: z
-      .object({ success: z.number().int(), failed: z.number().int() })
-      .nullable()
-      .describe("Visits assigned / not assigned (no longer active) by autoDispatch; null when the run did not dispatch."),
-    lastExecute: z.string().describe("When the outcome was recorded, Y-m-d H:i:s UTC."),
+      .nullable(z.object({ success: z.number().check(z.int()), failed: z.number().check(z.int()) }))
+      .check(z.describe("Visits assigned / not assigned (no longer active) by autoDispatch; null when the run did not dispatch.")),
+    lastExecute: z.string().check(z.describe("When the outcome was recorded, Y-m-d H:i:s UTC.")),
   })
-  .describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients.");
+  .check(z.describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients."));
 
-const storedEntrySchema = z.object({ day: z.enum(weekdays).optional(), date: z.string().optional(), time: z.array(z.string()) });
+const storedEntrySchema = z.object({ day: z.optional(z.enum(weekdays)), date: z.optional(z.string()), time: z.array(z.string()) });
 
 /** The fields every stored schedule and every response carry. */
 const scheduleCommonShape = {
@@ -246,29 +265,29 @@ const scheduleCommonShape = {
   configurationId: z.string(),
   periode: z.enum(periodes),
   schedules: z.array(storedEntrySchema),
-  startTime: z.string().nullable(),
-  endTime: z.string().nullable(),
-  frequency: z.enum(frequencies).nullable(),
-  interval: z.number().int().nullable(),
+  startTime: z.nullable(z.string()),
+  endTime: z.nullable(z.string()),
+  frequency: z.nullable(z.enum(frequencies)),
+  interval: z.nullable(z.number().check(z.int())),
   autoDispatch: z.boolean(),
   active: z.boolean(),
   timeSchedules: z
     .array(z.string())
-    .describe('Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.'),
+    .check(z.describe('Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.')),
 };
 
 const auditShape = {
-  logExecuted: logExecutedSchema.optional(),
+  logExecuted: z.optional(logExecutedSchema),
   organizationId: z.string(),
-  createdBy: z.string().describe("User id of the creator."),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdBy: z.string().check(z.describe("User id of the creator.")),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 };
 
 /** A schedule as stored: `nextRunAt` is the instant (ISO 8601 UTC) of the next run, null when none is left. */
 export const scheduleRecordSchema = z.object({
   ...scheduleCommonShape,
-  nextRunAt: z.string().nullable(),
+  nextRunAt: z.nullable(z.string()),
   ...auditShape,
 });
 
@@ -277,25 +296,19 @@ export type ScheduleRecord = z.infer<typeof scheduleRecordSchema>;
 /** A schedule as answered. */
 export const scheduleSchema = z.object({
   ...scheduleCommonShape,
-  nextRunTime: z
-    .string()
-    .nullable()
-    .describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left."),
+  nextRunTime: z.nullable(z.string()).check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
   ...auditShape,
 });
 
 export type RoutingSchedule = z.infer<typeof scheduleSchema>;
 
-export const scheduleParamsSchema = z.strictObject({ scheduleId: z.string().min(1).max(64) });
+export const scheduleParamsSchema = z.strictObject({ scheduleId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const scheduleListQuerySchema = pageQuery({
   hubId: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("Schedules whose configuration profile belongs to this hub (resolved through configuration profiles)."),
-  configurationId: z.string().min(1).max(64).optional().describe("Schedules of this configuration profile."),
+    .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+    .check(z.describe("Schedules whose configuration profile belongs to this hub (resolved through configuration profiles).")),
+  configurationId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Schedules of this configuration profile.")),
 });
 
 export type ScheduleListQuery = z.infer<typeof scheduleListQuerySchema>;

@@ -1,8 +1,12 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
+
+/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
+type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -12,58 +16,64 @@ export const vehicleTypes = ["car", "bike", "truck", "other"] as const;
 
 const capacityRangeSchema = z
   .strictObject({
-    min: storableNumber().min(0).optional().describe("Soft minimum load the optimizer tries to reach."),
-    max: storableNumber().min(0).optional().describe("Hard maximum load."),
+    min: z.optional(storableNumber().check(z.minimum(0))).check(z.describe("Soft minimum load the optimizer tries to reach.")),
+    max: z.optional(storableNumber().check(z.minimum(0))).check(z.describe("Hard maximum load.")),
   })
-  .refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, {
-    message: "min must not exceed max",
-    path: ["min"],
-  });
+  .check(
+    z.refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, {
+      message: "min must not exceed max",
+      path: ["min"],
+    }),
+  );
 
 const workingTimeSchema = z.strictObject({
   startTime: timeOfDaySchema,
   endTime: timeOfDaySchema,
-  multiday: storableNumber().int().min(0).max(7).default(0).describe("Extra days a shift spans (0 = ends the day it starts)."),
+  multiday: z._default(storableNumber().check(z.int(), z.minimum(0), z.maximum(7)), 0).check(z.describe("Extra days a shift spans (0 = ends the day it starts).")),
 });
 
 const breakTimeSchema = z.strictObject({ startTime: timeOfDaySchema, endTime: timeOfDaySchema });
 
-const tagSchema = z.string().trim().min(1).max(50);
+const tagSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
 
-const positive = storableNumber().positive();
+const positive = storableNumber().check(z.positive());
 
 /** Every writable field. PUT/POST take it whole (with defaults); PATCH takes any subset, merged then re-validated. */
 const vehicleShape = {
-  name: z.string().trim().min(1).max(100),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
   type: z.enum(vehicleTypes),
-  plateNumber: z.string().trim().min(1).max(20).nullable(),
+  plateNumber: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(20))),
   hubId: z
     .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
-  assignee: z.string().trim().min(1).max(64).nullable().describe("User id of the driver."),
-  capacity: z.strictObject({ weight: capacityRangeSchema.optional(), volume: capacityRangeSchema.optional() }),
-  speed: storableNumber().min(5).max(200).describe("Average speed in km/h."),
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
+    ),
+  assignee: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))).check(z.describe("User id of the driver.")),
+  capacity: z.strictObject({ weight: z.optional(capacityRangeSchema), volume: z.optional(capacityRangeSchema) }),
+  speed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h.")),
   workingTime: workingTimeSchema,
-  breakTime: breakTimeSchema.nullable(),
+  breakTime: z.nullable(breakTimeSchema),
   tags: z
     .array(tagSchema)
-    .max(10)
-    .refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" })
-    .describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
-  fixedCost: storableNumber().min(0).max(100).describe("Cost of using this vehicle at all (0–100): lower is preferred."),
-  startLocation: coordinateSchema
-    .nullable()
-    .describe("Where the vehicle's route starts (e.g. the driver's home); null = the hub. Same forms as a visit coordinate."),
-  endLocation: coordinateSchema
-    .nullable()
-    .describe("Where the vehicle's route ends; null = the hub (or, when the profile does not return to the hub, the last visit). Set, the route always ends here."),
+    .check(
+      z.maxLength(10),
+      z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
+      z.describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
+    ),
+  fixedCost: storableNumber().check(z.minimum(0), z.maximum(100), z.describe("Cost of using this vehicle at all (0–100): lower is preferred.")),
+  startLocation: z
+    .nullable(coordinateSchema)
+    .check(z.describe("Where the vehicle's route starts (e.g. the driver's home); null = the hub. Same forms as a visit coordinate.")),
+  endLocation: z
+    .nullable(coordinateSchema)
+    .check(z.describe("Where the vehicle's route ends; null = the hub (or, when the profile does not return to the hub, the last visit). Set, the route always ends here.")),
   constraints: z.strictObject({
-    maxVisits: positive.int().optional().describe("Most visits on one route."),
-    maxDistanceKm: positive.optional(),
-    maxDurationMinutes: positive.optional(),
+    maxVisits: z.optional(positive.check(z.int())).check(z.describe("Most visits on one route.")),
+    maxDistanceKm: z.optional(positive),
+    maxDurationMinutes: z.optional(positive),
   }),
 };
 
@@ -82,8 +92,10 @@ export const vehicleDefaults = {
   constraints: {},
 } as const;
 
+type ScheduleFields = { workingTime: z.infer<typeof workingTimeSchema>; breakTime: z.infer<typeof breakTimeSchema> | null };
+
 /** Rules that span several fields; applied to the complete (merged) vehicle. */
-function checkSchedule(vehicle: { workingTime: z.infer<typeof workingTimeSchema>; breakTime: z.infer<typeof breakTimeSchema> | null }, ctx: z.RefinementCtx) {
+function checkSchedule(vehicle: ScheduleFields, ctx: z.core.$RefinementCtx<ScheduleFields>) {
   const start = minutesOfDay(vehicle.workingTime.startTime);
   let end = minutesOfDay(vehicle.workingTime.endTime) + vehicle.workingTime.multiday * 1440;
   if (end <= start) {
@@ -106,45 +118,46 @@ function checkSchedule(vehicle: { workingTime: z.infer<typeof workingTimeSchema>
   }
 }
 
-/** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
-export const vehicleInputSchema = ignoringServerSetKeys(
-  z
-    .strictObject({
-      name: vehicleShape.name,
-      hubId: vehicleShape.hubId,
-      type: vehicleShape.type.default(vehicleDefaults.type),
-      plateNumber: vehicleShape.plateNumber.default(vehicleDefaults.plateNumber),
-      assignee: vehicleShape.assignee.default(vehicleDefaults.assignee),
-      capacity: vehicleShape.capacity.default({}),
-      speed: vehicleShape.speed.default(vehicleDefaults.speed),
-      workingTime: vehicleShape.workingTime.default({ ...vehicleDefaults.workingTime }),
-      breakTime: vehicleShape.breakTime.default(vehicleDefaults.breakTime),
-      tags: vehicleShape.tags.default([]),
-      fixedCost: vehicleShape.fixedCost.default(vehicleDefaults.fixedCost),
-      startLocation: vehicleShape.startLocation.default(vehicleDefaults.startLocation),
-      endLocation: vehicleShape.endLocation.default(vehicleDefaults.endLocation),
-      constraints: vehicleShape.constraints.default({}),
-      custom: customValuesSchema
-        .optional()
-        .describe(
+const vehicleInputBody = z
+  .strictObject({
+    name: vehicleShape.name,
+    hubId: vehicleShape.hubId,
+    type: z._default(vehicleShape.type, vehicleDefaults.type),
+    plateNumber: z._default(vehicleShape.plateNumber, vehicleDefaults.plateNumber),
+    assignee: z._default(vehicleShape.assignee, vehicleDefaults.assignee),
+    capacity: z._default(vehicleShape.capacity, {}),
+    speed: z._default(vehicleShape.speed, vehicleDefaults.speed),
+    workingTime: z._default(vehicleShape.workingTime, { ...vehicleDefaults.workingTime }),
+    breakTime: z._default(vehicleShape.breakTime, vehicleDefaults.breakTime),
+    tags: z._default(vehicleShape.tags, []),
+    fixedCost: z._default(vehicleShape.fixedCost, vehicleDefaults.fixedCost),
+    startLocation: z._default(vehicleShape.startLocation, vehicleDefaults.startLocation),
+    endLocation: z._default(vehicleShape.endLocation, vehicleDefaults.endLocation),
+    constraints: z._default(vehicleShape.constraints, {}),
+    custom: z
+      .optional(customValuesSchema)
+      .check(
+        z.describe(
           "Custom values of the organization's vehicle extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
         ),
-    })
-    .superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }),
-);
+      ),
+  })
+  .check(z.superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }));
+/** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
+export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody as unknown as Classic<typeof vehicleInputBody>);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 
-/** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
-export const vehiclePatchSchema = ignoringServerSetKeys(
-  z
-    .strictObject({
+const vehiclePatchBody = z
+  .partial(
+    z.strictObject({
       ...vehicleShape,
-      custom: customValuesSchema.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged."),
-    })
-    .partial()
-    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
-);
+      custom: customValuesSchema.check(z.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.")),
+    }),
+  )
+  .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+/** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
+export const vehiclePatchSchema = ignoringServerSetKeys(vehiclePatchBody as unknown as Classic<typeof vehiclePatchBody>);
 
 export type VehiclePatch = z.infer<typeof vehiclePatchSchema>;
 
@@ -152,33 +165,33 @@ export const vehicleSchema = z.object({
   _id: idSchema,
   name: z.string(),
   type: z.enum(vehicleTypes),
-  plateNumber: z.string().nullable(),
+  plateNumber: z.nullable(z.string()),
   hubId: z.string(),
-  assignee: z.string().nullable(),
+  assignee: z.nullable(z.string()),
   capacity: vehicleShape.capacity,
   speed: z.number(),
   workingTime: workingTimeSchema,
-  breakTime: breakTimeSchema.nullable(),
+  breakTime: z.nullable(breakTimeSchema),
   tags: z.array(z.string()),
   fixedCost: z.number(),
   /** Vehicles stored before these existed read as null (the hub). */
-  startLocation: z.object({ lat: z.number(), lng: z.number() }).nullable().default(null),
-  endLocation: z.object({ lat: z.number(), lng: z.number() }).nullable().default(null),
+  startLocation: z._default(z.nullable(z.object({ lat: z.number(), lng: z.number() })), null),
+  endLocation: z._default(z.nullable(z.object({ lat: z.number(), lng: z.number() })), null),
   constraints: vehicleShape.constraints,
   organizationId: z.string(),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 });
 
 export type Vehicle = z.infer<typeof vehicleSchema>;
 
 /** A vehicle as answered: the stored vehicle and its visible custom values. */
-export const vehicleViewSchema = vehicleSchema.extend({ custom: customValuesViewSchema });
+export const vehicleViewSchema = z.extend(vehicleSchema, { custom: customValuesViewSchema });
 export type VehicleView = z.infer<typeof vehicleViewSchema>;
 
-export const vehicleParamsSchema = z.strictObject({ vehicleId: z.string().min(1).max(64) });
+export const vehicleParamsSchema = z.strictObject({ vehicleId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const vehicleListQuerySchema = pageQuery({
-  hubId: z.string().min(1).max(64).optional(),
-  tag: z.string().min(1).max(50).optional(),
+  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  tag: z.optional(z.string().check(z.minLength(1), z.maxLength(50))),
 });

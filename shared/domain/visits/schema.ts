@@ -1,4 +1,5 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 
@@ -16,6 +17,9 @@ export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.
 export { type Coordinate, coordinateSchema } from "#shared/domain/coordinates";
 import { coordinateObjectSchema, coordinateSchema } from "#shared/domain/coordinates";
 
+/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
+type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
+
 const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
 
 /** `Y-m-d H:i` naming a real calendar date (no 2026-02-30); the date checked by the typed-field date parser (no luxon: it would cost these bundles' cold start). */
@@ -29,28 +33,30 @@ export function isWindowTimeOfDay(value: string): boolean {
 
 const windowTimeSchema = z
   .string()
-  .refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" })
-  .describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone.");
+  .check(
+    z.refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" }),
+    z.describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone."),
+  );
 
 /**
  * A window in which service should start. `H:i` windows refer to the day of the run that plans
  * the visit; `Y-m-d H:i` windows to that date. Both ends use the same form and start < end
  * (an `H:i` window cannot span midnight: use dated windows for that).
  */
-export const timeWindowSchema = z
-  .strictObject({ startTime: windowTimeSchema, endTime: windowTimeSchema })
-  .superRefine((window, ctx) => {
+export const timeWindowSchema = z.strictObject({ startTime: windowTimeSchema, endTime: windowTimeSchema }).check(
+  z.superRefine((window, ctx) => {
     if (isWindowDateTime(window.startTime) !== isWindowDateTime(window.endTime)) {
       ctx.addIssue({ code: "custom", path: ["endTime"], message: "startTime and endTime must both be H:i or both be Y-m-d H:i" });
     } else if (window.endTime <= window.startTime) {
       // Same fixed-width form on both ends, so text order is time order.
       ctx.addIssue({ code: "custom", path: ["endTime"], message: "endTime must be after startTime" });
     }
-  });
+  }),
+);
 
 export type TimeWindow = z.infer<typeof timeWindowSchema>;
 
-const tagSchema = z.string().trim().min(1).max(50);
+const tagSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
 
 /** Set by dispatch only: like every server-set key, ignored when a body sends them (never stored from a body). */
 const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"] as const;
@@ -58,85 +64,77 @@ const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrd
 const visitShape = {
   hubId: z
     .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub."),
-  name: z.string().trim().min(1).max(200),
-  address: z.string().trim().min(1).max(500).nullable(),
+    .check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub.")),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  address: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))),
   coordinate: coordinateSchema,
-  timeWindows: z.array(timeWindowSchema).max(10).describe("Service must start inside one of them; empty = any time the vehicle works."),
-  visitTime: storableNumber()
-    .min(0)
-    .max(1440)
-    .nullable()
-    .describe("Service duration in minutes; null = the configuration profile's defaultVisitTime."),
+  timeWindows: z.array(timeWindowSchema).check(z.maxLength(10), z.describe("Service must start inside one of them; empty = any time the vehicle works.")),
+  visitTime: z
+    .nullable(storableNumber().check(z.minimum(0), z.maximum(1440)))
+    .check(z.describe("Service duration in minutes; null = the configuration profile's defaultVisitTime.")),
   capacity: z
-    .strictObject({ weight: storableNumber().min(0).optional(), volume: storableNumber().min(0).optional() })
-    .describe("Load the visit takes up on the vehicle, in the units of the vehicles' capacity."),
+    .strictObject({ weight: z.optional(storableNumber().check(z.minimum(0))), volume: z.optional(storableNumber().check(z.minimum(0))) })
+    .check(z.describe("Load the visit takes up on the vehicle, in the units of the vehicles' capacity.")),
   tags: z
     .array(tagSchema)
-    .max(10)
-    .refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" })
-    .describe("Only a vehicle whose tags include all of these may serve the visit."),
+    .check(
+      z.maxLength(10),
+      z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
+      z.describe("Only a vehicle whose tags include all of these may serve the visit."),
+    ),
   status: z
     .enum(visitStatuses)
-    .describe(
-      "UNASSIGNED and ONGOING visits are active (collected by routing runs). ASSIGNED is set by dispatch only. Setting UNASSIGNED clears the dispatch fields.",
+    .check(
+      z.describe(
+        "UNASSIGNED and ONGOING visits are active (collected by routing runs). ASSIGNED is set by dispatch only. Setting UNASSIGNED clears the dispatch fields.",
+      ),
     ),
-  priority: storableNumber()
-    .int()
-    .min(1)
-    .max(5)
-    .describe(
+  priority: storableNumber().check(
+    z.int(),
+    z.minimum(1),
+    z.maximum(5),
+    z.describe(
       "1 (lowest) to 5 (highest), default 3. When a run cannot serve every visit, lower priorities are dropped first: one visit of a priority outweighs any number of visits of lower priorities.",
     ),
+  ),
   pickupVisitId: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .nullable()
-    .describe(
-      "Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup, an existing visit of the same hub that is in no other pair (400 otherwise). A run serves both on one vehicle, the pickup first, or drops both; the pickup's capacity is on board from the pickup to the delivery (this visit's own capacity is ignored). null = an ordinary visit.",
+    .nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(64)))
+    .check(
+      z.describe(
+        "Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup, an existing visit of the same hub that is in no other pair (400 otherwise). A run serves both on one vehicle, the pickup first, or drops both; the pickup's capacity is on board from the pickup to the delivery (this visit's own capacity is ignored). null = an ordinary visit.",
+      ),
     ),
 };
 
 export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3, pickupVisitId: null } as const;
 
 const visitInputObject = z.strictObject({
-    hubId: visitShape.hubId,
-    name: visitShape.name,
-    address: visitShape.address.default(visitDefaults.address),
-    coordinate: visitShape.coordinate,
-    timeWindows: visitShape.timeWindows.default([]),
-    visitTime: visitShape.visitTime.default(visitDefaults.visitTime),
-    capacity: visitShape.capacity.default({}),
-    tags: visitShape.tags.default([]),
-  status: visitShape.status.default(visitDefaults.status),
-  priority: visitShape.priority.default(visitDefaults.priority),
-  pickupVisitId: visitShape.pickupVisitId.default(visitDefaults.pickupVisitId),
+  hubId: visitShape.hubId,
+  name: visitShape.name,
+  address: z._default(visitShape.address, visitDefaults.address),
+  coordinate: visitShape.coordinate,
+  timeWindows: z._default(visitShape.timeWindows, []),
+  visitTime: z._default(visitShape.visitTime, visitDefaults.visitTime),
+  capacity: z._default(visitShape.capacity, {}),
+  tags: z._default(visitShape.tags, []),
+  status: z._default(visitShape.status, visitDefaults.status),
+  priority: z._default(visitShape.priority, visitDefaults.priority),
+  pickupVisitId: z._default(visitShape.pickupVisitId, visitDefaults.pickupVisitId),
 });
-export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
+export const visitInputSchema = ignoringServerSetKeys(visitInputObject as unknown as Classic<typeof visitInputObject>, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
 
+const visitCreateBody = z.extend(visitInputObject, {
+  status: z._default(
+    visitShape.status.check(z.refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })),
+    visitDefaults.status,
+  ),
+});
 /** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
-export const visitCreateSchema = ignoringServerSetKeys(
-  visitInputObject.extend({
-    status: visitShape.status
-      .refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })
-      .default(visitDefaults.status),
-  }),
-  dispatchFields,
-);
+export const visitCreateSchema = ignoringServerSetKeys(visitCreateBody as unknown as Classic<typeof visitCreateBody>, dispatchFields);
 
-export const visitPatchSchema = ignoringServerSetKeys(
-  z
-    .strictObject(visitShape)
-    .partial()
-    .refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }),
-  dispatchFields,
-);
+const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody as unknown as Classic<typeof visitPatchBody>, dispatchFields);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 
 export const writableVisitFields = [
@@ -154,11 +152,11 @@ export const writableVisitFields = [
 ] as const satisfies ReadonlyArray<keyof VisitInput>;
 
 export const visitDispatchSchema = z.object({
-  assignedVehicleId: z.string().nullable().describe("Vehicle the visit was dispatched to."),
-  routingResultId: z.string().nullable().describe("Routing result the dispatch came from."),
-  routePlannedOrder: z.number().int().nullable().describe("1-based position on the vehicle's route."),
-  eta: z.string().nullable().describe("Planned arrival, Y-m-d H:i (the hub's time zone)."),
-  etd: z.string().nullable().describe("Planned departure, Y-m-d H:i (the hub's time zone)."),
+  assignedVehicleId: z.nullable(z.string()).check(z.describe("Vehicle the visit was dispatched to.")),
+  routingResultId: z.nullable(z.string()).check(z.describe("Routing result the dispatch came from.")),
+  routePlannedOrder: z.nullable(z.number().check(z.int())).check(z.describe("1-based position on the vehicle's route.")),
+  eta: z.nullable(z.string()).check(z.describe("Planned arrival, Y-m-d H:i (the hub's time zone).")),
+  etd: z.nullable(z.string()).check(z.describe("Planned departure, Y-m-d H:i (the hub's time zone).")),
 });
 export type VisitDispatch = z.infer<typeof visitDispatchSchema>;
 
@@ -168,28 +166,28 @@ export const visitSchema = z.object({
   _id: idSchema,
   hubId: z.string(),
   name: z.string(),
-  address: z.string().nullable(),
+  address: z.nullable(z.string()),
   coordinate: coordinateObjectSchema,
   timeWindows: z.array(z.object({ startTime: z.string(), endTime: z.string() })),
-  visitTime: z.number().nullable(),
+  visitTime: z.nullable(z.number()),
   capacity: visitShape.capacity,
   tags: z.array(z.string()),
   status: z.enum(visitStatuses),
   /** Visits stored before priorities existed read as the default. */
-  priority: z.number().default(visitDefaults.priority),
+  priority: z._default(z.number(), visitDefaults.priority),
   /** Visits stored before pairs existed read as ordinary visits. */
-  pickupVisitId: z.string().nullable().default(visitDefaults.pickupVisitId),
+  pickupVisitId: z._default(z.nullable(z.string()), visitDefaults.pickupVisitId),
   ...visitDispatchSchema.shape,
   organizationId: z.string(),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 });
 export type Visit = z.infer<typeof visitSchema>;
 
-export const visitParamsSchema = z.strictObject({ visitId: z.string().min(1).max(64) });
+export const visitParamsSchema = z.strictObject({ visitId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const visitListQuerySchema = pageQuery({
-  hubId: z.string().min(1).max(64).optional().describe("Visits of this hub only."),
-  status: z.enum(visitStatuses).optional().describe("Visits in this status only."),
+  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Visits of this hub only.")),
+  status: z.optional(z.enum(visitStatuses)).check(z.describe("Visits in this status only.")),
 });
 export type VisitListQuery = z.infer<typeof visitListQuerySchema>;
