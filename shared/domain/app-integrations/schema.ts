@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { idSchema, pageQuery } from "#shared/domain/schemas";
 
 /**
@@ -34,23 +34,27 @@ export function isAbsoluteHttpsUrl(text: string): boolean {
 
 const integrationTypeField = z
   .enum(integrationTypes, { error: missingOr(`must be one of: ${integrationTypes.join(", ")}`) })
-  .describe("Identity provider. `azure` (Microsoft Entra ID / Azure AD) is the only one today; more may be added.");
+  .check(z.describe("Identity provider. `azure` (Microsoft Entra ID / Azure AD) is the only one today; more may be added."));
 
 const azureAuthUrlField = z
   .string({ error: missingOr("must be a text field") })
-  .trim()
-  .max(MAX_AUTH_URL_LENGTH, `must be at most ${MAX_AUTH_URL_LENGTH} characters`)
-  .refine(isAbsoluteHttpsUrl, "must be an absolute https:// URL (with a host, without user name or password)")
-  .describe("Single sign-on authentication URL: absolute `https://` URL, at most 2048 characters, no credentials in it.");
+  .check(
+    z.trim(),
+    z.maxLength(MAX_AUTH_URL_LENGTH, `must be at most ${MAX_AUTH_URL_LENGTH} characters`),
+    z.refine(isAbsoluteHttpsUrl, "must be an absolute https:// URL (with a host, without user name or password)"),
+    z.describe("Single sign-on authentication URL: absolute `https://` URL, at most 2048 characters, no credentials in it."),
+  );
 
 const azureCertField = z
   .custom<FormFile>(isFormFile, { error: missingOr("must be a file upload (a part with a filename)") })
-  .meta({
-    type: "string",
-    format: "binary",
-    description:
-      "The identity provider's X.509 certificate, PEM or DER, at most 65536 bytes (larger: 413). Private keys or other PEM blocks are refused. Stored as sent, with its file name.",
-  });
+  .check(
+    z.meta({
+      type: "string",
+      format: "binary",
+      description:
+        "The identity provider's X.509 certificate, PEM or DER, at most 65536 bytes (larger: 413). Private keys or other PEM blocks are refused. Stored as sent, with its file name.",
+    }),
+  );
 
 export const appIntegrationCreateFormSchema = z.strictObject({
   integrationType: integrationTypeField,
@@ -59,13 +63,15 @@ export const appIntegrationCreateFormSchema = z.strictObject({
 });
 export type AppIntegrationCreateInput = z.infer<typeof appIntegrationCreateFormSchema>;
 
-export const appIntegrationUpdateFormSchema = appIntegrationCreateFormSchema
-  .partial()
-  .refine((form) => Object.keys(form).length > 0, { message: "send at least one of integrationType, azureAuthUrl, azureCert" });
+export const appIntegrationUpdateFormSchema = z
+  .partial(appIntegrationCreateFormSchema)
+  .check(z.refine((form) => Object.keys(form).length > 0, { message: "send at least one of integrationType, azureAuthUrl, azureCert" }));
 export type AppIntegrationUpdateInput = z.infer<typeof appIntegrationUpdateFormSchema>;
 
 export const appIntegrationParamsSchema = z.strictObject({
-  appIntegrationId: z.string().min(1).max(64).describe("`_id` of the integration; an unknown id (or one of another organization) is 404."),
+  appIntegrationId: z
+    .string()
+    .check(z.minLength(1), z.maxLength(64), z.describe("`_id` of the integration; an unknown id (or one of another organization) is 404.")),
 });
 
 export const appIntegrationListQuerySchema = pageQuery({});
@@ -73,11 +79,11 @@ export const appIntegrationListQuerySchema = pageQuery({});
 /** Where the certificate lives in the private bucket (never returned to clients). */
 export const storedCertificateSchema = z.object({
   objectKey: z.string(),
-  versionId: z.string().optional(),
+  versionId: z.optional(z.string()),
   fileName: z.string(),
   contentType: z.string(),
   format: z.enum(["pem", "der"]),
-  sizeBytes: z.number().int(),
+  sizeBytes: z.number().check(z.int()),
   sha256: z.string(),
 });
 export type StoredCertificate = z.infer<typeof storedCertificateSchema>;
@@ -101,13 +107,13 @@ export const appIntegrationSchema = z.object({
   _id: idSchema,
   integrationType: z.enum(integrationTypes),
   azureAuthUrl: z.string(),
-  azureCert: z
-    .string()
-    .describe(
+  azureCert: z.string().check(
+    z.describe(
       "Short-lived presigned GET URL of the stored certificate file (valid for PRESIGN_TTL_SECONDS, default 15 minutes); the bucket itself is private. Read the integration again for a fresh URL.",
     ),
+  ),
   organizationId: z.string(),
-  createdTime: z.string().describe(isoMicros),
-  updatedTime: z.string().describe(isoMicros),
+  createdTime: z.string().check(z.describe(isoMicros)),
+  updatedTime: z.string().check(z.describe(isoMicros)),
 });
 export type AppIntegration = z.infer<typeof appIntegrationSchema>;

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /**
  * The state of an import from the earlier version, kept on the imported data type's item, and what
@@ -12,9 +12,9 @@ export const importModes = ["copy", "move"] as const;
 export const MAX_IMPORT_ERRORS = 20;
 
 export const importErrorSchema = z.object({
-  line: z.number().describe("1-based line of the export (line 1 is the header)."),
-  dataId: z.string().optional(),
-  field: z.string().optional(),
+  line: z.number().check(z.describe("1-based line of the export (line 1 is the header).")),
+  dataId: z.optional(z.string()),
+  field: z.optional(z.string()),
   message: z.string(),
 });
 
@@ -34,7 +34,7 @@ export const importStateSchema = z.object({
   phase: z.enum(importPhases),
   step: z.number(),
   uploadId: z.string(),
-  versionId: z.string().optional(),
+  versionId: z.optional(z.string()),
   sizeBytes: z.number(),
   /** Next record line: its 1-based number and its byte offset in the export. */
   line: z.number(),
@@ -42,9 +42,9 @@ export const importStateSchema = z.object({
   processed: z.number(),
   total: z.number(),
   errors: z.array(importErrorSchema),
-  message: z.string().optional(),
+  message: z.optional(z.string()),
   startedTime: z.string(),
-  finishedTime: z.string().optional(),
+  finishedTime: z.optional(z.string()),
 });
 
 export type ImportState = z.infer<typeof importStateSchema>;
@@ -55,14 +55,14 @@ export const importViewSchema = z
   .object({
     status: z.enum(importStatuses),
     mode: z.enum(importModes),
-    processed: z.number().describe("Records written so far (on failure: how far the import got; those records were removed)."),
-    total: z.number().describe("Records the export's header announces."),
-    errors: z.array(importErrorSchema).describe(`Why the import failed: at most ${MAX_IMPORT_ERRORS} problems, each with its line.`),
-    message: z.string().optional(),
+    processed: z.number().check(z.describe("Records written so far (on failure: how far the import got; those records were removed).")),
+    total: z.number().check(z.describe("Records the export's header announces.")),
+    errors: z.array(importErrorSchema).check(z.describe(`Why the import failed: at most ${MAX_IMPORT_ERRORS} problems, each with its line.`)),
+    message: z.optional(z.string()),
     startedTime: z.string(),
-    finishedTime: z.string().optional(),
+    finishedTime: z.optional(z.string()),
   })
-  .describe("Present on data types imported from the earlier version.");
+  .check(z.describe("Present on data types imported from the earlier version."));
 
 export type ImportView = z.infer<typeof importViewSchema>;
 

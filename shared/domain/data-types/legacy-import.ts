@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { importModes } from "#shared/domain/data-types/import-state";
 import { fieldInputSchema } from "#shared/domain/data-types/schema";
 import { idSchema, storableNumber } from "#shared/domain/schemas";
@@ -21,8 +21,8 @@ export const IMPORT_PAGE_BYTES = 4 * 1024 * 1024;
 export const ROLLBACK_PAGE_RECORDS = 100;
 
 /** The earlier version named the text type `string`; everything else is today's field model. */
-const legacyFieldSchema = z.preprocess(
-  (field) => (typeof field === "object" && field !== null && (field as { type?: unknown }).type === "string" ? { ...field, type: "text" } : field),
+const legacyFieldSchema = z.pipe(
+  z.transform((field: unknown) => (typeof field === "object" && field !== null && (field as { type?: unknown }).type === "string" ? { ...field, type: "text" } : field)),
   fieldInputSchema,
 );
 
@@ -32,12 +32,12 @@ export const exportHeaderSchema = z.object({
   formatVersion: z.literal(EXPORT_FORMAT_VERSION),
   dataType: z.object({
     name: z.string(),
-    fields: z.array(legacyFieldSchema).min(1),
-    limitUser: z.boolean().default(false),
-    commonData: z.boolean().default(false),
-    uniqueTogether: z.array(z.array(z.string())).default([]),
+    fields: z.array(legacyFieldSchema).check(z.minLength(1)),
+    limitUser: z._default(z.boolean(), false),
+    commonData: z._default(z.boolean(), false),
+    uniqueTogether: z._default(z.array(z.array(z.string())), []),
   }),
-  recordCount: storableNumber().int().min(0).max(10_000_000),
+  recordCount: storableNumber().check(z.int(), z.minimum(0), z.maximum(10_000_000)),
 });
 
 export type ExportHeader = z.infer<typeof exportHeaderSchema>;
@@ -45,17 +45,19 @@ export type ExportHeader = z.infer<typeof exportHeaderSchema>;
 /** Every following line: one record (`dataId` is the title, or the primaryKey value of a type that predates title). */
 export const exportRecordSchema = z.strictObject({
   dataId: z.unknown(),
-  hubId: z.string().min(1).max(64).nullish(),
-  values: z.record(z.string(), z.unknown()).default({}),
+  hubId: z.nullish(z.string().check(z.minLength(1), z.maxLength(64))),
+  values: z._default(z.record(z.string(), z.unknown()), {}),
 });
 
 export type ExportRecord = z.infer<typeof exportRecordSchema>;
 
 export const importRequestSchema = z.strictObject({
-  mode: z.enum(importModes).describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way."),
+  mode: z
+    .enum(importModes)
+    .check(z.describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way.")),
   source: z
-    .strictObject({ uploadId: idSchema.describe("The `uploadId` answered by POST /data-type/import/upload, whose `uploadUrl` received the export.") })
-    .describe("The uploaded export (JSON lines, docs/legacy-import.md)."),
+    .strictObject({ uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose `uploadUrl` received the export.")) })
+    .check(z.describe("The uploaded export (JSON lines, docs/legacy-import.md).")),
 });
 
 export type ImportRequest = z.infer<typeof importRequestSchema>;
@@ -63,16 +65,16 @@ export type ImportRequest = z.infer<typeof importRequestSchema>;
 /** One SQS message of the import queue: run step `step` of this data type's import. */
 export const importStepMessageSchema = z.object({
   kind: z.literal("legacyImportStep"),
-  organizationId: z.string().min(1),
+  organizationId: z.string().check(z.minLength(1)),
   dataTypeId: idSchema,
-  step: z.number().int().min(0),
+  step: z.number().check(z.int(), z.minimum(0)),
 });
 
 export type ImportStepMessage = z.infer<typeof importStepMessageSchema>;
 
 export const importUploadSchema = z.object({
   uploadId: idSchema,
-  uploadUrl: z.string().describe("Presigned S3 URL: PUT the export file there (no Authorization header) before it expires."),
+  uploadUrl: z.string().check(z.describe("Presigned S3 URL: PUT the export file there (no Authorization header) before it expires.")),
   method: z.literal("PUT"),
   expiresInSeconds: z.number(),
 });

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import type { GuardEntry } from "#shared/domain/records/schema";
 import { rejectingPrototypeKeys } from "#shared/domain/records/schema";
@@ -9,6 +10,9 @@ import { ignoringServerSetKeys } from "#shared/domain/schemas";
  * extension data type for an entity (`extends: { entity }`) defines the fields; each entity keeps
  * its values checked by the same value rules as a data source record.
  */
+
+/** TODO(lead): schemas.ts types — its helpers still take a classic ZodType; drop this cast once they take core.$ZodType. */
+const classic = <T>(schema: T) => schema as T & ClassicZodType;
 
 /** Entities this product stores: their own POST/PUT/PATCH take `custom`, their GET answers it. */
 export const storedEntities = ["vehicle", "hub"] as const satisfies readonly StandardEntity[];
@@ -25,35 +29,45 @@ export interface StoredCustomValues {
 
 /** The `custom` object of a write body: field id → value, checked against the extension data type. */
 export const customValuesSchema = rejectingPrototypeKeys(
-  z
-    .record(z.string().min(1).max(64), z.unknown())
-    .describe(
+  z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.unknown()).check(
+    z.describe(
       "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/extensions.md.",
     ),
+  ),
 );
 
 /** `custom` in responses: the values of the current extension type's fields, without the caller's hidden fields. */
-export const customValuesViewSchema = z
-  .record(z.string(), z.unknown())
-  .optional()
-  .describe(
+export const customValuesViewSchema = z.optional(z.record(z.string(), z.unknown())).check(
+  z.describe(
     "Present when the organization has an extension data type for this entity: the values of its current fields (values of removed fields are not shown), without fields hidden from the caller (permissionDetails `view/data` naming the extension data type).",
-  );
+  ),
+);
 
 export const extensionParamsSchema = z.strictObject({
-  entity: z.enum(identityEntities).describe("An identity-provider entity; vehicles and hubs carry `custom` on their own routes."),
-  entityId: z.string().trim().min(1).max(128).describe("The entity's id in the identity provider (not checked: this service does not store users, roles or flows)."),
+  entity: z.enum(identityEntities).check(z.describe("An identity-provider entity; vehicles and hubs carry `custom` on their own routes.")),
+  entityId: z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(128),
+      z.describe("The entity's id in the identity provider (not checked: this service does not store users, roles or flows)."),
+    ),
 });
 
 /** Keys an extension-values answer carries that a PUT ignores (read-modify-write). */
 export const extensionValuesServerSetKeys = ["entity", "entityId", "dataTypeId", "updatedBy"];
 
 export const extensionValuesInputSchema = ignoringServerSetKeys(
-  z.strictObject({
-    custom: customValuesSchema.describe(
-      "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
-    ),
-  }),
+  classic(
+    z.strictObject({
+      custom: customValuesSchema.check(
+        z.describe(
+          "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
+        ),
+      ),
+    }),
+  ),
   extensionValuesServerSetKeys,
 );
 export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;
@@ -61,12 +75,12 @@ export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;
 export const extensionValuesViewSchema = z.object({
   entity: z.enum(identityEntities),
   entityId: z.string(),
-  dataTypeId: z.string().describe("The extension data type the values are shown by."),
+  dataTypeId: z.string().check(z.describe("The extension data type the values are shown by.")),
   custom: z.record(z.string(), z.unknown()),
   organizationId: z.string(),
   createdBy: z.string(),
   updatedBy: z.string(),
-  createdTime: z.string().describe("Y-m-d H:i:s, UTC"),
-  updatedTime: z.string().describe("Y-m-d H:i:s, UTC"),
+  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
 });
 export type ExtensionValuesView = z.infer<typeof extensionValuesViewSchema>;

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import type { ZodType as ClassicZodType } from "zod";
+import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery } from "#shared/domain/schemas";
 
 /**
@@ -52,22 +53,27 @@ export interface RecordIndex {
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
 
-const dataTypeIdParam = z.string().trim().min(1).max(64).describe("The data type's `_id`. Either this or dataTypeName.");
-const dataTypeNameParam = z.string().trim().min(1).max(100).describe("The data type's name (case-insensitive). Either this or dataTypeId.");
-const hubIdParam = z.string().trim().min(1).max(64);
-const fieldsParam = z
-  .string()
-  .max(2000)
-  .describe(
-    "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
-  );
+/** TODO(lead): schemas.ts types — its helpers still take a classic ZodType; drop this cast once they take core.$ZodType. */
+const classic = <T>(schema: T) => schema as T & ClassicZodType;
 
-const dataIdBody = z
+const dataTypeIdParam = z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
+const dataTypeNameParam = z
   .string()
-  .max(200)
-  .describe(
+  .check(z.trim(), z.minLength(1), z.maxLength(100), z.describe("The data type's name (case-insensitive). Either this or dataTypeId."));
+const hubIdParam = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
+const fieldsParam = z.string().check(
+  z.maxLength(2000),
+  z.describe(
+    "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
+  ),
+);
+
+const dataIdBody = z.string().check(
+  z.maxLength(200),
+  z.describe(
     "The record's title: letters, digits, `-`, `_` and single spaces between words, 1–200 characters (no spaces at all on a type imported from the earlier version and not saved since). Unique per hub and type (per type when commonData).",
-  );
+  ),
+);
 
 /**
  * Keys a JSON body may carry as its own but that a plain object cannot hold as data (`__proto__`
@@ -76,14 +82,17 @@ const dataIdBody = z
  */
 const PROTOTYPE_KEYS = ["__proto__"];
 
-export function rejectingPrototypeKeys<T extends z.ZodType>(schema: T) {
-  return z.preprocess((input, context) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
-    for (const key of PROTOTYPE_KEYS) {
-      if (Object.hasOwn(input, key)) context.issues.push({ code: "custom", path: [key], message: "unknown field: not a field of this data type", input });
-    }
-    return input;
-  }, schema);
+export function rejectingPrototypeKeys<T extends z.core.$ZodType>(schema: T) {
+  return z.pipe(
+    z.transform((input: unknown, context) => {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+      for (const key of PROTOTYPE_KEYS) {
+        if (Object.hasOwn(input, key)) context.issues.push({ code: "custom", path: [key], message: "unknown field: not a field of this data type", input });
+      }
+      return input;
+    }),
+    schema,
+  );
 }
 
 /**
@@ -98,17 +107,23 @@ export const recordServerSetKeys = ["data_type", "updatedBy"];
  * product sends them. Unknown keys are rejected by the domain (they are not fields of the type).
  */
 export const recordCreateSchema = ignoringServerSetKeys(
-  rejectingPrototypeKeys(
-    z
-      .looseObject({
-        dataTypeId: dataTypeIdParam.optional(),
-        dataTypeName: dataTypeNameParam.optional(),
-        hubId: hubIdParam
-          .nullish()
-          .describe("Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them."),
-        dataId: dataIdBody.optional(),
-      })
-      .describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`"),
+  classic(
+    rejectingPrototypeKeys(
+      z
+        .looseObject({
+          dataTypeId: z.optional(dataTypeIdParam),
+          dataTypeName: z.optional(dataTypeNameParam),
+          hubId: z
+            .nullish(hubIdParam)
+            .check(
+              z.describe(
+                "Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them.",
+              ),
+            ),
+          dataId: z.optional(dataIdBody),
+        })
+        .check(z.describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`")),
+    ),
   ),
   recordServerSetKeys,
 );
@@ -117,62 +132,64 @@ export type RecordCreateInput = z.infer<typeof recordCreateSchema>;
 
 /** PUT: the whole record (omitted fields are cleared or take their default); dataId and hubId omitted mean unchanged. */
 const recordReplaceObject = z.looseObject({
-  dataTypeId: dataTypeIdParam.optional().describe("Optional; when sent it must be the path's data type."),
-  dataTypeName: dataTypeNameParam.optional().describe("Optional; when sent it must be the path's data type."),
-  hubId: hubIdParam.nullish().describe("Moves the record to another hub (non-commonData types). Omitted: unchanged."),
-  dataId: dataIdBody.optional().describe("Renames the record. Omitted: unchanged."),
+  dataTypeId: z.optional(dataTypeIdParam).check(z.describe("Optional; when sent it must be the path's data type.")),
+  dataTypeName: z.optional(dataTypeNameParam).check(z.describe("Optional; when sent it must be the path's data type.")),
+  hubId: z.nullish(hubIdParam).check(z.describe("Moves the record to another hub (non-commonData types). Omitted: unchanged.")),
+  dataId: z.optional(dataIdBody).check(z.describe("Renames the record. Omitted: unchanged.")),
 });
 
-export const recordReplaceSchema = ignoringServerSetKeys(rejectingPrototypeKeys(recordReplaceObject), recordServerSetKeys);
+export const recordReplaceSchema = ignoringServerSetKeys(classic(rejectingPrototypeKeys(recordReplaceObject)), recordServerSetKeys);
 
 export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
 
 export const recordPatchSchema = ignoringServerSetKeys(
-  rejectingPrototypeKeys(recordReplaceObject.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.")),
+  classic(
+    rejectingPrototypeKeys(
+      recordReplaceObject.check(z.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.")),
+    ),
+  ),
   recordServerSetKeys,
 );
 
 export const recordPathParamsSchema = z.strictObject({
-  dataTypeName: z.string().min(1).max(100),
-  dataId: z.string().min(1).max(400),
+  dataTypeName: z.string().check(z.minLength(1), z.maxLength(100)),
+  dataId: z.string().check(z.minLength(1), z.maxLength(400)),
 });
 
-export const recordDataIdParamsSchema = z.strictObject({ dataId: z.string().min(1).max(400) });
+export const recordDataIdParamsSchema = z.strictObject({ dataId: z.string().check(z.minLength(1), z.maxLength(400)) });
 
 export const recordListQuerySchema = pageQuery({
-  dataTypeId: dataTypeIdParam.optional(),
-  dataTypeName: dataTypeNameParam.optional(),
-  hubId: hubIdParam.optional().describe("Only records of this hub (non-commonData types)."),
+  dataTypeId: z.optional(dataTypeIdParam),
+  dataTypeName: z.optional(dataTypeNameParam),
+  hubId: z.optional(hubIdParam).check(z.describe("Only records of this hub (non-commonData types).")),
   q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe(
-      "Search: records whose searchable fields (title included) contain a word starting with each word of q, ignoring case and accents. Words are runs of letters and digits. Results come in order of the matched word.",
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
+    .check(
+      z.describe(
+        "Search: records whose searchable fields (title included) contain a word starting with each word of q, ignoring case and accents. Words are runs of letters and digits. Results come in order of the matched word.",
+      ),
     ),
-  fields: fieldsParam.optional(),
+  fields: z.optional(fieldsParam),
 });
 
 export type RecordListQuery = z.infer<typeof recordListQuerySchema>;
 
 export const recordGetQuerySchema = z.strictObject({
-  dataTypeId: dataTypeIdParam.optional().describe("Needed when the same dataId exists in more than one data type (400 lists them)."),
-  dataTypeName: dataTypeNameParam.optional(),
-  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
-  fields: fieldsParam.optional(),
+  dataTypeId: z.optional(dataTypeIdParam).check(z.describe("Needed when the same dataId exists in more than one data type (400 lists them).")),
+  dataTypeName: z.optional(dataTypeNameParam),
+  hubId: z.optional(hubIdParam).check(z.describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them).")),
+  fields: z.optional(fieldsParam),
 });
 
 export type RecordGetQuery = z.infer<typeof recordGetQuerySchema>;
 
 export const recordTypeQuerySchema = z.strictObject({
-  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
-  fields: fieldsParam.optional(),
+  hubId: z.optional(hubIdParam).check(z.describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them).")),
+  fields: z.optional(fieldsParam),
 });
 
 export const recordScopeQuerySchema = z.strictObject({
-  hubId: hubIdParam.optional().describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them)."),
+  hubId: z.optional(hubIdParam).check(z.describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them).")),
 });
 
 /** A record as returned: custom field values flat, in the data type's field order. */
@@ -180,16 +197,18 @@ export const recordViewSchema = z
   .looseObject({
     _id: idSchema,
     dataId: z.string(),
-    dataTypeId: idSchema.optional(),
-    data_type: z.object({ _id: idSchema, name: z.string() }).optional(),
-    hubId: z.string().nullable().optional().describe("null for records of commonData types."),
-    organizationId: z.string().optional(),
-    createdBy: z.string().optional(),
-    createdTime: z.string().optional().describe("Y-m-d H:i:s, UTC"),
-    updatedTime: z.string().optional().describe("Y-m-d H:i:s, UTC"),
+    dataTypeId: z.optional(idSchema),
+    data_type: z.optional(z.object({ _id: idSchema, name: z.string() })),
+    hubId: z.optional(z.nullable(z.string())).check(z.describe("null for records of commonData types.")),
+    organizationId: z.optional(z.string()),
+    createdBy: z.optional(z.string()),
+    createdTime: z.optional(z.string()).check(z.describe("Y-m-d H:i:s, UTC")),
+    updatedTime: z.optional(z.string()).check(z.describe("Y-m-d H:i:s, UTC")),
   })
-  .describe(
-    "`{ _id, dataId, dataTypeId, data_type: { _id, name }, hubId, <fields…>, organizationId, createdBy, createdTime, updatedTime }`. Field values: geolocation `{ lat, lng }`, phoneNumber `+<digits>`, ranges `{ from, to }`, belongsTo one `_id`, belongsToMany an array of `_id`s; hasOne (`_id` or null) and hasMany (array of `_id`s, at most 100) are resolved from the target's `via` field. Absent values are left out. With `fields`, only the named keys (plus `_id`, `dataId`).",
+  .check(
+    z.describe(
+      "`{ _id, dataId, dataTypeId, data_type: { _id, name }, hubId, <fields…>, organizationId, createdBy, createdTime, updatedTime }`. Field values: geolocation `{ lat, lng }`, phoneNumber `+<digits>`, ranges `{ from, to }`, belongsTo one `_id`, belongsToMany an array of `_id`s; hasOne (`_id` or null) and hasMany (array of `_id`s, at most 100) are resolved from the target's `via` field. Absent values are left out. With `fields`, only the named keys (plus `_id`, `dataId`).",
+    ),
   );
 
 export type RecordView = z.infer<typeof recordViewSchema>;

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { defaultPlanName, type Plan, plans as productPlans } from "#shared/domain/tenants/plans";
 
 /**
@@ -9,18 +9,18 @@ import { defaultPlanName, type Plan, plans as productPlans } from "#shared/domai
  * can never differ.
  */
 const planSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "lowercase letters, digits and dashes, at most 40"),
-  description: z.string().default(""),
-  rate: z.number().positive().max(10_000),
-  burst: z.int().min(1).max(5_000),
-  callQuota: z.strictObject({ limit: z.int().min(1), period: z.enum(["day", "month"]) }).optional(),
-  runSecondsPerMonth: z.number().positive().optional(),
-  maxRunsQueued: z.int().min(1).max(1_000),
+  name: z.string().check(z.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "lowercase letters, digits and dashes, at most 40")),
+  description: z._default(z.string(), ""),
+  rate: z.number().check(z.positive(), z.maximum(10_000)),
+  burst: z.int().check(z.minimum(1), z.maximum(5_000)),
+  callQuota: z.optional(z.strictObject({ limit: z.int().check(z.minimum(1)), period: z.enum(["day", "month"]) })),
+  runSecondsPerMonth: z.optional(z.number().check(z.positive())),
+  maxRunsQueued: z.int().check(z.minimum(1), z.maximum(1_000)),
 });
 
 export const planOverridesSchema = z.strictObject({
-  defaultPlan: z.string().optional(),
-  plans: z.array(planSchema).default([]),
+  defaultPlan: z.optional(z.string()),
+  plans: z._default(z.array(planSchema), []),
 });
 
 export type PlanOverrides = z.input<typeof planOverridesSchema>;

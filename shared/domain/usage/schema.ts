@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local
@@ -12,10 +12,10 @@ export const MAX_USAGE_RANGE_DAYS = 366;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A UTC calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
-export const usageDaySchema = z
-  .string()
-  .regex(dayPattern, "must be a date YYYY-MM-DD")
-  .refine((day) => isCalendarDay(day), "must be a date that exists");
+export const usageDaySchema = z.string().check(
+  z.regex(dayPattern, "must be a date YYYY-MM-DD"),
+  z.refine((day) => isCalendarDay(day), "must be a date that exists"),
+);
 
 /** `YYYY-MM-DD` naming a day that exists (the Date round trip rejects 2026-02-30). */
 function isCalendarDay(day: string): boolean {
@@ -24,15 +24,14 @@ function isCalendarDay(day: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day;
 }
 
-export const usageQuerySchema = z
-  .object({ from: usageDaySchema, to: usageDaySchema })
-  .strict()
-  .superRefine((query, context) => {
+export const usageQuerySchema = z.strictObject({ from: usageDaySchema, to: usageDaySchema }).check(
+  z.superRefine((query, context) => {
     if (!isCalendarDay(query.from) || !isCalendarDay(query.to)) return;
     const days = daysBetween(query.from, query.to);
     if (days < 1) context.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
     else if (days > MAX_USAGE_RANGE_DAYS) context.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_USAGE_RANGE_DAYS} days` });
-  });
+  }),
+);
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
 /** Days from `from` to `to`, both included (0 or less when `to` is before `from`). */
@@ -54,13 +53,15 @@ export const callsSources = ["local-gateway", "usage-plan"] as const;
 export type CallsSource = (typeof callsSources)[number];
 
 const runFiguresSchema = z.object({
-  count: z.number().int().describe("Routing runs metered that day (each run once, by the UTC day it started)."),
-  seconds: z.number().describe("Optimizer seconds those runs used."),
+  count: z.number().check(z.int(), z.describe("Routing runs metered that day (each run once, by the UTC day it started).")),
+  seconds: z.number().check(z.describe("Optimizer seconds those runs used.")),
 });
 
 export const usageDayFiguresSchema = z.object({
-  day: z.string().describe("UTC day, YYYY-MM-DD."),
-  calls: z.number().int().nullable().describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan)."),
+  day: z.string().check(z.describe("UTC day, YYYY-MM-DD.")),
+  calls: z
+    .nullable(z.number().check(z.int()))
+    .check(z.describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan).")),
   runs: runFiguresSchema,
 });
 
@@ -70,7 +71,7 @@ export const usageReportSchema = z.object({
   to: z.string(),
   callsSource: z.enum(callsSources),
   days: z.array(usageDayFiguresSchema),
-  totals: z.object({ calls: z.number().int().nullable(), runs: runFiguresSchema }),
+  totals: z.object({ calls: z.nullable(z.number().check(z.int())), runs: runFiguresSchema }),
 });
 export type UsageReport = z.infer<typeof usageReportSchema>;
 export type UsageDay = z.infer<typeof usageDayFiguresSchema>;
