@@ -1,9 +1,6 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
-/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
-type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
@@ -64,11 +61,11 @@ const configurationInputBody = z.strictObject({
   timeLimitSeconds: z._default(configurationShape.timeLimitSeconds, configurationDefaults.timeLimitSeconds),
   roadFactor: z._default(configurationShape.roadFactor, configurationDefaults.roadFactor),
 });
-export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody as unknown as Classic<typeof configurationInputBody>);
+export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
 const configurationPatchBody = z.partial(z.strictObject(configurationShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
-export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody as unknown as Classic<typeof configurationPatchBody>);
+export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 
 export const writableConfigurationFields = [

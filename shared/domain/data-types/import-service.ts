@@ -20,9 +20,6 @@ import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
 
-/** TODO(lead): validation.ts types — zodIssues still takes the classic ZodError; drop the casts once it takes core.$ZodError. */
-type ClassicZodError = Parameters<typeof zodIssues>[0];
-
 /**
  * The import from the earlier version (docs/legacy-import.md). `uploadTarget` hands out a presigned
  * upload URL; `start` reads the export's header, creates the data type locked with its import state
@@ -106,7 +103,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/legacy-import.md)");
     }
     const header = exportHeaderSchema.safeParse(json);
-    if (!header.success) throw new ValidationError(zodIssues(header.error as ClassicZodError, "export"));
+    if (!header.success) throw new ValidationError(zodIssues(header.error, "export"));
     const input = parseWith(dataTypeInputSchema, header.data.dataType, "export.dataType");
     const targetIds = relationTargetIds(input);
     if (targetIds.length > MAX_RELATED_DATA_TYPES) throw ValidationError.single("export.dataType.fields", `relation fields may name at most ${MAX_RELATED_DATA_TYPES} other data types`);
@@ -156,7 +153,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
         return;
       }
       if (!parsed.success) {
-        for (const issue of zodIssues(parsed.error as ClassicZodError)) problems.push({ line, field: issue.field, message: issue.message });
+        for (const issue of zodIssues(parsed.error)) problems.push({ line, field: issue.field, message: issue.message });
         return;
       }
       const record = parsed.data;

@@ -1,7 +1,6 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
-import { idSchema, ignoringServerSetKeys, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
 
 /**
  * Data type model (spec "Data type"). The zod schemas here check the *shape* of a request; the
@@ -37,8 +36,6 @@ export const MAX_FIELDS = 200;
 export const MAX_SEARCHABLE_FIELDS = 5;
 export const TITLE_FIELD_ID = "dataId";
 
-/** TODO(lead): schemas.ts types — its helpers still take a classic ZodType; drop this cast once they take core.$ZodType. */
-const classic = <T>(schema: T) => schema as T & ClassicZodType;
 
 const fieldIdText = z.string().check(z.maxLength(64));
 
@@ -52,8 +49,7 @@ const boundSchema = z
   );
 
 export const validationsSchema = nullAsAbsent(
-  classic(
-    z
+  z
       .strictObject({
         min: z.optional(boundSchema),
         max: z.optional(boundSchema),
@@ -66,14 +62,12 @@ export const validationsSchema = nullAsAbsent(
       .check(
         z.describe("Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved. A null key is the same as an absent one."),
       ),
-  ),
 );
 
 export type FieldValidations = z.infer<typeof validationsSchema>;
 
 export const relationSchema = nullAsAbsent(
-  classic(
-    z.strictObject({
+  z.strictObject({
       kind: z
         .enum(relationKinds)
         .check(z.describe("belongsTo stores one target _id; belongsToMany an array; hasOne/hasMany store nothing and resolve through the target's `via` field.")),
@@ -94,7 +88,6 @@ export const relationSchema = nullAsAbsent(
           ),
         ),
     }),
-  ),
 );
 
 export type FieldRelation = z.infer<typeof relationSchema>;
@@ -103,8 +96,7 @@ export type FieldRelation = z.infer<typeof relationSchema>;
 const optionalText = (max: number) => z.nullish(z.string().check(z.maxLength(max)));
 
 export const fieldInputSchema = nullAsAbsent(
-  classic(
-    z
+  z
       .strictObject({
         id: z
           .optional(fieldIdText)
@@ -138,7 +130,6 @@ export const fieldInputSchema = nullAsAbsent(
         format: optionalText(50),
       })
       .check(z.describe("Every optional attribute also accepts null, read as absent (its default applies).")),
-  ),
 );
 
 export type FieldInput = z.infer<typeof fieldInputSchema>;
@@ -152,8 +143,7 @@ const extendsSchema = z
   );
 
 const providerConfigInputSchema = nullAsAbsent(
-  classic(
-    z.strictObject({
+  z.strictObject({
       url: z
         .string()
         .check(
@@ -170,7 +160,6 @@ const providerConfigInputSchema = nullAsAbsent(
           ),
         ),
     }),
-  ),
 );
 
 /** Every writable attribute, shared by POST/PUT (whole, with defaults) and PATCH (any subset). */
@@ -201,22 +190,13 @@ const dataTypeShape = {
   providerConfig: z.nullable(providerConfigInputSchema).check(z.describe("Required for external-api; null (or omitted) for internal.")),
 };
 
-/**
- * TODO(lead): schemas.ts — nullableMembers calls the classic `.nullable()` method on each member,
- * which mini schemas lack; back to `nullableMembers(dataTypeShape)` once it uses `z.nullable`.
- */
-const nullableDataTypeShape = Object.fromEntries(Object.entries(dataTypeShape).map(([key, member]) => [key, z.nullable(member)])) as unknown as {
-  [K in keyof typeof dataTypeShape]: z.ZodMiniNullable<(typeof dataTypeShape)[K]>;
-};
-
 /** Server-set attributes a data type answers besides the common ones (serverSetKeys): ignored when sent. */
 export const dataTypeServerSetKeys = ["locked", "import"];
 
 /** POST and PUT: a null optional attribute is absent (its default applies; commonData null = unchanged on PUT). */
 export const dataTypeInputSchema = ignoringServerSetKeys(
   nullAsAbsent(
-    classic(
-      z.strictObject({
+    z.strictObject({
         name: dataTypeShape.name,
         fields: dataTypeShape.fields,
         limitUser: z._default(dataTypeShape.limitUser, false),
@@ -226,7 +206,6 @@ export const dataTypeInputSchema = ignoringServerSetKeys(
         provider: z._default(dataTypeShape.provider, "internal"),
         providerConfig: z._default(dataTypeShape.providerConfig, null),
       }),
-    ),
   ),
   dataTypeServerSetKeys,
 );
@@ -235,11 +214,9 @@ export type DataTypeInput = z.output<typeof dataTypeInputSchema>;
 
 /** PATCH: any subset; a null attribute resets it (the merged data type takes that attribute's default). */
 export const dataTypePatchSchema = ignoringServerSetKeys(
-  classic(
-    z
-      .partial(z.strictObject(nullableDataTypeShape))
+  z
+      .partial(z.strictObject(nullableMembers(dataTypeShape)))
       .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" })),
-  ),
   dataTypeServerSetKeys,
 );
 

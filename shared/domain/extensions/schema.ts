@@ -1,4 +1,3 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import type { GuardEntry } from "#shared/domain/records/schema";
@@ -11,8 +10,6 @@ import { ignoringServerSetKeys } from "#shared/domain/schemas";
  * its values checked by the same value rules as a data source record.
  */
 
-/** TODO(lead): schemas.ts types — its helpers still take a classic ZodType; drop this cast once they take core.$ZodType. */
-const classic = <T>(schema: T) => schema as T & ClassicZodType;
 
 /** Entities this product stores: their own POST/PUT/PATCH take `custom`, their GET answers it. */
 export const storedEntities = ["vehicle", "hub"] as const satisfies readonly StandardEntity[];
@@ -59,15 +56,13 @@ export const extensionParamsSchema = z.strictObject({
 export const extensionValuesServerSetKeys = ["entity", "entityId", "dataTypeId", "updatedBy"];
 
 export const extensionValuesInputSchema = ignoringServerSetKeys(
-  classic(
-    z.strictObject({
+  z.strictObject({
       custom: customValuesSchema.check(
         z.describe(
           "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
         ),
       ),
     }),
-  ),
   extensionValuesServerSetKeys,
 );
 export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;

@@ -1,10 +1,7 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
 
-/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
-type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
@@ -53,7 +50,7 @@ const hubInputBody = z.strictObject({
     ),
 });
 /** POST and PUT: the whole hub; timeZone defaults to null. */
-export const hubInputSchema = ignoringServerSetKeys(hubInputBody as unknown as Classic<typeof hubInputBody>);
+export const hubInputSchema = ignoringServerSetKeys(hubInputBody);
 export type HubInput = z.infer<typeof hubInputSchema>;
 
 const hubPatchBody = z
@@ -65,7 +62,7 @@ const hubPatchBody = z
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
 /** PATCH: any non-empty subset; merged over the stored hub and validated as a whole. */
-export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody as unknown as Classic<typeof hubPatchBody>);
+export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 
 export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;

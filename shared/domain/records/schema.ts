@@ -1,4 +1,3 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery } from "#shared/domain/schemas";
 
@@ -53,8 +52,6 @@ export interface RecordIndex {
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
 
-/** TODO(lead): schemas.ts types — its helpers still take a classic ZodType; drop this cast once they take core.$ZodType. */
-const classic = <T>(schema: T) => schema as T & ClassicZodType;
 
 const dataTypeIdParam = z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
 const dataTypeNameParam = z
@@ -107,8 +104,7 @@ export const recordServerSetKeys = ["data_type", "updatedBy"];
  * product sends them. Unknown keys are rejected by the domain (they are not fields of the type).
  */
 export const recordCreateSchema = ignoringServerSetKeys(
-  classic(
-    rejectingPrototypeKeys(
+  rejectingPrototypeKeys(
       z
         .looseObject({
           dataTypeId: z.optional(dataTypeIdParam),
@@ -124,7 +120,6 @@ export const recordCreateSchema = ignoringServerSetKeys(
         })
         .check(z.describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`")),
     ),
-  ),
   recordServerSetKeys,
 );
 
@@ -138,16 +133,14 @@ const recordReplaceObject = z.looseObject({
   dataId: z.optional(dataIdBody).check(z.describe("Renames the record. Omitted: unchanged.")),
 });
 
-export const recordReplaceSchema = ignoringServerSetKeys(classic(rejectingPrototypeKeys(recordReplaceObject)), recordServerSetKeys);
+export const recordReplaceSchema = ignoringServerSetKeys(rejectingPrototypeKeys(recordReplaceObject), recordServerSetKeys);
 
 export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
 
 export const recordPatchSchema = ignoringServerSetKeys(
-  classic(
-    rejectingPrototypeKeys(
+  rejectingPrototypeKeys(
       recordReplaceObject.check(z.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.")),
     ),
-  ),
   recordServerSetKeys,
 );
 

@@ -1,4 +1,3 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
@@ -11,8 +10,6 @@ import {
   weekdays,
 } from "#shared/domain/schedules/timetable";
 
-/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
-type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Routing schedule model. The spec lists the attributes; everything it leaves open (the name, value
@@ -228,7 +225,7 @@ const scheduleInputBody = z.pipe(
   z.transform(withoutUnusedFields),
 );
 /** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
-export const scheduleInputSchema = ignoringServerSetKeys(scheduleInputBody as unknown as Classic<typeof scheduleInputBody>, scheduleServerSetKeys);
+export const scheduleInputSchema = ignoringServerSetKeys(scheduleInputBody, scheduleServerSetKeys);
 
 export type ScheduleInput = z.output<typeof scheduleInputSchema>;
 
@@ -238,7 +235,7 @@ const schedulePatchBody = z.partial(z.strictObject(scheduleShape)).check(
   }),
 );
 /** PATCH body: any subset of the writable fields; merged over the stored schedule, then validated whole. */
-export const schedulePatchSchema = ignoringServerSetKeys(schedulePatchBody as unknown as Classic<typeof schedulePatchBody>, scheduleServerSetKeys);
+export const schedulePatchSchema = ignoringServerSetKeys(schedulePatchBody, scheduleServerSetKeys);
 
 export type SchedulePatch = z.output<typeof schedulePatchSchema>;
 

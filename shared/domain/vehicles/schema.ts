@@ -1,12 +1,9 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 
-/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
-type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -144,7 +141,7 @@ const vehicleInputBody = z
   })
   .check(z.superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }));
 /** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
-export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody as unknown as Classic<typeof vehicleInputBody>);
+export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 
@@ -157,7 +154,7 @@ const vehiclePatchBody = z
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
 /** PATCH: any subset of the writable fields; top-level fields replace the stored ones (nested objects whole). */
-export const vehiclePatchSchema = ignoringServerSetKeys(vehiclePatchBody as unknown as Classic<typeof vehiclePatchBody>);
+export const vehiclePatchSchema = ignoringServerSetKeys(vehiclePatchBody);
 
 export type VehiclePatch = z.infer<typeof vehiclePatchSchema>;
 
