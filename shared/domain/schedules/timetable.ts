@@ -1,12 +1,10 @@
-import { DateTime, IANAZone } from "luxon";
-
 /**
  * The timetable of a routing schedule: pure functions, no I/O (ARCHITECTURE.md §5).
  *
  * Wall-clock values (`startTime`, `endTime`, entry dates and times) are read in one IANA time zone.
  * Calendar arithmetic (weekdays, month lengths, ISO weeks, interval counting) is done on civil
- * dates, which luxon represents here as `DateTime`s in UTC (a zone without transitions); only the
- * final step turns a civil date-time into an instant, with these rules:
+ * date-times, held as the epoch milliseconds they would be in UTC (a zone without transitions);
+ * only the final step turns a civil date-time into an instant, with these rules:
  *
  * - a local time that does not exist (spring-forward gap) runs at the first minute after the gap,
  *   i.e. at the transition instant (02:30 on a New York spring-forward day runs at 03:00 EDT);
@@ -48,36 +46,100 @@ export interface TimetableInput {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-const WALL_CLOCK = "yyyy-MM-dd HH:mm";
 
-/** The shape entries follow: a custom schedule's entries follow its frequency. */
+/** The epoch ms of a civil date-time read as UTC; years 0–99 stay years 0–99 (Date.UTC would read them as 1900–1999). */
+function civilMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(0);
+  // setUTCFullYear carries month and day overflow (month 13 is January of the next year).
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
+}
+
+/** Civil parts of a civil ms (the inverse of civilMs). */
+function civilParts(ms: number): { year: number; month: number; day: number; hour: number; minute: number } {
+  const date = new Date(ms);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: date.getUTCHours(), minute: date.getUTCMinutes() };
+}
+
+/** The effective shape of a schedule's entries: a custom schedule's follow its frequency. */
 export function effectiveFrequency(schedule: Pick<TimetableInput, "periode" | "frequency">): Exclude<Periode, "custom"> | undefined {
   return schedule.periode === "custom" ? (schedule.frequency ?? undefined) : schedule.periode;
 }
 
-/** Parses `Y-m-d H:i` into a civil date-time; undefined when it is not a real calendar date and time. */
-export function parseWallClock(value: string): DateTime | undefined {
-  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(value)) return undefined;
-  const parsed = DateTime.fromFormat(value, WALL_CLOCK, { zone: "utc" });
-  return parsed.isValid ? parsed : undefined;
+/** A civil value whose parts read back unchanged (no 2026-02-30, no 24:00). */
+function exactCivil(year: number, month: number, day: number, hour = 0, minute = 0): Date | undefined {
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59) return undefined;
+  const ms = civilMs(year, month, day, hour, minute);
+  const parts = civilParts(ms);
+  return parts.year === year && parts.month === month && parts.day === day ? new Date(ms) : undefined;
 }
 
-/** Parses `Y-m-d` into a civil date; undefined when it is not a real calendar date. */
-export function parseCivilDate(value: string): DateTime | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const parsed = DateTime.fromFormat(value, "yyyy-MM-dd", { zone: "utc" });
-  return parsed.isValid ? parsed : undefined;
+/** Parses `Y-m-d H:i` into a civil date-time (as a UTC Date); undefined when it is not a real calendar date and time. */
+export function parseWallClock(value: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/.exec(value);
+  return match ? exactCivil(Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4]), Number(match[5])) : undefined;
 }
 
-function timeZoneOf(name: string): IANAZone {
-  const zone = IANAZone.create(name);
-  if (!zone.isValid) throw new RangeError(`Unknown IANA time zone "${name}"`);
+/** Parses `Y-m-d` into a civil date (as a UTC Date); undefined when it is not a real calendar date. */
+export function parseCivilDate(value: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  return match ? exactCivil(Number(match[1]), Number(match[2]), Number(match[3])) : undefined;
+}
+
+/** The clock of one IANA zone: its offset from UTC (minutes, east positive) at an instant. */
+interface Zone {
+  name: string;
+  offset(instantMs: number): number;
+}
+
+const zones = new Map<string, Zone>();
+
+function timeZoneOf(name: string): Zone {
+  let zone = zones.get(name);
+  if (!zone) {
+    let format: Intl.DateTimeFormat;
+    try {
+      format = new Intl.DateTimeFormat("en-US", {
+        timeZone: name,
+        hourCycle: "h23",
+        era: "short",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric",
+      });
+    } catch {
+      throw new RangeError(`Unknown IANA time zone "${name}"`);
+    }
+    zone = {
+      name,
+      // The zone's wall clock at the instant (to the second), read as UTC, minus the instant.
+      offset(instantMs) {
+        const part: Record<string, string> = {};
+        for (const { type, value } of format.formatToParts(new Date(instantMs))) part[type] = value;
+        const year = part.era === "BC" || part.era === "B" ? 1 - Number(part.year) : Number(part.year);
+        const wall = civilMs(year, Number(part.month), Number(part.day), Number(part.hour) % 24, Number(part.minute), Number(part.second));
+        const wholeSeconds = instantMs - (((instantMs % 1000) + 1000) % 1000);
+        return (wall - wholeSeconds) / MINUTE_MS;
+      },
+    };
+    zones.set(name, zone);
+  }
   return zone;
 }
 
-/** True when `name` is an IANA zone luxon (Intl) knows. */
+/** True when `name` is an IANA zone the runtime's Intl knows. */
 export function isValidTimeZone(name: string): boolean {
-  return IANAZone.isValidZone(name);
+  if (!name) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name }).format();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -85,7 +147,7 @@ export function isValidTimeZone(name: string): boolean {
  * rules above. Offsets are looked up one day either side of the wall clock, which covers every
  * transition of the tz database (no zone changes its offset twice within two days).
  */
-function resolveWallClock(wallMs: number, zone: IANAZone): number {
+function resolveWallClock(wallMs: number, zone: Zone): number {
   const offsetBefore = zone.offset(wallMs - DAY_MS);
   const offsetAfter = zone.offset(wallMs + DAY_MS);
   // No transition within a day either side: the wall clock exists exactly once.
@@ -113,8 +175,7 @@ function resolveWallClock(wallMs: number, zone: IANAZone): number {
 const resolved = new Map<string, number>();
 const MAX_MEMOISED = 20_000;
 
-function instantOfWallClock(wall: DateTime, zone: IANAZone): number {
-  const wallMs = wall.toMillis();
+function instantOfWallClock(wallMs: number, zone: Zone): number {
   const key = `${zone.name}|${wallMs}`;
   let instant = resolved.get(key);
   if (instant === undefined) {
@@ -126,67 +187,76 @@ function instantOfWallClock(wall: DateTime, zone: IANAZone): number {
 }
 
 /** Civil date-time of `time` (`HH:mm`) on the civil date `day`. */
-function at(day: DateTime, time: string): DateTime {
+function at(day: number, time: string): number {
   const [hour, minute] = time.split(":").map(Number);
-  return day.set({ hour: hour ?? 0, minute: minute ?? 0, second: 0, millisecond: 0 });
+  return day + (hour ?? 0) * 3_600_000 + (minute ?? 0) * MINUTE_MS;
 }
 
-function civilDateOf(instantMs: number, zone: IANAZone): DateTime {
-  const local = DateTime.fromMillis(instantMs, { zone });
-  return DateTime.utc(local.year, local.month, local.day);
+const startOfDay = (civil: number) => civil - (((civil % DAY_MS) + DAY_MS) % DAY_MS);
+/** Monday of the ISO week. */
+const startOfWeek = (civil: number) => startOfDay(civil) - ((new Date(civil).getUTCDay() + 6) % 7) * DAY_MS;
+const daysInMonth = (civil: number) => {
+  const { year, month } = civilParts(civil);
+  return civilParts(civilMs(year, month + 1, 1) - DAY_MS).day;
+};
+
+function civilDateOf(instantMs: number, zone: Zone): number {
+  return startOfDay(instantMs + zone.offset(instantMs) * MINUTE_MS);
 }
 
 /** Index of the frequency period containing `day`, counted from the period containing `anchor`. */
-function periodIndex(frequency: Frequency, anchor: DateTime, day: DateTime): number {
+function periodIndex(frequency: Frequency, anchor: number, day: number): number {
   switch (frequency) {
     case "daily":
-      return Math.round(day.diff(anchor.startOf("day"), "days").days);
+      return Math.round((day - startOfDay(anchor)) / DAY_MS);
     case "weekly":
-      return Math.round(day.startOf("week").diff(anchor.startOf("week"), "days").days / 7);
-    case "monthly":
-      return day.year * 12 + day.month - (anchor.year * 12 + anchor.month);
+      return Math.round((startOfWeek(day) - startOfWeek(anchor)) / DAY_MS / 7);
+    case "monthly": {
+      const a = civilParts(anchor);
+      const d = civilParts(day);
+      return d.year * 12 + d.month - (a.year * 12 + a.month);
+    }
   }
 }
 
 /** First civil day of period `index` (counted from the anchor's period). */
-function periodStart(frequency: Frequency, anchor: DateTime, index: number): DateTime {
+function periodStart(frequency: Frequency, anchor: number, index: number): number {
   switch (frequency) {
     case "daily":
-      return anchor.startOf("day").plus({ days: index });
+      return startOfDay(anchor) + index * DAY_MS;
     case "weekly":
-      return anchor.startOf("week").plus({ weeks: index });
-    case "monthly":
-      return anchor.startOf("month").plus({ months: index });
+      return startOfWeek(anchor) + index * 7 * DAY_MS;
+    case "monthly": {
+      const { year, month } = civilParts(anchor);
+      return civilMs(year, month + index, 1);
+    }
   }
 }
 
 /** Listed wall-clock run times of one period, ascending and without repeats. */
-function wallClockRunsOfPeriod(frequency: Frequency, start: DateTime, entries: ScheduleEntry[]): DateTime[] {
-  const runs: DateTime[] = [];
+function wallClockRunsOfPeriod(frequency: Frequency, start: number, entries: ScheduleEntry[]): number[] {
+  const runs: number[] = [];
   for (const entry of entries) {
-    let day: DateTime;
+    let day: number;
     switch (frequency) {
       case "daily":
         day = start;
         break;
       case "weekly":
-        day = start.plus({ days: weekdays.indexOf(entry.day as Weekday) });
+        day = start + weekdays.indexOf(entry.day as Weekday) * DAY_MS;
         break;
-      case "monthly": {
+      case "monthly":
         // A day past the month's end (31 in April, 29–31 in February) runs on the month's last day.
-        const dayOfMonth = Math.min(Number(entry.date), start.daysInMonth ?? 28);
-        day = start.set({ day: dayOfMonth });
+        day = start + (Math.min(Number(entry.date), daysInMonth(start)) - 1) * DAY_MS;
         break;
-      }
     }
     for (const time of entry.time) runs.push(at(day, time));
   }
   return uniqueAscending(runs);
 }
 
-function uniqueAscending(runs: DateTime[]): DateTime[] {
-  const byMillis = new Map(runs.map((run) => [run.toMillis(), run]));
-  return [...byMillis.keys()].sort((a, b) => a - b).map((millis) => byMillis.get(millis) as DateTime);
+function uniqueAscending(runs: number[]): number[] {
+  return [...new Set(runs)].sort((a, b) => a - b);
 }
 
 /**
@@ -205,10 +275,10 @@ export function nextRunAfter(schedule: TimetableInput, after: Date, timeZone: st
   const afterMs = after.getTime();
 
   if (schedule.periode === "byDate") {
-    const runs: DateTime[] = [];
+    const runs: number[] = [];
     for (const entry of schedule.schedules) {
       const day = entry.date === undefined ? undefined : parseCivilDate(entry.date);
-      if (day) for (const time of entry.time) runs.push(at(day, time));
+      if (day) for (const time of entry.time) runs.push(at(day.getTime(), time));
     }
     for (const run of uniqueAscending(runs)) {
       const instant = instantOfWallClock(run, zone);
@@ -219,19 +289,19 @@ export function nextRunAfter(schedule: TimetableInput, after: Date, timeZone: st
 
   const frequency = effectiveFrequency(schedule) as Frequency | undefined;
   const interval = schedule.periode === "custom" ? (schedule.interval ?? undefined) : 1;
-  const windowStartWall = schedule.startTime ? parseWallClock(schedule.startTime) : undefined;
-  const windowEndWall = schedule.endTime ? parseWallClock(schedule.endTime) : undefined;
-  if (!frequency || !interval || interval < 1 || !windowStartWall || !windowEndWall) return undefined;
+  const windowStartWall = schedule.startTime ? parseWallClock(schedule.startTime)?.getTime() : undefined;
+  const windowEndWall = schedule.endTime ? parseWallClock(schedule.endTime)?.getTime() : undefined;
+  if (!frequency || !interval || interval < 1 || windowStartWall === undefined || windowEndWall === undefined) return undefined;
   const windowStart = instantOfWallClock(windowStartWall, zone);
   const windowEnd = instantOfWallClock(windowEndWall, zone);
   if (windowEnd < windowStart) return undefined;
 
-  const anchor = windowStartWall.startOf("day");
+  const anchor = startOfDay(windowStartWall);
   // Begin one civil day early: a run's instant never lies on an earlier local date than its wall clock.
-  const firstDay = civilDateOf(Math.max(afterMs, windowStart), zone).minus({ days: 1 });
+  const firstDay = civilDateOf(Math.max(afterMs, windowStart), zone) - DAY_MS;
   let index = Math.max(0, periodIndex(frequency, anchor, firstDay));
   index = Math.ceil(index / interval) * interval;
-  const lastDay = windowEndWall.startOf("day").plus({ days: 1 });
+  const lastDay = startOfDay(windowEndWall) + DAY_MS;
 
   for (let start = periodStart(frequency, anchor, index); start <= lastDay; start = periodStart(frequency, anchor, index)) {
     for (const run of wallClockRunsOfPeriod(frequency, start, schedule.schedules)) {
@@ -246,7 +316,10 @@ export function nextRunAfter(schedule: TimetableInput, after: Date, timeZone: st
 
 /** An instant as `Y-m-d H:i` on the wall clock of `timeZone` (the `nextRunTime` of responses). */
 export function formatWallClock(instant: Date, timeZone: string): string {
-  return DateTime.fromMillis(instant.getTime(), { zone: timeZoneOf(timeZone) }).toFormat(WALL_CLOCK);
+  const zone = timeZoneOf(timeZone);
+  const local = civilParts(instant.getTime() + zone.offset(instant.getTime()) * MINUTE_MS);
+  const two = (value: number) => String(value).padStart(2, "0");
+  return `${String(local.year).padStart(4, "0")}-${two(local.month)}-${two(local.day)} ${two(local.hour)}:${two(local.minute)}`;
 }
 
 const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
