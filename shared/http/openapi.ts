@@ -99,7 +99,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
+    for (const [status, response] of Object.entries(route.responses())) {
       const content: Record<string, unknown> = {};
       if (response.schema || response.contentType) {
         content[response.contentType ?? "application/json"] = { schema: response.schema ? jsonSchema(response.schema, "output") : { type: "string" } };

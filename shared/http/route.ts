@@ -94,7 +94,11 @@ interface RouteFields<TBody extends ZodType, TQuery extends ZodType, TParams ext
   body?: TBody;
   query?: TQuery;
   params?: TParams;
-  responses: Record<number, RouteResponse>;
+  /**
+   * What each status answers, as a thunk: response schemas only document (the OpenAPI document is
+   * rendered at bundle time), so a function never builds them at cold start.
+   */
+  responses: () => Record<number, RouteResponse>;
   /** Function settings that differ from the defaults. */
   function?: { timeoutSeconds?: number; memoryMb?: number };
   /** Resources the function may touch (least privilege): the table is read-only unless `tableWrite`. */

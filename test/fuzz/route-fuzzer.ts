@@ -97,7 +97,7 @@ export function answerProblems(route: RouteDefinition, answer: Answer): string[]
   } else if (answer.status >= 200 && answer.status < 300) {
     // GET /openapi.json and /docs (no auth) answer the document itself; a route documenting another
     // media type (an SVG map) answers that, and an alternative (GeoJSON on ?format=geojson) must match its schema.
-    const documented = route.responses[answer.status];
+    const documented = route.responses()[answer.status];
     const isAlternative = Object.values(documented?.alternatives ?? {}).some((schema) => safeParse(schema, body).success);
     const isEnvelope = Boolean(body) && typeof body === "object" && body?.status === true;
     if (route.auth !== "none" && !documented?.contentType && !isEnvelope && !isAlternative) problems.push("success body without status: true");

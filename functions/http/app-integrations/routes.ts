@@ -44,7 +44,7 @@ export const appIntegrationRoutes = {
     bodyType: "multipart/form-data",
     maxBodyBytes: MAX_FORM_BYTES,
     body: appIntegrationCreateFormSchema,
-    responses: { 201: { description: "Created", schema: integrationBody(201) }, ...formErrors },
+    responses: () => ({ 201: { description: "Created", schema: integrationBody(201) }, ...formErrors }),
     grants: ["tableWrite", "bucketWrite"],
     idempotent: true,
   }),
@@ -61,7 +61,7 @@ export const appIntegrationRoutes = {
     maxBodyBytes: MAX_FORM_BYTES,
     params: appIntegrationParamsSchema,
     body: appIntegrationUpdateFormSchema,
-    responses: { 200: { description: "The updated integration", schema: integrationBody(200) }, ...formErrors },
+    responses: () => ({ 200: { description: "The updated integration", schema: integrationBody(200) }, ...formErrors }),
     grants: ["tableWrite", "bucketWrite"],
     versioned: true,
   }),
@@ -75,7 +75,7 @@ export const appIntegrationRoutes = {
     tag,
     permission: "view/app-integration",
     query: appIntegrationListQuerySchema,
-    responses: {
+    responses: () => ({
       200: {
         description: "A page of integrations",
         schema: z.object({
@@ -86,7 +86,7 @@ export const appIntegrationRoutes = {
           nextCursor: z.nullable(z.string()),
         }),
       },
-    },
+    }),
     grants: ["tableRead", "bucketRead"],
   }),
   get: defineRoute({
@@ -99,7 +99,7 @@ export const appIntegrationRoutes = {
     tag,
     permission: "view/app-integration",
     params: appIntegrationParamsSchema,
-    responses: { 200: { description: "The integration", schema: integrationBody(200) } },
+    responses: () => ({ 200: { description: "The integration", schema: integrationBody(200) } }),
     grants: ["tableRead", "bucketRead"],
     versioned: true,
   }),
@@ -113,9 +113,9 @@ export const appIntegrationRoutes = {
     tag,
     permission: "delete/app-integration",
     params: appIntegrationParamsSchema,
-    responses: {
+    responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },
-    },
+    }),
     grants: ["tableWrite", "bucketWrite"],
     versioned: true,
   }),

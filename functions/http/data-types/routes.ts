@@ -10,7 +10,7 @@ import { importRequestSchema, importUploadSchema } from "#shared/domain/data-typ
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const dataTypeBody = successBodySchema(dataTypeViewSchema, "data_type");
+const dataTypeBody = () => successBodySchema(dataTypeViewSchema, "data_type");
 const tag = "Data types";
 
 const rules = [
@@ -42,10 +42,10 @@ export const dataTypeRoutes = {
     tag,
     permission: "add/data-type",
     body: dataTypeInputSchema,
-    responses: {
-      201: { description: "Created", schema: dataTypeBody },
+    responses: () => ({
+      201: { description: "Created", schema: dataTypeBody() },
       409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
-    },
+    }),
     grants: ["tableRead", "tableWrite"],
     idempotent: true,
   }),
@@ -59,7 +59,7 @@ export const dataTypeRoutes = {
     tag,
     permission: "view/data-type",
     query: dataTypeListQuerySchema,
-    responses: { 200: { description: "A page of data types", schema: pageBodySchema(dataTypeViewSchema, "data_types") } },
+    responses: () => ({ 200: { description: "A page of data types", schema: pageBodySchema(dataTypeViewSchema, "data_types") } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -72,7 +72,7 @@ export const dataTypeRoutes = {
     tag,
     permission: "view/data-type",
     params: dataTypeParamsSchema,
-    responses: { 200: { description: "The data type", schema: dataTypeBody } },
+    responses: () => ({ 200: { description: "The data type", schema: dataTypeBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -87,10 +87,10 @@ export const dataTypeRoutes = {
     permission: "edit/data-type",
     params: dataTypeParamsSchema,
     body: dataTypeInputSchema,
-    responses: {
-      200: { description: "The updated data type", schema: dataTypeBody },
+    responses: () => ({
+      200: { description: "The updated data type", schema: dataTypeBody() },
       409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
-    },
+    }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
   }),
@@ -105,10 +105,10 @@ export const dataTypeRoutes = {
     permission: "edit/data-type",
     params: dataTypeParamsSchema,
     body: dataTypePatchSchema,
-    responses: {
-      200: { description: "The updated data type", schema: dataTypeBody },
+    responses: () => ({
+      200: { description: "The updated data type", schema: dataTypeBody() },
       409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
-    },
+    }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
   }),
@@ -122,10 +122,10 @@ export const dataTypeRoutes = {
     tag,
     permission: "delete/data-type",
     params: dataTypeParamsSchema,
-    responses: {
+    responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
       409: { description: "The type still has records (dt-004) or is locked (dt-003)." },
-    },
+    }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
   }),
@@ -139,7 +139,7 @@ export const dataTypeRoutes = {
       "Step 1 of an import from the earlier version (docs/legacy-import.md): answers an `uploadId` and a presigned S3 `uploadUrl`; PUT the export file (JSON lines: the data type, then one record per line) to it before it expires (`PRESIGN_TTL_SECONDS`, 15 minutes by default), then call POST /data-type/import. Any size S3 takes in one PUT (5 GB); the API never carries the file.",
     tag,
     permission: "add/data-type",
-    responses: { 201: { description: "Where to upload the export", schema: successBodySchema(importUploadSchema) } },
+    responses: () => ({ 201: { description: "Where to upload the export", schema: successBodySchema(importUploadSchema) } }),
     grants: ["importFileUpload"],
   }),
   import: defineRoute({
@@ -153,10 +153,10 @@ export const dataTypeRoutes = {
     tag,
     permission: "add/data-type",
     body: importRequestSchema,
-    responses: {
-      202: { description: "The data type, locked, with its import queued", schema: dataTypeBody },
+    responses: () => ({
+      202: { description: "The data type, locked, with its import queued", schema: dataTypeBody() },
       409: { description: "The name is taken (dt-001)." },
-    },
+    }),
     grants: ["tableRead", "tableWrite", "importFileRead", "importQueueSend"],
   }),
 };

@@ -14,8 +14,8 @@ import {
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const recordBody = successBodySchema(recordViewSchema);
-const restrictedBody = z.object({ status: z.literal(false), message: z.string(), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string()) });
+const recordBody = () => successBodySchema(recordViewSchema);
+const restrictedBody = () => z.object({ status: z.literal(false), message: z.string(), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string()) });
 const tag = "Data source records";
 
 const valueRules = [
@@ -50,7 +50,7 @@ export const recordRoutes = {
     tag,
     permission: "add/data",
     body: recordCreateSchema,
-    responses: { 201: { description: "Created", schema: recordBody } },
+    responses: () => ({ 201: { description: "Created", schema: recordBody() } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -64,7 +64,7 @@ export const recordRoutes = {
     tag,
     permission: "view/data",
     query: recordListQuerySchema,
-    responses: { 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    responses: () => ({ 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
     grants: ["tableRead"],
   }),
   getByDataId: defineRoute({
@@ -78,7 +78,7 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordDataIdParamsSchema,
     query: recordGetQuerySchema,
-    responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -93,7 +93,7 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordPathParamsSchema,
     query: recordTypeQuerySchema,
-    responses: { 200: { description: "The record", schema: recordBody }, 403: { description: "fields names a hidden field", schema: restrictedBody } },
+    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -109,7 +109,7 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordReplaceSchema,
-    responses: { 200: { description: "The updated record", schema: recordBody } },
+    responses: () => ({ 200: { description: "The updated record", schema: recordBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -125,7 +125,7 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordPatchSchema,
-    responses: { 200: { description: "The updated record", schema: recordBody } },
+    responses: () => ({ 200: { description: "The updated record", schema: recordBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -140,7 +140,7 @@ export const recordRoutes = {
     permission: "delete/data",
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -2,7 +2,7 @@ import { extensionParamsSchema, extensionValuesInputSchema, extensionValuesViewS
 import { successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const extensionBody = successBodySchema(extensionValuesViewSchema);
+const extensionBody = () => successBodySchema(extensionValuesViewSchema);
 const tag = "Entity extensions";
 const about =
   "Custom values of a user, role or flow (entities of the identity provider, which this service does not store), checked by the organization's extension data type for that entity (`extends: { entity }`) with the record value rules; vehicles and hubs take `custom` on their own routes. Fields hidden from the caller (permissionDetails `view/data` naming the extension data type) are left out. See docs/extensions.md.";
@@ -18,7 +18,7 @@ export const extensionRoutes = {
     tag,
     permission: "view/extension",
     params: extensionParamsSchema,
-    responses: { 200: { description: "The entity's custom values", schema: extensionBody } },
+    responses: () => ({ 200: { description: "The entity's custom values", schema: extensionBody() } }),
     grants: ["tableRead"],
   }),
   replace: defineRoute({
@@ -32,7 +32,7 @@ export const extensionRoutes = {
     permission: "edit/extension",
     params: extensionParamsSchema,
     body: extensionValuesInputSchema,
-    responses: { 200: { description: "The stored custom values", schema: extensionBody } },
+    responses: () => ({ 200: { description: "The stored custom values", schema: extensionBody() } }),
     grants: ["tableWrite"],
   }),
 };

@@ -3,7 +3,7 @@ import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hu
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const hubBody = successBodySchema(hubViewSchema);
+const hubBody = () => successBodySchema(hubViewSchema);
 const tag = "Hubs";
 const restriction =
   "A token with `hubIds` sees and changes only those hubs (any other is 404) and cannot create hubs (403, failedCode hub-403).";
@@ -19,10 +19,10 @@ export const hubRoutes = {
     tag,
     permission: "add/hub",
     body: hubInputSchema,
-    responses: {
-      201: { description: "Created", schema: hubBody },
+    responses: () => ({
+      201: { description: "Created", schema: hubBody() },
       403: { description: "The token is restricted to some hubs (failedCode hub-403)." },
-    },
+    }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -36,7 +36,7 @@ export const hubRoutes = {
     tag,
     permission: "view/hub",
     query: hubListQuerySchema,
-    responses: { 200: { description: "A page of hubs", schema: pageBodySchema(hubViewSchema) } },
+    responses: () => ({ 200: { description: "A page of hubs", schema: pageBodySchema(hubViewSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -48,7 +48,7 @@ export const hubRoutes = {
     tag,
     permission: "view/hub",
     params: hubParamsSchema,
-    responses: { 200: { description: "The hub", schema: hubBody } },
+    responses: () => ({ 200: { description: "The hub", schema: hubBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -63,7 +63,7 @@ export const hubRoutes = {
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubInputSchema,
-    responses: { 200: { description: "The updated hub", schema: hubBody } },
+    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -78,7 +78,7 @@ export const hubRoutes = {
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubPatchSchema,
-    responses: { 200: { description: "The updated hub", schema: hubBody } },
+    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -93,10 +93,10 @@ export const hubRoutes = {
     tag,
     permission: "delete/hub",
     params: hubParamsSchema,
-    responses: {
+    responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
       409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410)." },
-    },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -10,7 +10,7 @@ export const openApiRoutes = {
     summary: "This API's OpenAPI 3.1 description (no token needed)",
     tag: "Meta",
     auth: "none",
-    responses: { 200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string() }) } },
+    responses: () => ({ 200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string() }) } }),
   }),  docs: defineRoute({
     operationId: "getApiDocs",
     method: "GET",
@@ -21,6 +21,6 @@ export const openApiRoutes = {
       "Swagger UI rendering of GET /openapi.json, served whole by the API (script, styles and document inlined in one HTML page, about 2 MB, gzip-compressed for clients that accept it): it loads nothing from elsewhere, so it works offline and inside a VPC.",
     tag: "Meta",
     auth: "none",
-    responses: { 200: { description: "HTML page", contentType: "text/html" } },
+    responses: () => ({ 200: { description: "HTML page", contentType: "text/html" } }),
   }),
 };

@@ -9,7 +9,7 @@ import {
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
-const configurationBody = successBodySchema(configurationSchema);
+const configurationBody = () => successBodySchema(configurationSchema);
 const tag = "Routing configuration profiles";
 const bodyRules =
   "`hubId` must name an existing hub of the organization (and be one of the token's hubIds when it lists any); each of `vehicleIds` must be a vehicle of that hub at the time of the write (400 naming `vehicleIds.<index>`). Routing schedules name a profile by `configurationId` and read it at run time, so a change applies from the next run.";
@@ -25,7 +25,7 @@ export const configurationRoutes = {
     tag,
     permission: "add/routing-configuration",
     body: configurationInputSchema,
-    responses: { 201: { description: "Created", schema: configurationBody } },
+    responses: () => ({ 201: { description: "Created", schema: configurationBody() } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -40,7 +40,7 @@ export const configurationRoutes = {
     tag,
     permission: "view/routing-configuration",
     query: configurationListQuerySchema,
-    responses: { 200: { description: "A page of profiles", schema: pageBodySchema(configurationSchema) } },
+    responses: () => ({ 200: { description: "A page of profiles", schema: pageBodySchema(configurationSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -52,7 +52,7 @@ export const configurationRoutes = {
     tag,
     permission: "view/routing-configuration",
     params: configurationParamsSchema,
-    responses: { 200: { description: "The profile", schema: configurationBody } },
+    responses: () => ({ 200: { description: "The profile", schema: configurationBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -67,7 +67,7 @@ export const configurationRoutes = {
     permission: "edit/routing-configuration",
     params: configurationParamsSchema,
     body: configurationInputSchema,
-    responses: { 200: { description: "The updated profile", schema: configurationBody } },
+    responses: () => ({ 200: { description: "The updated profile", schema: configurationBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -82,7 +82,7 @@ export const configurationRoutes = {
     permission: "edit/routing-configuration",
     params: configurationParamsSchema,
     body: configurationPatchSchema,
-    responses: { 200: { description: "The updated profile", schema: configurationBody } },
+    responses: () => ({ 200: { description: "The updated profile", schema: configurationBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -97,10 +97,10 @@ export const configurationRoutes = {
     tag,
     permission: "delete/routing-configuration",
     params: configurationParamsSchema,
-    responses: {
+    responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
       409: { description: "A routing schedule still names the profile (failedCode configuration-409)." },
-    },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

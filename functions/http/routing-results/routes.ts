@@ -29,7 +29,7 @@ export const routingResultRoutes = {
     tag,
     permission: "view/routing-result",
     query: resultListQuerySchema,
-    responses: { 200: { description: "A page of routing results", schema: pageBodySchema(resultRecordSchema) } },
+    responses: () => ({ 200: { description: "A page of routing results", schema: pageBodySchema(resultRecordSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -47,13 +47,13 @@ export const routingResultRoutes = {
     permission: "view/routing-result",
     params: resultParamsSchema,
     query: resultGetQuerySchema,
-    responses: {
+    responses: () => ({
       200: {
         description: "The routing result (application/json), or with `?format=geojson` its GeoJSON FeatureCollection (application/geo+json)",
         schema: successBodySchema(routingResultSchema),
         alternatives: { "application/geo+json": resultGeoJsonSchema },
       },
-    },
+    }),
     grants: ["tableRead", "bucketRead"],
   }),
   create: defineRoute({
@@ -72,13 +72,13 @@ export const routingResultRoutes = {
     tag,
     permission: "add/routing-result",
     body: resultCreateSchema,
-    responses: {
+    responses: () => ({
       201: { description: "Created (ongoing)", schema: successBodySchema(routingResultSchema) },
       429: {
         description:
           "The organization already has its plan's maxRunsQueued (MAX_ACTIVE_RUNS_PER_ORG, default 5, without a tenant record) routing runs queued or running (failedCode run-429), or the plan's monthly run-seconds quota has no room for this run (failedCode run-quota-429); nothing was created or queued.",
       },
-    },
+    }),
     grants: ["tableWrite", "queueSend"],
     idempotent: true,
   }),
@@ -97,7 +97,7 @@ export const routingResultRoutes = {
     permission: "edit/routing-result",
     params: resultParamsSchema,
     query: resultDispatchQuerySchema,
-    responses: { 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } },
+    responses: () => ({ 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } }),
     grants: ["tableWrite", "bucketRead"],
     idempotent: true,
   }),
@@ -114,7 +114,7 @@ export const routingResultRoutes = {
     tag,
     permission: "view/routing-result",
     params: resultParamsSchema,
-    responses: { 200: { description: "SVG picture", contentType: "image/svg+xml" } },
+    responses: () => ({ 200: { description: "SVG picture", contentType: "image/svg+xml" } }),
     grants: ["tableRead", "bucketRead"],
   }),
 };

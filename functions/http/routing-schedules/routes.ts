@@ -9,7 +9,7 @@ import {
 } from "#shared/domain/schedules/schema";
 import { defineRoute } from "#shared/http/route";
 
-const scheduleBody = successBodySchema(scheduleSchema);
+const scheduleBody = () => successBodySchema(scheduleSchema);
 const tag = "Routing schedules";
 
 const bodyRules = [
@@ -33,7 +33,7 @@ export const scheduleRoutes = {
     tag,
     permission: "add/routing-schedule",
     body: scheduleInputSchema,
-    responses: { 201: { description: "Created", schema: scheduleBody } },
+    responses: () => ({ 201: { description: "Created", schema: scheduleBody() } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -50,7 +50,7 @@ export const scheduleRoutes = {
     tag,
     permission: "view/routing-schedule",
     query: scheduleListQuerySchema,
-    responses: { 200: { description: "A page of routing schedules", schema: pageBodySchema(scheduleSchema) } },
+    responses: () => ({ 200: { description: "A page of routing schedules", schema: pageBodySchema(scheduleSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -63,7 +63,7 @@ export const scheduleRoutes = {
     tag,
     permission: "view/routing-schedule",
     params: scheduleParamsSchema,
-    responses: { 200: { description: "The routing schedule", schema: scheduleBody } },
+    responses: () => ({ 200: { description: "The routing schedule", schema: scheduleBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -78,7 +78,7 @@ export const scheduleRoutes = {
     permission: "edit/routing-schedule",
     params: scheduleParamsSchema,
     body: scheduleInputSchema,
-    responses: { 200: { description: "The updated routing schedule", schema: scheduleBody } },
+    responses: () => ({ 200: { description: "The updated routing schedule", schema: scheduleBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -93,7 +93,7 @@ export const scheduleRoutes = {
     permission: "edit/routing-schedule",
     params: scheduleParamsSchema,
     body: schedulePatchSchema,
-    responses: { 200: { description: "The updated routing schedule", schema: scheduleBody } },
+    responses: () => ({ 200: { description: "The updated routing schedule", schema: scheduleBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -107,7 +107,7 @@ export const scheduleRoutes = {
     tag,
     permission: "delete/routing-schedule",
     params: scheduleParamsSchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

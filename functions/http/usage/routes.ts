@@ -17,7 +17,7 @@ export const usageRoutes = {
     tag: "Usage",
     permission: "view/usage",
     query: usageQuerySchema,
-    responses: { 200: { description: "The organization's usage", schema: successBodySchema(usageReportSchema) } },
+    responses: () => ({ 200: { description: "The organization's usage", schema: successBodySchema(usageReportSchema) } }),
     grants: ["tableRead"],
   }),
 };

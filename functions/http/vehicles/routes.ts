@@ -9,7 +9,7 @@ import {
 } from "#shared/domain/vehicles/schema";
 import { defineRoute } from "#shared/http/route";
 
-const vehicleBody = successBodySchema(vehicleViewSchema);
+const vehicleBody = () => successBodySchema(vehicleViewSchema);
 const tag = "Vehicles";
 
 export const vehicleRoutes = {
@@ -24,7 +24,7 @@ export const vehicleRoutes = {
     tag,
     permission: "add/vehicle",
     body: vehicleInputSchema,
-    responses: { 201: { description: "Created", schema: vehicleBody } },
+    responses: () => ({ 201: { description: "Created", schema: vehicleBody() } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -39,7 +39,7 @@ export const vehicleRoutes = {
     tag,
     permission: "view/vehicle",
     query: vehicleListQuerySchema,
-    responses: { 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleViewSchema) } },
+    responses: () => ({ 200: { description: "A page of vehicles", schema: pageBodySchema(vehicleViewSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -51,7 +51,7 @@ export const vehicleRoutes = {
     tag,
     permission: "view/vehicle",
     params: vehicleParamsSchema,
-    responses: { 200: { description: "The vehicle", schema: vehicleBody } },
+    responses: () => ({ 200: { description: "The vehicle", schema: vehicleBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -66,7 +66,7 @@ export const vehicleRoutes = {
     permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehicleInputSchema,
-    responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
+    responses: () => ({ 200: { description: "The updated vehicle", schema: vehicleBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -82,7 +82,7 @@ export const vehicleRoutes = {
     permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehiclePatchSchema,
-    responses: { 200: { description: "The updated vehicle", schema: vehicleBody } },
+    responses: () => ({ 200: { description: "The updated vehicle", schema: vehicleBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -95,7 +95,7 @@ export const vehicleRoutes = {
     tag,
     permission: "delete/vehicle",
     params: vehicleParamsSchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -3,7 +3,7 @@ import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import { visitCreateSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
 import { defineRoute } from "#shared/http/route";
 
-const visitBody = successBodySchema(visitSchema);
+const visitBody = () => successBodySchema(visitSchema);
 const tag = "Visits";
 
 export const visitRoutes = {
@@ -21,7 +21,7 @@ export const visitRoutes = {
     tag,
     permission: "add/visit",
     body: visitCreateSchema,
-    responses: { 201: { description: "Created", schema: visitBody } },
+    responses: () => ({ 201: { description: "Created", schema: visitBody() } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -36,7 +36,7 @@ export const visitRoutes = {
     tag,
     permission: "view/visit",
     query: visitListQuerySchema,
-    responses: { 200: { description: "A page of visits", schema: pageBodySchema(visitSchema) } },
+    responses: () => ({ 200: { description: "A page of visits", schema: pageBodySchema(visitSchema) } }),
     grants: ["tableRead"],
   }),
   get: defineRoute({
@@ -49,7 +49,7 @@ export const visitRoutes = {
     tag,
     permission: "view/visit",
     params: visitParamsSchema,
-    responses: { 200: { description: "The visit", schema: visitBody } },
+    responses: () => ({ 200: { description: "The visit", schema: visitBody() } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -65,7 +65,7 @@ export const visitRoutes = {
     permission: "edit/visit",
     params: visitParamsSchema,
     body: visitPatchSchema,
-    responses: { 200: { description: "The updated visit", schema: visitBody } },
+    responses: () => ({ 200: { description: "The updated visit", schema: visitBody() } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -78,7 +78,7 @@ export const visitRoutes = {
     tag,
     permission: "delete/visit",
     params: visitParamsSchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } },
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -60,7 +60,7 @@ const probeRoute = defineRoute({
   summary: "A request that waits where the test tells it to",
   tag: "test",
   permission: "view/vehicle",
-  responses: { 200: { description: "done" } },
+  responses: () => ({ 200: { description: "done" } }),
 });
 
 function probeHandler(wait?: () => Promise<void>) {

@@ -4,7 +4,7 @@ import { ValidationError } from "#shared/domain/errors";
 import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from "#shared/http/parse-request";
 import type { RouteDefinition } from "#shared/http/route";
 
-const route = { operationId: "x", method: "POST", path: "/x", handler: "x", summary: "x", tag: "x", permission: "add/vehicle", responses: {} } satisfies RouteDefinition;
+const route = { operationId: "x", method: "POST", path: "/x", handler: "x", summary: "x", tag: "x", permission: "add/vehicle", responses: () => ({}) } satisfies RouteDefinition;
 const eventWith = (body: string) => ({ body, isBase64Encoded: false, headers: { "Content-Type": "application/json" } }) as unknown as APIGatewayProxyEvent;
 const nestedArrays = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 
