@@ -1,5 +1,6 @@
 import { createCustomValues, createEntityExtensionService } from "#shared/domain/extensions/service";
-import { dynamoEntityExtensionStore, findExtensionType } from "#shared/store/extension-store";
+import { dynamoEntityExtensionStore } from "#shared/store/extension-store";
+import { findExtensionType } from "#shared/store/extension-type-store";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRecordStore } from "#shared/store/record-store";
 import { dynamoVehicleStore } from "#shared/store/vehicle-store";

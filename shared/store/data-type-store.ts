@@ -7,6 +7,7 @@ import { documentClient, isConditionalCheckFailed, tableName, type TransactItem,
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
+import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
 
 /**
  * Data types over DynamoDB (layout in docs/data-types.md and shared/store/keys.ts):
@@ -17,10 +18,6 @@ import { queryPage } from "#shared/store/pagination";
  * type; failures are decoded from CancellationReasons by position, never from message text.
  */
 
-/** Delete fence (see removeUnlessRecords): record writes made after it was set must fail. */
-export const DELETE_FENCE_ATTRIBUTE = "deletingSince";
-/** A fence older than this is stale (its delete crashed): record writes ignore it. */
-export const DELETE_FENCE_TTL_MS = 60_000;
 
 
 /** Why a transaction item can fail, in request order, so a cancellation maps to the right error. */

@@ -2,14 +2,13 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import { extensionErrors } from "#shared/domain/extensions/errors";
 import type { IdentityEntity, StoredCustomValues } from "#shared/domain/extensions/schema";
-import type { CustomValuesWrite, EntityExtensionStore, ExtensionType, StoredEntityExtension } from "#shared/domain/extensions/service";
+import type { CustomValuesWrite, EntityExtensionStore, StoredEntityExtension } from "#shared/domain/extensions/service";
 import type { GuardEntry } from "#shared/domain/records/schema";
 import { recordErrors } from "#shared/domain/records/errors";
-import { dynamoDataTypeStore } from "#shared/store/data-type-store";
 import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
-import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store/record-store";
+import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store/record-guards";
 
 /**
  * Entity custom values over DynamoDB (docs/extensions.md):
@@ -21,14 +20,6 @@ import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store
  *   with a check that the extension type is still at the version the values were checked against.
  */
 
-/** The organization's extension data type for the entity: the extension guard names it (consistent read). */
-export async function findExtensionType(organizationId: string, entity: StandardEntity): Promise<ExtensionType | undefined> {
-  const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dataTypeExtensionGuard(organizationId, entity), ConsistentRead: true }));
-  const dataTypeId = guard.Item?.dataTypeId;
-  if (typeof dataTypeId !== "string") return undefined;
-  const found = await dynamoDataTypeStore.findById(organizationId, dataTypeId);
-  return found?.dataType.extends?.entity === entity ? found : undefined;
-}
 
 /** The attributes an entity item stores its custom values in (none when it has none). */
 export function customAttributes(stored: StoredCustomValues | undefined): Record<string, unknown> {
