@@ -1,4 +1,4 @@
-import { routingResultService } from "#shared/app/routing-results";
+import { routingResultService } from "#shared/app/routing-result-commands";
 import { httpHandler } from "#shared/http/handler";
 import { answerIdempotently } from "#shared/http/idempotency";
 import { ok } from "#shared/http/responses";

@@ -1,9 +1,9 @@
-import { routingResultService } from "#shared/app/routing-results";
+import { routingResultReads } from "#shared/app/routing-results";
 import { httpHandler } from "#shared/http/handler";
 import { success } from "#shared/http/responses";
 import { routingResultRoutes } from "./routes.ts";
 
 export const handler = httpHandler(routingResultRoutes.list, async ({ caller, query }) => {
-  const page = await routingResultService.list(caller, query);
+  const page = await routingResultReads.list(caller, query);
   return success(200, "Routing results found.", { data: page.items, nextCursor: page.nextCursor });
 });

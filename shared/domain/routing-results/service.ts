@@ -66,10 +66,11 @@ export function resultNameTime(instant: Date, timeZone: string): string {
 
 export const emptyBody: RoutingResultBody = { routes: [], dropped: [] };
 
-export function createRoutingResultService(deps: RoutingResultServiceDependencies) {
-  const { store } = deps;
-  const now = deps.now ?? (() => new Date());
-
+/**
+ * Reading results needs only their store: list, get and the map functions are built from this
+ * alone, so they do not load what runs and dispatch need (profiles, quotas, the run queue, visits).
+ */
+export function createRoutingResultReads(store: RoutingResultStore) {
   async function findVisible(caller: Caller, resultId: string): Promise<RoutingResultRecord> {
     const result = await store.find(caller.organizationId, resultId);
     if (!result || !callerMayUseHub(caller, result.hubId)) throw new NotFoundError();
@@ -77,6 +78,8 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
   }
 
   return {
+    findVisible,
+
     async list(caller: Caller, query: ResultListQuery) {
       if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) {
         throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
@@ -89,6 +92,18 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
       const body = result.status === "done" ? ((await store.readBody(caller.organizationId, resultId)) ?? emptyBody) : emptyBody;
       return { ...result, ...body };
     },
+  };
+}
+
+/** Reads plus on-demand runs and dispatch. */
+export function createRoutingResultService(deps: RoutingResultServiceDependencies) {
+  const { store } = deps;
+  const now = deps.now ?? (() => new Date());
+  const reads = createRoutingResultReads(store);
+  const { findVisible } = reads;
+
+  return {
+    ...reads,
 
     /**
      * On-demand run: the result is created `ongoing` and a run message queued; the run worker fills
