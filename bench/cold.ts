@@ -48,17 +48,22 @@ try {
   const baselineMs = median(samples.get(targets[0]!.file)!);
   console.log(`bundled ${entries.length} entries in one esbuild run: ${bundleSeconds.toFixed(1)} s; source maps ${sourceMaps ? "on" : "off"}; median of ${runs} loads each`);
   console.log(`${"bundle".padEnd(52)} ${"KiB".padStart(7)} ${"map KiB".padStart(8)} ${"load ms".padStart(8)} ${"ratio".padStart(6)}`);
-  let worst = 0;
+  // The target is the API functions' (each request waits for their cold start); the jobs are listed for reference.
+  const overTarget: string[] = [];
+  let worstApi = 0;
   for (const target of targets) {
     const ms = median(samples.get(target.file)!);
     const ratio = ms / baselineMs;
-    if (target !== targets[0]) worst = Math.max(worst, ratio);
+    if (target !== targets[0] && target.name.startsWith("functions/http/")) {
+      worstApi = Math.max(worstApi, ratio);
+      if (ratio > 1.3) overTarget.push(`${target.name} ${ratio.toFixed(2)}`);
+    }
     const mapBytes = sourceMaps ? statSync(`${target.file}.map`).size : 0;
     console.log(
       `${target.name.padEnd(52)} ${(statSync(target.file).size / 1024).toFixed(0).padStart(7)} ${(mapBytes / 1024).toFixed(0).padStart(8)} ${ms.toFixed(1).padStart(8)} ${ratio.toFixed(2).padStart(6)}`,
     );
   }
-  console.log(`worst ratio ${worst.toFixed(2)} (target ≤ 1.30)`);
+  console.log(`worst API function ratio ${worstApi.toFixed(2)} (target ≤ 1.30); over the target: ${overTarget.length === 0 ? "none" : overTarget.join(", ")}`);
 } finally {
   rmSync(outdir, { recursive: true, force: true });
 }
