@@ -1,22 +1,12 @@
 import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
-
+import { isValidTimeZone } from "#shared/domain/time";
 
 /**
  * Hub: the depot every route of the hub starts from (and returns to). Vehicles, visits and
  * configuration profiles each name one hub of their organization.
  */
-
-/** Whether Intl knows the zone (what luxon's IANAZone.isValidZone does, without bundling luxon into every hub function). */
-function isValidZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone }).format();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Canonical spelling of a valid IANA zone (`europe/berlin` → `Europe/Berlin`). */
 function canonicalZone(zone: string): string {
@@ -24,7 +14,7 @@ function canonicalZone(zone: string): string {
 }
 
 export const timeZoneSchema = z.pipe(
-  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidTimeZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
   z.transform(canonicalZone),
 );
 

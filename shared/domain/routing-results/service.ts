@@ -14,7 +14,8 @@ import type {
 } from "#shared/domain/routing-results/schema";
 import { type ActiveRunSlots, onDemandRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
-import { formatDateTimeUtc, formatWallClockIn } from "#shared/domain/time";
+import { formatWallClock } from "#shared/domain/schedules/timetable";
+import { formatDateTimeUtc, isValidTimeZone } from "#shared/domain/time";
 import { type RunQuota, RunQuotaExceededError } from "#shared/domain/usage/run-quota";
 
 export interface ResultListFilter {
@@ -59,9 +60,9 @@ export interface RoutingResultServiceDependencies {
   now?: () => Date;
 }
 
-/** `Y-m-d H:i` in the given zone: the date-time part of result names. */
+/** `Y-m-d H:i` in the given zone (UTC when the zone is unknown): the date-time part of result names. */
 export function resultNameTime(instant: Date, timeZone: string): string {
-  return formatWallClockIn(instant, timeZone);
+  return formatWallClock(instant, isValidTimeZone(timeZone) ? timeZone : "UTC");
 }
 
 export const emptyBody: RoutingResultBody = { routes: [], dropped: [] };

@@ -131,17 +131,6 @@ function timeZoneOf(name: string): Zone {
   return zone;
 }
 
-/** True when `name` is an IANA zone the runtime's Intl knows. */
-export function isValidTimeZone(name: string): boolean {
-  if (!name) return false;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name }).format();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The instant (epoch ms) at which the civil date-time `wall` happens in `zone`, by the gap/fall-back
  * rules above. Offsets are looked up one day either side of the wall clock, which covers every
