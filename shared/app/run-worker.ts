@@ -1,17 +1,16 @@
 import { activeRunSlots } from "#shared/app/active-runs";
 import { findConfiguration } from "#shared/app/configurations";
-import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { appConfig } from "#shared/config/env";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { dynamoHubStore } from "#shared/store/hub-store";
+import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun } from "#shared/store/run-store";
 import { visitRoutingResultId } from "#shared/store/visit-store";
 
-/** Composition root of the run worker. */
-/** The run worker's ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
+/** Composition root of the run worker: its ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
 export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {
   return {
     now: () => new Date(),
