@@ -67,12 +67,15 @@ export function effectiveFrequency(schedule: Pick<TimetableInput, "periode" | "f
   return schedule.periode === "custom" ? (schedule.frequency ?? undefined) : schedule.periode;
 }
 
-/** A civil value whose parts read back unchanged (no 2026-02-30, no 24:00). */
+/**
+ * A civil value whose date reads back unchanged (no 2026-02-30). `24:00` is the next day's 00:00,
+ * as luxon read it when schedules were first stored: a stored window ending at 24:00 keeps running.
+ */
 function exactCivil(year: number, month: number, day: number, hour = 0, minute = 0): Date | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59) return undefined;
-  const ms = civilMs(year, month, day, hour, minute);
-  const parts = civilParts(ms);
-  return parts.year === year && parts.month === month && parts.day === day ? new Date(ms) : undefined;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || minute > 59 || hour > 24 || (hour === 24 && minute > 0)) return undefined;
+  const date = civilMs(year, month, day);
+  const parts = civilParts(date);
+  return parts.year === year && parts.month === month && parts.day === day ? new Date(date + hour * 3_600_000 + minute * MINUTE_MS) : undefined;
 }
 
 /** Parses `Y-m-d H:i` into a civil date-time (as a UTC Date); undefined when it is not a real calendar date and time. */

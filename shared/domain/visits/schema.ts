@@ -1,4 +1,3 @@
-import type { ZodType as ClassicZodType } from "zod";
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
 import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
@@ -16,9 +15,6 @@ export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.
 
 export { type Coordinate, coordinateSchema } from "#shared/domain/coordinates";
 import { coordinateObjectSchema, coordinateSchema } from "#shared/domain/coordinates";
-
-/** TODO(lead): schemas.ts types — `ignoringServerSetKeys` still takes a classic `z.ZodType`; drop `Classic` and its casts once it takes `core.$ZodType`. */
-type Classic<T extends z.ZodMiniType> = ClassicZodType<z.output<T>, z.input<T>>;
 
 const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -121,7 +117,7 @@ const visitInputObject = z.strictObject({
   priority: z._default(visitShape.priority, visitDefaults.priority),
   pickupVisitId: z._default(visitShape.pickupVisitId, visitDefaults.pickupVisitId),
 });
-export const visitInputSchema = ignoringServerSetKeys(visitInputObject as unknown as Classic<typeof visitInputObject>, dispatchFields);
+export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
 
 const visitCreateBody = z.extend(visitInputObject, {
@@ -131,10 +127,10 @@ const visitCreateBody = z.extend(visitInputObject, {
   ),
 });
 /** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
-export const visitCreateSchema = ignoringServerSetKeys(visitCreateBody as unknown as Classic<typeof visitCreateBody>, dispatchFields);
+export const visitCreateSchema = ignoringServerSetKeys(visitCreateBody, dispatchFields);
 
 const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
-export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody as unknown as Classic<typeof visitPatchBody>, dispatchFields);
+export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody, dispatchFields);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 
 export const writableVisitFields = [

@@ -31,7 +31,6 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
   ["no entry", { schedules: [] }, "schedules"],
   ["entry without times", { schedules: [{ day: "monday", time: [] }] }, "schedules.0.time"],
   ["time 24:00", { schedules: [{ day: "monday", time: ["24:00"] }] }, "schedules.0.time.0"],
-  ["startTime at 24:00 (the next day is 00:00)", { startTime: "2026-01-26 24:00" }, "startTime"],
   ["time without leading zero", { schedules: [{ day: "monday", time: ["7:00"] }] }, "schedules.0.time.0"],
   ["time with seconds", { schedules: [{ day: "monday", time: ["07:00:00"] }] }, "schedules.0.time.0"],
   ["time repeated within an entry", { schedules: [{ day: "monday", time: ["07:00", "07:00"] }] }, "schedules.0.time"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatWallClock, nextRunAfter, type TimetableInput, timeSchedules } from "#shared/domain/schedules/timetable";
+import { formatWallClock, nextRunAfter, parseWallClock, type TimetableInput, timeSchedules } from "#shared/domain/schedules/timetable";
 
 const wholeYears = { startTime: "2026-01-01 00:00", endTime: "2028-12-31 23:59" };
 
@@ -205,6 +205,27 @@ describe("Function: nextRunAfter", () => {
 
   it("rejects an unknown time zone", () => {
     expect(() => nextRunAfter(daily(["07:00"]), new Date("2026-01-01T00:00:00Z"), "Mars/Olympus")).toThrow(RangeError);
+  });
+});
+
+describe("Function: parseWallClock", () => {
+  it.each([
+    ["2026-12-01 07:30", "2026-12-01T07:30:00.000Z"],
+    // 24:00 is the next day's midnight, as schedules stored before the move off luxon were read.
+    ["2026-12-31 24:00", "2027-01-01T00:00:00.000Z"],
+    ["2028-02-29 00:00", "2028-02-29T00:00:00.000Z"],
+  ])("reads %s as the civil date-time %s", (text, civil) => {
+    expect(parseWallClock(text)?.toISOString()).toBe(civil);
+  });
+
+  it.each(["2026-12-01 24:30", "2026-12-01 25:00", "2026-12-01 07:60", "2026-02-29 07:00", "2026-13-01 07:00", "0000-00-00 00:00"])("refuses %s", (text) => {
+    expect(parseWallClock(text)).toBeUndefined();
+  });
+
+  it("keeps a stored window that ends at 24:00 running up to that midnight", () => {
+    const schedule = { periode: "daily", schedules: [{ time: ["23:59"] }], startTime: "2026-12-01 00:00", endTime: "2026-12-02 24:00" } satisfies TimetableInput;
+    expect(nextRunAfter(schedule, new Date("2026-12-02T12:00:00Z"), "UTC")?.toISOString()).toBe("2026-12-02T23:59:00.000Z");
+    expect(nextRunAfter(schedule, new Date("2026-12-02T23:59:00Z"), "UTC")).toBeUndefined();
   });
 });
 
