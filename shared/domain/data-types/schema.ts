@@ -34,7 +34,7 @@ export const providers = ["internal", "external-api"] as const;
 
 export const MAX_FIELDS = 200;
 export const MAX_SEARCHABLE_FIELDS = 5;
-export const TITLE_FIELD_ID = "dataId";
+export { TITLE_FIELD_ID } from "#shared/domain/data-types/title-field";
 
 
 const fieldIdText = z.string().check(z.maxLength(64));

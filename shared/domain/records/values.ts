@@ -1,5 +1,5 @@
 import type { DataType, Field } from "#shared/domain/data-types/schema";
-import { TITLE_FIELD_ID } from "#shared/domain/data-types/schema";
+import { TITLE_FIELD_ID } from "#shared/domain/data-types/title-field";
 import { type BoundedType, comparableValue, normalizeDateTimeValue } from "#shared/domain/data-types/values";
 import type { FieldIssue } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
