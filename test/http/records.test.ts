@@ -513,6 +513,10 @@ describe("Relations", () => {
     const noVehicle = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Cy", car: "ffffffffffffffffffffffff" });
     expect(noVehicle.status).toBe(400);
     expect(noVehicle.body.errors[0].field).toBe("car");
+    const van = await api.post("/vehicle", { name: "Van", hubId: hubA });
+    expect(van.status, JSON.stringify(van.body)).toBe(201);
+    const withVehicle = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Dee", car: van.body.data._id });
+    expect(withVehicle.status, JSON.stringify(withVehicle.body)).toBe(201);
     // hasMany values are server-set (resolved on read): a sent value is ignored, never stored.
     const readOnly = await api.post("/data", { dataTypeId: company._id, hubId: hubA, dataId: "Initech", contacts: [ann._id] });
     expect(readOnly.status).toBe(201);
