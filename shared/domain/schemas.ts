@@ -72,7 +72,7 @@ export function storableNumber(options: { coerce?: boolean } = {}): z.ZodMiniNum
   return options.coerce ? z.coerce.number().check(storableNumberCheck) : z.number().check(storableNumberCheck);
 }
 
-/** True when a zod number schema carries the storable-number rule (checks survive `.min()`, `.int()`, …). */
+/** True when a zod number schema carries the storable-number rule (it survives checks added after it: `.check(z.int(), z.minimum(0))`). */
 export function usesStorableNumberRule(schema: core.$ZodType): boolean {
   const checks = (schema as unknown as { _zod: { def: { checks?: unknown[] } } })._zod.def.checks ?? [];
   return checks.includes(storableNumberCheck);
