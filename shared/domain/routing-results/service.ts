@@ -67,9 +67,21 @@ export function resultNameTime(instant: Date, timeZone: string): string {
 
 export const emptyBody: RoutingResultBody = { routes: [], dropped: [] };
 
+/** Listing results needs only their items (no bodies): `GET /routing/results` is built from this alone. */
+export function createRoutingResultIndex(store: Pick<RoutingResultStore, "list">) {
+  return {
+    async list(caller: Caller, query: ResultListQuery) {
+      if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) {
+        throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+      }
+      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
+    },
+  };
+}
+
 /**
- * Reading results needs only their store: list, get and the map functions are built from this
- * alone, so they do not load what runs and dispatch need (profiles, quotas, the run queue, visits).
+ * Reading results needs only their store: get and the map functions are built from this alone, so
+ * they do not load what runs and dispatch need (profiles, quotas, the run queue, visits).
  */
 export function createRoutingResultReads(store: RoutingResultStore) {
   async function findVisible(caller: Caller, resultId: string): Promise<RoutingResultRecord> {
@@ -80,13 +92,7 @@ export function createRoutingResultReads(store: RoutingResultStore) {
 
   return {
     findVisible,
-
-    async list(caller: Caller, query: ResultListQuery) {
-      if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) {
-        throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
-      }
-      return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
-    },
+    ...createRoutingResultIndex(store),
 
     async get(caller: Caller, resultId: string): Promise<RoutingResult> {
       const result = await findVisible(caller, resultId);
