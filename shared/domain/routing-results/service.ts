@@ -46,17 +46,23 @@ export interface RoutingResultStore {
   list(organizationId: string, filter: ResultListFilter): Promise<{ items: RoutingResultRecord[]; nextCursor: string | null }>;
 }
 
-export interface RoutingResultServiceDependencies {
-  store: RoutingResultStore;
+/** On-demand runs need the result items only (a new result has no body yet). */
+export interface OnDemandRunDependencies {
+  store: Pick<RoutingResultStore, "insert" | "fail">;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   enqueue(message: OnDemandRunMessage): Promise<void>;
   /** The organization's cap on active runs: an on-demand run takes a slot before it is created. */
   activeRuns: ActiveRunSlots;
   /** The plan's monthly run-seconds quota: a run whose time budget no longer fits is refused (429) before anything is created. */
   runQuota: RunQuota;
+  appTimeZone: () => string;
+  now?: () => Date;
+}
+
+export interface RoutingResultDispatchDependencies {
+  store: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
   visitRoutingResultId: VisitRoutingResultId;
-  appTimeZone: () => string;
   now?: () => Date;
 }
 
@@ -103,15 +109,12 @@ export function createRoutingResultReads(store: RoutingResultStore) {
 }
 
 /** Reads plus on-demand runs and dispatch. */
-export function createRoutingResultService(deps: RoutingResultServiceDependencies) {
+/** `POST /routing/result`: built apart from dispatch, so it does not carry the S3 client (bodies). */
+export function createOnDemandRuns(deps: OnDemandRunDependencies) {
   const { store } = deps;
   const now = deps.now ?? (() => new Date());
-  const reads = createRoutingResultReads(store);
-  const { findVisible } = reads;
 
   return {
-    ...reads,
-
     /**
      * On-demand run: the result is created `ongoing` and a run message queued; the run worker fills
      * it (an API call's 29 s are no budget for the optimizer). The profile is read again at run time.
@@ -163,7 +166,16 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
       }
       return { ...result, ...emptyBody };
     },
+  };
+}
 
+/** `POST /routing/result/{resultId}/dispatch`: reads the result's body and marks its visits dispatched. */
+export function createRoutingResultDispatch(deps: RoutingResultDispatchDependencies) {
+  const { store } = deps;
+  const now = deps.now ?? (() => new Date());
+  const { findVisible } = createRoutingResultReads(store);
+
+  return {
     async dispatch(caller: Caller, resultId: string, query: ResultDispatchQuery): Promise<DispatchOutcome> {
       const result = await findVisible(caller, resultId);
       if (result.status !== "done") throw new ConflictError(`Only a done routing result can be dispatched; this one is ${result.status}.`);
@@ -186,4 +198,3 @@ export function createRoutingResultService(deps: RoutingResultServiceDependencie
   };
 }
 
-export type RoutingResultService = ReturnType<typeof createRoutingResultService>;
