@@ -5,7 +5,7 @@ import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { visitPositions } from "#shared/store/visit-store";
 
-/** Composition root of reading routing results (list, get, map); runs and dispatch: shared/app/routing-result-commands.ts. */
+/** Composition root of reading one routing result (get, map); the list: routing-result-index.ts, on-demand runs: routing-result-commands.ts, dispatch: routing-result-dispatch.ts. */
 export const routingResultReads = createRoutingResultReads(dynamoRoutingResultStore);
 
 /** What the map and GeoJSON of a result are drawn from: the result, its hub and its unassigned visits' positions. */
