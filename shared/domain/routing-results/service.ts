@@ -98,7 +98,6 @@ export function createRoutingResultReads(store: RoutingResultStore) {
 
   return {
     findVisible,
-    ...createRoutingResultIndex(store),
 
     async get(caller: Caller, resultId: string): Promise<RoutingResult> {
       const result = await findVisible(caller, resultId);
