@@ -298,3 +298,30 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 0, total: 0 } });
   });
 });
+
+describe("POST /data-type/import: edge exports", () => {
+  it("refuses an empty export at once with a 400 naming it", async () => {
+    const { api } = newTenant();
+    const started = Date.now();
+    const response = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "") } });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/empty/) }]);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("imports a legacy type with 6 searchable fields (earlier types stay savable), and a save keeps them", { timeout: 120_000 }, async () => {
+    const { api } = newTenant();
+    const fields = [
+      { id: "dataId", title: "Code", type: "primaryKey", required: true, unique: true, searchable: true, primaryKey: true },
+      ...["a", "b", "c", "d", "e"].map((id) => ({ id, title: id.toUpperCase(), type: "string", required: false, searchable: true })),
+    ];
+    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: "Six searchable", fields, commonData: true }, recordCount: 1 };
+    const text = `${JSON.stringify(header)}\n${JSON.stringify({ dataId: "K-1", values: { a: "alpha", e: "epsilon" } })}\n`;
+    const { dataType } = await startImport(api, text, "copy");
+    const done = await runImport(api, dataType._id);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 1 } });
+    expect((await api.get(`/data?dataTypeId=${dataType._id}&q=epsilon`)).body.data).toHaveLength(1);
+    const { _id, import: _import, ...saved } = done;
+    expect((await api.put(`/data-type/${_id}`, saved)).status).toBe(200);
+  });
+});

@@ -214,6 +214,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       const { uploadId } = request.source;
       const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES });
       if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
+      if (first.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
       const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
       if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
       const { input, fields, related, total } = await importedType(caller.organizationId, header.text);
