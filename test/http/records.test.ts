@@ -529,6 +529,44 @@ describe("Relations", () => {
   });
 });
 
+describe("Dangling relations", () => {
+  it("a deleted target leaves the pointer as stored; edits of the pointing record pass, only ids a write brings in are checked", async () => {
+    const { api, hubA } = await setup();
+    const company = await createDataType(api, { name: "Company", fields: [{ type: "title", title: "Name" }] });
+    const contact = await createDataType(api, {
+      name: "Contact",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "note", title: "Note", type: "text", required: false },
+        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company._id } },
+        { id: "partners", title: "Partners", type: "relation", required: false, relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id } },
+      ],
+    });
+    const acme = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Acme" });
+    const globex = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Globex" });
+    await create(api, { dataTypeId: contact._id, hubId: hubA, dataId: "Ann", company: acme._id, partners: [acme._id, globex._id] });
+    expect((await api.delete("/data/type/Company/Acme")).status).toBe(200);
+
+    // The pointer stays and reads as stored.
+    expect((await api.get("/data/type/Contact/Ann")).body.data).toMatchObject({ company: acme._id, partners: [acme._id, globex._id] });
+    // An edit of another field, a PUT resending the dangling ids, and a PATCH keeping one of them pass.
+    const patched = await api.patch("/data/type/Contact/Ann", { note: "still here" });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data).toMatchObject({ note: "still here", company: acme._id });
+    const replaced = await api.put("/data/type/Contact/Ann", { dataId: "Ann", hubId: hubA, note: "again", company: acme._id, partners: [acme._id, globex._id] });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect((await api.patch("/data/type/Contact/Ann", { partners: [acme._id] })).status).toBe(200);
+    // Bringing the dangling id into another field, or any unknown id, is still a 400.
+    const added = await api.patch("/data/type/Contact/Ann", { partners: [acme._id, "ffffffffffffffffffffffff"] });
+    expect(added.status).toBe(400);
+    expect(added.body.errors).toEqual([{ field: "partners", message: expect.stringMatching(/ffffffffffffffffffffffff/) }]);
+    // Clearing the pointer, or pointing it at a live record, passes.
+    expect((await api.patch("/data/type/Contact/Ann", { company: globex._id })).status).toBe(200);
+    // Once replaced, the deleted id is new again for that field.
+    expect((await api.patch("/data/type/Contact/Ann", { company: acme._id })).status).toBe(400);
+  });
+});
+
 describe("Data type interplay", () => {
   it("blocks deleting a type with records, allows it once they are gone, and then refuses record writes", async () => {
     const { api, hubA } = await setup();

@@ -153,19 +153,25 @@ function projectionFor(caller: Caller, dataType: DataType, fieldsParam: string |
 const writeProjection = (caller: Caller, dataType: DataType): Projection => ({ hidden: hiddenFieldsFor(caller, dataType._id) });
 
 /**
- * Every belongsTo/belongsToMany id of `values` must name an existing target (a record of the target
- * type, or a hub/vehicle of the organization; user, role and flow live in the identity provider and
- * are not checked). Shared by records and by entity custom values (shared/domain/extensions).
+ * Every belongsTo/belongsToMany id a write brings into `values` must name an existing target (a
+ * record of the target type, or a hub/vehicle of the organization; user, role and flow live in the
+ * identity provider and are not checked). Ids the field already held in `previous` (the stored
+ * values of the record being replaced or patched) are not checked again: a target deleted since
+ * leaves a dangling id that reads as it was stored, and it must never block an edit of the record
+ * (refusing the target's delete instead would make every popular target a hot item). Shared by
+ * records and by entity custom values (shared/domain/extensions).
  */
 export async function relationTargetIssues(
   lookups: { store: Pick<RecordStore, "findById">; entities: EntityLookup },
   organizationId: string,
   dataType: DataType,
   values: Record<string, unknown>,
+  previous: Record<string, unknown> = {},
 ): Promise<FieldIssue[]> {
   const { store, entities } = lookups;
+  const held = new Map(relationReferences(dataType, previous).map(({ field, ids }) => [field.id, new Set(ids)]));
   const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
-    ids.map(async (id): Promise<FieldIssue | undefined> => {
+    ids.filter((id) => !held.get(field.id)?.has(id)).map(async (id): Promise<FieldIssue | undefined> => {
       const relation = field.relation;
       if (!relation) return undefined;
       let exists = true;
@@ -214,14 +220,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     return callerMayUseHub(caller, hubId) ? [] : [{ field: "hubId", message: "hubId must be one of the hubs your token allows" }];
   }
 
-  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>) =>
-    relationTargetIssues({ store, entities }, organizationId, dataType, values);
+  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>, previous?: Record<string, unknown>) =>
+    relationTargetIssues({ store, entities }, organizationId, dataType, values, previous);
 
   /** Runs every rule on a record to be written and returns it with its index; throws the 400. */
   async function prepare(
     caller: Caller,
     type: ResolvedType,
-    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined },
+    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined; previousValues?: Record<string, unknown> },
   ) {
     const { dataType } = type;
     const issues: FieldIssue[] = [];
@@ -260,7 +266,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         `the record would take about ${Math.ceil(bytes / 1024)} KB stored (UTF-8), more than the ${MAX_RECORD_BYTES / 1024} KB a record may hold (DynamoDB's item limit is 400 KB); shorten or clear some values`,
       );
     }
-    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values);
+    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values, draft.previousValues);
     if (relationProblems.length > 0) throw new ValidationError(relationProblems);
     return { dataId, hubId, values: checked.values, index };
   }
@@ -451,6 +457,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       hubId: body.hubId === undefined ? previous.hubId : body.hubId,
       sent,
       createdBy: previous.createdBy,
+      previousValues: previous.values,
     });
     const next: StoredRecord = { ...previous, ...prepared, updatedBy: caller.userId, updatedTime: formatDateTimeUtc(now()) };
     await writeUnder(
