@@ -31,6 +31,9 @@
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
  * | run seconds of a month   | ORG#o#USAGE              | RUNSECONDS#<YYYY-MM>       |                                             |                                    |
+ * | active imports (leases)  | ORG#o                    | ACTIVEIMPORTS              |                                             |                                    |
+ * | import usage             | ORG#o#USAGE              | IMPORT#<YYYY-MM-DD>#<dt id>|                                             |                                    |
+ * | import records of a month| ORG#o#USAGE              | IMPORTRECORDS#<YYYY-MM>    |                                             |                                    |
  * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
 export interface ItemKey {
@@ -152,6 +155,13 @@ export const keys = {
   runUsagePrefix: "RUN#",
   /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
   runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
+  /** Imports from the earlier version queued or running: attribute `imports`, a lease end (epoch ms) per imported data type id. */
+  activeImports: (o: string): ItemKey => ({ PK: org(o), SK: "ACTIVEIMPORTS" }),
+  /** One item per import, by the UTC day it started: the records it is charged. */
+  importUsage: (o: string, day: string, dataTypeId: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `IMPORT#${day}#${dataTypeId}` }),
+  importUsagePrefix: "IMPORT#",
+  /** Records imports are charged in one UTC month (`YYYY-MM`): attribute `records`, for the import quota. */
+  importRecordsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `IMPORTRECORDS#${month}` }),
 
   // Idempotency records (shared/store/idempotency-store.ts); Powertools writes SK `<operationId>#<digest of the key>`.
   idempotencyPartition: (o: string) => `${org(o)}#IDEM`,

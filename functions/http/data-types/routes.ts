@@ -149,13 +149,17 @@ export const dataTypeRoutes = {
     handler: "functions/http/data-types/import.ts",
     summary: "Import a data type and its records from the earlier version",
     description:
-      "Step 2 (docs/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title; a name already taken is a 409 (dt-001).",
+      "Step 2 (docs/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title and a type of the earlier version may keep more than 5 searchable fields; a name already taken is a 409 (dt-001); an empty upload is a 400 on `export`. Plan limits (tenant plan: `maxImportBytes`, `maxImportsRunning`, `importRecordsPerMonth`): an export larger than the plan allows is a 400 on `export`; a call while the organization has its plan's imports queued or running is a 429 (import-429); an export whose header's `recordCount` does not fit in what is left of the month's imported records is a 429 (import-quota-429) naming the quota and when it resets (the first instant of the next UTC month). An import is charged its `recordCount` when it starts and, when it ends, keeps the charge of the records it wrote (on failure: the pages written before the failing one); nothing is created by a refused call.",
     tag,
     permission: "add/data-type",
     body: importRequestSchema,
     responses: () => ({
       202: { description: "The data type, locked, with its import queued", schema: dataTypeBody() },
       409: { description: "The name is taken (dt-001)." },
+      429: {
+        description:
+          "The organization already has its plan's maxImportsRunning imports queued or running (failedCode import-429), or the export's recordCount does not fit in the month's importRecordsPerMonth (failedCode import-quota-429); nothing was created.",
+      },
     }),
     grants: ["tableRead", "tableWrite", "importFileRead", "importQueueSend"],
   }),

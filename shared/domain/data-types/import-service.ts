@@ -16,6 +16,7 @@ import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/d
 import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
 import { toDataTypeView } from "#shared/domain/data-types/view";
 import { AppError, type FieldIssue, ForbiddenError, ValidationError } from "#shared/domain/errors";
+import { exportTooLarge, type ImportLimits } from "#shared/domain/usage/import-quota";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
@@ -59,12 +60,25 @@ export interface ImportRecordWriter {
   removeSome(organizationId: string, dataTypeId: string, limit: number): Promise<number>;
 }
 
+/** The plan limits of imports (shared/domain/usage/import-quota.ts, shared/store/import-quota-store.ts). */
+export interface ImportQuota {
+  limits(organizationId: string): Promise<ImportLimits>;
+  /** Takes a slot and charges `records` to the month; throws the 429 when the cap or the quota has no room. */
+  take(organizationId: string, dataTypeId: string, records: number, limits: ImportLimits, now: Date): Promise<void>;
+  /** Keeps the slot of an import that is still running. */
+  renew(organizationId: string, dataTypeId: string, now: Date): Promise<void>;
+  /** Settles the charge at `written` records, gives back the rest and frees the slot (a second call changes nothing). */
+  end(organizationId: string, dataTypeId: string, startedTime: string, written: number, outcome: "done" | "failed"): Promise<void>;
+}
+
 export interface LegacyImportDependencies {
   dataTypes: Pick<DataTypeStore, "create" | "findById">;
   imports: ImportStateStore;
   source: ImportSource;
   queue: ImportQueue;
   records: ImportRecordWriter;
+  /** Absent: no plan limits (tests of the steps alone). */
+  quota?: ImportQuota;
   now?: () => Date;
   /** Records written at once within a page. */
   concurrency?: number;
@@ -90,7 +104,7 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
 }
 
 export function createLegacyImportService(dependencies: LegacyImportDependencies) {
-  const { dataTypes, imports, source, queue, records } = dependencies;
+  const { dataTypes, imports, source, queue, records, quota } = dependencies;
   const now = dependencies.now ?? (() => new Date());
   const concurrency = dependencies.concurrency ?? 16;
 
@@ -212,9 +226,11 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       // The export may hold records of any hub: only a token that is not limited to hubs may write them all.
       if (caller.hubIds.length > 0) throw new ForbiddenError("Your token is limited to some hubs; only a token without hubIds can import from the earlier version.", "dt-403");
       const { uploadId } = request.source;
-      const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES });
+      const [limits, first] = await Promise.all([quota?.limits(caller.organizationId), source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES })]);
       if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
       if (first.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
+      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
+      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
       const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
       if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
       const { input, fields, related, total } = await importedType(caller.organizationId, header.text);
@@ -253,13 +269,20 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       };
       const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
       if (bytes > MAX_STORED_BYTES) throw ValidationError.single("export.dataType", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES})`);
-      await dataTypes.create(dataType, related);
+      const state = dataType.import as ImportState;
+      if (quota && limits) await quota.take(caller.organizationId, dataType._id, total, limits, time);
+      try {
+        await dataTypes.create(dataType, related);
+      } catch (error) {
+        await quota?.end(caller.organizationId, dataType._id, state.startedTime, 0, "failed");
+        throw error;
+      }
       try {
         await queue.send({ kind: "legacyImportStep", organizationId: caller.organizationId, dataTypeId: dataType._id, step: 0 });
       } catch (error) {
         // Nothing will run it: unlock as failed rather than leave the type locked for good.
-        const state = dataType.import as ImportState;
         await imports.advance(caller.organizationId, dataType._id, 0, { ...state, phase: "failed", step: 1, message: "The import could not be queued; import again.", finishedTime: formatDateTimeUtc(now()) }, true);
+        await quota?.end(caller.organizationId, dataType._id, state.startedTime, 0, "failed");
         throw error;
       }
       return toDataTypeView(dataType);
@@ -282,6 +305,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       const state = found?.dataType.import;
       if (!found || !state || terminal(state) || message.step < state.step) return "ignored";
       if (message.step > state.step) return "early";
+      await quota?.renew(message.organizationId, message.dataTypeId, now());
       let next: ImportState;
       try {
         if (state.phase === "importing") next = await importPage(found, state);
@@ -293,6 +317,8 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       }
       if (!terminal(next)) await queue.send({ ...message, step: next.step });
       if (!(await imports.advance(message.organizationId, message.dataTypeId, state.step, next, terminal(next)))) return "ignored";
+      // A failed import is charged the records it wrote before failing (removed again by its rollback).
+      if (terminal(next)) await quota?.end(message.organizationId, message.dataTypeId, next.startedTime, next.processed, next.phase === "done" ? "done" : "failed");
       return next.phase === "done" ? "finished" : next.phase === "failed" ? "failed" : "advanced";
     },
   };

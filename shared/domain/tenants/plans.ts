@@ -7,6 +7,13 @@
  * - `runSecondsPerMonth`: optimizer seconds a tenant's routing runs may use per calendar month (UTC);
  *   omitted = unlimited. Checked by the product itself (the gateway cannot see run time).
  * - `maxRunsQueued`: runs queued or running at once for the tenant (the active-run cap).
+ * - `importRecordsPerMonth`: records the tenant's imports from the earlier version may write per
+ *   calendar month (UTC); omitted = unlimited. An import is charged its header's `recordCount` when
+ *   it starts (refused with 429 `import-quota-429` when that does not fit) and given back what it
+ *   did not write when it ends.
+ * - `maxImportsRunning`: imports queued or running at once for the tenant (429 `import-429`);
+ *   omitted = 1.
+ * - `maxImportBytes`: largest export file an import may read (400 on `export`); omitted = 1 GiB.
  */
 export interface Plan {
   name: string;
@@ -16,6 +23,9 @@ export interface Plan {
   callQuota?: { limit: number; period: "day" | "month" };
   runSecondsPerMonth?: number;
   maxRunsQueued: number;
+  importRecordsPerMonth?: number;
+  maxImportsRunning?: number;
+  maxImportBytes?: number;
 }
 
 export const plans = [
@@ -27,6 +37,9 @@ export const plans = [
     callQuota: { limit: 5_000, period: "day" },
     runSecondsPerMonth: 3_600,
     maxRunsQueued: 2,
+    importRecordsPerMonth: 10_000,
+    maxImportsRunning: 1,
+    maxImportBytes: 10 * 1024 * 1024,
   },
   {
     name: "standard",
@@ -36,6 +49,9 @@ export const plans = [
     callQuota: { limit: 1_000_000, period: "month" },
     runSecondsPerMonth: 360_000,
     maxRunsQueued: 5,
+    importRecordsPerMonth: 1_000_000,
+    maxImportsRunning: 2,
+    maxImportBytes: 1024 * 1024 * 1024,
   },
   {
     name: "enterprise",
@@ -44,6 +60,9 @@ export const plans = [
     burst: 1_000,
     runSecondsPerMonth: 3_600_000,
     maxRunsQueued: 50,
+    importRecordsPerMonth: 20_000_000,
+    maxImportsRunning: 5,
+    maxImportBytes: 5 * 1024 * 1024 * 1024,
   },
 ] as const satisfies readonly Plan[];
 
