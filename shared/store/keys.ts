@@ -10,7 +10,7 @@
  * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>\u0001id   |                                    |
  * | data type name guard     | ORG#o                    | DTNAME#<lowercased name>   |                                             |                                    |
  * | extension guard          | ORG#o                    | DTEXT#<entity>             |                                             |                                    |
- * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    |                                             | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
+ * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | ORG#o#RECORDS / <record id>                 | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
  * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
  * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        | ORG#o#TOK#<first char> / <token>#<dt>#<record id> |                              |
@@ -73,6 +73,8 @@ export const keys = {
   /** GSI2 of record items: every (type, hub) holding a dataId, so GET /data/{dataId} needs no scan. */
   recordsByDataId: (o: string, dataId: string) => `${org(o)}#DATAID#${keyPart(dataId)}`,
   recordsByDataIdSortKey: (dataTypeId: string, hubScope: string) => `${dataTypeId}#${keyPart(hubScope)}`,
+  /** GSI1 partition of every stored record of the organization, sort key the record `_id` (time-ordered): GET /data without a type. */
+  organizationRecordsPartition: (o: string) => `${org(o)}#RECORDS`,
   /** Lookup item: which type and key hold a record `_id` (relation targets), read consistently. */
   recordRef: (o: string, recordId: string): ItemKey => ({ PK: `${org(o)}#REC#${recordId}`, SK: "REF" }),
   /** Search token items of a data type: SK `<token>#<record id>`, so a `q` prefix is one range read. */

@@ -7,11 +7,12 @@ import { dataTypeVersionCheck, type GuardOwner, guardMoves, put, remove } from "
 import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
-import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
+import { type CapacityRecorder, organizationRecordPage, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
  * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
  * - record `ORG#o#DT#<type> / REC#<hub or *>#<dataId>` (entity `record`, `version`,
+ *   GSI1 = `ORG#o#RECORDS / <_id>` for GET /data without a type, newest first,
  *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
  * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);
  * - unique guards `ORG#o#DT#<type>#UQ / <field or +a+b>#<scope>#<value>` carrying `recordId`;
@@ -41,6 +42,8 @@ function recordItem(record: StoredRecord, version: number): Record<string, unkno
     entity: "record",
     version,
     hubScope: scope,
+    GSI1PK: keys.organizationRecordsPartition(record.organizationId),
+    GSI1SK: record._id,
     GSI2PK: keys.recordsByDataId(record.organizationId, record.dataId),
     GSI2SK: keys.recordsByDataIdSortKey(record.dataTypeId, scope),
   };
@@ -283,6 +286,17 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         recorder,
       });
       return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
+    },
+
+    async listOrganization(organizationId, filter) {
+      const page = await organizationRecordPage({
+        partition: keys.organizationRecordsPartition(organizationId),
+        hubScopes: filter.hubScopes,
+        limit: filter.limit,
+        cursor: filter.cursor,
+        recorder,
+      });
+      return { items: page.items.map((item) => parseRecord(item).record), nextCursor: page.nextCursor };
     },
 
     async searchOrganization(organizationId, filter) {
