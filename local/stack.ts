@@ -10,7 +10,7 @@ import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { routes } from "#functions/routes";
 import { resetAppConfig } from "#shared/config/env";
-import { createGateway } from "#local/gateway";
+import { createGateway, type GatewayOptions } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
@@ -45,6 +45,8 @@ export interface LocalStackOptions {
    * named by TENANT_PLANS_FILE, if any.
    */
   planOverrides?: PlanOverrides;
+  /** Told of every answer a route gives (local/gateway.ts). */
+  observeRouteAnswers?: GatewayOptions["observe"];
 }
 
 export interface LocalStack {
@@ -143,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       rootDirectory: repositoryRoot,
       authorizer: new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds }),
       usagePlans: new LocalUsagePlans(configuredPlans()),
+      ...(options.observeRouteAnswers ? { observe: options.observeRouteAnswers } : {}),
     });
     gateway = server;
     await listen(server, options.port);
