@@ -44,7 +44,7 @@ export const dataTypeRoutes = {
     body: dataTypeInputSchema,
     responses: () => ({
       201: { description: "Created", schema: dataTypeBody() },
-      409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
+      409: { description: "Name or extension entity already taken (dt-001 / dt-002).", failedCodes: ["dt-001", "dt-002"] },
     }),
     grants: ["tableRead", "tableWrite"],
     idempotent: true,
@@ -89,7 +89,7 @@ export const dataTypeRoutes = {
     body: dataTypeInputSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -107,7 +107,7 @@ export const dataTypeRoutes = {
     body: dataTypePatchSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -124,7 +124,7 @@ export const dataTypeRoutes = {
     params: dataTypeParamsSchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
-      409: { description: "The type still has records (dt-004) or is locked (dt-003)." },
+      409: { description: "The type still has records (dt-004) or is locked (dt-003).", failedCodes: ["dt-003", "dt-004", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -155,10 +155,12 @@ export const dataTypeRoutes = {
     body: importRequestSchema,
     responses: () => ({
       202: { description: "The data type, locked, with its import queued", schema: dataTypeBody() },
-      409: { description: "The name is taken (dt-001)." },
+      403: { description: "The token is limited to some hubs (failedCode dt-403).", failedCodes: ["dt-403"] },
+      409: { description: "The name is taken (dt-001).", failedCodes: ["dt-001"] },
       429: {
         description:
           "The organization already has its plan's maxImportsRunning imports queued or running (failedCode import-429), or the export's recordCount does not fit in the month's importRecordsPerMonth (failedCode import-quota-429); nothing was created.",
+        failedCodes: ["import-429", "import-quota-429"],
       },
     }),
     grants: ["tableRead", "tableWrite", "importFileRead", "importQueueSend"],

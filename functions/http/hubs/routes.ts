@@ -21,7 +21,7 @@ export const hubRoutes = {
     body: hubInputSchema,
     responses: () => ({
       201: { description: "Created", schema: hubBody() },
-      403: { description: "The token is restricted to some hubs (failedCode hub-403)." },
+      403: { description: "The token is restricted to some hubs (failedCode hub-403).", failedCodes: ["hub-403"] },
     }),
     grants: ["tableWrite"],
     idempotent: true,
@@ -95,7 +95,7 @@ export const hubRoutes = {
     params: hubParamsSchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
-      409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410)." },
+      409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410).", failedCodes: ["hub-409", "sys-410"] },
     }),
     grants: ["tableWrite"],
     versioned: true,
