@@ -52,6 +52,8 @@ const kindResponses: Record<number, string> = {
   412: "If-Match names another version than the resource's current one (failedCode sys-412); read it again and retry.",
   413: "The request body is larger than the route accepts (failedCode sys-413).",
   415: "The request body's Content-Type is not the route's (failedCode sys-415).",
+  409: "The resource changed concurrently (failedCode sys-410): read it again and retry.",
+  503: "The table is busy (failedCode sys-503): retry after the Retry-After seconds.",
   429: "Over the plan's request rate (failedCode sys-429) or its call quota (sys-429-quota): the usage plan of the organization's API key.",
 };
 
@@ -83,6 +85,10 @@ export function declaredFailures(route: RouteDefinition): Map<number, Set<string
     add(401, "sys-401");
     add(403, ...authorizerRefusals, "sys-035");
     add(429, "sys-429", "sys-429-quota");
+    // The table pushed back (throttling, contention beyond the retries): retry after Retry-After.
+    add(503, "sys-503");
+    // A write that met a concurrent write of the same item.
+    if (route.method !== "GET") add(409, "sys-410");
   }
   if (route.body) add(415, "sys-415");
   if (route.idempotent) {

@@ -37,7 +37,7 @@ describe("OpenAPI errors follow the route table's failedCodes", () => {
     expect(failedCodesIn(forbidden)).toEqual(expect.arrayContaining(["sys-035", "data-403"]));
     expect(JSON.stringify(forbidden)).toContain("restrictedFields");
     const conflict = operation("/data-type", "post").responses["409"]?.content?.["application/json"]?.schema as Record<string, unknown>;
-    expect(failedCodesIn(conflict).sort()).toEqual(["dt-001", "dt-002", "idem-409"]);
+    expect(failedCodesIn(conflict).sort()).toEqual(["dt-001", "dt-002", "idem-409", "sys-410"]);
     const imports = operation("/data-type/import", "post").responses["429"]?.["x-failedCodes"];
     expect(imports).toEqual(expect.arrayContaining(["import-429", "import-quota-429"]));
   });
