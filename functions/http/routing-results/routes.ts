@@ -98,7 +98,10 @@ export const routingResultRoutes = {
     permission: "edit/routing-result",
     params: resultParamsSchema,
     query: resultDispatchQuerySchema,
-    responses: () => ({ 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } }),
+    responses: () => ({
+      200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) },
+      409: { description: "The result cannot be dispatched in its state (failedCode sys-409).", failedCodes: ["sys-409"] },
+    }),
     grants: ["tableWrite", "bucketRead"],
     idempotent: true,
   }),
