@@ -3,7 +3,7 @@ import { ValidationError } from "#shared/domain/errors";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import type { ScheduleListFilter, SchedulePage, ScheduleStore } from "#shared/domain/schedules/service";
 import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
-import { deleteVersioned, putNew, putVersioned, versionConflict } from "#shared/store/hub-store";
+import { deleteVersioned, putNew, putVersioned, versionConflict } from "#shared/store/transactions";
 import { concurrentUpdateError, getVersioned, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { decodeCursor, encodeCursor, queryPage, queryPageAcross } from "#shared/store/pagination";
