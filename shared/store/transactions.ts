@@ -134,7 +134,7 @@ export async function transactLabelled<Label>(items: ReadonlyArray<readonly [Tra
           if (Date.now() - start >= PARENT_LEASE_MS) throw new LeaseExpired("parent lease expired before the attempt");
           return next(args);
         },
-        { step: "deserialize", name: "parentLeaseCheck", priority: "low" },
+        { step: "deserialize", priority: "low" },
       );
     }
     transactionStats.attempts += 1;
