@@ -8,6 +8,7 @@ import { legacyCounterAttribute, markerPrefix } from "#shared/store/hub-referenc
 import { transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
+import { contentionExhausted } from "#shared/store/contention-retry";
 import { type CustomMeaning, type CustomValueItems, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
@@ -209,7 +210,7 @@ export const dynamoHubStore: HubStore = {
     try {
       await documentClient().send(new UpdateCommand({ ...update, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
     } catch (error) {
-      if (isTransactionConflict(error)) throw concurrentUpdateError();
+      if (isTransactionConflict(error)) throw contentionExhausted("conflict");
       if (!isConditionalCheckFailed(error)) throw error;
       throw (error as { Item?: unknown }).Item ? concurrentUpdateError() : new NotFoundError();
     }

@@ -1,5 +1,6 @@
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
+import { contentionExhausted } from "#shared/store/contention-retry";
 import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import type { ItemKey } from "#shared/store/keys";
@@ -7,7 +8,8 @@ import type { ItemKey } from "#shared/store/keys";
 /**
  * The one store toolkit for `TransactWriteItems` (docs/architecture.md, "Writes without shared
  * items"): item builders, labelled transactions with their failures decoded by label (never by
- * position), retries of conflicts and throttles, and parent leases.
+ * position), and parent leases. (Retries of conflicts and throttles are the client's one retry
+ * layer, shared/store/contention-retry.ts.)
  *
  * A transaction names only items its write owns: the entity, its own index/guard/marker items, and
  * condition checks of items no independent write of a sibling names. A parent that every sibling
@@ -92,75 +94,46 @@ export const waitOutLeases = () => new Promise((resolve) => setTimeout(resolve, 
 
 // ------------------------------------------------------------------ labelled transactions
 
-/** Retries of a transaction cancelled only by conflicts or throttling: attempts and the backoff's base and cap. */
-const RETRY = { attempts: 8, baseMs: 15, capMs: 400 };
-const retryable = new Set(["TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"]);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"). */
-const backoff = (attempt: number) => Math.random() * Math.min(RETRY.capMs, RETRY.baseMs * 2 ** attempt);
-
-/** Counts of transaction attempts and of attempts cancelled by a conflict, for benchmarks and tests. */
-export const transactionStats = { attempts: 0, conflicted: 0, throttled: 0 };
-
-function isThrottle(error: unknown): boolean {
-  return error instanceof Error && ["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded"].includes(error.name);
-}
+/** An attempt whose leases would have expired, re-confirmed at most this many times before it is a 503. */
+const MAX_LEASE_RENEWALS = 10;
 
 /**
  * Runs one `TransactWriteItems` whose items each carry a label saying what a failed condition on it
  * means. Resolves to undefined when it committed, or to the labels of the items whose condition
- * failed. A cancellation only by conflicting transactions or throttling is retried with jittered
- * exponential backoff (nothing was applied); when the attempts are spent it is a 409 `sys-410`.
+ * failed; any other error is thrown. Conflicts and throttles are retried by the client's one retry
+ * layer (contention-retry.ts) and end, when its budget is spent, as 503 `sys-503`, never as 409.
  *
- * `leases` are confirmed before the first attempt and again before any attempt that would start
- * after `PARENT_LEASE_MS` from the confirming reads (checked per SDK attempt, so the SDK's own
- * retries never outlive a lease either).
+ * `leases` are confirmed before the first attempt and again before any attempt (the retry layer's
+ * included: the check runs per attempt) that would start `PARENT_LEASE_MS` or later after the
+ * confirming reads were issued.
  */
 export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>, options: { leases?: readonly Lease[] } = {}): Promise<Label[] | undefined> {
   const leases = options.leases ?? [];
-  let leaseStart = -Infinity;
-  for (let attempt = 0; ; attempt += 1) {
-    if (leases.length > 0 && Date.now() - leaseStart >= PARENT_LEASE_MS) {
-      const issued = Date.now();
-      await Promise.all(leases.map((confirm) => confirm()));
-      leaseStart = issued;
-    }
+  for (let renewals = 0; ; renewals += 1) {
     const command = new TransactWriteCommand({ TransactItems: items.map(([item]) => item) });
     if (leases.length > 0) {
-      const start = leaseStart;
+      if (renewals > MAX_LEASE_RENEWALS) throw contentionExhausted("conflict");
+      const issued = Date.now();
+      await Promise.all(leases.map((confirm) => confirm()));
       command.middlewareStack.add(
         (next) => async (args) => {
-          if (Date.now() - start >= PARENT_LEASE_MS) throw new LeaseExpired("parent lease expired before the attempt");
+          if (Date.now() - issued >= PARENT_LEASE_MS) throw new LeaseExpired("parent lease expired before the attempt");
           return next(args);
         },
         { step: "deserialize", priority: "low" },
       );
     }
-    transactionStats.attempts += 1;
     try {
       await documentClient().send(command);
       return undefined;
     } catch (error) {
-      if (error instanceof LeaseExpired) {
-        attempt -= 1;
-        continue;
-      }
-      if (isThrottle(error)) {
-        transactionStats.throttled += 1;
-        if (attempt + 1 >= RETRY.attempts) throw error;
-        await sleep(backoff(attempt));
-        continue;
-      }
+      if (error instanceof LeaseExpired) continue;
       const codes = transactionCancellationCodes(error);
-      // Only failed conditions, conflicts and throttles are the caller's to explain or ours to retry;
-      // anything else (an invalid item) is not a conflict and must not read as one.
-      if (!codes || codes.some((code) => code !== "None" && code !== "ConditionalCheckFailed" && !retryable.has(code))) throw error;
-      if (codes.includes("TransactionConflict")) transactionStats.conflicted += 1;
-      const failed = items.flatMap(([, label], index) => (codes[index] === "ConditionalCheckFailed" ? [label] : []));
-      if (failed.length > 0) return failed;
-      if (attempt + 1 >= RETRY.attempts) throw concurrentUpdateError();
-      await sleep(backoff(attempt));
+      // Only failed conditions are the caller's to explain; anything else (an invalid item) is not a
+      // conflict and must not read as one, and contention is a 503, not a 409.
+      if (!codes || codes.some((code) => !["None", "ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"].includes(code))) throw error;
+      if (!codes.includes("ConditionalCheckFailed")) throw contentionExhausted(codes.includes("ThrottlingError") ? "throttle" : "conflict");
+      return items.flatMap(([, label], index) => (codes[index] === "ConditionalCheckFailed" ? [label] : []));
     }
   }
 }
