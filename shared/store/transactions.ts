@@ -1,5 +1,6 @@
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
+import { appConfig } from "#shared/config/env";
 import { contentionExhausted } from "#shared/store/contention-retry";
 import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
@@ -76,12 +77,12 @@ export async function versionConflict(key: ItemKey): Promise<Error> {
  * How long a parent confirmed by a consistent read may be relied on: a transaction attempt that
  * depends on it starts within this time of the read being issued, or the parent is read again.
  */
-export const PARENT_LEASE_MS = 1000;
+export const parentLeaseMs = () => appConfig().DYNAMODB_PARENT_LEASE_MS;
 /**
  * What a parent's rare writer waits after its fence is written before it looks at the children:
  * the lease, plus the longest time an attempt started within the lease takes to reach DynamoDB.
  */
-export const FENCE_WAIT_MS = PARENT_LEASE_MS + 500;
+export const fenceWaitMs = () => parentLeaseMs() + Math.max(500, parentLeaseMs() / 2);
 
 /** Confirms a parent (strongly consistent read); throws the domain error when it is gone, fenced or changed. */
 export type Lease = () => Promise<void>;
@@ -90,7 +91,7 @@ class LeaseExpired extends Error {
   override name = "LeaseExpired";
 }
 
-export const waitOutLeases = () => new Promise((resolve) => setTimeout(resolve, FENCE_WAIT_MS));
+export const waitOutLeases = () => new Promise((resolve) => setTimeout(resolve, fenceWaitMs()));
 
 // ------------------------------------------------------------------ labelled transactions
 
@@ -104,7 +105,7 @@ const MAX_LEASE_RENEWALS = 10;
  * layer (contention-retry.ts) and end, when its budget is spent, as 503 `sys-503`, never as 409.
  *
  * `leases` are confirmed before the first attempt and again before any attempt (the retry layer's
- * included: the check runs per attempt) that would start `PARENT_LEASE_MS` or later after the
+ * included: the check runs per attempt) that would start the lease (`parentLeaseMs()`) or later after the
  * confirming reads were issued.
  */
 export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>, options: { leases?: readonly Lease[] } = {}): Promise<Label[] | undefined> {
@@ -114,10 +115,11 @@ export async function transactLabelled<Label>(items: ReadonlyArray<readonly [Tra
     if (leases.length > 0) {
       if (renewals > MAX_LEASE_RENEWALS) throw contentionExhausted("conflict");
       const issued = Date.now();
+      const leaseMs = parentLeaseMs();
       await Promise.all(leases.map((confirm) => confirm()));
       command.middlewareStack.add(
         (next) => async (args) => {
-          if (Date.now() - issued >= PARENT_LEASE_MS) throw new LeaseExpired("parent lease expired before the attempt");
+          if (Date.now() - issued >= leaseMs) throw new LeaseExpired("parent lease expired before the attempt");
           return next(args);
         },
         { step: "deserialize", priority: "low" },
