@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
 import { appConfig } from "#shared/config/env";
 import { contentionExhausted } from "#shared/store/contention-retry";
+import { retryBudgetMs } from "#shared/store/retry-budget";
 import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
 import { concurrentUpdateError } from "#shared/store/items";
 import type { ItemKey } from "#shared/store/keys";
@@ -110,10 +111,12 @@ const MAX_LEASE_RENEWALS = 10;
  */
 export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>, options: { leases?: readonly Lease[] } = {}): Promise<Label[] | undefined> {
   const leases = options.leases ?? [];
+  const startedAt = Date.now();
+  const budget = retryBudgetMs();
   for (let renewals = 0; ; renewals += 1) {
     const command = new TransactWriteCommand({ TransactItems: items.map(([item]) => item) });
     if (leases.length > 0) {
-      if (renewals > MAX_LEASE_RENEWALS) throw contentionExhausted("conflict");
+      if (renewals > MAX_LEASE_RENEWALS || (renewals > 0 && Date.now() - startedAt > budget)) throw contentionExhausted("conflict");
       const issued = Date.now();
       const leaseMs = parentLeaseMs();
       await Promise.all(leases.map((confirm) => confirm()));

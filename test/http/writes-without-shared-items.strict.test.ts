@@ -1,3 +1,4 @@
+import { resetAppConfig } from "#shared/config/env";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
@@ -13,6 +14,8 @@ import { resetStrictDynamoDb, strictDynamoDb } from "#test/support/strict-dynamo
  * the shared items used to decide (a parent deleted while children are written, unique values,
  * pickup-and-delivery pairs) are still decided exactly once.
  */
+if (process.env.DEBUG_CONFLICTS) process.env.LOG_LEVEL = "error";
+resetAppConfig();
 afterEach(() => {
   resetStrictDynamoDb();
 });
@@ -123,6 +126,7 @@ describe("races the shared items used to decide", () => {
 
   it.each(["/visit", "/vehicle"])("hub delete vs 20 %s creates: no child names a deleted hub", async (path) => {
     for (let round = 0; round < 3; round += 1) {
+      if (process.env.DEBUG_CONFLICTS) strictDynamoDb().configure({ capture: true });
       const { api } = newTenant();
       const hub = await created(api, "/hub", hubBody("A"));
       const body = (i: number) => (path === "/visit" ? { hubId: hub._id, name: `V${i}`, coordinate: "-6.19,106.82" } : { hubId: hub._id, name: `Van ${i}` });
@@ -134,6 +138,9 @@ describe("races the shared items used to decide", () => {
       } else {
         expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
         expect(listed).toHaveLength(count(responses, 201));
+      }
+      if (process.env.DEBUG_CONFLICTS && responses.some((r) => r.status === 500)) {
+        console.log(JSON.stringify(strictDynamoDb().takeCaptured().filter((c) => c.status !== 200).map((c) => ({ op: c.operation, status: c.status, response: c.response }))).slice(0, 3000));
       }
       for (const response of responses) expect([201, 400], JSON.stringify(response.body)).toContain(response.status);
     }
