@@ -24,7 +24,7 @@ await import("#local/process-defaults");
 const { startLocalStack } = await import("#local/stack");
 const { generateSigningKey, mintToken } = await import("#local/tokens");
 const { permissionSlugs } = await import("#functions/routes");
-const { summarize } = await import("#local/dynamodb-capacity");
+const { summarize, costOf, itemSize } = await import("#local/dynamodb-capacity");
 const { tableDefinition } = await import("#shared/store/table-definition");
 
 const { values } = parseArgs({ options: { "import-records": { type: "string", default: "200" }, json: { type: "boolean", default: false } } });
@@ -65,6 +65,7 @@ interface Row {
   scenario: string;
   status: number;
   cost: CostSummary;
+  calls: CapturedCall[];
 }
 const rows: Row[] = [];
 
@@ -72,7 +73,8 @@ const rows: Row[] = [];
 async function measure(route: string, scenario: string, method: string, path: string, body?: unknown): Promise<Answer> {
   semantics.takeCaptured();
   const answer = await call(method, path, body);
-  rows.push({ route, scenario, status: answer.status, cost: summarize(semantics.takeCaptured(), indexes) });
+  const calls = semantics.takeCaptured();
+  rows.push({ route, scenario, status: answer.status, cost: summarize(calls, indexes), calls });
   return answer;
 }
 const idOf = (answer: Answer): string => answer.body?.data?._id ?? answer.body?.data_type?._id;
@@ -191,7 +193,8 @@ await stack.stop();
 // ---- report ----
 const perRecord = (units: number) => Math.round((units / importRecords) * 100) / 100;
 if (values.json) {
-  process.stdout.write(`${JSON.stringify({ rows, import: { records: importRecords, state: importState, cost: importCost } }, null, 2)}\n`);
+  const plain = rows.map(({ calls: _calls, ...row }) => row);
+  process.stdout.write(`${JSON.stringify({ rows: plain, import: { records: importRecords, state: importState, cost: importCost } }, null, 2)}\n`);
 } else {
   const header = ["route", "scenario", "status", "DynamoDB calls", "WRU", "of which GSI", "RRU", "items written"];
   const table = rows.map((row) => [
@@ -224,6 +227,20 @@ if (values.json) {
     return `${scenario.replace("TARGET ", "")}: ${units} WRU (target ≤ ${limit}): ${units <= limit ? "MET" : `NOT MET, ${units - limit} over`}`;
   };
   process.stdout.write(`\nTargets (POST /data):\n  ${target("TARGET title-only type", 10)}\n  ${target("TARGET 1 unique + 8 tokens", 22)}\n`);
+  // Where the targets' units go, item by item (sort keys cut at their first id).
+  for (const row of rows.filter((entry) => entry.scenario.startsWith("TARGET"))) {
+    process.stdout.write(`\n${row.scenario.replace("TARGET ", "")}:\n`);
+    for (const captured of row.calls) {
+      const cost = costOf(captured, indexes);
+      if (cost.writeUnits === 0) continue;
+      process.stdout.write(`  ${captured.operation} (${cost.writeUnits} WRU, ${cost.indexWriteUnits} of them GSI):\n`);
+      for (const item of captured.items) {
+        const image = item.after ?? item.before;
+        const sortKey = String(item.key.SK?.S ?? image?.SK?.S ?? "").replace(/#[^#]{16,}.*$/, "#…");
+        process.stdout.write(`    ${item.action.padEnd(14)} ${sortKey.padEnd(28)} ${String(itemSize(image)).padStart(5)} bytes\n`);
+      }
+    }
+  }
   const failed = rows.filter((row) => row.status >= 300);
   if (failed.length > 0) process.stdout.write(`\nNot measured (the call failed): ${failed.map((row) => `${row.route} ${row.status}`).join("; ")}\n`);
 }
