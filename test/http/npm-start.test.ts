@@ -7,7 +7,7 @@ import { repositoryRoot } from "#infra/repository-root";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
- * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
+ * The README's two commands' first, for real: `npm start -- --in-memory` in its own process, a token from
  * `npm run token`, and requests against the printed base URL.
  */
 const run = promisify(execFile);
