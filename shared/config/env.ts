@@ -35,7 +35,7 @@ function isOrigin(value: string): boolean {
   }
 }
 
-const environmentSchema = z.object({
+export const environmentSchema = z.object({
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), "field-operations"),
   BUCKET_NAME: z._default(z.string().check(z.minLength(1)), "field-operations-files"),
   RUN_QUEUE_URL: z._default(z.string(), ""),
