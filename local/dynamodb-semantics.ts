@@ -39,6 +39,8 @@ export interface DynamoDbSemanticsOptions {
   transactionHoldMs: number;
   /** Share of calls (of items, for batch calls) throttled, 0–1 (default 0). */
   throttleRate: number;
+  /** The operations throttling applies to (e.g. only the writes); undefined: every data-plane call. */
+  throttleOperations?: string[];
   /** The error a throttled single-item call or query gets (on-demand tables answer ThrottlingException). */
   throttleError: ThrottleErrorName;
   /** Seed of the throttling draws, so a run can be repeated. */
@@ -317,7 +319,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     return { status: answer.status, headers, body: Buffer.from(JSON.stringify(body)) };
   };
 
-  const throttled = () => options.throttleRate > 0 && random() < options.throttleRate;
+  const throttled = (operation: string) =>
+    options.throttleRate > 0 && (!options.throttleOperations || options.throttleOperations.includes(operation)) && random() < options.throttleRate;
   const throttleAnswer = () => {
     counters.throttledCalls += 1;
     return errorAnswer(options.throttleError, throttleMessages[options.throttleError]);
@@ -358,7 +361,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     const ids = items.map((item) => itemId(item.table, item.key));
     const record: TransactionRecord = { id: nextTransactionId++, items: ids, arrivedAt: tick(), outcome: "committed", conflictedWith: [] };
     transactions.push(record);
-    if (throttled()) {
+    if (throttled("TransactWriteItems")) {
       record.outcome = "throttled";
       record.releasedAt = record.arrivedAt;
       counters.throttledCalls += 1;
@@ -406,7 +409,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
   async function transactGet(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
     const items: TransactionItem[] = (request.TransactItems ?? []).map((entry: any) => ({ table: entry.Get.TableName, key: entry.Get.Key, action: "Get" }));
     const ids = items.map((item) => itemId(item.table, item.key));
-    if (throttled()) {
+    if (throttled("TransactGetItems")) {
       counters.throttledCalls += 1;
       const victim = Math.floor(random() * ids.length);
       return cancellation(ids.map((_, index) => (index === victim ? "ThrottlingError" : "None")));
@@ -428,7 +431,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     const table = request.TableName as string;
     const key = operation === "PutItem" ? await keyOf(table, request.Item) : (request.Key as Item);
     const id = itemId(table, key);
-    if (throttled()) return throttleAnswer();
+    if (throttled(operation)) return throttleAnswer();
     if (options.conflicts && held.has(id)) {
       counters.singleWriteConflicts += 1;
       return errorAnswer("TransactionConflictException", conflictMessage);
@@ -462,7 +465,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     for (const [table, entries] of Object.entries(request.RequestItems ?? {}) as Array<[string, any[]]>) {
       for (const entry of entries) {
         total += 1;
-        if (throttled()) {
+        if (throttled("BatchWriteItem")) {
           refused += 1;
           (unprocessed[table] ??= []).push(entry);
         } else (processed[table] ??= []).push(entry);
@@ -511,7 +514,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
       const { Keys, ...rest } = entry;
       for (const key of Keys as Item[]) {
         total += 1;
-        const target = throttled() ? (refused++, unprocessed) : processed;
+        const target = throttled("BatchGetItem") ? (refused++, unprocessed) : processed;
         (target[table] ??= { ...rest, Keys: [] }).Keys.push(key);
       }
     }
@@ -537,7 +540,7 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
 
   // ---- reads ----
   async function read(operation: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
-    if (throttled()) return throttleAnswer();
+    if (throttled(operation)) return throttleAnswer();
     let answer: Answer;
     const table = request.TableName as string;
     if (request.IndexName && lagOn() && (operation === "Query" || operation === "Scan")) {

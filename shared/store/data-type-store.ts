@@ -11,7 +11,7 @@ import { queryPage } from "#shared/store/pagination";
 import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/delete-fence";
 
 /**
- * Data types over DynamoDB (layout in docs/data-types.md and shared/store/keys.ts):
+ * Data types over DynamoDB (layout in docs/api/data-types.md and shared/store/keys.ts):
  * - type item `ORG#o / DT#id` (entity `dataType`, `version`, GSI1 = `ORG#o#DTNAME / <lower name>#id`);
  * - name guard `ORG#o / DTNAME#<lower name>` carrying `dataTypeId` (uniqueness + lookup by name);
  * - extension guard `ORG#o / DTEXT#<entity>` carrying `dataTypeId` (one extension per entity).

@@ -12,7 +12,7 @@ import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
- * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
+ * Records over DynamoDB (layout in docs/api/records.md and shared/store/keys.ts):
  * - record `ORG#o#DT#<type> / REC#<hub or *>#<dataId>` (entity `record`, `version`,
  *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
  * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);

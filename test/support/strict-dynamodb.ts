@@ -7,6 +7,7 @@ import { routes } from "#functions/routes";
 import { createGateway } from "#local/gateway";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
 import { LocalUsagePlans } from "#local/usage-plans";
+import { invokeHandler } from "#local/invocation";
 import { defaultSemanticsOptions, type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamoDbSemanticsProxy, strictSemanticsOptions } from "#local/dynamodb-semantics";
 import { resetAppConfig } from "#shared/config/env";
 import { configuredPlans, resetConfiguredPlans } from "#shared/config/tenant-plans";
@@ -42,6 +43,12 @@ gateway = createGateway({
   usagePlans: new LocalUsagePlans(configuredPlans()),
 });
 await new Promise<void>((listening) => (gateway as Server).listen(0, "127.0.0.1", listening));
+// The local runtime tells Powertools it runs invocations concurrently (local/invocation.ts), which
+// makes Powertools require an invocation scope; this file's tests also call job handlers directly,
+// outside any, as the shared stack's test files do. Create the scope store now, then take the
+// setting back: the gateway's handlers still run in their scopes, Powertools keeps process-wide state.
+await invokeHandler(async () => undefined, {}, { awsRequestId: "strict-setup" } as Parameters<typeof invokeHandler>[2]);
+delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 process.env.TEST_API_BASE_URL = `http://127.0.0.1:${((gateway as Server).address() as AddressInfo).port}/v3`;
 
 afterAll(async () => {
@@ -65,7 +72,7 @@ export function strictDynamoDb(): DynamoDbSemanticsProxy {
 export function resetStrictDynamoDb(overrides: Partial<DynamoDbSemanticsOptions> = {}): DynamoDbSemanticsProxy {
   const semantics = strictDynamoDb();
   semantics.releaseHeldTransactions();
-  semantics.configure({ ...defaultSemanticsOptions, ...strictSemanticsOptions, ...overrides });
+  semantics.configure({ ...defaultSemanticsOptions, throttleOperations: undefined, ...strictSemanticsOptions, ...overrides });
   semantics.resetCounters();
   return semantics;
 }
