@@ -1,5 +1,5 @@
 /**
- * Typed errors: domain code throws these, and one middleware (shared/http/error-handler.ts) maps
+ * Typed errors: domain code throws these, and one middleware (`errorResponses` in shared/http/handler.ts, through shared/http/error-response.ts) maps
  * them to HTTP responses. `failedCode` is `<module>-<NNN>` and appears on every error body.
  */
 export interface FieldIssue {
@@ -95,6 +95,21 @@ export class PayloadTooLargeError extends AppError {
 export class TooManyRequestsError extends AppError {
   readonly statusCode = 429;
   constructor(message: string, failedCode = "sys-429") {
+    super(message, failedCode);
+  }
+}
+
+/**
+ * The service could not finish in time for reasons that are not the client's (DynamoDB contention
+ * retried until the invocation's budget ran out); nothing was changed. Answered with Retry-After.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly statusCode = 503;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    failedCode = "sys-503",
+  ) {
     super(message, failedCode);
   }
 }

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type ImportLimits, IMPORT_LEASE_SECONDS } from "#shared/domain/usage/import-quota";
-import { conditionally, documentClient, tableName, transactLabelled } from "#shared/store/dynamo";
+import { conditionally, documentClient, tableName } from "#shared/store/dynamo";
+import { transactLabelled } from "#shared/store/transactions";
 import { keys } from "#shared/store/keys";
 
 /**

@@ -17,7 +17,8 @@
  * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
  * | entity custom values (user, role, flow) | ORG#o     | EXT#<entity>#<entity id>   |                                             |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
- * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | hub (+ legacy counts)    | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | hub reference marker     | ORG#o#HUB#h              | VEHREF#id / CONFREF#id     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
  * | active runs (cap leases) | ORG#o                    | ACTIVERUNS                 |                                             |                                    |
@@ -109,6 +110,10 @@ export const keys = {
   // Hubs
   hub: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `HUB#${id}` }),
   hubPrefix: "HUB#",
+  /** The hub's own partition: its visits and one reference marker per vehicle and profile naming it. */
+  hubPartition: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}`,
+  /** Marker of a vehicle (`VEHREF#`) or profile (`CONFREF#`) naming the hub; visits live in the partition themselves. */
+  hubReferenceMarker: (o: string, hubId: string, prefix: string, childId: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `${prefix}${childId}` }),
 
   // Routing schedules and their runs
   schedule: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `SCHED#${id}` }),
@@ -184,7 +189,7 @@ export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
-  /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
+  /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
   legacyExportPattern: "org/*/imports/*",

@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { RunUsage, RunUsageFigures } from "#shared/domain/usage/schema";
-import { documentClient, tableName, transactLabelled } from "#shared/store/dynamo";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { transactLabelled } from "#shared/store/transactions";
 import { keys } from "#shared/store/keys";
 
 /**

@@ -22,7 +22,7 @@ import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
 
 /**
- * The import from the earlier version (docs/legacy-import.md). `uploadTarget` hands out a presigned
+ * The import from the earlier version (docs/api/legacy-import.md). `uploadTarget` hands out a presigned
  * upload URL; `start` reads the export's header, creates the data type locked with its import state
  * and queues step 0; `runStep` is the background worker's step: one page of records, the finish
  * (unlock, delete a moved source) or one page of the rollback of a failed import. Steps are numbered;
@@ -80,8 +80,10 @@ export interface LegacyImportDependencies {
   /** Absent: no plan limits (tests of the steps alone). */
   quota?: ImportQuota;
   now?: () => Date;
-  /** Records written at once within a page. */
-  concurrency?: number;
+  /** Records written at once within a page: where the adaptive limit starts, and its bounds. */
+  concurrency?: { initial?: number; min?: number; max?: number };
+  /** Waits before an item is retried (tests pass a faster one). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export type StepOutcome = "advanced" | "finished" | "failed" | "ignored" | "early";
@@ -91,22 +93,105 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 
 const terminal = (state: ImportState) => state.phase === "done" || state.phase === "failed";
 
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(lanes);
+/**
+ * A write the table refused for load, not for its content: a transaction still cancelled by
+ * conflicts after its own retries (409 `sys-410`), throttling, or the service unavailable (503).
+ * Such an item is retried; it never fails the import.
+ */
+export function isTableBackpressure(error: unknown): boolean {
+  if (error instanceof AppError) return error.failedCode === "sys-410" || error.statusCode === 503;
+  if (!(error instanceof Error)) return false;
+  if (["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded", "TransactionConflictException", "InternalServerError"].includes(error.name)) return true;
+  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  return error.name === "TransactionCanceledException" && (reasons ?? []).every((reason) => ["None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"].includes(reason.Code ?? "None"));
+}
+
+/**
+ * Additive-increase, multiplicative-decrease limit of writes in flight (as TCP's congestion window):
+ * each write that succeeds adds 1/limit (about one more lane per round of writes), each write the
+ * table pushes back halves it (at most once per round, so one burst of refusals is one decrease).
+ */
+export class AdaptiveLimit {
+  private window: number;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private lastDecrease = 0;
+  private completed = 0;
+  /** The lowest and highest limit seen, and how many decreases: reported by the import benchmark. */
+  readonly stats = { lowest: 0, highest: 0, decreases: 0 };
+
+  constructor(
+    initial: number,
+    private readonly min: number,
+    private readonly max: number,
+  ) {
+    this.window = initial;
+    this.stats.lowest = initial;
+    this.stats.highest = initial;
+  }
+
+  get limit(): number {
+    return Math.max(this.min, Math.floor(this.window));
+  }
+
+  async acquire(): Promise<void> {
+    while (this.inFlight >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight += 1;
+  }
+
+  release(): void {
+    this.inFlight -= 1;
+    this.completed += 1;
+    this.waiting.shift()?.();
+  }
+
+  succeeded(): void {
+    this.window = Math.min(this.max, this.window + 1 / this.limit);
+    this.stats.highest = Math.max(this.stats.highest, this.limit);
+    // A grown window lets waiting writes in (each re-checks the limit).
+    for (let free = this.limit - this.inFlight; free > 0 && this.waiting.length > 0; free -= 1) this.waiting.shift()?.();
+  }
+
+  pushedBack(): void {
+    if (this.completed - this.lastDecrease < this.limit) return;
+    this.lastDecrease = this.completed;
+    this.window = Math.max(this.min, this.window / 2);
+    this.stats.lowest = Math.min(this.stats.lowest, this.limit);
+    this.stats.decreases += 1;
+  }
+}
+
+/** An item the table pushed back this many times in a row fails the step (SQS redelivers it; written records are found again), never the import. */
+const MAX_ITEM_ATTEMPTS = 12;
+
+/** Runs `work` over `items` under the adaptive `limit`; an item the table pushes back is retried after a jittered backoff. */
+async function eachAdaptive<T>(items: readonly T[], limit: AdaptiveLimit, sleep: (ms: number) => Promise<void>, work: (item: T) => Promise<void>): Promise<void> {
+  await Promise.all(
+    items.map(async (item) => {
+      for (let attempt = 0; ; attempt += 1) {
+        await limit.acquire();
+        try {
+          await work(item);
+          limit.succeeded();
+          return;
+        } catch (error) {
+          if (!isTableBackpressure(error) || attempt + 1 >= MAX_ITEM_ATTEMPTS) throw error;
+          limit.pushedBack();
+        } finally {
+          limit.release();
+        }
+        await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+      }
+    }),
+  );
 }
 
 export function createLegacyImportService(dependencies: LegacyImportDependencies) {
   const { dataTypes, imports, source, queue, records, quota } = dependencies;
   const now = dependencies.now ?? (() => new Date());
-  const concurrency = dependencies.concurrency ?? 16;
+  const sleep = dependencies.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // One limit per warm worker: what the table took on the last page is where the next one starts.
+  const writes = new AdaptiveLimit(dependencies.concurrency?.initial ?? 8, dependencies.concurrency?.min ?? 1, dependencies.concurrency?.max ?? 64);
 
   /** The header's data type as today's input, checked by every create rule (primaryKey allowed); issues name `export.dataType.…`. */
   async function importedType(organizationId: string, headerText: string) {
@@ -114,7 +199,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     try {
       json = JSON.parse(headerText);
     } catch {
-      throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/legacy-import.md)");
+      throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/api/legacy-import.md)");
     }
     const header = exportHeaderSchema.safeParse(json);
     if (!header.success) throw new ValidationError(zodIssues(header.error, "export"));
@@ -158,7 +243,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       if (!page) return failing(state, [{ line: state.line, message: `line ${state.line} is longer than ${IMPORT_PAGE_BYTES} bytes` }]);
     }
     const problems: ImportError[] = [];
-    await eachLimited(page.lines, concurrency, async ({ line, text }) => {
+    await eachAdaptive(page.lines, writes, sleep, async ({ line, text }) => {
       let parsed;
       try {
         parsed = exportRecordSchema.safeParse(JSON.parse(text));
@@ -183,7 +268,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       } catch (error) {
         if (error instanceof ValidationError) {
           for (const issue of error.errors as FieldIssue[]) problems.push({ line, ...dataId, field: issue.field, message: issue.message });
-        } else if (error instanceof AppError && error.statusCode === 409) {
+        } else if (error instanceof AppError && error.statusCode === 409 && !isTableBackpressure(error)) {
           problems.push({ line, ...dataId, message: error.message });
         } else throw error;
       }
@@ -214,6 +299,9 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
   }
 
   return {
+    /** The adaptive write limit's lowest and highest value and its decreases so far (the import benchmark prints them). */
+    writeLimitStats: () => ({ ...writes.stats, current: writes.limit }),
+
     /** A fresh upload id and the presigned PUT URL of its object (the organization's import prefix). */
     async uploadTarget(caller: Caller) {
       const uploadId = newId(now());
