@@ -1,10 +1,13 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
+// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --clock wall|cpu
+//  --full-results FILE (reuse full-budget runs kept there)]
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
+import { runEarlyStop } from "./routing/early-stop.ts";
 import { runRealistic } from "./routing/realistic.ts";
 import { runSmall } from "./routing/small.ts";
 import { runThreadComparison } from "./routing/threads.ts";
@@ -23,6 +26,9 @@ const { values } = parseArgs({
     seeds: { type: "string", default: "1,2,3" },
     threads: { type: "string" },
     jobs: { type: "string", default: "1" },
+    visits: { type: "string" },
+    clock: { type: "string", default: "wall" },
+    "full-results": { type: "string" },
   },
 });
 
@@ -50,6 +56,9 @@ if (threadCounts) {
     only: values.only?.split(","),
     threadCounts,
   });
+} else if (values.set === "realistic" && values.visits) {
+  if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
+  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"] });
 } else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {
