@@ -1,6 +1,6 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
 // [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --clock wall|cpu
-//  --full-results FILE (reuse full-budget runs kept there)]
+//  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     visits: { type: "string" },
     clock: { type: "string", default: "wall" },
     "full-results": { type: "string" },
+    "full-seconds": { type: "string" },
   },
 });
 
@@ -58,7 +59,7 @@ if (threadCounts) {
   });
 } else if (values.set === "realistic" && values.visits) {
   if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
-  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"] });
+  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
 } else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {
