@@ -52,12 +52,12 @@ describe("solveRoutingInParallel", () => {
   });
 });
 
-/** Threads that run failing-thread.ts: those listed throw right after sharing their first elite. */
-const failingThreads = (failing: number[]) => (_index: number) => {
+/** Threads that run failing-thread.ts: right after sharing their first elite, those in `failing` throw, those in `stuck` block for ever. */
+const failingThreads = (failing: number[], stuck: number[] = []) => (_index: number) => {
   const tsx = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./failing-thread.ts", import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { failing } });
+  return new Worker(bootstrap, { eval: true, workerData: { failing, stuck } });
 };
 
 describe("solveRoutingInParallel when threads fail", () => {
@@ -76,6 +76,19 @@ describe("solveRoutingInParallel when threads fail", () => {
     const solution = await solveRoutingInParallel(problem, { ...hierarchical, threads: 2 }, failingThreads([0, 1]));
     expect(solution.endedBy).toBe("threadFailure");
     expect(solution.totals.visits).toBeGreaterThan(0);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  }, 60_000);
+
+  it("a thread that does not end within the grace period after mustStop counts as failed; the others' plans are kept", async () => {
+    // The stop comes once the threads have surely met (starting a thread from source compiles it: 1–2 s when busy).
+    const startedAt = Date.now();
+    const solution = await solveRoutingInParallel(
+      problem,
+      { ...options, maxIterations: undefined, timeLimitMs: 60_000, earlyStop: false, threads: 2, sync: { iterations: 40 }, mustStop: () => Date.now() - startedAt > 8000 },
+      failingThreads([], [1]),
+    );
+    expect(solution.endedBy).toBe("threadFailure");
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(checkSolution(problem, solution).violations).toEqual([]);
   }, 60_000);
 
