@@ -1,7 +1,8 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
 // [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --clock wall|cpu
 //  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
-// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
+// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop (realistic, small)] [--early-stop (solomon, gh*:
+// their default is the whole budget)] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     iterations: { type: "string" },
     convention: { type: "string", default: "exact" },
     "no-early-stop": { type: "boolean", default: false },
+    "early-stop": { type: "boolean", default: false },
     seeds: { type: "string", default: "1,2,3" },
     threads: { type: "string" },
     jobs: { type: "string", default: "1" },
@@ -42,7 +44,8 @@ const options = {
   objective: values.objective as RoutingObjective,
   seed: Number(values.seed),
   maxIterations: values.iterations ? Number(values.iterations) : undefined,
-  earlyStop: !values["no-early-stop"],
+  // Budget benchmarks (Solomon, Gehring–Homberger) measure quality at a fixed budget: the whole budget unless --early-stop.
+  earlyStop: ["solomon", "gh200", "gh400", "gh1000"].includes(values.set) ? values["early-stop"] : !values["no-early-stop"],
   log: (line: string) => console.log(line),
 };
 const threadCounts = values.threads?.split(",").map(Number);
