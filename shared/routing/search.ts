@@ -103,6 +103,11 @@ export class Budget {
 
   /** Share of the schedule used, from 0 to 1 (time, iterations or the convergence horizon, whichever is further along). */
   progress(): number {
+    // Every phase (route and fleet minimisation too) ends at once when the caller must stop.
+    if (this.endedBy === "deadline" || (this.endedBy === undefined && this.mustStop?.())) {
+      this.endedBy = "deadline";
+      return 1;
+    }
     const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
     return Math.min(1, Math.max(this.iterations / iterationLimit, (this.now() - this.startedAt) / this.timeLimitMs));
   }

@@ -56,7 +56,9 @@ describe("early stop rule", () => {
     let stop = false;
     const guarded = new Budget(() => 0, Infinity, Infinity, undefined, () => stop);
     expect(guarded.done()).toBe(false);
+    expect(guarded.progress()).toBe(0);
     stop = true;
+    expect(guarded.progress()).toBe(1); // route and fleet minimisation, which watch the progress, end too
     expect(guarded.done()).toBe(true);
     expect(guarded.endedBy).toBe("deadline");
   });
@@ -75,6 +77,15 @@ describe("early stop rule", () => {
     expect(full.endedBy).toBe("budget");
     expect(full.totals.visits).toBe(early.totals.visits);
   }, 60_000);
+
+  it("mustStop during fleet minimisation (hierarchical objective) ends that phase and the search", () => {
+    const problem = randomProblem(5, 40);
+    let checks = 0;
+    const stopped = solveRouting(problem, { seed: 1, timeLimitMs: 60_000, objective: "hierarchical", earlyStop: false, mustStop: () => ++checks > 50 });
+    expect(stopped.endedBy).toBe("deadline");
+    expect(stopped.iterations).toBeLessThanOrEqual(50);
+    expect(checkSolution(problem, stopped).violations).toEqual([]);
+  });
 
   it("mustStop (a caller's deadline) ends the search with its best plan so far, feasible, and says so", () => {
     const problem = randomProblem(3, 30);
