@@ -8,7 +8,7 @@ export const runWorkerTimeoutSeconds = 300;
  * The run worker's memory (CDK context `runWorkerMemoryMb`, 128–10,240). A 1,500-visit run peaks at ~165 MB
  * RSS (measured, whole process). Lambda gives CPU in proportion to memory (one vCPU at 1,769 MB): a run that stops
  * early costs about the same at any size, while one that uses its whole budget (~300 visits and more) plans
- * 3–5 % worse on a third of a vCPU (512 MB), so the default is one full vCPU. See docs/routing-runs.md,
+ * 3–5 % worse on a third of a vCPU (512 MB), so the default is one full vCPU. See docs/api/routing-runs.md,
  * "CPU by run size".
  */
 export const defaultRunWorkerMemoryMb = 1769;
@@ -48,7 +48,7 @@ export const activeRunLeaseSeconds = 6 * 3600;
 /** The legacy-import worker's Lambda timeout: one page of 500 records takes a few seconds. */
 export const importWorkerTimeoutSeconds = 120;
 
-/** The legacy-import queue (docs/legacy-import.md): one message per import step, beside the run queue. */
+/** The legacy-import queue (docs/api/legacy-import.md): one message per import step, beside the run queue. */
 export const importQueueDefinition = {
   queueName: "legacy-imports",
   deadLetterQueueName: "legacy-imports-dlq",
