@@ -25,30 +25,26 @@ export const HORIZON_PER_SQUARED_VISIT = 10;
 export const PATIENCE_PER_VISIT = 40;
 export const MIN_PATIENCE = 1000;
 export const MIN_HORIZON = 2000;
-/** From here to `LINEAR_FROM_VISITS` the horizon grows with the square root of the visits (iterations get costlier with n). */
+/** From here to `CUBIC_FROM_VISITS` the horizon grows with the square root of the visits (iterations get costlier with n). */
 export const SQRT_FROM_VISITS = 50;
 /**
- * From here to `CUBIC_FROM_VISITS` it grows linearly: a 300-visit day still gains 2–4 % between 15 and 30
- * CPU-seconds (measured, shared/routing/README.md), so the horizon keeps pace with the visits.
+ * Beyond this many visits the horizon grows cubically, so larger runs spend their budget: at 300 visits the
+ * search still gains 2–4 % between 20 and 30 CPU-seconds, more than an early stop would save (measured,
+ * shared/routing/README.md).
  */
-export const LINEAR_FROM_VISITS = 100;
-/** Beyond this many visits the horizon grows cubically, so large runs spend their budget (still paying there). */
-export const CUBIC_FROM_VISITS = 400;
+export const CUBIC_FROM_VISITS = 100;
 /** A window gaining less than this share of the cost scale has stopped paying. */
 export const MIN_GAIN = 0.0005;
 
 export function convergenceFor(visits: number): Convergence {
   const atSqrt = HORIZON_PER_SQUARED_VISIT * SQRT_FROM_VISITS * SQRT_FROM_VISITS;
-  const atLinear = atSqrt * Math.sqrt(LINEAR_FROM_VISITS / SQRT_FROM_VISITS);
-  const atCubic = atLinear * (CUBIC_FROM_VISITS / LINEAR_FROM_VISITS);
+  const atCubic = atSqrt * Math.sqrt(CUBIC_FROM_VISITS / SQRT_FROM_VISITS);
   const horizon =
     visits <= SQRT_FROM_VISITS
       ? HORIZON_PER_SQUARED_VISIT * visits * visits
-      : visits <= LINEAR_FROM_VISITS
+      : visits <= CUBIC_FROM_VISITS
         ? atSqrt * Math.sqrt(visits / SQRT_FROM_VISITS)
-        : visits <= CUBIC_FROM_VISITS
-          ? atLinear * (visits / LINEAR_FROM_VISITS)
-          : atCubic * (visits / CUBIC_FROM_VISITS) ** 3;
+        : atCubic * (visits / CUBIC_FROM_VISITS) ** 3;
   return {
     horizon: Math.round(Math.max(MIN_HORIZON, horizon)),
     patience: Math.max(MIN_PATIENCE, PATIENCE_PER_VISIT * visits),
