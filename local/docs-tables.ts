@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { routes } from "#functions/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { defaultPlanName, type Plan, plans } from "#shared/domain/tenants/plans";
+import { importLimitsOf } from "#shared/domain/usage/import-quota";
 import type { RouteDefinition } from "#shared/http/route";
 
 /**
@@ -47,6 +48,11 @@ export function routesTable(table: readonly RouteDefinition[] = routes): string 
 }
 
 const count = (value: number) => value.toLocaleString("en-US");
+/** Bytes in the largest binary unit that divides them (10 MiB, 5 GiB). */
+const bytes = (value: number) => {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) if (value % size === 0) return `${count(value / size)} ${unit}`;
+  return `${count(value)} bytes`;
+};
 
 /** The product's plans as the plan config declares them. */
 export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = defaultPlanName): string {
@@ -58,10 +64,17 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
       plan.callQuota ? `${count(plan.callQuota.limit)} per ${plan.callQuota.period}` : "none",
       plan.runSecondsPerMonth === undefined ? "unlimited" : count(plan.runSecondsPerMonth),
       count(plan.maxRunsQueued),
+      plan.importRecordsPerMonth === undefined ? "unlimited" : count(plan.importRecordsPerMonth),
+      count(importLimitsOf(plan).maxRunning),
+      bytes(importLimitsOf(plan).maxBytes),
       plan.description,
     ].join(" | "),
   );
-  return ["| plan | rate | burst | call quota | run seconds per month | runs queued at once | |", "|---|---:|---:|---|---:|---:|---|", ...rows.map((row) => `| ${row} |`)].join("\n");
+  return [
+    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
+    ...rows.map((row) => `| ${row} |`),
+  ].join("\n");
 }
 
 export const generatedTables: readonly GeneratedTable[] = [
