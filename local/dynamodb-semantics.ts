@@ -115,7 +115,7 @@ export interface DynamoDbSemanticsProxy {
   propagateIndexes(): Promise<void>;
   /** Calls recorded since the last `takeCaptured()` (capture on). */
   takeCaptured(): CapturedCall[];
-  /** Every transaction attempt, in order of arrival, with its logical in-flight interval. */
+  /** The transaction attempts (the latest 20,000), in order of arrival, with their logical in-flight intervals. */
   transactionLog(): TransactionRecord[];
   stop(): Promise<void>;
 }
@@ -141,7 +141,9 @@ const throttleMessages: Record<ThrottleErrorName, string> = {
 };
 const throttlingReasonMessage = "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.";
 
-const writeOperations = new Set(["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"]);
+/** Transaction attempts kept for `transactionLog()`. */
+const transactionLogLimit = 20_000;
+
 
 /** Mulberry32: a small seeded generator, so a throttling run repeats exactly. */
 function seededRandom(seed: number): () => number {
@@ -361,6 +363,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     const ids = items.map((item) => itemId(item.table, item.key));
     const record: TransactionRecord = { id: nextTransactionId++, items: ids, arrivedAt: tick(), outcome: "committed", conflictedWith: [] };
     transactions.push(record);
+    // A long `npm start` keeps only the recent attempts.
+    if (transactions.length > transactionLogLimit) transactions.splice(0, transactions.length - transactionLogLimit);
     if (throttled("TransactWriteItems")) {
       record.outcome = "throttled";
       record.releasedAt = record.arrivedAt;
@@ -679,6 +683,3 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     },
   };
 }
-
-/** Operations that write, for callers that classify captured calls. */
-export const isWriteOperation = (operation: string) => writeOperations.has(operation);
