@@ -94,7 +94,8 @@ describe("races the shared items used to decide", () => {
   it("50-way same unique value: exactly one 201, the rest 409", async () => {
     const { api } = newTenant();
     const type = await typeWithTitle(api, [{ id: "email", title: "Email", type: "text", required: false, unique: true }]);
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/data", { dataTypeId: type._id, dataId: `R${i}`, email: "one@example.com" })));
+    const hub = await created(api, "/hub", hubBody("A"));
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}`, email: "one@example.com" })));
     expect(count(responses, 201), JSON.stringify(statuses(responses))).toBe(1);
     expect(count(responses, 409), JSON.stringify(statuses(responses))).toBe(49);
   });
