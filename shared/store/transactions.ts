@@ -132,7 +132,7 @@ export async function transactLabelled<Label>(items: ReadonlyArray<readonly [Tra
       await documentClient().send(command);
       return undefined;
     } catch (error) {
-      if (error instanceof LeaseExpired) continue;
+      if (error instanceof LeaseExpired || (error instanceof Error && error.name === "LeaseExpired")) continue;
       const codes = transactionCancellationCodes(error);
       // Only failed conditions are the caller's to explain; anything else (an invalid item) is not a
       // conflict and must not read as one, and contention is a 503, not a 409.
