@@ -172,6 +172,10 @@ export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+  /** The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). */
+  travelMatrixCache: (o: string, hubId: string, provider: string) => `org/${encodeURIComponent(o)}/travel-cache/${hubId}/${encodeURIComponent(provider)}.bin`,
+  /** Every organization's travel matrix caches (the bucket's lifecycle rule: old versions are not kept). */
+  travelMatrixCachePattern: "org/*/travel-cache/*",
   /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */

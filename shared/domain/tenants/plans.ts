@@ -7,6 +7,8 @@
  * - `runSecondsPerMonth`: optimizer seconds a tenant's routing runs may use per calendar month (UTC);
  *   omitted = unlimited. Checked by the product itself (the gateway cannot see run time).
  * - `maxRunsQueued`: runs queued or running at once for the tenant (the active-run cap).
+ * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
+ *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
  */
 export interface Plan {
   name: string;
@@ -16,6 +18,7 @@ export interface Plan {
   callQuota?: { limit: number; period: "day" | "month" };
   runSecondsPerMonth?: number;
   maxRunsQueued: number;
+  travelElementsPerMonth?: number;
 }
 
 export const plans = [
@@ -27,6 +30,7 @@ export const plans = [
     callQuota: { limit: 5_000, period: "day" },
     runSecondsPerMonth: 3_600,
     maxRunsQueued: 2,
+    travelElementsPerMonth: 1_000_000,
   },
   {
     name: "standard",
@@ -36,6 +40,7 @@ export const plans = [
     callQuota: { limit: 1_000_000, period: "month" },
     runSecondsPerMonth: 360_000,
     maxRunsQueued: 5,
+    travelElementsPerMonth: 50_000_000,
   },
   {
     name: "enterprise",

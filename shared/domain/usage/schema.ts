@@ -92,6 +92,8 @@ export interface RunUsage {
   memoryMb: number;
   visits: number;
   vehicles: number;
+  /** Road-network matrix entries asked of the travel provider for this run (0: great circle, or all cached). */
+  travelElements: number;
   /** When the usage was recorded (`YYYY-MM-DD HH:mm:ss` UTC). */
   time: string;
 }

@@ -33,6 +33,7 @@ const runUsage = (organizationId: string, runId: string, day: string, optimizerS
   memoryMb: 2048,
   visits: 10,
   vehicles: 2,
+  travelElements: 0,
   time: `${day} 10:00:00`,
 });
 

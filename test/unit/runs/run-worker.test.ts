@@ -42,6 +42,8 @@ const configuration = {
   objective: "distance",
   timeLimitSeconds: 20,
   roadFactor: 1.3,
+  travelProvider: null,
+  travelFallback: "fail",
   organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
@@ -177,6 +179,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
       return true;
     },
     memoryMb: () => 2048,
+    roadMatrix: async () => undefined,
     ...overrides,
   };
   return { ports, state };
