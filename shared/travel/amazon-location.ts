@@ -76,12 +76,12 @@ export function amazonLocationTableSource(declaration: AmazonLocationDeclaration
 
 const clients = new Map<string, GeoRoutesClient>();
 
-/** One client per region, kept for the warm Lambda's later runs. */
+/** One client per region, kept for the warm Lambda's later runs; one attempt per send (the matrix builder retries, within its own bound). */
 function defaultClient(region: string | undefined): GeoRoutesClient {
   const key = region ?? "";
   let client = clients.get(key);
   if (!client) {
-    client = new GeoRoutesClient(region ? { region } : {});
+    client = new GeoRoutesClient({ maxAttempts: 1, ...(region ? { region } : {}) });
     clients.set(key, client);
   }
   return client;
