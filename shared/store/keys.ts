@@ -168,14 +168,18 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
 }
 
 /** S3 object keys: every object lives under its organization's prefix. */
+const travelCachePrefix = "travel-cache/";
+
 export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
-  /** The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). */
-  travelMatrixCache: (o: string, hubId: string, provider: string) => `org/${encodeURIComponent(o)}/travel-cache/${hubId}/${encodeURIComponent(provider)}.bin`,
-  /** Every organization's travel matrix caches (the bucket's lifecycle rule: old versions are not kept). */
-  travelMatrixCachePattern: "org/*/travel-cache/*",
+  /**
+   * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). Under its
+   * own top-level prefix, so one bucket lifecycle rule (prefixes have no wildcards) expires old versions.
+   */
+  travelMatrixCache: (o: string, hubId: string, provider: string) => `${travelCachePrefix}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
+  travelMatrixCachePrefix: "travel-cache/",
   /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
