@@ -133,8 +133,8 @@ export async function runUsageBetween(organizationId: string, from: string, to: 
   // RUN#<day>#<run id>: from the first run of `from` to the last of `to` (ids are hex, below "~").
   const low = keys.runUsage(organizationId, from, "").SK;
   const high = keys.runUsage(organizationId, to, "~").SK;
-  const items = await queryRange(organizationId, low, high, ["day", "optimizerSeconds"], maxRuns);
-  return items?.map((item) => ({ day: String(item.day), optimizerSeconds: Number(item.optimizerSeconds ?? 0) }));
+  const items = await queryRange(organizationId, low, high, ["day", "optimizerSeconds", "travelElements"], maxRuns);
+  return items?.map((item) => ({ day: String(item.day), optimizerSeconds: Number(item.optimizerSeconds ?? 0), travelElements: Number(item.travelElements ?? 0) }));
 }
 
 /** Every run usage item of the range, in full (the operator's CLI; pages until done). */
