@@ -58,10 +58,11 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
       plan.callQuota ? `${count(plan.callQuota.limit)} per ${plan.callQuota.period}` : "none",
       plan.runSecondsPerMonth === undefined ? "unlimited" : count(plan.runSecondsPerMonth),
       count(plan.maxRunsQueued),
+      plan.travelElementsPerMonth === undefined ? "unlimited" : count(plan.travelElementsPerMonth),
       plan.description,
     ].join(" | "),
   );
-  return ["| plan | rate | burst | call quota | run seconds per month | runs queued at once | |", "|---|---:|---:|---|---:|---:|---|", ...rows.map((row) => `| ${row} |`)].join("\n");
+  return ["| plan | rate | burst | call quota | run seconds per month | runs queued at once | travel elements per month | |", "|---|---:|---:|---|---:|---:|---:|---|", ...rows.map((row) => `| ${row} |`)].join("\n");
 }
 
 export const generatedTables: readonly GeneratedTable[] = [
