@@ -95,7 +95,7 @@ describe("asymmetric travel", () => {
         expect(solution.totals.visits).toBeGreaterThan(0);
       }
     }
-  });
+  }, 60_000);
 
   it("finds the brute-force optimum of the directed costs on a fixed corpus of up to 8 visits and 2 vehicles", () => {
     const corpus = [
@@ -120,7 +120,7 @@ describe("asymmetric travel", () => {
       const reversedProblem = { ...problem, travel: matrixTravel(transposed(problem)) };
       expect(Math.abs(bruteForce(reversedProblem) - optimum) + Math.abs(reversedCost(problem, solution) - solution.totals.distance), `seed ${seed}`).toBeGreaterThan(1);
     }
-  });
+  }, 60_000);
 });
 
 describe("asymmetric travel in parallel search threads", () => {
