@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
-import { startFakeOsrm } from "#test/support/fake-osrm";
+import { type FakeOsrm, startFakeOsrm } from "#test/support/fake-osrm";
 import { testDefaultPlan, testPlans } from "#test/support/test-plans";
 
 /**
@@ -17,31 +17,55 @@ declare module "vitest" {
   }
 }
 
+interface SharedStack {
+  started: Promise<{ stack: Awaited<ReturnType<typeof startLocalStack>>; signingKey: SigningKey; osrm: FakeOsrm }>;
+  users: number;
+}
+
+/**
+ * One stack for every project that lists this setup (`integration`, and `strict`, whose files add
+ * their own semantics proxy in front of the same DynamoDB Local: test/support/strict-dynamodb.ts).
+ * Both run in vitest's main process, so the stack is kept on globalThis and stopped by the last.
+ */
+const shared = globalThis as { fieldOperationsTestStack?: SharedStack };
+
 export default async function setup(project: TestProject) {
   process.env.LOG_LEVEL ??= "silent";
-  const signingKey = generateSigningKey();
-  // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
-  // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
-  const osrm = await startFakeOsrm({ maxTableSize: 4 });
-  const travelProviders = {
-    providers: {
-      "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
-      "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
-    },
+  shared.fieldOperationsTestStack ??= {
+    users: 0,
+    started: (async () => {
+      const signingKey = generateSigningKey();
+      // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
+      // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
+      const osrm = await startFakeOsrm({ maxTableSize: 4 });
+      const travelProviders = {
+        providers: {
+          "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
+          "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
+        },
+      };
+      const stack = await startLocalStack({
+        port: 0,
+        inMemory: true,
+        stateDirectory: "",
+        signingKey,
+        runScheduler: false,
+        planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] },
+        travelProviders,
+      });
+      return { stack, signingKey, osrm };
+    })(),
   };
-  const stack = await startLocalStack({
-    port: 0,
-    inMemory: true,
-    stateDirectory: "",
-    signingKey,
-    runScheduler: false,
-    planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] },
-    travelProviders,
-  });
+  const entry = shared.fieldOperationsTestStack;
+  entry.users += 1;
+  const { stack, signingKey, osrm } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
   project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent" });
   project.provide("signingKey", signingKey);
   return async () => {
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    shared.fieldOperationsTestStack = undefined;
     await stack.stop();
     await osrm.close();
   };
