@@ -67,12 +67,13 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
       plan.importRecordsPerMonth === undefined ? "unlimited" : count(plan.importRecordsPerMonth),
       count(importLimitsOf(plan).maxRunning),
       bytes(importLimitsOf(plan).maxBytes),
+      plan.travelElementsPerMonth === undefined ? "unlimited" : count(plan.travelElementsPerMonth),
       plan.description,
     ].join(" | "),
   );
   return [
-    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | |",
-    "|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
+    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | travel elements per month | |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map((row) => `| ${row} |`),
   ].join("\n");
 }

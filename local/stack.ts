@@ -46,6 +46,8 @@ export interface LocalStackOptions {
    * named by TENANT_PLANS_FILE, if any.
    */
   planOverrides?: PlanOverrides;
+  /** The travel providers document (shared/domain/travel/providers.ts); otherwise TRAVEL_PROVIDERS_JSON, if set. */
+  travelProviders?: unknown;
   /**
    * Production DynamoDB semantics (transaction conflicts, throttling, index lag) in front of
    * DynamoDB Local (local/dynamodb-semantics.ts); undefined: DynamoDB Local as it is.
@@ -138,6 +140,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TENANT_AUTO_ENROLL: process.env.TENANT_AUTO_ENROLL ?? "true",
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
+      ...(options.travelProviders !== undefined
+        ? { TRAVEL_PROVIDERS_JSON: JSON.stringify(options.travelProviders) }
+        : process.env.TRAVEL_PROVIDERS_JSON
+          ? { TRAVEL_PROVIDERS_JSON: process.env.TRAVEL_PROVIDERS_JSON }
+          : {}),
     };
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };

@@ -22,6 +22,7 @@ import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
+import { type TravelProvidersDocument } from "#shared/domain/travel/providers";
 import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
@@ -49,6 +50,11 @@ export interface FieldOperationsStackProps extends StackProps {
   /** E-mail address the alarm topic notifies (context `alarmEmail`); no subscription when unset. */
   alarmEmail?: string;
   tenancy: TenancyProps;
+  /**
+   * Road-network travel providers (context `travelProviders`, a file): handed to the functions as
+   * TRAVEL_PROVIDERS_JSON; an `amazonLocation` one also grants the run worker `geo-routes:CalculateRouteMatrix`.
+   */
+  travelProviders?: TravelProvidersDocument;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -104,6 +110,15 @@ export class FieldOperationsStack extends Stack {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       serverAccessLogsBucket: accessLogBucket,
       serverAccessLogsPrefix: "file-bucket/",
+      // Travel matrix caches are rewritten by every run that adds points: keep no old versions, and drop
+      // a cache no run has rewritten for its TTL (its entries would all be asked again anyway).
+      lifecycleRules: [
+        {
+          prefix: objectKeys.travelMatrixCachePrefix,
+          noncurrentVersionExpiration: Duration.days(1),
+          expiration: Duration.days(Math.ceil(props.travelProviders?.cacheTtlDays ?? 30)),
+        },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
@@ -149,6 +164,7 @@ export class FieldOperationsStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
       ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) } : {}),
+      ...(props.travelProviders ? { TRAVEL_PROVIDERS_JSON: JSON.stringify(props.travelProviders) } : {}),
     };
 
     // Every function's bundle, built in one esbuild run before any function needs its code.
@@ -361,6 +377,13 @@ export class FieldOperationsStack extends Stack {
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
     for (const each of workerGrants) grant(worker.role as IRole, each);
+    // Amazon Location's routes matrix, only when the operator declared such a provider (its region, else the stack's).
+    const amazonRegions = [...new Set(Object.values(props.travelProviders?.providers ?? {}).flatMap((provider) => (provider.kind === "amazonLocation" ? [provider.region ?? this.region] : [])))];
+    if (amazonRegions.length > 0) {
+      worker.role?.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ["geo-routes:CalculateRouteMatrix"], resources: amazonRegions.map((region) => `arn:${this.partition}:geo-routes:${region}::provider/default`) }),
+      );
+    }
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));

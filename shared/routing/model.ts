@@ -87,7 +87,20 @@ export interface RoutingVehicle {
  * A serialisable description of a built-in travel provider, so that another thread (shared/routing-threads)
  * can rebuild the same provider: providers hold functions, which cannot be posted.
  */
-export type TravelSpec = { kind: "greatCircle"; roadFactor: number } | { kind: "euclidean"; truncate: boolean };
+export type TravelSpec = { kind: "greatCircle"; roadFactor: number } | { kind: "euclidean"; truncate: boolean } | MatrixTravelSpec;
+
+/**
+ * Directed travel between fixed points, from a road network (shared/domain/travel): row-major
+ * `keys.length`² durations (seconds) and distances (metres), entry i·n + j from point i to point j —
+ * asymmetric in general. A location is looked up by `locationKey` (coordinates rounded to 1e-5).
+ * The arrays may live in a SharedArrayBuffer, so posting the spec to a thread copies nothing.
+ */
+export interface MatrixTravelSpec {
+  kind: "matrix";
+  keys: readonly string[];
+  durationsSeconds: Float32Array;
+  distancesMetres: Float32Array;
+}
 
 /** Builds the travel matrices. Locations are those of visits and vehicles, in an order of the solver's choosing. */
 export interface TravelProvider {
@@ -97,8 +110,11 @@ export interface TravelProvider {
   isValidLocation(location: Location): boolean;
   /** Row-major n×n distances between the given locations. */
   distances(locations: readonly Location[]): Float64Array;
-  /** Row-major n×n travel minutes for a vehicle of this speed, given the distances above. */
-  travelMinutes(distances: Float64Array, speedKmh: number): Float64Array;
+  /**
+   * Row-major n×n travel minutes for a vehicle of this speed between the same `locations`, given the
+   * distances above. A road-network provider answers its own durations and ignores the speed.
+   */
+  travelMinutes(distances: Float64Array, speedKmh: number, locations: readonly Location[]): Float64Array;
 }
 
 export interface RoutingProblem {

@@ -184,11 +184,20 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
   return copy as Omit<T, (typeof storageAttributes)[number]>;
 }
 
-/** S3 object keys: every object lives under its organization's prefix. */
+/** S3 object keys: every object's key names its organization (under `org/<o>/`, or a purpose's prefix then `<o>/`). */
+const travelCachePrefix = "travel-cache/";
+
 export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+  /**
+   * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). Under its
+   * own top-level prefix, then the organization's, so one bucket lifecycle rule (prefixes have no
+   * wildcards) expires old versions.
+   */
+  travelMatrixCache: (o: string, hubId: string, provider: string) => `${travelCachePrefix}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
+  travelMatrixCachePrefix: travelCachePrefix,
   /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */

@@ -117,7 +117,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     // Six calls before (a 404 is a billed call too) and the usage call, counted when the gateway admitted it.
     expect(response.body.data.totals.calls).toBe(7);
-    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 
   it("never shows another organization's calls or runs", async () => {
@@ -132,8 +132,8 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     const response = await other.api.get(`/usage?from=${day}&to=${dayAfter(today())}`);
     expect(response.status).toBe(200);
     expect(response.body.data.organizationId).toBe(other.organizationId);
-    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0 } });
-    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0, travelElements: 0 } });
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 
   it("validates the range: 400 for a missing or impossible date, to before from, or more than 366 days", async () => {

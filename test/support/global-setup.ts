@@ -3,6 +3,7 @@ import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
 import { routes } from "#functions/routes";
 import { RouteAnswerLog } from "#test/support/failed-code-observations";
+import { type FakeOsrm, startFakeOsrm } from "#test/support/fake-osrm";
 import { testDefaultPlan, testPlans } from "#test/support/test-plans";
 
 /**
@@ -19,7 +20,7 @@ declare module "vitest" {
 }
 
 interface SharedStack {
-  started: Promise<{ stack: Awaited<ReturnType<typeof startLocalStack>>; signingKey: SigningKey; answers: RouteAnswerLog }>;
+  started: Promise<{ stack: Awaited<ReturnType<typeof startLocalStack>>; signingKey: SigningKey; answers: RouteAnswerLog; osrm: FakeOsrm }>;
   users: number;
 }
 
@@ -40,6 +41,15 @@ export default async function setup(project: TestProject) {
     started: (async () => {
       const signingKey = generateSigningKey();
       const answers = new RouteAnswerLog();
+      // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
+      // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
+      const osrm = await startFakeOsrm({ maxTableSize: 4 });
+      const travelProviders = {
+        providers: {
+          "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
+          "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
+        },
+      };
       const stack = await startLocalStack({
         port: 0,
         inMemory: true,
@@ -48,13 +58,14 @@ export default async function setup(project: TestProject) {
         runScheduler: false,
         planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] },
         observeRouteAnswers: (answer) => answers.record(answer),
+        travelProviders,
       });
-      return { stack, signingKey, answers };
+      return { stack, signingKey, answers, osrm };
     })(),
   };
   const entry = shared.fieldOperationsTestStack;
   entry.users += 1;
-  const { stack, signingKey, answers } = await entry.started;
+  const { stack, signingKey, answers, osrm } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
   project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent", DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000" });
   project.provide("signingKey", signingKey);
@@ -63,6 +74,7 @@ export default async function setup(project: TestProject) {
     if (entry.users > 0) return;
     shared.fieldOperationsTestStack = undefined;
     await stack.stop();
+    await osrm.close();
     // Every answer the suites saw must be one the route table (and so the OpenAPI document) declares.
     const undeclared = answers.undeclared(routes);
     if (undeclared.length > 0) {

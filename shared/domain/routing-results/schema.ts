@@ -50,6 +50,16 @@ export const resultDroppedSchema = z.object({
     .check(z.describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted")),
 });
 
+export const travelReportSchema = z.object({
+  provider: z.string().check(z.describe("The travel provider the profile named (greatCircle when it named none).")),
+  source: z.string().check(z.describe("Where the plan's durations and distances came from: greatCircle, osrm or amazonLocation (greatCircle after a fallback).")),
+  elementsRequested: z.number().check(z.int(), z.describe("Road-matrix entries asked of the provider (metered; cached entries are not asked again).")),
+  elementsCached: z.number().check(z.int(), z.describe("Entries taken from the hub's travel cache.")),
+  matrixSeconds: z.number().check(z.describe("Time spent getting the matrix; it came out of the optimizer's time budget.")),
+  fallbackReason: z.nullable(z.string()).check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
+});
+export type TravelReport = z.infer<typeof travelReportSchema>;
+
 export const resultSummarySchema = z.object({
   vehiclesUsed: z.number().check(z.int()),
   vehiclesAvailable: z.number().check(z.int()),
@@ -67,6 +77,7 @@ export const resultSummarySchema = z.object({
       ),
     ),
   ),
+  travel: z.optional(travelReportSchema).check(z.describe("The run's travel source and matrix figures (absent on results stored before travel providers).")),
 });
 
 export const resultDispatchSchema = z.object({

@@ -14,6 +14,8 @@
  * - `maxImportsRunning`: imports queued or running at once for the tenant (429 `import-429`);
  *   omitted = 1.
  * - `maxImportBytes`: largest export file an import may read (400 on `export`); omitted = 1 GiB.
+ * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
+ *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
  */
 export interface Plan {
   name: string;
@@ -26,6 +28,7 @@ export interface Plan {
   importRecordsPerMonth?: number;
   maxImportsRunning?: number;
   maxImportBytes?: number;
+  travelElementsPerMonth?: number;
 }
 
 export const plans = [
@@ -40,6 +43,7 @@ export const plans = [
     importRecordsPerMonth: 10_000,
     maxImportsRunning: 1,
     maxImportBytes: 10 * 1024 * 1024,
+    travelElementsPerMonth: 1_000_000,
   },
   {
     name: "standard",
@@ -52,6 +56,7 @@ export const plans = [
     importRecordsPerMonth: 1_000_000,
     maxImportsRunning: 2,
     maxImportBytes: 1024 * 1024 * 1024,
+    travelElementsPerMonth: 50_000_000,
   },
   {
     name: "enterprise",

@@ -50,3 +50,16 @@ export interface RunQuota {
   /** Why a run of `budgetSeconds` may not start now for the organization, or undefined. */
   refusal(organizationId: string, budgetSeconds: number, now: Date): Promise<string | undefined>;
 }
+
+/**
+ * The monthly road-matrix cap (plan.travelElementsPerMonth): a run may ask a road-network provider for
+ * `elements` more entries only when they fit in what the tenant has left this UTC month.
+ */
+export function travelElementsRefusal(plan: Plan, usedElements: number, elements: number, now: Date): string | undefined {
+  const cap = plan.travelElementsPerMonth;
+  if (cap === undefined || usedElements + elements <= cap) return undefined;
+  return (
+    `Monthly travel-elements cap reached: plan ${plan.name} allows ${cap} road-matrix elements per month, ` +
+    `${usedElements} are used in ${utcMonth(now)} and this run needs ${elements} more. The cap resets at ${runQuotaResetsAt(now).toISOString()}.`
+  );
+}

@@ -55,6 +55,7 @@ export type CallsSource = (typeof callsSources)[number];
 const runFiguresSchema = z.object({
   count: z.number().check(z.int(), z.describe("Routing runs metered that day (each run once, by the UTC day it started).")),
   seconds: z.number().check(z.describe("Optimizer seconds those runs used.")),
+  travelElements: z.number().check(z.int(), z.describe("Road-network matrix entries those runs asked of travel providers (capped by the plan's travelElementsPerMonth).")),
 });
 
 export const usageDayFiguresSchema = z.object({
@@ -92,6 +93,8 @@ export interface RunUsage {
   memoryMb: number;
   visits: number;
   vehicles: number;
+  /** Road-network matrix entries asked of the travel provider for this run (0: great circle, or all cached). */
+  travelElements: number;
   /** When the usage was recorded (`YYYY-MM-DD HH:mm:ss` UTC). */
   time: string;
 }
@@ -100,6 +103,8 @@ export interface RunUsage {
 export interface RunUsageFigures {
   day: string;
   optimizerSeconds: number;
+  /** Absent on items metered before travel providers: 0. */
+  travelElements?: number;
 }
 
 /** Sums per day and in total; `calls` undefined = counted elsewhere (the AWS usage plan). */
@@ -110,16 +115,17 @@ export function buildUsageReport(
   callsPerDay: Map<string, number> | undefined,
   runs: RunUsageFigures[],
 ): UsageReport {
-  const perDay = new Map<string, { count: number; seconds: number }>();
+  const perDay = new Map<string, { count: number; seconds: number; travelElements: number }>();
   for (const run of runs) {
-    const figures = perDay.get(run.day) ?? { count: 0, seconds: 0 };
+    const figures = perDay.get(run.day) ?? { count: 0, seconds: 0, travelElements: 0 };
     figures.count += 1;
     figures.seconds += run.optimizerSeconds;
+    figures.travelElements += run.travelElements ?? 0;
     perDay.set(run.day, figures);
   }
   const days: UsageDay[] = daysOf(query.from, query.to).map((day) => {
-    const figures = perDay.get(day) ?? { count: 0, seconds: 0 };
-    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds) } };
+    const figures = perDay.get(day) ?? { count: 0, seconds: 0, travelElements: 0 };
+    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements } };
   });
   return {
     organizationId,
@@ -129,7 +135,11 @@ export function buildUsageReport(
     days,
     totals: {
       calls: callsPerDay ? days.reduce((sum, day) => sum + (day.calls ?? 0), 0) : null,
-      runs: { count: days.reduce((sum, day) => sum + day.runs.count, 0), seconds: roundSeconds(days.reduce((sum, day) => sum + day.runs.seconds, 0)) },
+      runs: {
+        count: days.reduce((sum, day) => sum + day.runs.count, 0),
+        seconds: roundSeconds(days.reduce((sum, day) => sum + day.runs.seconds, 0)),
+        travelElements: days.reduce((sum, day) => sum + day.runs.travelElements, 0),
+      },
     },
   };
 }
