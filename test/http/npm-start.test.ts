@@ -8,7 +8,7 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
- * `npm run token`, and requests against the printed base URL.
+ * `npm run --silent token`, and requests against the printed base URL.
  */
 const run = promisify(execFile);
 
@@ -48,9 +48,9 @@ describe("npm start and npm run token", () => {
     expect(output).toContain("npm run --silent token -- --org");
   });
 
-  it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
+  it("accepts a token printed by npm run --silent token (one JWT, nothing else on stdout)", async () => {
     const mint = async (...extra: string[]) => {
-      const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
+      const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
       expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
       return stdout.trim();
     };
