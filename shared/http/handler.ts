@@ -6,7 +6,7 @@ import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
-import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
+import { header, parseJsonBody, pathParameters, queryParameters, refuseRepeatedQueryParameters } from "#shared/http/parse-request";
 import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
@@ -160,6 +160,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
           return undefined;
         }
       };
+      checkedHeader(() => refuseRepeatedQueryParameters(event));
       const writes = route.method !== "GET";
       const versions = new VersionCondition(route.versioned && writes ? checkedHeader(() => parseIfMatch(header(event, "if-match"))) : undefined);
       const idempotencyKey = route.idempotent ? checkedHeader(() => parseIdempotencyKey(header(event, IDEMPOTENCY_KEY_HEADER))) : undefined;
