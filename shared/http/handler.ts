@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { core } from "zod/mini";
-import { AppError, type FieldIssue, MissingPermissionError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
+import { AppError, type FieldIssue, MissingPermissionError, PreconditionFailedError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
 import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import type { Caller } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
@@ -166,14 +166,20 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
       const idempotencyKey = route.idempotent ? checkedHeader(() => parseIdempotencyKey(header(event, IDEMPOTENCY_KEY_HEADER))) : undefined;
       if (issues.length > 0) throw new ValidationError(issues, issues.some((issue) => issue.field === IDEMPOTENCY_KEY_HEADER) ? "idem-400" : undefined);
       const answer = async () => {
-        const result = await run({
-          caller: context.caller as Caller,
-          body: body as Infer<TBody>,
-          query: query as Infer<TQuery>,
-          params: params as Infer<TParams>,
-          event,
-          versions,
-        });
+        let result: HttpResult;
+        try {
+          result = await run({
+            caller: context.caller as Caller,
+            body: body as Infer<TBody>,
+            query: query as Infer<TQuery>,
+            params: params as Infer<TParams>,
+            event,
+            versions,
+          });
+        } catch (error) {
+          if (versions.failedOnMissing(error)) throw new PreconditionFailedError("The resource does not exist, so no If-Match can match it.");
+          throw error;
+        }
         if (route.versioned && versions.version !== undefined) result.headers = { ...result.headers, etag: formatETag(versions.version) };
         return toProxyResult(result);
       };
