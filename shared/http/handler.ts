@@ -14,7 +14,7 @@ import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
-import type { answerIdempotently } from "#shared/http/idempotency";
+import type { answerIdempotently, SecretFreeAnswer } from "#shared/http/idempotency";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -111,6 +111,11 @@ export interface HttpHandlerOptions {
    * at cold start) into those functions and no other.
    */
   answerIdempotently?: typeof answerIdempotently;
+  /**
+   * For idempotent routes whose answer carries a secret (a presigned URL, a signing secret): how the
+   * stored answer leaves it out and a replay gets a fresh one (see answerIdempotently).
+   */
+  secretFree?: (caller: Caller) => SecretFreeAnswer;
 }
 
 /**
@@ -184,8 +189,17 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
         return toProxyResult(result);
       };
       if (!route.idempotent || idempotencyKey === undefined || !runIdempotently) return answer();
+      const caller = context.caller as Caller;
       return runIdempotently(
-        { organizationId: (context.caller as Caller).organizationId, operationId: route.operationId, key: idempotencyKey, request: { params, query, body }, context },
+        {
+          organizationId: caller.organizationId,
+          operationId: route.operationId,
+          key: idempotencyKey,
+          caller,
+          request: { params, query, body },
+          context,
+          ...(options.secretFree ? { secretFree: options.secretFree(caller) } : {}),
+        },
         answer,
       );
     });
