@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planNamed, type Plan } from "#shared/domain/tenants/plans";
+import { planCatalog } from "#shared/domain/tenants/plan-catalog";
 import { planOf, runQuotaRefusal, runQuotaResetsAt } from "#shared/domain/usage/run-quota";
 import { buildUsageReport, daysOf, usageQuerySchema } from "#shared/domain/usage/schema";
 
@@ -68,9 +69,18 @@ describe("Domain: usage", () => {
 
     it("a plan without runSecondsPerMonth never refuses; an unknown or absent plan is the default plan", () => {
       expect(runQuotaRefusal({ plan: { ...free, runSecondsPerMonth: undefined }, usedSeconds: 1e9 }, 60, now)).toBeUndefined();
-      expect(planOf(undefined).name).toBe("standard");
-      expect(planOf("no-such-plan").name).toBe("standard");
-      expect(planOf("free")).toBe(free);
+      const product = planCatalog();
+      expect(planOf(undefined, product).name).toBe("standard");
+      expect(planOf("no-such-plan", product).name).toBe("standard");
+      expect(planOf("free", product)).toBe(free);
+    });
+
+    it("reads the operator's plans: an operator plan binds, and the operator's default plan is the fallback", () => {
+      const tiny = { name: "tiny", description: "", rate: 5, burst: 5, runSecondsPerMonth: 3, maxRunsQueued: 1 };
+      const operator = planCatalog({ defaultPlan: "tiny", plans: [tiny] });
+      expect(planOf("tiny", operator)).toMatchObject({ runSecondsPerMonth: 3, maxRunsQueued: 1 });
+      expect(planOf(undefined, operator).name).toBe("tiny");
+      expect(planOf("free", operator)).toBe(free);
     });
   });
 });
