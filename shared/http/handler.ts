@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-l
 import type { core } from "zod/mini";
 import { AppError, type FieldIssue, MissingPermissionError, PreconditionFailedError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
 import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
-import type { Caller } from "#shared/domain/caller";
+import { type Caller, clockSkewSeconds } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
 import { header, parseJsonBody, pathParameters, queryParameters, refuseRepeatedQueryParameters } from "#shared/http/parse-request";
@@ -90,6 +90,9 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
     if (route.auth === "none") return;
     const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
     if (!caller) throw new UnauthorizedError("Invalid or expired token.");
+    // API Gateway serves a cached authorization for its whole TTL, also once the token has expired:
+    // the token's exp travels in the context and is checked here, with the authorizer's clock skew.
+    if (caller.expiresAt === undefined || caller.expiresAt + clockSkewSeconds <= Date.now() / 1000) throw new UnauthorizedError("Invalid or expired token.");
     logger.appendKeys({ organizationId: caller.organizationId, userId: caller.userId });
     if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;
