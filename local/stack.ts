@@ -160,7 +160,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
       );
-      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/legacy-import.md).
+      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/api/legacy-import.md).
       const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;
       const importWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "legacy-import.ts"), importWorkerTimeoutSeconds);

@@ -24,7 +24,7 @@ import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
 
-/** Tenancy at the gateway (README, "Tenants and plans"). */
+/** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
   /** The plans in force (product plans plus the operator's document); one usage plan each. */
   plans: PlanCatalog;
@@ -43,7 +43,7 @@ export interface TenancyProps {
 export interface FieldOperationsStackProps extends StackProps {
   routes: readonly RouteDefinition[];
   repositoryRoot: string;
-  /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of ARCHITECTURE.md §3. */
+  /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of docs/api/README.md, Authentication. */
   jwt: { issuer: string; audience: string; jwksUri: string };
   appTimeZone: string;
   /** Origins browsers may call the API from (`*` for any); context `corsAllowedOrigins`, comma-separated. */
@@ -358,10 +358,10 @@ export class FieldOperationsStack extends Stack {
       code,
       entry: workerEntry,
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
-      // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/routing-runs.md).
+      // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/api/routing-runs.md).
       environment: { ...environment, ...(this.node.tryGetContext("routingThreads") !== undefined ? { ROUTING_THREADS: String(this.node.tryGetContext("routingThreads")) } : {}) },
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
-      // Context runWorkerMemoryMb: cost against search quality (docs/routing-runs.md, "Worker memory").
+      // Context runWorkerMemoryMb: cost against search quality (docs/api/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
     for (const each of workerGrants) grant(worker.role as IRole, each);
@@ -385,7 +385,7 @@ export class FieldOperationsStack extends Stack {
     this.alarms = [
       ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer)", [tick, worker, importWorker, authorizerFunction], alarmTopic),
       new Alarm(this, "ImportDeadLetterQueueAlarm", {
-        alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (README, Runbook: "ImportDeadLetterQueue")',
+        alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (docs/operations.md, Runbook: "ImportDeadLetterQueue")',
         metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -393,7 +393,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "DeadLetterQueueAlarm", {
-        alarmDescription: 'Routing runs failed 3 deliveries and wait in the dead-letter queue (README, Runbook: "DeadLetterQueue")',
+        alarmDescription: 'Routing runs failed 3 deliveries and wait in the dead-letter queue (docs/operations.md, Runbook: "DeadLetterQueue")',
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -401,7 +401,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "Api5xxRateAlarm", {
-        alarmDescription: 'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (README, Runbook: "Api5xxRate")',
+        alarmDescription: 'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
         metric: new MathExpression({
           expression: "IF(requests >= 20, 100 * errors / requests, 0)",
           usingMetrics: {
@@ -417,7 +417,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "TickFailedAlarm", {
-        alarmDescription: 'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (README, Runbook: "TickFailed")',
+        alarmDescription: 'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (docs/operations.md, Runbook: "TickFailed")',
         metric: tick.metricErrors({ period: Duration.minutes(1), statistic: "Sum" }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -425,7 +425,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "TickNearTimeoutAlarm", {
-        alarmDescription: `The scheduler tick ran over 80 % of its ${tickTimeout.toSeconds()} s timeout in 2 of 3 minutes (README, Runbook: "TickNearTimeout")`,
+        alarmDescription: `The scheduler tick ran over 80 % of its ${tickTimeout.toSeconds()} s timeout in 2 of 3 minutes (docs/operations.md, Runbook: "TickNearTimeout")`,
         metric: tick.metricDuration({ period: Duration.minutes(1), statistic: "Maximum" }),
         threshold: tickTimeout.toMilliseconds() * 0.8,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -481,7 +481,7 @@ export function apiArea(handler: string): string {
 
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
 
-/** cdk-nag findings that follow from deliberate design decisions (README, "Decisions"). */
+/** cdk-nag findings that follow from deliberate design decisions (docs/api/README.md, Conventions; docs/architecture.md). */
 function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
   // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.

@@ -56,7 +56,7 @@ const errorResponses = (): ApiMiddleware => ({
 /**
  * One log line and the request metrics per request. The keys it appends (and the organization and
  * user appended once authenticated) belong to this invocation: `injectLambdaContext` drops them
- * when it ends. Metrics are dimensioned by operation, never by tenant (see README, Observability).
+ * when it ends. Metrics are dimensioned by operation, never by tenant (see docs/operations.md, Observability).
  */
 const requestLogging = (route: RouteDefinition): ApiMiddleware => {
   const startedAt = new WeakMap<object, number>();

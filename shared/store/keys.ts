@@ -172,7 +172,7 @@ export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
-  /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
+  /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
   legacyExportPattern: "org/*/imports/*",
