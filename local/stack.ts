@@ -11,6 +11,7 @@ import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { routes } from "#functions/routes";
 import { resetAppConfig } from "#shared/config/env";
 import { createGateway } from "#local/gateway";
+import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamoDbSemanticsProxy } from "#local/dynamodb-semantics";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
@@ -45,6 +46,11 @@ export interface LocalStackOptions {
    * named by TENANT_PLANS_FILE, if any.
    */
   planOverrides?: PlanOverrides;
+  /**
+   * Production DynamoDB semantics (transaction conflicts, throttling, index lag) in front of
+   * DynamoDB Local (local/dynamodb-semantics.ts); undefined: DynamoDB Local as it is.
+   */
+  dynamodbSemantics?: Partial<DynamoDbSemanticsOptions>;
 }
 
 export interface LocalStack {
@@ -52,6 +58,10 @@ export interface LocalStack {
   port: number;
   /** The environment the handlers run with; test workers apply it to reach the same emulators. */
   environment: Record<string, string>;
+  /** DynamoDB Local itself, without the semantics proxy (AWS_ENDPOINT_URL_DYNAMODB goes through the proxy when there is one). */
+  dynamodbLocalEndpoint: string;
+  /** The semantics proxy, when started with `dynamodbSemantics`. */
+  dynamodbSemantics?: DynamoDbSemanticsProxy;
   stop(): Promise<void>;
 }
 
@@ -85,6 +95,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
+    let semantics: DynamoDbSemanticsProxy | undefined;
+    if (options.dynamodbSemantics) {
+      const proxy = await startDynamoDbSemanticsProxy(dynamo.endpoint, options.dynamodbSemantics);
+      semantics = proxy;
+      emulators.push({ endpoint: proxy.endpoint, stop: () => proxy.stop() });
+    }
+    const dynamoEndpoint = semantics?.endpoint ?? dynamo.endpoint;
     const s3 = await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
     emulators.push(s3);
     const sqsEmulator = await startSqsEmulator();
@@ -95,7 +112,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // s3rver accepts only these credentials; DynamoDB Local (-sharedDb) and the SQS emulator accept any.
       AWS_ACCESS_KEY_ID: "S3RVER",
       AWS_SECRET_ACCESS_KEY: "S3RVER",
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      DYNAMODB_LOCAL_ENDPOINT: dynamo.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsEmulator.endpoint,
       S3_FORCE_PATH_STYLE: "true",
@@ -122,7 +140,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
     const region = "us-east-1";
-    await provisionTable(new DynamoDBClient({ region, credentials, endpoint: dynamo.endpoint }), environment.TABLE_NAME as string);
+    await provisionTable(new DynamoDBClient({ region, credentials, endpoint: dynamoEndpoint }), environment.TABLE_NAME as string);
     await provisionBucket(
       new S3Client({ region, credentials, endpoint: s3.endpoint, forcePathStyle: true }),
       environment.BUCKET_NAME as string,
@@ -178,6 +196,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       baseUrl: `http://127.0.0.1:${port}/v3`,
       port,
       environment,
+      dynamodbLocalEndpoint: dynamo.endpoint,
+      dynamodbSemantics: semantics,
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
         await closeGateway(server);

@@ -15,6 +15,7 @@ import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 import type { answerIdempotently, SecretFreeAnswer } from "#shared/http/idempotency";
+import { withInvocationDeadline } from "#shared/store/retry-budget";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -135,7 +136,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
   if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
   const runIdempotently = options.answerIdempotently;
   if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
@@ -206,4 +207,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
         answer,
       );
     });
+  // Contention retries spend at most what the invocation has left (shared/store/retry-budget.ts).
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withInvocationDeadline(context, () => handler(event, context as ApiContext));
 }
