@@ -45,7 +45,7 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
     ...(app.node.tryGetContext("alarmEmail") ? { alarmEmail: context("alarmEmail", "") } : {}),
     tenancy: {
       plans: planCatalog(planOverrides),
-      planOverridesJson: JSON.stringify(planOverrides),
+      planOverrides,
       autoEnroll: String(app.node.tryGetContext("tenantAutoEnroll")) === "true",
       authorizerCacheTtlSeconds: Number(context("authorizerCacheTtlSeconds", String(defaultAuthorizerCacheTtlSeconds))),
     },

@@ -78,9 +78,32 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
   ].join("\n");
 }
 
+/**
+ * The routes of one API area (their handlers under `functions/http/<directory>/`) with the permission
+ * slug each needs: the area docs state it from the route table, so it cannot drift.
+ */
+export function areaPermissionsTable(directories: readonly string[], table: readonly RouteDefinition[] = routes): string {
+  const inArea = table.filter((route) => directories.some((directory) => route.handler.startsWith(`functions/http/${directory}/`)));
+  if (inArea.length === 0) throw new Error(`no routes under functions/http/{${directories.join(",")}}/`);
+  return [
+    "| route | permission |",
+    "|---|---|",
+    ...inArea.map((route) => `| \`${route.method} /v3${route.path}\` | ${route.permission ? `\`${route.permission}\`` : "none (no token)"} |`),
+  ].join("\n");
+}
+
+/** Area docs and the handler directories of their routes. */
+const areaDocs: ReadonlyArray<[file: string, directories: readonly string[]]> = [
+  ["docs/api/data-types.md", ["data-types"]],
+  ["docs/api/records.md", ["data"]],
+  ["docs/api/hubs-visits-configurations.md", ["hubs", "visits", "routing-configurations"]],
+  ["docs/api/routing-runs.md", ["routing-results"]],
+];
+
 export const generatedTables: readonly GeneratedTable[] = [
   { file: "docs/api/README.md", name: "routes", render: () => routesTable() },
   { file: "docs/operations.md", name: "plans", render: () => plansTable() },
+  ...areaDocs.map(([file, directories]) => ({ file, name: "permissions", render: () => areaPermissionsTable(directories) })),
 ];
 
 /** `text` with the table called `name` replaced by `table`; throws when the markers are missing. */

@@ -1,7 +1,7 @@
 import "#local/process-defaults";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { writeRuntimeFile } from "#local/runtime-files";
 import { repositoryRoot, startLocalStack } from "#local/stack";
 import { type DynamoDbSemanticsOptions, strictSemanticsOptions } from "#local/dynamodb-semantics";
 import { loadOrCreateSigningKey } from "#local/tokens";
@@ -121,11 +121,8 @@ try {
   process.exit(1);
 }
 
-// How `npm run tenant` (and other operator scripts) reach this runtime's store; removed on exit.
-const runtimeFile = join(stateDirectory, "runtime.json");
-mkdirSync(stateDirectory, { recursive: true });
-writeFileSync(runtimeFile, JSON.stringify({ baseUrl: stack.baseUrl, environment: stack.environment }), { mode: 0o600 });
-process.once("exit", () => rmSync(runtimeFile, { force: true }));
+// How `npm run tenant` (and other operator scripts) reach this runtime's store: one file per running instance, removed on exit.
+writeRuntimeFile(stateDirectory, { port: Number(new URL(stack.baseUrl).port), baseUrl: stack.baseUrl, environment: stack.environment });
 
 process.stdout.write(
   [

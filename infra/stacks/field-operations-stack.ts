@@ -29,8 +29,12 @@ import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-res
 export interface TenancyProps {
   /** The plans in force (product plans plus the operator's document); one usage plan each. */
   plans: PlanCatalog;
-  /** The operator's plan document as JSON, handed to the authorizer so it knows the same plans. */
-  planOverridesJson: string;
+  /**
+   * The operator's plan document, fixed at synth time and bundled into every function (a constant in
+   * the code, infra/bundling.ts), so the authorizer, the run quota and cap and imports enforce the
+   * same plans as the usage plans; never an environment variable (4 KB for all of them).
+   */
+  planOverrides: unknown;
   /** Enroll unknown organizations on the default plan (context `tenantAutoEnroll`, default false); they share one key. */
   autoEnroll: boolean;
   /** Authorizer results are cached per token this long (context `authorizerCacheTtlSeconds`, default 300). */
@@ -171,6 +175,7 @@ export class FieldOperationsStack extends Stack {
     const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry], {
       repositoryRoot: props.repositoryRoot,
       sourceMaps: props.sourceMaps ?? false,
+      planOverrides: props.tenancy.planOverrides,
     });
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
@@ -257,7 +262,6 @@ export class FieldOperationsStack extends Stack {
         POWERTOOLS_SERVICE_NAME: environment.POWERTOOLS_SERVICE_NAME,
         TENANT_AUTO_ENROLL: String(tenancy.autoEnroll),
         TENANT_AUTO_ENROLL_API_KEY: autoEnrollKeyValue(this),
-        TENANT_PLANS_JSON: tenancy.planOverridesJson,
       },
       timeout: Duration.seconds(10),
       memorySize: 256,

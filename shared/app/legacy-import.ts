@@ -1,3 +1,4 @@
+import { configuredPlans } from "#shared/config/tenant-plans";
 import { s3ImportSource } from "#shared/blob/import-source";
 import { recordService } from "#shared/app/records";
 import { createLegacyImportService, type ImportQuota } from "#shared/domain/data-types/import-service";
@@ -12,7 +13,7 @@ import { tenantPlanName } from "#shared/store/usage-store";
 
 /** The organization's plan (tenant record, else the default plan) limits its imports. */
 export const importQuota: ImportQuota = {
-  limits: async (organizationId) => importLimitsOf(planOf(await tenantPlanName(organizationId))),
+  limits: async (organizationId) => importLimitsOf(planOf(await tenantPlanName(organizationId), configuredPlans())),
   async take(organizationId, dataTypeId, records, limits, now) {
     const outcome = await takeImport(organizationId, dataTypeId, records, limits, now, utcDay(now), utcMonth(now));
     if (outcome.taken) return;

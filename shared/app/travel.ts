@@ -1,3 +1,4 @@
+import { configuredPlans } from "#shared/config/tenant-plans";
 import { configuredTravelProviders } from "#shared/config/travel-providers";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import type { RoadProviderDeclaration } from "#shared/domain/travel/providers";
@@ -32,7 +33,7 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
     now: () => now.getTime(),
     refusal: async (elements) => {
       const [planName, used] = await Promise.all([tenantPlanName(organizationId), travelElementsUsed(organizationId, utcMonth(now))]);
-      return travelElementsRefusal(planOf(planName), used, elements, now);
+      return travelElementsRefusal(planOf(planName, configuredPlans()), used, elements, now);
     },
   });
   return { kind: declaration.kind, matrix };

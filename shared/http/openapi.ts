@@ -148,10 +148,10 @@ function conditionalRequestHeaders(route: RouteDefinition, responses: Record<str
         in: "header",
         required: false,
         description:
-          'Optimistic concurrency: proceed only if the resource is still at this ETag (from GET), or `*` for any existing version; 412 (failedCode sys-412) otherwise. One strong ETag or `*`: a weak ETag or a list is a 400. Without it the write is unconditional, as before.',
+          'Optimistic concurrency (RFC 9110): proceed only if the resource is still at one of these ETags (from GET; a comma-separated list is allowed), or `*` for any existing version; 412 (failedCode sys-412) otherwise, also on a missing resource. Tags compare strongly: a weak tag never matches. A header that is neither `*` nor a list of quoted tags is a 400. Without it the write is unconditional.',
         schema: { type: "string" },
       });
-      responses["412"] ??= { description: "If-Match names another version than the resource's current one (failedCode sys-412); read it again and retry.", content: errorContent() };
+      responses["412"] ??= { description: "If-Match names no current version of the resource, or the resource does not exist (failedCode sys-412); read it again and retry.", content: errorContent() };
     }
   }
   return headers;

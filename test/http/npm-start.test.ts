@@ -10,7 +10,7 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
- * `npm run token`, requests against the printed base URL, and the README's walkthrough pasted into a
+ * `npm run --silent token`, requests against the printed base URL, and the README's walkthrough pasted into a
  * shell as a newcomer would.
  */
 const run = promisify(execFile);
@@ -83,9 +83,9 @@ describe("npm start and npm run token", () => {
     }
   }, 150_000);
 
-  it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
+  it("accepts a token printed by npm run --silent token (one JWT, nothing else on stdout)", async () => {
     const mint = async (...extra: string[]) => {
-      const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
+      const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
       expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
       return stdout.trim();
     };

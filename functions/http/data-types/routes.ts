@@ -7,7 +7,7 @@ import {
   dataTypeViewSchema,
 } from "#shared/domain/data-types/schema";
 import { importRequestSchema, importUploadSchema } from "#shared/domain/data-types/legacy-import";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const dataTypeBody = () => successBodySchema(dataTypeViewSchema, "data_type");
@@ -123,7 +123,7 @@ export const dataTypeRoutes = {
     permission: "delete/data-type",
     params: dataTypeParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
       409: { description: "The type still has records (dt-004) or is locked (dt-003).", failedCodes: ["dt-003", "dt-004", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],

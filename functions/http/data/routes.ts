@@ -11,11 +11,11 @@ import {
   recordTypeQuerySchema,
   recordViewSchema,
 } from "#shared/domain/records/schema";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const recordBody = () => successBodySchema(recordViewSchema);
-const restrictedBody = () => z.object({ status: z.literal(false), message: z.string(), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string()) });
+const restrictedBody = () => z.object({ status: z.literal(false), message: z.string().check(clientText), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string().check(clientText)) });
 const tag = "Data source records";
 
 const valueRules = [
@@ -141,7 +141,7 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
       409: { description: "The data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-003", "data-004"] },
     }),
     grants: ["tableWrite"],

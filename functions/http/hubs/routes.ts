@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hubViewSchema } from "#shared/domain/hubs/schema";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const hubBody = () => successBodySchema(hubViewSchema);
@@ -95,7 +95,7 @@ export const hubRoutes = {
     permission: "delete/hub",
     params: hubParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
       409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410).", failedCodes: ["hub-409", "sys-410"] },
     }),
     grants: ["tableWrite"],

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import {
   vehicleInputSchema,
   vehicleListQuerySchema,
@@ -95,7 +95,7 @@ export const vehicleRoutes = {
     tag,
     permission: "delete/vehicle",
     params: vehicleParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

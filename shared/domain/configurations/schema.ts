@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 
 
 /**
@@ -14,9 +14,9 @@ export const travelFallbacks = ["fail", "greatCircle"] as const;
 export const maxListedVehicles = 95;
 
 const configurationShape = {
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  hubId: z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
-  vehicleIds: z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))).check(
+  name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)),
+  hubId: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
+  vehicleIds: z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64))).check(
     z.maxLength(maxListedVehicles),
     z.refine((ids) => new Set(ids).size === ids.length, { message: "vehicleIds must be distinct" }),
     z.describe(
@@ -100,9 +100,9 @@ export const writableConfigurationFields = [
 
 export const configurationSchema = z.object({
   _id: idSchema,
-  name: z.string(),
-  hubId: z.string(),
-  vehicleIds: z.array(z.string()),
+  name: z.string().check(clientText),
+  hubId: z.string().check(clientText),
+  vehicleIds: z.array(z.string().check(clientText)),
   returnToHub: z.boolean(),
   defaultSpeed: z.number(),
   defaultVisitTime: z.number(),
@@ -111,16 +111,16 @@ export const configurationSchema = z.object({
   timeLimitSeconds: z.number(),
   roadFactor: z.number(),
   // Profiles stored before travel providers existed read as the great-circle estimate.
-  travelProvider: z._default(z.nullable(z.string()), null),
+  travelProvider: z._default(z.nullable(z.string().check(clientText)), null),
   travelFallback: z._default(z.enum(travelFallbacks), "fail"),
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type RoutingConfiguration = z.infer<typeof configurationSchema>;
 
-export const configurationParamsSchema = z.strictObject({ configurationId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const configurationParamsSchema = z.strictObject({ configurationId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const configurationListQuerySchema = pageQuery({
-  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
+  hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
 });

@@ -84,9 +84,9 @@ export interface Tenant {
   organizationId: string;
   plan: string;
   status: "active" | "suspended";
-  /** API Gateway API key id (AWS only; the local runtime leaves it out). */
+  /** API Gateway API key id on AWS; locally a reference (`local-<uuid>`) to a key that has no value. */
   apiKeyId?: string;
-  /** The key value API Gateway matches against the usage plan (the authorizer returns it as usageIdentifierKey). */
+  /** The key value API Gateway matches against the usage plan (the authorizer returns it as usageIdentifierKey). AWS only: never stored locally. */
   apiKeyValue?: string;
   createdTime: string;
   updatedTime: string;

@@ -1,5 +1,6 @@
 import { TooManyRequestsError } from "#shared/domain/errors";
-import { defaultPlanName, type Plan, planNamed } from "#shared/domain/tenants/plans";
+import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import type { Plan } from "#shared/domain/tenants/plans";
 import { utcMonth } from "#shared/domain/usage/schema";
 
 /**
@@ -14,9 +15,12 @@ export interface RunQuotaState {
   usedSeconds: number;
 }
 
-/** The tenant's plan: the one its tenant record names, else (no record, or a plan no longer configured) the default plan. */
-export function planOf(planName: string | undefined): Plan {
-  return (planName !== undefined ? planNamed(planName) : undefined) ?? (planNamed(defaultPlanName) as Plan);
+/**
+ * The tenant's plan in `catalog` (the plans in force: the product's and the operator's): the one its
+ * tenant record names, else (no record, or a plan no longer configured) the catalog's default plan.
+ */
+export function planOf(planName: string | undefined, catalog: PlanCatalog): Plan {
+  return (planName !== undefined ? catalog.named(planName) : undefined) ?? catalog.defaultPlan;
 }
 
 /** First instant of the next UTC month: when the month's run seconds reset. */

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { clientText } from "#shared/domain/schemas";
 
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local
@@ -12,7 +13,7 @@ export const MAX_USAGE_RANGE_DAYS = 366;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A UTC calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
-export const usageDaySchema = z.string().check(
+export const usageDaySchema = z.string().check(clientText, 
   z.regex(dayPattern, "must be a date YYYY-MM-DD"),
   z.refine((day) => isCalendarDay(day), "must be a date that exists"),
 );
@@ -59,7 +60,7 @@ const runFiguresSchema = z.object({
 });
 
 export const usageDayFiguresSchema = z.object({
-  day: z.string().check(z.describe("UTC day, YYYY-MM-DD.")),
+  day: z.string().check(clientText, z.describe("UTC day, YYYY-MM-DD.")),
   calls: z
     .nullable(z.number().check(z.int()))
     .check(z.describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan).")),
@@ -67,9 +68,9 @@ export const usageDayFiguresSchema = z.object({
 });
 
 export const usageReportSchema = z.object({
-  organizationId: z.string(),
-  from: z.string(),
-  to: z.string(),
+  organizationId: z.string().check(clientText),
+  from: z.string().check(clientText),
+  to: z.string().check(clientText),
   callsSource: z.enum(callsSources),
   days: z.array(usageDayFiguresSchema),
   totals: z.object({ calls: z.nullable(z.number().check(z.int())), runs: runFiguresSchema }),
