@@ -38,7 +38,7 @@ const configurationShape = {
   timeLimitSeconds: storableNumber().check(z.int(), z.minimum(1), z.maximum(240), z.describe("Optimizer time budget per run, in seconds.")),
   roadFactor: storableNumber().check(z.minimum(1), z.maximum(3), z.describe("Road distance ÷ straight-line distance used by the great-circle estimate (not by a road-network provider).")),
   travelProvider: z
-    .nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(64)))
+    .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64)))
     .check(
       z.describe(
         "Name of a travel provider the operator declared (400 listing them otherwise); null: greatCircle, the straight-line estimate. With a road-network provider (osrm, amazonLocation) durations and distances come from the road network: defaultSpeed, a vehicle's speed and roadFactor do not apply.",
