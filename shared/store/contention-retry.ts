@@ -15,12 +15,19 @@ import { retryBudgetMs } from "#shared/store/retry-budget";
  * - `TransactionConflictException` on a single write (an ongoing transaction holds the item);
  * - throttling (`ProvisionedThroughputExceededException`, `ThrottlingException`,
  *   `RequestLimitExceeded`) and the service's transient 5xx answers.
+ * - a connection that timed out or dropped before an answer (the SDK's own transient network
+ *   errors: `TimeoutError`, `ECONNRESET`, `EPIPE`, `ETIMEDOUT`, ...), as the SDK's standard retry
+ *   strategy retries them. Such a write may have been applied: a conditional write retried after it
+ *   can then fail its condition, the same trade-off the SDK's default retries make.
  * BatchGetItem answers throttled keys as UnprocessedKeys; its callers read those again.
  */
 export type Contention = "conflict" | "throttle" | "unavailable";
 
 const throttleNames = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]);
 const unavailableNames = new Set(["InternalServerError", "ServiceUnavailable", "InternalFailure"]);
+// @smithy/service-error-classification's transient and Node.js network error names and codes.
+const transientNetworkNames = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException"]);
+const transientNetworkCodes = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND"]);
 
 export function contentionOf(error: unknown): Contention | undefined {
   if (!(error instanceof Error)) return undefined;
@@ -35,6 +42,7 @@ export function contentionOf(error: unknown): Contention | undefined {
     if (codes.includes("ThrottlingError")) return "throttle";
     return undefined;
   }
+  if (transientNetworkNames.has(error.name) || transientNetworkCodes.has(String((error as { code?: unknown }).code))) return "unavailable";
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   if (unavailableNames.has(error.name) || (status !== undefined && status >= 500)) return "unavailable";
   return undefined;

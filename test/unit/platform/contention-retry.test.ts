@@ -17,6 +17,8 @@ describe("what counts as contention", () => {
     [named("ThrottlingException"), "throttle"],
     [named("RequestLimitExceeded"), "throttle"],
     [named("InternalServerError"), "unavailable"],
+    [named("TimeoutError"), "unavailable"],
+    [Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "unavailable"],
   ])("%s is %s", (error, contention) => {
     expect(contentionOf(error)).toBe(contention);
   });
