@@ -135,6 +135,18 @@ export function pageQuery<T extends core.$ZodLooseShape>(filters: T) {
  * Keys every stored resource answers but only the server sets. A client that sends back the body
  * it just read (read-modify-write) carries them; they are ignored, never stored.
  */
+/**
+ * The fields a PATCH merges over the stored entity: every key of the entity's input object but
+ * `except` (fields merged their own way, such as extension `custom` values). Derived, so a field
+ * added to the input schema is kept by every PATCH that does not send it.
+ */
+export function writableKeysOf<Shape extends core.$ZodLooseShape, Except extends keyof Shape & string = never>(
+  object: { shape: Shape },
+  except: readonly Except[] = [],
+): ReadonlyArray<Exclude<keyof Shape & string, Except>> {
+  return Object.keys(object.shape).filter((key): key is Exclude<keyof Shape & string, Except> => !(except as readonly string[]).includes(key));
+}
+
 export const serverSetKeys = ["_id", "organizationId", "createdBy", "createdTime", "updatedTime"] as const;
 
 /** JSON Schema keyword carrying the ignored keys to the OpenAPI generator (shown there as readOnly properties). */

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 
 
 /**
@@ -83,20 +83,7 @@ const configurationPatchBody = z.partial(z.strictObject(configurationShape)).che
 export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 
-export const writableConfigurationFields = [
-  "name",
-  "hubId",
-  "vehicleIds",
-  "returnToHub",
-  "defaultSpeed",
-  "defaultVisitTime",
-  "capacityConstraint",
-  "objective",
-  "timeLimitSeconds",
-  "roadFactor",
-  "travelProvider",
-  "travelFallback",
-] as const satisfies ReadonlyArray<keyof ConfigurationInput>;
+export const writableConfigurationFields = writableKeysOf(configurationInputBody);
 
 export const configurationSchema = z.object({
   _id: idSchema,

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 import { isValidTimeZone } from "#shared/domain/time";
 
 /**
@@ -55,7 +55,7 @@ const hubPatchBody = z
 export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 
-export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;
+export const writableHubFields = writableKeysOf(hubInputBody, ["custom"]);
 
 export const hubSchema = z.object({
   _id: idSchema,

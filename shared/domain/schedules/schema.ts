@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import {
   effectiveFrequency,
@@ -104,18 +104,6 @@ const scheduleShape = {
 /** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
 const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "logExecuted"];
 
-export const writableScheduleFields = [
-  "name",
-  "configurationId",
-  "periode",
-  "schedules",
-  "startTime",
-  "endTime",
-  "frequency",
-  "interval",
-  "autoDispatch",
-  "active",
-] as const;
 
 interface TimetableFields {
   periode: (typeof periodes)[number];
@@ -207,9 +195,7 @@ function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
   };
 }
 
-const scheduleInputBody = z.pipe(
-  z
-    .strictObject({
+const scheduleInputObject = z.strictObject({
       name: z._default(scheduleShape.name, null),
       configurationId: scheduleShape.configurationId,
       periode: scheduleShape.periode,
@@ -220,8 +206,12 @@ const scheduleInputBody = z.pipe(
       interval: z._default(scheduleShape.interval, null),
       autoDispatch: z._default(scheduleShape.autoDispatch, false),
       active: z._default(scheduleShape.active, true),
-    })
-    .check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
+    });
+/** The fields a PATCH merges over the stored schedule. */
+export const writableScheduleFields = writableKeysOf(scheduleInputObject);
+
+const scheduleInputBody = z.pipe(
+  scheduleInputObject.check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
   z.transform(withoutUnusedFields),
 );
 /** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */

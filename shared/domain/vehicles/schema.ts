@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
@@ -142,6 +142,8 @@ const vehicleInputBody = z
   .check(z.superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }));
 /** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
 export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody);
+/** The fields a PATCH merges over the stored vehicle (custom values merge their own way). */
+export const writableVehicleFields = writableKeysOf(vehicleInputBody, ["custom"]);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 

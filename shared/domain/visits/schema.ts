@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 
 /**
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
@@ -133,19 +133,7 @@ const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((pat
 export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody, dispatchFields);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 
-export const writableVisitFields = [
-  "hubId",
-  "name",
-  "address",
-  "coordinate",
-  "timeWindows",
-  "visitTime",
-  "capacity",
-  "tags",
-  "status",
-  "priority",
-  "pickupVisitId",
-] as const satisfies ReadonlyArray<keyof VisitInput>;
+export const writableVisitFields = writableKeysOf(visitInputObject);
 
 export const visitDispatchSchema = z.object({
   assignedVehicleId: z.nullable(z.string().check(clientText)).check(z.describe("Vehicle the visit was dispatched to.")),
