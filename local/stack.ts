@@ -14,7 +14,7 @@ import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -131,6 +131,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queues = await provisionQueues(sqs);
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    environment.DUE_PAGE_QUEUE_URL = queues.duePageQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
@@ -159,6 +160,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
+      );
+      // The tick's fan-out pages: their own queue and event source, into the run worker's code.
+      const duePageQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.duePageQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const pageWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
+      background.push(
+        startQueuePoller(sqs, queues.duePageQueueUrl, duePageQueueArn, async () => pageWorker.invoke, reportError, {
+          name: "routing-due-page",
+          timeoutSeconds: runWorkerTimeoutSeconds,
+          batchSize: duePageQueueDefinition.batchSize,
+        }),
+        pageWorker,
       );
       // The legacy-import worker: as the SQS event source feeds its Lambda (docs/legacy-import.md).
       const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))

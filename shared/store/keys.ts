@@ -21,6 +21,7 @@
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
  * | active runs (cap leases) | ORG#o                    | ACTIVERUNS                 |                                             |                                    |
+ * | worker slots (leases)    | ORG#o                    | WORKSLOTS#<pool>           |                                             |                                    |
  * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
  * | profile schedule count   | ORG#o                    | CONFREFS#id                |                                             |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
@@ -116,6 +117,8 @@ export const keys = {
   scheduleRunClaim: (o: string, scheduleId: string, slot: string): ItemKey => ({ PK: `${org(o)}#SCHED#${scheduleId}`, SK: `RUN#${slot}` }),
   /** The organization's queued or running runs (a map run key → lease end), for the cap on active runs. */
   activeRuns: (o: string): ItemKey => ({ PK: org(o), SK: "ACTIVERUNS" }),
+  /** The tenant's leases of one worker pool's slots (shared/queue/fair-worker.ts); `pool` names the SQS worker. */
+  workerSlots: (o: string, pool: string): ItemKey => ({ PK: org(o), SK: `WORKSLOTS#${keyPart(pool)}` }),
 
   // Configuration profiles, visits, results, app integrations
   configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),
