@@ -20,17 +20,39 @@ export interface FairPool {
   slots: TenantWorkerSlots;
 }
 
-/** A pool over the table: at most `cap` slots per tenant, each leased for `leaseSeconds` (longer than the worker's timeout). */
-export function fairPool(name: string, queueUrl: string, cap: number, leaseSeconds: number): FairPool {
-  return { name, queueUrl, slots: workerSlotStore(name, cap, leaseSeconds) };
+/**
+ * A pool over the table: at most `cap` slots per tenant, each leased for `leaseSeconds` (longer than
+ * the worker's timeout). A worker that found a tenant at its cap remembers it for `atCapMemoryMs`
+ * and defers that tenant's next messages without asking the table: passing over a flooding
+ * tenant's backlog then costs one send per message, so another tenant's message behind it is reached
+ * sooner. The memory only ever defers the tenant that was at its cap, by at most that long.
+ */
+export function fairPool(name: string, queueUrl: string, cap: number, leaseSeconds: number, atCapMemoryMs = 2000): FairPool {
+  const store = workerSlotStore(name, cap, leaseSeconds);
+  const atCapUntil = new Map<string, number>();
+  return {
+    name,
+    queueUrl,
+    slots: {
+      take: async (tenantId, workKey) => {
+        if ((atCapUntil.get(tenantId) ?? 0) > Date.now()) return false;
+        const taken = await store.take(tenantId, workKey);
+        if (taken) atCapUntil.delete(tenantId);
+        else atCapUntil.set(tenantId, Date.now() + atCapMemoryMs);
+        return taken;
+      },
+      release: store.release,
+    },
+  };
 }
 
-export async function workFairly<Body extends { deferrals?: number | undefined }, T>(
+export async function workFairly<Body extends object, T>(
   pool: FairPool,
   message: { tenantId: string; workKey: string; body: Body },
   work: () => Promise<T>,
 ): Promise<SlotOutcome<T>> {
-  const deferrals = message.body.deferrals ?? 0;
+  const counted = (message.body as { deferrals?: unknown }).deferrals;
+  const deferrals = typeof counted === "number" ? counted : 0;
   return workInTenantSlot(pool.slots, { tenantId: message.tenantId, workKey: message.workKey, deferrals }, work, async (delaySeconds) => {
     await sqsClient().send(new SendMessageCommand({ QueueUrl: pool.queueUrl, MessageBody: JSON.stringify({ ...message.body, deferrals: deferrals + 1 }), DelaySeconds: delaySeconds }));
   });
