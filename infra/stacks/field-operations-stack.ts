@@ -6,7 +6,7 @@ import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
@@ -16,7 +16,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { deadLetterOldestMessageAlarmSeconds, defaultRunWorkerMaxConcurrency, duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerMemoryMb, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
-import { objectKeys } from "#shared/store/keys";
+import { objectKeys, objectKinds } from "#shared/store/keys";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
@@ -118,6 +118,7 @@ export class FieldOperationsStack extends Stack {
       serverAccessLogsBucket: accessLogBucket,
       serverAccessLogsPrefix: "file-bucket/",
       removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: fileLifecycleRules(this),
     });
 
     const deadLetterQueue = new Queue(this, "RunDeadLetterQueue", {
@@ -345,7 +346,8 @@ export class FieldOperationsStack extends Stack {
     }
 
     // Explicit actions per grant (routeGrantActions), never CDK's grantRead/WriteData groups.
-    const grant = (role: IRole, grant: RouteGrant) => {
+    // Bucket grants reach one kind of object (objectKinds): `area` names the API area (or job) whose objects they are.
+    const grant = (role: IRole, grant: RouteGrant, area?: string) => {
       const actions = routeGrantActions[grant];
       const onTable = actions.filter((action) => action.startsWith("dynamodb:"));
       if (onTable.length > 0) {
@@ -357,7 +359,15 @@ export class FieldOperationsStack extends Stack {
       const isImportGrant = grant.startsWith("import");
       const onBucket = actions.filter((action) => action.startsWith("s3:"));
       if (onBucket.length > 0) {
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(isImportGrant ? objectKeys.legacyExportPattern : "*")] }));
+        if (isImportGrant) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }));
+        else {
+          const kind = bucketKindOfArea[area ?? ""];
+          if (!kind) throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);
+          role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(`${kind.prefix}*`)] }));
+          // Objects of the earlier layout (`org/<o>/<kind>/…`) are still read (and certificates deleted) where they are.
+          const legacyActions = onBucket.filter((action) => kind.legacyActions.includes(action));
+          if (legacyActions.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: legacyActions, resources: [bucket.arnForObjects(kind.legacyPattern)] }));
+        }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [isImportGrant ? importQueue.queueArn : runQueue.queueArn] }));
@@ -409,7 +419,7 @@ export class FieldOperationsStack extends Stack {
       // Context runWorkerMemoryMb: cost against search quality (docs/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
-    for (const each of workerGrants) grant(worker.role as IRole, each);
+    for (const each of workerGrants) grant(worker.role as IRole, each, "routing-results");
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
     // No organization holds every worker: a run of another always finds one (shared/domain/fairness/worker-slots.ts).
@@ -583,8 +593,11 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`, "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).");
   }
   for (const arn of arnTokens(resources.bucket)) {
-    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`, "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.");
+    for (const [area, kind] of Object.entries(bucketKindOfArea)) {
+      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`, `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`);
+      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`, `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`);
+    }
   }
   acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
   acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
@@ -698,4 +711,37 @@ function jwtParameters(stack: Stack, jwt: { issuer: string; audience: string; jw
     ],
   });
   return { issuer: issuer.valueAsString, audience: audience.valueAsString, jwksUri: jwksUri.valueAsString };
+}
+
+/**
+ * The object kind each bucket-granting area (and the run worker, as routing-results) reaches: its
+ * prefix, and the earlier layout's objects it may still read (and, for certificates, delete).
+ */
+const bucketKindOfArea: Record<string, { prefix: string; legacyPattern: string; legacyActions: readonly string[] }> = {
+  "app-integrations": { prefix: objectKinds.certificates, legacyPattern: "org/*/app-integrations/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"] },
+  "routing-results": { prefix: objectKinds.results, legacyPattern: "org/*/routing-results/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion"] },
+};
+
+/**
+ * The file bucket's lifecycle, each period by context: uploaded exports expire `importRetentionDays`
+ * (default 7) after upload, imported or not (an import reads its file within minutes); replaced and
+ * deleted versions expire `noncurrentVersionDays` (default 30) after they stop being current;
+ * unfinished multipart uploads are aborted after a day; result bodies expire only when
+ * `resultRetentionDays` is set (a result's item outlives its body: reading it then answers without routes).
+ */
+export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
+  const days = (key: string, fallback?: number) => {
+    const value = stack.node.tryGetContext(key) ?? fallback;
+    if (value === undefined) return undefined;
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 1) throw new Error(`${key} must be a whole number of days ≥ 1, got ${String(value)}`);
+    return number;
+  };
+  const resultDays = days("resultRetentionDays");
+  return [
+    { id: "AbortIncompleteMultipartUploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    { id: "ExpireNoncurrentVersions", noncurrentVersionExpiration: Duration.days(days("noncurrentVersionDays", 30) as number), expiredObjectDeleteMarker: true },
+    { id: "ExpireImportUploads", prefix: objectKinds.imports, expiration: Duration.days(days("importRetentionDays", 7) as number) },
+    ...(resultDays ? [{ id: "ExpireResultBodies", prefix: objectKinds.results, expiration: Duration.days(resultDays) }] : []),
+  ];
 }

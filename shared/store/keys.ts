@@ -172,11 +172,20 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
 
 /** S3 object keys: every object lives under its organization's prefix. */
 export const objectKeys = {
+  /** Stored in the integration's item (`objectKey`): certificates written under the earlier layout keep their key. */
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
-    `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
-  routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+    `${objectKinds.certificates}${encodeURIComponent(o)}/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
+  routingResultBody: (o: string, resultId: string) => `${objectKinds.results}${encodeURIComponent(o)}/${resultId}.json`,
+  /** Where result bodies written before the kind-first layout are (read when the new key has none; never written). */
+  legacyRoutingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
   /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
-  legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
+  legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
-  legacyExportPattern: "org/*/imports/*",
+  legacyExportPattern: "imports/*",
 } as const;
+
+/**
+ * Object keys start with their kind, then the organization (`<kind>/<org>/…`), so lifecycle rules
+ * (uploads expire, results may) and IAM (each function reaches only its kind) target a prefix.
+ */
+export const objectKinds = { imports: "imports/", certificates: "certificates/", results: "results/" } as const;

@@ -179,6 +179,28 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     for (const response of tooMany) expect(response.Properties.ResponseParameters["gatewayresponse.header.Retry-After"]).toMatch(/^'\d+'$/);
   });
 
+  it("ends what the file bucket stores: uploads expire, old versions expire, unfinished multipart uploads abort; periods by context", () => {
+    const bucketWithRules = (synthesized: SynthesizedStack) =>
+      Object.values(rootOf(synthesized).findResources("AWS::S3::Bucket")).find((bucket) => bucket.Properties.VersioningConfiguration)!.Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>;
+    const rules = bucketWithRules(base);
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" }),
+        expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: "Enabled" }),
+        expect.objectContaining({ Prefix: "imports/", ExpirationInDays: 7, Status: "Enabled" }),
+      ]),
+    );
+    expect(rules.some((rule) => rule.Prefix === "results/")).toBe(false);
+    const configured = bucketWithRules(synthesizeIn({ context: { importRetentionDays: 2, noncurrentVersionDays: 10, resultRetentionDays: 400 } }));
+    expect(configured).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 10 } }),
+        expect.objectContaining({ Prefix: "imports/", ExpirationInDays: 2 }),
+        expect.objectContaining({ Prefix: "results/", ExpirationInDays: 400 }),
+      ]),
+    );
+  });
+
   it("has one operations dashboard over the API, the areas, the queues, the tick, the runs and the imports", () => {
     const dashboards = Object.values(rootOf(base).findResources("AWS::CloudWatch::Dashboard"));
     expect(dashboards).toHaveLength(1);

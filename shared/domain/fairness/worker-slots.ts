@@ -19,12 +19,14 @@ export const MAX_DEFER_SECONDS = 900;
 
 /**
  * How long a deferred message waits before a worker sees it again: `base` seconds, doubled with each
- * deferral of the same message (a tenant at its cap for long is polled less often), up to 15 minutes,
- * with ±20 % jitter so the deferred messages of one flood do not come back together.
+ * deferral of the same message (a tenant at its cap for long is polled less often), up to `max`
+ * (default a minute, so the flooding tenant's own runs start soon after its slots free; never over
+ * SQS's 15 minutes), with ±20 % jitter so the deferred messages of one flood do not come back together.
  */
-export function deferralDelaySeconds(deferrals: number, base = 5, random: () => number = Math.random): number {
-  const exact = Math.min(MAX_DEFER_SECONDS, base * 2 ** Math.max(0, deferrals));
-  return Math.max(1, Math.min(MAX_DEFER_SECONDS, Math.round(exact * (0.8 + 0.4 * random()))));
+export function deferralDelaySeconds(deferrals: number, base = 5, random: () => number = Math.random, max = 60): number {
+  const ceiling = Math.min(MAX_DEFER_SECONDS, max);
+  const exact = Math.min(ceiling, base * 2 ** Math.max(0, deferrals));
+  return Math.max(1, Math.min(ceiling, Math.round(exact * (0.8 + 0.4 * random()))));
 }
 
 /** A pool's per-tenant slots (store: shared/store/worker-slot-store.ts). */

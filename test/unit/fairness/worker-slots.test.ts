@@ -26,11 +26,12 @@ describe("Module: worker slots per tenant", () => {
     expect(tenantSlotCap(20, 5)).toBe(15);
   });
 
-  it("deferrals back off from 5 s, doubling, within SQS's 15-minute delay, with jitter of ±20 %", () => {
+  it("deferrals back off from 5 s, doubling, up to a minute (never over SQS's 15-minute delay), with jitter of ±20 %", () => {
     expect(deferralDelaySeconds(0, 5, () => 0.5)).toBe(5);
     expect(deferralDelaySeconds(3, 5, () => 0.5)).toBe(40);
-    expect(deferralDelaySeconds(20, 5, () => 0.5)).toBe(MAX_DEFER_SECONDS);
-    expect(deferralDelaySeconds(20, 5, () => 0.999)).toBe(MAX_DEFER_SECONDS);
+    expect(deferralDelaySeconds(20, 5, () => 0.5)).toBe(60);
+    expect(deferralDelaySeconds(20, 5, () => 0.999)).toBe(60);
+    expect(deferralDelaySeconds(20, 5, () => 0.999, 5000)).toBe(MAX_DEFER_SECONDS);
     expect(deferralDelaySeconds(2, 5, () => 0)).toBe(16);
     expect(deferralDelaySeconds(2, 5, () => 1)).toBe(24);
   });
