@@ -173,7 +173,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         }),
         pageWorker,
       );
-      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/legacy-import.md).
+      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/api/legacy-import.md).
       const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;
       const importWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "legacy-import.ts"), importWorkerTimeoutSeconds);

@@ -6,13 +6,13 @@ import { repositoryRoot, startLocalStack } from "#local/stack";
 import { loadOrCreateSigningKey } from "#local/tokens";
 
 /**
- * `npm start [-- --in-memory]`: the whole API on http://127.0.0.1:${PORT:-3000}/v3 with no AWS
- * account. State persists under .local/ unless --in-memory.
+ * `npm start [-- --in-memory]`: the whole API on http://127.0.0.1:<PORT>/v3 (PORT defaults to 3000)
+ * with no AWS account. State persists under .local/ unless --in-memory.
  */
 const usage = [
   "usage: npm start [-- --in-memory] [-- --help]",
   "",
-  "  Runs the whole API locally on http://127.0.0.1:${PORT:-3000}/v3 (DynamoDB Local, an S3 emulator,",
+  "  Runs the whole API locally on http://127.0.0.1:<PORT>/v3 (DynamoDB Local, an S3 emulator,",
   "  a local queue, the local API gateway and the scheduler tick).",
   "",
   "  --in-memory   keep no state (otherwise table and files persist under .local/)",
@@ -74,7 +74,7 @@ process.stdout.write(
   [
     "",
     `Field Operations API running at ${stack.baseUrl}  (${values["in-memory"] ? "in memory" : `state in ${stateDirectory}`})`,
-    `OpenAPI document:  ${stack.baseUrl}/openapi.json`,
+    `API docs page:     ${stack.baseUrl}/docs  (OpenAPI document: ${stack.baseUrl}/openapi.json; no token needed)`,
     "Mint a token:      npm run --silent token -- --org my-org --user me [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]",
     `Try it:            curl -H "Authorization: Bearer $(npm run --silent token -- --org my-org --user me)" ${stack.baseUrl}/vehicles`,
     "Tenants:           unknown organizations are enrolled on the default plan at their first call; npm run tenant -- --help",

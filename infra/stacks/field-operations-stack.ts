@@ -27,7 +27,7 @@ import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
 
-/** Tenancy at the gateway (README, "Tenants and plans"). */
+/** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
   /** The plans in force (product plans plus the operator's document); one usage plan each. */
   plans: PlanCatalog;
@@ -42,7 +42,7 @@ export interface TenancyProps {
 export interface FieldOperationsStackProps extends StackProps {
   routes: readonly RouteDefinition[];
   repositoryRoot: string;
-  /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of ARCHITECTURE.md §3. */
+  /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of docs/api/README.md, Authentication. */
   jwt: { issuer: string; audience: string; jwksUri: string };
   appTimeZone: string;
   /** Origins browsers may call the API from (`*` for any); context `corsAllowedOrigins`, comma-separated. */
@@ -413,10 +413,10 @@ export class FieldOperationsStack extends Stack {
       code,
       entry: workerEntry,
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
-      // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/routing-runs.md).
+      // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/api/routing-runs.md).
       environment: { ...environment, ...(this.node.tryGetContext("routingThreads") !== undefined ? { ROUTING_THREADS: String(this.node.tryGetContext("routingThreads")) } : {}) },
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
-      // Context runWorkerMemoryMb: cost against search quality (docs/routing-runs.md, "Worker memory").
+      // Context runWorkerMemoryMb: cost against search quality (docs/api/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
     for (const each of workerGrants) grant(worker.role as IRole, each, "routing-results");
@@ -570,7 +570,7 @@ export function apiArea(handler: string): string {
 
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
 
-/** cdk-nag findings that follow from deliberate design decisions (README, "Decisions"). */
+/** cdk-nag findings that follow from deliberate design decisions (docs/api/README.md, Conventions; docs/architecture.md). */
 function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }, options: { executionLogs: boolean }): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
   // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.

@@ -5,7 +5,7 @@ import { findExtensionType } from "#shared/store/extension-type-store";
 import { dynamoRecordStore } from "#shared/store/record-store";
 
 /**
- * Composition root of entity custom values (docs/extensions.md): the organization's extension data
+ * Composition root of entity custom values (docs/api/extensions.md): the organization's extension data
  * type per entity, and the records' relation-target lookups for belongsTo/belongsToMany fields.
  */
 export const customValues = createCustomValues({

@@ -35,7 +35,7 @@ function isOrigin(value: string): boolean {
   }
 }
 
-const environmentSchema = z.object({
+export const environmentSchema = z.object({
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), "field-operations"),
   BUCKET_NAME: z._default(z.string().check(z.minLength(1)), "field-operations-files"),
   RUN_QUEUE_URL: z._default(z.string(), ""),
@@ -47,7 +47,7 @@ const environmentSchema = z.object({
   RUN_WORKER_SLOTS_PER_TENANT: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000))),
   /** SQS queue of the tick's fan-out pages (empty: the run queue, whose worker reads both kinds). */
   DUE_PAGE_QUEUE_URL: z._default(z.string(), ""),
-  /** SQS queue of legacy-import steps (docs/legacy-import.md). */
+  /** SQS queue of legacy-import steps (docs/api/legacy-import.md). */
   IMPORT_QUEUE_URL: z._default(z.string(), ""),
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), "field-operations-local"),
   JWT_AUDIENCE: z._default(z.string().check(z.minLength(1)), "field-operations-api"),

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 
 /**
- * The authenticated caller, built only from verified token claims (ARCHITECTURE.md §3). The
+ * The authenticated caller, built only from verified token claims (docs/api/README.md, Authentication). The
  * organization never comes from the path, the query or the body.
  */
 const permissionDetailSchema = z.looseObject({

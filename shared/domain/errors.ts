@@ -1,5 +1,5 @@
 /**
- * Typed errors: domain code throws these, and one middleware (shared/http/error-handler.ts) maps
+ * Typed errors: domain code throws these, and one middleware (`errorResponses` in shared/http/handler.ts, through shared/http/error-response.ts) maps
  * them to HTTP responses. `failedCode` is `<module>-<NNN>` and appears on every error body.
  */
 export interface FieldIssue {

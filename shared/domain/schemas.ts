@@ -78,7 +78,7 @@ export function usesStorableNumberRule(schema: core.$ZodType): boolean {
   return checks.includes(storableNumberCheck);
 }
 
-/** Query parameters every list accepts (ARCHITECTURE.md §3). */
+/** Query parameters every list accepts (docs/api/README.md, Conventions). */
 export const pageQuerySchema = z.strictObject({
   limit: z._default(storableNumber({ coerce: true }).check(z.int(), z.minimum(1), z.maximum(100)), 20),
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),

@@ -13,7 +13,7 @@ export type RouteGrant =
   | "bucketRead"
   | "bucketWrite"
   | "queueSend"
-  // The legacy import (docs/legacy-import.md): only the uploaded exports (`org/*/imports/*`) and the import queue.
+  // The legacy import (docs/api/legacy-import.md): only the uploaded exports (`org/*/imports/*`) and the import queue.
   | "importFileUpload"
   | "importFileRead"
   | "importFileDelete"

@@ -8,7 +8,7 @@ export const runWorkerTimeoutSeconds = 300;
  * The run worker's memory (CDK context `runWorkerMemoryMb`, 128–10,240). A 1,500-visit run peaks at ~165 MB
  * RSS (measured, whole process), so 512 MB leaves three times that. Lambda gives CPU in proportion to memory
  * (one vCPU at 1,769 MB): below that a run that uses its whole time budget searches less (lower quality) but
- * costs less; a run that stops early costs about the same either way. See docs/routing-runs.md, "Worker memory".
+ * costs less; a run that stops early costs about the same either way. See docs/api/routing-runs.md, "Worker memory".
  */
 export const defaultRunWorkerMemoryMb = 512;
 
@@ -72,7 +72,7 @@ export const activeRunLeaseSeconds = 6 * 3600;
 /** The legacy-import worker's Lambda timeout: one page of 500 records takes a few seconds. */
 export const importWorkerTimeoutSeconds = 120;
 
-/** The legacy-import queue (docs/legacy-import.md): one message per import step, beside the run queue. */
+/** The legacy-import queue (docs/api/legacy-import.md): one message per import step, beside the run queue. */
 export const importQueueDefinition = {
   queueName: "legacy-imports",
   deadLetterQueueName: "legacy-imports-dlq",

@@ -10,7 +10,7 @@ import { queryPage } from "#shared/store/pagination";
 import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
 
 /**
- * Data types over DynamoDB (layout in docs/data-types.md and shared/store/keys.ts):
+ * Data types over DynamoDB (layout in docs/api/data-types.md and shared/store/keys.ts):
  * - type item `ORG#o / DT#id` (entity `dataType`, `version`, GSI1 = `ORG#o#DTNAME / <lower name>#id`);
  * - name guard `ORG#o / DTNAME#<lower name>` carrying `dataTypeId` (uniqueness + lookup by name);
  * - extension guard `ORG#o / DTEXT#<entity>` carrying `dataTypeId` (one extension per entity).
@@ -180,7 +180,7 @@ export const dynamoDataTypeStore: DataTypeStore = {
   },
 
   /**
-   * Race-safe against record writes that follow the contract in docs/data-types.md (each record
+   * Race-safe against record writes that follow the contract in docs/api/data-types.md (each record
    * write checks the type item has no fresh `deletingSince`): 1. fence the type (versioned
    * update); 2. look for one record with a consistent read; 3. delete type and guards in one
    * transaction conditional on the fenced version, or lift the fence and report the records.

@@ -11,7 +11,7 @@ import { keys } from "#shared/store/keys";
 import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store/record-guards";
 
 /**
- * Entity custom values over DynamoDB (docs/extensions.md):
+ * Entity custom values over DynamoDB (docs/api/extensions.md):
  * - a vehicle or hub keeps its values on its own item: `custom` (field id → value) and
  *   `customIndex` `{ dataTypeId, guards }` (the type they were checked against, the claims held);
  * - a user, role or flow has one item `ORG#o / EXT#<entity>#<id>` with the same two attributes;

@@ -5,7 +5,7 @@ import { conditionally, documentClient, tableName } from "#shared/store/dynamo";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
 
 /**
- * The import state on the data type item (`import`, docs/legacy-import.md). Moves are conditional
+ * The import state on the data type item (`import`, docs/api/legacy-import.md). Moves are conditional
  * on the step they leave and never touch the item's `version`: record writes of the import check
  * that version, and nothing else may change the type while it is locked.
  */

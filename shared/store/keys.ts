@@ -178,7 +178,7 @@ export const objectKeys = {
   routingResultBody: (o: string, resultId: string) => `${objectKinds.results}${encodeURIComponent(o)}/${resultId}.json`,
   /** Where result bodies written before the kind-first layout are (read when the new key has none; never written). */
   legacyRoutingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
-  /** An export of the earlier version uploaded for an import (docs/legacy-import.md). */
+  /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
   legacyExportPattern: "imports/*",

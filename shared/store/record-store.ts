@@ -10,7 +10,7 @@ import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
- * Records over DynamoDB (layout in docs/records.md and shared/store/keys.ts):
+ * Records over DynamoDB (layout in docs/api/records.md and shared/store/keys.ts):
  * - record `ORG#o#DT#<type> / REC#<hub or *>#<dataId>` (entity `record`, `version`,
  *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
  * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);
@@ -19,7 +19,7 @@ import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, sea
  * - relation links `ORG#o#REL#<target _id> / <type>#<field>#<_id>`.
  * Every write is ONE TransactWriteItems over the record and exactly the guards/tokens/links its
  * `index` lists (old ones removed, new ones added), a ConditionCheck of the data type (same
- * version, no fresh delete fence: docs/data-types.md) and of a hub the record enters. Failures are
+ * version, no fresh delete fence: docs/api/data-types.md) and of a hub the record enters. Failures are
  * decoded from CancellationReasons by position.
  */
 

@@ -9,7 +9,7 @@ import { keys } from "#shared/store/keys";
 import { decodeCursor, encodeCursor, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
- * Routing schedules over the single table (see docs/routing-schedules.md for the item shape).
+ * Routing schedules over the single table (see docs/api/routing-schedules.md for the item shape).
  *
  * The due index lives on GSI1 of the schedule item itself: `GSI1PK = DUE#<shard>`,
  * `GSI1SK = <next run minute, ISO UTC>#<org>#<id>`, present only while the schedule is active and has

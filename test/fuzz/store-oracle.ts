@@ -48,7 +48,7 @@ function canonical(value: unknown): unknown {
 
 /**
  * `version` is optimistic-concurrency bookkeeping, not data: a refused data type delete fences the
- * type and lifts the fence again (two version bumps, docs/data-types.md), which changes nothing a
+ * type and lifts the fence again (two version bumps, docs/api/data-types.md), which changes nothing a
  * client can read.
  */
 const BOOKKEEPING_ATTRIBUTES = ["version"];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newOrganizationId, newTenant, tokenFor } from "#test/support/local-api";
 
 /**
- * Entity extensions (docs/extensions.md): an extension data type (`extends: { entity }`) adds
+ * Entity extensions (docs/api/extensions.md): an extension data type (`extends: { entity }`) adds
  * custom fields to vehicles and hubs (their own routes take and answer `custom`) and to users,
  * roles and flows (`PUT/GET /extension/{entity}/{entityId}`), checked by the record value rules.
  */

@@ -14,7 +14,7 @@ import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtu
 import { type ApiClient, newTenant } from "#test/support/local-api";
 
 /**
- * Import from the earlier version (docs/legacy-import.md) through the local stack: the export is
+ * Import from the earlier version (docs/api/legacy-import.md) through the local stack: the export is
  * PUT to the presigned upload URL (s3rver), POST /data-type/import answers 202 with the type
  * locked, and the test hands the import queue's messages to the import worker, as the SQS event
  * source does on AWS (the test stack runs no poller, like the routing-run tests).

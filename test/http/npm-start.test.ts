@@ -1,4 +1,6 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,17 +10,19 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
- * `npm run token`, and requests against the printed base URL.
+ * `npm run token`, requests against the printed base URL, and the README's walkthrough pasted into a
+ * shell as a newcomer would.
  */
 const run = promisify(execFile);
 
 describe("npm start and npm run token", () => {
   let server: ChildProcess;
   let baseUrl: string;
+  let port: number;
   let output = "";
 
   beforeAll(async () => {
-    const port = await freePort();
+    port = await freePort();
     server = spawn("npm", ["start", "--", "--in-memory"], {
       cwd: repositoryRoot,
       env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
@@ -43,10 +47,41 @@ describe("npm start and npm run token", () => {
     }
   });
 
-  it("serves /v3 on 127.0.0.1 and the port from PORT, printing how to mint a token", () => {
+  it("serves /v3 on 127.0.0.1 and the port from PORT, printing the docs page and how to mint a token", () => {
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v3$/);
+    expect(new URL(baseUrl).port).toBe(String(port));
+    expect(output).toContain(`API docs page:     ${baseUrl}/docs`);
     expect(output).toContain("npm run --silent token -- --org");
+    expect(output).not.toContain("${PORT");
   });
+
+  it("runs the README's walkthrough (its shell block, as pasted) to a map and a GeoJSON file", async () => {
+    const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
+    const block = /<!-- walkthrough:begin -->\n```bash\n([\s\S]*?)```\n<!-- walkthrough:end -->/.exec(readme)?.[1];
+    expect(block, "README.md has no walkthrough block between its markers").toBeDefined();
+    // Inside the repository (npm run finds package.json from there), in a gitignored directory.
+    const directory = join(repositoryRoot, "test-output", `walkthrough-${process.pid}`);
+    mkdirSync(directory, { recursive: true });
+    try {
+      const { stdout } = await run("bash", ["-e", "-o", "pipefail", "-c", block as string], {
+        cwd: directory,
+        env: { ...process.env, API: baseUrl },
+        timeout: 120_000,
+      });
+      expect(stdout).toMatch(/"status": "done"/);
+      expect(stdout).toMatch(/"visitsAssigned": 3/);
+      expect(stdout.trim().split("\n").at(-1)).toMatch(/^map\.svg: \d+ bytes; GeoJSON features: \d+$/);
+      const svg = readFileSync(join(directory, "map.svg"), "utf8");
+      expect(svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+      const geojson = JSON.parse(readFileSync(join(directory, "result.geojson"), "utf8")) as { type: string; features: Array<{ geometry: { type: string } | null; properties: Record<string, unknown> }> };
+      expect(geojson.type).toBe("FeatureCollection");
+      // One van, three visits: one route line and three stops.
+      expect(geojson.features.filter((feature) => feature.geometry?.type === "LineString")).toHaveLength(1);
+      expect(geojson.features.filter((feature) => feature.properties.visitId !== undefined && feature.geometry?.type === "Point")).toHaveLength(3);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 150_000);
 
   it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
     const mint = async (...extra: string[]) => {

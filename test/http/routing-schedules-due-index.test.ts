@@ -9,7 +9,7 @@ import { scheduleBody } from "#test/unit/schedules/fixtures";
 
 /**
  * The due index and the store behind the API, read directly from DynamoDB Local: every write through
- * the API keeps the schedule's due entry right (ARCHITECTURE.md §4), and the tick's read finds it.
+ * the API keeps the schedule's due entry right (docs/api/routing-schedules.md, "Stored item and due index"), and the tick's read finds it.
  */
 async function createSchedule(api: ApiClient, configurationId: string, overrides: Record<string, unknown> = {}) {
   const response = await api.post("/routing/schedule", scheduleBody({ configurationId, ...overrides }));

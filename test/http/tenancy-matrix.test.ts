@@ -135,7 +135,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     expect((await owner.put("/extension/user/user-a1", { custom: { badge: `${marker}-badge` } })).status).toBe(200);
     const integration = await owner.request("POST", "/app-integration", await multipartBody(integrationForm()));
     expect(integration.status).toBe(201);
-    // An export of the earlier version uploaded by A (docs/legacy-import.md): another organization's import of it names nothing.
+    // An export of the earlier version uploaded by A (docs/api/legacy-import.md): another organization's import of it names nothing.
     const upload = await owner.post("/data-type/import/upload", undefined);
     const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] }, recordCount: 0 };
     expect((await fetch(upload.body.data.uploadUrl, { method: "PUT", body: JSON.stringify(header) })).status).toBe(200);

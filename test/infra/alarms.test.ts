@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
+import { repositoryRoot } from "#infra/repository-root";
 import { synthesize, type SynthesizedStack } from "./synthesize.ts";
 
 describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_000 }, () => {
@@ -68,5 +69,24 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
     const functions = Object.values(synthesized.all.findResources("AWS::Lambda::Function"));
     expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: "Active" });
+  });
+
+  it("has a runbook row in docs/operations.md for every alarm it creates, and no row for an alarm it lacks", () => {
+    // Each alarm's description names its runbook row: (docs/operations.md, Runbook: "<name>").
+    const fromTemplate = new Set(
+      alarms().map((alarm) => {
+        const name = /Runbook: "([^"]+)"/.exec(alarm.Properties.AlarmDescription ?? "")?.[1];
+        expect(name, alarm.Properties.AlarmDescription).toBeDefined();
+        return name;
+      }),
+    );
+    const runbook = readFileSync(join(repositoryRoot, "docs/operations.md"), "utf8").split("\n## Runbook")[1]!.split("\n## ")[0]!;
+    const documented = new Set(
+      runbook
+        .split("\n")
+        .filter((line) => line.startsWith("| `"))
+        .flatMap((line) => [...(line.split(" | ")[0] ?? "").matchAll(/`([A-Za-z0-9]+)`/g)].map(([, name]) => name)),
+    );
+    expect([...documented].sort()).toEqual([...fromTemplate].sort());
   });
 });

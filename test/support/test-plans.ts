@@ -1,7 +1,7 @@
 import type { Plan } from "#shared/domain/tenants/plans";
 
 /**
- * Plans the test suite's local runtime adds to the product's (as an operator would, see README
+ * Plans the test suite's local runtime adds to the product's (as an operator would, see docs/operations.md
  * "Tenants and plans"). The suite's default plan (what auto-enrolled organizations, i.e. every test
  * that does not enroll its own, call on) is `test-roomy`: tests that create a hundred items at once
  * test those items, not the standard plan's burst of 100.

@@ -136,7 +136,7 @@ export const dataTypeRoutes = {
     handler: "functions/http/data-types/import-upload.ts",
     summary: "Get an upload URL for an export of the earlier version",
     description:
-      "Step 1 of an import from the earlier version (docs/legacy-import.md): answers an `uploadId` and a presigned S3 `uploadUrl`; PUT the export file (JSON lines: the data type, then one record per line) to it before it expires (`PRESIGN_TTL_SECONDS`, 15 minutes by default), then call POST /data-type/import. Any size S3 takes in one PUT (5 GB); the API never carries the file.",
+      "Step 1 of an import from the earlier version (docs/api/legacy-import.md): answers an `uploadId` and a presigned S3 `uploadUrl`; PUT the export file (JSON lines: the data type, then one record per line) to it before it expires (`PRESIGN_TTL_SECONDS`, 15 minutes by default), then call POST /data-type/import. Any size S3 takes in one PUT (5 GB); the API never carries the file.",
     tag,
     permission: "add/data-type",
     responses: () => ({ 201: { description: "Where to upload the export", schema: successBodySchema(importUploadSchema) } }),
@@ -149,7 +149,7 @@ export const dataTypeRoutes = {
     handler: "functions/http/data-types/import.ts",
     summary: "Import a data type and its records from the earlier version",
     description:
-      "Step 2 (docs/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title; a name already taken is a 409 (dt-001).",
+      "Step 2 (docs/api/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title; a name already taken is a 409 (dt-001).",
     tag,
     permission: "add/data-type",
     body: importRequestSchema,

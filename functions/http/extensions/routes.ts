@@ -5,7 +5,7 @@ import { defineRoute } from "#shared/http/route";
 const extensionBody = () => successBodySchema(extensionValuesViewSchema);
 const tag = "Entity extensions";
 const about =
-  "Custom values of a user, role or flow (entities of the identity provider, which this service does not store), checked by the organization's extension data type for that entity (`extends: { entity }`) with the record value rules; vehicles and hubs take `custom` on their own routes. Fields hidden from the caller (permissionDetails `view/data` naming the extension data type) are left out. See docs/extensions.md.";
+  "Custom values of a user, role or flow (entities of the identity provider, which this service does not store), checked by the organization's extension data type for that entity (`extends: { entity }`) with the record value rules; vehicles and hubs take `custom` on their own routes. Fields hidden from the caller (permissionDetails `view/data` naming the extension data type) are left out. See docs/api/extensions.md.";
 
 export const extensionRoutes = {
   get: defineRoute({

@@ -21,7 +21,7 @@ import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
 
 /**
- * The import from the earlier version (docs/legacy-import.md). `uploadTarget` hands out a presigned
+ * The import from the earlier version (docs/api/legacy-import.md). `uploadTarget` hands out a presigned
  * upload URL; `start` reads the export's header, creates the data type locked with its import state
  * and queues step 0; `runStep` is the background worker's step: one page of records, the finish
  * (unlock, delete a moved source) or one page of the rollback of a failed import. Steps are numbered;
@@ -100,7 +100,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     try {
       json = JSON.parse(headerText);
     } catch {
-      throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/legacy-import.md)");
+      throw ValidationError.single("export", "line 1 of the export must be the JSON header with the data type (docs/api/legacy-import.md)");
     }
     const header = exportHeaderSchema.safeParse(json);
     if (!header.success) throw new ValidationError(zodIssues(header.error, "export"));

@@ -6,7 +6,7 @@ import { idSchema, storableNumber } from "#shared/domain/schemas";
 
 /**
  * The import from the earlier version (spec Versioning 2–4), as pure rules: the export format
- * (docs/legacy-import.md), the import request, the import state kept on the data type item, the
+ * (docs/api/legacy-import.md), the import request, the import state kept on the data type item, the
  * view clients see, and the page arithmetic of the background worker. No I/O here.
  */
 
@@ -57,7 +57,7 @@ export const importRequestSchema = z.strictObject({
     .check(z.describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way.")),
   source: z
     .strictObject({ uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose `uploadUrl` received the export.")) })
-    .check(z.describe("The uploaded export (JSON lines, docs/legacy-import.md).")),
+    .check(z.describe("The uploaded export (JSON lines, docs/api/legacy-import.md).")),
 });
 
 export type ImportRequest = z.infer<typeof importRequestSchema>;

@@ -5,7 +5,7 @@ import { rejectingPrototypeKeys } from "#shared/domain/records/schema";
 import { ignoringServerSetKeys } from "#shared/domain/schemas";
 
 /**
- * Custom values of platform entities (spec "extends"; docs/extensions.md). An organization's
+ * Custom values of platform entities (spec "extends"; docs/api/extensions.md). An organization's
  * extension data type for an entity (`extends: { entity }`) defines the fields; each entity keeps
  * its values checked by the same value rules as a data source record.
  */
@@ -28,7 +28,7 @@ export interface StoredCustomValues {
 export const customValuesSchema = rejectingPrototypeKeys(
   z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.unknown()).check(
     z.describe(
-      "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/extensions.md.",
+      "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/api/extensions.md.",
     ),
   ),
 );

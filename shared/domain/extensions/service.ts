@@ -18,7 +18,7 @@ import { formatDateTimeUtc } from "#shared/domain/time";
  * Values are tied to the extension type `_id` they were checked against. Reads show only the
  * values of fields the current extension type still has; values of removed fields (or of a type
  * that was deleted or now extends another entity) stay stored, unshown, until the entity's custom
- * values are next written, which drops them and releases their uniqueness claims (docs/extensions.md).
+ * values are next written, which drops them and releases their uniqueness claims (docs/api/extensions.md).
  */
 
 export interface ExtensionType {

@@ -35,7 +35,7 @@ const hubInputBody = z.strictObject({
     .optional(customValuesSchema)
     .check(
       z.describe(
-        "Custom values of the organization's hub extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
+        "Custom values of the organization's hub extension data type (docs/api/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
       ),
     ),
 });

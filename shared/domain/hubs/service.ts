@@ -8,7 +8,7 @@ import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
 import { type VersionCondition, writeUnder } from "#shared/domain/versions";
 
-/** A stored hub with the custom values its item holds (docs/extensions.md). */
+/** A stored hub with the custom values its item holds (docs/api/extensions.md). */
 export interface StoredHub {
   hub: Hub;
   version: number;
@@ -46,7 +46,7 @@ export interface HubStore {
   list(organizationId: string, filter: HubListFilter): Promise<HubPage>;
 }
 
-/** Hubs; `custom` is checked by the organization's hub extension data type (docs/extensions.md). */
+/** Hubs; `custom` is checked by the organization's hub extension data type (docs/api/extensions.md). */
 export function createHubService(store: HubStore, custom: CustomValues, now: () => Date = () => new Date()) {
   /** Another organization's hub, or one the token does not allow, does not exist for this caller. */
   async function findVisible(caller: Caller, hubId: string) {

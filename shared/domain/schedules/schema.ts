@@ -14,7 +14,7 @@ import {
 /**
  * Routing schedule model. The spec lists the attributes; everything it leaves open (the name, value
  * types and ranges of frequency/interval, `active`, limits) is this API's decision, documented in the
- * `.describe()`s below, the route descriptions and docs/routing-schedules.md.
+ * `.describe()`s below, the route descriptions and docs/api/routing-schedules.md.
  */
 export const MAX_RUN_TIMES = 100;
 

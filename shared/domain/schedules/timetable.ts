@@ -1,5 +1,5 @@
 /**
- * The timetable of a routing schedule: pure functions, no I/O (ARCHITECTURE.md §5).
+ * The timetable of a routing schedule: pure functions, no I/O (rules in docs/api/routing-schedules.md, "Time rules").
  *
  * Wall-clock values (`startTime`, `endTime`, entry dates and times) are read in one IANA time zone.
  * Calendar arithmetic (weekdays, month lengths, ISO weeks, interval counting) is done on civil

@@ -5,7 +5,7 @@ import { defaultPlanName, type Plan, plans as productPlans } from "#shared/domai
  * The plans in force: the product's plans (plans.ts) with the operator's own merged in. Operators
  * add or replace plans with a JSON document `{ "defaultPlan"?: name, "plans": Plan[] }` (a plan
  * with the name of a product plan replaces it); the CDK app and the local runtime read the same
- * document (README, "Tenants and plans"), so the usage plans on AWS and the local token buckets
+ * document (docs/operations.md, "Tenants and plans"), so the usage plans on AWS and the local token buckets
  * can never differ.
  */
 const planSchema = z.strictObject({

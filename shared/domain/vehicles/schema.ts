@@ -135,7 +135,7 @@ const vehicleInputBody = z
       .optional(customValuesSchema)
       .check(
         z.describe(
-          "Custom values of the organization's vehicle extension data type (docs/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
+          "Custom values of the organization's vehicle extension data type (docs/api/extensions.md). POST: absent = {} (defaults apply, required fields must be sent). PUT: absent keeps the stored values; present replaces them all (omitted hidden fields keep theirs).",
         ),
       ),
   })

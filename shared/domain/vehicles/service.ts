@@ -14,7 +14,7 @@ import {
   type VehicleView,
 } from "#shared/domain/vehicles/schema";
 
-/** A stored vehicle with the custom values its item holds (docs/extensions.md). */
+/** A stored vehicle with the custom values its item holds (docs/api/extensions.md). */
 export interface StoredVehicle {
   vehicle: Vehicle;
   version: number;
@@ -75,7 +75,7 @@ function assertHubAllowed(caller: Caller, hubId: string): void {
 }
 
 /**
- * Vehicles. `custom` (docs/extensions.md) is checked by the organization's vehicle extension data
+ * Vehicles. `custom` (docs/api/extensions.md) is checked by the organization's vehicle extension data
  * type through `custom` (the records' value rules) and stored on the vehicle item in the same
  * transaction as its uniqueness claims.
  */

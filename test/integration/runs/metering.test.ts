@@ -1,6 +1,6 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "#functions/jobs/routing-run";
 import { utcMonth } from "#shared/domain/usage/schema";
 import { documentClient, tableName } from "#shared/store/dynamo";
@@ -15,7 +15,9 @@ describe("Job: routing run worker — metering and the run-seconds quota", () =>
   let sqs: SQSClient;
   let queueUrl: string;
 
-  beforeAll(async () => {
+  // A table and queue per test: a test that times out leaves its messages and due schedules behind,
+  // and the next test must not receive or tick them.
+  beforeEach(async () => {
     ({ sqs, queueUrl } = await useIsolatedTableAndQueue());
   });
 

@@ -1,6 +1,6 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { ScheduledEvent } from "aws-lambda";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { handler as tick } from "#functions/jobs/scheduler-tick";
 import { handler as runWorker } from "#functions/jobs/routing-run";
 import { schedulerTickPorts } from "#shared/app/scheduler-tick";
@@ -45,7 +45,9 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
   let sqs: SQSClient;
   let queueUrl: string;
 
-  beforeAll(async () => {
+  // A table and queue per test: a test that times out leaves its messages and due schedules behind,
+  // and the next test must not receive or tick them.
+  beforeEach(async () => {
     ({ sqs, queueUrl } = await useIsolatedTableAndQueue());
   });
 
