@@ -45,6 +45,11 @@ export interface LocalStackOptions {
    * named by TENANT_PLANS_FILE, if any.
    */
   planOverrides?: PlanOverrides;
+  /**
+   * Services already running elsewhere (LocalStack, or DynamoDB Local / an S3 / an SQS started
+   * separately): used instead of starting the embedded emulator, and never stopped by this stack.
+   */
+  endpoints?: { dynamodb?: string; s3?: string; sqs?: string };
 }
 
 export interface LocalStack {
@@ -83,11 +88,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const background: LocalScheduler[] = [];
   let gateway: Server | undefined;
   try {
-    const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
+    const external = (endpoint: string): RunningEmulator => ({ endpoint, stop: async () => undefined });
+    const dynamo = options.endpoints?.dynamodb
+      ? external(options.endpoints.dynamodb)
+      : await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
-    const s3 = await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
+    const s3 = options.endpoints?.s3 ? external(options.endpoints.s3) : await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
     emulators.push(s3);
-    const sqsEmulator = await startSqsEmulator();
+    const sqsEmulator = options.endpoints?.sqs ? external(options.endpoints.sqs) : await startSqsEmulator();
     emulators.push(sqsEmulator);
 
     const environment: Record<string, string> = {
