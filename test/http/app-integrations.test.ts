@@ -64,7 +64,7 @@ async function createIntegration(api: ApiClient, parts: Part[] = validParts()) {
 
 async function storedObjects(organizationId: string): Promise<string[]> {
   const output = await s3Client().send(
-    new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `org/${encodeURIComponent(organizationId)}/` }),
+    new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `certificates/${encodeURIComponent(organizationId)}/` }),
   );
   return (output.Contents ?? []).map((object) => object.Key as string);
 }

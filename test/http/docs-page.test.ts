@@ -31,16 +31,16 @@ describe("GET /docs: the API reference page", () => {
   });
 
   it("GET /openapi.json is cacheable: an ETag, Cache-Control, and 304 without a body on If-None-Match", async () => {
-    const first = await fetch(`${baseUrl}/openapi.json`);
+    const first = await fetch(`${baseUrl()}/openapi.json`);
     const etag = first.headers.get("etag");
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
     expect(first.headers.get("cache-control")).toBe("public, max-age=300");
     expect(first.headers.get("x-content-type-options")).toBe("nosniff");
     await first.arrayBuffer();
-    const again = await fetch(`${baseUrl}/openapi.json`, { headers: { "If-None-Match": etag as string } });
+    const again = await fetch(`${baseUrl()}/openapi.json`, { headers: { "If-None-Match": etag as string } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
-    const stale = await fetch(`${baseUrl}/openapi.json`, { headers: { "If-None-Match": '"another"' } });
+    const stale = await fetch(`${baseUrl()}/openapi.json`, { headers: { "If-None-Match": '"another"' } });
     expect(stale.status).toBe(200);
     await stale.arrayBuffer();
   });
