@@ -98,6 +98,12 @@ export const environmentSchema = z.object({
   TENANT_AUTO_ENROLL: z._default(z.enum(["true", "false"]), "false"),
   /** The usage-plan key auto-enrolled organizations share (the stack creates it on the default plan). */
   TENANT_AUTO_ENROLL_API_KEY: z._default(z.string().check(z.minLength(1)), "auto-enrolled"),
+  /**
+   * Longest one DynamoDB call retries contention (transaction conflicts, throttles) before the
+   * request is answered 503; never more than the invocation's remaining time allows
+   * (shared/store/retry-budget.ts).
+   */
+  DYNAMODB_RETRY_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(60_000)), 8_000),
 });
 
 export type AppConfig = z.infer<typeof environmentSchema>;

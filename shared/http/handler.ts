@@ -14,6 +14,7 @@ import { logger } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 import type { answerIdempotently } from "#shared/http/idempotency";
+import { withInvocationDeadline } from "#shared/store/retry-budget";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -122,7 +123,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
   if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
   const runIdempotently = options.answerIdempotently;
   if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys.
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(answerHeaders())
@@ -176,4 +177,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
         answer,
       );
     });
+  // Contention retries spend at most what the invocation has left (shared/store/retry-budget.ts).
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withInvocationDeadline(context, () => handler(event, context as ApiContext));
 }

@@ -122,12 +122,17 @@ export interface SolveOptions {
   /** Ruin-and-recreate iterations. Default unlimited (the time limit decides). */
   maxIterations?: number;
   /**
-   * Stop once the search has converged (see `convergenceFor` in search.ts: a cooling horizon of 10 n²
-   * iterations (× n/50 beyond 50 visits), then no new best solution for max(1000, 40 n) iterations;
-   * n = visits). Default true;
-   * false spends the whole budget.
+   * Stop once the search has stopped paying (see `convergenceFor` in search.ts: a cooling horizon in
+   * iterations that grows with the visits, then windows of max(1000, 40 n) iterations until one gains
+   * less than 0.05 % of the first solution's distance and serves no more visits; n = visits). Default
+   * true; false spends the whole budget.
    */
   earlyStop?: boolean;
+  /**
+   * Checked with the clock during the search: true ends it now with the best plan met (`endedBy:
+   * "deadline"`), e.g. when the caller's own deadline is near. Default: never.
+   */
+  mustStop?: () => boolean;
   objective?: RoutingObjective;
   /** Cost of one unit of load below a vehicle's `minCapacity`, in distance units. Default 1000. */
   underloadCost?: number;
@@ -224,4 +229,13 @@ export interface RoutingSolution {
     fixedCost: number;
   };
   iterations: number;
+  /**
+   * How the search ended: `earlyStop` (it had stopped paying), `budget` (time or iteration limit spent),
+   * `deadline` (`mustStop` said so) or `threadFailure` (a search thread of a parallel solve failed; the
+   * plan is the best the others reached, or the failed thread's last shared one).
+   */
+  endedBy: RoutingEnd;
 }
+
+export const routingEnds = ["earlyStop", "budget", "deadline", "threadFailure"] as const;
+export type RoutingEnd = (typeof routingEnds)[number];

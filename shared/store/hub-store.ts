@@ -6,6 +6,7 @@ import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceK
 import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes, transactLabelled } from "#shared/store/dynamo";
 import { type CustomMeaning, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
+import { contentionExhausted } from "#shared/store/contention-retry";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { queryPage, queryPageAcross } from "#shared/store/pagination";
@@ -118,7 +119,7 @@ export async function writeWithHubReferences(entityItems: TransactItem[], change
       // A missing hub first: an entity check that depends on the hub (vehicle in hub) fails with it.
       if (incrementCode === "ConditionalCheckFailed") throw missingHubError(change.field);
       if (entityCodes.includes("ConditionalCheckFailed")) return { ok: false, codes: entityCodes };
-      if (codes.includes("TransactionConflict")) throw concurrentUpdateError();
+      if (codes.includes("TransactionConflict")) throw contentionExhausted("conflict");
       if (decrementCode === "ConditionalCheckFailed") {
         decrement = undefined;
         continue;
@@ -231,7 +232,7 @@ export const dynamoHubStore: HubStore = {
     try {
       await documentClient().send(new UpdateCommand({ ...update, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
     } catch (error) {
-      if (isTransactionConflict(error)) throw concurrentUpdateError();
+      if (isTransactionConflict(error)) throw contentionExhausted("conflict");
       if (!isConditionalCheckFailed(error)) throw error;
       throw (error as { Item?: unknown }).Item ? concurrentUpdateError() : new NotFoundError();
     }
@@ -267,7 +268,7 @@ export const dynamoHubStore: HubStore = {
         }),
       );
     } catch (error) {
-      if (isTransactionConflict(error)) throw concurrentUpdateError();
+      if (isTransactionConflict(error)) throw contentionExhausted("conflict");
       if (!isConditionalCheckFailed(error)) throw error;
       const item = (error as { Item?: Record<string, unknown> }).Item;
       if (!item) throw new NotFoundError();

@@ -159,6 +159,18 @@ describe("npm start's command line and start-up failures", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("usage: npm start");
     expect(stdout).toContain("--in-memory");
+    expect(stdout).toContain("--dynamodb-semantics local|strict");
+  });
+
+  it.each([
+    [["--dynamodb-semantics", "production"], "--dynamodb-semantics is local or strict"],
+    [["--dynamodb-semantics", "strict", "--dynamodb-throttle-rate", "2"], "--dynamodb-throttle-rate must be a number from 0 to 1"],
+    [["--dynamodb-index-lag-ms", "100"], "--dynamodb-index-lag-ms needs --dynamodb-semantics strict"],
+  ])("refuses DynamoDB semantics options %j it cannot honour, before starting anything", async (args, message) => {
+    const { code, stderr } = await runStart(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("usage: npm start");
   });
 
   it("refuses an unknown option with usage and a non-zero exit", async () => {

@@ -109,7 +109,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const expectPlatformHeaders = (response: { status: number; headers: Headers }, label: string) => {
       expect(response.headers.get("access-control-allow-origin"), label).toBe("*");
-      expect(response.headers.get("access-control-expose-headers"), label).toBe("X-Request-Id,ETag,Idempotency-Replayed");
+      expect(response.headers.get("access-control-expose-headers"), label).toBe("X-Request-Id,ETag,Idempotency-Replayed,Retry-After");
       expect(response.headers.get("x-request-id"), label).toMatch(uuid);
     };
 

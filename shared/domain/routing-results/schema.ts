@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { routingEnds } from "#shared/routing/model";
 
 /**
  * Routing result: the plan one run of the optimizer produced for a hub — per vehicle an ordered
@@ -59,6 +60,13 @@ export const resultSummarySchema = z.object({
   durationMinutes: z.number(),
   planningDay: z.string().check(z.describe("Y-m-d the `H:i` visit windows referred to.")),
   timeZone: z.string().check(z.describe("Zone of every wall-clock time of the result (the hub's, else the application's).")),
+  endedBy: z.optional(
+    z.enum(routingEnds).check(
+      z.describe(
+        "How the optimizer's search ended: earlyStop (it had stopped improving), budget (the profile's time limit), deadline (the worker's own time was running out; the best plan so far) or threadFailure (a search thread failed; the best plan the searches reached). Absent on results stored without it.",
+      ),
+    ),
+  ),
 });
 
 export const resultDispatchSchema = z.object({

@@ -42,6 +42,13 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
 export const MAX_VISITS_PER_RUN = 1500;
 /** Kept free of the Lambda's remaining time for storing and dispatching after the optimizer. */
 export const STORE_AND_DISPATCH_MARGIN_MS = 30_000;
+/**
+ * The deadline guard: the search stops with its best plan (`endedBy: "deadline"`) once less than this is
+ * left of the Lambda's time, however long its budget was meant to run (a slow start, a clock that ran
+ * ahead), so the plan is stored instead of lost to the timeout. Below the margin, so a run that keeps to
+ * its budget never meets it.
+ */
+export const DEADLINE_GUARD_MS = 20_000;
 
 export interface LogExecuted {
   status: "SUCCESS" | "SKIPPED" | "FAILED";
@@ -159,7 +166,11 @@ async function recordUsage(
 async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext, meter: RunMeter) {
   const planned = buildRunProblem(prepared.input);
   const startedAt = performance.now();
-  const solution = await ports.solve(planned.problem, { timeLimitMs: budgetMs(prepared.configuration, delivery), objective: prepared.configuration.objective });
+  const solution = await ports.solve(planned.problem, {
+    timeLimitMs: budgetMs(prepared.configuration, delivery),
+    objective: prepared.configuration.objective,
+    mustStop: () => delivery.remainingTimeMs() < DEADLINE_GUARD_MS,
+  });
   meter.pass = { seconds: (performance.now() - startedAt) / 1000, visits: planned.problem.visits.length, vehicles: planned.problem.vehicles.length };
   const { body, summary } = describeSolution(prepared.input, planned, solution);
   const organizationId = prepared.configuration.organizationId;

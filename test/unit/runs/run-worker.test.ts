@@ -205,6 +205,31 @@ describe("Domain: routing run worker", () => {
     expect(tight.state.solveOptions[0]?.timeLimitMs).toBe(10_000);
   });
 
+  it("deadline guard: a search still running when the Lambda nears its timeout stops, and its best plan is stored with endedBy deadline", async () => {
+    // The budget is taken with 300 s left; then the clock jumps (e.g. a slow store call) to 15 s left.
+    let remainingMs = 300_000;
+    const { ports, state } = setup({
+      solve: (problem, options) => {
+        state.solveOptions.push(options);
+        remainingMs = 15_000;
+        return solveRouting(problem, { ...options, timeLimitMs: 60_000, earlyStop: false });
+      },
+    });
+    const startedAt = Date.now();
+    const outcome = await processRunMessage(ports, message, { receiveCount: 1, maxReceiveCount: 3, remainingTimeMs: () => remainingMs });
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(outcome).toMatchObject({ outcome: "done" });
+    const [result] = [...state.results.values()];
+    expect(result).toMatchObject({ status: "done", summary: { visitsAssigned: 2, endedBy: "deadline" } });
+  });
+
+  it("a run that keeps to its budget is not stopped by the guard and says how it ended", async () => {
+    const { ports, state } = setup();
+    await processRunMessage(ports, message, delivery(1, 300_000));
+    expect(state.solveOptions[0]?.mustStop?.()).toBe(false);
+    expect([...state.results.values()][0]?.summary?.endedBy).toBe("budget"); // the fake solver's 20-iteration limit
+  });
+
   it.each([
     ["DONE", { outcome: "ignored" }],
     ["SKIPPED", { outcome: "ignored" }],
