@@ -1,5 +1,6 @@
 import { App, Validations } from "aws-cdk-lib";
-import { AwsSolutionsChecks } from "cdk-nag";
+import { AwsSolutionsChecks, ServerlessChecks } from "cdk-nag";
+import { placeholderJwt } from "#infra/placeholders";
 import { routes as productRoutes } from "#functions/routes";
 import type { RouteDefinition } from "#shared/http/route";
 import { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
@@ -15,8 +16,10 @@ import { parseTravelProviders } from "#shared/domain/travel/providers";
  * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
  * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=… -c appTimeZone=…`), as do `corsAllowedOrigins`,
  * `sourceMaps`, `alarmEmail`, and tenancy: `tenantPlansFile`, `tenantAutoEnroll` (default false),
- * `authorizerCacheTtlSeconds` (default 300), and `travelProviders` (a JSON document of road-network
- * travel providers, relative to the repository; docs/operations.md "Road-network travel"). Tests may pass another route
+ * `authorizerCacheTtlSeconds` (default 300), `apiGatewayAccountRole` / `apiGatewayExecutionLogs`
+ * (execution logging; off by default), `logLevel` (default INFO), and `travelProviders` (a JSON
+ * document of road-network travel providers, relative to the repository; docs/operations.md
+ * "Road-network travel"). Tests may pass another route
  * table (e.g. a synthetic one three times as large, to check the resource headroom).
  */
 export function buildApp(app: App = new App(), options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {}): { app: App; stack: FieldOperationsStack } {
@@ -32,9 +35,9 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
     routes: options.routes ?? productRoutes,
     repositoryRoot,
     jwt: {
-      issuer: context("jwtIssuer", "https://issuer.example.com"),
-      audience: context("jwtAudience", "field-operations-api"),
-      jwksUri: context("jwtJwksUri", "https://issuer.example.com/.well-known/jwks.json"),
+      issuer: context("jwtIssuer", placeholderJwt.issuer),
+      audience: context("jwtAudience", placeholderJwt.audience),
+      jwksUri: context("jwtJwksUri", placeholderJwt.jwksUri),
     },
     appTimeZone: context("appTimeZone", "UTC"),
     corsAllowedOrigins: context("corsAllowedOrigins", "*")
@@ -42,6 +45,8 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
       .map((origin) => origin.trim())
       .filter((origin) => origin.length > 0),
     sourceMaps: String(app.node.tryGetContext("sourceMaps")) === "true",
+    apiGatewayAccountRole: String(app.node.tryGetContext("apiGatewayAccountRole")) === "true",
+    apiGatewayExecutionLogs: String(app.node.tryGetContext("apiGatewayExecutionLogs")) === "true",
     ...(app.node.tryGetContext("alarmEmail") ? { alarmEmail: context("alarmEmail", "") } : {}),
     tenancy: {
       plans: planCatalog(planOverrides),
@@ -52,6 +57,7 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
     ...(travelProviders ? { travelProviders } : {}),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // Both cdk-nag packs; each finding the design accepts is acknowledged with the decision behind it.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stack };
 }

@@ -6,7 +6,7 @@ import { INTERNAL_ERROR_MESSAGE } from "#shared/http/error-response";
 import { corsPreflightHeaders, platformHeaders } from "#shared/http/responses";
 import { invokeHandler } from "#local/invocation";
 import { binaryMediaTypes, type RouteDefinition } from "#shared/http/route";
-import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
+import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from "#shared/http/gateway-responses";
 import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
 import type { LocalUsagePlans } from "#local/usage-plans";
@@ -223,7 +223,10 @@ export function createGateway(options: GatewayOptions): Server {
         }
         if (options.usagePlans && outcome.context.organizationId && outcome.context.plan) {
           const admission = await options.usagePlans.admit(outcome.context.organizationId, outcome.context.plan);
-          if (!admission.admitted) return answer(admission.statusCode, admission.body);
+          if (!admission.admitted) {
+            const retryAfter = admission.body.failedCode === gatewayAnswers.quotaExceeded.failedCode ? gatewayRetryAfterSeconds.quotaExceeded : gatewayRetryAfterSeconds.throttled;
+            return answer(admission.statusCode, admission.body, { "retry-after": String(retryAfter) });
+          }
         }
         authorizerContext = { ...outcome.context, principalId: outcome.principalId };
       }

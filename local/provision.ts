@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { importQueueDefinition, runQueueDefinition } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 
 /**
@@ -62,17 +62,18 @@ export async function provisionBucket(client: S3Client, bucketName: string): Pro
   }
 }
 
-/** Returns the URLs of the run queue and its dead-letter queue, and of the import queue. */
-export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; importQueueUrl: string }> {
+/** Returns the URLs of the run queue and its dead-letter queue, of the due-page queue (same dead-letter queue), and of the import queue. */
+export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; duePageQueueUrl: string; importQueueUrl: string }> {
   const { queueUrl: importQueueUrl } = await provisionQueue(client, importQueueDefinition);
   const { queueUrl: runQueueUrl, deadLetterQueueUrl } = await provisionQueue(client, runQueueDefinition);
-  return { runQueueUrl, deadLetterQueueUrl, importQueueUrl };
+  const { queueUrl: duePageQueueUrl } = await provisionQueue(client, { ...duePageQueueDefinition, deadLetterQueueName: runQueueDefinition.deadLetterQueueName, deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds });
+  return { runQueueUrl, deadLetterQueueUrl, duePageQueueUrl, importQueueUrl };
 }
 
 /** A queue of `definition` with its dead-letter queue and redrive policy. */
 async function provisionQueue(
   client: SQSClient,
-  definition: typeof runQueueDefinition | typeof importQueueDefinition,
+  definition: { queueName: string; deadLetterQueueName: string; deadLetterRetentionSeconds: number; visibilityTimeoutSeconds: number; messageRetentionSeconds: number; maxReceiveCount: number },
 ): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const dlq = await client.send(
     new CreateQueueCommand({

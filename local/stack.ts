@@ -15,7 +15,7 @@ import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamo
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -48,6 +48,11 @@ export interface LocalStackOptions {
   planOverrides?: PlanOverrides;
   /** The travel providers document (shared/domain/travel/providers.ts); otherwise TRAVEL_PROVIDERS_JSON, if set. */
   travelProviders?: unknown;
+  /**
+   * Services already running elsewhere (LocalStack, or DynamoDB Local / an S3 / an SQS started
+   * separately): used instead of starting the embedded emulator, and never stopped by this stack.
+   */
+  endpoints?: { dynamodb?: string; s3?: string; sqs?: string };
   /**
    * Production DynamoDB semantics (transaction conflicts, throttling, index lag) in front of
    * DynamoDB Local (local/dynamodb-semantics.ts); undefined: DynamoDB Local as it is.
@@ -97,7 +102,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const background: LocalScheduler[] = [];
   let gateway: Server | undefined;
   try {
-    const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
+    const external = (endpoint: string): RunningEmulator => ({ endpoint, stop: async () => undefined });
+    const dynamo = options.endpoints?.dynamodb
+      ? external(options.endpoints.dynamodb)
+      : await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
     let semantics: DynamoDbSemanticsProxy | undefined;
     if (options.dynamodbSemantics) {
@@ -106,9 +114,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       emulators.push({ endpoint: proxy.endpoint, stop: () => proxy.stop() });
     }
     const dynamoEndpoint = semantics?.endpoint ?? dynamo.endpoint;
-    const s3 = await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
+    const s3 = options.endpoints?.s3 ? external(options.endpoints.s3) : await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
     emulators.push(s3);
-    const sqsEmulator = await startSqsEmulator();
+    const sqsEmulator = options.endpoints?.sqs ? external(options.endpoints.sqs) : await startSqsEmulator();
     emulators.push(sqsEmulator);
 
     const environment: Record<string, string> = {
@@ -158,6 +166,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queues = await provisionQueues(sqs);
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    environment.DUE_PAGE_QUEUE_URL = queues.duePageQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
@@ -187,6 +196,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
+      );
+      // The tick's fan-out pages: their own queue and event source, into the run worker's code.
+      const duePageQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.duePageQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const pageWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
+      background.push(
+        startQueuePoller(sqs, queues.duePageQueueUrl, duePageQueueArn, async () => pageWorker.invoke, reportError, {
+          name: "routing-due-page",
+          timeoutSeconds: runWorkerTimeoutSeconds,
+          batchSize: duePageQueueDefinition.batchSize,
+        }),
+        pageWorker,
       );
       // The legacy-import worker: as the SQS event source feeds its Lambda (docs/api/legacy-import.md).
       const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))

@@ -11,12 +11,17 @@ import { loadOrCreateSigningKey } from "#local/tokens";
  * with no AWS account. State persists under .local/ unless --in-memory.
  */
 const usage = [
-  "usage: npm start [-- --in-memory] [-- --dynamodb-semantics local|strict [strict options]] [-- --help]",
+  "usage: npm start [-- --in-memory] [-- --endpoints <url> | --dynamodb-endpoint <url> --s3-endpoint <url> --sqs-endpoint <url>] [-- --dynamodb-semantics local|strict [strict options]] [-- --help]",
   "",
   "  Runs the whole API locally on http://127.0.0.1:<PORT>/v3 (DynamoDB Local, an S3 emulator,",
   "  a local queue, the local API gateway and the scheduler tick).",
   "",
   "  --in-memory   keep no state (otherwise table and files persist under .local/)",
+  "  --endpoints <url>           use services already running there (e.g. LocalStack, http://localhost:4566)",
+  "                              instead of the embedded emulators; the table, bucket and queues are created if missing",
+  "  --dynamodb-endpoint <url>   only DynamoDB from there (e.g. DynamoDB Local on http://localhost:8000)",
+  "  --s3-endpoint <url>         only S3 from there (path-style; credentials S3RVER/S3RVER unless set)",
+  "  --sqs-endpoint <url>        only SQS from there",
   "  --dynamodb-semantics local|strict",
   "                local (default): DynamoDB Local as it is. strict: production DynamoDB behaviour in",
   "                front of it (docs/architecture.md, \"DynamoDB semantics the tests model\"): concurrent",
@@ -34,6 +39,10 @@ const usage = [
 let values: {
   "in-memory"?: boolean;
   help?: boolean;
+  endpoints?: string;
+  "dynamodb-endpoint"?: string;
+  "s3-endpoint"?: string;
+  "sqs-endpoint"?: string;
   "dynamodb-semantics"?: string;
   "dynamodb-transaction-hold-ms"?: string;
   "dynamodb-throttle-rate"?: string;
@@ -44,6 +53,10 @@ try {
     options: {
       "in-memory": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
+      endpoints: { type: "string" },
+      "dynamodb-endpoint": { type: "string" },
+      "s3-endpoint": { type: "string" },
+      "sqs-endpoint": { type: "string" },
       "dynamodb-semantics": { type: "string", default: "local" },
       "dynamodb-transaction-hold-ms": { type: "string" },
       "dynamodb-throttle-rate": { type: "string" },
@@ -60,6 +73,17 @@ if (values.help) {
   process.exit(0);
 }
 
+const endpoints = {
+  dynamodb: values["dynamodb-endpoint"] ?? values.endpoints,
+  s3: values["s3-endpoint"] ?? values.endpoints,
+  sqs: values["sqs-endpoint"] ?? values.endpoints,
+};
+for (const [service, url] of Object.entries(endpoints)) {
+  if (url !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(url)) {
+    process.stderr.write(`npm start: the ${service} endpoint must be http(s)://host[:port], not "${url}".\n`);
+    process.exit(2);
+  }
+}
 /** The semantics options the flags ask for; exits with the usage on a bad value. */
 function dynamodbSemantics(): Partial<DynamoDbSemanticsOptions> | undefined {
   const refuse = (message: string): never => {
@@ -113,6 +137,7 @@ try {
     stateDirectory,
     signingKey: loadOrCreateSigningKey(join(stateDirectory, "jwt")),
     runScheduler: true,
+    endpoints: Object.fromEntries(Object.entries(endpoints).filter(([, url]) => url !== undefined).map(([service, url]) => [service, (url as string).replace(/\/$/, "")])),
     dynamodbSemantics: semantics,
   });
 } catch (error) {

@@ -18,7 +18,8 @@ traceClients(documentClient, s3Client, sqsClient);
  * partial batch failures: a step that threw (or arrived before its predecessor committed) is
  * redelivered; a message that is not an import step is logged and acknowledged.
  *
- * Metrics (dimension job=legacy-import): `ImportStep<Outcome>` per message.
+ * Metrics (dimension job=legacy-import): `ImportStepFinished` and `ImportStepFailed` (an import
+ * ended), `ImportStepError` (a step threw; retried); other outcomes are only logged.
  */
 export function createLegacyImportHandler(service: () => LegacyImportService, maxReceiveCount: number = importQueueDefinition.maxReceiveCount) {
   return jobHandler("legacy-import", async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -31,14 +32,13 @@ export function createLegacyImportHandler(service: () => LegacyImportService, ma
       const step = parseMessageBody(record, importStepMessageSchema);
       if (!step) {
         logger.error("legacy import message is not an import step; acknowledged", { body: record.body });
-        metrics.addMetric("ImportInvalidMessage", MetricUnit.Count, 1);
         return true;
       }
       const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
       try {
         const outcome = await service().runStep(step, { receiveCount, maxReceiveCount });
         logger.info("legacy import step", { step, outcome });
-        metrics.addMetric(`ImportStep${outcome[0]?.toUpperCase()}${outcome.slice(1)}`, MetricUnit.Count, 1);
+        if (outcome === "finished" || outcome === "failed") metrics.addMetric(`ImportStep${outcome[0]?.toUpperCase()}${outcome.slice(1)}`, MetricUnit.Count, 1);
         return outcome !== "early";
       } catch (error) {
         logger.error("legacy import step failed; retried", { step, receiveCount, error });

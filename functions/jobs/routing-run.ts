@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { runWorkerPorts } from "#shared/app/run-worker";
-import { processRunMessage, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
-import { type DuePageMessage, runQueueMessageSchema } from "#shared/domain/runs/messages";
+import { type DeliveryContext, processRunMessage, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
+import { type DuePageMessage, type RunQueueMessage, runQueueMessageSchema } from "#shared/domain/runs/messages";
 import { handleDueEntries, type SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
 import { schedulerTickPorts } from "#shared/app/scheduler-tick";
 import { s3Client } from "#shared/blob/s3";
@@ -12,6 +12,9 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
 import { documentClient } from "#shared/store/dynamo";
 import { sqsClient } from "#shared/queue/sqs";
 import { parseMessageBody, processSqsBatch, RedeliverMessage } from "#shared/queue/sqs-batch";
+import { appConfig } from "#shared/config/env";
+import { type FairPool, fairPool, workFairly } from "#shared/queue/fair-worker";
+import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 
 traceClients(documentClient, s3Client, sqsClient);
 
@@ -22,14 +25,16 @@ traceClients(documentClient, s3Client, sqsClient);
  * SQS and, after maxReceiveCount deliveries, moves to the dead-letter queue. A message that is not
  * a run message is logged and acknowledged (retrying cannot fix it).
  *
- * Metrics (dimension job=routing-run): one count per run outcome (`RunDone`, `RunSkipped`,
- * `RunFailed`, `RunIgnored`, `RunBusy`, `RunInvalidMessage`), and per optimizer call
- * `OptimizerSeconds` and `VisitsPlanned` (the visits given to it).
+ * Metrics (dimension job=routing-run): `RunDone`, `RunSkipped`, `RunFailed` (the outcomes an
+ * operator acts on; ignored, busy and invalid messages are only logged) and `OptimizerSeconds` per
+ * optimizer call; `RunDeferred` when a run was sent back because its organization held its share of
+ * the workers (shared/queue/fair-worker.ts).
  */
 export function createRoutingRunHandler(
   ports: () => RunWorkerPorts,
   maxReceiveCount: number = runQueueDefinition.maxReceiveCount,
   tickPorts: (now: Date) => SchedulerTickPorts = schedulerTickPorts,
+  fairness: () => FairPool | undefined = runWorkerPool,
 ) {
   return jobHandler("routing-run", async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
     const startedAt = Date.now();
@@ -43,19 +48,30 @@ export function createRoutingRunHandler(
       const message = parseMessageBody(record, runQueueMessageSchema);
       if (!message) {
         logger.error("routing run message is not a run message; acknowledged", { body: record.body });
-        metrics.addMetric("RunInvalidMessage", MetricUnit.Count, 1);
         return false;
       }
       if (message.kind === "duePage") return handleDuePage(message);
       const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
+      const pool = fairness();
+      if (!pool) return runMessage(message, delivery);
+      const workKey = message.kind === "schedule" ? scheduleRunKey(message.scheduleId, message.slot) : onDemandRunKey(message.resultId);
+      const fair = await workFairly(pool, { tenantId: message.organizationId, workKey, body: message }, () => runMessage(message, delivery));
+      if (fair.started) return fair.value;
+      logger.info("routing run deferred: its organization holds its share of the workers", { runMessage: message, delaySeconds: fair.deferredForSeconds });
+      metrics.addMetric("RunDeferred", MetricUnit.Count, 1);
+      return false;
+    }
+
+    async function runMessage(message: RunQueueMessage, delivery: DeliveryContext): Promise<boolean> {
       try {
         const outcome = await processRunMessage(measured(ports()), message, delivery);
         logger.info("routing run", { runMessage: message, ...outcome });
-        metrics.addMetric(outcomeMetric[outcome.outcome], MetricUnit.Count, 1);
+        const metric = outcomeMetric[outcome.outcome];
+        if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
         return shouldRetry(outcome);
       } catch (error) {
         logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: message, error });
-        metrics.addMetric(outcomeMetric.failed, MetricUnit.Count, 1);
+        metrics.addMetric("RunFailed", MetricUnit.Count, 1);
         return true;
       }
     }
@@ -75,7 +91,7 @@ export function createRoutingRunHandler(
   });
 }
 
-const outcomeMetric = { done: "RunDone", skipped: "RunSkipped", failed: "RunFailed", ignored: "RunIgnored", busy: "RunBusy" } as const;
+const outcomeMetric: Record<string, string | undefined> = { done: "RunDone", skipped: "RunSkipped", failed: "RunFailed" };
 
 /** The worker's ports with the optimizer call measured. */
 function measured(ports: RunWorkerPorts): RunWorkerPorts {
@@ -85,10 +101,16 @@ function measured(ports: RunWorkerPorts): RunWorkerPorts {
       const startedAt = performance.now();
       const solution = await ports.solve(problem, options);
       metrics.addMetric("OptimizerSeconds", MetricUnit.Seconds, (performance.now() - startedAt) / 1000);
-      metrics.addMetric("VisitsPlanned", MetricUnit.Count, problem.visits.length);
       return solution;
     },
   };
+}
+
+/** The run worker's share per organization, when the stack gives one (RUN_WORKER_SLOTS_PER_TENANT). */
+function runWorkerPool(): FairPool | undefined {
+  const cap = appConfig().RUN_WORKER_SLOTS_PER_TENANT;
+  // A lease outlives the worker's timeout: a crashed worker's slot frees a minute after it would have timed out.
+  return cap === undefined ? undefined : fairPool("routing-run", appConfig().RUN_QUEUE_URL, cap, runWorkerTimeoutSeconds + 60);
 }
 
 export const handler = createRoutingRunHandler(() => runWorkerPorts());

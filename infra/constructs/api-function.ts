@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
-import { Architecture, Code, Function, type FunctionProps, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import { ApplicationLogLevel, Architecture, Code, Function, type FunctionProps, LoggingFormat, Runtime, SystemLogLevel, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -67,8 +67,21 @@ export class ProductFunction extends Function {
       logGroup,
       // Active tracing, like the API stage (tracingEnabled): one trace from the gateway through the function.
       tracing: Tracing.ACTIVE,
+      // JSON log lines (Powertools writes JSON; Lambda's own lines too), filtered by level (context logLevel).
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: applicationLogLevel(scope.node.tryGetContext("logLevel")),
+      systemLogLevelV2: SystemLogLevel.WARN,
       environment: { ...(code.sourceMaps ? { NODE_OPTIONS: "--enable-source-maps" } : {}), ...environment },
       ...rest,
     });
   }
+}
+
+/** Context `logLevel` (DEBUG, INFO, WARN or ERROR; default INFO): the lines Lambda keeps, Powertools' level too (AWS_LAMBDA_LOG_LEVEL). */
+export function applicationLogLevel(context: unknown): ApplicationLogLevel {
+  const level = String(context ?? "INFO").toUpperCase();
+  const levels: Record<string, ApplicationLogLevel> = { DEBUG: ApplicationLogLevel.DEBUG, INFO: ApplicationLogLevel.INFO, WARN: ApplicationLogLevel.WARN, ERROR: ApplicationLogLevel.ERROR };
+  const chosen = levels[level];
+  if (!chosen) throw new Error(`logLevel must be one of ${Object.keys(levels).join(", ")}, got ${String(context)}`);
+  return chosen;
 }

@@ -25,7 +25,7 @@ export interface ApiAreaStackProps extends NestedStackProps {
   /** Where the area's alarms notify. */
   alarmTopic: ITopic;
   /** Gives a role what one grant of the route table allows. */
-  grant: (role: IRole, grant: RouteGrant) => void;
+  grant: (role: IRole, grant: RouteGrant, area: string) => void;
   /** The tenant authorizer every authenticated method runs behind (its usage-plan key required). */
   authorizer: IAuthorizer;
 }
@@ -60,7 +60,7 @@ export class ApiAreaStack extends NestedStack {
           description: `Functions of ${props.area} with grants: ${key}`,
           managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole")],
         });
-        for (const grant of effective) props.grant(role, grant);
+        for (const grant of effective) props.grant(role, grant, props.area);
         roles.set(key, role);
       }
       return role;

@@ -1,4 +1,4 @@
-import { CfnElement, CfnOutput, Duration, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { CfnElement, CfnOutput, CfnParameter, CfnResource, CfnRule, Duration, Fn, Lazy, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AccessLogFormat, ApiKey, ApiKeySourceType, Cors, type CorsOptions, Deployment, IdentitySource, type IResource, LogGroupLogDestination, MethodLoggingLevel, Period, RequestAuthorizer, ResponseType, RestApi, Stage, UsagePlan } from "aws-cdk-lib/aws-apigateway";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
@@ -6,7 +6,7 @@ import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
@@ -15,15 +15,18 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { defaultRunWorkerMaxConcurrency, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerMemoryMb, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
-import { objectKeys } from "#shared/store/keys";
+import { deadLetterOldestMessageAlarmSeconds, defaultRunWorkerMaxConcurrency, duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerMemoryMb, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { objectKeys, objectKinds } from "#shared/store/keys";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import { type TravelProvidersDocument } from "#shared/domain/travel/providers";
-import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
+import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from "#shared/http/gateway-responses";
+import { operationsDashboard } from "#infra/constructs/dashboard";
+import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
+import { placeholderJwt } from "#infra/placeholders";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
@@ -59,6 +62,14 @@ export interface FieldOperationsStackProps extends StackProps {
    * TRAVEL_PROVIDERS_JSON; an `amazonLocation` one also grants the run worker `geo-routes:CalculateRouteMatrix`.
    */
   travelProviders?: TravelProvidersDocument;
+  /**
+   * Create the region-wide API Gateway account setting (its CloudWatch role) and log each method's
+   * errors (context `apiGatewayAccountRole=true`). Off by default: that setting is shared by every
+   * REST API of the account and region, so a second stack overwrites it and deleting either breaks the others.
+   */
+  apiGatewayAccountRole?: boolean;
+  /** Execution logging (ERROR) with the account's existing CloudWatch role (context `apiGatewayExecutionLogs=true`). */
+  apiGatewayExecutionLogs?: boolean;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -78,6 +89,8 @@ export class FieldOperationsStack extends Stack {
   readonly alarms: Alarm[];
   /** One usage plan per plan of the catalog, by plan name. */
   readonly usagePlans = new Map<string, UsagePlan>();
+  readonly api: RestApi;
+  readonly authorizer: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: FieldOperationsStackProps) {
     super(scope, id, props);
@@ -117,8 +130,10 @@ export class FieldOperationsStack extends Stack {
       // Travel matrix caches are rewritten by every run that adds points: keep no old versions, and drop
       // a cache no run has rewritten for its TTL (its entries would all be asked again anyway).
       lifecycleRules: [
+        ...fileLifecycleRules(this),
         {
-          prefix: objectKeys.travelMatrixCachePrefix,
+          id: "ExpireTravelMatrixCaches",
+          prefix: objectKinds.travelCache,
           noncurrentVersionExpiration: Duration.days(1),
           expiration: Duration.days(Math.ceil(props.travelProviders?.cacheTtlDays ?? 30)),
         },
@@ -140,6 +155,14 @@ export class FieldOperationsStack extends Stack {
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runQueueDefinition.maxReceiveCount },
     });
 
+    const duePageQueue = new Queue(this, "DuePageQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(duePageQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(duePageQueueDefinition.messageRetentionSeconds),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: duePageQueueDefinition.maxReceiveCount },
+    });
+
     const importDeadLetterQueue = new Queue(this, "ImportDeadLetterQueue", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -154,14 +177,19 @@ export class FieldOperationsStack extends Stack {
       deadLetterQueue: { queue: importDeadLetterQueue, maxReceiveCount: importQueueDefinition.maxReceiveCount },
     });
 
+    // The JWT settings as parameters whose defaults are the context values: a Rule refuses the
+    // placeholder values at deploy time, before CloudFormation creates anything, while synth needs no account.
+    const jwt = jwtParameters(this, props.jwt);
+
     const environment = {
       TABLE_NAME: table.tableName,
       BUCKET_NAME: bucket.bucketName,
       RUN_QUEUE_URL: runQueue.queueUrl,
+      DUE_PAGE_QUEUE_URL: duePageQueue.queueUrl,
       IMPORT_QUEUE_URL: importQueue.queueUrl,
-      JWT_ISSUER: props.jwt.issuer,
-      JWT_AUDIENCE: props.jwt.audience,
-      JWT_JWKS_URI: props.jwt.jwksUri,
+      JWT_ISSUER: jwt.issuer,
+      JWT_AUDIENCE: jwt.audience,
+      JWT_JWKS_URI: jwt.jwksUri,
       APP_TIMEZONE: props.appTimeZone,
       CORS_ALLOWED_ORIGINS: props.corsAllowedOrigins.join(","),
       POWERTOOLS_SERVICE_NAME: "field-operations-api",
@@ -179,6 +207,8 @@ export class FieldOperationsStack extends Stack {
     });
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const accountRole = props.apiGatewayAccountRole ?? false;
+    const executionLogs = accountRole || (props.apiGatewayExecutionLogs ?? false);
     // Every alarm notifies this topic; context alarmEmail subscribes an address to it.
     const alarmTopic = new Topic(this, "AlarmTopic", { displayName: "Field Operations API alarms", enforceSSL: true });
     Validations.of(alarmTopic).acknowledge({
@@ -196,20 +226,23 @@ export class FieldOperationsStack extends Stack {
     const gatewayCorsHeaders: Record<string, string> = singleOrigin
       ? { "Access-Control-Allow-Origin": `'${singleOrigin}'` }
       : { "Access-Control-Allow-Origin": "method.request.header.Origin", Vary: "'Origin'" };
+    // Every answer, the gateway's own included, tells browsers not to guess its content type.
+    gatewayCorsHeaders["X-Content-Type-Options"] = "'nosniff'";
     // The deployment and stage are created below, after the area stacks that hold the methods.
-    const api = new RestApi(this, "Api", {
+    const api = (this.api = new RestApi(this, "Api", {
       restApiName: "field-operations-api",
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      // The account-wide setting only on request (apiGatewayAccountRole); never deleted with this stack.
+      cloudWatchRole: accountRole,
+      ...(accountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deploy: false,
       defaultCorsPreflightOptions: cors,
       // gzip/deflate for clients that ask (Accept-Encoding) once a body reaches 1 KiB.
       minCompressionSize: Size.kibibytes(1),
       // The tenant authorizer names the usage-plan key of each call (usageIdentifierKey); clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-    });
+    }));
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     const responseHeaders = gatewayCorsHeaders;
     api.addGatewayResponse("UnknownRoute", {
@@ -219,7 +252,12 @@ export class FieldOperationsStack extends Stack {
       templates: errorBody(404, "Route not found", "sys-404"),
     });
     api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", responseHeaders, templates: errorBody(413, "Request body is too large.", "sys-413") });
-    api.addGatewayResponse("Throttled", { type: ResponseType.THROTTLED, statusCode: "429", responseHeaders, templates: errorBody(429, "Too many requests.", "sys-429") });
+    api.addGatewayResponse("Throttled", {
+      type: ResponseType.THROTTLED,
+      statusCode: "429",
+      responseHeaders: { ...responseHeaders, "Retry-After": `'${gatewayRetryAfterSeconds.throttled}'` },
+      templates: errorBody(429, "Too many requests.", "sys-429"),
+    });
     // The tenant authorizer's answers (shared/http/gateway-responses.ts; the local gateway gives the same).
     const answer = (name: keyof typeof gatewayAnswers) => gatewayAnswers[name];
     api.addGatewayResponse("Unauthorized", {
@@ -239,7 +277,7 @@ export class FieldOperationsStack extends Stack {
     api.addGatewayResponse("QuotaExceeded", {
       type: ResponseType.QUOTA_EXCEEDED,
       statusCode: "429",
-      responseHeaders,
+      responseHeaders: { ...responseHeaders, "Retry-After": `'${gatewayRetryAfterSeconds.quotaExceeded}'` },
       templates: { "application/json": contextTemplate(429, "quotaExceededMessage", undefined, answer("quotaExceeded").failedCode) },
     });
     api.addGatewayResponse("InvalidApiKey", {
@@ -268,32 +306,45 @@ export class FieldOperationsStack extends Stack {
     });
     // One GetItem: the tenant record. Nothing else.
     authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
-    const authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
+    const authorizer = (this.authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
       handler: authorizerFunction,
       identitySources: [IdentitySource.header("Authorization")],
       resultsCacheTtl: Duration.seconds(tenancy.authorizerCacheTtlSeconds),
-    });
+    }));
     api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, responseHeaders, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
     // Every other gateway 4xx (401/403 from the gateway included: they fall back to the default) keeps its body and gains the header.
     api.addGatewayResponse("Default4xx", { type: ResponseType.DEFAULT_4XX, responseHeaders });
 
     const deployment = new Deployment(this, "Deployment", { api, description: "Field Operations Management API v3" });
     deployment.node.addDependency(authorizer);
-    // Methods live in nested stacks, which the deployment cannot see: a new deployment whenever
-    // the route table's methods or paths change, so the stage serves them.
-    deployment.addToLogicalId(props.routes.map((route) => `${route.method} ${route.path} ${route.operationId} ${route.auth ?? "jwt"}`));
+    // A deployment is a snapshot of the API's methods, resources, authorizers and gateway responses;
+    // a change to any of them only reaches the stage through a new deployment. CDK hashes only the
+    // RestApi itself (and only for latestDeployment), and the methods live in nested stacks: so the
+    // hand-made deployment's logical id hashes every such resource of the root and area templates,
+    // as rendered (deploymentSnapshot). Throttles and usage plans update the stage in place.
+    deployment.addToLogicalId(Lazy.any({ produce: () => deploymentSnapshot(this) }));
     const stageName = "v3";
+    // API Gateway writes execution logs to this group by name; created here so it has a retention period.
+    const executionLogGroup = new LogGroup(this, "ApiExecutionLogs", {
+      logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${stageName}`,
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     // The stage limit guards the whole API; each tenant's own limit is its usage plan's, so the stage must admit the fastest plan.
     const stage = new Stage(this, "Stage", {
       deployment,
       stageName,
       throttlingRateLimit: Math.max(100, ...tenancy.plans.plans.map((plan) => plan.rate)),
       throttlingBurstLimit: Math.max(200, ...tenancy.plans.plans.map((plan) => plan.burst)),
-      loggingLevel: MethodLoggingLevel.ERROR,
+      // Execution logging needs the account's CloudWatch role (apiGatewayAccountRole / apiGatewayExecutionLogs).
+      loggingLevel: executionLogs ? MethodLoggingLevel.ERROR : MethodLoggingLevel.OFF,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
-      accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      accessLogFormat: accessLogFormat(),
       tracingEnabled: true,
+      // The public routes (no token, so no usage plan) are limited per method, below the stage limit.
+      methodOptions: publicMethodThrottles(props.routes),
     });
+    stage.node.addDependency(executionLogGroup);
     api.deploymentStage = stage;
 
     // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
@@ -316,7 +367,8 @@ export class FieldOperationsStack extends Stack {
     }
 
     // Explicit actions per grant (routeGrantActions), never CDK's grantRead/WriteData groups.
-    const grant = (role: IRole, grant: RouteGrant) => {
+    // Bucket grants reach one kind of object (objectKinds): `area` names the API area (or job) whose objects they are.
+    const grant = (role: IRole, grant: RouteGrant, area?: string) => {
       const actions = routeGrantActions[grant];
       const onTable = actions.filter((action) => action.startsWith("dynamodb:"));
       if (onTable.length > 0) {
@@ -328,7 +380,15 @@ export class FieldOperationsStack extends Stack {
       const isImportGrant = grant.startsWith("import");
       const onBucket = actions.filter((action) => action.startsWith("s3:"));
       if (onBucket.length > 0) {
-        role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(isImportGrant ? objectKeys.legacyExportPattern : "*")] }));
+        if (isImportGrant) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }));
+        else {
+          const kind = bucketKindOfArea[area ?? ""];
+          if (!kind) throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);
+          role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(`${kind.prefix}*`)] }));
+          // Objects of the earlier layout (`org/<o>/<kind>/…`) are still read (and certificates deleted) where they are.
+          const legacyActions = onBucket.filter((action) => kind.legacyActions.includes(action));
+          if (legacyActions.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: legacyActions, resources: [bucket.arnForObjects(kind.legacyPattern)] }));
+        }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [isImportGrant ? importQueue.queueArn : runQueue.queueArn] }));
@@ -380,7 +440,12 @@ export class FieldOperationsStack extends Stack {
       // Context runWorkerMemoryMb: cost against search quality (docs/api/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
-    for (const each of workerGrants) grant(worker.role as IRole, each);
+    for (const each of workerGrants) grant(worker.role as IRole, each, "routing-results");
+    // The road travel matrix cache (travel-cache/), only when the operator declared a road-network provider.
+    const roadProviders = Object.values(props.travelProviders?.providers ?? {}).filter((provider) => provider.kind !== "greatCircle");
+    if (roadProviders.length > 0) {
+      worker.role?.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject", "s3:PutObject"], resources: [bucket.arnForObjects(`${objectKinds.travelCache}*`)] }));
+    }
     // Amazon Location's routes matrix, only when the operator declared such a provider (its region, else the stack's).
     const amazonRegions = [...new Set(Object.values(props.travelProviders?.providers ?? {}).flatMap((provider) => (provider.kind === "amazonLocation" ? [provider.region ?? this.region] : [])))];
     if (amazonRegions.length > 0) {
@@ -390,7 +455,13 @@ export class FieldOperationsStack extends Stack {
     }
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
+    // No organization holds every worker: a run of another always finds one (shared/domain/fairness/worker-slots.ts).
+    worker.addEnvironment("RUN_WORKER_SLOTS_PER_TENANT", String(tenantSlotCap(maxConcurrency)));
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));
+    // The tick's fan-out pages: their own event source and concurrency, so they never wait behind runs.
+    worker.addEventSource(new SqsEventSource(duePageQueue, { batchSize: duePageQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: duePageQueueDefinition.maxConcurrency }));
+    // The tick and the worker (a page may fan out further) send pages: SendMessage only.
+    for (const sender of [tick, worker]) sender.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [duePageQueue.queueArn] }));
 
     const importWorker = new ProductFunction(this, "LegacyImportFunction", {
       code,
@@ -405,8 +476,34 @@ export class FieldOperationsStack extends Stack {
       new SqsEventSource(importQueue, { batchSize: importQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: importQueueDefinition.maxConcurrency }),
     );
 
+    const oldestMessageAlarm = (id: string, queue: Queue, seconds: number, periods: number, description: string) =>
+      new Alarm(this, id, {
+        alarmDescription: `${description} (docs/operations.md, Runbook: "${id.replace(/Alarm$/, "")}")`,
+        metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: "Maximum" }),
+        threshold: seconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: periods,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    const rootAlarms = [
+      oldestMessageAlarm("RunQueueAgeAlarm", runQueue, runQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest waiting routing run waited over ${runQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: runs back up behind the workers`),
+      oldestMessageAlarm("DuePageQueueAgeAlarm", duePageQueue, duePageQueueDefinition.oldestMessageAlarmSeconds, 1, `A fan-out page of due schedules waited over ${duePageQueueDefinition.oldestMessageAlarmSeconds / 60} minutes: due runs are not being enqueued`),
+      oldestMessageAlarm("ImportQueueAgeAlarm", importQueue, importQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest legacy-import step waited over ${importQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: imports are not progressing`),
+      oldestMessageAlarm("DeadLetterQueueAgeAlarm", deadLetterQueue, deadLetterOldestMessageAlarmSeconds, 1, "A failed routing run or due page has waited a week in the dead-letter queue: redrive or inspect it before the 14-day retention drops it"),
+      oldestMessageAlarm("ImportDeadLetterQueueAgeAlarm", importDeadLetterQueue, deadLetterOldestMessageAlarmSeconds, 1, "A failed legacy-import step has waited a week in the dead-letter queue: inspect it before the 14-day retention drops it"),
+      new Alarm(this, "TickMissingAlarm", {
+        alarmDescription: 'The scheduler tick did not run in 5 consecutive minutes (no invocations: rule disabled, function deleted or throttled); no runs are enqueued (docs/operations.md, Runbook: "TickMissing")',
+        metric: tick.metricInvocations({ period: Duration.minutes(1), statistic: "Sum" }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        // No data is exactly what a tick that stopped looks like.
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    ];
     this.alarms = [
       ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer)", [tick, worker, importWorker, authorizerFunction], alarmTopic),
+      ...rootAlarms,
       new Alarm(this, "ImportDeadLetterQueueAlarm", {
         alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (docs/operations.md, Runbook: "ImportDeadLetterQueue")',
         metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
@@ -457,7 +554,9 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     ];
-    for (const alarm of this.alarms.slice(-5)) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    for (const alarm of this.alarms.slice(-(rootAlarms.length + 5))) alarm.addAlarmAction(new SnsAction(alarmTopic));
+
+    operationsDashboard(this, { api, areaStacks: this.areaStacks, tick, worker, importWorker, queues: { runQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue } });
 
     code.dispose();
 
@@ -466,7 +565,7 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
 
-    acknowledgeDesignDecisions(this, { table, bucket });
+    acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
   }
 }
 
@@ -505,7 +604,7 @@ export function apiArea(handler: string): string {
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
 
 /** cdk-nag findings that follow from deliberate design decisions (docs/api/README.md, Conventions; docs/architecture.md). */
-function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }): void {
+function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }, options: { executionLogs: boolean }): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
   // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.
   const arnTokens = (construct: TableV2 | Bucket) => [
@@ -527,9 +626,155 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`, "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).");
   }
   for (const arn of arnTokens(resources.bucket)) {
-    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/*]`, "Objects of this stack's private file bucket; keys are per organization and chosen by the code.");
     acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`, "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.");
+    for (const [area, kind] of Object.entries(bucketKindOfArea)) {
+      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`, `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`);
+      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`, `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`);
+    }
   }
   acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
   acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
+  if (!options.executionLogs) {
+    acknowledge(
+      "AwsSolutions-APIG6",
+      "Execution logging needs the account-wide API Gateway CloudWatch role, which this stack leaves alone unless asked (context apiGatewayAccountRole or apiGatewayExecutionLogs); the access log records every request with its error.",
+    );
+  }
+  // The Serverless pack.
+  acknowledge(
+    "Serverless-LambdaDLQ",
+    "No function is invoked asynchronously with work to lose: API functions answer synchronously, the SQS workers' failed messages go to their queues' dead-letter queues, and a failed scheduler tick is redone by the next minute's (schedules stay due; TickFailed/TickMissing alarm).",
+  );
+  acknowledge("Serverless-EventBusDLQ", "The once-a-minute tick rule: an invocation EventBridge fails to deliver is covered by the next minute's tick (due schedules stay due), and TickMissing alarms when ticks stop.");
+  acknowledge(
+    "Serverless-LambdaEventSourceMappingDestination",
+    "SQS event sources: a message that keeps failing moves to its queue's dead-letter queue through the redrive policy (with an age alarm); an on-failure destination would duplicate it.",
+  );
+  acknowledge("Serverless-SNSRedrivePolicy", "The alarm topic's e-mail subscription: an undelivered alarm e-mail has nothing to redrive, and the alarm stays in ALARM on the dashboard.");
+  acknowledge("Serverless-SQSRedrivePolicy", "Flagged queues are the dead-letter queues themselves; a dead-letter queue of a dead-letter queue would only hide failures.");
+}
+
+/**
+ * Each public route (no token, so no usage plan) is limited to this rate and burst on its own,
+ * far below the stage limit every tenant shares: a crawler of the OpenAPI document cannot take the API's capacity.
+ */
+export const publicRouteThrottle = { rateLimit: 10, burstLimit: 20 } as const;
+
+function publicMethodThrottles(routes: readonly RouteDefinition[]): Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> {
+  return Object.fromEntries(
+    routes
+      .filter((route) => route.auth === "none")
+      .map((route) => [`${route.path}/${route.method}`, { throttlingRateLimit: publicRouteThrottle.rateLimit, throttlingBurstLimit: publicRouteThrottle.burstLimit }]),
+  );
+}
+
+/** The resource types an API Gateway deployment snapshots (what the stage serves until the next deployment). */
+export const deploymentSnapshotTypes = new Set(["AWS::ApiGateway::Method", "AWS::ApiGateway::Resource", "AWS::ApiGateway::Authorizer", "AWS::ApiGateway::GatewayResponse", "AWS::ApiGateway::Model", "AWS::ApiGateway::RequestValidator"]);
+
+/**
+ * Every snapshotted resource of the stack and its nested stacks as its template renders it (in its
+ * own stack, so references read as that template's parameters): the deployment's logical id hashes
+ * this, so any change to a method, path, authorizer (cache TTL, identity source), gateway response
+ * or CORS preflight yields a new deployment, and nothing else does.
+ */
+function deploymentSnapshot(stack: Stack): unknown[] {
+  return stack.node
+    .findAll()
+    .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct) && deploymentSnapshotTypes.has(construct.cfnResourceType))
+    .map((resource) => ({
+      path: resource.node.path,
+      rendered: Stack.of(resource).resolve((resource as unknown as { _toCloudFormation(): unknown })._toCloudFormation()),
+    }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/**
+ * Access log lines: the standard fields plus who called (the tenant the authorizer named, the
+ * usage-plan key), how long the function took beside the whole request, and why a request failed
+ * (the gateway's error and the integration's).
+ */
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: "$context.requestId",
+      ip: "$context.identity.sourceIp",
+      requestTime: "$context.requestTime",
+      httpMethod: "$context.httpMethod",
+      resourcePath: "$context.resourcePath",
+      status: "$context.status",
+      protocol: "$context.protocol",
+      responseLength: "$context.responseLength",
+      organizationId: "$context.authorizer.organizationId",
+      userId: "$context.authorizer.principalId",
+      apiKeyId: "$context.identity.apiKeyId",
+      responseLatency: "$context.responseLatency",
+      integrationLatency: "$context.integration.latency",
+      integrationStatus: "$context.integration.status",
+      error: "$context.error.message",
+      errorType: "$context.error.responseType",
+      integrationError: "$context.integration.error",
+      xrayTraceId: "$context.xrayTraceId",
+    }),
+  );
+}
+
+/**
+ * The JWT settings as stack parameters (defaults: the context values) and a Rule that refuses the
+ * placeholders of cdk.json: CloudFormation checks Rules before it creates or changes any resource,
+ * so `cdk deploy` without real settings fails at once, while `cdk synth` (no account) still works.
+ */
+function jwtParameters(stack: Stack, jwt: { issuer: string; audience: string; jwksUri: string }): { issuer: string; audience: string; jwksUri: string } {
+  const issuer = new CfnParameter(stack, "JwtIssuer", { type: "String", default: jwt.issuer, description: "Token issuer (context jwtIssuer)" });
+  const audience = new CfnParameter(stack, "JwtAudience", { type: "String", default: jwt.audience, description: "Token audience (context jwtAudience)" });
+  const jwksUri = new CfnParameter(stack, "JwtJwksUri", { type: "String", default: jwt.jwksUri, description: "HTTPS JWKS of the issuer (context jwtJwksUri)" });
+  new CfnRule(stack, "JwtSettingsAreReal", {
+    assertions: [
+      {
+        assert: Fn.conditionNot(Fn.conditionEquals(issuer.valueAsString, placeholderJwt.issuer)),
+        assertDescription: `jwtIssuer is the placeholder ${placeholderJwt.issuer}: deploy with -c jwtIssuer=<your issuer> (docs/operations.md, Deploy)`,
+      },
+      {
+        assert: Fn.conditionNot(Fn.conditionEquals(jwksUri.valueAsString, placeholderJwt.jwksUri)),
+        assertDescription: `jwtJwksUri is the placeholder ${placeholderJwt.jwksUri}: deploy with -c jwtJwksUri=<your issuer's JWKS URL> (docs/operations.md, Deploy)`,
+      },
+      {
+        assert: Fn.conditionNot(Fn.conditionEquals(audience.valueAsString, "")),
+        assertDescription: "jwtAudience is empty: deploy with -c jwtAudience=<the audience your tokens carry>",
+      },
+    ],
+  });
+  return { issuer: issuer.valueAsString, audience: audience.valueAsString, jwksUri: jwksUri.valueAsString };
+}
+
+/**
+ * The object kind each bucket-granting area (and the run worker, as routing-results) reaches: its
+ * prefix, and the earlier layout's objects it may still read (and, for certificates, delete).
+ */
+const bucketKindOfArea: Record<string, { prefix: string; legacyPattern: string; legacyActions: readonly string[] }> = {
+  "app-integrations": { prefix: objectKinds.certificates, legacyPattern: "org/*/app-integrations/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"] },
+  "routing-results": { prefix: objectKinds.results, legacyPattern: "org/*/routing-results/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion"] },
+};
+
+/**
+ * The file bucket's lifecycle, each period by context: uploaded exports expire `importRetentionDays`
+ * (default 7) after upload, imported or not (an import reads its file within minutes); replaced and
+ * deleted versions expire `noncurrentVersionDays` (default 30) after they stop being current;
+ * unfinished multipart uploads are aborted after a day; result bodies expire only when
+ * `resultRetentionDays` is set (a result's item outlives its body: reading it then answers without routes).
+ */
+export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
+  const days = (key: string, fallback?: number) => {
+    const value = stack.node.tryGetContext(key) ?? fallback;
+    if (value === undefined) return undefined;
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 1) throw new Error(`${key} must be a whole number of days ≥ 1, got ${String(value)}`);
+    return number;
+  };
+  const resultDays = days("resultRetentionDays");
+  return [
+    { id: "AbortIncompleteMultipartUploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    { id: "ExpireNoncurrentVersions", noncurrentVersionExpiration: Duration.days(days("noncurrentVersionDays", 30) as number), expiredObjectDeleteMarker: true },
+    { id: "ExpireImportUploads", prefix: objectKinds.imports, expiration: Duration.days(days("importRetentionDays", 7) as number) },
+    ...(resultDays ? [{ id: "ExpireResultBodies", prefix: objectKinds.results, expiration: Duration.days(resultDays) }] : []),
+  ];
 }

@@ -17,7 +17,7 @@ export function attachmentDisposition(fileName: string): string {
   return `attachment; filename="${asciiFallback}"; filename*=UTF-8''${encoded}`;
 }
 
-/** Certificate files in the private bucket, under `org/<organization>/app-integrations/<id>/<objectId>/<file name>`. */
+/** Certificate files in the private bucket, under `certificates/<organization>/<id>/<objectId>/<file name>` (the item keeps the key). */
 export const s3CertificateStorage: CertificateStorage = {
   async put(organizationId, integrationId, objectId, upload) {
     const objectKey = objectKeys.appIntegrationCertificate(organizationId, integrationId, objectId, upload.fileName);

@@ -5,7 +5,7 @@ import { objectKeys } from "#shared/store/keys";
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === "NoSuchKey" || error.name === "NotFound" || error.name === "NoSuchVersion");
 
-/** Exports in the private bucket under `org/<organization>/imports/<uploadId>.jsonl`, uploaded through a presigned PUT. */
+/** Exports in the private bucket under `imports/<organization>/<uploadId>.jsonl`, uploaded through a presigned PUT. */
 export const s3ImportSource: ImportSource = {
   async uploadUrl(organizationId, uploadId) {
     const expiresInSeconds = appConfig().PRESIGN_TTL_SECONDS;

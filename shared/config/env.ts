@@ -39,6 +39,14 @@ export const environmentSchema = z.object({
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), "field-operations"),
   BUCKET_NAME: z._default(z.string().check(z.minLength(1)), "field-operations-files"),
   RUN_QUEUE_URL: z._default(z.string(), ""),
+  /**
+   * Run workers one organization may hold at once (the stack sets the event source's maximum
+   * concurrency less one): a run of an organization holding that many is sent back to the queue with
+   * a delay, so other organizations' runs always find a worker. Unset: no per-organization share.
+   */
+  RUN_WORKER_SLOTS_PER_TENANT: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000))),
+  /** SQS queue of the tick's fan-out pages (empty: the run queue, whose worker reads both kinds). */
+  DUE_PAGE_QUEUE_URL: z._default(z.string(), ""),
   /** SQS queue of legacy-import steps (docs/api/legacy-import.md). */
   IMPORT_QUEUE_URL: z._default(z.string(), ""),
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), "field-operations-local"),

@@ -92,9 +92,14 @@ export class PayloadTooLargeError extends AppError {
 }
 
 /** Too much at once for the caller's organization (e.g. the cap on active routing runs): retry later. */
+/** A 429; `retryAfterSeconds` becomes its Retry-After header (a hint: when trying again may succeed). */
 export class TooManyRequestsError extends AppError {
   readonly statusCode = 429;
-  constructor(message: string, failedCode = "sys-429") {
+  constructor(
+    message: string,
+    failedCode = "sys-429",
+    readonly retryAfterSeconds = 60,
+  ) {
     super(message, failedCode);
   }
 }

@@ -13,5 +13,12 @@ export const gatewayAnswers = {
   invalidApiKey: { statusCode: 403, message: "The organization's API key is not on a usage plan: ask the operator to check its enrollment.", failedCode: "tenant-403-key" },
 } as const;
 
+/**
+ * Retry-After of the gateway's 429s (a gateway response's headers are fixed values): a throttled
+ * call may succeed within a second (the token bucket refills at the plan's rate); a call over its
+ * quota not before the period ends, so clients are told to come back in an hour (the message says when it resets).
+ */
+export const gatewayRetryAfterSeconds = { throttled: 1, quotaExceeded: 3600 } as const;
+
 /** The WWW-Authenticate value of the gateway's 401 (a gateway response's headers are fixed values). */
 export const gatewayBearerChallenge = "Bearer";

@@ -10,8 +10,7 @@ import { header, parseJsonBody, pathParameters, queryParameters, refuseRepeatedQ
 import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
-import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
-import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
+import { logger } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 import type { answerIdempotently, SecretFreeAnswer } from "#shared/http/idempotency";
@@ -55,26 +54,22 @@ const errorResponses = (): ApiMiddleware => ({
 });
 
 /**
- * One log line and the request metrics per request. The keys it appends (and the organization and
- * user appended once authenticated) belong to this invocation: `injectLambdaContext` drops them
- * when it ends. Metrics are dimensioned by operation, never by tenant (see docs/operations.md, Observability).
+ * One log line per request (status, duration). The keys it appends (and the organization and user
+ * appended once authenticated) belong to this invocation: `injectLambdaContext` drops them when it
+ * ends. No custom metrics: API Gateway's Count/4XXError/5XXError/Latency and each function's
+ * (one per operation) Lambda metrics already say what an operator acts on, at no metric cost.
  */
 const requestLogging = (route: RouteDefinition): ApiMiddleware => {
   const startedAt = new WeakMap<object, number>();
   const finish = (request: object, status: number) => {
     const durationMs = Date.now() - (startedAt.get(request) ?? Date.now());
     logger.info("request completed", { status, durationMs });
-    metrics.addMetric("Requests", MetricUnit.Count, 1);
-    if (status >= 500) metrics.addMetric("ServerErrors", MetricUnit.Count, 1);
-    else if (status >= 400) metrics.addMetric("ClientErrors", MetricUnit.Count, 1);
-    metrics.addMetric("Latency", MetricUnit.Milliseconds, durationMs);
   };
   return {
     before: async (request) => {
       startedAt.set(request, Date.now());
       logger.appendKeys({ operationId: route.operationId });
       logger.debug("request received", { httpMethod: request.event.httpMethod, path: request.event.path });
-      metrics.addDimension("operation", route.operationId);
     },
     after: async (request) => finish(request, request.response?.statusCode ?? 0),
     // Runs before the error mapping (middy runs onError in reverse order): read the status without mapping twice.
@@ -137,9 +132,8 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
   const runIdempotently = options.answerIdempotently;
   if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
-    // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
+    // Outermost, so the unhandled-error line still carries the invocation's keys.
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
     .use(answerHeaders())
     .use(errorResponses())
     .use(requestLogging(route))

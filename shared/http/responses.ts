@@ -59,10 +59,11 @@ export function corsHeaders(allowedOrigins: "*" | readonly string[], origin: str
 
 /**
  * Headers every answer carries, success or error: the request id (the Lambda invocation's
- * awsRequestId, the id every log line of the request carries) and CORS.
+ * awsRequestId, the id every log line of the request carries), `nosniff` and CORS.
  */
 export function platformHeaders(requestId: string, origin: string | undefined): Record<string, string> {
-  return { "x-request-id": requestId, ...corsHeaders(appConfig().CORS_ALLOWED_ORIGINS, origin) };
+  // nosniff: a browser never reads an answer as another type than it says (an error JSON as HTML).
+  return { "x-request-id": requestId, "x-content-type-options": "nosniff", ...corsHeaders(appConfig().CORS_ALLOWED_ORIGINS, origin) };
 }
 
 /** RFC 6750 challenge of a 401: `invalid_token` when a bearer token was sent but refused. */

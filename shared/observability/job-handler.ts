@@ -33,7 +33,8 @@ export function jobHandler<TEvent, TResult>(job: string, run: (event: TEvent, co
   const handler = middy<TEvent, TResult>()
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    // Cold starts are in each function's log (cold_start) and Init Duration; not a metric worth paying for.
+    .use(logMetrics(metrics, { captureColdStartMetric: false }))
     .use({
       before: () => {
         logger.appendKeys({ job });

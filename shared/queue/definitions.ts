@@ -26,10 +26,35 @@ export const runQueueDefinition = {
   visibilityTimeoutSeconds: runWorkerTimeoutSeconds * 6,
   /** Deliveries before a message moves to the dead-letter queue. */
   maxReceiveCount: 3,
-  messageRetentionSeconds: 4 * 24 * 3600,
+  /** SQS's maximum: a run waiting this long is deleted unseen, so the age alarm (below) fires long before. */
+  messageRetentionSeconds: 14 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 1,
+  /** The oldest waiting run older than this (3 periods of 5 minutes) alarms: runs wait behind a backlog. */
+  oldestMessageAlarmSeconds: 15 * 60,
 } as const;
+
+/**
+ * The tick's fan-out pages of due schedules (more due than one tick handles): their own queue, read by
+ * the run worker with its own small concurrency, so a page never waits behind the runs of the queue.
+ * A page that fails 3 deliveries goes to the run queue's dead-letter queue (a redrive returns each
+ * message to the queue it came from).
+ */
+export const duePageQueueDefinition = {
+  queueName: "routing-due-pages",
+  /** A page claims and sends up to 2,000 runs in a few seconds; the worker's timeout bounds it. */
+  visibilityTimeoutSeconds: runWorkerTimeoutSeconds * 6,
+  maxReceiveCount: 3,
+  /** A page older than a day is useless (its schedules were advanced as missed by later ticks). */
+  messageRetentionSeconds: 24 * 3600,
+  batchSize: 1,
+  maxConcurrency: 2,
+  /** Pages are handled within seconds; one waiting 5 minutes means the worker cannot take them. */
+  oldestMessageAlarmSeconds: 5 * 60,
+} as const;
+
+/** A message in a dead-letter queue older than this alarms: a week before the queue's 14-day retention drops it. */
+export const deadLetterOldestMessageAlarmSeconds = 7 * 24 * 3600;
 
 /**
  * Run workers at most running at once (the SQS event source's maximum concurrency), so a burst of
@@ -55,9 +80,11 @@ export const importQueueDefinition = {
   visibilityTimeoutSeconds: importWorkerTimeoutSeconds * 6,
   /** On the last delivery a failing page fails its import (rolled back) instead of retrying. */
   maxReceiveCount: 3,
-  messageRetentionSeconds: 4 * 24 * 3600,
+  messageRetentionSeconds: 14 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 1,
+  /** A step waiting this long (3 periods of 5 minutes) alarms: imports are not progressing. */
+  oldestMessageAlarmSeconds: 15 * 60,
   /** Imports at most running at once (each import runs one step at a time). */
   maxConcurrency: 5,
 } as const;

@@ -16,13 +16,13 @@ export async function sendRunMessages(messages: RoutingRunMessage[]): Promise<Ro
   return (output.Failed ?? []).map((failure) => messages[Number(failure.Id)] as RoutingRunMessage);
 }
 
-/** Sends up to 10 fan-out pages of the tick in one call; throws unless SQS took every one. */
+/** Sends up to 10 fan-out pages of the tick in one call, to their own queue; throws unless SQS took every one. */
 export async function sendDuePages(pages: DuePageMessage[]): Promise<void> {
   if (pages.length === 0) return;
   if (pages.length > 10) throw new Error("SQS batches hold at most 10 messages");
   const output = await sqsClient().send(
     new SendMessageBatchCommand({
-      QueueUrl: appConfig().RUN_QUEUE_URL,
+      QueueUrl: appConfig().DUE_PAGE_QUEUE_URL || appConfig().RUN_QUEUE_URL,
       Entries: pages.map((page, index) => ({ Id: String(index), MessageBody: JSON.stringify(page) })),
     }),
   );

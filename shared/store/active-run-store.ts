@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type ActiveRunLeases, endedLeases, leaseEnd, mayTakeSlot, planSlotTake } from "#shared/domain/runs/active-runs";
 import { conditionally, documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
-import { keys } from "#shared/store/keys";
+import { type ItemKey, keys } from "#shared/store/keys";
 
 /**
  * The per-organization cap on active runs (shared/domain/runs/active-runs.ts): one item
@@ -17,7 +17,14 @@ const isMissingPath = (error: unknown) => error instanceof Error && error.name =
  * leases (crashed workers' runs) are removed and the write is tried again.
  */
 export async function takeActiveRunSlot(organizationId: string, runKey: string, max: number, now: Date, leaseSeconds: number): Promise<boolean> {
-  const key = keys.activeRuns(organizationId);
+  return takeLeaseSlot(keys.activeRuns(organizationId), "activeRuns", runKey, max, now, leaseSeconds);
+}
+
+/**
+ * The same for any item of leases (`runs` map) of one organization: the cap on active runs, and the
+ * per-tenant worker slots of the SQS workers (shared/store/worker-slot-store.ts).
+ */
+export async function takeLeaseSlot(key: ItemKey, entity: string, runKey: string, max: number, now: Date, leaseSeconds: number): Promise<boolean> {
   // Each retry follows a change by another taker (map created, ended leases removed): a handful suffices.
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -44,7 +51,7 @@ export async function takeActiveRunSlot(organizationId: string, runKey: string, 
           TableName: tableName(),
           Key: key,
           UpdateExpression: "SET runs = if_not_exists(runs, :empty), entity = :entity",
-          ExpressionAttributeValues: { ":empty": {}, ":entity": "activeRuns" },
+          ExpressionAttributeValues: { ":empty": {}, ":entity": entity },
         }),
       );
       continue;
@@ -196,11 +203,16 @@ async function takeChunk(organizationId: string, runKeys: string[], max: number,
 
 /** Frees the run's slot; releasing a slot that is not held (twice, or never taken) changes nothing. */
 export async function releaseActiveRunSlot(organizationId: string, runKey: string): Promise<void> {
+  await releaseLeaseSlot(keys.activeRuns(organizationId), runKey);
+}
+
+/** Frees one lease of an item of leases; idempotent. */
+export async function releaseLeaseSlot(key: ItemKey, runKey: string): Promise<void> {
   await conditionally(
     documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.activeRuns(organizationId),
+        Key: key,
         UpdateExpression: "REMOVE runs.#run",
         ConditionExpression: "attribute_exists(runs)",
         ExpressionAttributeNames: { "#run": runKey },

@@ -22,6 +22,7 @@
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
  * | active runs (cap leases) | ORG#o                    | ACTIVERUNS                 |                                             |                                    |
+ * | worker slots (leases)    | ORG#o                    | WORKSLOTS#<pool>           |                                             |                                    |
  * | configuration profile    | ORG#o                    | CONF#id                    | ORG#o#HUB#h#CONF / CONF#id                  |                                    |
  * | profile schedule count   | ORG#o                    | CONFREFS#id                |                                             |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
@@ -126,6 +127,8 @@ export const keys = {
   scheduleRunClaim: (o: string, scheduleId: string, slot: string): ItemKey => ({ PK: `${org(o)}#SCHED#${scheduleId}`, SK: `RUN#${slot}` }),
   /** The organization's queued or running runs (a map run key → lease end), for the cap on active runs. */
   activeRuns: (o: string): ItemKey => ({ PK: org(o), SK: "ACTIVERUNS" }),
+  /** The tenant's leases of one worker pool's slots (shared/queue/fair-worker.ts); `pool` names the SQS worker. */
+  workerSlots: (o: string, pool: string): ItemKey => ({ PK: org(o), SK: `WORKSLOTS#${keyPart(pool)}` }),
 
   // Configuration profiles, visits, results, app integrations
   configuration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `CONF#${id}` }),
@@ -184,22 +187,27 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
   return copy as Omit<T, (typeof storageAttributes)[number]>;
 }
 
-/** S3 object keys: every object's key names its organization (under `org/<o>/`, or a purpose's prefix then `<o>/`). */
-const travelCachePrefix = "travel-cache/";
-
+/** S3 object keys: kind first, then the organization (`<kind>/<org>/…`, objectKinds below); result bodies and certificates of the earlier `org/<o>/<kind>/` layout are still read. */
 export const objectKeys = {
+  /** Stored in the integration's item (`objectKey`): certificates written under the earlier layout keep their key. */
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
-    `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
-  routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+    `${objectKinds.certificates}${encodeURIComponent(o)}/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
+  routingResultBody: (o: string, resultId: string) => `${objectKinds.results}${encodeURIComponent(o)}/${resultId}.json`,
+  /** Where result bodies written before the kind-first layout are (read when the new key has none; never written). */
+  legacyRoutingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
   /**
-   * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). Under its
-   * own top-level prefix, then the organization's, so one bucket lifecycle rule (prefixes have no
-   * wildcards) expires old versions.
+   * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts): kind
+   * first like every object, so one lifecycle rule expires its old versions and IAM targets it.
    */
-  travelMatrixCache: (o: string, hubId: string, provider: string) => `${travelCachePrefix}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
-  travelMatrixCachePrefix: travelCachePrefix,
+  travelMatrixCache: (o: string, hubId: string, provider: string) => `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
   /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
-  legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
+  legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
-  legacyExportPattern: "org/*/imports/*",
+  legacyExportPattern: "imports/*",
 } as const;
+
+/**
+ * Object keys start with their kind, then the organization (`<kind>/<org>/…`), so lifecycle rules
+ * (uploads expire, results may) and IAM (each function reaches only its kind) target a prefix.
+ */
+export const objectKinds = { imports: "imports/", certificates: "certificates/", results: "results/", travelCache: "travel-cache/" } as const;

@@ -64,7 +64,7 @@ async function createIntegration(api: ApiClient, parts: Part[] = validParts()) {
 
 async function storedObjects(organizationId: string): Promise<string[]> {
   const output = await s3Client().send(
-    new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `org/${encodeURIComponent(organizationId)}/` }),
+    new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `certificates/${encodeURIComponent(organizationId)}/` }),
   );
   return (output.Contents ?? []).map((object) => object.Key as string);
 }
@@ -121,7 +121,7 @@ describe("App integration API", () => {
       // One object, under the organization's prefix, named after the integration and the original file.
       const objectKeys = await storedObjects(organizationId);
       expect(objectKeys).toHaveLength(1);
-      expect(objectKeys[0]).toMatch(new RegExp(`^org/${encodeURIComponent(organizationId)}/app-integrations/${data._id}/[0-9a-f]{24}/contoso%20sso\\.pem$`));
+      expect(objectKeys[0]).toMatch(new RegExp(`^certificates/${encodeURIComponent(organizationId)}/${data._id}/[0-9a-f]{24}/contoso%20sso\\.pem$`));
 
       expect(await storedItems(organizationId)).toHaveLength(1);
     });
@@ -292,7 +292,7 @@ describe("App integration API", () => {
     it("concurrent certificate replacements: the losers answer 409 and their uploaded files are deleted again", async () => {
       const { api, organizationId } = newTenant();
       const created = await createIntegration(api);
-      const integrationPrefix = `org/${encodeURIComponent(organizationId)}/app-integrations/${created._id}/`;
+      const integrationPrefix = `certificates/${encodeURIComponent(organizationId)}/${created._id}/`;
       const replacements = Array.from({ length: 6 }, (_, i) => ({ filename: `rotated-${i}.cer`, certificate: selfSignedCertificate(`Rotated ${i}`) }));
 
       // All requests read the same version before any of them writes, so the item's version check

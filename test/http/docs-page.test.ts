@@ -20,6 +20,31 @@ describe("GET /docs: the API reference page", () => {
     expect(html).toContain(JSON.stringify(document.info.title));
   });
 
+  it("carries a strict Content-Security-Policy: nothing loaded, only its own scripts by hash, calls only to the API", async () => {
+    const response = await apiClient(undefined).get("/docs");
+    const policy = response.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+' 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
+    expect(policy).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(policy).toContain("connect-src 'self'");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("GET /openapi.json is cacheable: an ETag, Cache-Control, and 304 without a body on If-None-Match", async () => {
+    const first = await fetch(`${baseUrl()}/openapi.json`);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(first.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(first.headers.get("x-content-type-options")).toBe("nosniff");
+    await first.arrayBuffer();
+    const again = await fetch(`${baseUrl()}/openapi.json`, { headers: { "If-None-Match": etag as string } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const stale = await fetch(`${baseUrl()}/openapi.json`, { headers: { "If-None-Match": '"another"' } });
+    expect(stale.status).toBe(200);
+    await stale.arrayBuffer();
+  });
+
   it("is listed in the OpenAPI document as text/html without security", async () => {
     const document = (await apiClient(undefined).get("/openapi.json")).body;
     const operation = document.paths["/docs"].get;

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "#local/emulators";
+import { freePort, startDynamoDbLocal, startS3Emulator, startSqsEmulator } from "#local/emulators";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
 import { repositoryRoot } from "#infra/repository-root";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
@@ -204,4 +209,42 @@ describe("npm start's command line and start-up failures", () => {
       await new Promise<void>((closed) => squatter.close(() => closed()));
     }
   });
+
+  it("--dynamodb-endpoint, --s3-endpoint and --sqs-endpoint run the stack against emulators started elsewhere, and --endpoints is checked", async () => {
+    const bad = await runStart(["--endpoints", "not-a-url"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("endpoint must be http(s)://host[:port]");
+    const s3Directory = mkdtempSync(join(tmpdir(), "external-s3-"));
+    const [dynamo, s3, sqs] = await Promise.all([startDynamoDbLocal(), startS3Emulator(s3Directory), startSqsEmulator()]);
+    const server = spawn("npm", ["start", "--silent", "--", "--in-memory", "--dynamodb-endpoint", dynamo.endpoint, "--s3-endpoint", s3.endpoint, "--sqs-endpoint", sqs.endpoint], {
+      cwd: repositoryRoot,
+      env: { ...process.env, PORT: "0", LOG_LEVEL: "silent" },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const deadline = Date.now() + 90_000;
+      while (!/running at (http:\/\/\S+\/v3)/.test(output)) {
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const baseUrl = /running at (http:\/\/\S+\/v3)/.exec(output)?.[1] as string;
+      expect((await fetch(`${baseUrl}/openapi.json`)).status).toBe(200);
+      const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+      // The table, bucket and queues were created on the emulators it was pointed at.
+      expect((await new DynamoDBClient({ region: "us-east-1", credentials, endpoint: dynamo.endpoint }).send(new ListTablesCommand({}))).TableNames).toContain("field-operations");
+      expect((await new S3Client({ region: "us-east-1", credentials, endpoint: s3.endpoint, forcePathStyle: true }).send(new ListBucketsCommand({}))).Buckets?.map((bucket) => bucket.Name)).toContain("field-operations-files");
+      const queues = (await new SQSClient({ region: "us-east-1", credentials, endpoint: sqs.endpoint }).send(new ListQueuesCommand({}))).QueueUrls ?? [];
+      expect(queues.some((url) => url.endsWith("/routing-runs"))).toBe(true);
+      expect(output).not.toMatch(/^\s+at /m);
+    } finally {
+      if (server.exitCode === null && server.pid) process.kill(-server.pid, "SIGTERM");
+      await new Promise((resolve) => (server.exitCode !== null ? resolve(undefined) : server.once("exit", resolve)));
+      await Promise.all([dynamo.stop(), s3.stop(), sqs.stop()]);
+      rmSync(s3Directory, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

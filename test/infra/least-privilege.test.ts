@@ -59,7 +59,7 @@ describe("Least privilege: each function's role allows exactly the actions its r
     expect(JSON.stringify(onTable.map((statement) => statement.Resource))).not.toContain("/index/");
   });
 
-  it("gives the import grants only the uploaded exports (org/*/imports/*) and the import queue", () => {
+  it("gives the import grants only the uploaded exports (imports/*) and the import queue", () => {
     const importFunctions = [
       ...routes.filter((route) => route.grants?.some((grant) => grant.startsWith("import"))).map((route) => `${route.operationId}Function`),
       "LegacyImportFunction",
@@ -69,12 +69,28 @@ describe("Least privilege: each function's role allows exactly the actions its r
       for (const statement of functionStatements(synthesized, id)) {
         const actions = [statement.Action].flat() as string[];
         const resources = JSON.stringify(statement.Resource);
-        if (actions.some((action) => action.startsWith("s3:"))) expect(resources, id).toContain("/org/*/imports/*");
+        if (actions.some((action) => action.startsWith("s3:"))) expect(resources, id).toMatch(/"\/imports\/\*"/);
         if (actions.some((action) => action.startsWith("sqs:SendMessage"))) expect(resources, id).toContain("ImportQueue");
       }
     }
     // The upload URL is signed by a function that may only put exports: nothing else.
     expect(ownActions("createDataTypeImportUploadFunction")).toEqual(["s3:PutObject"]);
+  });
+
+  it("gives each bucket-using function only its kind of object: certificates for app integrations, results for routing results and the run worker", () => {
+    const kindOf = (id: string) => (id === "RoutingRunFunction" || routes.find((route) => `${route.operationId}Function` === id)?.handler.includes("/routing-results/") ? "results" : "certificates");
+    const bucketUsers = [...routes.filter((route) => route.grants?.some((grant) => grant === "bucketRead" || grant === "bucketWrite")).map((route) => `${route.operationId}Function`), "RoutingRunFunction"];
+    expect(bucketUsers.length).toBeGreaterThan(4);
+    for (const id of bucketUsers) {
+      const onObjects = functionStatements(synthesized, id).filter((statement) => [statement.Action].flat().some((action) => action.startsWith("s3:")));
+      const resources = onObjects.map((statement) => JSON.stringify(statement.Resource));
+      const legacy = kindOf(id) === "results" ? "/org/*/routing-results/*" : "/org/*/app-integrations/*";
+      for (const resource of resources) expect(resource.includes(`"/${kindOf(id)}/*"`) || resource.includes(`"${legacy}"`), `${id}: ${resource}`).toBe(true);
+      // Writes reach only the kind's own prefix; the earlier layout is read (certificates also deleted), never written.
+      for (const statement of onObjects) {
+        if ([statement.Action].flat().includes("s3:PutObject")) expect(JSON.stringify(statement.Resource), id).toContain(`/${kindOf(id)}/*`);
+      }
+    }
   });
 
   it("keeps read routes to GetItem, BatchGetItem and Query", () => {

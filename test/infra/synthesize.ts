@@ -5,6 +5,14 @@ import { buildApp } from "#infra/app";
 import type { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
 import type { RouteDefinition } from "#shared/http/route";
 import type { PlanOverrides } from "#shared/domain/tenants/plan-catalog";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repositoryRoot } from "#infra/repository-root";
+
+/** The feature flags of cdk.json (`@aws-cdk/...`), which `cdk synth` applies: tests synthesize with them too. */
+export const featureFlags: Record<string, unknown> = Object.fromEntries(
+  Object.entries((JSON.parse(readFileSync(join(repositoryRoot, "cdk.json"), "utf8")) as { context: Record<string, unknown> }).context).filter(([key]) => key.startsWith("@aws-cdk")),
+);
 
 export interface SynthesizedStack {
   stack: FieldOperationsStack;
@@ -18,9 +26,11 @@ export interface SynthesizedStack {
 /** Synthesizes without bundling (fast) unless asked; tests that bundle for real say so. */
 export function synthesize(
   outdir: string,
-  options: { context?: Record<string, unknown>; routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {},
+  options: { context?: Record<string, unknown>; routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides; flags?: Record<string, unknown>; beforeSynth?: (stack: FieldOperationsStack) => void } = {},
 ): SynthesizedStack {
-  const { app, stack } = buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...options.context } }), { routes: options.routes, planOverrides: options.planOverrides });
+  const context = { ...(options.flags ?? featureFlags), "aws:cdk:bundling-stacks": [], ...options.context };
+  const { app, stack } = buildApp(new App({ outdir, context }), { routes: options.routes, planOverrides: options.planOverrides });
+  options.beforeSynth?.(stack);
   const assembly = app.synth();
   const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
   const templates = stacks.map((each) => {

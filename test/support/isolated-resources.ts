@@ -17,6 +17,8 @@ export async function useIsolatedTableAndQueue(): Promise<{ tableName: string; q
   const queue = await sqs.send(new CreateQueueCommand({ QueueName: `isolated-runs-${suffix}` }));
   process.env.TABLE_NAME = tableName;
   process.env.RUN_QUEUE_URL = queue.QueueUrl as string;
+  // The tick's fan-out pages too (the run worker reads both kinds from either queue).
+  process.env.DUE_PAGE_QUEUE_URL = queue.QueueUrl as string;
   resetAppConfig();
   return { tableName, queueUrl: queue.QueueUrl as string, sqs };
 }

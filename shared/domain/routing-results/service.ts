@@ -16,7 +16,7 @@ import { type ActiveRunSlots, onDemandRunKey, TooManyActiveRunsError } from "#sh
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
 import { formatWallClock } from "#shared/domain/schedules/timetable";
 import { formatDateTimeUtc, isValidTimeZone } from "#shared/domain/time";
-import { type RunQuota, RunQuotaExceededError } from "#shared/domain/usage/run-quota";
+import { type RunQuota, RunQuotaExceededError, runQuotaResetsAt } from "#shared/domain/usage/run-quota";
 
 export interface ResultListFilter {
   hubId?: string | undefined;
@@ -129,7 +129,7 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
       const resultId = newId(time);
       const runKey = onDemandRunKey(resultId);
       const refusal = await deps.runQuota.refusal(caller.organizationId, configuration.timeLimitSeconds, time);
-      if (refusal) throw new RunQuotaExceededError(refusal);
+      if (refusal) throw new RunQuotaExceededError(refusal, (runQuotaResetsAt(time).getTime() - time.getTime()) / 1000);
       if (!(await deps.activeRuns.take(caller.organizationId, runKey))) throw new TooManyActiveRunsError(await deps.activeRuns.max(caller.organizationId));
       const result: RoutingResultRecord = {
         _id: resultId,

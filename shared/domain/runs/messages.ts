@@ -11,6 +11,8 @@ export const routingRunMessageSchema = z.object({
   scheduledFor: z.string().check(z.minLength(1)),
   /** The schedule's `updatedTime` when the slot was claimed: a schedule changed since then is skipped. */
   scheduleUpdatedTime: z.string().check(z.minLength(1)),
+  /** Times a worker sent the run back because its organization held its share of the workers (shared/queue/fair-worker.ts). */
+  deferrals: z.optional(z.number()),
 });
 
 export type RoutingRunMessage = z.infer<typeof routingRunMessageSchema>;
@@ -20,6 +22,7 @@ export const onDemandRunMessageSchema = z.object({
   kind: z.literal("onDemand"),
   organizationId: z.string().check(z.minLength(1)),
   resultId: z.string().check(z.minLength(1)),
+  deferrals: z.optional(z.number()),
 });
 
 export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;

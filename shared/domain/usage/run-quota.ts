@@ -42,8 +42,9 @@ export function runQuotaRefusal(state: RunQuotaState, budgetSeconds: number, now
 
 /** POST /routing/result over the monthly run-seconds quota. */
 export class RunQuotaExceededError extends TooManyRequestsError {
-  constructor(message: string) {
-    super(message, RUN_QUOTA_FAILED_CODE);
+  /** `secondsUntilReset`: the Retry-After (the quota has room again when the month ends). */
+  constructor(message: string, secondsUntilReset?: number) {
+    super(message, RUN_QUOTA_FAILED_CODE, secondsUntilReset);
   }
 }
 

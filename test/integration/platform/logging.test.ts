@@ -194,7 +194,7 @@ describe("Module: per-invocation logging", () => {
 });
 
 describe("Module: metrics", () => {
-  it("a request publishes Requests, errors and latency dimensioned by operation, never by tenant", async () => {
+  it("a request publishes no custom metric (API Gateway's and its function's Lambda metrics cover it)", async () => {
     // Prepare
     const organizationId = newOrganizationId();
     captureOutput();
@@ -204,19 +204,13 @@ describe("Module: metrics", () => {
     await invokeHandler(probeHandler(), probeEvent("not-a-token"), requestContext("request-6"));
 
     // Assess
-    const published = emfOf("Requests");
-    expect(published).toHaveLength(2);
-    for (const emf of published) {
-      expect(emf._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: "FieldOperations", Dimensions: [["service", "operation"]] }] });
-      expect(emf).toMatchObject({ operation: "loggingProbe", Requests: 1 });
-      expect(JSON.stringify(emf)).not.toContain(organizationId);
-      expect(emf).not.toHaveProperty("userId");
-    }
-    expect(published[1]).toMatchObject({ ClientErrors: 1 });
-    expect(published[0]).not.toHaveProperty("ClientErrors");
+    expect(lines.filter((line) => "_aws" in line)).toEqual([]);
+    const completed = lines.filter((line) => line.message === "request completed");
+    expect(completed.map((line) => line.status)).toEqual([200, 401]);
+    expect(JSON.stringify(completed[0])).toContain(organizationId);
   });
 
-  it("the jobs publish their outcomes dimensioned by job", async () => {
+  it("the jobs publish the outcomes an operator acts on, dimensioned by job, and only those", async () => {
     // Prepare
     const ports = { results: { find: async () => undefined }, releaseActiveRun: async () => undefined } as unknown as RunWorkerPorts;
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-2" };
@@ -228,8 +222,10 @@ describe("Module: metrics", () => {
     await invokeHandler(tick, quietTick, jobContext("scheduler-tick", 55));
 
     // Assess
-    expect(emfOf("RunIgnored")[0]).toMatchObject({ job: "routing-run", RunIgnored: 1 });
-    expect(JSON.stringify(emfOf("RunIgnored")[0])).not.toContain("org-of-the-run");
-    expect(emfOf("TickEnqueued")[0]).toMatchObject({ job: "scheduler-tick", TickEnqueued: 0, TickFailed: 0 });
+    // An ignored run (its result is gone) is only logged.
+    expect(emfOf("RunIgnored")).toEqual([]);
+    expect(emfOf("TickEnqueued")[0]).toMatchObject({ job: "scheduler-tick", TickEnqueued: 0, TickFailed: 0, TickFannedOut: 0 });
+    expect(emfOf("TickEnqueued")[0]).not.toHaveProperty("TickAlreadyClaimed");
+    expect(emfOf("TickEnqueued")[0]).not.toHaveProperty("ColdStart");
   });
 });
