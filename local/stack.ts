@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -76,6 +77,16 @@ async function ensurePortFree(port: number): Promise<void> {
   await new Promise<void>((closed) => probe.close(() => closed()));
 }
 
+/** The webhook sealing key of a persistent local state directory: sealed secrets must open after a restart. */
+function loadOrCreateSealingKey(stateDirectory: string): string {
+  const file = join(stateDirectory, "webhook-sealing-key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(stateDirectory, { recursive: true });
+  const key = randomBytes(32).toString("base64");
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   await ensurePortFree(options.port);
   const scratch = options.inMemory ? mkdtempSync(join(tmpdir(), "field-ops-")) : undefined;
@@ -116,6 +127,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_TRACE_ENABLED: "false",
       // Unknown organizations are enrolled on the default plan at their first call (the stack's default is off).
       TENANT_AUTO_ENROLL: process.env.TENANT_AUTO_ENROLL ?? "true",
+      // Webhook signing secrets are sealed with this key (on AWS: the stack's).
+      WEBHOOK_SEALING_KEY: options.inMemory ? randomBytes(32).toString("base64") : loadOrCreateSealingKey(options.stateDirectory),
+      WEBHOOKS_ALLOW_LOOPBACK: process.env.WEBHOOKS_ALLOW_LOOPBACK === "true" ? "true" : "false",
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
     };

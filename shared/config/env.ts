@@ -84,6 +84,16 @@ export const environmentSchema = z.object({
    */
   ALLOW_LOOPBACK_PROVIDERS: z._default(z.enum(["true", "false"]), "false"),
   /**
+   * Local only: lets webhooks point at loopback receivers (http:// or https://) started on this
+   * machine. Never set in a deployed stack (webhooks are https:// to public addresses there).
+   */
+  WEBHOOKS_ALLOW_LOOPBACK: z._default(z.enum(["true", "false"]), "false"),
+  /**
+   * Base64 of the 32-byte key that seals webhook signing secrets in the table (AES-256-GCM). `npm
+   * start` keeps one under .local/ (a fresh one per process with --in-memory).
+   */
+  WEBHOOK_SEALING_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of 32 bytes"))),
+  /**
    * Let an organization with no tenant record call the API on the default plan (the local runtime
    * turns it on; the stack sets it from context `tenantAutoEnroll`, off by default).
    */

@@ -65,7 +65,8 @@ export type PermissionModule =
   | "routing-result"
   | "routing-schedule"
   | "usage"
-  | "extension";
+  | "extension"
+  | "webhook";
 export type PermissionVerb = "view" | "add" | "edit" | "delete";
 export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
 

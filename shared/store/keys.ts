@@ -27,6 +27,9 @@
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
+ * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
+ * | webhook delivery (TTL)   | ORG#o#WEBHOOK#id         | DELIVERY#<delivery id>     |                                             |                                    |
+ * | outbox event (TTL)       | ORG#o#OUTBOX             | <event id>                 |                                             |                                    |
  * | tenant                   | ORG#o                    | TENANT                     | TENANTS / o                                 |                                    |
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
@@ -138,6 +141,14 @@ export const keys = {
   routingResultsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#RES`,
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
   appIntegrationPrefix: "APPINT#",
+  webhook: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `WEBHOOK#${keyPart(id)}` }),
+  webhookPrefix: "WEBHOOK#",
+  /** One item per (event, subscription): its status, attempts and last answer (GET /webhook/{id}/deliveries). */
+  webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({ PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`, SK: `DELIVERY#${keyPart(deliveryId)}` }),
+  webhookDeliveriesOf: (o: string, webhookId: string) => `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,
+  webhookDeliveryPrefix: "DELIVERY#",
+  /** An event written with the state change that caused it (the publisher reads the table's stream of these inserts). */
+  outboxEvent: (o: string, eventId: string): ItemKey => ({ PK: `${org(o)}#OUTBOX`, SK: keyPart(eventId) }),
 
   // Tenants (shared/domain/tenants/plans.ts) and metering
   /** The tenant record of an enrolled organization; GSI1 lists every tenant for the operator's CLI. */

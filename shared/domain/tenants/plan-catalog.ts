@@ -16,6 +16,7 @@ const planSchema = z.strictObject({
   callQuota: z.optional(z.strictObject({ limit: z.int().check(z.minimum(1)), period: z.enum(["day", "month"]) })),
   runSecondsPerMonth: z.optional(z.number().check(z.positive())),
   maxRunsQueued: z.int().check(z.minimum(1), z.maximum(1_000)),
+  maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),
 });
 
 export const planOverridesSchema = z.strictObject({

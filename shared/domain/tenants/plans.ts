@@ -7,6 +7,7 @@
  * - `runSecondsPerMonth`: optimizer seconds a tenant's routing runs may use per calendar month (UTC);
  *   omitted = unlimited. Checked by the product itself (the gateway cannot see run time).
  * - `maxRunsQueued`: runs queued or running at once for the tenant (the active-run cap).
+ * - `maxWebhooks`: webhook subscriptions the tenant may hold; omitted = `defaultMaxWebhooks`.
  */
 export interface Plan {
   name: string;
@@ -16,7 +17,11 @@ export interface Plan {
   callQuota?: { limit: number; period: "day" | "month" };
   runSecondsPerMonth?: number;
   maxRunsQueued: number;
+  maxWebhooks?: number;
 }
+
+/** Webhook subscriptions per organization when its plan names no `maxWebhooks`. */
+export const defaultMaxWebhooks = 10;
 
 export const plans = [
   {
