@@ -83,6 +83,14 @@ export const environmentSchema = z.object({
    * Never set in a deployed stack.
    */
   ALLOW_LOOPBACK_PROVIDERS: z._default(z.enum(["true", "false"]), "false"),
+  /** SQS queue of webhook delivery attempts and its dead-letter queue (exhausted deliveries). */
+  WEBHOOK_QUEUE_URL: z._default(z.string(), ""),
+  WEBHOOK_DEAD_LETTER_QUEUE_URL: z._default(z.string(), ""),
+  /**
+   * Seconds before each retry of a failed delivery, comma-separated (attempt 2, 3, …). Default:
+   * 5,300,1800,7200,18000,36000,36000 (8 attempts over about 27.6 hours).
+   */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z.optional(z.string()),
   /**
    * Local only: lets webhooks point at loopback receivers (http:// or https://) started on this
    * machine. Never set in a deployed stack (webhooks are https:// to public addresses there).

@@ -29,11 +29,11 @@
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
  * | webhook delivery (TTL)   | ORG#o#WEBHOOK#id         | DELIVERY#<delivery id>     |                                             |                                    |
- * | outbox event (TTL)       | ORG#o#OUTBOX             | <event id>                 |                                             |                                    |
  * | tenant                   | ORG#o                    | TENANT                     | TENANTS / o                                 |                                    |
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
  * | run seconds of a month   | ORG#o#USAGE              | RUNSECONDS#<YYYY-MM>       |                                             |                                    |
+ * | webhook attempts of a day| ORG#o#USAGE              | WEBHOOKS#<YYYY-MM-DD>      |                                             |                                    |
  * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
 export interface ItemKey {
@@ -147,8 +147,6 @@ export const keys = {
   webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({ PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`, SK: `DELIVERY#${keyPart(deliveryId)}` }),
   webhookDeliveriesOf: (o: string, webhookId: string) => `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,
   webhookDeliveryPrefix: "DELIVERY#",
-  /** An event written with the state change that caused it (the publisher reads the table's stream of these inserts). */
-  outboxEvent: (o: string, eventId: string): ItemKey => ({ PK: `${org(o)}#OUTBOX`, SK: keyPart(eventId) }),
 
   // Tenants (shared/domain/tenants/plans.ts) and metering
   /** The tenant record of an enrolled organization; GSI1 lists every tenant for the operator's CLI. */
@@ -161,6 +159,8 @@ export const keys = {
   /** One item per routing run, by the UTC day it ended, so a date range is one range read. */
   runUsage: (o: string, day: string, runId: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUN#${day}#${runId}` }),
   runUsagePrefix: "RUN#",
+  /** Webhook delivery attempts of one UTC day (a counter updated alone, never in a transaction). */
+  webhookAttemptUsage: (o: string, day: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `WEBHOOKS#${day}` }),
   /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
   runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
 

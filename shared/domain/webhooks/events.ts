@@ -23,9 +23,9 @@ const organizationField = z.string().check(z.describe("The organization whose st
 const resultData = {
   organizationId: organizationField,
   resultId: idSchema.check(z.describe("`_id` of the routing result: GET /routing/result/{resultId}.")),
-  hubId: idSchema,
-  configurationId: z.optional(idSchema),
-  scheduleId: z.optional(z.nullable(idSchema).check(z.describe("The schedule whose run this was; null for an on-demand run."))),
+  hubId: z.string(),
+  configurationId: z.string(),
+  scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run this was; null for an on-demand run.")),
 };
 
 function eventSchema<T extends EventType, D extends z.ZodMiniType>(type: T, data: D, description: string) {
@@ -45,14 +45,14 @@ export const eventSchemas = {
   ),
   "routing.result.dispatched": eventSchema(
     "routing.result.dispatched",
-    z.object({ ...resultData, visitIds: z.optional(z.array(idSchema)) }),
+    z.object({ ...resultData, vehicleIds: z.array(z.string()).check(z.describe("The vehicles the plan was dispatched to.")) }),
     "A routing result was dispatched: its visits now carry their vehicle and order.",
   ),
   "routing.schedule.skipped": eventSchema(
     "routing.schedule.skipped",
     z.object({
       organizationId: organizationField,
-      scheduleId: idSchema,
+      scheduleId: z.string(),
       slot: z.string().check(z.describe("The run slot (ISO 8601 UTC minute) that was skipped.")),
       reason: z.string().check(z.describe("Why the scheduled run did not start, e.g. the organization's cap of active runs.")),
     }),
@@ -60,12 +60,12 @@ export const eventSchemas = {
   ),
   "data-type.import.completed": eventSchema(
     "data-type.import.completed",
-    z.object({ organizationId: organizationField, dataTypeId: idSchema, importId: z.string(), recordsImported: z.number().check(z.int()) }),
+    z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), processed: z.number().check(z.describe("Records written.")) }),
     "An import of records into a data type finished.",
   ),
   "data-type.import.failed": eventSchema(
     "data-type.import.failed",
-    z.object({ organizationId: organizationField, dataTypeId: idSchema, importId: z.string(), message: z.string() }),
+    z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), message: z.string() }),
     "An import of records into a data type stopped with an error.",
   ),
 } as const satisfies Record<EventType, z.ZodMiniType>;
