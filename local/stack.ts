@@ -8,14 +8,17 @@ import { repositoryRoot } from "#infra/repository-root";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { routes } from "#functions/routes";
 import { resetAppConfig } from "#shared/config/env";
 import { createGateway } from "#local/gateway";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds, webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { startStreamPoller } from "#local/stream-poller";
+
+type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -40,6 +43,8 @@ export interface LocalStackOptions {
   signingKey: SigningKey;
   /** Tick the scheduler at every minute boundary and drain the run queue into the worker. */
   runScheduler: boolean;
+  /** Publish events from the table's stream and deliver webhooks (default: as runScheduler). */
+  runWebhooks?: boolean;
   onBackgroundError?: (error: unknown) => void;
   /**
    * Plans added to (or replacing) the product's (tests inject theirs here); otherwise the document
@@ -130,6 +135,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // Webhook signing secrets are sealed with this key (on AWS: the stack's).
       WEBHOOK_SEALING_KEY: options.inMemory ? randomBytes(32).toString("base64") : loadOrCreateSealingKey(options.stateDirectory),
       WEBHOOKS_ALLOW_LOOPBACK: process.env.WEBHOOKS_ALLOW_LOOPBACK === "true" ? "true" : "false",
+      ...(process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ? { WEBHOOK_RETRY_SCHEDULE_SECONDS: process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS } : {}),
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
     };
@@ -146,6 +152,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
+    environment.WEBHOOK_QUEUE_URL = queues.webhookQueueUrl;
+    environment.WEBHOOK_DEAD_LETTER_QUEUE_URL = queues.webhookDeadLetterQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
     resetConfiguredPlans();
@@ -185,6 +193,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           batchSize: importQueueDefinition.batchSize,
         }),
         importWorker,
+      );
+    }
+    if (options.runWebhooks ?? options.runScheduler) {
+      // Webhooks: the stream poller feeds the publisher, as the stream event source does on AWS, and the
+      // queue poller the delivery worker. Both in this process: the in-process event bus is this module's.
+      const webhookQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const jobs = resolve(repositoryRoot, "functions/jobs");
+      background.push(
+        startStreamPoller(
+          { endpoint: dynamo.endpoint, region, credentials, tableName: environment.TABLE_NAME as string },
+          async () => ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
+          reportError,
+        ),
+        startQueuePoller(sqs, queues.webhookQueueUrl, webhookQueueArn, async () => ((await import(join(jobs, "webhook-delivery.ts"))) as { handler: WebhookWorker }).handler, reportError, {
+          name: "webhook-delivery",
+          timeoutSeconds: webhookWorkerTimeoutSeconds,
+          batchSize: webhookQueueDefinition.batchSize,
+        }),
       );
     }
 
