@@ -83,7 +83,7 @@ export async function deliverOnce(message: DeliveryMessage, now: Date = new Date
     if (found) await recordAttempt(organizationId, webhookId, deliveryId, { attempt: message.attempt - 1, status: "dropped", responseCode: null, error: "the webhook is disabled", nextRetryAt: null }, now);
     return;
   }
-  const secret = webhookSealer().open(found.record.sealedSecret, sealingContext(organizationId, webhookId));
+  const secret = await webhookSealer().open(found.record.sealedSecret, sealingContext(organizationId, webhookId));
   const headers = signDelivery(secret, message.eventId, now, message.body);
   const result = await sendWebhook(found.record.url, { ...headers }, message.body, appConfig().WEBHOOKS_ALLOW_LOOPBACK === "true");
   await meterAttempt(organizationId, now).catch((error: unknown) => logger.warn("webhook attempt not metered", { error }));

@@ -100,6 +100,8 @@ export const environmentSchema = z.object({
    * Base64 of the 32-byte key that seals webhook signing secrets in the table (AES-256-GCM). `npm
    * start` keeps one under .local/ (a fresh one per process with --in-memory).
    */
+  /** The stack's KMS key that encrypts webhook signing secrets (set by the stack; locally unset). */
+  WEBHOOK_KMS_KEY_ID: z.optional(z.string().check(z.minLength(1))),
   WEBHOOK_SEALING_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of 32 bytes"))),
   /**
    * Let an organization with no tenant record call the API on the default plan (the local runtime

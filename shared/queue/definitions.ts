@@ -77,4 +77,6 @@ export const webhookQueueDefinition = {
   messageRetentionSeconds: 4 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 10,
+  /** Delivery workers at most running at once: attempts wait on receivers, not on CPU. */
+  maxConcurrency: 20,
 } as const;

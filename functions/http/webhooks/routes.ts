@@ -30,7 +30,7 @@ export const webhookRoutes = {
     permission: "add/webhook",
     body: webhookCreateSchema,
     responses: () => ({ 201: { description: "Created, with the secret", schema: webhookBody(201, webhookCreatedSchema) }, 409: { description: "The plan's cap of webhooks is reached.", schema: errorBodySchema } }),
-    grants: ["tableWrite"],
+    grants: ["tableWrite", "webhookSecretSeal"],
   }),
   list: defineRoute({
     operationId: "listWebhooks",

@@ -88,7 +88,7 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
         description: input.description ?? null,
         enabled: true,
         disabledReason: null,
-        sealedSecret: options.sealer().seal(secret, sealingContext(caller.organizationId, webhookId)),
+        sealedSecret: await options.sealer().seal(secret, sealingContext(caller.organizationId, webhookId)),
         createdTime: formatIsoMicros(time),
         updatedTime: formatIsoMicros(time),
       };
