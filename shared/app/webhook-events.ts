@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { appConfig } from "#shared/config/env";
 import { logger } from "#shared/observability/powertools";
 import type { StoredEvent } from "#shared/domain/webhooks/events";
@@ -109,4 +110,14 @@ export async function deliverOnce(message: DeliveryMessage, now: Date = new Date
   await recordAttempt(organizationId, webhookId, deliveryId, { attempt, status: "retrying", responseCode: result.status, error: result.reason, nextRetryAt: due.toISOString() }, now);
   const hop = hopToward(due, now);
   await sendDeliveries([{ message: { ...message, attempt: attempt + 1, ...(hop.notBefore ? { notBefore: hop.notBefore } : {}) }, delaySeconds: hop.delaySeconds }]);
+}
+
+/** POST /webhook/{id}/test: one `webhook.test` event to this subscription only (not on the bus). */
+export async function sendTestEvent(organizationId: string, webhookId: string, now: Date = new Date()): Promise<{ deliveryId: string; eventId: string }> {
+  const eventId = `evt_test_${randomUUID().replaceAll("-", "")}`;
+  const body = JSON.stringify({ type: "webhook.test", timestamp: now.toISOString(), data: { organizationId, webhookId } });
+  const deliveryId = `${now.toISOString()}_${eventId}`;
+  await openDelivery(organizationId, webhookId, deliveryId, eventId, "webhook.test", now);
+  await sendDeliveries([{ message: { organizationId, webhookId, eventId, eventType: "webhook.test", deliveryId, body, attempt: 1 }, delaySeconds: 0 }]);
+  return { deliveryId, eventId };
 }

@@ -1,13 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { permissionSlugs } from "#functions/routes";
 import { generateSigningKey, mintToken } from "#local/tokens";
 import { type LocalStack, startLocalStack } from "#local/stack";
-import { documentClient, tableName } from "#shared/store/dynamo";
-import { keys } from "#shared/store/keys";
 import { inProcessBus } from "#shared/queue/event-bus";
 import { newOrganizationId } from "#test/support/local-api";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
@@ -127,6 +124,12 @@ describe("Webhook deliveries (local stack with workers)", () => {
         }),
       ).toThrow();
 
+      // POST /webhook/{id}/test sends a signed webhook.test to this webhook.
+      const queued = await tenant.call("POST", `/webhook/${hook._id}/test`);
+      expect(queued.status).toBe(202);
+      const ping = await until("the test event", () => deliveriesTo("/acme").find((entry) => entry.headers["webhook-id"] === queued.body.data.eventId), 30_000);
+      expect(new Webhook(hook.secret).verify(ping.body, { ...(ping.headers as Record<string, string>) })).toMatchObject({ type: "webhook.test", data: { webhookId: hook._id } });
+
       // The operator's bus saw it too, with the same id.
       expect(inProcessBus.published.find((stored) => stored.id === delivery.headers["webhook-id"])?.event.type).toBe("routing.result.completed");
 
@@ -159,12 +162,14 @@ describe("Webhook deliveries (local stack with workers)", () => {
       for (const attempt of attempts) {
         expect(() => new Webhook(hook.secret).verify(attempt.body, { ...(attempt.headers as Record<string, string>) })).not.toThrow();
       }
-      const deliveryId = `${JSON.parse(third.body).timestamp}_${third.headers["webhook-id"]}`;
-      const item = await until("the delivery record", async () => {
-        const found = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(tenant.organizationId, hook._id, deliveryId) }))).Item;
-        return found?.status === "delivered" ? found : undefined;
+      const listed = await until("the delivered record", async () => {
+        const page = (await tenant.call("GET", `/webhook/${hook._id}/deliveries`)).body.data as Array<Record<string, unknown>>;
+        return page[0]?.status === "delivered" ? page : undefined;
       }, 10_000);
-      expect(item).toMatchObject({ status: "delivered", attempts: 3, lastResponseCode: 200 });
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatchObject({ eventId: third.headers["webhook-id"], eventType: "routing.result.completed", status: "delivered", attempts: 3, lastResponseCode: 200, nextRetryAt: null });
+      // Another organization cannot read them.
+      expect((await (await tenantWithFleet()).call("GET", `/webhook/${hook._id}/deliveries`)).status).toBe(404);
     },
     150_000,
   );

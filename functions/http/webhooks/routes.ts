@@ -9,6 +9,22 @@ import {
   webhookSchema,
 } from "#shared/domain/webhooks/schema";
 import { defineRoute } from "#shared/http/route";
+import { pageQuery } from "#shared/domain/schemas";
+
+const deliverySchema = z.object({
+  deliveryId: z.string(),
+  eventId: z.string().check(z.describe("The event's id, sent as `webhook-id`.")),
+  eventType: z.string(),
+  status: z.enum(["pending", "retrying", "delivered", "failed", "disabled", "dropped"]).check(
+    z.describe("pending: queued; retrying: an attempt failed, the next is due at nextRetryAt; delivered: a 2xx answer; failed: the schedule ran out; disabled: the receiver answered 410; dropped: the webhook was disabled before the attempt."),
+  ),
+  attempts: z.number(),
+  lastResponseCode: z.nullable(z.number()),
+  lastError: z.nullable(z.string()),
+  nextRetryAt: z.nullable(z.string()),
+  createdTime: z.string(),
+  updatedTime: z.string(),
+});
 
 const tag = "Webhooks";
 
@@ -91,5 +107,34 @@ export const webhookRoutes = {
     responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) } }),
     grants: ["tableWrite"],
     versioned: true,
+  }),
+  deliveries: defineRoute({
+    operationId: "listWebhookDeliveries",
+    method: "GET",
+    path: "/webhook/{webhookId}/deliveries",
+    handler: "functions/http/webhooks/deliveries.ts",
+    summary: "List a webhook's deliveries",
+    description: "Newest first, kept 30 days: each event sent to this webhook with its status, attempts, last response code and next retry.",
+    tag,
+    permission: "view/webhook",
+    params: webhookParamsSchema,
+    query: pageQuery({}),
+    responses: () => ({
+      200: { description: "A page of deliveries", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string(), data: z.array(deliverySchema), nextCursor: z.nullable(z.string()) }) },
+    }),
+    grants: ["tableRead"],
+  }),
+  test: defineRoute({
+    operationId: "testWebhook",
+    method: "POST",
+    path: "/webhook/{webhookId}/test",
+    handler: "functions/http/webhooks/test.ts",
+    summary: "Send a test event",
+    description: "Queues one `webhook.test` event (`data`: organizationId, webhookId) to this webhook, signed and retried like any event; it is not put on the event bus. Answers the delivery to follow in GET /webhook/{id}/deliveries.",
+    tag,
+    permission: "edit/webhook",
+    params: webhookParamsSchema,
+    responses: () => ({ 202: { description: "Queued", schema: webhookBody(202, z.object({ deliveryId: z.string(), eventId: z.string() })) } }),
+    grants: ["tableWrite", "webhookQueueSend"],
   }),
 };
