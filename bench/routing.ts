@@ -1,10 +1,14 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
-// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop] [--seeds 1,2,3 (small)]
+// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --clock wall|cpu
+//  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
+// [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop (realistic, small)] [--early-stop (solomon, gh*:
+// their default is the whole budget)] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
+import { runEarlyStop } from "./routing/early-stop.ts";
 import { runRealistic } from "./routing/realistic.ts";
 import { runSmall } from "./routing/small.ts";
 import { runThreadComparison } from "./routing/threads.ts";
@@ -20,9 +24,14 @@ const { values } = parseArgs({
     iterations: { type: "string" },
     convention: { type: "string", default: "exact" },
     "no-early-stop": { type: "boolean", default: false },
+    "early-stop": { type: "boolean", default: false },
     seeds: { type: "string", default: "1,2,3" },
     threads: { type: "string" },
     jobs: { type: "string", default: "1" },
+    visits: { type: "string" },
+    clock: { type: "string", default: "wall" },
+    "full-results": { type: "string" },
+    "full-seconds": { type: "string" },
   },
 });
 
@@ -35,7 +44,8 @@ const options = {
   objective: values.objective as RoutingObjective,
   seed: Number(values.seed),
   maxIterations: values.iterations ? Number(values.iterations) : undefined,
-  earlyStop: !values["no-early-stop"],
+  // Budget benchmarks (Solomon, Gehring–Homberger) measure quality at a fixed budget: the whole budget unless --early-stop.
+  earlyStop: ["solomon", "gh200", "gh400", "gh1000"].includes(values.set) ? values["early-stop"] : !values["no-early-stop"],
   log: (line: string) => console.log(line),
 };
 const threadCounts = values.threads?.split(",").map(Number);
@@ -50,6 +60,9 @@ if (threadCounts) {
     only: values.only?.split(","),
     threadCounts,
   });
+} else if (values.set === "realistic" && values.visits) {
+  if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
+  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
 } else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {

@@ -9,12 +9,14 @@ import { resolve } from "node:path";
 import { planOverridesFromEnvironment } from "#shared/config/tenant-plans";
 import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
 import { planCatalog, type PlanOverrides } from "#shared/domain/tenants/plan-catalog";
+import { parseTravelProviders } from "#shared/domain/travel/providers";
 
 /**
  * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
  * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=… -c appTimeZone=…`), as do `corsAllowedOrigins`,
  * `sourceMaps`, `alarmEmail`, and tenancy: `tenantPlansFile`, `tenantAutoEnroll` (default false),
- * `authorizerCacheTtlSeconds` (default 300). Tests may pass another route
+ * `authorizerCacheTtlSeconds` (default 300), and `travelProviders` (a JSON document of road-network
+ * travel providers, relative to the repository; docs/operations.md "Road-network travel"). Tests may pass another route
  * table (e.g. a synthetic one three times as large, to check the resource headroom).
  */
 export function buildApp(app: App = new App(), options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {}): { app: App; stack: FieldOperationsStack } {
@@ -23,6 +25,9 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
   const plansFile = app.node.tryGetContext("tenantPlansFile") as string | undefined;
   const planOverrides =
     options.planOverrides ?? (plansFile ? JSON.parse(readFileSync(resolve(repositoryRoot, plansFile), "utf8")) : planOverridesFromEnvironment({ TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE }));
+  // Validated here, so a bad document fails `cdk synth` rather than the first run.
+  const travelProvidersFile = app.node.tryGetContext("travelProviders") as string | undefined;
+  const travelProviders = travelProvidersFile ? parseTravelProviders(JSON.parse(readFileSync(resolve(repositoryRoot, travelProvidersFile), "utf8"))) : undefined;
   const stack = new FieldOperationsStack(app, context("stackName", "FieldOperations"), {
     routes: options.routes ?? productRoutes,
     repositoryRoot,
@@ -40,10 +45,11 @@ export function buildApp(app: App = new App(), options: { routes?: readonly Rout
     ...(app.node.tryGetContext("alarmEmail") ? { alarmEmail: context("alarmEmail", "") } : {}),
     tenancy: {
       plans: planCatalog(planOverrides),
-      planOverridesJson: JSON.stringify(planOverrides),
+      planOverrides,
       autoEnroll: String(app.node.tryGetContext("tenantAutoEnroll")) === "true",
       authorizerCacheTtlSeconds: Number(context("authorizerCacheTtlSeconds", String(defaultAuthorizerCacheTtlSeconds))),
     },
+    ...(travelProviders ? { travelProviders } : {}),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -12,7 +12,7 @@ import { openApiRoutes } from "#functions/http/openapi/routes";
  * `--enable-source-maps` slows every cold start.
  * bench/cold.ts bundles with these same options, so what it measures is what is deployed.
  */
-export function functionBuildOptions(options: { sourceMaps: boolean }): BuildOptions {
+export function functionBuildOptions(options: { sourceMaps: boolean; planOverrides?: unknown }): BuildOptions {
   return {
     bundle: true,
     platform: "node",
@@ -23,7 +23,12 @@ export function functionBuildOptions(options: { sourceMaps: boolean }): BuildOpt
     logLevel: "error",
     // The OpenAPI document and the docs page are files written beside their bundles (publishedDocuments below).
     // The run worker's search threads start from a file beside its index.js (companionEntries below).
-    define: { PUBLISHED_FILES_BESIDE_BUNDLE: "true", BUNDLED_ROUTING_THREAD: JSON.stringify(`${ROUTING_THREAD_BUNDLE}.js`) },
+    // The operator's plan document, fixed at synth time, is a constant in every bundle (shared/config/tenant-plans.ts).
+    define: {
+      PUBLISHED_FILES_BESIDE_BUNDLE: "true",
+      BUNDLED_ROUTING_THREAD: JSON.stringify(`${ROUTING_THREAD_BUNDLE}.js`),
+      ...(options.planOverrides !== undefined ? { BUNDLED_TENANT_PLANS: JSON.stringify(JSON.stringify(options.planOverrides)) } : {}),
+    },
   };
 }
 
@@ -50,7 +55,7 @@ export function bundleDirectory(outdir: string, entry: string): string {
  */
 export function bundleEntries(
   entries: readonly string[],
-  options: { repositoryRoot: string; outdir: string; sourceMaps: boolean; companions?: typeof companionEntries },
+  options: { repositoryRoot: string; outdir: string; sourceMaps: boolean; planOverrides?: unknown; companions?: typeof companionEntries },
 ): Map<string, string> {
   const unique = [...new Set(entries)];
   const companions = options.companions ?? companionEntries;

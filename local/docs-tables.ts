@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { routes } from "#functions/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { defaultPlanName, type Plan, plans } from "#shared/domain/tenants/plans";
+import { importLimitsOf } from "#shared/domain/usage/import-quota";
 import type { RouteDefinition } from "#shared/http/route";
 
 /**
@@ -47,6 +48,11 @@ export function routesTable(table: readonly RouteDefinition[] = routes): string 
 }
 
 const count = (value: number) => value.toLocaleString("en-US");
+/** Bytes in the largest binary unit that divides them (10 MiB, 5 GiB). */
+const bytes = (value: number) => {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) if (value % size === 0) return `${count(value / size)} ${unit}`;
+  return `${count(value)} bytes`;
+};
 
 /** The product's plans as the plan config declares them. */
 export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = defaultPlanName): string {
@@ -58,15 +64,46 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
       plan.callQuota ? `${count(plan.callQuota.limit)} per ${plan.callQuota.period}` : "none",
       plan.runSecondsPerMonth === undefined ? "unlimited" : count(plan.runSecondsPerMonth),
       count(plan.maxRunsQueued),
+      plan.importRecordsPerMonth === undefined ? "unlimited" : count(plan.importRecordsPerMonth),
+      count(importLimitsOf(plan).maxRunning),
+      bytes(importLimitsOf(plan).maxBytes),
+      plan.travelElementsPerMonth === undefined ? "unlimited" : count(plan.travelElementsPerMonth),
       plan.description,
     ].join(" | "),
   );
-  return ["| plan | rate | burst | call quota | run seconds per month | runs queued at once | |", "|---|---:|---:|---|---:|---:|---|", ...rows.map((row) => `| ${row} |`)].join("\n");
+  return [
+    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | travel elements per month | |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
+    ...rows.map((row) => `| ${row} |`),
+  ].join("\n");
 }
+
+/**
+ * The routes of one API area (their handlers under `functions/http/<directory>/`) with the permission
+ * slug each needs: the area docs state it from the route table, so it cannot drift.
+ */
+export function areaPermissionsTable(directories: readonly string[], table: readonly RouteDefinition[] = routes): string {
+  const inArea = table.filter((route) => directories.some((directory) => route.handler.startsWith(`functions/http/${directory}/`)));
+  if (inArea.length === 0) throw new Error(`no routes under functions/http/{${directories.join(",")}}/`);
+  return [
+    "| route | permission |",
+    "|---|---|",
+    ...inArea.map((route) => `| \`${route.method} /v3${route.path}\` | ${route.permission ? `\`${route.permission}\`` : "none (no token)"} |`),
+  ].join("\n");
+}
+
+/** Area docs and the handler directories of their routes. */
+const areaDocs: ReadonlyArray<[file: string, directories: readonly string[]]> = [
+  ["docs/api/data-types.md", ["data-types"]],
+  ["docs/api/records.md", ["data"]],
+  ["docs/api/hubs-visits-configurations.md", ["hubs", "visits", "routing-configurations"]],
+  ["docs/api/routing-runs.md", ["routing-results"]],
+];
 
 export const generatedTables: readonly GeneratedTable[] = [
   { file: "docs/api/README.md", name: "routes", render: () => routesTable() },
   { file: "docs/operations.md", name: "plans", render: () => plansTable() },
+  ...areaDocs.map(([file, directories]) => ({ file, name: "permissions", render: () => areaPermissionsTable(directories) })),
 ];
 
 /** `text` with the table called `name` replaced by `table`; throws when the markers are missing. */

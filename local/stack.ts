@@ -11,7 +11,8 @@ import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { routes } from "#functions/routes";
 import { resetAppConfig } from "#shared/config/env";
-import { createGateway } from "#local/gateway";
+import { createGateway, type GatewayOptions } from "#local/gateway";
+import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamoDbSemanticsProxy } from "#local/dynamodb-semantics";
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
@@ -51,6 +52,15 @@ export interface LocalStackOptions {
    * named by TENANT_PLANS_FILE, if any.
    */
   planOverrides?: PlanOverrides;
+  /** The travel providers document (shared/domain/travel/providers.ts); otherwise TRAVEL_PROVIDERS_JSON, if set. */
+  travelProviders?: unknown;
+  /**
+   * Production DynamoDB semantics (transaction conflicts, throttling, index lag) in front of
+   * DynamoDB Local (local/dynamodb-semantics.ts); undefined: DynamoDB Local as it is.
+   */
+  dynamodbSemantics?: Partial<DynamoDbSemanticsOptions>;
+  /** Told of every answer a route gives (local/gateway.ts). */
+  observeRouteAnswers?: GatewayOptions["observe"];
 }
 
 export interface LocalStack {
@@ -58,6 +68,10 @@ export interface LocalStack {
   port: number;
   /** The environment the handlers run with; test workers apply it to reach the same emulators. */
   environment: Record<string, string>;
+  /** DynamoDB Local itself, without the semantics proxy (AWS_ENDPOINT_URL_DYNAMODB goes through the proxy when there is one). */
+  dynamodbLocalEndpoint: string;
+  /** The semantics proxy, when started with `dynamodbSemantics`. */
+  dynamodbSemantics?: DynamoDbSemanticsProxy;
   stop(): Promise<void>;
 }
 
@@ -101,6 +115,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const dynamo = await startDynamoDbLocal(options.inMemory ? undefined : join(options.stateDirectory, "dynamodb"));
     emulators.push(dynamo);
+    let semantics: DynamoDbSemanticsProxy | undefined;
+    if (options.dynamodbSemantics) {
+      const proxy = await startDynamoDbSemanticsProxy(dynamo.endpoint, options.dynamodbSemantics);
+      semantics = proxy;
+      emulators.push({ endpoint: proxy.endpoint, stop: () => proxy.stop() });
+    }
+    const dynamoEndpoint = semantics?.endpoint ?? dynamo.endpoint;
     const s3 = await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
     emulators.push(s3);
     const sqsEmulator = await startSqsEmulator();
@@ -111,7 +132,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // s3rver accepts only these credentials; DynamoDB Local (-sharedDb) and the SQS emulator accept any.
       AWS_ACCESS_KEY_ID: "S3RVER",
       AWS_SECRET_ACCESS_KEY: "S3RVER",
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      DYNAMODB_LOCAL_ENDPOINT: dynamo.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SQS: sqsEmulator.endpoint,
       S3_FORCE_PATH_STYLE: "true",
@@ -138,11 +160,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ? { WEBHOOK_RETRY_SCHEDULE_SECONDS: process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS } : {}),
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
+      ...(options.travelProviders !== undefined
+        ? { TRAVEL_PROVIDERS_JSON: JSON.stringify(options.travelProviders) }
+        : process.env.TRAVEL_PROVIDERS_JSON
+          ? { TRAVEL_PROVIDERS_JSON: process.env.TRAVEL_PROVIDERS_JSON }
+          : {}),
     };
     Object.assign(process.env, environment);
     const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
     const region = "us-east-1";
-    await provisionTable(new DynamoDBClient({ region, credentials, endpoint: dynamo.endpoint }), environment.TABLE_NAME as string);
+    await provisionTable(new DynamoDBClient({ region, credentials, endpoint: dynamoEndpoint }), environment.TABLE_NAME as string);
     await provisionBucket(
       new S3Client({ region, credentials, endpoint: s3.endpoint, forcePathStyle: true }),
       environment.BUCKET_NAME as string,
@@ -165,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       rootDirectory: repositoryRoot,
       authorizer: new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds }),
       usagePlans: new LocalUsagePlans(configuredPlans()),
+      ...(options.observeRouteAnswers ? { observe: options.observeRouteAnswers } : {}),
     });
     gateway = server;
     await listen(server, options.port);
@@ -219,6 +247,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       baseUrl: `http://127.0.0.1:${port}/v3`,
       port,
       environment,
+      dynamodbLocalEndpoint: dynamo.endpoint,
+      dynamodbSemantics: semantics,
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
         await closeGateway(server);

@@ -1,8 +1,9 @@
 import "#local/process-defaults";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { writeRuntimeFile } from "#local/runtime-files";
 import { repositoryRoot, startLocalStack } from "#local/stack";
+import { type DynamoDbSemanticsOptions, strictSemanticsOptions } from "#local/dynamodb-semantics";
 import { loadOrCreateSigningKey } from "#local/tokens";
 
 /**
@@ -10,22 +11,44 @@ import { loadOrCreateSigningKey } from "#local/tokens";
  * with no AWS account. State persists under .local/ unless --in-memory.
  */
 const usage = [
-  "usage: npm start [-- --in-memory] [-- --help]",
+  "usage: npm start [-- --in-memory] [-- --dynamodb-semantics local|strict [strict options]] [-- --help]",
   "",
   "  Runs the whole API locally on http://127.0.0.1:<PORT>/v3 (DynamoDB Local, an S3 emulator,",
   "  a local queue, the local API gateway and the scheduler tick).",
   "",
   "  --in-memory   keep no state (otherwise table and files persist under .local/)",
+  "  --dynamodb-semantics local|strict",
+  "                local (default): DynamoDB Local as it is. strict: production DynamoDB behaviour in",
+  "                front of it (docs/architecture.md, \"DynamoDB semantics the tests model\"): concurrent",
+  "                transactions naming one item conflict (TransactionCanceledException /",
+  "                TransactionConflictException), plus the options below",
+  "    --dynamodb-transaction-hold-ms N   a transaction keeps its items N ms after it committed (default 10)",
+  "    --dynamodb-throttle-rate R         throttle this share of calls, 0-1 (default 0)",
+  "    --dynamodb-index-lag-ms N          writes reach the global secondary indexes N ms late (default 0)",
   "  -h, --help    print this help",
   "",
   "  environment:  PORT (default 3000), APP_TIMEZONE, CORS_ALLOWED_ORIGINS, LOG_LEVEL",
   "",
 ].join("\n");
 
-let values: { "in-memory"?: boolean; help?: boolean };
+let values: {
+  "in-memory"?: boolean;
+  help?: boolean;
+  "dynamodb-semantics"?: string;
+  "dynamodb-transaction-hold-ms"?: string;
+  "dynamodb-throttle-rate"?: string;
+  "dynamodb-index-lag-ms"?: string;
+};
 try {
   ({ values } = parseArgs({
-    options: { "in-memory": { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+    options: {
+      "in-memory": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+      "dynamodb-semantics": { type: "string", default: "local" },
+      "dynamodb-transaction-hold-ms": { type: "string" },
+      "dynamodb-throttle-rate": { type: "string" },
+      "dynamodb-index-lag-ms": { type: "string" },
+    },
     allowPositionals: false,
   }));
 } catch (error) {
@@ -36,6 +59,39 @@ if (values.help) {
   process.stdout.write(usage);
   process.exit(0);
 }
+
+/** The semantics options the flags ask for; exits with the usage on a bad value. */
+function dynamodbSemantics(): Partial<DynamoDbSemanticsOptions> | undefined {
+  const refuse = (message: string): never => {
+    process.stderr.write(`npm start: ${message}\n\n${usage}`);
+    process.exit(2);
+  };
+  const mode = values["dynamodb-semantics"];
+  const tuning = ["dynamodb-transaction-hold-ms", "dynamodb-throttle-rate", "dynamodb-index-lag-ms"] as const;
+  if (mode !== "local" && mode !== "strict") refuse(`--dynamodb-semantics is local or strict, not "${mode}"`);
+  if (mode === "local") {
+    const stray = tuning.find((name) => values[name] !== undefined);
+    if (stray) refuse(`--${stray} needs --dynamodb-semantics strict`);
+    return undefined;
+  }
+  const number = (name: (typeof tuning)[number], max: number): number | undefined => {
+    const text = values[name];
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > max) refuse(`--${name} must be a number from 0 to ${max}, not "${text}"`);
+    return value;
+  };
+  const hold = number("dynamodb-transaction-hold-ms", 60_000);
+  const rate = number("dynamodb-throttle-rate", 1);
+  const lag = number("dynamodb-index-lag-ms", 600_000);
+  return {
+    ...strictSemanticsOptions,
+    ...(hold !== undefined ? { transactionHoldMs: hold } : {}),
+    ...(rate !== undefined ? { throttleRate: rate, seed: Date.now() } : {}),
+    ...(lag !== undefined ? { indexLag: lag } : {}),
+  };
+}
+const semantics = dynamodbSemantics();
 
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -57,6 +113,7 @@ try {
     stateDirectory,
     signingKey: loadOrCreateSigningKey(join(stateDirectory, "jwt")),
     runScheduler: true,
+    dynamodbSemantics: semantics,
   });
 } catch (error) {
   // startLocalStack has already stopped every emulator it started: one line, no stack trace.
@@ -64,17 +121,15 @@ try {
   process.exit(1);
 }
 
-// How `npm run tenant` (and other operator scripts) reach this runtime's store; removed on exit.
-const runtimeFile = join(stateDirectory, "runtime.json");
-mkdirSync(stateDirectory, { recursive: true });
-writeFileSync(runtimeFile, JSON.stringify({ baseUrl: stack.baseUrl, environment: stack.environment }), { mode: 0o600 });
-process.once("exit", () => rmSync(runtimeFile, { force: true }));
+// How `npm run tenant` (and other operator scripts) reach this runtime's store: one file per running instance, removed on exit.
+writeRuntimeFile(stateDirectory, { port: Number(new URL(stack.baseUrl).port), baseUrl: stack.baseUrl, environment: stack.environment });
 
 process.stdout.write(
   [
     "",
     `Field Operations API running at ${stack.baseUrl}  (${values["in-memory"] ? "in memory" : `state in ${stateDirectory}`})`,
     `API docs page:     ${stack.baseUrl}/docs  (OpenAPI document: ${stack.baseUrl}/openapi.json; no token needed)`,
+    `DynamoDB:          ${semantics ? `strict semantics (conflicts; hold ${semantics.transactionHoldMs} ms, throttle rate ${semantics.throttleRate ?? 0}, index lag ${semantics.indexLag ?? 0} ms)` : "DynamoDB Local as it is (--dynamodb-semantics strict models production)"}`,
     "Mint a token:      npm run --silent token -- --org my-org --user me [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]",
     `Try it:            curl -H "Authorization: Bearer $(npm run --silent token -- --org my-org --user me)" ${stack.baseUrl}/vehicles`,
     "Tenants:           unknown organizations are enrolled on the default plan at their first call; npm run tenant -- --help",

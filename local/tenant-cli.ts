@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { repositoryRoot } from "#infra/repository-root";
+import { findRuntime } from "#local/runtime-files";
 import { changeTenantPlan, enrollTenant, listTenants, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
 import { resetAppConfig } from "#shared/config/env";
 import { configuredPlans } from "#shared/config/tenant-plans";
@@ -12,8 +13,8 @@ import { localApiKeys } from "#shared/tenancy/local-api-keys";
 
 /**
  * `npm run tenant -- <create|set-plan|suspend|resume|list> …`: the operator's tenant lifecycle.
- * Locally (default) it writes to the store of the running `npm start` (found through
- * .local/runtime.json); with `--aws` it uses the default AWS credentials, creates and attaches the
+ * Locally (default) it writes to the store of the running `npm start` (found through its runtime
+ * file, .local/runtime/<port>.json); with `--aws` it uses the default AWS credentials, creates and attaches the
  * tenant's API key in API Gateway and writes the table TABLE_NAME of the stack STACK_NAME.
  */
 const usage = [
@@ -25,6 +26,7 @@ const usage = [
   "",
   "  --aws   act on the deployed stack (env TABLE_NAME, STACK_NAME=FieldOperations, AWS credentials and region)",
   "          instead of the local runtime started by `npm start`",
+  "  --port  the local runtime on this port, when several `npm start` run from this checkout",
   "  Plans: the product's (shared/domain/tenants/plans.ts) plus TENANT_PLANS_FILE, as the stack and `npm start` read them.",
 ].join("\n");
 
@@ -40,6 +42,7 @@ function parse() {
       org: { type: "string" },
       plan: { type: "string" },
       aws: { type: "boolean", default: false },
+      port: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -58,15 +61,29 @@ if (values.help || !command) {
   process.exit(values.help ? 0 : 2);
 }
 
-/** Where `npm start` records how to reach its store (FIELD_OPS_RUNTIME_FILE overrides it). */
-const runtimeFile = process.env.FIELD_OPS_RUNTIME_FILE ?? join(repositoryRoot, ".local", "runtime.json");
+/**
+ * The running `npm start` whose store to use: its runtime file (local/runtime-files.ts), the one on
+ * --port when several run; FIELD_OPS_RUNTIME_FILE names a file directly.
+ */
+function localRuntimeEnvironment(): Record<string, string> {
+  const file = process.env.FIELD_OPS_RUNTIME_FILE;
+  if (file) {
+    if (!existsSync(file)) fail(`no local runtime: ${file} (FIELD_OPS_RUNTIME_FILE) is missing`, 1);
+    return (JSON.parse(readFileSync(file, "utf8")) as { environment: Record<string, string> }).environment;
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !Number.isInteger(port)) fail(`--port must be a port number, not ${values.port}`);
+  try {
+    return findRuntime(join(repositoryRoot, ".local"), port).environment;
+  } catch (error) {
+    return fail((error as Error).message, 1);
+  }
+}
 
 if (values.aws) {
   if (!process.env.TABLE_NAME) fail("--aws needs TABLE_NAME (the stack's TableName output)");
 } else {
-  if (!existsSync(runtimeFile)) fail(`no local runtime: start it first with \`npm start\` (${runtimeFile} is missing)`, 1);
-  const runtime = JSON.parse(readFileSync(runtimeFile, "utf8")) as { environment: Record<string, string> };
-  Object.assign(process.env, runtime.environment);
+  Object.assign(process.env, localRuntimeEnvironment());
 }
 resetAppConfig();
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";

@@ -5,13 +5,13 @@ import { repositoryRoot } from "#local/stack";
 import { loadOrCreateSigningKey, mintToken } from "#local/tokens";
 
 /**
- * `npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug]
+ * `npm run --silent token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug]
  *  [--hide <dataTypeId>:<field>,<field>] [--expires-in <seconds>]`
  * Prints one signed JWT and nothing else on stdout. `--permissions` defaults to `all`, which
  * expands to every permission slug the route table requires. `--hide` may be repeated.
  */
 const usage = [
-  "usage: npm run token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>] [--expires-in <seconds>]",
+  "usage: npm run --silent token -- --org <orgId> --user <userId> [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>] [--expires-in <seconds>]",
   `--permissions is \`all\` (the default) or a comma-separated list of these slugs: ${permissionSlugs.join(", ")}`,
 ].join("\n");
 

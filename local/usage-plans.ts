@@ -1,10 +1,24 @@
-import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type PlanCatalog, quotaExceededMessage } from "#shared/domain/tenants/plan-catalog";
 import { gatewayAnswers } from "#shared/http/gateway-responses";
 import type { Plan } from "#shared/domain/tenants/plans";
-import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
+import { documentClient as productDocumentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 
+
+/**
+ * The emulated usage plan is AWS's gateway, not the product: with the production-semantics proxy
+ * in front of DynamoDB Local (local/dynamodb-semantics.ts), its counters go to DynamoDB Local
+ * directly, so they are neither throttled nor counted among the functions' calls.
+ */
+let gatewayClient: DynamoDBDocumentClient | undefined;
+function documentClient(): DynamoDBDocumentClient {
+  const direct = process.env.DYNAMODB_LOCAL_ENDPOINT;
+  if (!direct || direct === process.env.AWS_ENDPOINT_URL_DYNAMODB) return productDocumentClient();
+  gatewayClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: direct }));
+  return gatewayClient;
+}
 /**
  * What API Gateway's usage plans do, for the local gateway: per tenant a token bucket (the plan's
  * `rate` per second, `burst` deep) in memory, and the call quota counted in the local store — one

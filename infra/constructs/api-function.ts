@@ -16,7 +16,7 @@ export class FunctionCode {
   private readonly directories: Map<string, string> | undefined;
   private readonly outdir: string | undefined;
 
-  constructor(stack: Stack, entries: readonly string[], private readonly options: { repositoryRoot: string; sourceMaps: boolean }) {
+  constructor(stack: Stack, entries: readonly string[], private readonly options: { repositoryRoot: string; sourceMaps: boolean; planOverrides?: unknown }) {
     if (!stack.bundlingRequired) return;
     const outdir = mkdtempSync(join(tmpdir(), "field-operations-bundles-"));
     this.outdir = outdir;

@@ -33,14 +33,19 @@ import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
+import { type TravelProvidersDocument } from "#shared/domain/travel/providers";
 import { gatewayAnswers, gatewayBearerChallenge } from "#shared/http/gateway-responses";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
   /** The plans in force (product plans plus the operator's document); one usage plan each. */
   plans: PlanCatalog;
-  /** The operator's plan document as JSON, handed to the authorizer so it knows the same plans. */
-  planOverridesJson: string;
+  /**
+   * The operator's plan document, fixed at synth time and bundled into every function (a constant in
+   * the code, infra/bundling.ts), so the authorizer, the run quota and cap and imports enforce the
+   * same plans as the usage plans; never an environment variable (4 KB for all of them).
+   */
+  planOverrides: unknown;
   /** Enroll unknown organizations on the default plan (context `tenantAutoEnroll`, default false); they share one key. */
   autoEnroll: boolean;
   /** Authorizer results are cached per token this long (context `authorizerCacheTtlSeconds`, default 300). */
@@ -60,6 +65,11 @@ export interface FieldOperationsStackProps extends StackProps {
   /** E-mail address the alarm topic notifies (context `alarmEmail`); no subscription when unset. */
   alarmEmail?: string;
   tenancy: TenancyProps;
+  /**
+   * Road-network travel providers (context `travelProviders`, a file): handed to the functions as
+   * TRAVEL_PROVIDERS_JSON; an `amazonLocation` one also grants the run worker `geo-routes:CalculateRouteMatrix`.
+   */
+  travelProviders?: TravelProvidersDocument;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -117,6 +127,15 @@ export class FieldOperationsStack extends Stack {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       serverAccessLogsBucket: accessLogBucket,
       serverAccessLogsPrefix: "file-bucket/",
+      // Travel matrix caches are rewritten by every run that adds points: keep no old versions, and drop
+      // a cache no run has rewritten for its TTL (its entries would all be asked again anyway).
+      lifecycleRules: [
+        {
+          prefix: objectKeys.travelMatrixCachePrefix,
+          noncurrentVersionExpiration: Duration.days(1),
+          expiration: Duration.days(Math.ceil(props.travelProviders?.cacheTtlDays ?? 30)),
+        },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
@@ -183,12 +202,14 @@ export class FieldOperationsStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
       ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) } : {}),
+      ...(props.travelProviders ? { TRAVEL_PROVIDERS_JSON: JSON.stringify(props.travelProviders) } : {}),
     };
 
     // Every function's bundle, built in one esbuild run before any function needs its code.
     const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry, publisherEntry, deliveryEntry], {
       repositoryRoot: props.repositoryRoot,
       sourceMaps: props.sourceMaps ?? false,
+      planOverrides: props.tenancy.planOverrides,
     });
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
@@ -275,7 +296,6 @@ export class FieldOperationsStack extends Stack {
         POWERTOOLS_SERVICE_NAME: environment.POWERTOOLS_SERVICE_NAME,
         TENANT_AUTO_ENROLL: String(tenancy.autoEnroll),
         TENANT_AUTO_ENROLL_API_KEY: autoEnrollKeyValue(this),
-        TENANT_PLANS_JSON: tenancy.planOverridesJson,
       },
       timeout: Duration.seconds(10),
       memorySize: 256,
@@ -400,6 +420,13 @@ export class FieldOperationsStack extends Stack {
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
     });
     for (const each of workerGrants) grant(worker.role as IRole, each);
+    // Amazon Location's routes matrix, only when the operator declared such a provider (its region, else the stack's).
+    const amazonRegions = [...new Set(Object.values(props.travelProviders?.providers ?? {}).flatMap((provider) => (provider.kind === "amazonLocation" ? [provider.region ?? this.region] : [])))];
+    if (amazonRegions.length > 0) {
+      worker.role?.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ["geo-routes:CalculateRouteMatrix"], resources: amazonRegions.map((region) => `arn:${this.partition}:geo-routes:${region}::provider/default`) }),
+      );
+    }
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));

@@ -10,8 +10,11 @@ import { findTenant, insertTenant, listTenants, updateTenant } from "#shared/sto
  * gateway meters by organization).
  */
 export interface TenantApiKeys {
-  /** A new key for the organization, attached to `plan`'s usage plan. */
-  create(organizationId: string, plan: string): Promise<{ apiKeyId?: string; apiKeyValue: string }>;
+  /**
+   * A new key for the organization, attached to `plan`'s usage plan: on AWS its id and value (the
+   * authorizer hands the value to API Gateway); locally a reference only (no value exists).
+   */
+  create(organizationId: string, plan: string): Promise<{ apiKeyId?: string; apiKeyValue?: string }>;
   /** Moves the tenant's key from one usage plan to another. */
   move(tenant: Tenant, toPlan: string): Promise<void>;
   /** Turns the tenant's key on or off (off: API Gateway refuses it at once, before the authorizer cache expires). */

@@ -1,4 +1,5 @@
 import { appConfig } from "#shared/config/env";
+import { configuredPlans } from "#shared/config/tenant-plans";
 import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
 import { createUsageService } from "#shared/domain/usage/service";
 import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
@@ -6,24 +7,24 @@ import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, ten
 
 /** Composition root of metering: the run quota, the runs cap by plan, the usage report and the run worker's meter. */
 
-/** The run-seconds quota of the organization's plan (tenant record, else the default plan). */
+/** The run-seconds quota of the organization's plan (tenant record, else the default plan), among the plans in force (configuredPlans). */
 export const runQuota: RunQuota = {
   async refusal(organizationId, budgetSeconds, now) {
     const [planName, usedSeconds] = await Promise.all([tenantPlanName(organizationId), runSecondsUsed(organizationId, utcMonth(now))]);
-    return runQuotaRefusal({ plan: planOf(planName), usedSeconds }, budgetSeconds, now);
+    return runQuotaRefusal({ plan: planOf(planName, configuredPlans()), usedSeconds }, budgetSeconds, now);
   },
 };
 
 /** The plan's `maxRunsQueued` for an enrolled organization; `unenrolled` (the configured cap) otherwise. */
 export async function maxRunsQueued(organizationId: string, unenrolled: number): Promise<number> {
   const planName = await tenantPlanName(organizationId);
-  return planName === undefined ? unenrolled : planOf(planName).maxRunsQueued;
+  return planName === undefined ? unenrolled : planOf(planName, configuredPlans()).maxRunsQueued;
 }
 
 /** `maxRunsQueued` of several organizations at once (batch reads of their tenant records): the scheduler tick's, once per page. */
 export async function maxRunsQueuedOf(organizationIds: readonly string[], unenrolled: number): Promise<Map<string, number>> {
   const plans = await tenantPlanNames(organizationIds);
-  return new Map([...plans].map(([organizationId, planName]) => [organizationId, planName === undefined ? unenrolled : planOf(planName).maxRunsQueued]));
+  return new Map([...plans].map(([organizationId, planName]) => [organizationId, planName === undefined ? unenrolled : planOf(planName, configuredPlans()).maxRunsQueued]));
 }
 
 /** Meters a run once (false when a redelivery finds it metered already). */

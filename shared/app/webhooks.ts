@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { appConfig } from "#shared/config/env";
+import { configuredPlans } from "#shared/config/tenant-plans";
 import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
 import { planOf } from "#shared/domain/usage/run-quota";
 import { aesGcmSealer, type SecretSealer } from "#shared/domain/webhooks/sealing";
@@ -25,7 +26,7 @@ export function webhookSealer(): SecretSealer {
 }
 
 export async function maxWebhooksOf(organizationId: string): Promise<number> {
-  return planOf(await tenantPlanName(organizationId)).maxWebhooks ?? defaultMaxWebhooks;
+  return planOf(await tenantPlanName(organizationId), configuredPlans()).maxWebhooks ?? defaultMaxWebhooks;
 }
 
 /** Composition root of the webhook area. */

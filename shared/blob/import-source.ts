@@ -25,9 +25,16 @@ export const s3ImportSource: ImportSource = {
           Range: `bytes=${range.offset}-${range.offset + range.length - 1}`,
         }),
       );
+      const announcedSize = /\/(\d+)$/.exec(output.ContentRange ?? "")?.[1];
+      if (announcedSize === "0") {
+        // An empty object. S3 answers 416 InvalidRange (below); s3rver answers 206 `bytes 0-0/0` with
+        // Content-Length 1 and never sends that byte, so reading the body would wait for the socket timeout.
+        (output.Body as { destroy?: () => void } | undefined)?.destroy?.();
+        return { bytes: Buffer.alloc(0), sizeBytes: 0, ...(output.VersionId ? { versionId: output.VersionId } : {}) };
+      }
       const bytes = Buffer.from((await output.Body?.transformToByteArray()) ?? new Uint8Array());
-      // `bytes a-b/size`; without a range answer (an empty object) the object is what was read.
-      const size = Number(/\/(\d+)$/.exec(output.ContentRange ?? "")?.[1] ?? bytes.length);
+      // `bytes a-b/size`; without a range answer the object is what was read.
+      const size = Number(announcedSize ?? bytes.length);
       return { bytes, sizeBytes: size, ...(output.VersionId ? { versionId: output.VersionId } : {}) };
     } catch (error) {
       if (isMissing(error)) return undefined;

@@ -110,6 +110,19 @@ export const environmentSchema = z.object({
   TENANT_AUTO_ENROLL: z._default(z.enum(["true", "false"]), "false"),
   /** The usage-plan key auto-enrolled organizations share (the stack creates it on the default plan). */
   TENANT_AUTO_ENROLL_API_KEY: z._default(z.string().check(z.minLength(1)), "auto-enrolled"),
+  /**
+   * Longest one DynamoDB call retries contention (transaction conflicts, throttles) before the
+   * request is answered 503; never more than the invocation's remaining time allows
+   * (shared/store/retry-budget.ts).
+   */
+  DYNAMODB_RETRY_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(60_000)), 8_000),
+  /**
+   * Parent lease (docs/architecture.md, "Writes without shared items"): how long after its confirming
+   * read a child's transaction may still start. A parent's rare writer (data type change or delete,
+   * hub delete) waits this plus half of it (at least 500 ms) after its fence. Production DynamoDB
+   * answers reads in milliseconds; a loaded emulator may take seconds, so the test stack sets more.
+   */
+  DYNAMODB_PARENT_LEASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(100), z.maximum(30_000)), 1_000),
 });
 
 export type AppConfig = z.infer<typeof environmentSchema>;

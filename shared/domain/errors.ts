@@ -99,6 +99,21 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/**
+ * The service could not finish in time for reasons that are not the client's (DynamoDB contention
+ * retried until the invocation's budget ran out); nothing was changed. Answered with Retry-After.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly statusCode = 503;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    failedCode = "sys-503",
+  ) {
+    super(message, failedCode);
+  }
+}
+
 export class UnsupportedMediaTypeError extends AppError {
   readonly statusCode = 415;
   constructor(expected: string, failedCode = "sys-415") {

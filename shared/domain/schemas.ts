@@ -78,10 +78,53 @@ export function usesStorableNumberRule(schema: core.$ZodType): boolean {
   return checks.includes(storableNumberCheck);
 }
 
+/**
+ * Characters no name or id a client sends may hold: C0 and C1 control characters (NUL, ESC, …;
+ * free text may keep tab, line feed and carriage return), lone UTF-16 surrogates (not Unicode text:
+ * JSON, XML and DynamoDB's UTF-8 cannot carry them faithfully) and the bidirectional formatting
+ * characters (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069: "Trojan Source" reordering that makes a
+ * name read differently from what it is).
+ */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** Why `value` breaks the text rule, or undefined (`lineBreaks`: tab, LF and CR allowed, for free text). */
+export function textProblem(value: string, options: { lineBreaks?: boolean } = {}): string | undefined {
+  if ((options.lineBreaks ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL).test(value)) return "must not contain control characters";
+  if (LONE_SURROGATE.test(value)) return "must be valid Unicode text (no lone surrogates)";
+  if (BIDI_CONTROL.test(value)) return "must not contain bidirectional formatting characters";
+  return undefined;
+}
+
+/**
+ * The one text rule: every string a client sends (names, ids, titles, tags, free text) carries one
+ * of these two checks (found by identity: see `usesTextRule`), so a name can never break a log line,
+ * an XML document (the route map SVG) or a terminal. test/unit/platform/text-rule.test.ts walks every
+ * route's schemas and fails on a string without it (strings whose pattern already allows only
+ * printable ASCII, such as ids and times, pass by their pattern).
+ */
+export const clientText = z.superRefine<string>((value, ctx) => {
+  const problem = textProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+});
+/** The rule for free text (descriptions, addresses, text values): tab, line feed and carriage return are allowed too. */
+export const clientFreeText = z.superRefine<string>((value, ctx) => {
+  const problem = textProblem(value, { lineBreaks: true });
+  if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+});
+
+/** True when a zod string schema carries the text rule (`clientText` or `clientFreeText`). */
+export function usesTextRule(schema: core.$ZodType): boolean {
+  const checks = (schema as unknown as { _zod: { def: { checks?: unknown[] } } })._zod.def.checks ?? [];
+  return checks.includes(clientText) || checks.includes(clientFreeText);
+}
+
 /** Query parameters every list accepts (docs/api/README.md, Conventions). */
 export const pageQuerySchema = z.strictObject({
   limit: z._default(storableNumber({ coerce: true }).check(z.int(), z.minimum(1), z.maximum(100)), 20),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  cursor: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(4096))),
 });
 
 export function pageQuery<T extends core.$ZodLooseShape>(filters: T) {
@@ -92,6 +135,18 @@ export function pageQuery<T extends core.$ZodLooseShape>(filters: T) {
  * Keys every stored resource answers but only the server sets. A client that sends back the body
  * it just read (read-modify-write) carries them; they are ignored, never stored.
  */
+/**
+ * The fields a PATCH merges over the stored entity: every key of the entity's input object but
+ * `except` (fields merged their own way, such as extension `custom` values). Derived, so a field
+ * added to the input schema is kept by every PATCH that does not send it.
+ */
+export function writableKeysOf<Shape extends core.$ZodLooseShape, Except extends keyof Shape & string = never>(
+  object: { shape: Shape },
+  except: readonly Except[] = [],
+): ReadonlyArray<Exclude<keyof Shape & string, Except>> {
+  return Object.keys(object.shape).filter((key): key is Exclude<keyof Shape & string, Except> => !(except as readonly string[]).includes(key));
+}
+
 export const serverSetKeys = ["_id", "organizationId", "createdBy", "createdTime", "updatedTime"] as const;
 
 /** JSON Schema keyword carrying the ignored keys to the OpenAPI generator (shown there as readOnly properties). */

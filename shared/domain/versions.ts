@@ -1,4 +1,4 @@
-import { ConflictError, PreconditionFailedError, ValidationError } from "#shared/domain/errors";
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from "#shared/domain/errors";
 
 /**
  * Optimistic concurrency over HTTP. Every stored resource carries a `version` (1 on insert, +1 on
@@ -8,28 +8,51 @@ import { ConflictError, PreconditionFailedError, ValidationError } from "#shared
  * version, so a change in between is caught by DynamoDB (no read-then-write race) and answered 412.
  */
 
-/** `*` (any current version) or one exact version. */
-export type IfMatch = "*" | number;
+/**
+ * `*` (any current version), or the versions a list of entity tags can match: RFC 9110 §13.1.1
+ * compares If-Match strongly, so weak tags (`W/"3"`) and strong tags that are not one of ours
+ * (`"abc"`) match nothing and add no version. An empty list can never match (412).
+ */
+export type IfMatch = "*" | readonly number[];
 
 export const formatETag = (version: number): string => `"${version}"`;
 
+/** One entity-tag (RFC 9110 §8.8.3: `[W/] DQUOTE *etagc DQUOTE`, etagc = %x21 / %x23-7E / obs-text), then optional whitespace and a comma. */
+const ENTITY_TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/;
+/** An If-Match longer than this is refused (a list of ETags of ours fits many times over). */
+const MAX_IF_MATCH_LENGTH = 4_096;
+
 /**
- * The If-Match header, or undefined when absent. Only `*` or one strong ETag of ours (`"<n>"`);
- * a weak ETag (`W/"…"`, never matches under the strong comparison If-Match uses), a list or
- * anything else is a 400, so a client mistake never silently turns into an unconditional write.
+ * The If-Match header (RFC 9110 §13.1.1), or undefined when absent: `*`, or a comma-separated
+ * list of entity tags. Only a header that is neither is a 400 naming If-Match, so a client mistake
+ * never silently turns into an unconditional write; a well-formed list that matches nothing is a
+ * false precondition (412, answered when the resource is read).
  */
 export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === "*") return "*";
-  const match = /^"([1-9][0-9]{0,15})"$/.exec(value);
-  if (match && Number.isSafeInteger(Number(match[1]))) return Number(match[1]);
-  const reason = value.startsWith("W/")
-    ? "If-Match must be a strong ETag (weak ETags never match)"
-    : value.includes(",")
-      ? "If-Match must name one ETag, not a list"
-      : 'If-Match must be "*" or an ETag returned by GET, e.g. "3" with its quotes';
-  throw ValidationError.single("If-Match", reason, "sys-400");
+  const refuse = (reason: string) => ValidationError.single("If-Match", reason, "sys-400");
+  if (value.length > MAX_IF_MATCH_LENGTH) throw refuse(`If-Match must be at most ${MAX_IF_MATCH_LENGTH} characters`);
+  const versions: number[] = [];
+  let rest = value;
+  let tags = 0;
+  while (rest.length > 0) {
+    // Empty list elements (`"1", , "2"`) are allowed by the list syntax (RFC 9110 §5.6.1).
+    const empty = /^\s*,/.exec(rest);
+    if (empty) {
+      rest = rest.slice(empty[0].length);
+      continue;
+    }
+    const match = ENTITY_TAG.exec(rest);
+    if (!match) throw refuse('If-Match must be "*" or a comma-separated list of quoted ETags, e.g. "3" with its quotes');
+    tags += 1;
+    const [, weak, opaque] = match;
+    if (!weak && /^[1-9][0-9]{0,15}$/.test(opaque as string) && Number.isSafeInteger(Number(opaque))) versions.push(Number(opaque));
+    rest = rest.slice(match[0].length);
+  }
+  if (tags === 0) throw refuse('If-Match must be "*" or a comma-separated list of quoted ETags, e.g. "3" with its quotes');
+  return versions;
 }
 
 /**
@@ -40,13 +63,25 @@ export function parseIfMatch(header: string | undefined): IfMatch | undefined {
 export class VersionCondition {
   /** The version the request read (GET) or wrote (PUT/PATCH); undefined until known. */
   version: number | undefined;
+  /** True once the service read the resource the condition is about (`check`). */
+  read = false;
 
   constructor(readonly ifMatch?: IfMatch) {}
 
-  /** Records the version read; 412 when If-Match names another one. */
+  /** Records the version read; 412 when If-Match names no tag of it. */
   check(current: number): void {
-    if (typeof this.ifMatch === "number" && this.ifMatch !== current) throw new PreconditionFailedError();
+    this.read = true;
+    if (Array.isArray(this.ifMatch) && !this.ifMatch.includes(current)) throw new PreconditionFailedError();
     this.version = current;
+  }
+
+  /**
+   * Whether `error`, thrown by the request, means the precondition was false: a resource that is not
+   * there has no current representation, so no If-Match (`*` included) is true for it (RFC 9110
+   * §13.1.1). Only before the resource was read: a 404 afterwards is about something else.
+   */
+  failedOnMissing(error: unknown): boolean {
+    return this.ifMatch !== undefined && !this.read && error instanceof NotFoundError && error.failedCode === "sys-404";
   }
 
   /**
@@ -55,7 +90,7 @@ export class VersionCondition {
    * read: 409 sys-410, or `false` from a conditional delete), the answer is 412 instead.
    */
   async write<T>(write: () => Promise<T>, nextVersion?: number): Promise<T> {
-    const exact = typeof this.ifMatch === "number";
+    const exact = Array.isArray(this.ifMatch);
     let outcome: T;
     try {
       outcome = await write();

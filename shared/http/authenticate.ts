@@ -2,7 +2,7 @@ import { JwtVerifier } from "aws-jwt-verify";
 import type { Jwks } from "aws-jwt-verify/jwk";
 import { appConfig } from "#shared/config/env";
 import { UnauthorizedError } from "#shared/domain/errors";
-import { type Caller, callerFromClaims } from "#shared/domain/caller";
+import { type Caller, callerFromClaims, clockSkewSeconds } from "#shared/domain/caller";
 import { logger } from "#shared/observability/powertools";
 
 type Verifier = ReturnType<typeof createVerifier>;
@@ -27,8 +27,7 @@ export function resetVerifier(): void {
   verifier = undefined;
 }
 
-/** Clocks of the identity provider and of the function may differ by this much. */
-export const clockSkewSeconds = 60;
+export { clockSkewSeconds };
 
 /**
  * The time rules aws-jwt-verify leaves out (it checks `exp` and `nbf` only when present): a token

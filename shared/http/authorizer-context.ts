@@ -13,6 +13,8 @@ export interface AuthorizerCallerContext {
   hubIds: string;
   permissions: string;
   permissionDetails: string;
+  /** The token's `exp`, in seconds since the epoch (API Gateway keeps context values as strings). */
+  expiresAt?: string;
 }
 
 export function authorizerContextOf(caller: Caller): AuthorizerCallerContext {
@@ -22,6 +24,7 @@ export function authorizerContextOf(caller: Caller): AuthorizerCallerContext {
     hubIds: JSON.stringify(caller.hubIds),
     permissions: JSON.stringify([...caller.permissions]),
     permissionDetails: JSON.stringify(caller.permissionDetails),
+    ...(caller.expiresAt !== undefined ? { expiresAt: String(caller.expiresAt) } : {}),
   };
 }
 
@@ -44,6 +47,7 @@ const contextSchema = z.looseObject({
   hubIds: jsonText(z.array(z.string())),
   permissions: jsonText(z.array(z.string())),
   permissionDetails: jsonText(z.array(z.looseObject({ permissionName: z.string(), dataTypeId: z.optional(z.string()), hiddenFields: z.optional(z.array(z.string())) }))),
+  expiresAt: z.optional(z.string().check(z.regex(/^\d{1,12}(\.\d+)?$/))),
 });
 
 /** The caller of a request the authorizer let through; undefined when the event carries no (or no well-formed) authorizer context. */
@@ -57,5 +61,6 @@ export function callerFromAuthorizerContext(authorizer: unknown): Caller | undef
     hubIds: context.hubIds,
     permissions: new Set(context.permissions),
     permissionDetails: context.permissionDetails,
+    ...(context.expiresAt !== undefined ? { expiresAt: Number(context.expiresAt) } : {}),
   };
 }

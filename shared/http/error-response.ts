@@ -1,4 +1,4 @@
-import { AppError } from "#shared/domain/errors";
+import { AppError, ServiceUnavailableError } from "#shared/domain/errors";
 import { logger } from "#shared/observability/powertools";
 import type { HttpResult } from "#shared/http/responses";
 
@@ -13,6 +13,7 @@ export function errorToHttpResult(error: unknown): HttpResult {
     return {
       statusCode: error.statusCode,
       body: { status: false, message: error.message, failedCode: error.failedCode, ...error.details() },
+      ...(error instanceof ServiceUnavailableError ? { headers: { "retry-after": String(error.retryAfterSeconds) } } : {}),
     };
   }
   logger.error("unhandled error", { error });

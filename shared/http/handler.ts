@@ -1,12 +1,12 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { core } from "zod/mini";
-import { AppError, type FieldIssue, MissingPermissionError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
+import { AppError, type FieldIssue, MissingPermissionError, PreconditionFailedError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
 import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
-import type { Caller } from "#shared/domain/caller";
+import { type Caller, clockSkewSeconds } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { parseWith } from "#shared/domain/validation";
-import { header, parseJsonBody, pathParameters, queryParameters } from "#shared/http/parse-request";
+import { header, parseJsonBody, pathParameters, queryParameters, refuseRepeatedQueryParameters } from "#shared/http/parse-request";
 import { bearerChallenge, type HttpResult, platformHeaders, toProxyResult } from "#shared/http/responses";
 import type { RouteDefinition } from "#shared/http/route";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
@@ -14,7 +14,8 @@ import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
 import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versions";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
-import type { answerIdempotently } from "#shared/http/idempotency";
+import type { answerIdempotently, SecretFreeAnswer } from "#shared/http/idempotency";
+import { withInvocationDeadline } from "#shared/store/retry-budget";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -90,6 +91,9 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
     if (route.auth === "none") return;
     const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
     if (!caller) throw new UnauthorizedError("Invalid or expired token.");
+    // API Gateway serves a cached authorization for its whole TTL, also once the token has expired:
+    // the token's exp travels in the context and is checked here, with the authorizer's clock skew.
+    if (caller.expiresAt === undefined || caller.expiresAt + clockSkewSeconds <= Date.now() / 1000) throw new UnauthorizedError("Invalid or expired token.");
     logger.appendKeys({ organizationId: caller.organizationId, userId: caller.userId });
     if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;
@@ -111,6 +115,11 @@ export interface HttpHandlerOptions {
    * at cold start) into those functions and no other.
    */
   answerIdempotently?: typeof answerIdempotently;
+  /**
+   * For idempotent routes whose answer carries a secret (a presigned URL, a signing secret): how the
+   * stored answer leaves it out and a replay gets a fresh one (see answerIdempotently).
+   */
+  secretFree?: (caller: Caller) => SecretFreeAnswer;
 }
 
 /**
@@ -127,7 +136,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
   if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
   const runIdempotently = options.answerIdempotently;
   if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys and metrics are published last.
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
@@ -160,26 +169,45 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
           return undefined;
         }
       };
+      checkedHeader(() => refuseRepeatedQueryParameters(event));
       const writes = route.method !== "GET";
       const versions = new VersionCondition(route.versioned && writes ? checkedHeader(() => parseIfMatch(header(event, "if-match"))) : undefined);
       const idempotencyKey = route.idempotent ? checkedHeader(() => parseIdempotencyKey(header(event, IDEMPOTENCY_KEY_HEADER))) : undefined;
       if (issues.length > 0) throw new ValidationError(issues, issues.some((issue) => issue.field === IDEMPOTENCY_KEY_HEADER) ? "idem-400" : undefined);
       const answer = async () => {
-        const result = await run({
-          caller: context.caller as Caller,
-          body: body as Infer<TBody>,
-          query: query as Infer<TQuery>,
-          params: params as Infer<TParams>,
-          event,
-          versions,
-        });
+        let result: HttpResult;
+        try {
+          result = await run({
+            caller: context.caller as Caller,
+            body: body as Infer<TBody>,
+            query: query as Infer<TQuery>,
+            params: params as Infer<TParams>,
+            event,
+            versions,
+          });
+        } catch (error) {
+          if (versions.failedOnMissing(error)) throw new PreconditionFailedError("The resource does not exist, so no If-Match can match it.");
+          throw error;
+        }
         if (route.versioned && versions.version !== undefined) result.headers = { ...result.headers, etag: formatETag(versions.version) };
         return toProxyResult(result);
       };
       if (!route.idempotent || idempotencyKey === undefined || !runIdempotently) return answer();
+      const caller = context.caller as Caller;
       return runIdempotently(
-        { organizationId: (context.caller as Caller).organizationId, operationId: route.operationId, key: idempotencyKey, request: { params, query, body }, context },
+        {
+          organizationId: caller.organizationId,
+          operationId: route.operationId,
+          key: idempotencyKey,
+          caller,
+          request: { params, query, body },
+          context,
+          ...(options.secretFree ? { secretFree: options.secretFree(caller) } : {}),
+        },
         answer,
       );
     });
+  // Contention retries spend at most what the invocation has left (shared/store/retry-budget.ts).
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withInvocationDeadline(context, () => handler(event, context as ApiContext));
 }

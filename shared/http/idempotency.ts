@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";
 import type { APIGatewayProxyResult, Context } from "aws-lambda";
-import { AppError, ConflictError, UnprocessableContentError } from "#shared/domain/errors";
+import type { Caller } from "#shared/domain/caller";
+import { ConflictError, UnprocessableContentError } from "#shared/domain/errors";
 import { IDEMPOTENCY_REPLAYED_HEADER } from "#shared/http/idempotency-key";
-import { errorToHttpResult } from "#shared/http/error-response";
-import { toProxyResult } from "#shared/http/responses";
 import { idempotencyPersistence, packAnswer, type StoredAnswer, unpackAnswer } from "#shared/store/idempotency-store";
 
 /**
@@ -16,14 +15,44 @@ import { idempotencyPersistence, packAnswer, type StoredAnswer, unpackAnswer } f
  *   headers) plus `Idempotency-Replayed: true`, and the work is not done again;
  * - same key, different request → 422 idem-422; same key while the first is still running → 409 idem-409;
  * - a malformed key → 400 idem-400.
- * Successes and deterministic client errors (400, 403, 404, 422 from the domain) are kept; 409,
- * 412, 429 and 5xx are not (the record is deleted), so a retry with the same key may succeed later.
+ * - the fingerprint covers the caller too (user, hubs, permissions, hidden fields: callerFingerprint),
+ *   so another caller reusing the key gets 422 idem-422 rather than an answer made for someone else;
+ *   the route's permission is checked before (the handler's authorization middleware), and hub and
+ *   hidden-field rules run inside the work, which a replay only skips for the very same caller;
+ * - only successes are kept: a refused call (any 4xx or 5xx) deletes its record, so it never
+ *   poisons the key for a caller who may do what it was refused;
+ * - answers that carry a secret are stored without it (`secretFree`: the route strips the secret
+ *   before the answer is stored and puts a fresh one back on replay), never in clear.
  */
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
-/** Client errors whose answer would be the same on a retry, so they are replayed rather than redone. */
-const KEPT_CLIENT_ERRORS = new Set([400, 403, 404, 422]);
+/**
+ * Who asked, as far as it shapes the answer: the same request by another user, or by the same
+ * user with other hubs, permissions or hidden fields, is another request. Lists are sorted so the
+ * order claims arrive in does not matter.
+ */
+export function callerFingerprint(caller: Caller): unknown {
+  const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
+  return {
+    userId: caller.userId,
+    hubIds: sorted(caller.hubIds),
+    permissions: sorted(caller.permissions),
+    hiddenFields: sorted(
+      caller.permissionDetails
+        .filter((detail) => (detail.hiddenFields?.length ?? 0) > 0)
+        .map((detail) => JSON.stringify([detail.permissionName, detail.dataTypeId ?? null, sorted(detail.hiddenFields ?? [])])),
+    ),
+  };
+}
+
+/** How a route whose answer carries a secret keeps it out of the stored answer. */
+export interface SecretFreeAnswer {
+  /** The answer body as stored: without the secret. */
+  strip(body: unknown): unknown;
+  /** The stored body with a fresh secret put back, answered on replay. */
+  restore(body: unknown): Promise<unknown>;
+}
 
 /**
  * What the payload hash covers: the validated request, with file bytes (multipart) replaced by
@@ -43,9 +72,9 @@ interface IdempotentRequest {
   fingerprint: unknown;
 }
 
-/** Runs `answer` once per (organization, operation, key): later calls get the stored answer back. */
+/** Runs `answer` once per (organization, operation, key): later calls by the same caller with the same request get the stored answer back. */
 export async function answerIdempotently(
-  options: { organizationId: string; operationId: string; key: string | undefined; request: unknown; context: Context },
+  options: { organizationId: string; operationId: string; key: string | undefined; caller: Caller; request: unknown; context: Context; secretFree?: SecretFreeAnswer },
   answer: () => Promise<APIGatewayProxyResult>,
 ): Promise<APIGatewayProxyResult> {
   if (options.key === undefined) return answer();
@@ -58,26 +87,27 @@ export async function answerIdempotently(
     responseHook: (response) => ({ ...(response as object), replayed: true }) as never,
   });
   config.registerLambdaContext(options.context);
+  // The live answer of this invocation, when it ran the work: the stored copy may lack its secret.
+  let live: APIGatewayProxyResult | undefined;
   const once = makeIdempotent(
     async (_request: IdempotentRequest): Promise<StoredAnswer & { replayed?: boolean }> => {
-      try {
-        return packAnswer(await answer());
-      } catch (error) {
-        if (!(error instanceof AppError) || !KEPT_CLIENT_ERRORS.has(error.statusCode)) throw error;
-        const result = toProxyResult(errorToHttpResult(error));
-        return packAnswer(result);
-      }
+      // An error (a refused call included) propagates: Powertools deletes the record, nothing is kept.
+      live = await answer();
+      const secretFree = options.secretFree;
+      return packAnswer(secretFree ? { ...live, body: JSON.stringify(secretFree.strip(JSON.parse(live.body))) } : live);
     },
     { persistenceStore: idempotencyPersistence(options.organizationId), config, keyPrefix: options.operationId },
   );
   let stored: StoredAnswer & { replayed?: boolean };
   try {
-    stored = await once({ key: options.key, fingerprint: requestFingerprint(options.request) });
+    stored = await once({ key: options.key, fingerprint: requestFingerprint({ caller: callerFingerprint(options.caller), request: options.request }) });
   } catch (error) {
     throw idempotencyError(error);
   }
+  if (!stored.replayed && live) return live;
   const result = unpackAnswer(stored);
-  if (stored.replayed) result.headers[IDEMPOTENCY_REPLAYED_HEADER.toLowerCase()] = "true";
+  if (options.secretFree) result.body = JSON.stringify(await options.secretFree.restore(JSON.parse(result.body)));
+  result.headers[IDEMPOTENCY_REPLAYED_HEADER.toLowerCase()] = "true";
   return result;
 }
 

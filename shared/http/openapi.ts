@@ -47,7 +47,69 @@ const errorResponses: Record<number, string> = {
   500: "Server error; the body never carries internals.",
 };
 
+/** Descriptions of the statuses every route of a kind may answer, when the route says nothing of them. */
+const kindResponses: Record<number, string> = {
+  403: "The organization may not call the API (not enrolled, suspended, no usage plan: the tenant authorizer) or the token lacks the permission.",
+  412: "If-Match names another version than the resource's current one (failedCode sys-412); read it again and retry.",
+  413: "The request body is larger than the route accepts (failedCode sys-413).",
+  415: "The request body's Content-Type is not the route's (failedCode sys-415).",
+  409: "The resource changed concurrently (failedCode sys-410): read it again and retry.",
+  503: "The table is busy (failedCode sys-503): retry after the Retry-After seconds.",
+  429: "Over the plan's request rate (failedCode sys-429) or its call quota (sys-429-quota): the usage plan of the organization's API key.",
+};
+
 const errorContent = () => ({ "application/json": { schema: jsonSchema(errorBodySchema, "output") } });
+
+/** The tenant authorizer's refusals (shared/domain/tenants/access.ts, shared/http/gateway-responses.ts). */
+const authorizerRefusals = ["sys-403", "tenant-403-key", "tenant-403-not-enrolled", "tenant-403-suspended", "tenant-403-plan"];
+
+/**
+ * Every failedCode a route may answer, by status: those every route of its kind answers (the
+ * gateway's, the authorizer's and usage plan's for token routes, the request parsing's, the route
+ * flags': idempotent, versioned) and the route's own, declared in the route table
+ * (`responses[status].failedCodes`). The OpenAPI document lists them in each status's schema, and
+ * the HTTP suites fail on an answer whose (route, status, failedCode) is not among them
+ * (test/support/failed-code-observations.ts).
+ */
+export function declaredFailures(route: RouteDefinition): Map<number, Set<string>> {
+  const codes = new Map<number, Set<string>>();
+  const add = (status: number, ...list: string[]) => {
+    const set = codes.get(status) ?? new Set<string>();
+    for (const code of list) set.add(code);
+    codes.set(status, set);
+  };
+  add(400, "sys-400");
+  add(404, "sys-404");
+  add(413, "sys-413");
+  add(500, "sys-500");
+  if (route.auth !== "none") {
+    add(401, "sys-401");
+    add(403, ...authorizerRefusals, "sys-035");
+    add(429, "sys-429", "sys-429-quota");
+    // The table pushed back (throttling, contention beyond the retries): retry after Retry-After.
+    add(503, "sys-503");
+    // A write that met a concurrent write of the same item.
+    if (route.method !== "GET") add(409, "sys-410");
+  }
+  if (route.body) add(415, "sys-415");
+  if (route.idempotent) {
+    add(400, "idem-400");
+    add(409, "idem-409");
+    add(422, "idem-422");
+  }
+  if (route.versioned && route.method !== "GET") add(412, "sys-412");
+  for (const [status, response] of Object.entries(route.responses())) {
+    if (Number(status) >= 400) add(Number(status), ...(response.failedCodes ?? []));
+  }
+  return codes;
+}
+
+/** The error body of a status: `failedCode` one of `codes`. */
+function errorBodyWith(codes: ReadonlySet<string>): Record<string, unknown> {
+  const schema = jsonSchema(errorBodySchema, "output") as { properties: Record<string, Record<string, unknown>> };
+  schema.properties.failedCode = { ...schema.properties.failedCode, enum: [...codes].sort() };
+  return schema;
+}
 
 /**
  * The headers of the route flags: `idempotent` routes take Idempotency-Key (and answer
@@ -87,14 +149,17 @@ function conditionalRequestHeaders(route: RouteDefinition, responses: Record<str
         in: "header",
         required: false,
         description:
-          'Optimistic concurrency: proceed only if the resource is still at this ETag (from GET), or `*` for any existing version; 412 (failedCode sys-412) otherwise. One strong ETag or `*`: a weak ETag or a list is a 400. Without it the write is unconditional, as before.',
+          'Optimistic concurrency (RFC 9110): proceed only if the resource is still at one of these ETags (from GET; a comma-separated list is allowed), or `*` for any existing version; 412 (failedCode sys-412) otherwise, also on a missing resource. Tags compare strongly: a weak tag never matches. A header that is neither `*` nor a list of quoted tags is a 400. Without it the write is unconditional.',
         schema: { type: "string" },
       });
-      responses["412"] ??= { description: "If-Match names another version than the resource's current one (failedCode sys-412); read it again and retry.", content: errorContent() };
+      responses["412"] ??= { description: "If-Match names no current version of the resource, or the resource does not exist (failedCode sys-412); read it again and retry.", content: errorContent() };
     }
   }
   return headers;
 }
+
+const genericErrorSchemaText = () => JSON.stringify(jsonSchema(errorBodySchema, "output"));
+const isErrorBodySchema = (schema: Record<string, unknown>) => JSON.stringify(schema) === genericErrorSchemaText();
 
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { title: string; version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -120,6 +185,20 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
         : { description: missingPermission, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
     }
     const headerParameters = conditionalRequestHeaders(route, responses);
+    // Every error status the route may answer, with the failedCodes it may carry in its schema.
+    for (const [status, codes] of declaredFailures(route)) {
+      const key = String(status);
+      const documented = responses[key] as { description: string; content?: Record<string, { schema: Record<string, unknown> }> } | undefined;
+      const own = documented?.content?.["application/json"]?.schema;
+      const generic = errorBodyWith(codes);
+      // A route's own error schema (e.g. 403 data-403 with restrictedFields) is one of the bodies; the generic body covers the other codes.
+      const schema = own && !isErrorBodySchema(own) ? { anyOf: [own, generic] } : generic;
+      responses[key] = {
+        description: documented?.description ?? errorResponses[status] ?? kindResponses[status] ?? "Refused (see failedCode).",
+        content: { ...documented?.content, "application/json": { schema } },
+        "x-failedCodes": [...codes].sort(),
+      };
+    }
     const operation = {
       operationId: route.operationId,
       summary: route.summary,

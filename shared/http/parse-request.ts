@@ -73,6 +73,19 @@ export function queryParameters(event: APIGatewayProxyEvent): Record<string, str
   >;
 }
 
+/**
+ * A query parameter given more than once (`?tag=a&tag=b`) is refused, naming it: API Gateway's
+ * `queryStringParameters` keeps only the last value, which would silently drop the others. List
+ * parameters take one comma-separated value (`?tag=a,b`).
+ */
+export function refuseRepeatedQueryParameters(event: APIGatewayProxyEvent): void {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, values]) => (values?.length ?? 0) > 1);
+  if (repeated.length === 0) return;
+  throw new ValidationError(
+    repeated.map(([name]) => ({ field: name, message: `${name} is given more than once; give it once (lists are comma-separated: ${name}=a,b)` })),
+  );
+}
+
 /** Path parameters arrive URL-decoded from API Gateway (REST) and from the local gateway. */
 export function pathParameters(event: APIGatewayProxyEvent): Record<string, string> {
   return Object.fromEntries(

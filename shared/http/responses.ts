@@ -47,10 +47,11 @@ export const corsPreflightHeaders = {
 /**
  * CORS response headers for a request from `origin`: `*` when any origin is allowed; otherwise the
  * request's origin echoed back when it is in the list (nothing when not), with `Vary: Origin` so
- * caches keep one answer per origin. Browsers may read the request id, ETag and Idempotency-Replayed headers.
+ * caches keep one answer per origin. Browsers may read the request id, ETag, Idempotency-Replayed and
+ * Retry-After (of a 503) headers.
  */
 export function corsHeaders(allowedOrigins: "*" | readonly string[], origin: string | undefined): Record<string, string> {
-  const exposed = { "access-control-expose-headers": `${REQUEST_ID_HEADER},ETag,Idempotency-Replayed` };
+  const exposed = { "access-control-expose-headers": `${REQUEST_ID_HEADER},ETag,Idempotency-Replayed,Retry-After` };
   if (allowedOrigins === "*") return { "access-control-allow-origin": "*", ...exposed };
   if (origin !== undefined && allowedOrigins.includes(origin)) return { "access-control-allow-origin": origin, vary: "Origin", ...exposed };
   return { vary: "Origin" };

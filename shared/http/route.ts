@@ -60,6 +60,12 @@ export interface RouteResponse {
   contentType?: string;
   /** More media types the same status may answer, with their schemas (e.g. GeoJSON on `?format=geojson`). */
   alternatives?: Record<string, ZodType>;
+  /**
+   * The failedCodes this route's own logic answers with this status, beyond those every route of
+   * its kind answers (shared/http/openapi.ts, `declaredFailures`). The OpenAPI document lists them
+   * in the status's schema, and the HTTP suites fail on a (route, status, failedCode) not declared.
+   */
+  failedCodes?: readonly string[];
 }
 
 /** The modules a permission slug names; a slug is `<verb>/<module>`, like the spec's `view/routing-schedule`. */

@@ -5,6 +5,7 @@ import { captureLambdaHandler } from "@aws-lambda-powertools/tracer/middleware";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { logger, metrics } from "#shared/observability/powertools";
+import { withInvocationDeadline } from "#shared/store/retry-budget";
 
 /**
  * The Powertools stack of the background jobs (the scheduler tick and the routing-run worker).
@@ -40,5 +41,6 @@ export function jobHandler<TEvent, TResult>(job: string, run: (event: TEvent, co
       },
     })
     .handler(run);
-  return (event: TEvent, context?: Context): Promise<TResult> => handler(event, context ?? ({} as Context));
+  // Contention retries spend at most what the invocation has left (shared/store/retry-budget.ts).
+  return (event: TEvent, context?: Context): Promise<TResult> => withInvocationDeadline(context, () => handler(event, context ?? ({} as Context)));
 }

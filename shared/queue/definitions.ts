@@ -6,11 +6,12 @@ export const runWorkerTimeoutSeconds = 300;
 
 /**
  * The run worker's memory (CDK context `runWorkerMemoryMb`, 128–10,240). A 1,500-visit run peaks at ~165 MB
- * RSS (measured, whole process), so 512 MB leaves three times that. Lambda gives CPU in proportion to memory
- * (one vCPU at 1,769 MB): below that a run that uses its whole time budget searches less (lower quality) but
- * costs less; a run that stops early costs about the same either way. See docs/api/routing-runs.md, "Worker memory".
+ * RSS (measured, whole process). Lambda gives CPU in proportion to memory (one vCPU at 1,769 MB): a run that stops
+ * early costs about the same at any size, while one that uses its whole budget (beyond ~150 visits) plans
+ * 3–5 % worse on a third of a vCPU (512 MB), so the default is one full vCPU. See docs/api/routing-runs.md,
+ * "CPU by run size".
  */
-export const defaultRunWorkerMemoryMb = 512;
+export const defaultRunWorkerMemoryMb = 1769;
 
 export function runWorkerMemoryMb(context: unknown): number {
   const memory = Number(context ?? defaultRunWorkerMemoryMb);

@@ -5,10 +5,10 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
-import { greatCircleTravel } from "#shared/routing/matrix";
-import type { Elite, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { greatCircleTravel, travelFromSpec } from "#shared/routing/matrix";
+import type { Elite, RoutingEnd, RoutingProblem, RoutingSolution, SolveOptions, TravelSpec } from "#shared/routing/model";
 import { isBetter } from "#shared/routing/search";
-import { DEFAULT_TIME_LIMIT_MS, solveRouting } from "#shared/routing/solver";
+import { DEFAULT_TIME_LIMIT_MS, describeElite, solveRouting } from "#shared/routing/solver";
 import type { EliteAnswer, SyncSchedule, ThreadInput, ThreadMessage } from "./protocol.ts";
 
 export interface ParallelSolveOptions extends Omit<SolveOptions, "now" | "exchange"> {
@@ -44,9 +44,18 @@ export function routingThreadCount(cap?: number, cores: number = availableParall
  * The answer is the best final solution (ties to the lowest thread), so it is never worse than the
  * single-thread run with the same seed and iterations per thread. With one thread, or a custom travel
  * provider (no spec to rebuild it from in another thread), this is `solveRouting`.
+ *
+ * Failures keep the best plan: a thread that fails (throws, exits, or does not answer within
+ * `STOP_GRACE_MS` of a stop) counts with the last elite it shared, the others search on, and the answer
+ * (`endedBy: "threadFailure"`) is the best of their finals and the failed threads' last elites; only
+ * when no thread ever shared a plan does the solve fail. `mustStop` is polled every `STOP_POLL_MS` and
+ * stops every thread with its best plan (`endedBy: "deadline"`).
+ *
+ * `start` starts one thread (tests start threads that fail); threads it starts are never kept.
  */
-export async function solveRoutingInParallel(problem: RoutingProblem, options: ParallelSolveOptions): Promise<RoutingSolution> {
+export async function solveRoutingInParallel(problem: RoutingProblem, options: ParallelSolveOptions, start?: (index: number) => Worker): Promise<RoutingSolution> {
   const { threads: requested, sync: requestedSync, ...single } = options;
+  const { mustStop } = options;
   const threads = Math.max(1, Math.floor(requested));
   const travel = (problem.travel ?? greatCircleTravel()).spec;
   if (threads === 1 || !travel) return solveRouting(problem, single);
@@ -55,19 +64,25 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   const sync = syncSchedule(requestedSync, options.maxIterations, timeLimitMs, startedAt);
   const answered = new Int32Array(new SharedArrayBuffer(threads * Int32Array.BYTES_PER_ELEMENT));
+  const stop = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const { travel: _provider, ...plain } = problem;
   const reports: { epoch: number; elite: Elite }[][] = Array.from({ length: threads }, () => []);
   const finals: ({ solution: RoutingSolution; best: Elite } | undefined)[] = new Array(threads).fill(undefined);
+  const failures: (Error | undefined)[] = new Array(threads).fill(undefined);
   const pending: { index: number; epoch: number }[] = [];
   const ports: MessageChannel["port1"][] = [];
+  const lastElite = (index: number) => reports[index]!.at(-1)?.elite;
 
-  /** What thread `index` may take at `epoch`: the best of the others' first elites of that epoch or later (or final ones); undefined until all are known. */
+  /** What thread `index` may take at `epoch`: the best of the others' first elites of that epoch or later (or final ones; a failed thread's last); undefined until all are known. */
   const bestOfOthers = (index: number, epoch: number): Elite | null | undefined => {
     let best: Elite | null = null;
     for (let other = 0; other < threads; other++) {
       if (other === index) continue;
-      const elite = reports[other]!.find((report) => report.epoch >= epoch)?.elite ?? finals[other]?.best;
-      if (!elite) return undefined;
+      const elite = reports[other]!.find((report) => report.epoch >= epoch)?.elite ?? finals[other]?.best ?? (failures[other] ? lastElite(other) : undefined);
+      if (!elite) {
+        if (failures[other]) continue;
+        return undefined;
+      }
       if (!best || isBetter(elite.dropped, elite.cost, best.dropped, best.cost)) best = elite;
     }
     return best;
@@ -75,6 +90,10 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
   const answerPending = () => {
     for (let i = pending.length - 1; i >= 0; i--) {
       const { index, epoch } = pending[i]!;
+      if (failures[index]) {
+        pending.splice(i, 1);
+        continue;
+      }
       const elite = bestOfOthers(index, epoch);
       if (elite === undefined) continue;
       pending.splice(i, 1);
@@ -84,14 +103,31 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
     }
   };
 
-  const workers = takeThreads(threads);
-  let failed = false;
+  const workers = start ? Array.from({ length: threads }, (_, index) => start(index)) : takeThreads(threads);
+  let stopTimer: ReturnType<typeof setInterval> | undefined;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await new Promise<RoutingSolution>((resolve, reject) => {
-      const fail = (error: Error) => {
-        failed = true;
-        reject(error);
+      const settleIfOver = () => {
+        if (!workers.every((_, index) => finals[index] || failures[index])) return;
+        const answer = bestOutcome(plain, travel, options, finals, failures, lastElite, stop[0] !== 0);
+        if (answer) resolve(answer);
+        else reject(failures.find(Boolean) ?? new Error("routing threads ended without a solution"));
       };
+      const fail = (index: number, error: Error) => {
+        if (finals[index] || failures[index]) return;
+        failures[index] = error;
+        answerPending();
+        settleIfOver();
+      };
+      stopTimer = mustStop
+        ? setInterval(() => {
+            if (stop[0] !== 0 || !mustStop()) return;
+            Atomics.store(stop, 0, 1);
+            // A thread that does not end within the grace period (stuck) counts as failed.
+            graceTimer = setTimeout(() => workers.forEach((_, index) => fail(index, new Error(`routing thread ${index} did not stop within ${STOP_GRACE_MS} ms`))), STOP_GRACE_MS);
+          }, STOP_POLL_MS)
+        : undefined;
       workers.forEach((worker, index) => {
         const { port1, port2 } = new MessageChannel();
         ports.push(port1);
@@ -107,9 +143,11 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
           deadline: startedAt + timeLimitMs,
           sync,
           answered,
+          stop,
           answers: port2,
         };
         worker.on("message", (message: ThreadMessage) => {
+          if (failures[index]) return;
           if (message.kind === "elite") {
             reports[message.index]!.push({ epoch: message.epoch, elite: message.elite });
             if (message.index !== 0) pending.push({ index: message.index, epoch: message.epoch });
@@ -117,20 +155,51 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
             finals[message.index] = { solution: message.solution, best: message.best };
           }
           answerPending();
-          if (finals.every(Boolean)) resolve(bestFinal(finals as { solution: RoutingSolution; best: Elite }[]));
+          settleIfOver();
         });
-        worker.on("error", fail);
-        worker.on("exit", (code) => {
-          if (!finals[index]) fail(new Error(`routing thread ${index} exited (code ${code}) without a solution`));
-        });
+        worker.on("error", (error) => fail(index, error));
+        worker.on("exit", (code) => fail(index, new Error(`routing thread ${index} exited (code ${code}) without a solution`)));
         worker.postMessage(input, [port2]);
       });
     });
   } finally {
+    clearInterval(stopTimer);
+    clearTimeout(graceTimer);
     for (const port of ports) port.close();
-    if (failed) await Promise.all(workers.map((worker) => worker.terminate()));
+    // A failed thread may be stuck or broken: never kept (nor the others of a failed solve, nor test threads).
+    if (start || failures.some(Boolean)) await Promise.all(workers.map((worker) => worker.terminate()));
     else returnThreads(workers);
   }
+}
+
+/** How often `mustStop` is asked, and how long threads have to end once stopped. */
+export const STOP_POLL_MS = 100;
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * The answer of a parallel solve: the best final solution, ties to the lowest thread; with failed threads,
+ * their last elites compete too (described here, on the calling thread) and the answer says
+ * `threadFailure`; stopped by `mustStop`, `deadline`. Undefined when nothing was ever shared.
+ */
+function bestOutcome(
+  problem: Omit<RoutingProblem, "travel">,
+  travel: TravelSpec,
+  options: ParallelSolveOptions,
+  finals: ({ solution: RoutingSolution; best: Elite } | undefined)[],
+  failures: (Error | undefined)[],
+  lastElite: (index: number) => Elite | undefined,
+  stopped: boolean,
+): RoutingSolution | undefined {
+  let best: { solution?: RoutingSolution; elite: Elite } | undefined;
+  finals.forEach((final, index) => {
+    const candidate = final ? { solution: final.solution, elite: final.best } : failures[index] && lastElite(index) ? { elite: lastElite(index)! } : undefined;
+    if (candidate && (!best || isBetter(candidate.elite.dropped, candidate.elite.cost, best.elite.dropped, best.elite.cost))) best = candidate;
+  });
+  if (!best) return undefined;
+  const failed = failures.some(Boolean);
+  const endedBy: RoutingEnd | undefined = failed ? "threadFailure" : stopped ? "deadline" : undefined;
+  if (best.solution) return endedBy ? { ...best.solution, endedBy } : best.solution;
+  return describeElite({ ...problem, travel: travelFromSpec(travel) }, best.elite, options, "threadFailure");
 }
 
 /**
@@ -170,11 +239,6 @@ function syncSchedule(requested: ParallelSolveOptions["sync"], maxIterations: nu
   return { ms: Math.min(MAX_SYNC_MS, Math.max(MIN_SYNC_MS, timeLimitMs / SYNCS_PER_RUN)), since };
 }
 
-function bestFinal(finals: { solution: RoutingSolution; best: Elite }[]): RoutingSolution {
-  let best = finals[0]!;
-  for (const final of finals.slice(1)) if (isBetter(final.best.dropped, final.best.cost, best.best.dropped, best.best.cost)) best = final;
-  return best.solution;
-}
 
 /**
  * Set by the Lambda bundling (infra/bundling.ts, esbuild `define`): the file name of thread.ts's bundle,

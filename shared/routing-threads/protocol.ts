@@ -21,6 +21,8 @@ export interface ThreadInput {
   sync: SyncSchedule;
   /** Per thread, the last epoch the coordinator has answered (Atomics.wait on it while waiting for an answer). */
   answered: Int32Array;
+  /** Set (to 1) by the coordinator when every search must end now with its best plan. */
+  stop: Int32Array;
   /** The coordinator's answers (`EliteAnswer`), read synchronously with receiveMessageOnPort. */
   answers: MessagePort;
 }

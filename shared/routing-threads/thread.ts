@@ -35,6 +35,7 @@ function search(input: ThreadInput): void {
       ...(input.maxIterations !== undefined ? { maxIterations: input.maxIterations } : {}),
       ...(input.earlyStop !== undefined ? { earlyStop: input.earlyStop } : {}),
       ...(input.underloadCost !== undefined ? { underloadCost: input.underloadCost } : {}),
+      mustStop: () => Atomics.load(input.stop, 0) !== 0,
       exchange,
     },
   );

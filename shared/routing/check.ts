@@ -129,7 +129,7 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
 function legMeasure(travel: TravelProvider, speedKmh: number) {
   return (from: Location, to: Location) => {
     const distances = travel.distances([from, to]);
-    const minutes = travel.travelMinutes(distances, speedKmh);
+    const minutes = travel.travelMinutes(distances, speedKmh, [from, to]);
     return { distance: distances[1]!, minutes: minutes[1]! };
   };
 }

@@ -125,7 +125,7 @@ export function buildInstance(problem: RoutingProblem): Instance {
     const speed = vehicle.speedKmh ?? DEFAULT_SPEED_KMH;
     let matrix = timeBySpeed.get(speed);
     if (!matrix) {
-      matrix = withNowhere(travel.travelMinutes(rawDistance, speed), nowhere);
+      matrix = withNowhere(travel.travelMinutes(rawDistance, speed, locations), nowhere);
       timeBySpeed.set(speed, matrix);
     }
     return matrix;

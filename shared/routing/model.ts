@@ -87,7 +87,20 @@ export interface RoutingVehicle {
  * A serialisable description of a built-in travel provider, so that another thread (shared/routing-threads)
  * can rebuild the same provider: providers hold functions, which cannot be posted.
  */
-export type TravelSpec = { kind: "greatCircle"; roadFactor: number } | { kind: "euclidean"; truncate: boolean };
+export type TravelSpec = { kind: "greatCircle"; roadFactor: number } | { kind: "euclidean"; truncate: boolean } | MatrixTravelSpec;
+
+/**
+ * Directed travel between fixed points, from a road network (shared/domain/travel): row-major
+ * `keys.length`² durations (seconds) and distances (metres), entry i·n + j from point i to point j —
+ * asymmetric in general. A location is looked up by `locationKey` (coordinates rounded to 1e-5).
+ * The arrays may live in a SharedArrayBuffer, so posting the spec to a thread copies nothing.
+ */
+export interface MatrixTravelSpec {
+  kind: "matrix";
+  keys: readonly string[];
+  durationsSeconds: Float32Array;
+  distancesMetres: Float32Array;
+}
 
 /** Builds the travel matrices. Locations are those of visits and vehicles, in an order of the solver's choosing. */
 export interface TravelProvider {
@@ -97,8 +110,11 @@ export interface TravelProvider {
   isValidLocation(location: Location): boolean;
   /** Row-major n×n distances between the given locations. */
   distances(locations: readonly Location[]): Float64Array;
-  /** Row-major n×n travel minutes for a vehicle of this speed, given the distances above. */
-  travelMinutes(distances: Float64Array, speedKmh: number): Float64Array;
+  /**
+   * Row-major n×n travel minutes for a vehicle of this speed between the same `locations`, given the
+   * distances above. A road-network provider answers its own durations and ignores the speed.
+   */
+  travelMinutes(distances: Float64Array, speedKmh: number, locations: readonly Location[]): Float64Array;
 }
 
 export interface RoutingProblem {
@@ -122,12 +138,17 @@ export interface SolveOptions {
   /** Ruin-and-recreate iterations. Default unlimited (the time limit decides). */
   maxIterations?: number;
   /**
-   * Stop once the search has converged (see `convergenceFor` in search.ts: a cooling horizon of 10 n²
-   * iterations (× n/50 beyond 50 visits), then no new best solution for max(1000, 40 n) iterations;
-   * n = visits). Default true;
-   * false spends the whole budget.
+   * Stop once the search has stopped paying (see `convergenceFor` in search.ts: a cooling horizon in
+   * iterations that grows with the visits, then windows of max(1000, 40 n) iterations until one gains
+   * less than 0.05 % of the first solution's distance and serves no more visits; n = visits). Default
+   * true; false spends the whole budget.
    */
   earlyStop?: boolean;
+  /**
+   * Checked with the clock during the search: true ends it now with the best plan met (`endedBy:
+   * "deadline"`), e.g. when the caller's own deadline is near. Default: never.
+   */
+  mustStop?: () => boolean;
   objective?: RoutingObjective;
   /** Cost of one unit of load below a vehicle's `minCapacity`, in distance units. Default 1000. */
   underloadCost?: number;
@@ -224,4 +245,13 @@ export interface RoutingSolution {
     fixedCost: number;
   };
   iterations: number;
+  /**
+   * How the search ended: `earlyStop` (it had stopped paying), `budget` (time or iteration limit spent),
+   * `deadline` (`mustStop` said so) or `threadFailure` (a search thread of a parallel solve failed; the
+   * plan is the best the others reached, or the failed thread's last shared one).
+   */
+  endedBy: RoutingEnd;
 }
+
+export const routingEnds = ["earlyStop", "budget", "deadline", "threadFailure"] as const;
+export type RoutingEnd = (typeof routingEnds)[number];

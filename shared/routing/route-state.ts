@@ -166,6 +166,8 @@ export class Route {
   bDistance = new Float64Array(0);
   /** First real node at or after i; at a break, b* above summarise only the breaks i..bNext[i]-1. */
   bNext = new Int32Array(0);
+  /** Location of the first real node after node i (the one an insertion after i drives on to). */
+  nextLocation = new Int32Array(0);
   bLoad = new Float64Array(0);
   /**
    * Only with pickup-and-delivery pairs (else left empty): visits of pairs on the route; load on board
@@ -249,6 +251,7 @@ export class Route {
         this.bLoad[i * dims + d] = (i < n - 1 ? this.bLoad[(i + 1) * dims + d]! : 0) + demand[node * dims + d]!;
       }
     }
+    for (let i = 0; i < n - 1; i++) this.nextLocation[i] = instance.location[nodes[this.bNext[i + 1]!]!]!;
     this.visitCount = visits;
     for (let d = 0; d < dims; d++) this.load[d] = this.fLoad[(n - 1) * dims + d]!;
     if (instance.hasPairs) this.updatePairs();
@@ -352,17 +355,23 @@ export class Route {
     // An unused vehicle's route (start, breaks, end) is not charged until it serves a visit.
     const fixed = this.costOf(this.visitCount > 0 ? this.distance : this.fDistance[nodes.length - 1]!, this.underloadWith(v)) - this.cost;
     const at = location[v]! * locationCount;
+    const visitLocation = location[v]!;
+    // The hottest loop of the search: the route's summaries in locals (a call below, random(), would
+    // otherwise make every field be read again).
+    const { fLast, nextLocation, fEarliest, fDuration, fTimeWarp, bLatest, bNext } = this;
+    const last = nodes.length - 1;
     let found = false;
-    for (let p = 0; p < nodes.length - 1; p++) {
-      const prev = this.fLast[p]!;
-      const next = location[nodes[this.bNext[p + 1]!]!]!;
-      const cost = fixed + distance[prev * locationCount + location[v]!]! + distance[at + next]! - distance[prev * locationCount + next]!;
+    for (let p = 0; p < last; p++) {
+      const prev = fLast[p]!;
+      const next = nextLocation[p]!;
+      const fromPrev = prev * locationCount;
+      const cost = fixed + distance[fromPrev + visitLocation]! + distance[at + next]! - distance[fromPrev + next]!;
       if (cost >= bound || (random !== undefined && random() < blinkRate)) continue;
       // With pairs on board, v's demand rides along up to v: the peak before it must leave room.
       if (this.pairVisits > 0 && !this.peakFits(this.fPeak, p, v, 1)) continue;
       // Quick necessary conditions before the exact concatenation: reach v in time, then the next node.
-      const ready = this.fEarliest[p]! + this.fDuration[p]! - this.fTimeWarp[p]! + time[prev * locationCount + location[v]!]!;
-      const nextLatest = this.bLatest[this.bNext[p + 1]!]! + EPSILON;
+      const ready = fEarliest[p]! + fDuration[p]! - fTimeWarp[p]! + time[fromPrev + visitLocation]!;
+      const nextLatest = bLatest[bNext[p + 1]!]! + EPSILON;
       for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
         const start = Math.max(ready, windowOpen[w]!);
         if (start > windowClose[w]! + EPSILON || start + serviceTime + time[at + next]! > nextLatest) continue;
@@ -455,6 +464,7 @@ export class Route {
     this.bLatest = new Float64Array(size);
     this.bDistance = new Float64Array(size);
     this.bNext = new Int32Array(size);
+    this.nextLocation = new Int32Array(size);
     this.bLoad = new Float64Array(size * dims);
     if (this.instance.hasPairs) {
       this.onBoard = new Float64Array(size * dims);

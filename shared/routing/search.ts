@@ -8,41 +8,82 @@ import type { Snapshot, Solution } from "./solution.ts";
 /**
  * When a search has converged (the early stop). The annealing cools over `horizon` iterations (or the
  * time budget, if that ends first); after the horizon the search goes on at the final temperature only
- * while it still improves: it stops once `patience` iterations have passed without a new best solution.
- * Both grow with the number of visits, the horizon quadratically up to 50 visits and cubically beyond
- * (small instances converge in a few thousand steps; from ~150 visits on the time budget ends first), the
- * patience linearly.
+ * while it still pays: it is judged in windows of `patience` iterations, and stops at the end of a window
+ * in which the incumbent neither served more visits nor lowered its cost by `minGain` of the instance's
+ * cost scale (the first solution's distance). A window without any new best is the old stagnation rule;
+ * the gain threshold is what lets real days stop, where the final temperature still finds tiny gains.
  */
 export interface Convergence {
   horizon: number;
   patience: number;
+  /** Gain per window, relative to the cost scale, below which the search has stopped paying. */
+  minGain: number;
 }
 
-/** Cooling iterations per squared visit, and patience per visit (with a floor). */
+/** Cooling iterations per squared visit up to `SQRT_FROM_VISITS`, and patience per visit (with a floor). */
 export const HORIZON_PER_SQUARED_VISIT = 10;
 export const PATIENCE_PER_VISIT = 40;
 export const MIN_PATIENCE = 1000;
 export const MIN_HORIZON = 2000;
-export const CUBIC_FROM_VISITS = 50;
+/** From here to `CUBIC_FROM_VISITS` the horizon grows with the square root of the visits (iterations get costlier with n). */
+export const SQRT_FROM_VISITS = 50;
+/**
+ * Beyond this many visits the horizon grows cubically, so larger runs spend their budget: at 300 visits the
+ * search still gains 2–4 % between 20 and 30 CPU-seconds, more than an early stop would save (measured,
+ * shared/routing/README.md).
+ */
+export const CUBIC_FROM_VISITS = 100;
+/** A window gaining less than this share of the cost scale has stopped paying. */
+export const MIN_GAIN = 0.0005;
 
 export function convergenceFor(visits: number): Convergence {
+  const atSqrt = HORIZON_PER_SQUARED_VISIT * SQRT_FROM_VISITS * SQRT_FROM_VISITS;
+  const atCubic = atSqrt * Math.sqrt(CUBIC_FROM_VISITS / SQRT_FROM_VISITS);
+  const horizon =
+    visits <= SQRT_FROM_VISITS
+      ? HORIZON_PER_SQUARED_VISIT * visits * visits
+      : visits <= CUBIC_FROM_VISITS
+        ? atSqrt * Math.sqrt(visits / SQRT_FROM_VISITS)
+        : atCubic * (visits / CUBIC_FROM_VISITS) ** 3;
   return {
-    // Cubic above 50 visits, so that 100-visit runs keep about the budget they had (Solomon at 5 s).
-    horizon: Math.max(MIN_HORIZON, HORIZON_PER_SQUARED_VISIT * visits * visits * Math.max(1, visits / CUBIC_FROM_VISITS)),
+    horizon: Math.round(Math.max(MIN_HORIZON, horizon)),
     patience: Math.max(MIN_PATIENCE, PATIENCE_PER_VISIT * visits),
+    minGain: MIN_GAIN,
   };
 }
 
-/** The stop rule: past the cooling horizon and `patience` iterations without improvement. */
-export function hasConverged(iterations: number, lastImprovement: number, convergence: Convergence): boolean {
-  return iterations >= convergence.horizon && iterations - lastImprovement >= convergence.patience;
+/**
+ * The stop rule, checked at the end of each window: past the horizon, and over the last `patience`
+ * iterations the incumbent served no more visits and gained less than `minGain × scale`.
+ */
+export function hasConverged(
+  iterations: number,
+  window: { start: number; droppedGain: number; costGain: number },
+  convergence: Convergence,
+  scale: number,
+): boolean {
+  return (
+    iterations >= convergence.horizon &&
+    iterations - window.start >= convergence.patience &&
+    window.droppedGain <= 0 &&
+    window.costGain < convergence.minGain * scale
+  );
 }
+
+/** How a search ended: converged (early stop), its time or iteration budget spent, or stopped from outside (`deadline`). */
+export type SearchEnd = "earlyStop" | "budget" | "deadline";
 
 export class Budget {
   iterations = 0;
   /** Iteration count when the incumbent last improved. */
   lastImprovement = 0;
+  /** Cost scale of the gain threshold (set once the first solution is known). */
+  scale = 1;
+  /** Set once `done()` has answered true. */
+  endedBy: SearchEnd | undefined;
   private readonly startedAt: number;
+  private window = { start: 0, dropped: Infinity, cost: Infinity };
+  private best = { dropped: Infinity, cost: Infinity };
 
   constructor(
     private readonly now: () => number,
@@ -50,28 +91,57 @@ export class Budget {
     private readonly maxIterations: number,
     /** Early stop; none: the whole budget is spent. */
     private readonly convergence?: Convergence,
+    /** Checked with the clock: true stops the search now (e.g. the caller's deadline is near). */
+    private readonly mustStop?: () => boolean,
   ) {
     this.startedAt = now();
   }
 
   /** Share of the schedule used, from 0 to 1 (time, iterations or the convergence horizon, whichever is further along). */
   progress(): number {
+    // Every phase (route and fleet minimisation too) ends at once when the caller must stop.
+    if (this.endedBy === "deadline" || (this.endedBy === undefined && this.mustStop?.())) {
+      this.endedBy = "deadline";
+      return 1;
+    }
     const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
     return Math.min(1, Math.max(this.iterations / iterationLimit, (this.now() - this.startedAt) / this.timeLimitMs));
   }
 
-  /** The time or the iteration limit is spent, or the search has converged. */
+  /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */
   done(): boolean {
-    if (this.iterations >= this.maxIterations || this.now() - this.startedAt >= this.timeLimitMs) return true;
-    return this.convergence !== undefined && hasConverged(this.iterations, this.lastImprovement, this.convergence);
+    if (this.endedBy) return true;
+    if (this.iterations >= this.maxIterations || this.now() - this.startedAt >= this.timeLimitMs) this.endedBy = "budget";
+    else if (this.mustStop?.()) this.endedBy = "deadline";
+    else if (this.convergence && this.windowEnded()) this.endedBy = "earlyStop";
+    return this.endedBy !== undefined;
   }
 
-  improved(): void {
+  /** The incumbent improved (to `dropped`, `cost` when known). */
+  improved(dropped = -Infinity, cost = -Infinity): void {
     this.lastImprovement = this.iterations;
+    this.best = { dropped, cost };
   }
 
   elapsedMs(): number {
     return this.now() - this.startedAt;
+  }
+
+  /** At the end of a stagnation window: whether it stopped paying; else a new window starts. */
+  private windowEnded(): boolean {
+    const convergence = this.convergence!;
+    if (this.iterations < convergence.horizon) return false;
+    if (this.window.start < convergence.horizon) {
+      this.window = { start: this.iterations, ...this.best };
+      return false;
+    }
+    if (this.iterations - this.window.start < convergence.patience) return false;
+    const window = { start: this.window.start, droppedGain: this.window.dropped - this.best.dropped, costGain: this.window.cost - this.best.cost };
+    if (this.window.dropped === Infinity) window.droppedGain = 0;
+    if (this.window.cost === Infinity) window.costGain = 0;
+    if (hasConverged(this.iterations, window, convergence, this.scale)) return true;
+    this.window = { start: this.iterations, ...this.best };
+    return false;
   }
 }
 
@@ -133,7 +203,7 @@ export function anneal(
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
   const ratio = schedule.endTemperature / schedule.startTemperature;
-  budget.improved();
+  budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
   while (!budget.done()) {
     if (exchange) {
@@ -144,7 +214,7 @@ export function anneal(
         if (elite && isBetter(elite.dropped, elite.cost, incumbent.dropped, incumbent.cost)) {
           solution.restore(elite.snapshot);
           incumbent.offer(solution);
-          budget.improved();
+          budget.improved(incumbent.dropped, incumbent.cost);
           unassigned = solution.droppedWeight;
           cost = solution.cost;
         }
@@ -163,7 +233,7 @@ export function anneal(
       if (incumbent.isImprovedBy(solution)) {
         polish(solution);
         incumbent.offer(solution);
-        budget.improved();
+        budget.improved(incumbent.dropped, incumbent.cost);
       }
       unassigned = solution.droppedWeight;
       cost = solution.cost;

@@ -4,7 +4,7 @@
 import { constructByRegret } from "./construct.ts";
 import { buildInstance, type Instance } from "./instance.ts";
 import { improveLocally } from "./local-search.ts";
-import type { DroppedVisit, Elite, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
+import type { DroppedVisit, Elite, RoutingEnd, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { minimiseFleet } from "./fleet-min.ts";
@@ -41,6 +41,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     (options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS) - (now() - startedAt),
     options.maxIterations ?? Infinity,
     options.earlyStop === false ? undefined : convergenceFor(instance.routable.length),
+    options.mustStop,
   );
   const solution = new Solution(instance, {
     vehicle: objective === "hierarchical" ? vehicleWeight(instance) : 0,
@@ -63,6 +64,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
   }
   const scale = meanDistancePerVisit(solution);
+  budget.scale = totalDistance(solution);
   anneal(
     solution,
     ruinRecreate,
@@ -75,7 +77,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   );
   solution.restore(incumbent.snapshot);
   return {
-    solution: describe(problem, instance, solution, budget.iterations),
+    solution: describe(problem, instance, solution, budget.iterations, budget.endedBy ?? "budget"),
     best: { dropped: incumbent.dropped, cost: incumbent.cost, snapshot: incumbent.snapshot },
   };
 }
@@ -102,7 +104,27 @@ function meanDistancePerVisit(solution: Solution): number {
   return visits > 0 && distance > 0 ? distance / visits : 1;
 }
 
-function describe(problem: RoutingProblem, instance: Instance, solution: Solution, iterations: number): RoutingSolution {
+/**
+ * An elite (e.g. the last one a failed search thread shared) as a solution of `problem`: the instance is
+ * built again (the numbering is the same in every search of the same problem).
+ */
+export function describeElite(problem: RoutingProblem, elite: Elite, options: Pick<SolveOptions, "objective" | "underloadCost">, endedBy: RoutingEnd): RoutingSolution {
+  const instance = buildInstance(problem);
+  const solution = new Solution(instance, {
+    vehicle: (options.objective ?? "hierarchical") === "hierarchical" ? vehicleWeight(instance) : 0,
+    underload: options.underloadCost ?? 1000,
+  });
+  solution.restore(elite.snapshot);
+  return describe(problem, instance, solution, 0, endedBy);
+}
+
+function totalDistance(solution: Solution): number {
+  let distance = 0;
+  for (const route of solution.routes) distance += route.distance;
+  return distance > 0 ? distance : 1;
+}
+
+function describe(problem: RoutingProblem, instance: Instance, solution: Solution, iterations: number, endedBy: RoutingEnd): RoutingSolution {
   const routes = solution.routes.filter((route) => route.visitCount > 0).map((route) => schedule(problem, instance, solution, route));
   const dropped: DroppedVisit[] = [];
   problem.visits.forEach((visit, v) => {
@@ -120,6 +142,7 @@ function describe(problem: RoutingProblem, instance: Instance, solution: Solutio
       fixedCost: solution.routes.reduce((sum, r) => sum + (r.visitCount > 0 ? instance.fixedCost[r.vehicle]! : 0), 0),
     },
     iterations,
+    endedBy,
   };
 }
 

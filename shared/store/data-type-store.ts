@@ -3,11 +3,12 @@ import { dataTypeConflicts } from "#shared/domain/data-types/errors";
 import { type DataType, dataTypeSchema } from "#shared/domain/data-types/schema";
 import type { DataTypeStore, ReadVersion, VersionedDataType } from "#shared/domain/data-types/service";
 import { NotFoundError } from "#shared/domain/errors";
-import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
+import { claimGuard, conditionCheck, put, releaseGuard, remove, transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
-import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
+import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/delete-fence";
 
 /**
  * Data types over DynamoDB (layout in docs/api/data-types.md and shared/store/keys.ts):
@@ -15,7 +16,13 @@ import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
  * - name guard `ORG#o / DTNAME#<lower name>` carrying `dataTypeId` (uniqueness + lookup by name);
  * - extension guard `ORG#o / DTEXT#<entity>` carrying `dataTypeId` (one extension per entity).
  * Every write is one TransactWriteItems over these plus a version check of each related data
- * type; failures are decoded from CancellationReasons by position, never from message text.
+ * type; failures are decoded by label, never from message text.
+ *
+ * Records and custom values never name the type item in their transactions: they confirm it with a
+ * parent lease (shared/store/parent-leases.ts). So a change or delete of the type, the rare writer,
+ * first fences the type (`deletingSince`, a versioned update) and waits out the leases
+ * (`waitOutLeases`): from then on no write validated against the previous version can commit
+ * (docs/architecture.md, "Writes without shared items").
  */
 
 
@@ -34,36 +41,13 @@ function typeItem(dataType: DataType, version: number): Record<string, unknown> 
   };
 }
 
-const guardFree = "attribute_not_exists(PK) OR dataTypeId = :dataTypeId";
-
-function putGuard(key: ItemKey, dataType: DataType, attributes: Record<string, unknown>): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, ...attributes, dataTypeId: dataType._id },
-      // Free, or already ours (a rename that only changes letter case keeps the same guard).
-      ConditionExpression: guardFree,
-      ExpressionAttributeValues: { ":dataTypeId": dataType._id },
-    },
-  };
-}
-
-function deleteGuard(key: ItemKey, dataTypeId: string): TransactItem {
-  return {
-    Delete: { TableName: tableName(), Key: key, ConditionExpression: guardFree, ExpressionAttributeValues: { ":dataTypeId": dataTypeId } },
-  };
-}
+/** Free, or already ours (a rename that only changes letter case keeps the same guard). */
+const putGuard = (key: ItemKey, dataType: DataType, attributes: Record<string, unknown>): TransactItem => claimGuard(key, "dataTypeId", dataType._id, attributes);
+const deleteGuard = (key: ItemKey, dataTypeId: string): TransactItem => releaseGuard(key, "dataTypeId", dataTypeId);
 
 function relatedChecks(organizationId: string, related: readonly ReadVersion[]): Array<[TransactItem, FailureMeaning]> {
   return related.map(({ dataTypeId, version }) => [
-    {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: keys.dataType(organizationId, dataTypeId),
-        ConditionExpression: "version = :version",
-        ExpressionAttributeValues: { ":version": version },
-      },
-    },
+    conditionCheck(keys.dataType(organizationId, dataTypeId), { ConditionExpression: "version = :version", ExpressionAttributeValues: { ":version": version } }),
     "related",
   ]);
 }
@@ -109,25 +93,63 @@ async function hasRecords(organizationId: string, dataTypeId: string): Promise<b
   return (output.Items?.length ?? 0) > 0;
 }
 
-/** Sets (or clears) the delete fence, bumping the version; false when the type moved on meanwhile. */
-async function setDeleteFence(dataType: DataType, expectedVersion: number, fencedAt: number | undefined): Promise<boolean> {
+/**
+ * Sets the fence (`deletingSince` = now) if the type is still at `expectedVersion` and not fenced by
+ * another writer (a fence older than its TTL is a crashed writer's); the version is unchanged, so
+ * the answer's ETag stays the version + 1 of the write that follows. Undefined when it lost.
+ */
+async function setFence(dataType: DataType, expectedVersion: number): Promise<number | undefined> {
+  const fencedAt = Date.now();
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.dataType(dataType.organizationId, dataType._id),
-        UpdateExpression: fencedAt === undefined ? "REMOVE #fence SET version = :next" : "SET #fence = :fencedAt, version = :next",
-        ConditionExpression: "version = :expected",
+        UpdateExpression: "SET #fence = :fencedAt",
+        ConditionExpression: "version = :expected AND (attribute_not_exists(#fence) OR #fence < :cutoff)",
         ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ":expected": expectedVersion, ":next": expectedVersion + 1, ...(fencedAt === undefined ? {} : { ":fencedAt": fencedAt }) },
+        ExpressionAttributeValues: { ":expected": expectedVersion, ":fencedAt": fencedAt, ":cutoff": fencedAt - DELETE_FENCE_TTL_MS },
       }),
     );
-    return true;
+    return fencedAt;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error)) return undefined;
     throw error;
   }
 }
+
+/** Lifts our fence (the write behind it did not happen); a fence already gone or another's is left alone. */
+async function liftFence(dataType: DataType, fencedAt: number): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.dataType(dataType.organizationId, dataType._id),
+        UpdateExpression: "REMOVE #fence",
+        ConditionExpression: "#fence = :fencedAt",
+        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ":fencedAt": fencedAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
+/** Fences the type and waits out the leases of writes validated against it; 404/409 when it moved on. */
+async function fenceAndWait(dataType: DataType, expectedVersion: number): Promise<number> {
+  const fencedAt = await setFence(dataType, expectedVersion);
+  if (fencedAt === undefined) throw (await findById(dataType.organizationId, dataType._id)) ? concurrentUpdateError() : new NotFoundError();
+  await waitOutLeases();
+  return fencedAt;
+}
+
+/** The type item's write behind our fence: same version, our fence. */
+const fencedCondition = (expectedVersion: number, fencedAt: number) => ({
+  ConditionExpression: "version = :expected AND #fence = :fencedAt",
+  ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+  ExpressionAttributeValues: { ":expected": expectedVersion, ":fencedAt": fencedAt },
+});
 
 export const dynamoDataTypeStore: DataTypeStore = {
   findById,
@@ -151,20 +173,15 @@ export const dynamoDataTypeStore: DataTypeStore = {
     await transact(items, dataType, concurrentUpdateError);
   },
 
+  /**
+   * Records and custom values validated against the previous version may still be committing:
+   * fence, wait out their leases, then write the new version (which drops the fence).
+   */
   async replace(next, previous, expectedVersion, related) {
     const organizationId = next.organizationId;
+    const fencedAt = await fenceAndWait(previous, expectedVersion);
     const items: Array<[TransactItem, FailureMeaning]> = [
-      [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: typeItem(next, expectedVersion + 1),
-            ConditionExpression: "version = :expected",
-            ExpressionAttributeValues: { ":expected": expectedVersion },
-          },
-        },
-        "type",
-      ],
+      [put(typeItem(next, expectedVersion + 1), fencedCondition(expectedVersion, fencedAt)), "type"],
       // Renaming moves the name guard in the same transaction.
       [nameGuardItem(next), "nameGuard"],
     ];
@@ -176,41 +193,38 @@ export const dynamoDataTypeStore: DataTypeStore = {
       items.push([deleteGuard(keys.dataTypeExtensionGuard(organizationId, previous.extends.entity), previous._id), "staleGuard"]);
     }
     items.push(...relatedChecks(organizationId, related));
-    await transact(items, next, async () => ((await findById(organizationId, next._id)) ? concurrentUpdateError() : new NotFoundError()));
+    try {
+      await transact(items, next, async () => ((await findById(organizationId, next._id)) ? concurrentUpdateError() : new NotFoundError()));
+    } catch (error) {
+      await liftFence(previous, fencedAt);
+      throw error;
+    }
   },
 
   /**
-   * Race-safe against record writes that follow the contract in docs/api/data-types.md (each record
-   * write checks the type item has no fresh `deletingSince`): 1. fence the type (versioned
-   * update); 2. look for one record with a consistent read; 3. delete type and guards in one
-   * transaction conditional on the fenced version, or lift the fence and report the records.
+   * Race-safe against record writes and custom values (they confirm the type by a parent lease,
+   * shared/store/parent-leases.ts): 1. fence the type; 2. wait out the leases; 3. look for one
+   * record with a consistent base-table query; 4. delete type and guards in one transaction
+   * conditional on our fence, or lift the fence and report the records.
    */
   async removeUnlessRecords(dataType, expectedVersion) {
     const organizationId = dataType.organizationId;
-    if (!(await setDeleteFence(dataType, expectedVersion, Date.now()))) {
-      throw (await findById(organizationId, dataType._id)) ? concurrentUpdateError() : new NotFoundError();
-    }
-    const fencedVersion = expectedVersion + 1;
+    const fencedAt = await fenceAndWait(dataType, expectedVersion);
     if (await hasRecords(organizationId, dataType._id)) {
-      await setDeleteFence(dataType, fencedVersion, undefined);
+      await liftFence(dataType, fencedAt);
       return "has-records";
     }
     const items: Array<[TransactItem, FailureMeaning]> = [
-      [
-        {
-          Delete: {
-            TableName: tableName(),
-            Key: keys.dataType(organizationId, dataType._id),
-            ConditionExpression: "version = :expected",
-            ExpressionAttributeValues: { ":expected": fencedVersion },
-          },
-        },
-        "type",
-      ],
+      [remove(keys.dataType(organizationId, dataType._id), fencedCondition(expectedVersion, fencedAt)), "type"],
       [deleteGuard(keys.dataTypeNameGuard(organizationId, dataType.name), dataType._id), "staleGuard"],
     ];
     if (dataType.extends) items.push([deleteGuard(keys.dataTypeExtensionGuard(organizationId, dataType.extends.entity), dataType._id), "staleGuard"]);
-    await transact(items, dataType, concurrentUpdateError);
+    try {
+      await transact(items, dataType, concurrentUpdateError);
+    } catch (error) {
+      await liftFence(dataType, fencedAt);
+      throw error;
+    }
     return "deleted";
   },
 

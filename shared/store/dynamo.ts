@@ -1,18 +1,25 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { appConfig } from "#shared/config/env";
+import { installContentionRetry } from "#shared/store/contention-retry";
 
 /**
  * Module-scope document client, created on first use and reused by every invocation of the
  * warm Lambda. The endpoint comes from the SDK's standard variables (`AWS_ENDPOINT_URL`,
  * `AWS_ENDPOINT_URL_DYNAMODB`), so the same code reaches AWS, LocalStack or DynamoDB Local.
+ * Its one retry layer is contention-retry.ts (budgeted, ending in 503); the SDK's own retries are
+ * off so throttles are not retried twice over.
  */
 let client: DynamoDBDocumentClient | undefined;
 
 export function documentClient(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  if (!client) {
+    const base = new DynamoDBClient({ maxAttempts: 1 });
+    installContentionRetry(base);
+    client = DynamoDBDocumentClient.from(base, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
   return client;
 }
 
@@ -49,22 +56,3 @@ export function transactionCancellationCodes(error: unknown): string[] | undefin
 
 /** One item of a `TransactWriteItems` request. */
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
-
-/**
- * Runs one `TransactWriteItems` whose items each carry a label saying what a failed condition on
- * it means. Resolves to undefined when the transaction committed, or to the labels of the items
- * whose condition failed when DynamoDB cancelled it (empty when only a conflicting concurrent
- * transaction cancelled it); any other error is thrown.
- */
-export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>): Promise<Label[] | undefined> {
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items.map(([item]) => item) }));
-    return undefined;
-  } catch (error) {
-    const codes = transactionCancellationCodes(error);
-    // Only failed conditions and conflicting transactions are the caller's to explain; anything
-    // else (an invalid item, throttling) is not a conflict and must not read as one.
-    if (!codes || codes.some((code) => !["None", "ConditionalCheckFailed", "TransactionConflict"].includes(code))) throw error;
-    return items.flatMap(([, label], index) => (codes[index] === "ConditionalCheckFailed" ? [label] : []));
-  }
-}

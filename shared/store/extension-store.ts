@@ -4,11 +4,12 @@ import { extensionErrors } from "#shared/domain/extensions/errors";
 import type { IdentityEntity, StoredCustomValues } from "#shared/domain/extensions/schema";
 import type { CustomValuesWrite, EntityExtensionStore, StoredEntityExtension } from "#shared/domain/extensions/service";
 import type { GuardEntry } from "#shared/domain/records/schema";
-import { recordErrors } from "#shared/domain/records/errors";
-import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
+import { documentClient, tableName, type TransactItem } from "#shared/store/dynamo";
+import { dataTypeLease } from "#shared/store/parent-leases";
+import { type Lease, transactLabelled } from "#shared/store/transactions";
 import { concurrentUpdateError } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
-import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store/record-guards";
+import { type GuardOwner, guardMoves } from "#shared/store/record-guards";
 
 /**
  * Entity custom values over DynamoDB (docs/api/extensions.md):
@@ -16,8 +17,9 @@ import { dataTypeVersionCheck, type GuardOwner, guardMoves } from "#shared/store
  *   `customIndex` `{ dataTypeId, guards }` (the type they were checked against, the claims held);
  * - a user, role or flow has one item `ORG#o / EXT#<entity>#<id>` with the same two attributes;
  * - uniqueness claims are the records' guard items (`ORG#o#DT#<type>#UQ / <field>#<entity>#<value>`,
- *   `recordId` = the entity id), claimed, moved and released in the entity write's transaction,
- *   with a check that the extension type is still at the version the values were checked against.
+ *   `recordId` = the entity id), claimed, moved and released in the entity write's transaction;
+ *   the extension type is confirmed at the version the values were checked against by a parent
+ *   lease, not named in the transaction (vehicles of one hub with custom values share no item).
  */
 
 
@@ -37,14 +39,14 @@ export function parseCustomAttributes(item: Record<string, unknown>): StoredCust
   };
 }
 
-export type CustomMeaning = { kind: "guard"; name: string } | { kind: "type" } | { kind: "other" };
+export type CustomMeaning = { kind: "guard"; name: string } | { kind: "other" };
 
 const ownerOf = (organizationId: string, ownerId: string, stored: StoredCustomValues | undefined): GuardOwner | undefined =>
   stored && { organizationId, dataTypeId: stored.dataTypeId, ownerId, guards: stored.guards };
 
 /**
  * The items a write of an entity adds to its transaction for its custom values: none when they stay
- * as they are; the guard moves and the type check when `write` sets new ones; the release of every
+ * as they are; the guard moves and the type's lease when `write` sets new ones; the release of every
  * claim when the entity is deleted (`write` = "delete").
  */
 export function customValueItems(
@@ -52,19 +54,24 @@ export function customValueItems(
   ownerId: string,
   previous: StoredCustomValues | undefined,
   write: CustomValuesWrite | "delete" | undefined,
-): { items: TransactItem[]; meanings: CustomMeaning[] } {
-  if (write === undefined) return { items: [], meanings: [] };
+): CustomValueItems {
+  if (write === undefined) return { items: [], meanings: [], leases: [] };
   const next = write === "delete" ? undefined : write.next;
   const labelled: Array<[TransactItem, CustomMeaning]> = guardMoves(ownerOf(organizationId, ownerId, previous), ownerOf(organizationId, ownerId, next));
-  if (write !== "delete") labelled.push([dataTypeVersionCheck(organizationId, write.next.dataTypeId, write.typeVersion), { kind: "type" }]);
-  return { items: labelled.map(([item]) => item), meanings: labelled.map(([, meaning]) => meaning) };
+  const leases = write === "delete" ? [] : [dataTypeLease(organizationId, write.next.dataTypeId, write.typeVersion)];
+  return { items: labelled.map(([item]) => item), meanings: labelled.map(([, meaning]) => meaning), leases };
+}
+
+export interface CustomValueItems {
+  items: TransactItem[];
+  meanings: CustomMeaning[];
+  leases: Lease[];
 }
 
 /** The error for failed custom-value items (their failed meanings), or undefined when none of them failed. */
 export function customValueFailure(entity: StandardEntity, failed: CustomMeaning[]): Error | undefined {
   const fields = failed.flatMap((meaning) => (meaning.kind === "guard" ? meaning.name.replace(/^\+/, "").split("+") : []));
   if (fields.length > 0) return extensionErrors.valuesTaken(entity, [...new Set(fields)]);
-  if (failed.some((meaning) => meaning.kind === "type")) return recordErrors.dataTypeChanged();
   return undefined;
 }
 
@@ -119,7 +126,7 @@ export const dynamoEntityExtensionStore: EntityExtensionStore = {
       [{ Put: { TableName: tableName(), Item: extensionItem(next, (previous?.version ?? 0) + 1), ...condition } }, { kind: "item" }],
       ...custom.items.map((item, index): [TransactItem, ItemMeaning] => [item, custom.meanings[index] as CustomMeaning]),
     ];
-    const failed = await transactLabelled(items);
+    const failed = await transactLabelled(items, { leases: custom.leases });
     if (failed === undefined) return;
     const customFailure = customValueFailure(next.entity, failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "item"));
     // The item changed (or was created) by a concurrent PUT since it was read: 409, retry.

@@ -1,31 +1,26 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { NotFoundError } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
-import { hubInUseError, missingHubError } from "#shared/domain/hubs/errors";
+import { hubInUseError } from "#shared/domain/hubs/errors";
 import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
+import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/delete-fence";
+import { legacyCounterAttribute, markerPrefix } from "#shared/store/hub-references";
+import { transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
-import { documentClient, isConditionalCheckFailed, tableName, type TransactItem, transactionCancellationCodes, transactLabelled } from "#shared/store/dynamo";
-import { type CustomMeaning, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
+import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
+import { contentionExhausted } from "#shared/store/contention-retry";
+import { type CustomMeaning, type CustomValueItems, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
-import { type ItemKey, keys } from "#shared/store/keys";
+import { keys } from "#shared/store/keys";
 import { queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
- * Hubs, and the reference counts that keep them from being deleted while used.
- *
- * The hub item carries one counter per kind of thing that names it (`vehicleRefs`, `visitRefs`,
- * `configurationRefs`). Every write that adds, moves or removes such a reference updates the
- * counter in the same TransactWriteItems as the entity itself: adding is conditional on the hub
- * existing (so a reference to a missing or concurrently deleted hub fails as a whole), and deleting
- * the hub is conditional on every counter being zero. Either the reference or the deletion wins,
- * never both, and each check is O(1).
+ * Hubs. What names a hub (vehicles, visits, configuration profiles) keeps its own reference item in
+ * the hub's partition (shared/store/hub-references.ts), never a counter on the hub item, so children
+ * of one hub written at once share no item. A child entering a hub confirms it by a parent lease; a
+ * hub delete, the rare writer, fences the hub, waits out the leases, then finds any child with one
+ * consistent query of the hub's partition (and requires the counts of legacy children to be zero).
  */
-
-const counterAttribute: Record<HubReferenceKind, string> = {
-  vehicle: "vehicleRefs",
-  visit: "visitRefs",
-  configuration: "configurationRefs",
-};
 
 function hubItem(hub: Hub): Record<string, unknown> {
   return { ...hub, entity: "hub" };
@@ -41,9 +36,9 @@ type HubItemMeaning = CustomMeaning | { kind: "hub" };
  * The hub item's write and its custom-value items in one transaction; a failed hub condition is
  * answered by `hubFailed` (after a consistent read), a failed custom-value item by its own error.
  */
-async function transactHub(hubWrite: TransactItem, custom: { items: TransactItem[]; meanings: CustomMeaning[] }, hubFailed: () => Promise<Error>): Promise<void> {
+async function transactHub(hubWrite: TransactItem, custom: CustomValueItems, hubFailed: () => Promise<Error>): Promise<void> {
   const items: Array<[TransactItem, HubItemMeaning]> = [[hubWrite, { kind: "hub" }], ...custom.items.map((item, index): [TransactItem, HubItemMeaning] => [item, custom.meanings[index] as CustomMeaning])];
-  const failed = await transactLabelled(items);
+  const failed = await transactLabelled(items, { leases: custom.leases });
   if (failed === undefined) return;
   if (failed.some((meaning) => meaning.kind === "hub")) throw await hubFailed();
   throw customValueFailure("hub", failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "hub")) ?? concurrentUpdateError();
@@ -60,112 +55,96 @@ function numberAttribute(value: unknown): number {
   return Number(value ?? 0);
 }
 
-function referenceCounts(item: Record<string, unknown>): HubReferenceCounts {
-  return Object.fromEntries(hubReferenceKinds.map((kind) => [kind, numberAttribute(item[counterAttribute[kind]])])) as HubReferenceCounts;
+/** Counts of legacy children (written before reference items) kept on the hub item. */
+function legacyCounts(item: Record<string, unknown>): HubReferenceCounts {
+  return Object.fromEntries(hubReferenceKinds.map((kind) => [kind, numberAttribute(item[legacyCounterAttribute[kind]])])) as HubReferenceCounts;
 }
 
-function counterUpdate(organizationId: string, hubId: string, kind: HubReferenceKind, delta: 1 | -1): TransactItem {
-  return {
-    Update: {
+/** How many items of one kind the hub's partition holds (consistent COUNT queries; a hub delete only). */
+async function countChildren(organizationId: string, hubId: string, kind: HubReferenceKind): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const output = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.hubPartition(organizationId, hubId), ":prefix": markerPrefix[kind] ?? keys.visitPrefix },
+        Select: "COUNT",
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += output.Count ?? 0;
+    startKey = output.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** Whether anything names the hub: one consistent query of its partition, `Limit 1`. */
+async function hasChildren(organizationId: string, hubId: string): Promise<boolean> {
+  const output = await documentClient().send(
+    new QueryCommand({
       TableName: tableName(),
-      Key: keys.hub(organizationId, hubId),
-      // attribute_exists: never create a stray hub item by counting on a key that is not a hub.
-      ConditionExpression: "attribute_exists(PK)",
-      UpdateExpression: "ADD #counter :delta",
-      ExpressionAttributeNames: { "#counter": counterAttribute[kind] },
-      ExpressionAttributeValues: { ":delta": delta },
-    },
-  };
+      KeyConditionExpression: "PK = :pk",
+      ExpressionAttributeValues: { ":pk": keys.hubPartition(organizationId, hubId) },
+      ConsistentRead: true,
+      Limit: 1,
+      ProjectionExpression: "PK",
+    }),
+  );
+  return (output.Items?.length ?? 0) > 0;
 }
 
-export interface HubReferenceChange {
-  organizationId: string;
-  kind: HubReferenceKind;
-  /** Hub the entity named before this write (undefined when it is created). */
-  from?: string | undefined;
-  /** Hub the entity names after this write (undefined when it is deleted). */
-  to?: string | undefined;
-  /** Field reported when `to` is not a hub (default `hubId`). */
-  field?: string;
-}
-
-/** Outcome of the entity items: `conditionFailed` lists each entity item's cancellation code, in order. */
-export type EntityWriteOutcome = { ok: true } | { ok: false; codes: string[] };
-
-/**
- * Writes `entityItems` and the hub counters of `change` in one transaction.
- * - a missing target hub → 400 naming the field (reported before entity failures);
- * - an entity condition failure → `{ ok: false, codes }` for the caller to map (404/409/400);
- * - a conflicting concurrent transaction → 409 (retry).
- * A hub that is gone when its counter is decremented (data written before hubs were enforced) has
- * nothing left to count, so the write is repeated without that decrement.
- */
-export async function writeWithHubReferences(entityItems: TransactItem[], change: HubReferenceChange): Promise<EntityWriteOutcome> {
-  const moves = change.from !== change.to;
-  const increment = moves && change.to !== undefined ? counterUpdate(change.organizationId, change.to, change.kind, 1) : undefined;
-  let decrement = moves && change.from !== undefined ? counterUpdate(change.organizationId, change.from, change.kind, -1) : undefined;
-  for (;;) {
-    const items = [...entityItems, ...(increment ? [increment] : []), ...(decrement ? [decrement] : [])];
-    try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-      return { ok: true };
-    } catch (error) {
-      const codes = transactionCancellationCodes(error);
-      if (!codes) throw error;
-      const entityCodes = codes.slice(0, entityItems.length);
-      const incrementCode = increment ? codes[entityItems.length] : undefined;
-      const decrementCode = decrement ? codes[entityItems.length + (increment ? 1 : 0)] : undefined;
-      // A missing hub first: an entity check that depends on the hub (vehicle in hub) fails with it.
-      if (incrementCode === "ConditionalCheckFailed") throw missingHubError(change.field);
-      if (entityCodes.includes("ConditionalCheckFailed")) return { ok: false, codes: entityCodes };
-      if (codes.includes("TransactionConflict")) throw concurrentUpdateError();
-      if (decrementCode === "ConditionalCheckFailed") {
-        decrement = undefined;
-        continue;
-      }
-      throw error;
-    }
+/** Sets the hub's fence if it is still at `expectedVersion` and not fenced; undefined when it lost. */
+async function setHubFence(organizationId: string, hubId: string, expectedVersion: number): Promise<number | undefined> {
+  const fencedAt = Date.now();
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.hub(organizationId, hubId),
+        UpdateExpression: "SET #fence = :fencedAt",
+        ConditionExpression: "version = :expected AND (attribute_not_exists(#fence) OR #fence < :cutoff)",
+        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ":expected": expectedVersion, ":fencedAt": fencedAt, ":cutoff": fencedAt - DELETE_FENCE_TTL_MS },
+      }),
+    );
+    return fencedAt;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    throw error;
   }
 }
 
-/** A single-item write that met an in-flight transaction on the same item (e.g. a counter update): retryable, 409. */
+async function liftHubFence(organizationId: string, hubId: string, fencedAt: number): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.hub(organizationId, hubId),
+        UpdateExpression: "REMOVE #fence",
+        ConditionExpression: "#fence = :fencedAt",
+        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ":fencedAt": fencedAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
+/** 409 naming what still references the hub: its reference items plus legacy counts. */
+async function inUse(organizationId: string, hubId: string): Promise<Error> {
+  const item = (await readHubItem(organizationId, hubId)) ?? {};
+  const legacy = legacyCounts(item);
+  const entries = await Promise.all(hubReferenceKinds.map(async (kind) => [kind, legacy[kind] + (await countChildren(organizationId, hubId, kind))] as const));
+  return hubInUseError(Object.fromEntries(entries) as HubReferenceCounts);
+}
+
+/** A single-item write that met an in-flight transaction on the same item: retryable, 409. */
 function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === "TransactionConflictException";
-}
-
-/** Transaction item: create the entity; its key must be free. */
-export function putNew(key: ItemKey, attributes: Record<string, unknown>): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...attributes, ...key, version: 1 }, ConditionExpression: "attribute_not_exists(PK)" } };
-}
-
-/** Transaction item: replace the entity if it still has `expectedVersion`. */
-export function putVersioned(key: ItemKey, attributes: Record<string, unknown>, expectedVersion: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...attributes, ...key, version: expectedVersion + 1 },
-      ConditionExpression: "version = :expected",
-      ExpressionAttributeValues: { ":expected": expectedVersion },
-    },
-  };
-}
-
-/** Transaction item: delete the entity if it still has `expectedVersion`. */
-export function deleteVersioned(key: ItemKey, expectedVersion: number): TransactItem {
-  return {
-    Delete: {
-      TableName: tableName(),
-      Key: key,
-      ConditionExpression: "version = :expected",
-      ExpressionAttributeValues: { ":expected": expectedVersion },
-    },
-  };
-}
-
-/** After a versioned write lost its condition: 404 when the item is gone, else 409 (changed meanwhile). */
-export async function versionConflict(key: ItemKey): Promise<Error> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: "PK" }));
-  return output.Item ? concurrentUpdateError() : new NotFoundError();
 }
 
 export const dynamoHubStore: HubStore = {
@@ -231,49 +210,50 @@ export const dynamoHubStore: HubStore = {
     try {
       await documentClient().send(new UpdateCommand({ ...update, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
     } catch (error) {
-      if (isTransactionConflict(error)) throw concurrentUpdateError();
+      if (isTransactionConflict(error)) throw contentionExhausted("conflict");
       if (!isConditionalCheckFailed(error)) throw error;
       throw (error as { Item?: unknown }).Item ? concurrentUpdateError() : new NotFoundError();
     }
   },
 
+  /**
+   * The rare writer of the hub references: fence the hub, wait out the leases of children entering
+   * it, look for any child (one consistent query of the hub's partition) and legacy counts, then
+   * delete the hub (and release its custom values' claims) conditional on our fence; or lift the
+   * fence and answer 409 with what still names the hub.
+   */
   async remove(organizationId, hubId, previous) {
-    const expectedVersion = previous.version;
-    const unused = Object.values(counterAttribute)
+    const fencedAt = await setHubFence(organizationId, hubId, previous.version);
+    if (fencedAt === undefined) throw (await readHubItem(organizationId, hubId)) ? concurrentUpdateError() : new NotFoundError();
+    await waitOutLeases();
+    const unusedLegacy = Object.values(legacyCounterAttribute)
       .map((attribute) => `(attribute_not_exists(${attribute}) OR ${attribute} = :zero)`)
       .join(" AND ");
-    if (previous.custom && previous.custom.guards.length > 0) {
-      // Its custom values' uniqueness claims are released in the same transaction.
-      await transactHub(
-        { Delete: { TableName: tableName(), Key: keys.hub(organizationId, hubId), ConditionExpression: `version = :expected AND ${unused}`, ExpressionAttributeValues: { ":expected": expectedVersion, ":zero": 0 } } },
-        customValueItems(organizationId, hubId, previous.custom, "delete"),
-        async () => {
-          const item = await readHubItem(organizationId, hubId);
-          if (!item) return new NotFoundError();
-          const counts = referenceCounts(item);
-          return Object.values(counts).some((count) => count > 0) ? hubInUseError(counts) : concurrentUpdateError();
-        },
-      );
-      return;
-    }
     try {
-      await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.hub(organizationId, hubId),
-          ConditionExpression: `version = :expected AND ${unused}`,
-          ExpressionAttributeValues: { ":expected": expectedVersion, ":zero": 0 },
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        }),
-      );
-    } catch (error) {
-      if (isTransactionConflict(error)) throw concurrentUpdateError();
-      if (!isConditionalCheckFailed(error)) throw error;
-      const item = (error as { Item?: Record<string, unknown> }).Item;
+      if (await hasChildren(organizationId, hubId)) throw await inUse(organizationId, hubId);
+      const custom = customValueItems(organizationId, hubId, previous.custom, previous.custom && previous.custom.guards.length > 0 ? "delete" : undefined);
+      const failed = await transactLabelled<HubItemMeaning>([
+        [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.hub(organizationId, hubId),
+              ConditionExpression: `version = :expected AND #fence = :fencedAt AND ${unusedLegacy}`,
+              ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+              ExpressionAttributeValues: { ":expected": previous.version, ":fencedAt": fencedAt, ":zero": 0 },
+            },
+          },
+          { kind: "hub" },
+        ],
+        ...custom.items.map((item, index): [TransactItem, HubItemMeaning] => [item, custom.meanings[index] as CustomMeaning]),
+      ]);
+      if (failed === undefined) return;
+      const item = await readHubItem(organizationId, hubId);
       if (!item) throw new NotFoundError();
-      const counts = referenceCounts(item);
-      if (Object.values(counts).some((count) => count > 0)) throw hubInUseError(counts);
-      throw concurrentUpdateError();
+      throw Object.values(legacyCounts(item)).some((count) => count > 0) ? await inUse(organizationId, hubId) : concurrentUpdateError();
+    } catch (error) {
+      await liftHubFence(organizationId, hubId, fencedAt);
+      throw error;
     }
   },
 

@@ -10,14 +10,15 @@
  * | data type                | ORG#o                    | DT#id                      | ORG#o#DTNAME / <lowercased name>\u0001id   |                                    |
  * | data type name guard     | ORG#o                    | DTNAME#<lowercased name>   |                                             |                                    |
  * | extension guard          | ORG#o                    | DTEXT#<entity>             |                                             |                                    |
- * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    |                                             | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
+ * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | ORG#o#RECORDS / <record id>                 | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
  * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
  * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        | ORG#o#TOK#<first char> / <token>#<dt>#<record id> |                              |
  * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
  * | entity custom values (user, role, flow) | ORG#o     | EXT#<entity>#<entity id>   |                                             |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
- * | hub (+ reference counts) | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | hub (+ legacy counts)    | ORG#o                    | HUB#id                     |                                             |                                    |
+ * | hub reference marker     | ORG#o#HUB#h              | VEHREF#id / CONFREF#id     |                                             |                                    |
  * | routing schedule         | ORG#o                    | SCHED#id                   | DUE#<shard> / <next run minute>#o#id        | ORG#o#CONF#c#SCHED / SCHED#id      |
  * | schedule run claim       | ORG#o#SCHED#id           | RUN#<slot>                 |                                             |                                    |
  * | active runs (cap leases) | ORG#o                    | ACTIVERUNS                 |                                             |                                    |
@@ -33,6 +34,9 @@
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
  * | run seconds of a month   | ORG#o#USAGE              | RUNSECONDS#<YYYY-MM>       |                                             |                                    |
+ * | active imports (leases)  | ORG#o                    | ACTIVEIMPORTS              |                                             |                                    |
+ * | import usage             | ORG#o#USAGE              | IMPORT#<YYYY-MM-DD>#<dt id>|                                             |                                    |
+ * | import records of a month| ORG#o#USAGE              | IMPORTRECORDS#<YYYY-MM>    |                                             |                                    |
  * | webhook attempts of a day| ORG#o#USAGE              | WEBHOOKS#<YYYY-MM-DD>      |                                             |                                    |
  * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
@@ -73,6 +77,8 @@ export const keys = {
   /** GSI2 of record items: every (type, hub) holding a dataId, so GET /data/{dataId} needs no scan. */
   recordsByDataId: (o: string, dataId: string) => `${org(o)}#DATAID#${keyPart(dataId)}`,
   recordsByDataIdSortKey: (dataTypeId: string, hubScope: string) => `${dataTypeId}#${keyPart(hubScope)}`,
+  /** GSI1 partition of every stored record of the organization, sort key the record `_id` (time-ordered): GET /data without a type. */
+  organizationRecordsPartition: (o: string) => `${org(o)}#RECORDS`,
   /** Lookup item: which type and key hold a record `_id` (relation targets), read consistently. */
   recordRef: (o: string, recordId: string): ItemKey => ({ PK: `${org(o)}#REC#${recordId}`, SK: "REF" }),
   /** Search token items of a data type: SK `<token>#<record id>`, so a `q` prefix is one range read. */
@@ -107,6 +113,10 @@ export const keys = {
   // Hubs
   hub: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `HUB#${id}` }),
   hubPrefix: "HUB#",
+  /** The hub's own partition: its visits and one reference marker per vehicle and profile naming it. */
+  hubPartition: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}`,
+  /** Marker of a vehicle (`VEHREF#`) or profile (`CONFREF#`) naming the hub; visits live in the partition themselves. */
+  hubReferenceMarker: (o: string, hubId: string, prefix: string, childId: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `${prefix}${childId}` }),
 
   // Routing schedules and their runs
   schedule: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `SCHED#${id}` }),
@@ -163,6 +173,13 @@ export const keys = {
   webhookAttemptUsage: (o: string, day: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `WEBHOOKS#${day}` }),
   /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
   runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
+  /** Imports from the earlier version queued or running: attribute `imports`, a lease end (epoch ms) per imported data type id. */
+  activeImports: (o: string): ItemKey => ({ PK: org(o), SK: "ACTIVEIMPORTS" }),
+  /** One item per import, by the UTC day it started: the records it is charged. */
+  importUsage: (o: string, day: string, dataTypeId: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `IMPORT#${day}#${dataTypeId}` }),
+  importUsagePrefix: "IMPORT#",
+  /** Records imports are charged in one UTC month (`YYYY-MM`): attribute `records`, for the import quota. */
+  importRecordsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `IMPORTRECORDS#${month}` }),
 
   // Idempotency records (shared/store/idempotency-store.ts); Powertools writes SK `<operationId>#<digest of the key>`.
   idempotencyPartition: (o: string) => `${org(o)}#IDEM`,
@@ -178,11 +195,20 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
   return copy as Omit<T, (typeof storageAttributes)[number]>;
 }
 
-/** S3 object keys: every object lives under its organization's prefix. */
+/** S3 object keys: every object's key names its organization (under `org/<o>/`, or a purpose's prefix then `<o>/`). */
+const travelCachePrefix = "travel-cache/";
+
 export const objectKeys = {
   appIntegrationCertificate: (o: string, integrationId: string, objectId: string, fileName: string) =>
     `org/${encodeURIComponent(o)}/app-integrations/${integrationId}/${objectId}/${encodeURIComponent(fileName)}`,
   routingResultBody: (o: string, resultId: string) => `org/${encodeURIComponent(o)}/routing-results/${resultId}.json`,
+  /**
+   * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts). Under its
+   * own top-level prefix, then the organization's, so one bucket lifecycle rule (prefixes have no
+   * wildcards) expires old versions.
+   */
+  travelMatrixCache: (o: string, hubId: string, provider: string) => `${travelCachePrefix}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
+  travelMatrixCachePrefix: travelCachePrefix,
   /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `org/${encodeURIComponent(o)}/imports/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */

@@ -86,6 +86,39 @@ export async function recordListPage(query: {
   });
 }
 
+/** `hubScope` is one of `hubScopes` or common (`*`): the filter of the organization-wide reads. */
+function organizationHubScopeFilter(hubScopes: string[] | undefined): PageQuery["filter"] {
+  if (!hubScopes) return undefined;
+  const values: Record<string, unknown> = Object.fromEntries(hubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
+  const inList = Object.keys(values).join(", ");
+  values[":common"] = "*";
+  return { expression: inList === "" ? "hubScope = :common" : `hubScope = :common OR hubScope IN (${inList})`, values };
+}
+
+/**
+ * GET /data without a type: ONE read of the organization's records partition of GSI1 (every stored
+ * record carries it, sort key its `_id`), newest first. Hub filter as the organization-wide search's:
+ * the given hub scope, or the token's hubs; common (`*`) records always qualify. The filter is
+ * applied after `limit` items are read, so a page may hold fewer (follow nextCursor).
+ */
+export async function organizationRecordPage(query: {
+  partition: string;
+  hubScopes?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+  recorder?: CapacityRecorder | undefined;
+}): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  return queryPage<Record<string, unknown>>({
+    index: "GSI1",
+    partition: query.partition,
+    filter: organizationHubScopeFilter(query.hubScopes),
+    newestFirst: true,
+    limit: query.limit,
+    cursor: query.cursor,
+    onConsumedCapacity: reportQuery(query.recorder),
+  });
+}
+
 export interface OrganizationTokenHit extends TokenHit {
   dataTypeId: string;
 }
@@ -104,13 +137,7 @@ export async function searchOrganizationTokenPage(query: {
   cursor?: string | undefined;
   recorder?: CapacityRecorder | undefined;
 }): Promise<{ hits: OrganizationTokenHit[]; nextCursor: string | null }> {
-  let filter: PageQuery["filter"];
-  if (query.hubScopes) {
-    const values: Record<string, unknown> = Object.fromEntries(query.hubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
-    const inList = Object.keys(values).join(", ");
-    values[":common"] = "*";
-    filter = { expression: inList === "" ? "hubScope = :common" : `hubScope = :common OR hubScope IN (${inList})`, values };
-  }
+  const filter = organizationHubScopeFilter(query.hubScopes);
   const page = await queryPage<Record<string, unknown>>({
     index: "GSI1",
     partition: query.partition,

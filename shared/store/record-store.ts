@@ -3,29 +3,33 @@ import { NotFoundError, ValidationError } from "#shared/domain/errors";
 import { recordErrors } from "#shared/domain/records/errors";
 import { type GuardEntry, hubScopeOf, type LinkEntry, type StoredRecord } from "#shared/domain/records/schema";
 import type { RecordLocation, RecordStore, VersionedRecord, WriteContext } from "#shared/domain/records/service";
-import { dataTypeVersionCheck, type GuardOwner, guardMoves, put, remove } from "#shared/store/record-guards";
-import { documentClient, tableName, type TransactItem, transactLabelled } from "#shared/store/dynamo";
+import { type GuardOwner, guardMoves } from "#shared/store/record-guards";
+import { documentClient, tableName, type TransactItem } from "#shared/store/dynamo";
+import { dataTypeLease, hubLease } from "#shared/store/parent-leases";
+import { type Lease, put, remove, transactLabelled } from "#shared/store/transactions";
 import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
-import { type CapacityRecorder, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
+import { type CapacityRecorder, organizationRecordPage, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
 
 /**
  * Records over DynamoDB (layout in docs/api/records.md and shared/store/keys.ts):
  * - record `ORG#o#DT#<type> / REC#<hub or *>#<dataId>` (entity `record`, `version`,
+ *   GSI1 = `ORG#o#RECORDS / <_id>` for GET /data without a type, newest first,
  *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
  * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);
  * - unique guards `ORG#o#DT#<type>#UQ / <field or +a+b>#<scope>#<value>` carrying `recordId`;
  * - search tokens `ORG#o#DT#<type>#TOK / <token>#<_id>` carrying `hubScope`, `dataId`;
  * - relation links `ORG#o#REL#<target _id> / <type>#<field>#<_id>`.
  * Every write is ONE TransactWriteItems over the record and exactly the guards/tokens/links its
- * `index` lists (old ones removed, new ones added), a ConditionCheck of the data type (same
- * version, no fresh delete fence: docs/api/data-types.md) and of a hub the record enters. Failures are
- * decoded from CancellationReasons by position.
+ * `index` lists (old ones removed, new ones added): items of this record only, so records of one
+ * type written at once never name a common item. The data type (same version, no fence) and a hub
+ * the record enters are confirmed by parent leases (shared/store/parent-leases.ts), not named in
+ * the transaction (docs/architecture.md, "Writes without shared items"). Failures are decoded by label.
  */
 
 
 /** What a transaction item's failed condition means. */
-type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "type" } | { kind: "hub" } | { kind: "guard"; name: string } | { kind: "other" };
+type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "guard"; name: string } | { kind: "other" };
 
 export const MAX_TRANSACTION_ITEMS = 100;
 
@@ -41,6 +45,8 @@ function recordItem(record: StoredRecord, version: number): Record<string, unkno
     entity: "record",
     version,
     hubScope: scope,
+    GSI1PK: keys.organizationRecordsPartition(record.organizationId),
+    GSI1SK: record._id,
     GSI2PK: keys.recordsByDataId(record.organizationId, record.dataId),
     GSI2SK: keys.recordsByDataIdSortKey(record.dataTypeId, scope),
   };
@@ -71,12 +77,11 @@ function parseRecord(item: Record<string, unknown>): VersionedRecord {
 
 const linkId = (link: LinkEntry) => `${link.fieldId}\u0000${link.targetId}`;
 
-const dataTypeCheck = (record: StoredRecord, version: number): TransactItem => dataTypeVersionCheck(record.organizationId, record.dataTypeId, version);
-
-
-function hubCheck(organizationId: string, hubId: string): TransactItem {
-  return { ConditionCheck: { TableName: tableName(), Key: keys.hub(organizationId, hubId), ConditionExpression: "attribute_exists(PK)" } };
-}
+/** The parents a write depends on: its type at the validated version, and a hub it enters (records do not pin hubs). */
+const leasesOf = (record: StoredRecord, context: WriteContext): Lease[] => [
+  dataTypeLease(record.organizationId, record.dataTypeId, context.dataTypeVersion),
+  ...(context.hubToCheck !== undefined ? [hubLease(record.organizationId, context.hubToCheck)] : []),
+];
 
 function refItem(record: StoredRecord): Record<string, unknown> {
   return {
@@ -134,17 +139,16 @@ function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | u
   return items;
 }
 
-async function transact(items: Array<[TransactItem, Meaning]>, context: { record: StoredRecord; commonData: boolean; previousKey?: ItemKey }): Promise<void> {
+async function transact(items: Array<[TransactItem, Meaning]>, context: { record: StoredRecord; commonData: boolean; previousKey?: ItemKey; leases?: Lease[] }): Promise<void> {
   if (items.length > MAX_TRANSACTION_ITEMS) {
     throw ValidationError.single(
       "body",
       `this change needs ${items.length} writes in one transaction (the record, its unique values, search words and relation links); at most ${MAX_TRANSACTION_ITEMS}: change fewer relation ids or searchable words at once`,
     );
   }
-  const failed = await transactLabelled(items);
+  const failed = await transactLabelled(items, { leases: context.leases });
   if (failed === undefined) return;
   const kinds = new Set(failed.map((meaning) => meaning.kind));
-  if (kinds.has("hub")) throw ValidationError.single("hubId", "must name an existing hub of this organization");
   if (kinds.has("previous")) {
     const output = await documentClient().send(
       new GetCommand({ TableName: tableName(), Key: context.previousKey, ConsistentRead: true, ProjectionExpression: "PK" }),
@@ -154,8 +158,7 @@ async function transact(items: Array<[TransactItem, Meaning]>, context: { record
   if (kinds.has("record")) throw recordErrors.dataIdTaken(context.record.dataId, context.commonData);
   const guards = failed.flatMap((meaning) => (meaning.kind === "guard" ? meaning.name.replace(/^\+/, "").split("+") : []));
   if (guards.length > 0) throw recordErrors.valuesTaken([...new Set(guards)]);
-  if (kinds.has("type")) throw recordErrors.dataTypeChanged();
-  // A conflict with a concurrent transaction on the same items: retryable.
+  // A stale index item (removed meanwhile by another write of this record): retryable.
   throw concurrentUpdateError();
 }
 
@@ -222,12 +225,10 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
     async create(record, context) {
       const items: Array<[TransactItem, Meaning]> = [
         [put(recordItem(record, 1), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "record" }],
-        [dataTypeCheck(record, context.dataTypeVersion), { kind: "type" }],
       ];
-      if (context.hubToCheck !== undefined) items.push([hubCheck(record.organizationId, context.hubToCheck), { kind: "hub" }]);
       items.push([put(refItem(record), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "other" }]);
       items.push(...indexChanges(undefined, record));
-      await transact(items, { record, commonData: context.commonData });
+      await transact(items, { record, commonData: context.commonData, leases: leasesOf(record, context) });
     },
 
     async replace(next, previous, context: WriteContext & { commonData: boolean }) {
@@ -242,10 +243,8 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
             [put(refItem(next)), { kind: "other" }],
           ]
         : [[put(recordItem(next, previous.version + 1), versionCondition), { kind: "previous" }]];
-      items.push([dataTypeCheck(next, context.dataTypeVersion), { kind: "type" }]);
-      if (context.hubToCheck !== undefined) items.push([hubCheck(next.organizationId, context.hubToCheck), { kind: "hub" }]);
       items.push(...indexChanges(previous.record, next));
-      await transact(items, { record: next, commonData: context.commonData, previousKey: oldKey });
+      await transact(items, { record: next, commonData: context.commonData, previousKey: oldKey, leases: leasesOf(next, context) });
     },
 
     async remove(previous) {
@@ -283,6 +282,17 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         recorder,
       });
       return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
+    },
+
+    async listOrganization(organizationId, filter) {
+      const page = await organizationRecordPage({
+        partition: keys.organizationRecordsPartition(organizationId),
+        hubScopes: filter.hubScopes,
+        limit: filter.limit,
+        cursor: filter.cursor,
+        recorder,
+      });
+      return { items: page.items.map((item) => parseRecord(item).record), nextCursor: page.nextCursor };
     },
 
     async searchOrganization(organizationId, filter) {

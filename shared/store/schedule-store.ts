@@ -3,7 +3,8 @@ import { ValidationError } from "#shared/domain/errors";
 import { type ScheduleRecord, scheduleRecordSchema } from "#shared/domain/schedules/schema";
 import type { ScheduleListFilter, SchedulePage, ScheduleStore } from "#shared/domain/schedules/service";
 import { documentClient, tableName, type TransactItem, transactionCancellationCodes } from "#shared/store/dynamo";
-import { deleteVersioned, putNew, putVersioned, versionConflict } from "#shared/store/hub-store";
+import { deleteVersioned, putNew, putVersioned, versionConflict } from "#shared/store/transactions";
+import { contentionExhausted } from "#shared/store/contention-retry";
 import { concurrentUpdateError, getVersioned, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { decodeCursor, encodeCursor, queryPage, queryPageAcross } from "#shared/store/pagination";
@@ -101,7 +102,7 @@ async function writeCountingProfiles(
         throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
       }
       if (scheduleItems.some((_, index) => failed(index))) throw (await onScheduleFailed()) ?? scheduleGone;
-      if (codes.includes("TransactionConflict")) throw concurrentUpdateError();
+      if (codes.includes("TransactionConflict")) throw contentionExhausted("conflict");
       if (removes.length > 0 && failed(scheduleItems.length + adds.length)) {
         removes = [];
         continue;

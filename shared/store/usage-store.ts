@@ -1,12 +1,13 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { RunUsage, RunUsageFigures } from "#shared/domain/usage/schema";
-import { documentClient, tableName, transactLabelled } from "#shared/store/dynamo";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { transactLabelled } from "#shared/store/transactions";
 import { keys } from "#shared/store/keys";
 
 /**
  * Metering items in the organization's usage partition (`ORG#o#USAGE`): the local gateway's call
  * counters (`CALLS#day`, attribute `calls`), one item per routing run (`RUN#day#runId`) and the
- * month's optimizer seconds (`RUNSECONDS#month`, attribute `seconds`, read by the run quota).
+ * month's optimizer seconds and road-matrix elements (`RUNSECONDS#month`, attributes `seconds` and `travelElements`, read by the run quota and the travel cap).
  */
 
 /**
@@ -34,9 +35,9 @@ export async function recordRunUsage(usage: RunUsage, month: string): Promise<bo
           Update: {
             TableName: tableName(),
             Key: keys.runSecondsTotal(organizationId, month),
-            UpdateExpression: "ADD #seconds :seconds SET entity = :entity",
-            ExpressionAttributeNames: { "#seconds": "seconds" },
-            ExpressionAttributeValues: { ":seconds": usage.optimizerSeconds, ":entity": "runSeconds" },
+            UpdateExpression: "ADD #seconds :seconds, #elements :elements SET entity = :entity",
+            ExpressionAttributeNames: { "#seconds": "seconds", "#elements": "travelElements" },
+            ExpressionAttributeValues: { ":seconds": usage.optimizerSeconds, ":elements": usage.travelElements, ":entity": "runSeconds" },
           },
         },
         "total",
@@ -54,6 +55,14 @@ export async function runSecondsUsed(organizationId: string, month: string): Pro
     new GetCommand({ TableName: tableName(), Key: keys.runSecondsTotal(organizationId, month), ProjectionExpression: "#seconds", ExpressionAttributeNames: { "#seconds": "seconds" } }),
   );
   return Number(output.Item?.seconds ?? 0);
+}
+
+/** Road-matrix elements metered for the organization in a UTC month (`YYYY-MM`; the month's run total item). */
+export async function travelElementsUsed(organizationId: string, month: string): Promise<number> {
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.runSecondsTotal(organizationId, month), ProjectionExpression: "#elements", ExpressionAttributeNames: { "#elements": "travelElements" } }),
+  );
+  return Number(output.Item?.travelElements ?? 0);
 }
 
 /** The plan name of the organization's tenant record, or undefined when it is not enrolled. */
@@ -125,13 +134,13 @@ export async function runUsageBetween(organizationId: string, from: string, to: 
   // RUN#<day>#<run id>: from the first run of `from` to the last of `to` (ids are hex, below "~").
   const low = keys.runUsage(organizationId, from, "").SK;
   const high = keys.runUsage(organizationId, to, "~").SK;
-  const items = await queryRange(organizationId, low, high, ["day", "optimizerSeconds"], maxRuns);
-  return items?.map((item) => ({ day: String(item.day), optimizerSeconds: Number(item.optimizerSeconds ?? 0) }));
+  const items = await queryRange(organizationId, low, high, ["day", "optimizerSeconds", "travelElements"], maxRuns);
+  return items?.map((item) => ({ day: String(item.day), optimizerSeconds: Number(item.optimizerSeconds ?? 0), travelElements: Number(item.travelElements ?? 0) }));
 }
 
 /** Every run usage item of the range, in full (the operator's CLI; pages until done). */
 export async function runUsageItemsBetween(organizationId: string, from: string, to: string): Promise<RunUsage[]> {
-  const fields: (keyof RunUsage)[] = ["organizationId", "runId", "kind", "scheduleId", "hubId", "configurationId", "day", "outcome", "optimizerSeconds", "memoryMb", "visits", "vehicles", "time"];
+  const fields: (keyof RunUsage)[] = ["organizationId", "runId", "kind", "scheduleId", "hubId", "configurationId", "day", "outcome", "optimizerSeconds", "memoryMb", "visits", "vehicles", "travelElements", "time"];
   const items = await queryRange(organizationId, keys.runUsage(organizationId, from, "").SK, keys.runUsage(organizationId, to, "~").SK, fields, Number.MAX_SAFE_INTEGER);
   return (items ?? []) as unknown as RunUsage[];
 }

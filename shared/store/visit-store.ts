@@ -3,8 +3,9 @@ import { ValidationError } from "#shared/domain/errors";
 import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
 import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
-import { deleteVersioned, putNew, versionConflict, writeWithHubReferences } from "#shared/store/hub-store";
+import { hubRefAttributes, previousCondition, writeHubChild } from "#shared/store/hub-references";
 import { concurrentUpdateError } from "#shared/store/items";
+import { conditionCheck, put, remove, versionConflict } from "#shared/store/transactions";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
 import { type PartitionRead, queryPage, queryPageAcross, queryUpTo } from "#shared/store/pagination";
 
@@ -15,11 +16,20 @@ import { type PartitionRead, queryPage, queryPageAcross, queryUpTo } from "#shar
  *   status is UNASSIGNED or ONGOING; ids grow with creation time, so the index is oldest first;
  * - GSI2 `ORG#o#VISIT` / `VISIT#id`, the organization-wide list;
  * - a lookup item `ORG#o` / `VISITREF#id` → hubId, so a visit is read by id alone (strongly consistent);
- * - the hub's visit reference count.
+ * - pickup-and-delivery pairs: the claim item `ORG#o / PICKUP#<pickup id>` → its one delivery.
+ * The visit item is itself the hub's reference (shared/store/hub-references.ts): it lives in the
+ * hub's partition, which a hub delete queries.
+ *
+ * Pair rules hold inside the transaction that makes or changes a pair, not only in the service's
+ * reads before it: a delivery naming a pickup checks the pickup's item in the delivery's hub
+ * partition (exists, same hub) with no pickup of its own (not itself a delivery) and claims it
+ * (no other delivery); a visit that becomes a delivery, moves hub or is deleted checks that its own
+ * claim item is absent (it is nobody's pickup).
  */
 function visitItem(visit: Visit): Record<string, unknown> {
   return {
     ...visit,
+    ...hubRefAttributes,
     entity: "visit",
     ...(isActiveVisitStatus(visit.status) ? { GSI1PK: keys.activeVisits(visit.organizationId, visit.hubId), GSI1SK: visit._id } : {}),
     GSI2PK: keys.visitsOfOrganization(visit.organizationId),
@@ -31,24 +41,58 @@ function refItem(visit: Visit): Record<string, unknown> {
   return { entity: "visitRef", hubId: visit.hubId };
 }
 
+type VisitMeaning = { kind: "visit" } | { kind: "pickupVisit" } | { kind: "pickupClaim" } | { kind: "ownClaim" } | { kind: "other" };
+
 /** Claims the pickup for this delivery; fails its condition when another delivery holds it. */
-function claimPickup(visit: Visit): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...keys.pickupClaim(visit.organizationId, visit.pickupVisitId as string), entity: "pickupClaim", deliveryVisitId: visit._id },
-      ConditionExpression: "attribute_not_exists(PK) OR deliveryVisitId = :delivery",
-      ExpressionAttributeValues: { ":delivery": visit._id },
-    },
-  };
+function claimPickup(visit: Visit): [TransactItem, VisitMeaning] {
+  return [
+    put(
+      { ...keys.pickupClaim(visit.organizationId, visit.pickupVisitId as string), entity: "pickupClaim", deliveryVisitId: visit._id },
+      { ConditionExpression: "attribute_not_exists(PK) OR deliveryVisitId = :delivery", ExpressionAttributeValues: { ":delivery": visit._id } },
+    ),
+    { kind: "pickupClaim" },
+  ];
 }
 
-function releasePickup(organizationId: string, pickupId: string): TransactItem {
-  return { Delete: { TableName: tableName(), Key: keys.pickupClaim(organizationId, pickupId) } };
+/** The pickup is a visit of the delivery's hub (its partition) and not itself a delivery. */
+function pickupIsFree(visit: Visit): [TransactItem, VisitMeaning] {
+  return [
+    conditionCheck(keys.visit(visit.organizationId, visit.hubId, visit.pickupVisitId as string), {
+      ConditionExpression: "attribute_exists(PK) AND (attribute_not_exists(pickupVisitId) OR attribute_type(pickupVisitId, :null))",
+      ExpressionAttributeValues: { ":null": "NULL" },
+    }),
+    { kind: "pickupVisit" },
+  ];
+}
+
+/** This visit is nobody's pickup (no claim item names it). */
+function notAPickup(organizationId: string, visitId: string): [TransactItem, VisitMeaning] {
+  return [conditionCheck(keys.pickupClaim(organizationId, visitId), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "ownClaim" }];
+}
+
+function releasePickup(organizationId: string, pickupId: string): [TransactItem, VisitMeaning] {
+  return [remove(keys.pickupClaim(organizationId, pickupId)), { kind: "other" }];
 }
 
 /** A pickup claimed meanwhile by another delivery: the same 400 the service gives when it sees the claim. */
 const pickupTaken = () => ValidationError.single("pickupVisitId", "that visit is already the pickup of another delivery");
+
+/** The pair items of a write from `previous` to `next` (either absent for a create or delete). */
+function pairItems(organizationId: string, visitId: string, previous: { hubId: string; pickupVisitId: string | null } | undefined, next: Visit | undefined): Array<[TransactItem, VisitMeaning]> {
+  const items: Array<[TransactItem, VisitMeaning]> = [];
+  const pickupChanged = previous?.pickupVisitId !== next?.pickupVisitId;
+  const hubChanged = previous !== undefined && next !== undefined && previous.hubId !== next.hubId;
+  if (previous?.pickupVisitId && pickupChanged) items.push(releasePickup(organizationId, previous.pickupVisitId));
+  if (next?.pickupVisitId && (pickupChanged || hubChanged)) {
+    items.push(pickupIsFree(next));
+    if (pickupChanged) items.push(claimPickup(next));
+  }
+  // Becoming a delivery, moving hub or going away: only a visit that is nobody's pickup.
+  const becomesDelivery = next?.pickupVisitId != null && pickupChanged;
+  // (A new visit's fresh id is nobody's pickup.)
+  if (previous !== undefined && (next === undefined || hubChanged || becomesDelivery)) items.push(notAPickup(organizationId, visitId));
+  return items;
+}
 
 function toVisit(item: Record<string, unknown>): Visit {
   return visitSchema.parse(withoutStorageAttributes(item));
@@ -66,19 +110,38 @@ function hubRead(organizationId: string, hubId: string, filter: VisitListFilter)
   return { partition: keys.visit(organizationId, hubId, "").PK, sortKeyPrefix: keys.visitPrefix, filter: statusFilter(filter) };
 }
 
+/** Turns failed pair items into the service's 400s (a read says which rule failed); undefined when none failed. */
+async function pairFailure(failed: VisitMeaning[], organizationId: string, visitId: string, next: Visit | undefined, previous: { hubId: string } | undefined): Promise<Error | undefined> {
+  const kinds = new Set(failed.map((meaning) => meaning.kind));
+  const fail = (message: string) => ValidationError.single("pickupVisitId", message);
+  if (kinds.has("ownClaim")) {
+    const delivery = await dynamoVisitStore.deliveryOf(organizationId, visitId);
+    if (next === undefined) return ValidationError.single("visitId", `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`);
+    if (previous !== undefined && next.hubId !== previous.hubId) return ValidationError.single("hubId", `this visit is the pickup of delivery ${delivery}, which is in hub ${previous.hubId}: both must stay in one hub`);
+    return fail(`this visit is the pickup of delivery ${delivery}: a visit is in at most one pair`);
+  }
+  if (kinds.has("pickupVisit") && next?.pickupVisitId) {
+    const pickup = await dynamoVisitStore.find(organizationId, next.pickupVisitId);
+    if (!pickup) return fail("must name an existing visit");
+    if (pickup.visit.hubId !== next.hubId) return fail("the pickup must be a visit of the same hub");
+    return fail("that visit is itself a delivery: a visit is in at most one pair");
+  }
+  if (kinds.has("pickupClaim")) return pickupTaken();
+  return undefined;
+}
+
 export const dynamoVisitStore: VisitStore = {
   async insert(visit) {
-    const outcome = await writeWithHubReferences(
-      [
-        putNew(keys.visit(visit.organizationId, visit.hubId, visit._id), visitItem(visit)),
-        putNew(keys.visitRef(visit.organizationId, visit._id), refItem(visit)),
-        ...(visit.pickupVisitId !== null ? [claimPickup(visit)] : []),
-      ],
-      { organizationId: visit.organizationId, kind: "visit", to: visit.hubId },
-    );
-    if (!outcome.ok && outcome.codes[2] === "ConditionalCheckFailed") throw pickupTaken();
+    const failed = await writeHubChild<VisitMeaning>({ organizationId: visit.organizationId, kind: "visit", childId: visit._id, to: visit.hubId }, () => [
+      [put({ ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: 1 }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
+      [put({ ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
+      ...pairItems(visit.organizationId, visit._id, undefined, visit),
+    ]);
+    if (failed === undefined) return;
+    const pairError = await pairFailure(failed, visit.organizationId, visit._id, visit, undefined);
+    if (pairError) throw pairError;
     // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
-    if (!outcome.ok) throw concurrentUpdateError();
+    throw concurrentUpdateError();
   },
 
   async find(organizationId, visitId) {
@@ -94,47 +157,42 @@ export const dynamoVisitStore: VisitStore = {
 
   async replace(visit, previous) {
     const oldKey = keys.visit(visit.organizationId, previous.hubId, visit._id);
-    const items: TransactItem[] = [];
-    if (previous.hubId === visit.hubId) {
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: { ...visitItem(visit), ...oldKey, version: previous.version + 1 },
-          ConditionExpression: "version = :expected",
-          ExpressionAttributeValues: { ":expected": previous.version },
-        },
-      });
-    } else {
-      // Another hub is another partition: delete here, create there, repoint the lookup item.
-      items.push(deleteVersioned(oldKey, previous.version), {
-        Put: {
-          TableName: tableName(),
-          Item: { ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: previous.version + 1 },
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      });
-      items.push({ Put: { TableName: tableName(), Item: { ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) } } });
-    }
-    const entityCount = items.length;
-    if (visit.pickupVisitId !== previous.pickupVisitId) {
-      if (previous.pickupVisitId !== null) items.push(releasePickup(visit.organizationId, previous.pickupVisitId));
-      if (visit.pickupVisitId !== null) items.push(claimPickup(visit));
-    }
-    const outcome = await writeWithHubReferences(items, { organizationId: visit.organizationId, kind: "visit", from: previous.hubId, to: visit.hubId });
-    if (!outcome.ok && outcome.codes.slice(entityCount).includes("ConditionalCheckFailed")) throw pickupTaken();
-    if (!outcome.ok) throw await versionConflict(oldKey);
+    const entity = (legacy: boolean): Array<[TransactItem, VisitMeaning]> => {
+      const items: Array<[TransactItem, VisitMeaning]> = [];
+      if (previous.hubId === visit.hubId) {
+        items.push([put({ ...visitItem(visit), ...oldKey, version: previous.version + 1 }, previousCondition(previous.version, legacy)), { kind: "visit" }]);
+      } else {
+        // Another hub is another partition: delete here, create there, repoint the lookup item.
+        items.push(
+          [remove(oldKey, previousCondition(previous.version, legacy)), { kind: "visit" }],
+          [put({ ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: previous.version + 1 }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
+          [put({ ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) }), { kind: "other" }],
+        );
+      }
+      return [...items, ...pairItems(visit.organizationId, visit._id, previous, visit)];
+    };
+    const failed = await writeHubChild<VisitMeaning>({ organizationId: visit.organizationId, kind: "visit", childId: visit._id, from: previous.hubId, to: visit.hubId }, entity, {
+      previous: { key: oldKey, version: previous.version, label: (meaning) => meaning.kind === "visit" },
+    });
+    if (failed === undefined) return;
+    if (failed.some((meaning) => meaning.kind === "visit")) throw await versionConflict(oldKey);
+    throw (await pairFailure(failed, visit.organizationId, visit._id, visit, previous)) ?? concurrentUpdateError();
   },
 
   async remove(organizationId, visitId, previous) {
-    const outcome = await writeWithHubReferences(
-      [
-        deleteVersioned(keys.visit(organizationId, previous.hubId, visitId), previous.version),
-        { Delete: { TableName: tableName(), Key: keys.visitRef(organizationId, visitId) } },
-        ...(previous.pickupVisitId !== null ? [releasePickup(organizationId, previous.pickupVisitId)] : []),
+    const key = keys.visit(organizationId, previous.hubId, visitId);
+    const failed = await writeHubChild<VisitMeaning>(
+      { organizationId, kind: "visit", childId: visitId, from: previous.hubId },
+      (legacy) => [
+        [remove(key, previousCondition(previous.version, legacy)), { kind: "visit" }],
+        [remove(keys.visitRef(organizationId, visitId)), { kind: "other" }],
+        ...pairItems(organizationId, visitId, previous, undefined),
       ],
-      { organizationId, kind: "visit", from: previous.hubId },
+      { previous: { key, version: previous.version, label: (meaning) => meaning.kind === "visit" } },
     );
-    return outcome.ok;
+    if (failed === undefined) return true;
+    if (failed.some((meaning) => meaning.kind === "visit")) return false;
+    throw (await pairFailure(failed, organizationId, visitId, undefined, previous)) ?? concurrentUpdateError();
   },
 
   async list(organizationId, filter) {

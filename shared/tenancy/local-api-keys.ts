@@ -1,9 +1,13 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { TenantApiKeys } from "#shared/app/tenants";
 
-/** Locally there is no API Gateway: a tenant's key is a generated value (the local gateway meters by organization). */
+/**
+ * Locally there is no API Gateway and no key to present: the local gateway meters and throttles by
+ * organization. A tenant record gets a reference (`apiKeyId: local-<uuid>`) and no key value, so no
+ * secret is ever stored in clear in the local table.
+ */
 export const localApiKeys: TenantApiKeys = {
-  create: async () => ({ apiKeyValue: `local-${randomBytes(16).toString("hex")}` }),
+  create: async () => ({ apiKeyId: `local-${randomUUID()}` }),
   move: async () => undefined,
   setEnabled: async () => undefined,
   remove: async () => undefined,

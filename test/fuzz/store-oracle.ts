@@ -55,6 +55,16 @@ const BOOKKEEPING_ATTRIBUTES = ["version"];
 
 const itemKey = (item: Record<string, AttributeValue>) => `${item.PK?.S ?? "?"} ${item.SK?.S ?? "?"}`;
 
+/**
+ * Metering, not data: the local gateway's usage plans count every admitted call, refused ones
+ * included (as API Gateway's usage plans do), in the day's call counter of the organization
+ * (keys.callCounter). A 4xx that only moved a counter stored nothing a client wrote.
+ */
+const CALL_COUNTER_PREFIX = keys.callCounter("-", "").SK;
+export function isMeteringItem(partitionKey: string | undefined, sortKey: string | undefined): boolean {
+  return partitionKey !== undefined && partitionKey.endsWith("#USAGE") && sortKey !== undefined && sortKey.startsWith(CALL_COUNTER_PREFIX);
+}
+
 export class StoreOracle {
   private readonly dynamo: DynamoDBClient;
 
@@ -86,6 +96,7 @@ export class StoreOracle {
     do {
       const page = await this.dynamo.send(new ScanCommand({ TableName: this.options.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
       for (const item of page.Items ?? []) {
+        if (isMeteringItem(item.PK?.S, item.SK?.S)) continue;
         const data = Object.fromEntries(Object.entries(item).filter(([name]) => !BOOKKEEPING_ATTRIBUTES.includes(name)));
         items.set(itemKey(item), createHash("sha1").update(JSON.stringify(canonical(data))).digest("hex"));
       }

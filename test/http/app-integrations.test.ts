@@ -460,3 +460,29 @@ describe("App integration API", () => {
     expect(schema.properties.integrationType.enum).toEqual(["azure"]);
   });
 });
+
+describe("App integration create with an Idempotency-Key", () => {
+  it("stores the answer without the presigned certificate URL (a secret) and answers a replay with a fresh one", async () => {
+    const { api, organizationId } = newTenant();
+    const { body, contentType } = multipart(validParts());
+    const send = () => api.request("POST", "/app-integration", { rawBody: body, headers: { "content-type": contentType, "idempotency-key": "create-integration-1" } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.body.data.azureCert).toMatch(/^https?:\/\//);
+    // Every idempotency record of the organization: none holds the URL, its signature or the field.
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": keys.idempotencyPartition(organizationId) }, ConsistentRead: true }),
+    );
+    expect(Items).toHaveLength(1);
+    const stored = JSON.stringify(Items[0]);
+    expect(stored).not.toContain(first.body.data.azureCert);
+    expect(stored).not.toMatch(/X-Amz-Signature|azureCert/i);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotency-replayed")).toBe("true");
+    expect({ ...replay.body.data, azureCert: undefined }).toEqual({ ...first.body.data, azureCert: undefined });
+    expect(replay.body.data.azureCert).toMatch(/^https?:\/\//);
+    const download = await fetch(replay.body.data.azureCert);
+    expect(download.status).toBe(200);
+  });
+});

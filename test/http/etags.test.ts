@@ -161,11 +161,26 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
     expect((await api.get(subject.path)).status).toBe(404);
   });
 
-  it("If-Match: * matches any current version, and a missing resource stays 404", async () => {
+  it("If-Match: * matches any current version; on a missing resource any If-Match is 412 (no current representation), without it 404", async () => {
     const { api, subject } = await setUp();
+    const version = (await api.get(subject.path)).headers.get("etag") as string;
     expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(200);
     expect((await withIfMatch(api, "DELETE", subject.path, "*")).status).toBe(200);
-    expect((await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1))).status).toBe(404);
+    const starOnMissing = await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1));
+    expect(starOnMissing.status).toBe(412);
+    expect(starOnMissing.body).toMatchObject({ status: false, failedCode: "sys-412" });
+    expect((await withIfMatch(api, "DELETE", subject.path, "*")).status).toBe(412);
+    expect((await withIfMatch(api, "DELETE", subject.path, version)).status).toBe(412);
+    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(404);
+  });
+
+  it("If-Match takes a list of tags: it proceeds when one of them is the current version (strongly compared)", async () => {
+    const { api, subject } = await setUp();
+    const current = Number(JSON.parse((await api.get(subject.path)).headers.get("etag") as string));
+    const weakOnly = await withIfMatch(api, "PATCH", subject.path, `W/"${current}"`, subject.patch(1));
+    expect(weakOnly.status).toBe(412);
+    const listed = await withIfMatch(api, "PATCH", subject.path, `"${current + 7}", W/"${current}", "${current}"`, subject.patch(1));
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
   });
 
   it("of concurrent PATCHes naming the same version, exactly one wins; the others answer 412", async () => {
@@ -196,11 +211,25 @@ describe.each(replaceable)("ETag and If-Match on PUT: %s", (_kind, setUp) => {
 
 describe("If-Match syntax", () => {
   it.each([
-    ["a weak ETag", 'W/"1"'],
-    ["a list of ETags", '"1", "2"'],
+    ["a weak ETag (weak tags never match strongly)", 'W/"1"'],
+    ["a list of tags none of which is current", '"7", "8"'],
+    ["a strong tag of another shape", '"abc"'],
+    ["a list of weak tags", 'W/"1", W/"2"'],
+  ])("answers %s with 412, changing nothing", async (_label, ifMatch) => {
+    const { api, hubId } = await tenantWithHub();
+    const response = await withIfMatch(api, "PATCH", `/hub/${hubId}`, ifMatch, { name: "Renamed" });
+    expect(response.status).toBe(412);
+    expect(response.body).toMatchObject({ status: false, failedCode: "sys-412" });
+    expect((await api.get(`/hub/${hubId}`)).body.data.name).toBe(hubBody.name);
+  });
+
+  it.each([
     ["an unquoted version", "1"],
-    ["something else", '"abc"'],
-  ])("refuses %s with 400 naming If-Match, changing nothing", async (_label, ifMatch) => {
+    ["an unterminated tag", '"1'],
+    ["a tag followed by junk", '"1" x'],
+    ["a list with a bare word", '"1", two'],
+    ["only commas", ", ,"],
+  ])("refuses %s (not an entity-tag list) with 400 naming If-Match, changing nothing", async (_label, ifMatch) => {
     const { api, hubId } = await tenantWithHub();
     const response = await withIfMatch(api, "PATCH", `/hub/${hubId}`, ifMatch, { name: "Renamed" });
     expect(response.status).toBe(400);

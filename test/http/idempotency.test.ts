@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
-import { type ApiClient, newTenant } from "#test/support/local-api";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 
 const hubBody = { name: "Jakarta depot", address: "Jl. Sudirman 1, Jakarta", lat: -6.2, lng: 106.8, timeZone: "Asia/Jakarta" };
 
@@ -60,19 +60,55 @@ describe("Idempotency-Key on creating routes", () => {
     expect(await hubNames(api)).toEqual([hubBody.name]);
   });
 
-  it("replays a domain 4xx: the same key and body answer the same 400 again, marked as a replay", async () => {
-    // Prepare: a vehicle naming a hub that does not exist yet is a 400 from the domain.
+  it("keeps no answer of a refused call: the same key and body run again (no replay of the refusal)", async () => {
+    // A vehicle naming a hub that does not exist is a 400 from the domain.
     const { api } = newTenant();
     const key = randomUUID();
     const vehicle = { name: "Van", hubId: "6650b1f0c2a4e8a1b2c3d4e5" };
-    const first = await postWithKey(api, "/vehicle", vehicle, key);
-    expect(first.status).toBe(400);
-    // Act: same key, same body
-    const second = await postWithKey(api, "/vehicle", vehicle, key);
-    // Assess
-    expect(second.status).toBe(400);
-    expect(second.headers.get("idempotency-replayed")).toBe("true");
-    expect(second.body).toEqual(first.body);
+    expect((await postWithKey(api, "/vehicle", vehicle, key)).status).toBe(400);
+    const again = await postWithKey(api, "/vehicle", vehicle, key);
+    expect(again.status).toBe(400);
+    expect(again.headers.get("idempotency-replayed")).toBeNull();
+  });
+
+  it("gives a refused caller's key no power over an authorized caller: the refusal is not stored", async () => {
+    const { organizationId, api: admin } = newTenant();
+    const hub1 = (await admin.post("/hub", hubBody)).body.data._id as string;
+    const hub2 = (await admin.post("/hub", { ...hubBody, name: "Second depot" })).body.data._id as string;
+    const key = randomUUID();
+    const limited = apiClient(tokenFor({ organizationId, hubIds: [hub2] }));
+    const visit = { name: "Customer", address: "Jl. Thamrin 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId: hub1 };
+    const refused = await postWithKey(limited, "/visit", visit, key);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    const authorized = await postWithKey(admin, "/visit", visit, key);
+    expect(authorized.status, JSON.stringify(authorized.body)).toBe(201);
+    expect(authorized.headers.get("idempotency-replayed")).toBeNull();
+  });
+
+  it("fingerprints the caller: another caller (other user, hubs or hidden fields) reusing the key gets 422, not the first caller's answer", async () => {
+    const { organizationId, api: admin } = newTenant();
+    const hub1 = (await admin.post("/hub", hubBody)).body.data._id as string;
+    const hub2 = (await admin.post("/hub", { ...hubBody, name: "Second depot" })).body.data._id as string;
+    const key = randomUUID();
+    const visit = { name: "Customer", address: "Jl. Thamrin 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId: hub1 };
+    const first = await postWithKey(admin, "/visit", visit, key);
+    expect(first.status).toBe(201);
+    const others = [
+      tokenFor({ organizationId, hubIds: [hub2] }),
+      tokenFor({ organizationId, sub: "user-2" }),
+      tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: "6650b1f0c2a4e8a1b2c3d4e5", hiddenFields: ["email"] }] }),
+    ];
+    for (const token of others) {
+      const replayed = await postWithKey(apiClient(token), "/visit", visit, key);
+      expect(replayed.status).toBe(422);
+      expect(replayed.body).toMatchObject({ status: false, failedCode: "idem-422" });
+    }
+    // The same caller again, its hubs and permissions listed in another order, is a replay.
+    const same = await postWithKey(admin, "/visit", visit, key);
+    expect(same.headers.get("idempotency-replayed")).toBe("true");
+    expect(same.body).toEqual(first.body);
+    expect((await admin.get("/visits?limit=100")).body.data).toHaveLength(1);
   });
 
   it("does not keep answers to requests that failed schema validation (nothing ran), so a fixed retry may reuse the key", async () => {

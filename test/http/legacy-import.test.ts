@@ -1,5 +1,6 @@
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sdk/client-sqs";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { createLegacyImportHandler, handler as importWorker } from "#functions/jobs/legacy-import";
 import { recordService } from "#shared/app/records";
@@ -9,7 +10,9 @@ import { createLegacyImportService } from "#shared/domain/data-types/import-serv
 import { sqsImportQueue } from "#shared/queue/import-queue";
 import { dynamoDataTypeStore } from "#shared/store/data-type-store";
 import { dynamoImportStateStore } from "#shared/store/import-state-store";
-import { objectKeys } from "#shared/store/keys";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { importRecordsUsed } from "#shared/store/import-quota-store";
+import { keys, objectKeys } from "#shared/store/keys";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, newTenant } from "#test/support/local-api";
 
@@ -296,5 +299,109 @@ describe("POST /data-type/import: import from the earlier version", () => {
     const { dataType } = await startImport(api, text, "copy");
     const done = await runImport(api, dataType._id);
     expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 0, total: 0 } });
+  });
+});
+
+describe("POST /data-type/import: edge exports", () => {
+  it("refuses an empty export at once with a 400 naming it", async () => {
+    const { api } = newTenant();
+    const started = Date.now();
+    const response = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "") } });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/empty/) }]);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("imports a legacy type with 6 searchable fields (earlier types stay savable), and a save keeps them", { timeout: 120_000 }, async () => {
+    const { api } = newTenant();
+    const fields = [
+      { id: "dataId", title: "Code", type: "primaryKey", required: true, unique: true, searchable: true, primaryKey: true },
+      ...["a", "b", "c", "d", "e"].map((id) => ({ id, title: id.toUpperCase(), type: "string", required: false, searchable: true })),
+    ];
+    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: "Six searchable", fields, commonData: true }, recordCount: 1 };
+    const text = `${JSON.stringify(header)}\n${JSON.stringify({ dataId: "K-1", values: { a: "alpha", e: "epsilon" } })}\n`;
+    const { dataType } = await startImport(api, text, "copy");
+    const done = await runImport(api, dataType._id);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 1 } });
+    expect((await api.get(`/data?dataTypeId=${dataType._id}&q=epsilon`)).body.data).toHaveLength(1);
+    const { _id, import: _import, ...saved } = done;
+    expect((await api.put(`/data-type/${_id}`, saved)).status).toBe(200);
+  });
+});
+
+describe("POST /data-type/import: the plan's import limits", () => {
+  const month = () => new Date().toISOString().slice(0, 7);
+  /** The tenant record the operator's CLI writes (overwrites one written by auto-enrollment). */
+  const seedTenant = (organizationId: string, plan: string) =>
+    documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.tenant(organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: organizationId, entity: "tenant", organizationId, plan, status: "active", apiKeyValue: `key-${organizationId}`, createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" },
+      }),
+    );
+  const seedImportedRecords = (organizationId: string, records: number) =>
+    documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.importRecordsTotal(organizationId, month()), records } }));
+  const importStart = async (api: ApiClient, text: string) => api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text) } });
+  const dataTypeNames = async (api: ApiClient) => (await api.get("/data-types")).body.data_types.map((type: { name: string }) => type.name);
+
+  it("free plan: one import at a time (429 import-429, also for concurrent calls), the slot frees when it ends", { timeout: 120_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    await seedTenant(organizationId, "free");
+    const uploads = await Promise.all([1, 2, 3, 4, 5].map((i) => upload(api, exportText(`Concurrent ${i}`, 3))));
+    const answers = await Promise.all(uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429]);
+    for (const refused of answers.filter((answer) => answer.status === 429)) {
+      expect(refused.body).toMatchObject({ status: false, failedCode: "import-429", message: expect.stringContaining("1 imports queued or running") });
+    }
+    // The refused calls created nothing.
+    expect(await dataTypeNames(api)).toHaveLength(1);
+    const running = answers.find((answer) => answer.status === 202)?.body.data_type;
+    // Those 10 calls took the free plan's whole burst (10, refilled at 5 a second): let it refill.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await runImport(api, running._id)).import.status).toBe("done");
+    expect((await importStart(api, exportText("After", 3))).status).toBe(202);
+    expect(await importRecordsUsed(organizationId, month())).toBe(6);
+  });
+
+  it("free plan: records per month (429 import-quota-429 naming the quota and its reset, nothing created); a failed import is charged only what it wrote", { timeout: 120_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    await seedTenant(organizationId, "free");
+    await seedImportedRecords(organizationId, 9_990);
+    const over = await importStart(api, exportText("Too many", 11));
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ status: false, failedCode: "import-quota-429" });
+    expect(over.body.message).toContain("plan free allows 10000 imported records per month, 9990 are used");
+    expect(over.body.message).toContain(`resets at ${new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1)).toISOString()}`);
+    expect(await dataTypeNames(api)).toEqual([]);
+    expect(await importRecordsUsed(organizationId, month())).toBe(9_990);
+
+    // Exactly what is left fits; it fails on its second page (the first page's 500 records written, then removed): charged 500, the rest given back.
+    await seedImportedRecords(organizationId, 9_400);
+    const fits = await importStart(api, exportText("Fits", 600, { badLine: 552 }));
+    expect(fits.status, JSON.stringify(fits.body)).toBe(202);
+    expect(await importRecordsUsed(organizationId, month())).toBe(10_000);
+    expect((await runImport(api, fits.body.data_type._id)).import.status).toBe("failed");
+    expect(await importRecordsUsed(organizationId, month())).toBe(9_900);
+  });
+
+  it("free plan: an export larger than maxImportBytes (10 MiB) is a 400 on export and creates nothing", { timeout: 120_000 }, async () => {
+    const { api, organizationId } = newTenant();
+    await seedTenant(organizationId, "free");
+    // Blank lines are skipped by the import: only the size decides.
+    const text = `${exportText("Big", 1)}${" ".repeat(10 * 1024 * 1024)}\n`;
+    const response = await importStart(api, text);
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) }]);
+    expect(await dataTypeNames(api)).toEqual([]);
+    expect(await importRecordsUsed(organizationId, month())).toBe(0);
+  });
+
+  it("a refused create (taken name) gives its charge and slot back", async () => {
+    const { api, organizationId } = newTenant();
+    await seedTenant(organizationId, "free");
+    expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
+    expect((await importStart(api, exportText("taken", 4))).status).toBe(409);
+    expect(await importRecordsUsed(organizationId, month())).toBe(0);
+    expect((await importStart(api, exportText("Free name", 4))).status).toBe(202);
   });
 });

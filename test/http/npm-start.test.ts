@@ -10,7 +10,7 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
- * `npm run token`, requests against the printed base URL, and the README's walkthrough pasted into a
+ * `npm run --silent token`, requests against the printed base URL, and the README's walkthrough pasted into a
  * shell as a newcomer would.
  */
 const run = promisify(execFile);
@@ -83,9 +83,9 @@ describe("npm start and npm run token", () => {
     }
   }, 150_000);
 
-  it("accepts a token printed by npm run token (one JWT, nothing else on stdout)", async () => {
+  it("accepts a token printed by npm run --silent token (one JWT, nothing else on stdout)", async () => {
     const mint = async (...extra: string[]) => {
-      const { stdout } = await run("npm", ["run", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
+      const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
       expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
       return stdout.trim();
     };
@@ -154,6 +154,18 @@ describe("npm start's command line and start-up failures", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("usage: npm start");
     expect(stdout).toContain("--in-memory");
+    expect(stdout).toContain("--dynamodb-semantics local|strict");
+  });
+
+  it.each([
+    [["--dynamodb-semantics", "production"], "--dynamodb-semantics is local or strict"],
+    [["--dynamodb-semantics", "strict", "--dynamodb-throttle-rate", "2"], "--dynamodb-throttle-rate must be a number from 0 to 1"],
+    [["--dynamodb-index-lag-ms", "100"], "--dynamodb-index-lag-ms needs --dynamodb-semantics strict"],
+  ])("refuses DynamoDB semantics options %j it cannot honour, before starting anything", async (args, message) => {
+    const { code, stderr } = await runStart(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("usage: npm start");
   });
 
   it("refuses an unknown option with usage and a non-zero exit", async () => {

@@ -298,7 +298,6 @@ describe("GET /data", () => {
 
   it("rejects a missing type, a foreign type, a tampered cursor and unknown fields", async () => {
     const { api, type } = await setup();
-    expect((await api.get("/data")).body.errors[0].field).toBe("dataTypeId");
     expect((await newTenant().api.get(`/data?dataTypeId=${type._id}`)).status).toBe(404);
     expect((await api.get(`/data?dataTypeId=${type._id}&cursor=bm9wZQ`)).status).toBe(400);
     const unknown = await api.get(`/data?dataTypeId=${type._id}&fields=nope`);
@@ -526,6 +525,86 @@ describe("Relations", () => {
     expect((await api.patch("/data/type/Contact/Bob", { company: globex._id })).status).toBe(200);
     expect((await api.get("/data/type/Company/Acme")).body.data.contacts).toEqual([ann._id]);
     expect((await api.get("/data/type/Company/Globex")).body.data.contacts).toEqual([bob._id]);
+  });
+});
+
+describe("GET /data without a data type", () => {
+  it("lists the organization's records of every type newest first, paginated, hub-scoped like the typed list, each with its type and its own hidden fields", async () => {
+    const { api, organizationId, hubA, hubB, type, record } = await setup();
+    const note = await createDataType(api, { name: "Note", fields: [{ type: "title", title: "Name" }, { id: "body", title: "Body", type: "text", required: false }], commonData: true });
+    await create(api, record({ dataId: "A1", email: "a1@x.test" }));
+    await create(api, record({ dataId: "B1", hubId: hubB }));
+    await create(api, { dataTypeId: note._id, dataId: "Common", body: "shared" });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // ids order by second: the next record is newer
+    await create(api, record({ dataId: "B2", hubId: hubB }));
+
+    const all = await listOf(api, "");
+    expect(all.map((item) => item.dataId).sort()).toEqual(["A1", "B1", "B2", "Common"]);
+    expect(all[0]?.dataId).toBe("B2");
+    const ids = all.map((item) => item._id as string);
+    expect(ids).toEqual([...ids].sort().reverse());
+    expect(all.find((item) => item.dataId === "Common")).toMatchObject({ dataTypeId: note._id, body: "shared" });
+    expect(all.find((item) => item.dataId === "A1")).toMatchObject({ dataTypeId: type._id, email: "a1@x.test" });
+
+    // One cursor pages through all of them.
+    const first = await api.get("/data?limit=3");
+    expect(first.body.data).toHaveLength(3);
+    const second = await api.get(`/data?limit=3&cursor=${first.body.nextCursor}`);
+    expect([...first.body.data, ...second.body.data].map((item: { _id: string }) => item._id)).toEqual(ids);
+    expect(second.body.nextCursor).toBeNull();
+
+    // Hub scope: hubId, or the token's hubs; common records always qualify.
+    expect((await listOf(api, `hubId=${hubA}`)).map((item) => item.dataId).sort()).toEqual(["A1", "Common"]);
+    const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
+    expect((await restricted.get("/data")).body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["B1", "B2", "Common"]);
+    expect((await restricted.get(`/data?hubId=${hubA}`)).status).toBe(400);
+    // Hidden fields of the token's view/data entries are left out; naming one in fields is a 403.
+    const hiding = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email"] }] }));
+    const seen = (await hiding.get("/data")).body.data as Array<Record<string, unknown>>;
+    expect(seen.find((item) => item.dataId === "A1")).not.toHaveProperty("email");
+    expect((await hiding.get("/data?fields=email")).status).toBe(403);
+    // fields picks the same fields of every type (each item keeps its type).
+    expect((await listOf(api, "fields=dataId&limit=1"))[0]).toEqual({ _id: ids[0], dataId: "B2", dataTypeId: type._id, data_type: expect.any(Object) });
+    // Another organization sees none of them.
+    expect(await listOf(newTenant().api, "")).toEqual([]);
+  });
+});
+
+describe("Dangling relations", () => {
+  it("a deleted target leaves the pointer as stored; edits of the pointing record pass, only ids a write brings in are checked", async () => {
+    const { api, hubA } = await setup();
+    const company = await createDataType(api, { name: "Company", fields: [{ type: "title", title: "Name" }] });
+    const contact = await createDataType(api, {
+      name: "Contact",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "note", title: "Note", type: "text", required: false },
+        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company._id } },
+        { id: "partners", title: "Partners", type: "relation", required: false, relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id } },
+      ],
+    });
+    const acme = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Acme" });
+    const globex = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Globex" });
+    await create(api, { dataTypeId: contact._id, hubId: hubA, dataId: "Ann", company: acme._id, partners: [acme._id, globex._id] });
+    expect((await api.delete("/data/type/Company/Acme")).status).toBe(200);
+
+    // The pointer stays and reads as stored.
+    expect((await api.get("/data/type/Contact/Ann")).body.data).toMatchObject({ company: acme._id, partners: [acme._id, globex._id] });
+    // An edit of another field, a PUT resending the dangling ids, and a PATCH keeping one of them pass.
+    const patched = await api.patch("/data/type/Contact/Ann", { note: "still here" });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data).toMatchObject({ note: "still here", company: acme._id });
+    const replaced = await api.put("/data/type/Contact/Ann", { dataId: "Ann", hubId: hubA, note: "again", company: acme._id, partners: [acme._id, globex._id] });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect((await api.patch("/data/type/Contact/Ann", { partners: [acme._id] })).status).toBe(200);
+    // Bringing the dangling id into another field, or any unknown id, is still a 400.
+    const added = await api.patch("/data/type/Contact/Ann", { partners: [acme._id, "ffffffffffffffffffffffff"] });
+    expect(added.status).toBe(400);
+    expect(added.body.errors).toEqual([{ field: "partners", message: expect.stringMatching(/ffffffffffffffffffffffff/) }]);
+    // Clearing the pointer, or pointing it at a live record, passes.
+    expect((await api.patch("/data/type/Contact/Ann", { company: globex._id })).status).toBe(200);
+    // Once replaced, the deleted id is new again for that field.
+    expect((await api.patch("/data/type/Contact/Ann", { company: acme._id })).status).toBe(400);
   });
 });
 

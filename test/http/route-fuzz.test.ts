@@ -3,6 +3,8 @@ import { describe, expect, inject, it } from "vitest";
 import { routes } from "#functions/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { createGateway } from "#local/gateway";
+import { LocalUsagePlans } from "#local/usage-plans";
+import { configuredPlans } from "#shared/config/tenant-plans";
 import { fuzzRouteTable } from "#test/fuzz/harness";
 import { failureGroups, formatSummary } from "#test/fuzz/route-fuzzer";
 import { useIsolatedTableAndQueue } from "#test/support/isolated-resources";
@@ -26,7 +28,8 @@ describe("route table fuzzer", () => {
     `answers ${FUZZ_RUNS} generated requests without a 5xx, with the error envelope, storing nothing on a 4xx`,
     async () => {
       await useIsolatedTableAndQueue();
-      const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot });
+      // With the usage plans, as `npm start` and `npm run fuzz` run: every admitted call is counted.
+      const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot, usagePlans: new LocalUsagePlans(configuredPlans()) });
       await new Promise<void>((listening) => gateway.listen(0, "127.0.0.1", listening));
       try {
         const baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;

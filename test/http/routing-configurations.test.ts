@@ -95,6 +95,8 @@ describe("Routing configuration profiles API", () => {
         objective: "hierarchical",
         timeLimitSeconds: 30,
         roadFactor: 1.3,
+        travelProvider: null,
+        travelFallback: "fail",
         organizationId,
         createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
         updatedTime: profile.createdTime,

@@ -60,7 +60,7 @@ describe("Routing features through a run", () => {
     const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
     await runQueued(created._id);
     const result = (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
-    expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1 } });
+    expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1, endedBy: expect.stringMatching(/^(earlyStop|budget)$/) } }); // stored and served (which one depends on the machine's speed)
     expect(result.dropped.map((d: { visitId: string }) => d.visitId)).toEqual([low._id]);
     expect(result.routes).toHaveLength(1);
     const [route] = result.routes;

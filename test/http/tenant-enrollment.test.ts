@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { routes } from "#functions/routes";
 import { repositoryRoot } from "#infra/repository-root";
 import { resetAppConfig } from "#shared/config/env";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
 import { startGateway } from "#test/support/gateway-server";
 import { newOrganizationId, tokenFor } from "#test/support/local-api";
 
@@ -55,6 +58,10 @@ describe("Enrollment with auto-enroll off (the stack's default)", { timeout: 120
     const created = await tenantCli("create", "--org", organizationId, "--plan", "free");
     expect(created.stdout).toMatch(new RegExp(`^enrolled\\t${organizationId}\\tfree\\tactive\\t`));
     expect((await get(baseUrl, tokenFor({ organizationId, sub: "enrolled" }))).status).toBe(200);
+    // The local record names its key by reference only: no key value is stored in clear.
+    const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ConsistentRead: true }));
+    expect(Item).toMatchObject({ organizationId, apiKeyId: expect.stringMatching(/^local-[0-9a-f-]{36}$/) });
+    expect(Item).not.toHaveProperty("apiKeyValue");
 
     const listed = JSON.parse((await tenantCli("list", "--json")).stdout) as Array<Record<string, unknown>>;
     expect(listed.find((tenant) => tenant.organizationId === organizationId)).toMatchObject({ plan: "free", status: "active" });

@@ -117,7 +117,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     // Six calls before (a 404 is a billed call too) and the usage call, counted when the gateway admitted it.
     expect(response.body.data.totals.calls).toBe(7);
-    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 
   it("never shows another organization's calls or runs", async () => {
@@ -132,8 +132,8 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     const response = await other.api.get(`/usage?from=${day}&to=${dayAfter(today())}`);
     expect(response.status).toBe(200);
     expect(response.body.data.organizationId).toBe(other.organizationId);
-    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0 } });
-    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0 });
+    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0, travelElements: 0 } });
+    expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 
   it("validates the range: 400 for a missing or impossible date, to before from, or more than 366 days", async () => {
@@ -159,7 +159,8 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
   describe("runs count against the plan", () => {
     it("an on-demand run that no longer fits in the month's run seconds answers 429 run-quota-429 with the quota and its reset, and creates nothing", async () => {
       const tenant = await organizationWithProfile();
-      // Default plan (standard): 360,000 s a month; the profile's run may use up to 1 s.
+      // Plan standard: 360,000 s a month; the profile's run may use up to 1 s.
+      await seedTenant(tenant.organizationId, "standard");
       await seedMonthSeconds(tenant.organizationId, 359_999.5);
       const refused = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
       expect(refused.status).toBe(429);
@@ -177,6 +178,21 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
       const overFree = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
       expect(overFree.status).toBe(429);
       expect(overFree.body.message).toContain("plan free allows 3600 optimizer seconds");
+    });
+
+    it("an operator plan binds runs too: on tiny (3 run-seconds a month, 1 run queued) the 2nd concurrent run and a 4-second run are refused", async () => {
+      const tenant = await organizationWithProfile();
+      await seedTenant(tenant.organizationId, "tiny");
+      const [first, second] = await Promise.all([0, 1].map(() => tenant.api.post("/routing/result", { configurationId: tenant.profile._id })));
+      expect([first?.status, second?.status].sort()).toEqual([201, 429]);
+      const refused = first?.status === 429 ? first : second;
+      expect(refused?.body).toMatchObject({ status: false, failedCode: "run-429", message: expect.stringContaining("1 routing run") });
+
+      const long = await post(tenant.api, "/routing/configuration", { name: "Long", hubId: tenant.hub._id, timeLimitSeconds: 4 });
+      await runQueued([(first?.status === 201 ? first : second)?.body.data._id]);
+      const overQuota = await tenant.api.post("/routing/result", { configurationId: long._id });
+      expect(overQuota.status).toBe(429);
+      expect(overQuota.body).toMatchObject({ status: false, failedCode: "run-quota-429", message: expect.stringContaining("plan tiny allows 3 optimizer seconds") });
     });
 
     it("the cap on runs queued or running is the tenant plan's maxRunsQueued (free: 2)", async () => {

@@ -45,7 +45,7 @@ describe("Stack: bounded run concurrency", () => {
   // Two synths (with cdk-nag) take a while on a busy machine.
   beforeAll(() => {
     defaults = synthesize();
-    configured = synthesize({ runWorkerMaxConcurrency: 7, maxActiveRunsPerOrg: 3, runWorkerMemoryMb: 1769 });
+    configured = synthesize({ runWorkerMaxConcurrency: 7, maxActiveRunsPerOrg: 3, runWorkerMemoryMb: 512 });
   }, 600_000);
 
   it("the run worker's SQS event source has a maximum concurrency, by default 20", () => {
@@ -67,11 +67,11 @@ describe("Stack: bounded run concurrency", () => {
     for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBeUndefined();
   });
 
-  it("the run worker's memory is 512 MB by default and context runWorkerMemoryMb sets it", () => {
+  it("the run worker's memory is 1,769 MB (one vCPU) by default and context runWorkerMemoryMb sets it", () => {
     const worker = (template: Template) =>
       Object.entries(template.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("RoutingRunFunction"))![1].Properties;
-    expect(worker(defaults).MemorySize).toBe(512);
-    expect(worker(configured).MemorySize).toBe(1769);
+    expect(worker(defaults).MemorySize).toBe(1769);
+    expect(worker(configured).MemorySize).toBe(512);
     expect(() => runWorkerMemoryMb(64)).toThrow(/128–10240/);
   });
 

@@ -64,16 +64,19 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
     }
   });
 
-  it("adds the operator's plans (same config the local runtime reads), and the authorizer knows them", () => {
+  it("adds the operator's plans (same config the local runtime reads); no function carries them in an environment variable (they are bundled)", () => {
     root(customized).resourceCountIs("AWS::ApiGateway::UsagePlan", plans.length + 1);
     root(customized).hasResourceProperties("AWS::ApiGateway::UsagePlan", {
       UsagePlanName: "FieldOperations-gold",
       Throttle: { RateLimit: 20, BurstLimit: 40 },
       Quota: { Limit: 300, Period: "DAY" },
     });
-    root(customized).hasResourceProperties("AWS::Lambda::Function", {
-      Environment: { Variables: Match.objectLike({ TENANT_PLANS_JSON: JSON.stringify({ plans: [operatorPlan] }), TENANT_AUTO_ENROLL: "true" }) },
-    });
+    root(customized).hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ TENANT_AUTO_ENROLL: "true" }) } });
+    for (const { template } of customized.templates) {
+      for (const [logicalId, lambda] of Object.entries(template.findResources("AWS::Lambda::Function"))) {
+        expect(Object.keys(lambda.Properties.Environment?.Variables ?? {}), logicalId).not.toContain("TENANT_PLANS_JSON");
+      }
+    }
   });
 
   it("keeps auto-enroll off by default; with it on, unknown organizations share one key on the default plan", () => {

@@ -1,6 +1,9 @@
 import type { TestProject } from "vitest/node";
 import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
+import { routes } from "#functions/routes";
+import { RouteAnswerLog } from "#test/support/failed-code-observations";
+import { type FakeOsrm, startFakeOsrm } from "#test/support/fake-osrm";
 import { testDefaultPlan, testPlans } from "#test/support/test-plans";
 
 /**
@@ -16,14 +19,68 @@ declare module "vitest" {
   }
 }
 
+interface SharedStack {
+  started: Promise<{ stack: Awaited<ReturnType<typeof startLocalStack>>; signingKey: SigningKey; answers: RouteAnswerLog; osrm: FakeOsrm }>;
+  users: number;
+}
+
+/**
+ * One stack for every project that lists this setup (`integration`, and `strict`, whose files add
+ * their own semantics proxy in front of the same DynamoDB Local: test/support/strict-dynamodb.ts).
+ * Both run in vitest's main process, so the stack is kept on globalThis and stopped by the last.
+ */
+const shared = globalThis as { fieldOperationsTestStack?: SharedStack };
+
 export default async function setup(project: TestProject) {
   process.env.LOG_LEVEL ??= "silent";
-  const signingKey = generateSigningKey();
-  const stack = await startLocalStack({ port: 0, inMemory: true, stateDirectory: "", signingKey, runScheduler: false, planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] } });
+  // Parent leases (docs/architecture.md, "Writes without shared items") measure from the confirming
+  // read's start; DynamoDB Local under a 50-way burst on a shared machine answers in seconds.
+  process.env.DYNAMODB_PARENT_LEASE_MS ??= "3000";
+  shared.fieldOperationsTestStack ??= {
+    users: 0,
+    started: (async () => {
+      const signingKey = generateSigningKey();
+      const answers = new RouteAnswerLog();
+      // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
+      // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
+      const osrm = await startFakeOsrm({ maxTableSize: 4 });
+      const travelProviders = {
+        providers: {
+          "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
+          "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
+        },
+      };
+      const stack = await startLocalStack({
+        port: 0,
+        inMemory: true,
+        stateDirectory: "",
+        signingKey,
+        runScheduler: false,
+        planOverrides: { defaultPlan: testDefaultPlan, plans: [...testPlans] },
+        observeRouteAnswers: (answer) => answers.record(answer),
+        travelProviders,
+      });
+      return { stack, signingKey, answers, osrm };
+    })(),
+  };
+  const entry = shared.fieldOperationsTestStack;
+  entry.users += 1;
+  const { stack, signingKey, answers, osrm } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
-  project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent" });
+  project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent", DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000" });
   project.provide("signingKey", signingKey);
   return async () => {
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    shared.fieldOperationsTestStack = undefined;
     await stack.stop();
+    await osrm.close();
+    // Every answer the suites saw must be one the route table (and so the OpenAPI document) declares.
+    const undeclared = answers.undeclared(routes);
+    if (undeclared.length > 0) {
+      // Vitest reports a teardown error but keeps the run's exit code: set it, then report.
+      process.exitCode = 1;
+      throw new Error(`${undeclared.length} route answers the route table does not declare (add them to the route's responses[status].failedCodes):\n${undeclared.join("\n")}`);
+    }
   };
 }

@@ -7,7 +7,8 @@ import { permissionSlugs } from "#functions/routes";
  * HTTP helpers for tests that go through the local gateway, exactly as a client of `npm start`.
  * Each test creates its own organization id, so tests never see each other's data.
  */
-export const baseUrl = () => inject("baseUrl");
+// A file under strict DynamoDB semantics has its own gateway (test/support/strict-dynamodb.ts).
+export const baseUrl = () => process.env.TEST_API_BASE_URL ?? inject("baseUrl");
 
 export function newOrganizationId(): string {
   return `org-${randomUUID()}`;

@@ -7,14 +7,14 @@ import {
   appIntegrationSchema,
   appIntegrationUpdateFormSchema,
 } from "#shared/domain/app-integrations/schema";
-import { errorBodySchema } from "#shared/domain/schemas";
+import { errorBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const tag = "App integration";
 
 /** App integration bodies carry the HTTP status as `code` (spec). */
 const integrationBody = <C extends number>(code: C) =>
-  z.object({ status: z.literal(true), code: z.literal(code), message: z.string(), data: appIntegrationSchema });
+  z.object({ status: z.literal(true), code: z.literal(code), message: z.string().check(clientText), data: appIntegrationSchema });
 
 /** The certificate (≤ 64 KiB) plus the text fields and multipart framing. */
 const MAX_FORM_BYTES = MAX_CERTIFICATE_BYTES + 16 * 1024;
@@ -81,9 +81,9 @@ export const appIntegrationRoutes = {
         schema: z.object({
           status: z.literal(true),
           code: z.literal(200),
-          message: z.string(),
+          message: z.string().check(clientText),
           data: z.array(appIntegrationSchema),
-          nextCursor: z.nullable(z.string()),
+          nextCursor: z.nullable(z.string().check(clientText)),
         }),
       },
     }),
@@ -114,7 +114,7 @@ export const appIntegrationRoutes = {
     permission: "delete/app-integration",
     params: appIntegrationParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string().check(clientText) }) },
     }),
     grants: ["tableWrite", "bucketWrite"],
     versioned: true,

@@ -7,7 +7,7 @@ import {
   dataTypeViewSchema,
 } from "#shared/domain/data-types/schema";
 import { importRequestSchema, importUploadSchema } from "#shared/domain/data-types/legacy-import";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const dataTypeBody = () => successBodySchema(dataTypeViewSchema, "data_type");
@@ -44,7 +44,7 @@ export const dataTypeRoutes = {
     body: dataTypeInputSchema,
     responses: () => ({
       201: { description: "Created", schema: dataTypeBody() },
-      409: { description: "Name or extension entity already taken (dt-001 / dt-002)." },
+      409: { description: "Name or extension entity already taken (dt-001 / dt-002).", failedCodes: ["dt-001", "dt-002"] },
     }),
     grants: ["tableRead", "tableWrite"],
     idempotent: true,
@@ -89,7 +89,7 @@ export const dataTypeRoutes = {
     body: dataTypeInputSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -107,7 +107,7 @@ export const dataTypeRoutes = {
     body: dataTypePatchSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005)." },
+      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -123,8 +123,8 @@ export const dataTypeRoutes = {
     permission: "delete/data-type",
     params: dataTypeParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
-      409: { description: "The type still has records (dt-004) or is locked (dt-003)." },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+      409: { description: "The type still has records (dt-004) or is locked (dt-003).", failedCodes: ["dt-003", "dt-004", "sys-410"] },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -149,13 +149,19 @@ export const dataTypeRoutes = {
     handler: "functions/http/data-types/import.ts",
     summary: "Import a data type and its records from the earlier version",
     description:
-      "Step 2 (docs/api/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title; a name already taken is a 409 (dt-001).",
+      "Step 2 (docs/api/legacy-import.md): reads the uploaded export's header, creates the data type `locked: true` with `import.status` `queued`, and answers 202 at once; the records are written in the background, in pages of 500, through the import queue. While locked, record writes answer 409 data-004 and data type writes 409 dt-003; reads work. `GET /data-type/{id}` shows `import: { status: queued|running|done|failed, mode, processed, total, errors }`. On success the type unlocks, keeps its primaryKey fields and the no-space title rule until first saved, and `move` deletes the uploaded export (`copy` keeps it). Any bad record fails the import: the records written so far are deleted before the type unlocks with status `failed` and the problems (line, field, message) in `errors`. The header's data type follows the create rules (400 naming `export.dataType.…`), except that a `primaryKey` field may stand in for the title and a type of the earlier version may keep more than 5 searchable fields; a name already taken is a 409 (dt-001); an empty upload is a 400 on `export`. Plan limits (tenant plan: `maxImportBytes`, `maxImportsRunning`, `importRecordsPerMonth`): an export larger than the plan allows is a 400 on `export`; a call while the organization has its plan's imports queued or running is a 429 (import-429); an export whose header's `recordCount` does not fit in what is left of the month's imported records is a 429 (import-quota-429) naming the quota and when it resets (the first instant of the next UTC month). An import is charged its `recordCount` when it starts and, when it ends, keeps the charge of the records it wrote (on failure: the pages written before the failing one); nothing is created by a refused call.",
     tag,
     permission: "add/data-type",
     body: importRequestSchema,
     responses: () => ({
       202: { description: "The data type, locked, with its import queued", schema: dataTypeBody() },
-      409: { description: "The name is taken (dt-001)." },
+      403: { description: "The token is limited to some hubs (failedCode dt-403).", failedCodes: ["dt-403"] },
+      409: { description: "The name is taken (dt-001).", failedCodes: ["dt-001"] },
+      429: {
+        description:
+          "The organization already has its plan's maxImportsRunning imports queued or running (failedCode import-429), or the export's recordCount does not fit in the month's importRecordsPerMonth (failedCode import-quota-429); nothing was created.",
+        failedCodes: ["import-429", "import-quota-429"],
+      },
     }),
     grants: ["tableRead", "tableWrite", "importFileRead", "importQueueSend"],
   }),

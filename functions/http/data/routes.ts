@@ -11,11 +11,11 @@ import {
   recordTypeQuerySchema,
   recordViewSchema,
 } from "#shared/domain/records/schema";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const recordBody = () => successBodySchema(recordViewSchema);
-const restrictedBody = () => z.object({ status: z.literal(false), message: z.string(), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string()) });
+const restrictedBody = () => z.object({ status: z.literal(false), message: z.string().check(clientText), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string().check(clientText)) });
 const tag = "Data source records";
 
 const valueRules = [
@@ -24,7 +24,7 @@ const valueRules = [
   "text a string (≤ 10,000 characters); number a finite JSON number, 0 or of magnitude 1e-130 to 9007199254740991 (`decimals` caps decimal places); boolean; option one of `optionData`; multiOption an array of distinct options within minSelected/maxSelected;",
   "date `YYYY-MM-DD`, dateTime `YYYY-MM-DD HH:mm[:ss]` or ISO 8601 (no offset = UTC; the same texts validation bounds accept), stored and answered as `YYYY-MM-DD HH:mm:ss` UTC, time `HH:mm` or `HH:mm:ss`; with `inputType: range` also `{ from, to }` (from ≤ to);",
   "geolocation `{ lat, lng }` or `\"lat,lng\"` (stored as `{ lat, lng }`); phoneNumber `+` and 7–15 digits (spaces and dashes removed);",
-  "relation belongsTo one `_id`, belongsToMany an array of at most 20 distinct `_id`s, each an existing record of the target data type (hub and vehicle targets: an existing hub/vehicle; user, role, flow: not checked); hasOne/hasMany are server-set (resolved on read): sent values are ignored, like `_id`, `data_type`, `organizationId`, `createdBy`, `createdTime` and `updatedTime`, so a record read by GET can be sent back.",
+  "relation belongsTo one `_id`, belongsToMany an array of at most 20 distinct `_id`s, each id the write brings into the field an existing record of the target data type (hub and vehicle targets: an existing hub/vehicle; user, role, flow: not checked; ids the field already held are not checked again, so a target deleted since never blocks an edit); hasOne/hasMany are server-set (resolved on read): sent values are ignored, like `_id`, `data_type`, `organizationId`, `createdBy`, `createdTime` and `updatedTime`, so a record read by GET can be sent back.",
   "Required fields must be present and non-empty; an absent value takes the field's `default`; keys that are not fields of the type are rejected;",
   "`validations.min/max` literal or `{ ref }` (another field of the same record, skipped while it is empty), minInclusive/maxInclusive default true.",
   "Uniqueness (409, failedCode data-001 for dataId, data-002 for unique fields and uniqueTogether, `errors` naming the fields): per hub and type (per type when commonData); multi-value fields compare as sets, an absent boolean counts as false in a combination, a combination with an empty member is not checked. Enforced by guard items in the record's own transaction: concurrent writers never both succeed.",
@@ -50,7 +50,7 @@ export const recordRoutes = {
     tag,
     permission: "add/data",
     body: recordCreateSchema,
-    responses: () => ({ 201: { description: "Created", schema: recordBody() } }),
+    responses: () => ({ 201: { description: "Created", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -59,12 +59,12 @@ export const recordRoutes = {
     method: "GET",
     path: "/data",
     handler: "functions/http/data/list.ts",
-    summary: "List or search the records of a data type",
-    description: `dataTypeId or dataTypeName is required unless q is given (an unknown type is a 404). With q and no type: the same search across every stored data type of the organization (external-api and extension types excluded), one cursor; each item carries dataTypeId and data_type and follows its own type's searchable and hidden fields; the token's hubs and hubId apply (common records always qualify); \`fields\` is not checked against a type, and naming a field any view/data entry of the token hides is a 403; records written before this search existed are found once they are next written. Without q: records ordered by hub, then dataId. With q: records whose searchable fields (title included) contain, for every word of q, a word starting with it (case- and accent-insensitive; words are runs of letters and digits; only the first 20 distinct words of a record are indexed, words compared on their first 64 characters), ordered by the matched word; hidden fields do not match. Search reads a token index, so its cost grows with the matches, not with the type's size. Pages hold at most \`limit\` items and may hold fewer, or none (the index is read by the longest q word; the other words, hub filters and duplicate words are applied after the page is read): follow nextCursor until it is null. For an external-api type the items are read from its API (GET, 5 s, 1 MB), validated against the type (invalid items left out) and paged here; an unusable answer is a 502 (data-502). ${accessNotes}`,
+    summary: "List or search records, of one data type or of all",
+    description: `With dataTypeId or dataTypeName: that type's records (an unknown type is a 404). With neither and no q: the organization's stored records of every data type, newest first (by _id, whose first 8 hex digits are the creation second), one cursor; each item carries dataTypeId and data_type and follows its own type's hidden fields; hub scope as below (hubId, else the token's hubs; common records always qualify; a page may hold fewer than limit items for a hub-limited token: follow nextCursor); \`fields\` is not checked against a type, and naming a field any view/data entry of the token hides is a 403; records stored before this list existed appear once they are next written. With q and no type: the same search across every stored data type of the organization (external-api and extension types excluded), one cursor; each item carries dataTypeId and data_type and follows its own type's searchable and hidden fields; the token's hubs and hubId apply (common records always qualify); \`fields\` is not checked against a type, and naming a field any view/data entry of the token hides is a 403; records written before this search existed are found once they are next written. Without q: records ordered by hub, then dataId. With q: records whose searchable fields (title included) contain, for every word of q, a word starting with it (case- and accent-insensitive; words are runs of letters and digits; only the first 20 distinct words of a record are indexed, words compared on their first 64 characters), ordered by the matched word; hidden fields do not match. Search reads a token index, so its cost grows with the matches, not with the type's size. Pages hold at most \`limit\` items and may hold fewer, or none (the index is read by the longest q word; the other words, hub filters and duplicate words are applied after the page is read): follow nextCursor until it is null. For an external-api type the items are read from its API (GET, 5 s, 1 MB), validated against the type (invalid items left out) and paged here; an unusable answer is a 502 (data-502). ${accessNotes}`,
     tag,
     permission: "view/data",
     query: recordListQuerySchema,
-    responses: () => ({ 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
+    responses: () => ({ 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
     grants: ["tableRead"],
   }),
   getByDataId: defineRoute({
@@ -78,7 +78,7 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordDataIdParamsSchema,
     query: recordGetQuerySchema,
-    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
+    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -93,7 +93,7 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordPathParamsSchema,
     query: recordTypeQuerySchema,
-    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field", schema: restrictedBody() } }),
+    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -109,7 +109,7 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordReplaceSchema,
-    responses: () => ({ 200: { description: "The updated record", schema: recordBody() } }),
+    responses: () => ({ 200: { description: "The updated record", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -125,7 +125,7 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordPatchSchema,
-    responses: () => ({ 200: { description: "The updated record", schema: recordBody() } }),
+    responses: () => ({ 200: { description: "The updated record", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -140,7 +140,10 @@ export const recordRoutes = {
     permission: "delete/data",
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
+    responses: () => ({
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+      409: { description: "The data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-003", "data-004"] },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

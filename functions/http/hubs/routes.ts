@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { hubInputSchema, hubListQuerySchema, hubParamsSchema, hubPatchSchema, hubViewSchema } from "#shared/domain/hubs/schema";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const hubBody = () => successBodySchema(hubViewSchema);
@@ -21,7 +21,8 @@ export const hubRoutes = {
     body: hubInputSchema,
     responses: () => ({
       201: { description: "Created", schema: hubBody() },
-      403: { description: "The token is restricted to some hubs (failedCode hub-403)." },
+      403: { description: "The token is restricted to some hubs (failedCode hub-403).", failedCodes: ["hub-403"] },
+      409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] },
     }),
     grants: ["tableWrite"],
     idempotent: true,
@@ -63,7 +64,7 @@ export const hubRoutes = {
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubInputSchema,
-    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() } }),
+    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -78,7 +79,7 @@ export const hubRoutes = {
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubPatchSchema,
-    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() } }),
+    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -94,8 +95,8 @@ export const hubRoutes = {
     permission: "delete/hub",
     params: hubParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
-      409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410)." },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+      409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410).", failedCodes: ["hub-409", "sys-410"] },
     }),
     grants: ["tableWrite"],
     versioned: true,

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { defineRoute } from "#shared/http/route";
+import { clientText } from "#shared/domain/schemas";
 
 export const openApiRoutes = {
   get: defineRoute({
@@ -10,7 +11,7 @@ export const openApiRoutes = {
     summary: "This API's OpenAPI 3.1 description (no token needed)",
     tag: "Meta",
     auth: "none",
-    responses: () => ({ 200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string() }) } }),
+    responses: () => ({ 200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string().check(clientText) }) } }),
   }),  docs: defineRoute({
     operationId: "getApiDocs",
     method: "GET",

@@ -6,7 +6,7 @@ import {
   configurationPatchSchema,
   configurationSchema,
 } from "#shared/domain/configurations/schema";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { defineRoute } from "#shared/http/route";
 
 const configurationBody = () => successBodySchema(configurationSchema);
@@ -98,8 +98,8 @@ export const configurationRoutes = {
     permission: "delete/routing-configuration",
     params: configurationParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) },
-      409: { description: "A routing schedule still names the profile (failedCode configuration-409)." },
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+      409: { description: "A routing schedule still names the profile (failedCode configuration-409).", failedCodes: ["configuration-409", "sys-410"] },
     }),
     grants: ["tableWrite"],
     versioned: true,

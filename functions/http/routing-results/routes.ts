@@ -77,6 +77,7 @@ export const routingResultRoutes = {
       429: {
         description:
           "The organization already has its plan's maxRunsQueued (MAX_ACTIVE_RUNS_PER_ORG, default 5, without a tenant record) routing runs queued or running (failedCode run-429), or the plan's monthly run-seconds quota has no room for this run (failedCode run-quota-429); nothing was created or queued.",
+        failedCodes: ["run-429", "run-quota-429"],
       },
     }),
     grants: ["tableWrite", "queueSend"],
@@ -97,7 +98,10 @@ export const routingResultRoutes = {
     permission: "edit/routing-result",
     params: resultParamsSchema,
     query: resultDispatchQuerySchema,
-    responses: () => ({ 200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) } }),
+    responses: () => ({
+      200: { description: "Dispatch counts", schema: successBodySchema(dispatchOutcomeSchema) },
+      409: { description: "The result cannot be dispatched in its state (failedCode sys-409).", failedCodes: ["sys-409"] },
+    }),
     grants: ["tableWrite", "bucketRead"],
     idempotent: true,
   }),

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import {
   scheduleInputSchema,
   scheduleListQuerySchema,
@@ -107,7 +107,7 @@ export const scheduleRoutes = {
     tag,
     permission: "delete/routing-schedule",
     params: scheduleParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
+import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
 import { visitCreateSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
 import { defineRoute } from "#shared/http/route";
 
@@ -78,7 +78,7 @@ export const visitRoutes = {
     tag,
     permission: "delete/visit",
     params: visitParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string() }) } }),
+    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
     grants: ["tableWrite"],
     versioned: true,
   }),

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, pageQuery, clientText } from "#shared/domain/schemas";
 
 /**
  * App integration: single sign-on settings of an organization (an authentication URL and the
@@ -39,6 +39,7 @@ const integrationTypeField = z
 const azureAuthUrlField = z
   .string({ error: missingOr("must be a text field") })
   .check(
+    clientText,
     z.trim(),
     z.maxLength(MAX_AUTH_URL_LENGTH, `must be at most ${MAX_AUTH_URL_LENGTH} characters`),
     z.refine(isAbsoluteHttpsUrl, "must be an absolute https:// URL (with a host, without user name or password)"),
@@ -71,20 +72,20 @@ export type AppIntegrationUpdateInput = z.infer<typeof appIntegrationUpdateFormS
 export const appIntegrationParamsSchema = z.strictObject({
   appIntegrationId: z
     .string()
-    .check(z.minLength(1), z.maxLength(64), z.describe("`_id` of the integration; an unknown id (or one of another organization) is 404.")),
+    .check(clientText, z.minLength(1), z.maxLength(64), z.describe("`_id` of the integration; an unknown id (or one of another organization) is 404.")),
 });
 
 export const appIntegrationListQuerySchema = pageQuery({});
 
 /** Where the certificate lives in the private bucket (never returned to clients). */
 export const storedCertificateSchema = z.object({
-  objectKey: z.string(),
-  versionId: z.optional(z.string()),
-  fileName: z.string(),
-  contentType: z.string(),
+  objectKey: z.string().check(clientText),
+  versionId: z.optional(z.string().check(clientText)),
+  fileName: z.string().check(clientText),
+  contentType: z.string().check(clientText),
   format: z.enum(["pem", "der"]),
   sizeBytes: z.number().check(z.int()),
-  sha256: z.string(),
+  sha256: z.string().check(clientText),
 });
 export type StoredCertificate = z.infer<typeof storedCertificateSchema>;
 
@@ -92,11 +93,11 @@ export type StoredCertificate = z.infer<typeof storedCertificateSchema>;
 export const appIntegrationRecordSchema = z.object({
   _id: idSchema,
   integrationType: z.enum(integrationTypes),
-  azureAuthUrl: z.string(),
+  azureAuthUrl: z.string().check(clientText),
   certificate: storedCertificateSchema,
-  organizationId: z.string(),
-  createdTime: z.string(),
-  updatedTime: z.string(),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText),
+  updatedTime: z.string().check(clientText),
 });
 export type AppIntegrationRecord = z.infer<typeof appIntegrationRecordSchema>;
 
@@ -106,14 +107,14 @@ const isoMicros = "ISO 8601 UTC with microseconds, e.g. 2026-11-22T09:25:03.1234
 export const appIntegrationSchema = z.object({
   _id: idSchema,
   integrationType: z.enum(integrationTypes),
-  azureAuthUrl: z.string(),
-  azureCert: z.string().check(
+  azureAuthUrl: z.string().check(clientText),
+  azureCert: z.string().check(clientText, 
     z.describe(
       "Short-lived presigned GET URL of the stored certificate file (valid for PRESIGN_TTL_SECONDS, default 15 minutes); the bucket itself is private. Read the integration again for a fresh URL.",
     ),
   ),
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe(isoMicros)),
-  updatedTime: z.string().check(z.describe(isoMicros)),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe(isoMicros)),
+  updatedTime: z.string().check(clientText, z.describe(isoMicros)),
 });
 export type AppIntegration = z.infer<typeof appIntegrationSchema>;

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 
 
 /**
@@ -8,14 +8,15 @@ import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#sha
  * read it at run time, so a change applies from the next run.
  */
 export const routingObjectives = ["hierarchical", "distance"] as const;
+export const travelFallbacks = ["fail", "greatCircle"] as const;
 
 /** A profile's create/replace is one transaction with a condition check per listed vehicle (DynamoDB allows 100 items). */
 export const maxListedVehicles = 95;
 
 const configurationShape = {
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  hubId: z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
-  vehicleIds: z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))).check(
+  name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)),
+  hubId: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
+  vehicleIds: z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64))).check(
     z.maxLength(maxListedVehicles),
     z.refine((ids) => new Set(ids).size === ids.length, { message: "vehicleIds must be distinct" }),
     z.describe(
@@ -35,7 +36,17 @@ const configurationShape = {
     .enum(routingObjectives)
     .check(z.describe("hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance.")),
   timeLimitSeconds: storableNumber().check(z.int(), z.minimum(1), z.maximum(240), z.describe("Optimizer time budget per run, in seconds.")),
-  roadFactor: storableNumber().check(z.minimum(1), z.maximum(3), z.describe("Road distance ÷ straight-line distance used by the travel estimate.")),
+  roadFactor: storableNumber().check(z.minimum(1), z.maximum(3), z.describe("Road distance ÷ straight-line distance used by the great-circle estimate (not by a road-network provider).")),
+  travelProvider: z
+    .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64)))
+    .check(
+      z.describe(
+        "Name of a travel provider the operator declared (400 listing them otherwise); null: greatCircle, the straight-line estimate. With a road-network provider (osrm, amazonLocation) durations and distances come from the road network: defaultSpeed, a vehicle's speed and roadFactor do not apply.",
+      ),
+    ),
+  travelFallback: z
+    .enum(travelFallbacks)
+    .check(z.describe("When the travel provider fails (after its retries) or the plan's travel elements are used up: fail the run with the reason, or plan with the great-circle estimate; the result's summary.travel says which source was used.")),
 };
 
 export const configurationDefaults = {
@@ -47,6 +58,8 @@ export const configurationDefaults = {
   objective: "hierarchical",
   timeLimitSeconds: 30,
   roadFactor: 1.3,
+  travelProvider: null,
+  travelFallback: "fail",
 } as const;
 
 const configurationInputBody = z.strictObject({
@@ -60,6 +73,8 @@ const configurationInputBody = z.strictObject({
   objective: z._default(configurationShape.objective, configurationDefaults.objective),
   timeLimitSeconds: z._default(configurationShape.timeLimitSeconds, configurationDefaults.timeLimitSeconds),
   roadFactor: z._default(configurationShape.roadFactor, configurationDefaults.roadFactor),
+  travelProvider: z._default(configurationShape.travelProvider, configurationDefaults.travelProvider),
+  travelFallback: z._default(configurationShape.travelFallback, configurationDefaults.travelFallback),
 });
 export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
@@ -68,24 +83,13 @@ const configurationPatchBody = z.partial(z.strictObject(configurationShape)).che
 export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 
-export const writableConfigurationFields = [
-  "name",
-  "hubId",
-  "vehicleIds",
-  "returnToHub",
-  "defaultSpeed",
-  "defaultVisitTime",
-  "capacityConstraint",
-  "objective",
-  "timeLimitSeconds",
-  "roadFactor",
-] as const satisfies ReadonlyArray<keyof ConfigurationInput>;
+export const writableConfigurationFields = writableKeysOf(configurationInputBody);
 
 export const configurationSchema = z.object({
   _id: idSchema,
-  name: z.string(),
-  hubId: z.string(),
-  vehicleIds: z.array(z.string()),
+  name: z.string().check(clientText),
+  hubId: z.string().check(clientText),
+  vehicleIds: z.array(z.string().check(clientText)),
   returnToHub: z.boolean(),
   defaultSpeed: z.number(),
   defaultVisitTime: z.number(),
@@ -93,14 +97,17 @@ export const configurationSchema = z.object({
   objective: z.enum(routingObjectives),
   timeLimitSeconds: z.number(),
   roadFactor: z.number(),
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  // Profiles stored before travel providers existed read as the great-circle estimate.
+  travelProvider: z._default(z.nullable(z.string().check(clientText)), null),
+  travelFallback: z._default(z.enum(travelFallbacks), "fail"),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type RoutingConfiguration = z.infer<typeof configurationSchema>;
 
-export const configurationParamsSchema = z.strictObject({ configurationId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const configurationParamsSchema = z.strictObject({ configurationId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const configurationListQuerySchema = pageQuery({
-  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
+  hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
 });

@@ -53,7 +53,13 @@ function assertHubAllowed(caller: Caller, hubId: string): void {
   if (!callerMayUseHub(caller, hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
 }
 
-export function createConfigurationService(store: ConfigurationStore, now: () => Date = () => new Date()) {
+/** 400 unless the profile names a travel provider the operator declared (null: the great-circle default). */
+function assertTravelProviderDeclared(input: ConfigurationInput, declared: readonly string[]): void {
+  if (input.travelProvider === null || declared.includes(input.travelProvider)) return;
+  throw ValidationError.single("travelProvider", `travelProvider must be one of the declared travel providers: ${declared.join(", ")}`);
+}
+
+export function createConfigurationService(store: ConfigurationStore, now: () => Date = () => new Date(), travelProviders: () => readonly string[] = () => ["greatCircle"]) {
   async function findVisible(caller: Caller, configurationId: string) {
     const found = await store.find(caller.organizationId, configurationId);
     if (!found || !callerMayUseHub(caller, found.configuration.hubId)) throw new NotFoundError();
@@ -62,6 +68,7 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
 
   async function write(caller: Caller, existing: { configuration: RoutingConfiguration; version: number }, input: ConfigurationInput, versions?: VersionCondition) {
     assertHubAllowed(caller, input.hubId);
+    assertTravelProviderDeclared(input, travelProviders());
     const configuration: RoutingConfiguration = {
       _id: existing.configuration._id,
       ...input,
@@ -76,6 +83,7 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
   return {
     async create(caller: Caller, input: ConfigurationInput): Promise<RoutingConfiguration> {
       assertHubAllowed(caller, input.hubId);
+      assertTravelProviderDeclared(input, travelProviders());
       const time = now();
       const configuration: RoutingConfiguration = {
         _id: newId(time),

@@ -16,6 +16,7 @@ import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/d
 import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
 import { toDataTypeView } from "#shared/domain/data-types/view";
 import { AppError, type FieldIssue, ForbiddenError, ValidationError } from "#shared/domain/errors";
+import { exportTooLarge, type ImportLimits } from "#shared/domain/usage/import-quota";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
@@ -59,15 +60,30 @@ export interface ImportRecordWriter {
   removeSome(organizationId: string, dataTypeId: string, limit: number): Promise<number>;
 }
 
+/** The plan limits of imports (shared/domain/usage/import-quota.ts, shared/store/import-quota-store.ts). */
+export interface ImportQuota {
+  limits(organizationId: string): Promise<ImportLimits>;
+  /** Takes a slot and charges `records` to the month; throws the 429 when the cap or the quota has no room. */
+  take(organizationId: string, dataTypeId: string, records: number, limits: ImportLimits, now: Date): Promise<void>;
+  /** Keeps the slot of an import that is still running. */
+  renew(organizationId: string, dataTypeId: string, now: Date): Promise<void>;
+  /** Settles the charge at `written` records, gives back the rest and frees the slot (a second call changes nothing). */
+  end(organizationId: string, dataTypeId: string, startedTime: string, written: number, outcome: "done" | "failed"): Promise<void>;
+}
+
 export interface LegacyImportDependencies {
   dataTypes: Pick<DataTypeStore, "create" | "findById">;
   imports: ImportStateStore;
   source: ImportSource;
   queue: ImportQueue;
   records: ImportRecordWriter;
+  /** Absent: no plan limits (tests of the steps alone). */
+  quota?: ImportQuota;
   now?: () => Date;
-  /** Records written at once within a page. */
-  concurrency?: number;
+  /** Records written at once within a page: where the adaptive limit starts, and its bounds. */
+  concurrency?: { initial?: number; min?: number; max?: number };
+  /** Waits before an item is retried (tests pass a faster one). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export type StepOutcome = "advanced" | "finished" | "failed" | "ignored" | "early";
@@ -77,22 +93,105 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 
 const terminal = (state: ImportState) => state.phase === "done" || state.phase === "failed";
 
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(lanes);
+/**
+ * A write the table refused for load, not for its content: a transaction still cancelled by
+ * conflicts after its own retries (409 `sys-410`), throttling, or the service unavailable (503).
+ * Such an item is retried; it never fails the import.
+ */
+export function isTableBackpressure(error: unknown): boolean {
+  if (error instanceof AppError) return error.failedCode === "sys-410" || error.statusCode === 503;
+  if (!(error instanceof Error)) return false;
+  if (["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded", "TransactionConflictException", "InternalServerError"].includes(error.name)) return true;
+  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  return error.name === "TransactionCanceledException" && (reasons ?? []).every((reason) => ["None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"].includes(reason.Code ?? "None"));
+}
+
+/**
+ * Additive-increase, multiplicative-decrease limit of writes in flight (as TCP's congestion window):
+ * each write that succeeds adds 1/limit (about one more lane per round of writes), each write the
+ * table pushes back halves it (at most once per round, so one burst of refusals is one decrease).
+ */
+export class AdaptiveLimit {
+  private window: number;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private lastDecrease = 0;
+  private completed = 0;
+  /** The lowest and highest limit seen, and how many decreases: reported by the import benchmark. */
+  readonly stats = { lowest: 0, highest: 0, decreases: 0 };
+
+  constructor(
+    initial: number,
+    private readonly min: number,
+    private readonly max: number,
+  ) {
+    this.window = initial;
+    this.stats.lowest = initial;
+    this.stats.highest = initial;
+  }
+
+  get limit(): number {
+    return Math.max(this.min, Math.floor(this.window));
+  }
+
+  async acquire(): Promise<void> {
+    while (this.inFlight >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight += 1;
+  }
+
+  release(): void {
+    this.inFlight -= 1;
+    this.completed += 1;
+    this.waiting.shift()?.();
+  }
+
+  succeeded(): void {
+    this.window = Math.min(this.max, this.window + 1 / this.limit);
+    this.stats.highest = Math.max(this.stats.highest, this.limit);
+    // A grown window lets waiting writes in (each re-checks the limit).
+    for (let free = this.limit - this.inFlight; free > 0 && this.waiting.length > 0; free -= 1) this.waiting.shift()?.();
+  }
+
+  pushedBack(): void {
+    if (this.completed - this.lastDecrease < this.limit) return;
+    this.lastDecrease = this.completed;
+    this.window = Math.max(this.min, this.window / 2);
+    this.stats.lowest = Math.min(this.stats.lowest, this.limit);
+    this.stats.decreases += 1;
+  }
+}
+
+/** An item the table pushed back this many times in a row fails the step (SQS redelivers it; written records are found again), never the import. */
+const MAX_ITEM_ATTEMPTS = 12;
+
+/** Runs `work` over `items` under the adaptive `limit`; an item the table pushes back is retried after a jittered backoff. */
+async function eachAdaptive<T>(items: readonly T[], limit: AdaptiveLimit, sleep: (ms: number) => Promise<void>, work: (item: T) => Promise<void>): Promise<void> {
+  await Promise.all(
+    items.map(async (item) => {
+      for (let attempt = 0; ; attempt += 1) {
+        await limit.acquire();
+        try {
+          await work(item);
+          limit.succeeded();
+          return;
+        } catch (error) {
+          if (!isTableBackpressure(error) || attempt + 1 >= MAX_ITEM_ATTEMPTS) throw error;
+          limit.pushedBack();
+        } finally {
+          limit.release();
+        }
+        await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+      }
+    }),
+  );
 }
 
 export function createLegacyImportService(dependencies: LegacyImportDependencies) {
-  const { dataTypes, imports, source, queue, records } = dependencies;
+  const { dataTypes, imports, source, queue, records, quota } = dependencies;
   const now = dependencies.now ?? (() => new Date());
-  const concurrency = dependencies.concurrency ?? 16;
+  const sleep = dependencies.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // One limit per warm worker: what the table took on the last page is where the next one starts.
+  const writes = new AdaptiveLimit(dependencies.concurrency?.initial ?? 8, dependencies.concurrency?.min ?? 1, dependencies.concurrency?.max ?? 64);
 
   /** The header's data type as today's input, checked by every create rule (primaryKey allowed); issues name `export.dataType.…`. */
   async function importedType(organizationId: string, headerText: string) {
@@ -144,7 +243,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       if (!page) return failing(state, [{ line: state.line, message: `line ${state.line} is longer than ${IMPORT_PAGE_BYTES} bytes` }]);
     }
     const problems: ImportError[] = [];
-    await eachLimited(page.lines, concurrency, async ({ line, text }) => {
+    await eachAdaptive(page.lines, writes, sleep, async ({ line, text }) => {
       let parsed;
       try {
         parsed = exportRecordSchema.safeParse(JSON.parse(text));
@@ -169,7 +268,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       } catch (error) {
         if (error instanceof ValidationError) {
           for (const issue of error.errors as FieldIssue[]) problems.push({ line, ...dataId, field: issue.field, message: issue.message });
-        } else if (error instanceof AppError && error.statusCode === 409) {
+        } else if (error instanceof AppError && error.statusCode === 409 && !isTableBackpressure(error)) {
           problems.push({ line, ...dataId, message: error.message });
         } else throw error;
       }
@@ -200,6 +299,9 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
   }
 
   return {
+    /** The adaptive write limit's lowest and highest value and its decreases so far (the import benchmark prints them). */
+    writeLimitStats: () => ({ ...writes.stats, current: writes.limit }),
+
     /** A fresh upload id and the presigned PUT URL of its object (the organization's import prefix). */
     async uploadTarget(caller: Caller) {
       const uploadId = newId(now());
@@ -212,8 +314,11 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       // The export may hold records of any hub: only a token that is not limited to hubs may write them all.
       if (caller.hubIds.length > 0) throw new ForbiddenError("Your token is limited to some hubs; only a token without hubIds can import from the earlier version.", "dt-403");
       const { uploadId } = request.source;
-      const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES });
+      const [limits, first] = await Promise.all([quota?.limits(caller.organizationId), source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES })]);
       if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
+      if (first.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
+      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
+      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
       const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
       if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
       const { input, fields, related, total } = await importedType(caller.organizationId, header.text);
@@ -252,13 +357,20 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       };
       const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
       if (bytes > MAX_STORED_BYTES) throw ValidationError.single("export.dataType", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES})`);
-      await dataTypes.create(dataType, related);
+      const state = dataType.import as ImportState;
+      if (quota && limits) await quota.take(caller.organizationId, dataType._id, total, limits, time);
+      try {
+        await dataTypes.create(dataType, related);
+      } catch (error) {
+        await quota?.end(caller.organizationId, dataType._id, state.startedTime, 0, "failed");
+        throw error;
+      }
       try {
         await queue.send({ kind: "legacyImportStep", organizationId: caller.organizationId, dataTypeId: dataType._id, step: 0 });
       } catch (error) {
         // Nothing will run it: unlock as failed rather than leave the type locked for good.
-        const state = dataType.import as ImportState;
         await imports.advance(caller.organizationId, dataType._id, 0, { ...state, phase: "failed", step: 1, message: "The import could not be queued; import again.", finishedTime: formatDateTimeUtc(now()) }, true);
+        await quota?.end(caller.organizationId, dataType._id, state.startedTime, 0, "failed");
         throw error;
       }
       return toDataTypeView(dataType);
@@ -281,6 +393,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       const state = found?.dataType.import;
       if (!found || !state || terminal(state) || message.step < state.step) return "ignored";
       if (message.step > state.step) return "early";
+      await quota?.renew(message.organizationId, message.dataTypeId, now());
       let next: ImportState;
       try {
         if (state.phase === "importing") next = await importPage(found, state);
@@ -292,6 +405,8 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       }
       if (!terminal(next)) await queue.send({ ...message, step: next.step });
       if (!(await imports.advance(message.organizationId, message.dataTypeId, state.step, next, terminal(next)))) return "ignored";
+      // A failed import is charged the records it wrote before failing (removed again by its rollback).
+      if (terminal(next)) await quota?.end(message.organizationId, message.dataTypeId, next.startedTime, next.processed, next.phase === "done" ? "done" : "failed");
       return next.phase === "done" ? "finished" : next.phase === "failed" ? "failed" : "advanced";
     },
   };

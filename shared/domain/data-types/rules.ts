@@ -61,7 +61,7 @@ export interface RuleContext {
   /** Data types of this organization named by `relation.target` (targetKind dataType), by id. Absent = does not exist. */
   relationTargets: ReadonlyMap<string, DataType>;
   allowLoopbackProviders?: boolean;
-  /** Creating a type from an export of the earlier version: a primaryKey field may stand in for the title. */
+  /** Creating a type from an export of the earlier version: a primaryKey field may stand in for the title, and more than MAX_SEARCHABLE_FIELDS fields may be searchable. */
   legacyImport?: boolean;
 }
 
@@ -320,7 +320,13 @@ function checkTypeLevel(input: DataTypeInput, context: RuleContext, issues: Issu
     issues.add("extends", "extends cannot be added or removed after creation (its entity may change)");
   }
   const count = searchableCount(normalizeFields(input.fields));
-  const allowed = existing ? Math.max(MAX_SEARCHABLE_FIELDS, searchableCount(existing.fields)) : MAX_SEARCHABLE_FIELDS;
+  // Types of the earlier version keep the searchable fields they had (spec: they stay savable): an
+  // import brings them in as they are, and later saves may keep but not raise that count.
+  const allowed = existing
+    ? Math.max(MAX_SEARCHABLE_FIELDS, searchableCount(existing.fields))
+    : context.legacyImport === true
+      ? Math.max(MAX_SEARCHABLE_FIELDS, count)
+      : MAX_SEARCHABLE_FIELDS;
   if (count > allowed) {
     issues.add(
       "fields",

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
-import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber, clientFreeText, clientText } from "#shared/domain/schemas";
 
 /**
  * Data type model (spec "Data type"). The zod schemas here check the *shape* of a request; the
@@ -37,11 +37,11 @@ export const MAX_SEARCHABLE_FIELDS = 5;
 export { TITLE_FIELD_ID } from "#shared/domain/data-types/title-field";
 
 
-const fieldIdText = z.string().check(z.maxLength(64));
+const fieldIdText = z.string().check(clientText, z.maxLength(64));
 
 /** A literal bound (number, or a date/dateTime/time string) or a reference to another field of the same record. */
 const boundSchema = z
-  .union([storableNumber(), z.string().check(z.trim(), z.minLength(1), z.maxLength(40)), z.strictObject({ ref: fieldIdText.check(z.minLength(1)) })])
+  .union([storableNumber(), z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(40)), z.strictObject({ ref: fieldIdText.check(z.minLength(1)) })])
   .check(
     z.describe(
       "A literal (number for number fields; `YYYY-MM-DD`, `YYYY-MM-DD HH:mm[:ss]` / ISO 8601, `HH:mm[:ss]` for date, dateTime, time) or `{ ref: <field id> }` naming another field of the same type.",
@@ -74,7 +74,7 @@ export const relationSchema = nullAsAbsent(
       targetKind: z.enum(relationTargetKinds),
       target: z
         .string()
-        .check(
+        .check(clientText, 
           z.trim(),
           z.minLength(1),
           z.maxLength(64),
@@ -93,7 +93,7 @@ export const relationSchema = nullAsAbsent(
 export type FieldRelation = z.infer<typeof relationSchema>;
 
 /** Optional text attributes accept null as "not set", so a client can clear them on PUT/PATCH. */
-const optionalText = (max: number) => z.nullish(z.string().check(z.maxLength(max)));
+const optionalText = (max: number) => z.nullish(z.string().check(clientText, z.maxLength(max)));
 
 export const fieldInputSchema = nullAsAbsent(
   z
@@ -105,7 +105,7 @@ export const fieldInputSchema = nullAsAbsent(
               "Required except on the title field (whose id is always `dataId`). Pattern ^[A-Za-z][A-Za-z0-9_]*$, unique in the data type, not a record system key.",
             ),
           ),
-        title: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+        title: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)),
         type: z
           .enum(fieldTypes)
           .check(z.describe("Responses echo this request enumeration; the legacy `string` name seen in an old response example is never produced.")),
@@ -113,11 +113,11 @@ export const fieldInputSchema = nullAsAbsent(
           .optional(z.boolean())
           .check(z.describe("Either `required` or its synonym `isRequired` must be sent (title fields: forced true). Responses carry `required` only.")),
         isRequired: z.optional(z.boolean()).check(z.describe("Synonym of `required`; when both are sent they must agree.")),
-        description: optionalText(2000),
+        description: z.nullish(z.string().check(clientFreeText, z.maxLength(2000))),
         inputType: optionalText(100),
         default: optionalText(1000),
         optionData: z
-          .optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.maxLength(500)))
+          .optional(z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))).check(z.maxLength(500)))
           .check(z.describe("option/multiOption: required, non-empty, distinct. Other types: absent or empty.")),
         unique: z.optional(z.boolean()).check(z.describe("Default false; always true on the title field.")),
         searchable: z
@@ -146,14 +146,14 @@ const providerConfigInputSchema = nullAsAbsent(
   z.strictObject({
       url: z
         .string()
-        .check(
+        .check(clientText, 
           z.trim(),
           z.minLength(1),
           z.maxLength(2048),
           z.describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
         ),
       key: z
-        .optional(z.string().check(z.minLength(1), z.maxLength(2048)))
+        .optional(z.string().check(clientText, z.minLength(1), z.maxLength(2048)))
         .check(
           z.describe(
             "Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again.",
@@ -166,7 +166,7 @@ const providerConfigInputSchema = nullAsAbsent(
 const dataTypeShape = {
   name: z
     .string()
-    .check(
+    .check(clientText, 
       z.trim(),
       z.normalize(),
       z.minLength(1),
@@ -224,20 +224,20 @@ export type DataTypePatch = z.infer<typeof dataTypePatchSchema>;
 
 /** A field as stored and returned: every flag resolved, title fields forced. */
 export const fieldSchema = z.object({
-  id: z.string(),
-  title: z.string(),
+  id: z.string().check(clientText),
+  title: z.string().check(clientText),
   type: z.enum(fieldTypes),
   required: z.boolean(),
   unique: z._default(z.boolean(), false),
   searchable: z._default(z.boolean(), false),
   show: z._default(z.boolean(), true),
-  optionData: z._default(z.array(z.string()), []),
-  description: z.optional(z.string()),
-  inputType: z.optional(z.string()),
-  default: z.optional(z.string()),
+  optionData: z._default(z.array(z.string().check(clientText)), []),
+  description: z.optional(z.string().check(clientText)),
+  inputType: z.optional(z.string().check(clientText)),
+  default: z.optional(z.string().check(clientText)),
   validations: z.optional(validationsSchema),
   relation: z.optional(relationSchema),
-  format: z.optional(z.string()),
+  format: z.optional(z.string().check(clientText)),
 });
 
 export type Field = z.infer<typeof fieldSchema>;
@@ -250,42 +250,42 @@ export const titleRules = ["words", "no-space"] as const;
  */
 export const dataTypeSchema = z.object({
   _id: idSchema,
-  name: z.string(),
+  name: z.string().check(clientText),
   fields: z.array(fieldSchema),
   limitUser: z._default(z.boolean(), false),
   commonData: z._default(z.boolean(), false),
-  uniqueTogether: z._default(z.array(z.array(z.string())), []),
+  uniqueTogether: z._default(z.array(z.array(z.string().check(clientText))), []),
   extends: z._default(z.nullable(z.object({ entity: z.enum(standardEntities) })), null),
   provider: z._default(z.enum(providers), "internal"),
-  providerConfig: z._default(z.nullable(z.object({ url: z.string(), key: z.optional(z.string()) })), null),
+  providerConfig: z._default(z.nullable(z.object({ url: z.string().check(clientText), key: z.optional(z.string().check(clientText)) })), null),
   /** True while a background import from the earlier version runs: updates and deletes answer 409. */
   locked: z._default(z.boolean(), false),
   /** `no-space`: imported from the earlier version and not yet saved here, titles may not contain spaces. */
   titleRule: z._default(z.enum(titleRules), "words"),
   /** Set on types imported from the earlier version: the background import's state (import-state.ts). */
   import: z.optional(importStateSchema),
-  createdBy: z.string(),
-  organizationId: z.string(),
-  createdTime: z.string(),
-  updatedTime: z.string(),
+  createdBy: z.string().check(clientText),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText),
+  updatedTime: z.string().check(clientText),
 });
 
 export type DataType = z.infer<typeof dataTypeSchema>;
 
 export const dataTypeViewSchema = z.extend(z.omit(dataTypeSchema, { titleRule: true }), {
   providerConfig: z.nullable(
-    z.object({ url: z.string(), key: z.optional(z.string()).check(z.describe("Masked: `****` plus at most the last 4 characters.")) }),
+    z.object({ url: z.string().check(clientText), key: z.optional(z.string().check(clientText)).check(z.describe("Masked: `****` plus at most the last 4 characters.")) }),
   ),
   locked: z.boolean().check(z.describe("True while an import from the earlier version runs; updates and deletes answer 409 until it is ready.")),
   import: z.optional(importViewSchema),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 
 export type DataTypeView = z.infer<typeof dataTypeViewSchema>;
 
-export const dataTypeParamsSchema = z.strictObject({ dataTypeId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const dataTypeParamsSchema = z.strictObject({ dataTypeId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const dataTypeListQuerySchema = pageQuery({
-  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe("Case-insensitive prefix of the name.")),
+  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe("Case-insensitive prefix of the name.")),
 });

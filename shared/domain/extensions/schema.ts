@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import type { GuardEntry } from "#shared/domain/records/schema";
 import { rejectingPrototypeKeys } from "#shared/domain/records/schema";
-import { ignoringServerSetKeys } from "#shared/domain/schemas";
+import { ignoringServerSetKeys, clientText } from "#shared/domain/schemas";
 
 /**
  * Custom values of platform entities (spec "extends"; docs/api/extensions.md). An organization's
@@ -26,7 +26,7 @@ export interface StoredCustomValues {
 
 /** The `custom` object of a write body: field id → value, checked against the extension data type. */
 export const customValuesSchema = rejectingPrototypeKeys(
-  z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.unknown()).check(
+  z.record(z.string().check(clientText, z.minLength(1), z.maxLength(64)), z.unknown()).check(
     z.describe(
       "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/api/extensions.md.",
     ),
@@ -34,7 +34,7 @@ export const customValuesSchema = rejectingPrototypeKeys(
 );
 
 /** `custom` in responses: the values of the current extension type's fields, without the caller's hidden fields. */
-export const customValuesViewSchema = z.optional(z.record(z.string(), z.unknown())).check(
+export const customValuesViewSchema = z.optional(z.record(z.string().check(clientText), z.unknown())).check(
   z.describe(
     "Present when the organization has an extension data type for this entity: the values of its current fields (values of removed fields are not shown), without fields hidden from the caller (permissionDetails `view/data` naming the extension data type).",
   ),
@@ -44,7 +44,7 @@ export const extensionParamsSchema = z.strictObject({
   entity: z.enum(identityEntities).check(z.describe("An identity-provider entity; vehicles and hubs carry `custom` on their own routes.")),
   entityId: z
     .string()
-    .check(
+    .check(clientText, 
       z.trim(),
       z.minLength(1),
       z.maxLength(128),
@@ -69,13 +69,13 @@ export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;
 
 export const extensionValuesViewSchema = z.object({
   entity: z.enum(identityEntities),
-  entityId: z.string(),
-  dataTypeId: z.string().check(z.describe("The extension data type the values are shown by.")),
-  custom: z.record(z.string(), z.unknown()),
-  organizationId: z.string(),
-  createdBy: z.string(),
-  updatedBy: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  entityId: z.string().check(clientText),
+  dataTypeId: z.string().check(clientText, z.describe("The extension data type the values are shown by.")),
+  custom: z.record(z.string().check(clientText), z.unknown()),
+  organizationId: z.string().check(clientText),
+  createdBy: z.string().check(clientText),
+  updatedBy: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type ExtensionValuesView = z.infer<typeof extensionValuesViewSchema>;

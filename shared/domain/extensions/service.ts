@@ -109,7 +109,7 @@ export function createCustomValues(dependencies: CustomValuesDependencies) {
       if (bytes > MAX_CUSTOM_VALUE_BYTES) {
         throw ValidationError.single(field, `custom values would take about ${Math.ceil(bytes / 1024)} KB stored, more than ${MAX_CUSTOM_VALUE_BYTES / 1024} KB; shorten or clear some values`);
       }
-      const relationProblems = await relationTargetIssues(relations, caller.organizationId, dataType, checked.values);
+      const relationProblems = await relationTargetIssues(relations, caller.organizationId, dataType, checked.values, stored);
       if (relationProblems.length > 0) throw new ValidationError(underCustom(relationProblems, field));
       // Claims are scoped by entity, so a type that moves to another entity never clashes with its old values' claims.
       const guards = uniqueGuards(dataType, checked.values, entity);

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 import { isValidTimeZone } from "#shared/domain/time";
 
 /**
@@ -14,13 +14,13 @@ function canonicalZone(zone: string): string {
 }
 
 export const timeZoneSchema = z.pipe(
-  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidTimeZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
+  z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidTimeZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
   z.transform(canonicalZone),
 );
 
 const hubShape = {
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  address: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)),
+  address: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(500)),
   lat: storableNumber().check(z.minimum(-90), z.maximum(90), z.describe("Latitude of the depot, WGS84 degrees.")),
   lng: storableNumber().check(z.minimum(-180), z.maximum(180), z.describe("Longitude of the depot, WGS84 degrees.")),
   timeZone: z
@@ -55,18 +55,18 @@ const hubPatchBody = z
 export const hubPatchSchema = ignoringServerSetKeys(hubPatchBody);
 export type HubPatch = z.infer<typeof hubPatchSchema>;
 
-export const writableHubFields = ["name", "address", "lat", "lng", "timeZone"] as const satisfies ReadonlyArray<keyof HubInput>;
+export const writableHubFields = writableKeysOf(hubInputBody, ["custom"]);
 
 export const hubSchema = z.object({
   _id: idSchema,
-  name: z.string(),
-  address: z.string(),
+  name: z.string().check(clientText),
+  address: z.string().check(clientText),
   lat: z.number(),
   lng: z.number(),
-  timeZone: z.nullable(z.string()),
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  timeZone: z.nullable(z.string().check(clientText)),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type Hub = z.infer<typeof hubSchema>;
 
@@ -74,7 +74,7 @@ export type Hub = z.infer<typeof hubSchema>;
 export const hubViewSchema = z.extend(hubSchema, { custom: customValuesViewSchema });
 export type HubView = z.infer<typeof hubViewSchema>;
 
-export const hubParamsSchema = z.strictObject({ hubId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const hubParamsSchema = z.strictObject({ hubId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const hubListQuerySchema = pageQuery({});
 

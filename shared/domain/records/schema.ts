@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, pageQuery, clientText } from "#shared/domain/schemas";
 
 /**
  * Data source records (spec "Data source record", "Data source" endpoints). The zod schemas here
@@ -53,19 +53,19 @@ export interface RecordIndex {
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
 
 
-const dataTypeIdParam = z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
+const dataTypeIdParam = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
 const dataTypeNameParam = z
   .string()
-  .check(z.trim(), z.minLength(1), z.maxLength(100), z.describe("The data type's name (case-insensitive). Either this or dataTypeId."));
-const hubIdParam = z.string().check(z.trim(), z.minLength(1), z.maxLength(64));
-const fieldsParam = z.string().check(
+  .check(clientText, z.trim(), z.minLength(1), z.maxLength(100), z.describe("The data type's name (case-insensitive). Either this or dataTypeId."));
+const hubIdParam = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64));
+const fieldsParam = z.string().check(clientText, 
   z.maxLength(2000),
   z.describe(
     "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
   ),
 );
 
-const dataIdBody = z.string().check(
+const dataIdBody = z.string().check(clientText, 
   z.maxLength(200),
   z.describe(
     "The record's title: letters, digits, `-`, `_` and single spaces between words, 1–200 characters (no spaces at all on a type imported from the earlier version and not saved since). Unique per hub and type (per type when commonData).",
@@ -145,18 +145,18 @@ export const recordPatchSchema = ignoringServerSetKeys(
 );
 
 export const recordPathParamsSchema = z.strictObject({
-  dataTypeName: z.string().check(z.minLength(1), z.maxLength(100)),
-  dataId: z.string().check(z.minLength(1), z.maxLength(400)),
+  dataTypeName: z.string().check(clientText, z.minLength(1), z.maxLength(100)),
+  dataId: z.string().check(clientText, z.minLength(1), z.maxLength(400)),
 });
 
-export const recordDataIdParamsSchema = z.strictObject({ dataId: z.string().check(z.minLength(1), z.maxLength(400)) });
+export const recordDataIdParamsSchema = z.strictObject({ dataId: z.string().check(clientText, z.minLength(1), z.maxLength(400)) });
 
 export const recordListQuerySchema = pageQuery({
   dataTypeId: z.optional(dataTypeIdParam),
   dataTypeName: z.optional(dataTypeNameParam),
   hubId: z.optional(hubIdParam).check(z.describe("Only records of this hub (non-commonData types).")),
   q: z
-    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
+    .optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)))
     .check(
       z.describe(
         "Search: records whose searchable fields (title included) contain a word starting with each word of q, ignoring case and accents. Words are runs of letters and digits. Results come in order of the matched word.",
@@ -189,14 +189,14 @@ export const recordScopeQuerySchema = z.strictObject({
 export const recordViewSchema = z
   .looseObject({
     _id: idSchema,
-    dataId: z.string(),
+    dataId: z.string().check(clientText),
     dataTypeId: z.optional(idSchema),
-    data_type: z.optional(z.object({ _id: idSchema, name: z.string() })),
-    hubId: z.optional(z.nullable(z.string())).check(z.describe("null for records of commonData types.")),
-    organizationId: z.optional(z.string()),
-    createdBy: z.optional(z.string()),
-    createdTime: z.optional(z.string()).check(z.describe("Y-m-d H:i:s, UTC")),
-    updatedTime: z.optional(z.string()).check(z.describe("Y-m-d H:i:s, UTC")),
+    data_type: z.optional(z.object({ _id: idSchema, name: z.string().check(clientText) })),
+    hubId: z.optional(z.nullable(z.string().check(clientText))).check(z.describe("null for records of commonData types.")),
+    organizationId: z.optional(z.string().check(clientText)),
+    createdBy: z.optional(z.string().check(clientText)),
+    createdTime: z.optional(z.string().check(clientText)).check(z.describe("Y-m-d H:i:s, UTC")),
+    updatedTime: z.optional(z.string().check(clientText)).check(z.describe("Y-m-d H:i:s, UTC")),
   })
   .check(
     z.describe(

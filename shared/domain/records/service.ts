@@ -87,6 +87,8 @@ export interface RecordStore {
    * only records of these hubs or common to all; undefined = every hub.
    */
   searchOrganization(organizationId: string, filter: { indexWord: string; hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
+  /** Every stored record of the organization, newest first (`_id` order); `hubScopes` keeps those scopes and common records. */
+  listOrganization(organizationId: string, filter: { hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined }): Promise<{ items: StoredRecord[]; nextCursor: string | null }>;
   /** `_id`s of records of `sourceDataTypeId` whose field `fieldId` names `targetRecordId` (at most `limit`). */
   linkedIds(organizationId: string, targetRecordId: string, sourceDataTypeId: string, fieldId: string, limit: number): Promise<string[]>;
 }
@@ -153,19 +155,25 @@ function projectionFor(caller: Caller, dataType: DataType, fieldsParam: string |
 const writeProjection = (caller: Caller, dataType: DataType): Projection => ({ hidden: hiddenFieldsFor(caller, dataType._id) });
 
 /**
- * Every belongsTo/belongsToMany id of `values` must name an existing target (a record of the target
- * type, or a hub/vehicle of the organization; user, role and flow live in the identity provider and
- * are not checked). Shared by records and by entity custom values (shared/domain/extensions).
+ * Every belongsTo/belongsToMany id a write brings into `values` must name an existing target (a
+ * record of the target type, or a hub/vehicle of the organization; user, role and flow live in the
+ * identity provider and are not checked). Ids the field already held in `previous` (the stored
+ * values of the record being replaced or patched) are not checked again: a target deleted since
+ * leaves a dangling id that reads as it was stored, and it must never block an edit of the record
+ * (refusing the target's delete instead would make every popular target a hot item). Shared by
+ * records and by entity custom values (shared/domain/extensions).
  */
 export async function relationTargetIssues(
   lookups: { store: Pick<RecordStore, "findById">; entities: EntityLookup },
   organizationId: string,
   dataType: DataType,
   values: Record<string, unknown>,
+  previous: Record<string, unknown> = {},
 ): Promise<FieldIssue[]> {
   const { store, entities } = lookups;
+  const held = new Map(relationReferences(dataType, previous).map(({ field, ids }) => [field.id, new Set(ids)]));
   const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
-    ids.map(async (id): Promise<FieldIssue | undefined> => {
+    ids.filter((id) => !held.get(field.id)?.has(id)).map(async (id): Promise<FieldIssue | undefined> => {
       const relation = field.relation;
       if (!relation) return undefined;
       let exists = true;
@@ -214,14 +222,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     return callerMayUseHub(caller, hubId) ? [] : [{ field: "hubId", message: "hubId must be one of the hubs your token allows" }];
   }
 
-  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>) =>
-    relationTargetIssues({ store, entities }, organizationId, dataType, values);
+  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>, previous?: Record<string, unknown>) =>
+    relationTargetIssues({ store, entities }, organizationId, dataType, values, previous);
 
   /** Runs every rule on a record to be written and returns it with its index; throws the 400. */
   async function prepare(
     caller: Caller,
     type: ResolvedType,
-    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined },
+    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined; previousValues?: Record<string, unknown> },
   ) {
     const { dataType } = type;
     const issues: FieldIssue[] = [];
@@ -260,7 +268,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         `the record would take about ${Math.ceil(bytes / 1024)} KB stored (UTF-8), more than the ${MAX_RECORD_BYTES / 1024} KB a record may hold (DynamoDB's item limit is 400 KB); shorten or clear some values`,
       );
     }
-    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values);
+    const relationProblems = await relationIssues(caller.organizationId, dataType, checked.values, draft.previousValues);
     if (relationProblems.length > 0) throw new ValidationError(relationProblems);
     return { dataId, hubId, values: checked.values, index };
   }
@@ -388,9 +396,8 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
    * by the rules of its own type: prefix words, hidden fields, hub scope. `fields` is not checked
    * against a type; naming a field any view/data entry of the token hides is a 403.
    */
-  async function searchAcrossTypes(caller: Caller, query: RecordListQuery) {
-    const search = parseSearch(query.q ?? "");
-    if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+  /** `fields` of a list across types: not checked against a type; a field any view/data entry of the token hides is a 403. */
+  function fieldsAcrossTypes(caller: Caller, query: RecordListQuery): string[] | undefined {
     let fields: string[] | undefined;
     if (query.fields !== undefined) {
       const names = [...new Set(query.fields.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
@@ -403,14 +410,49 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       // Items of several types: each says which type it is.
       fields = [...new Set([...names, "dataTypeId", "data_type"])];
     }
+    return fields;
+  }
+
+  /** The hub scopes a list across types keeps (the given hubId, else the token's hubs; common records always), or undefined for all. */
+  function hubScopesAcrossTypes(caller: Caller, query: RecordListQuery): string[] | undefined {
     if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
-    const hubScopes = query.hubId !== undefined ? [query.hubId] : caller.hubIds.length > 0 ? caller.hubIds : undefined;
-    const page = await store.searchOrganization(caller.organizationId, { indexWord: search.indexWord, hubScopes, limit: query.limit, cursor: query.cursor });
-    const typeIds = [...new Set(page.hits.map((hit) => hit.record.dataTypeId))];
+    return query.hubId !== undefined ? [query.hubId] : caller.hubIds.length > 0 ? caller.hubIds : undefined;
+  }
+
+  /** The data types of a page's records, by id (a type deleted since is absent). */
+  async function typesOf(caller: Caller, records: readonly StoredRecord[]): Promise<Map<string, DataType>> {
+    const typeIds = [...new Set(records.map((record) => record.dataTypeId))];
     const types = new Map<string, DataType>();
     for (const found of await Promise.all(typeIds.map((id) => dataTypes.findById(caller.organizationId, id)))) {
       if (found) types.set(found.dataType._id, found.dataType);
     }
+    return types;
+  }
+
+  /**
+   * GET /data with neither a type nor q: the organization's stored records of every type, newest
+   * first (one index read per page, store.listOrganization); each item says its type and follows
+   * its own type's hidden fields; hub scope as the typed list's.
+   */
+  async function listAcrossTypes(caller: Caller, query: RecordListQuery) {
+    const fields = fieldsAcrossTypes(caller, query);
+    const page = await store.listOrganization(caller.organizationId, { hubScopes: hubScopesAcrossTypes(caller, query), limit: query.limit, cursor: query.cursor });
+    const types = await typesOf(caller, page.items);
+    const items = page.items.flatMap((record) => {
+      const dataType = types.get(record.dataTypeId);
+      if (!dataType || !visibleTo(caller, hubScopeOf(record))) return [];
+      return [{ dataType, record, projection: { hidden: hiddenFieldsFor(caller, dataType._id), fields } satisfies Projection }];
+    });
+    return { items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))), nextCursor: page.nextCursor };
+  }
+
+  async function searchAcrossTypes(caller: Caller, query: RecordListQuery) {
+    const search = parseSearch(query.q ?? "");
+    if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
+    const fields = fieldsAcrossTypes(caller, query);
+    const hubScopes = hubScopesAcrossTypes(caller, query);
+    const page = await store.searchOrganization(caller.organizationId, { indexWord: search.indexWord, hubScopes, limit: query.limit, cursor: query.cursor });
+    const types = await typesOf(caller, page.hits.map((hit) => hit.record));
     const items = page.hits.flatMap((hit) => {
       const dataType = types.get(hit.record.dataTypeId);
       if (!dataType || !visibleTo(caller, hubScopeOf(hit.record))) return [];
@@ -451,6 +493,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       hubId: body.hubId === undefined ? previous.hubId : body.hubId,
       sent,
       createdBy: previous.createdBy,
+      previousValues: previous.values,
     });
     const next: StoredRecord = { ...previous, ...prepared, updatedBy: caller.userId, updatedTime: formatDateTimeUtc(now()) };
     await writeUnder(
@@ -491,7 +534,7 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     },
 
     async list(caller: Caller, query: RecordListQuery) {
-      if (query.dataTypeId === undefined && query.dataTypeName === undefined && query.q !== undefined) return searchAcrossTypes(caller, query);
+      if (query.dataTypeId === undefined && query.dataTypeName === undefined) return query.q !== undefined ? searchAcrossTypes(caller, query) : listAcrossTypes(caller, query);
       const { dataType } = await resolveType(caller.organizationId, query, "404");
       const projection = projectionFor(caller, dataType, query.fields);
       if (query.hubId !== undefined && !dataType.commonData && !callerMayUseHub(caller, query.hubId)) {

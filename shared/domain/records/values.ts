@@ -3,7 +3,7 @@ import { TITLE_FIELD_ID } from "#shared/domain/data-types/title-field";
 import { type BoundedType, comparableValue, normalizeDateTimeValue } from "#shared/domain/data-types/values";
 import type { FieldIssue } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
-import { storableNumberProblem } from "#shared/domain/schemas";
+import { storableNumberProblem, textProblem } from "#shared/domain/schemas";
 
 /**
  * The value rules of a record (pure): each custom field value is checked against its field's
@@ -175,7 +175,12 @@ export function checkFieldValue(field: Field, value: unknown): Checked {
     case "primaryKey":
     case "text":
       if (typeof value !== "string") return bad("must be a string");
-      return value.length > MAX_TEXT_LENGTH ? bad(`must be at most ${MAX_TEXT_LENGTH} characters`) : good(value);
+      if (value.length > MAX_TEXT_LENGTH) return bad(`must be at most ${MAX_TEXT_LENGTH} characters`);
+      {
+        // The one text rule (shared/domain/schemas.ts): text fields are free text, titles and keys names.
+        const problem = textProblem(value, { lineBreaks: field.type === "text" });
+        return problem ? bad(problem) : good(value);
+      }
     case "number":
       return checkNumber(field, value);
     case "boolean":

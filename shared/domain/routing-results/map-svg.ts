@@ -20,7 +20,14 @@ const LEGEND_VEHICLES_MAX = 20;
 const HUB_COLOUR = "#222222";
 const UNASSIGNED_COLOUR = "#7f7f7f";
 
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+/**
+ * Characters XML 1.0 cannot carry at all, escaped or not (its Char production: controls other than
+ * tab, LF and CR, lone surrogates, U+FFFE and U+FFFF). Names stored before the text rule
+ * (shared/domain/schemas.ts) may still hold them; they are drawn as U+FFFD so the SVG stays well-formed.
+ */
+const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const escapeXml = (text: string) =>
+  text.replace(NOT_XML_CHAR, "\ufffd").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 const fixed = (value: number) => (Math.round(value * 10) / 10).toString();
 
 /** 1, 2 or 5 × 10^k metres, the largest not above `metres`. */

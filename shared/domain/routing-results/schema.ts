@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { idSchema, pageQuery, clientText } from "#shared/domain/schemas";
+import { routingEnds } from "#shared/routing/model";
 
 /**
  * Routing result: the plan one run of the optimizer produced for a hub — per vehicle an ordered
@@ -11,43 +12,53 @@ export type ResultStatus = (typeof resultStatuses)[number];
 export const resultOrigins = ["SCHEDULER", "API"] as const;
 export type ResultOrigin = (typeof resultOrigins)[number];
 
-const loadSchema = z.record(z.string(), z.number()).check(z.describe("Load per enforced capacity dimension (weight, volume)."));
+const loadSchema = z.record(z.string().check(clientText), z.number()).check(z.describe("Load per enforced capacity dimension (weight, volume)."));
 
 export const resultTripSchema = z.object({
   order: z.number().check(z.int(), z.describe("1-based position on the route.")),
-  visitId: z.string(),
-  visitName: z.string(),
+  visitId: z.string().check(clientText),
+  visitName: z.string().check(clientText),
   coordinate: z.object({ lat: z.number(), lng: z.number() }),
-  eta: z.string().check(z.describe("Arrival, Y-m-d H:i in the hub's time zone.")),
-  etd: z.string().check(z.describe("Departure after service, Y-m-d H:i in the hub's time zone.")),
-  serviceStart: z.string().check(z.describe("Start of service (arrival plus waiting), Y-m-d H:i.")),
+  eta: z.string().check(clientText, z.describe("Arrival, Y-m-d H:i in the hub's time zone.")),
+  etd: z.string().check(clientText, z.describe("Departure after service, Y-m-d H:i in the hub's time zone.")),
+  serviceStart: z.string().check(clientText, z.describe("Start of service (arrival plus waiting), Y-m-d H:i.")),
   waitingMinutes: z.number(),
   distanceMeters: z.number().check(z.describe("Driven from the previous stop (or the hub).")),
   load: loadSchema.check(z.describe("Load delivered so far on this route, this visit included.")),
 });
 
 export const resultRouteSchema = z.object({
-  vehicleId: z.string(),
-  vehicleName: z.string(),
-  departure: z.string().check(z.describe("Leaves the hub, Y-m-d H:i.")),
-  arrival: z.string().check(z.describe("Back at the hub (or done with the last visit when returnToHub is false), Y-m-d H:i.")),
+  vehicleId: z.string().check(clientText),
+  vehicleName: z.string().check(clientText),
+  departure: z.string().check(clientText, z.describe("Leaves the hub, Y-m-d H:i.")),
+  arrival: z.string().check(clientText, z.describe("Back at the hub (or done with the last visit when returnToHub is false), Y-m-d H:i.")),
   distanceMeters: z.number(),
   durationMinutes: z.number(),
   travelMinutes: z.number(),
   waitingMinutes: z.number(),
   serviceMinutes: z.number(),
   load: loadSchema,
-  breaks: z.array(z.object({ start: z.string(), end: z.string(), afterOrder: z.number().check(z.int(), z.describe("0 = before the first visit.")) })),
+  breaks: z.array(z.object({ start: z.string().check(clientText), end: z.string().check(clientText), afterOrder: z.number().check(z.int(), z.describe("0 = before the first visit.")) })),
   trips: z.array(resultTripSchema),
 });
 
 export const resultDroppedSchema = z.object({
-  visitId: z.string(),
-  visitName: z.string(),
+  visitId: z.string().check(clientText),
+  visitName: z.string().check(clientText),
   reason: z
     .string()
-    .check(z.describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted")),
+    .check(clientText, z.describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted")),
 });
+
+export const travelReportSchema = z.object({
+  provider: z.string().check(z.describe("The travel provider the profile named (greatCircle when it named none).")),
+  source: z.string().check(z.describe("Where the plan's durations and distances came from: greatCircle, osrm or amazonLocation (greatCircle after a fallback).")),
+  elementsRequested: z.number().check(z.int(), z.describe("Road-matrix entries asked of the provider (metered; cached entries are not asked again).")),
+  elementsCached: z.number().check(z.int(), z.describe("Entries taken from the hub's travel cache.")),
+  matrixSeconds: z.number().check(z.describe("Time spent getting the matrix; it came out of the optimizer's time budget.")),
+  fallbackReason: z.nullable(z.string()).check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
+});
+export type TravelReport = z.infer<typeof travelReportSchema>;
 
 export const resultSummarySchema = z.object({
   vehiclesUsed: z.number().check(z.int()),
@@ -57,13 +68,21 @@ export const resultSummarySchema = z.object({
   visitsDropped: z.number().check(z.int()),
   distanceMeters: z.number(),
   durationMinutes: z.number(),
-  planningDay: z.string().check(z.describe("Y-m-d the `H:i` visit windows referred to.")),
-  timeZone: z.string().check(z.describe("Zone of every wall-clock time of the result (the hub's, else the application's).")),
+  planningDay: z.string().check(clientText, z.describe("Y-m-d the `H:i` visit windows referred to.")),
+  timeZone: z.string().check(clientText, z.describe("Zone of every wall-clock time of the result (the hub's, else the application's).")),
+  endedBy: z.optional(
+    z.enum(routingEnds).check(
+      z.describe(
+        "How the optimizer's search ended: earlyStop (it had stopped improving), budget (the profile's time limit), deadline (the worker's own time was running out; the best plan so far) or threadFailure (a search thread failed; the best plan the searches reached). Absent on results stored without it.",
+      ),
+    ),
+  ),
+  travel: z.optional(travelReportSchema).check(z.describe("The run's travel source and matrix figures (absent on results stored before travel providers).")),
 });
 
 export const resultDispatchSchema = z.object({
-  dispatchedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC, of the last dispatch.")),
-  vehicleIds: z.array(z.string()).check(z.describe("Vehicles dispatched so far.")),
+  dispatchedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC, of the last dispatch.")),
+  vehicleIds: z.array(z.string().check(clientText)).check(z.describe("Vehicles dispatched so far.")),
   success: z.number().check(z.int(), z.describe("Visits assigned by the last dispatch.")),
   failed: z.number().check(z.int(), z.describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run).")),
 });
@@ -71,21 +90,21 @@ export const resultDispatchSchema = z.object({
 /** What the result item stores (without the body, which lives in S3: routes and dropped visits of 1,500 visits exceed an item). */
 export const resultRecordSchema = z.object({
   _id: idSchema,
-  name: z.string(),
-  hubId: z.string(),
-  configurationId: z.string(),
-  scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run created it; null for on-demand results.")),
+  name: z.string().check(clientText),
+  hubId: z.string().check(clientText),
+  configurationId: z.string().check(clientText),
+  scheduleId: z.nullable(z.string().check(clientText)).check(z.describe("The schedule whose run created it; null for on-demand results.")),
   createdFrom: z.enum(resultOrigins),
   status: z.enum(resultStatuses).check(z.describe("ongoing while the optimizer runs, then done or failed.")),
-  message: z.nullable(z.string()).check(z.describe("Why the run failed; null otherwise.")),
+  message: z.nullable(z.string().check(clientText)).check(z.describe("Why the run failed; null otherwise.")),
   summary: z.nullable(resultSummarySchema).check(z.describe("Null until done.")),
   dispatch: z.nullable(resultDispatchSchema).check(z.describe("Null until dispatched.")),
-  runTime: z.string().check(z.describe("Planning instant (routes start no earlier), Y-m-d H:i:s UTC.")),
-  organizationId: z.string(),
-  createdBy: z.string().check(z.describe("User id, or `scheduler`.")),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  finishedTime: z.nullable(z.string()).check(z.describe("When it became done or failed, Y-m-d H:i:s UTC.")),
+  runTime: z.string().check(clientText, z.describe("Planning instant (routes start no earlier), Y-m-d H:i:s UTC.")),
+  organizationId: z.string().check(clientText),
+  createdBy: z.string().check(clientText, z.describe("User id, or `scheduler`.")),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  finishedTime: z.nullable(z.string().check(clientText)).check(z.describe("When it became done or failed, Y-m-d H:i:s UTC.")),
 });
 export type RoutingResultRecord = z.infer<typeof resultRecordSchema>;
 
@@ -96,7 +115,7 @@ export type RoutingResultBody = z.infer<typeof resultBodySchema>;
 export const routingResultSchema = z.extend(resultRecordSchema, resultBodySchema.shape);
 export type RoutingResult = z.infer<typeof routingResultSchema>;
 
-export const resultParamsSchema = z.strictObject({ resultId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const resultParamsSchema = z.strictObject({ resultId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 /** GET /routing/result/{id}: the JSON envelope (default) or the routes as GeoJSON (RFC 7946). Other query keys are ignored, as before. */
 export const resultGetQuerySchema = z.object({
@@ -104,14 +123,14 @@ export const resultGetQuerySchema = z.object({
 });
 
 export const resultListQuerySchema = pageQuery({
-  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Results of this hub only.")),
+  hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Results of this hub only.")),
   createdFrom: z.optional(z.enum(resultOrigins)).check(z.describe("SCHEDULER (schedule runs) or API (on-demand runs).")),
 });
 export type ResultListQuery = z.infer<typeof resultListQuerySchema>;
 
 export const resultCreateSchema = z.strictObject({
-  configurationId: z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings.")),
-  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone).")),
+  configurationId: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings.")),
+  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone).")),
 });
 export type ResultCreateInput = z.infer<typeof resultCreateSchema>;
 
@@ -120,7 +139,7 @@ export const resultDispatchQuerySchema = z.strictObject({
   vehicleIds: z.optional(
     z
       .pipe(
-        z.string().check(z.minLength(1), z.maxLength(4000)),
+        z.string().check(clientText, z.minLength(1), z.maxLength(4000)),
         z.transform((text: string) => text.split(",").map((id) => id.trim())),
       )
       .check(

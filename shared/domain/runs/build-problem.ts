@@ -4,7 +4,7 @@ import type { Hub } from "#shared/domain/hubs/schema";
 import { minutesOfDay } from "#shared/domain/schemas";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit } from "#shared/domain/visits/schema";
-import type { DropReason, RoutingProblem, RoutingSolution, RoutingVehicle, RoutingVisit, TimeWindow, VehicleBreak } from "#shared/routing/model";
+import type { DropReason, RoutingEnd, RoutingProblem, RoutingSolution, RoutingVehicle, RoutingVisit, TimeWindow, VehicleBreak } from "#shared/routing/model";
 import { greatCircleTravel } from "#shared/routing/matrix";
 
 /**
@@ -240,6 +240,8 @@ export interface ResultSummary {
   durationMinutes: number;
   planningDay: string;
   timeZone: string;
+  /** How the optimizer's search ended (early stop, budget, deadline guard, failed search thread). */
+  endedBy: RoutingEnd;
 }
 
 /** The stored result body (per vehicle: totals and ordered trips with eta/etd) and its summary. */
@@ -299,6 +301,7 @@ export function describeSolution(
       durationMinutes: round(routes.reduce((sum, route) => sum + route.durationMinutes, 0)),
       planningDay: planned.planningDay,
       timeZone: planned.timeZone,
+      endedBy: solution.endedBy,
     },
   };
 }

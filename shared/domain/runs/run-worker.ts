@@ -12,7 +12,10 @@ import { formatDateTimeUtc } from "#shared/domain/time";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit } from "#shared/domain/visits/schema";
 import { roundSeconds, type RunUsage, utcDay } from "#shared/domain/usage/schema";
-import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import type { Location, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { matrixTravel } from "#shared/routing/matrix";
+import { type RoadMatrix, TravelMatrixError } from "#shared/domain/travel/road-matrix";
+import type { TravelReport } from "#shared/domain/routing-results/schema";
 
 /**
  * The routing-run worker over ports (no AWS here). One message = one run:
@@ -42,6 +45,13 @@ import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/rout
 export const MAX_VISITS_PER_RUN = 1500;
 /** Kept free of the Lambda's remaining time for storing and dispatching after the optimizer. */
 export const STORE_AND_DISPATCH_MARGIN_MS = 30_000;
+/**
+ * The deadline guard: the search stops with its best plan (`endedBy: "deadline"`) once less than this is
+ * left of the Lambda's time, however long its budget was meant to run (a slow start, a clock that ran
+ * ahead), so the plan is stored instead of lost to the timeout. Below the margin, so a run that keeps to
+ * its budget never meets it.
+ */
+export const DEADLINE_GUARD_MS = 20_000;
 
 export interface LogExecuted {
   status: "SUCCESS" | "SKIPPED" | "FAILED";
@@ -82,6 +92,12 @@ export interface RunWorkerPorts {
   meterRun(usage: RunUsage): Promise<boolean>;
   /** Memory metered with a run, in MB. */
   memoryMb(): number;
+  /**
+   * The road-network matrix between `locations` from the named travel provider (through the hub's
+   * cache, within the plan's travel-elements cap); undefined when the provider is the great-circle
+   * estimate. Throws TravelMatrixError with the reason when it cannot be had.
+   */
+  roadMatrix(request: { organizationId: string; hubId: string; provider: string; locations: readonly Location[]; now: Date }): Promise<{ kind: string; matrix: RoadMatrix } | undefined>;
 }
 
 export interface DeliveryContext {
@@ -125,9 +141,9 @@ function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext
   return Math.max(1000, Math.min(configuration.timeLimitSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
 }
 
-/** What one optimizer pass of a run used (set once the optimizer returned). */
+/** What one optimizer pass of a run used (set once its travel matrix is had; seconds once the optimizer returned). */
 interface RunMeter {
-  pass?: { seconds: number; visits: number; vehicles: number };
+  pass?: { seconds: number; visits: number; vehicles: number; travelElements: number };
 }
 
 /** The UTC day a run started, from its result id's timestamp: the same on every delivery (`fallback` for an id without one). */
@@ -151,19 +167,63 @@ async function recordUsage(
     memoryMb: ports.memoryMb(),
     visits: meter.pass.visits,
     vehicles: meter.pass.vehicles,
+    travelElements: meter.pass.travelElements,
     time: formatDateTimeUtc(ports.now()),
   });
 }
 
-/** Runs the optimizer for a prepared run and stores the result (done). */
+/** The points a run's matrix must cover: every visit and vehicle location that is a WGS84 point. */
+function runLocations(problem: RoutingProblem): Location[] {
+  const isPoint = (l: Location) => Number.isFinite(l.lat) && Number.isFinite(l.lng) && Math.abs(l.lat) <= 90 && Math.abs(l.lng) <= 180;
+  const all = [...problem.visits.map((visit) => visit.location), ...problem.vehicles.flatMap((vehicle) => [vehicle.start, vehicle.end ?? vehicle.start])];
+  return all.filter(isPoint);
+}
+
+/**
+ * The run's travel: the profile's provider's road matrix (the problem's travel replaced by it), or the
+ * great-circle estimate — the default, or the fallback when the provider fails and the profile says so.
+ * A provider failure with `travelFallback: fail` fails the run with the provider's reason.
+ */
+async function planTravel(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, problem: RoutingProblem): Promise<TravelReport> {
+  const { configuration } = prepared;
+  const provider = configuration.travelProvider ?? "greatCircle";
+  const startedAt = performance.now();
+  const report = (source: string, matrix?: RoadMatrix, fallbackReason: string | null = null): TravelReport => ({
+    provider,
+    source,
+    elementsRequested: matrix?.elementsRequested ?? 0,
+    elementsCached: matrix?.elementsCached ?? 0,
+    matrixSeconds: roundSeconds((performance.now() - startedAt) / 1000),
+    fallbackReason,
+  });
+  try {
+    const road = await ports.roadMatrix({ organizationId: configuration.organizationId, hubId: prepared.input.hub._id, provider, locations: runLocations(problem), now: ports.now() });
+    if (!road) return report("greatCircle");
+    problem.travel = matrixTravel(road.matrix.spec);
+    return report(road.kind, road.matrix);
+  } catch (error) {
+    if (!(error instanceof TravelMatrixError)) throw error;
+    if (configuration.travelFallback !== "greatCircle") throw new RunFailure(`Travel provider ${provider}: ${error.message}`);
+    return report("greatCircle", undefined, error.message);
+  }
+}
+
+/** Runs the optimizer for a prepared run and stores the result (done). The matrix's time comes out of the optimizer's budget. */
 async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext, meter: RunMeter) {
   const planned = buildRunProblem(prepared.input);
+  const budget = budgetMs(prepared.configuration, delivery);
+  const travel = await planTravel(ports, prepared, planned.problem);
+  meter.pass = { seconds: 0, visits: planned.problem.visits.length, vehicles: planned.problem.vehicles.length, travelElements: travel.elementsRequested };
   const startedAt = performance.now();
-  const solution = await ports.solve(planned.problem, { timeLimitMs: budgetMs(prepared.configuration, delivery), objective: prepared.configuration.objective });
-  meter.pass = { seconds: (performance.now() - startedAt) / 1000, visits: planned.problem.visits.length, vehicles: planned.problem.vehicles.length };
+  const solution = await ports.solve(planned.problem, {
+    timeLimitMs: Math.max(1000, budget - travel.matrixSeconds * 1000),
+    objective: prepared.configuration.objective,
+    mustStop: () => delivery.remainingTimeMs() < DEADLINE_GUARD_MS,
+  });
+  meter.pass.seconds = (performance.now() - startedAt) / 1000;
   const { body, summary } = describeSolution(prepared.input, planned, solution);
   const organizationId = prepared.configuration.organizationId;
-  await ports.results.complete(organizationId, resultId, body, { summary, time: formatDateTimeUtc(ports.now()) });
+  await ports.results.complete(organizationId, resultId, body, { summary: { ...summary, travel }, time: formatDateTimeUtc(ports.now()) });
   return body;
 }
 

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import {
   effectiveFrequency,
@@ -22,7 +22,7 @@ const distinct = (values: readonly string[]) => new Set(values).size === values.
 
 const wallClockSchema = z
   .string()
-  .check(
+  .check(clientText, 
     z.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true }),
     z.refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" }),
   );
@@ -31,7 +31,7 @@ const scheduleEntrySchema = z
   .strictObject({
     day: z.optional(z.enum(weekdays)).check(z.describe("weekly entries (and custom with frequency weekly): weekday, lower case.")),
     date: z
-      .optional(z.string())
+      .optional(z.string().check(clientText))
       .check(z.describe("monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`.")),
     time: z
       .array(timeOfDaySchema)
@@ -51,7 +51,7 @@ export type ScheduleEntryInput = z.infer<typeof scheduleEntrySchema>;
 /** Every writable field. */
 const scheduleShape = {
   name: z
-    .nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(100)))
+    .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)))
     .check(
       z.describe(
         "Used to name the routing results of runs: `{name} - {Y-m-d H:i}`. Optional (the spec has no name attribute): null or absent takes the configuration profile's name when the schedule is written.",
@@ -59,7 +59,7 @@ const scheduleShape = {
     ),
   configurationId: z
     .string()
-    .check(
+    .check(clientText, 
       z.trim(),
       z.minLength(1),
       z.maxLength(64),
@@ -104,18 +104,6 @@ const scheduleShape = {
 /** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
 const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "logExecuted"];
 
-export const writableScheduleFields = [
-  "name",
-  "configurationId",
-  "periode",
-  "schedules",
-  "startTime",
-  "endTime",
-  "frequency",
-  "interval",
-  "autoDispatch",
-  "active",
-] as const;
 
 interface TimetableFields {
   periode: (typeof periodes)[number];
@@ -207,9 +195,7 @@ function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
   };
 }
 
-const scheduleInputBody = z.pipe(
-  z
-    .strictObject({
+const scheduleInputObject = z.strictObject({
       name: z._default(scheduleShape.name, null),
       configurationId: scheduleShape.configurationId,
       periode: scheduleShape.periode,
@@ -220,8 +206,12 @@ const scheduleInputBody = z.pipe(
       interval: z._default(scheduleShape.interval, null),
       autoDispatch: z._default(scheduleShape.autoDispatch, false),
       active: z._default(scheduleShape.active, true),
-    })
-    .check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
+    });
+/** The fields a PATCH merges over the stored schedule. */
+export const writableScheduleFields = writableKeysOf(scheduleInputObject);
+
+const scheduleInputBody = z.pipe(
+  scheduleInputObject.check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
   z.transform(withoutUnusedFields),
 );
 /** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
@@ -244,47 +234,47 @@ export const logExecutedSchema = z
     status: z.enum(["SUCCESS", "SKIPPED", "FAILED"]).check(z.describe("Outcome of the last run.")),
     message: z
       .string()
-      .check(z.describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue).")),
-    routingResultId: z.nullable(z.string()).check(z.describe("The routing result the run produced; null when none.")),
+      .check(clientText, z.describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue).")),
+    routingResultId: z.nullable(z.string().check(clientText)).check(z.describe("The routing result the run produced; null when none.")),
     dispatched: z
       .nullable(z.object({ success: z.number().check(z.int()), failed: z.number().check(z.int()) }))
       .check(z.describe("Visits assigned / not assigned (no longer active) by autoDispatch; null when the run did not dispatch.")),
-    lastExecute: z.string().check(z.describe("When the outcome was recorded, Y-m-d H:i:s UTC.")),
+    lastExecute: z.string().check(clientText, z.describe("When the outcome was recorded, Y-m-d H:i:s UTC.")),
   })
   .check(z.describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients."));
 
-const storedEntrySchema = z.object({ day: z.optional(z.enum(weekdays)), date: z.optional(z.string()), time: z.array(z.string()) });
+const storedEntrySchema = z.object({ day: z.optional(z.enum(weekdays)), date: z.optional(z.string().check(clientText)), time: z.array(z.string().check(clientText)) });
 
 /** The fields every stored schedule and every response carry. */
 const scheduleCommonShape = {
   _id: idSchema,
-  name: z.string(),
-  configurationId: z.string(),
+  name: z.string().check(clientText),
+  configurationId: z.string().check(clientText),
   periode: z.enum(periodes),
   schedules: z.array(storedEntrySchema),
-  startTime: z.nullable(z.string()),
-  endTime: z.nullable(z.string()),
+  startTime: z.nullable(z.string().check(clientText)),
+  endTime: z.nullable(z.string().check(clientText)),
   frequency: z.nullable(z.enum(frequencies)),
   interval: z.nullable(z.number().check(z.int())),
   autoDispatch: z.boolean(),
   active: z.boolean(),
   timeSchedules: z
-    .array(z.string())
+    .array(z.string().check(clientText))
     .check(z.describe('Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.')),
 };
 
 const auditShape = {
   logExecuted: z.optional(logExecutedSchema),
-  organizationId: z.string(),
-  createdBy: z.string().check(z.describe("User id of the creator.")),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  organizationId: z.string().check(clientText),
+  createdBy: z.string().check(clientText, z.describe("User id of the creator.")),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 };
 
 /** A schedule as stored: `nextRunAt` is the instant (ISO 8601 UTC) of the next run, null when none is left. */
 export const scheduleRecordSchema = z.object({
   ...scheduleCommonShape,
-  nextRunAt: z.nullable(z.string()),
+  nextRunAt: z.nullable(z.string().check(clientText)),
   ...auditShape,
 });
 
@@ -293,19 +283,19 @@ export type ScheduleRecord = z.infer<typeof scheduleRecordSchema>;
 /** A schedule as answered. */
 export const scheduleSchema = z.object({
   ...scheduleCommonShape,
-  nextRunTime: z.nullable(z.string()).check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
+  nextRunTime: z.nullable(z.string().check(clientText)).check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
   ...auditShape,
 });
 
 export type RoutingSchedule = z.infer<typeof scheduleSchema>;
 
-export const scheduleParamsSchema = z.strictObject({ scheduleId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const scheduleParamsSchema = z.strictObject({ scheduleId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const scheduleListQuerySchema = pageQuery({
   hubId: z
-    .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+    .optional(z.string().check(clientText, z.minLength(1), z.maxLength(64)))
     .check(z.describe("Schedules whose configuration profile belongs to this hub (resolved through configuration profiles).")),
-  configurationId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Schedules of this configuration profile.")),
+  configurationId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Schedules of this configuration profile.")),
 });
 
 export type ScheduleListQuery = z.infer<typeof scheduleListQuerySchema>;

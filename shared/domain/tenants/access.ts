@@ -11,8 +11,8 @@ export type TenantAccess =
       plan: Plan;
       /** `enrolled`: a tenant record exists; `auto`: unknown organization let in on the default plan. */
       enrollment: "enrolled" | "auto";
-      /** The usage-plan key API Gateway meters and throttles this call under. */
-      apiKeyValue: string;
+      /** The usage-plan key API Gateway meters and throttles this call under (none locally: the local gateway meters by organization). */
+      apiKeyValue?: string;
     }
   | { allowed: false; message: string; failedCode: string };
 
@@ -51,12 +51,13 @@ export function tenantAccess(tenant: Tenant | undefined, settings: TenantAccessS
     return { allowed: false, message: "The organization is suspended: ask the operator to resume it.", failedCode: tenantFailedCodes.suspended };
   }
   const plan = settings.plans.named(tenant.plan);
-  if (!plan || !tenant.apiKeyValue) {
+  // Enrolled means a key was made: a value on AWS, a reference only locally.
+  if (!plan || !(tenant.apiKeyValue || tenant.apiKeyId)) {
     return {
       allowed: false,
       message: `The organization's plan ${tenant.plan} is not configured on this API: ask the operator to check its enrollment.`,
       failedCode: tenantFailedCodes.unknownPlan,
     };
   }
-  return { allowed: true, plan, enrollment: "enrolled", apiKeyValue: tenant.apiKeyValue };
+  return { allowed: true, plan, enrollment: "enrolled", ...(tenant.apiKeyValue ? { apiKeyValue: tenant.apiKeyValue } : {}) };
 }

@@ -16,6 +16,11 @@ const planSchema = z.strictObject({
   callQuota: z.optional(z.strictObject({ limit: z.int().check(z.minimum(1)), period: z.enum(["day", "month"]) })),
   runSecondsPerMonth: z.optional(z.number().check(z.positive())),
   maxRunsQueued: z.int().check(z.minimum(1), z.maximum(1_000)),
+  importRecordsPerMonth: z.optional(z.int().check(z.minimum(1))),
+  maxImportsRunning: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
+  // S3 takes at most 5 GiB in one PUT (the presigned upload).
+  maxImportBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(5 * 1024 * 1024 * 1024))),
+  travelElementsPerMonth: z.optional(z.number().check(z.int(), z.minimum(0))),
   maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),
 });
 

@@ -7,6 +7,15 @@
  * - `runSecondsPerMonth`: optimizer seconds a tenant's routing runs may use per calendar month (UTC);
  *   omitted = unlimited. Checked by the product itself (the gateway cannot see run time).
  * - `maxRunsQueued`: runs queued or running at once for the tenant (the active-run cap).
+ * - `importRecordsPerMonth`: records the tenant's imports from the earlier version may write per
+ *   calendar month (UTC); omitted = unlimited. An import is charged its header's `recordCount` when
+ *   it starts (refused with 429 `import-quota-429` when that does not fit) and given back what it
+ *   did not write when it ends.
+ * - `maxImportsRunning`: imports queued or running at once for the tenant (429 `import-429`);
+ *   omitted = 1.
+ * - `maxImportBytes`: largest export file an import may read (400 on `export`); omitted = 1 GiB.
+ * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
+ *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
  * - `maxWebhooks`: webhook subscriptions the tenant may hold; omitted = `defaultMaxWebhooks`.
  */
 export interface Plan {
@@ -17,6 +26,10 @@ export interface Plan {
   callQuota?: { limit: number; period: "day" | "month" };
   runSecondsPerMonth?: number;
   maxRunsQueued: number;
+  importRecordsPerMonth?: number;
+  maxImportsRunning?: number;
+  maxImportBytes?: number;
+  travelElementsPerMonth?: number;
   maxWebhooks?: number;
 }
 
@@ -32,6 +45,10 @@ export const plans = [
     callQuota: { limit: 5_000, period: "day" },
     runSecondsPerMonth: 3_600,
     maxRunsQueued: 2,
+    importRecordsPerMonth: 10_000,
+    maxImportsRunning: 1,
+    maxImportBytes: 10 * 1024 * 1024,
+    travelElementsPerMonth: 1_000_000,
   },
   {
     name: "standard",
@@ -41,6 +58,10 @@ export const plans = [
     callQuota: { limit: 1_000_000, period: "month" },
     runSecondsPerMonth: 360_000,
     maxRunsQueued: 5,
+    importRecordsPerMonth: 1_000_000,
+    maxImportsRunning: 2,
+    maxImportBytes: 1024 * 1024 * 1024,
+    travelElementsPerMonth: 50_000_000,
   },
   {
     name: "enterprise",
@@ -49,6 +70,9 @@ export const plans = [
     burst: 1_000,
     runSecondsPerMonth: 3_600_000,
     maxRunsQueued: 50,
+    importRecordsPerMonth: 20_000_000,
+    maxImportsRunning: 5,
+    maxImportBytes: 5 * 1024 * 1024 * 1024,
   },
 ] as const satisfies readonly Plan[];
 
@@ -65,9 +89,9 @@ export interface Tenant {
   organizationId: string;
   plan: string;
   status: "active" | "suspended";
-  /** API Gateway API key id (AWS only; the local runtime leaves it out). */
+  /** API Gateway API key id on AWS; locally a reference (`local-<uuid>`) to a key that has no value. */
   apiKeyId?: string;
-  /** The key value API Gateway matches against the usage plan (the authorizer returns it as usageIdentifierKey). */
+  /** The key value API Gateway matches against the usage plan (the authorizer returns it as usageIdentifierKey). AWS only: never stored locally. */
   apiKeyValue?: string;
   createdTime: string;
   updatedTime: string;

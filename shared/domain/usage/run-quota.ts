@@ -1,5 +1,6 @@
 import { TooManyRequestsError } from "#shared/domain/errors";
-import { defaultPlanName, type Plan, planNamed } from "#shared/domain/tenants/plans";
+import type { PlanCatalog } from "#shared/domain/tenants/plan-catalog";
+import type { Plan } from "#shared/domain/tenants/plans";
 import { utcMonth } from "#shared/domain/usage/schema";
 
 /**
@@ -14,9 +15,12 @@ export interface RunQuotaState {
   usedSeconds: number;
 }
 
-/** The tenant's plan: the one its tenant record names, else (no record, or a plan no longer configured) the default plan. */
-export function planOf(planName: string | undefined): Plan {
-  return (planName !== undefined ? planNamed(planName) : undefined) ?? (planNamed(defaultPlanName) as Plan);
+/**
+ * The tenant's plan in `catalog` (the plans in force: the product's and the operator's): the one its
+ * tenant record names, else (no record, or a plan no longer configured) the catalog's default plan.
+ */
+export function planOf(planName: string | undefined, catalog: PlanCatalog): Plan {
+  return (planName !== undefined ? catalog.named(planName) : undefined) ?? catalog.defaultPlan;
 }
 
 /** First instant of the next UTC month: when the month's run seconds reset. */
@@ -49,4 +53,17 @@ export const RUN_QUOTA_FAILED_CODE = "run-quota-429";
 export interface RunQuota {
   /** Why a run of `budgetSeconds` may not start now for the organization, or undefined. */
   refusal(organizationId: string, budgetSeconds: number, now: Date): Promise<string | undefined>;
+}
+
+/**
+ * The monthly road-matrix cap (plan.travelElementsPerMonth): a run may ask a road-network provider for
+ * `elements` more entries only when they fit in what the tenant has left this UTC month.
+ */
+export function travelElementsRefusal(plan: Plan, usedElements: number, elements: number, now: Date): string | undefined {
+  const cap = plan.travelElementsPerMonth;
+  if (cap === undefined || usedElements + elements <= cap) return undefined;
+  return (
+    `Monthly travel-elements cap reached: plan ${plan.name} allows ${cap} road-matrix elements per month, ` +
+    `${usedElements} are used in ${utcMonth(now)} and this run needs ${elements} more. The cap resets at ${runQuotaResetsAt(now).toISOString()}.`
+  );
 }

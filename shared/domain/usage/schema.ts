@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { clientText } from "#shared/domain/schemas";
 
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local
@@ -12,7 +13,7 @@ export const MAX_USAGE_RANGE_DAYS = 366;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A UTC calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
-export const usageDaySchema = z.string().check(
+export const usageDaySchema = z.string().check(clientText, 
   z.regex(dayPattern, "must be a date YYYY-MM-DD"),
   z.refine((day) => isCalendarDay(day), "must be a date that exists"),
 );
@@ -55,10 +56,11 @@ export type CallsSource = (typeof callsSources)[number];
 const runFiguresSchema = z.object({
   count: z.number().check(z.int(), z.describe("Routing runs metered that day (each run once, by the UTC day it started).")),
   seconds: z.number().check(z.describe("Optimizer seconds those runs used.")),
+  travelElements: z.number().check(z.int(), z.describe("Road-network matrix entries those runs asked of travel providers (capped by the plan's travelElementsPerMonth).")),
 });
 
 export const usageDayFiguresSchema = z.object({
-  day: z.string().check(z.describe("UTC day, YYYY-MM-DD.")),
+  day: z.string().check(clientText, z.describe("UTC day, YYYY-MM-DD.")),
   calls: z
     .nullable(z.number().check(z.int()))
     .check(z.describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan).")),
@@ -66,9 +68,9 @@ export const usageDayFiguresSchema = z.object({
 });
 
 export const usageReportSchema = z.object({
-  organizationId: z.string(),
-  from: z.string(),
-  to: z.string(),
+  organizationId: z.string().check(clientText),
+  from: z.string().check(clientText),
+  to: z.string().check(clientText),
   callsSource: z.enum(callsSources),
   days: z.array(usageDayFiguresSchema),
   totals: z.object({ calls: z.nullable(z.number().check(z.int())), runs: runFiguresSchema }),
@@ -92,6 +94,8 @@ export interface RunUsage {
   memoryMb: number;
   visits: number;
   vehicles: number;
+  /** Road-network matrix entries asked of the travel provider for this run (0: great circle, or all cached). */
+  travelElements: number;
   /** When the usage was recorded (`YYYY-MM-DD HH:mm:ss` UTC). */
   time: string;
 }
@@ -100,6 +104,8 @@ export interface RunUsage {
 export interface RunUsageFigures {
   day: string;
   optimizerSeconds: number;
+  /** Absent on items metered before travel providers: 0. */
+  travelElements?: number;
 }
 
 /** Sums per day and in total; `calls` undefined = counted elsewhere (the AWS usage plan). */
@@ -110,16 +116,17 @@ export function buildUsageReport(
   callsPerDay: Map<string, number> | undefined,
   runs: RunUsageFigures[],
 ): UsageReport {
-  const perDay = new Map<string, { count: number; seconds: number }>();
+  const perDay = new Map<string, { count: number; seconds: number; travelElements: number }>();
   for (const run of runs) {
-    const figures = perDay.get(run.day) ?? { count: 0, seconds: 0 };
+    const figures = perDay.get(run.day) ?? { count: 0, seconds: 0, travelElements: 0 };
     figures.count += 1;
     figures.seconds += run.optimizerSeconds;
+    figures.travelElements += run.travelElements ?? 0;
     perDay.set(run.day, figures);
   }
   const days: UsageDay[] = daysOf(query.from, query.to).map((day) => {
-    const figures = perDay.get(day) ?? { count: 0, seconds: 0 };
-    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds) } };
+    const figures = perDay.get(day) ?? { count: 0, seconds: 0, travelElements: 0 };
+    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements } };
   });
   return {
     organizationId,
@@ -129,7 +136,11 @@ export function buildUsageReport(
     days,
     totals: {
       calls: callsPerDay ? days.reduce((sum, day) => sum + (day.calls ?? 0), 0) : null,
-      runs: { count: days.reduce((sum, day) => sum + day.runs.count, 0), seconds: roundSeconds(days.reduce((sum, day) => sum + day.runs.seconds, 0)) },
+      runs: {
+        count: days.reduce((sum, day) => sum + day.runs.count, 0),
+        seconds: roundSeconds(days.reduce((sum, day) => sum + day.runs.seconds, 0)),
+        travelElements: days.reduce((sum, day) => sum + day.runs.travelElements, 0),
+      },
     },
   };
 }

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
@@ -31,24 +31,24 @@ const workingTimeSchema = z.strictObject({
 
 const breakTimeSchema = z.strictObject({ startTime: timeOfDaySchema, endTime: timeOfDaySchema });
 
-const tagSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
+const tagSchema = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(50));
 
 const positive = storableNumber().check(z.positive());
 
 /** Every writable field. PUT/POST take it whole (with defaults); PATCH takes any subset, merged then re-validated. */
 const vehicleShape = {
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)),
   type: z.enum(vehicleTypes),
-  plateNumber: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(20))),
+  plateNumber: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(20))),
   hubId: z
     .string()
-    .check(
+    .check(clientText, 
       z.trim(),
       z.minLength(1),
       z.maxLength(64),
       z.describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
     ),
-  assignee: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))).check(z.describe("User id of the driver.")),
+  assignee: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64))).check(z.describe("User id of the driver.")),
   capacity: z.strictObject({ weight: z.optional(capacityRangeSchema), volume: z.optional(capacityRangeSchema) }),
   speed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h.")),
   workingTime: workingTimeSchema,
@@ -142,6 +142,8 @@ const vehicleInputBody = z
   .check(z.superRefine(checkSchedule, { when: whenFieldsParsed(["workingTime", "breakTime"]) }));
 /** POST and PUT: the whole vehicle; server-set keys (`_id`, `organizationId`, times) are ignored when sent. */
 export const vehicleInputSchema = ignoringServerSetKeys(vehicleInputBody);
+/** The fields a PATCH merges over the stored vehicle (custom values merge their own way). */
+export const writableVehicleFields = writableKeysOf(vehicleInputBody, ["custom"]);
 
 export type VehicleInput = z.infer<typeof vehicleInputSchema>;
 
@@ -160,24 +162,24 @@ export type VehiclePatch = z.infer<typeof vehiclePatchSchema>;
 
 export const vehicleSchema = z.object({
   _id: idSchema,
-  name: z.string(),
+  name: z.string().check(clientText),
   type: z.enum(vehicleTypes),
-  plateNumber: z.nullable(z.string()),
-  hubId: z.string(),
-  assignee: z.nullable(z.string()),
+  plateNumber: z.nullable(z.string().check(clientText)),
+  hubId: z.string().check(clientText),
+  assignee: z.nullable(z.string().check(clientText)),
   capacity: vehicleShape.capacity,
   speed: z.number(),
   workingTime: workingTimeSchema,
   breakTime: z.nullable(breakTimeSchema),
-  tags: z.array(z.string()),
+  tags: z.array(z.string().check(clientText)),
   fixedCost: z.number(),
   /** Vehicles stored before these existed read as null (the hub). */
   startLocation: z._default(z.nullable(z.object({ lat: z.number(), lng: z.number() })), null),
   endLocation: z._default(z.nullable(z.object({ lat: z.number(), lng: z.number() })), null),
   constraints: vehicleShape.constraints,
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 
 export type Vehicle = z.infer<typeof vehicleSchema>;
@@ -186,9 +188,9 @@ export type Vehicle = z.infer<typeof vehicleSchema>;
 export const vehicleViewSchema = z.extend(vehicleSchema, { custom: customValuesViewSchema });
 export type VehicleView = z.infer<typeof vehicleViewSchema>;
 
-export const vehicleParamsSchema = z.strictObject({ vehicleId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const vehicleParamsSchema = z.strictObject({ vehicleId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const vehicleListQuerySchema = pageQuery({
-  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  tag: z.optional(z.string().check(z.minLength(1), z.maxLength(50))),
+  hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))),
+  tag: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(50))),
 });

@@ -12,6 +12,7 @@ import {
   vehicleInputSchema,
   type VehiclePatch,
   type VehicleView,
+  writableVehicleFields,
 } from "#shared/domain/vehicles/schema";
 
 /** A stored vehicle with the custom values its item holds (docs/api/extensions.md). */
@@ -51,22 +52,6 @@ export interface VehicleStore {
   list(organizationId: string, filter: VehicleListFilter): Promise<VehiclePage>;
 }
 
-const writableFields = [
-  "name",
-  "type",
-  "plateNumber",
-  "hubId",
-  "assignee",
-  "capacity",
-  "speed",
-  "workingTime",
-  "breakTime",
-  "tags",
-  "fixedCost",
-  "startLocation",
-  "endLocation",
-  "constraints",
-] as const satisfies ReadonlyArray<keyof VehicleInput>;
 
 function assertHubAllowed(caller: Caller, hubId: string): void {
   if (!callerMayUseHub(caller, hubId)) {
@@ -142,7 +127,7 @@ export function createVehicleService(store: VehicleStore, custom: CustomValues, 
     async patch(caller: Caller, vehicleId: string, patch: VehiclePatch, versions?: VersionCondition): Promise<VehicleView> {
       const existing = await findVisible(caller, vehicleId);
       versions?.check(existing.version);
-      const current = Object.fromEntries(writableFields.map((field) => [field, existing.vehicle[field]]));
+      const current = Object.fromEntries(writableVehicleFields.map((field) => [field, existing.vehicle[field]]));
       const merged = parseWith(vehicleInputSchema, { ...current, ...patch });
       return write(caller, existing, merged, "patch", versions);
     },

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
-import { idSchema, ignoringServerSetKeys, pageQuery, storableNumber, timeOfDaySchema } from "#shared/domain/schemas";
+import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
 
 /**
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
@@ -29,7 +29,7 @@ export function isWindowTimeOfDay(value: string): boolean {
 
 const windowTimeSchema = z
   .string()
-  .check(
+  .check(clientText, 
     z.refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" }),
     z.describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone."),
   );
@@ -52,7 +52,7 @@ export const timeWindowSchema = z.strictObject({ startTime: windowTimeSchema, en
 
 export type TimeWindow = z.infer<typeof timeWindowSchema>;
 
-const tagSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
+const tagSchema = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(50));
 
 /** Set by dispatch only: like every server-set key, ignored when a body sends them (never stored from a body). */
 const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"] as const;
@@ -60,9 +60,9 @@ const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrd
 const visitShape = {
   hubId: z
     .string()
-    .check(z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub.")),
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
-  address: z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(500))),
+    .check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub.")),
+  name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)),
+  address: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(500))),
   coordinate: coordinateSchema,
   timeWindows: z.array(timeWindowSchema).check(z.maxLength(10), z.describe("Service must start inside one of them; empty = any time the vehicle works.")),
   visitTime: z
@@ -94,7 +94,7 @@ const visitShape = {
     ),
   ),
   pickupVisitId: z
-    .nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(64)))
+    .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64)))
     .check(
       z.describe(
         "Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup, an existing visit of the same hub that is in no other pair (400 otherwise). A run serves both on one vehicle, the pickup first, or drops both; the pickup's capacity is on board from the pickup to the delivery (this visit's own capacity is ignored). null = an ordinary visit.",
@@ -133,26 +133,14 @@ const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((pat
 export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody, dispatchFields);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 
-export const writableVisitFields = [
-  "hubId",
-  "name",
-  "address",
-  "coordinate",
-  "timeWindows",
-  "visitTime",
-  "capacity",
-  "tags",
-  "status",
-  "priority",
-  "pickupVisitId",
-] as const satisfies ReadonlyArray<keyof VisitInput>;
+export const writableVisitFields = writableKeysOf(visitInputObject);
 
 export const visitDispatchSchema = z.object({
-  assignedVehicleId: z.nullable(z.string()).check(z.describe("Vehicle the visit was dispatched to.")),
-  routingResultId: z.nullable(z.string()).check(z.describe("Routing result the dispatch came from.")),
+  assignedVehicleId: z.nullable(z.string().check(clientText)).check(z.describe("Vehicle the visit was dispatched to.")),
+  routingResultId: z.nullable(z.string().check(clientText)).check(z.describe("Routing result the dispatch came from.")),
   routePlannedOrder: z.nullable(z.number().check(z.int())).check(z.describe("1-based position on the vehicle's route.")),
-  eta: z.nullable(z.string()).check(z.describe("Planned arrival, Y-m-d H:i (the hub's time zone).")),
-  etd: z.nullable(z.string()).check(z.describe("Planned departure, Y-m-d H:i (the hub's time zone).")),
+  eta: z.nullable(z.string().check(clientText)).check(z.describe("Planned arrival, Y-m-d H:i (the hub's time zone).")),
+  etd: z.nullable(z.string().check(clientText)).check(z.describe("Planned departure, Y-m-d H:i (the hub's time zone).")),
 });
 export type VisitDispatch = z.infer<typeof visitDispatchSchema>;
 
@@ -160,30 +148,30 @@ export const noDispatch: VisitDispatch = { assignedVehicleId: null, routingResul
 
 export const visitSchema = z.object({
   _id: idSchema,
-  hubId: z.string(),
-  name: z.string(),
-  address: z.nullable(z.string()),
+  hubId: z.string().check(clientText),
+  name: z.string().check(clientText),
+  address: z.nullable(z.string().check(clientText)),
   coordinate: coordinateObjectSchema,
-  timeWindows: z.array(z.object({ startTime: z.string(), endTime: z.string() })),
+  timeWindows: z.array(z.object({ startTime: z.string().check(clientText), endTime: z.string().check(clientText) })),
   visitTime: z.nullable(z.number()),
   capacity: visitShape.capacity,
-  tags: z.array(z.string()),
+  tags: z.array(z.string().check(clientText)),
   status: z.enum(visitStatuses),
   /** Visits stored before priorities existed read as the default. */
   priority: z._default(z.number(), visitDefaults.priority),
   /** Visits stored before pairs existed read as ordinary visits. */
-  pickupVisitId: z._default(z.nullable(z.string()), visitDefaults.pickupVisitId),
+  pickupVisitId: z._default(z.nullable(z.string().check(clientText)), visitDefaults.pickupVisitId),
   ...visitDispatchSchema.shape,
-  organizationId: z.string(),
-  createdTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
-  updatedTime: z.string().check(z.describe("Y-m-d H:i:s, UTC")),
+  organizationId: z.string().check(clientText),
+  createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
+  updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type Visit = z.infer<typeof visitSchema>;
 
-export const visitParamsSchema = z.strictObject({ visitId: z.string().check(z.minLength(1), z.maxLength(64)) });
+export const visitParamsSchema = z.strictObject({ visitId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const visitListQuerySchema = pageQuery({
-  hubId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe("Visits of this hub only.")),
+  hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Visits of this hub only.")),
   status: z.optional(z.enum(visitStatuses)).check(z.describe("Visits in this status only.")),
 });
 export type VisitListQuery = z.infer<typeof visitListQuerySchema>;

@@ -33,6 +33,7 @@ const runUsage = (organizationId: string, runId: string, day: string, optimizerS
   memoryMb: 2048,
   visits: 10,
   vehicles: 2,
+  travelElements: 0,
   time: `${day} 10:00:00`,
 });
 
@@ -53,11 +54,11 @@ describe("npm run usage (local/usage-cli.ts)", () => {
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ organizationId, from: "2026-03-01", to: "2026-03-03", callsSource: "local-gateway" });
     expect(report.days).toEqual([
-      { day: "2026-03-01", calls: 12, runs: { count: 1, seconds: 1.5 } },
-      { day: "2026-03-02", calls: 0, runs: { count: 0, seconds: 0 } },
-      { day: "2026-03-03", calls: 5, runs: { count: 1, seconds: 2.25 } },
+      { day: "2026-03-01", calls: 12, runs: { count: 1, seconds: 1.5, travelElements: 0 } },
+      { day: "2026-03-02", calls: 0, runs: { count: 0, seconds: 0, travelElements: 0 } },
+      { day: "2026-03-03", calls: 5, runs: { count: 1, seconds: 2.25, travelElements: 0 } },
     ]);
-    expect(report.totals).toEqual({ calls: 17, runs: { count: 2, seconds: 3.75 } });
+    expect(report.totals).toEqual({ calls: 17, runs: { count: 2, seconds: 3.75, travelElements: 0 } });
 
     const table = await usageCli("--org", organizationId, "--from", "2026-03-01", "--to", "2026-03-03");
     expect(table.code, table.stderr).toBe(0);

@@ -37,6 +37,8 @@ describe("Schema: configuration profile", () => {
       objective: "hierarchical",
       timeLimitSeconds: 30,
       roadFactor: 1.3,
+      travelProvider: null,
+      travelFallback: "fail",
     });
     expect(configurationInputSchema.parse({ ...base, capacityConstraint: { volume: false } }).capacityConstraint).toEqual({ weight: true, volume: false });
   });
@@ -83,5 +85,19 @@ describe("Service: configuration profiles", () => {
     const created = await service.create(caller(), configurationInputSchema.parse(base));
     await expect(service.get(caller(["h2"]), created._id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(service.patch(caller(["h1"]), created._id, { hubId: "h2" })).rejects.toMatchObject({ errors: [{ field: "hubId" }] });
+  });
+
+  it("takes only a travel provider the operator declared, and says which ones are", async () => {
+    const { store, profiles } = memoryStore();
+    const service = createConfigurationService(store, undefined, () => ["greatCircle", "city-osrm"]);
+    const created = await service.create(caller(), configurationInputSchema.parse({ ...base, travelProvider: "city-osrm", travelFallback: "greatCircle" }));
+    expect(created).toMatchObject({ travelProvider: "city-osrm", travelFallback: "greatCircle" });
+    await expect(service.create(caller(), configurationInputSchema.parse({ ...base, travelProvider: "here" }))).rejects.toMatchObject({
+      statusCode: 400,
+      errors: [{ field: "travelProvider", message: "travelProvider must be one of the declared travel providers: greatCircle, city-osrm" }],
+    });
+    await expect(service.patch(caller(), created._id, { travelProvider: "gone" })).rejects.toMatchObject({ errors: [{ field: "travelProvider" }] });
+    expect(profiles.get(created._id)?.configuration.travelProvider).toBe("city-osrm");
+    expect((await service.patch(caller(), created._id, { travelProvider: null })).travelProvider).toBeNull();
   });
 });

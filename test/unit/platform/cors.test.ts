@@ -4,7 +4,7 @@ import { bearerChallenge, corsHeaders } from "#shared/http/responses";
 
 describe("Function: corsHeaders", () => {
   it("answers any origin with * when every origin is allowed", () => {
-    expect(corsHeaders("*", "https://a.example")).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed" });
+    expect(corsHeaders("*", "https://a.example")).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed,Retry-After" });
     expect(corsHeaders("*", undefined)["access-control-allow-origin"]).toBe("*");
   });
 
@@ -13,7 +13,7 @@ describe("Function: corsHeaders", () => {
     expect(corsHeaders(allowed, "http://localhost:5173")).toEqual({
       "access-control-allow-origin": "http://localhost:5173",
       vary: "Origin",
-      "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed",
+      "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed,Retry-After",
     });
     for (const origin of [undefined, "https://APP.example.com", "https://app.example.com/", "http://app.example.com", "null"]) {
       expect(corsHeaders(allowed, origin), String(origin)).toEqual({ vary: "Origin" });

@@ -28,6 +28,15 @@ describe("Docs tables generated from the code (npm run docs:tables)", () => {
     for (const { file, committed, generated } of generatedFiles()) expect(committed, file).toBe(generated);
   });
 
+  it("each area doc lists every route of its area with the permission it needs, and none says no permission is needed", () => {
+    for (const file of ["docs/api/data-types.md", "docs/api/records.md", "docs/api/hubs-visits-configurations.md", "docs/api/routing-runs.md"]) {
+      const text = read(file);
+      expect(text, file).toContain("<!-- generated:permissions begin -->");
+      expect(text, file).not.toMatch(/no permission slugs? (is|are) (needed|required)|names no permissions/i);
+    }
+    expect(read("docs/api/records.md")).toContain("| `POST /v3/data` | `add/data` |");
+  });
+
   it("the routes table has a row per permission module and a cell per route", () => {
     const route = (method: RouteDefinition["method"], path: string, permission?: string) => ({ method, path, permission }) as RouteDefinition;
     const table = routesTable([route("GET", "/things", "view/thing"), route("POST", "/thing", "add/thing"), route("GET", "/thing/{id}", "view/thing"), route("GET", "/docs")]);
@@ -42,7 +51,7 @@ describe("Docs tables generated from the code (npm run docs:tables)", () => {
 
   it("the plans table shows a missing quota as none and marks the default plan", () => {
     const table = plansTable([{ name: "solo", description: "One.", rate: 1, burst: 2, maxRunsQueued: 1 }], "solo");
-    expect(table).toContain("| `solo` (default) | 1/s | 2 | none | unlimited | 1 | One. |");
+    expect(table).toContain("| `solo` (default) | 1/s | 2 | none | unlimited | 1 | unlimited | 1 | 1 GiB | unlimited | One. |");
   });
 });
 

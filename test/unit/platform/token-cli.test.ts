@@ -16,7 +16,7 @@ describe("npm run token (local/token-cli.ts)", () => {
   it("--help prints the usage and exits 0", async () => {
     const result = await tokenCli("--help");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^usage: npm run token -- --org/);
+    expect(result.stdout).toMatch(/^usage: npm run --silent token -- --org/);
     expect(result.stdout).toContain("view/routing-schedule");
     expect(result.stderr).not.toContain("ERR_PARSE_ARGS_UNKNOWN_OPTION");
   }, 30_000);
@@ -24,7 +24,7 @@ describe("npm run token (local/token-cli.ts)", () => {
   it("an unknown option prints the usage, not a stack trace", async () => {
     const result = await tokenCli("--org", "o", "--user", "u", "--frobnicate");
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("usage: npm run token");
+    expect(result.stderr).toContain("usage: npm run --silent token");
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 30_000);
 
@@ -34,5 +34,18 @@ describe("npm run token (local/token-cli.ts)", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("unknown permission bogus/slug");
     expect(result.stderr).toContain("delete/app-integration");
+  }, 30_000);
+
+  it("npm's own errors print in this checkout (no project config silences npm)", async () => {
+    const result = await run("npm", ["run", "no-such-script"], { cwd: repositoryRoot }).then(
+      () => ({ stderr: "" }),
+      (error: { stderr: string }) => error,
+    );
+    expect(result.stderr).toContain("Missing script");
+  }, 30_000);
+
+  it("npm run --silent token prints one JWT and nothing else on stdout", async () => {
+    const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "o", "--user", "u"], { cwd: repositoryRoot });
+    expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
   }, 30_000);
 });

@@ -153,6 +153,18 @@ describe("resultToSvg", () => {
     expect(svg).not.toMatch(/href=|<script|<image|url\(/);
   });
 
+  it("is well-formed XML for any stored name: characters XML cannot carry (controls, lone surrogates, U+FFFF) become U+FFFD", () => {
+    const hostile = "Depot\u0000\u001b[31m\ud800 \uffff<x>&";
+    const drawn = resultToSvg({ ...input, hub: { ...input.hub, name: hostile }, result: { ...input.result, name: hostile } } as ResultMapInput);
+    const illegal = [...drawn].filter((character) => {
+      const code = character.codePointAt(0) as number;
+      const legal = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000;
+      return !legal;
+    });
+    expect(illegal).toEqual([]);
+    expect(drawn).toContain("Depot\ufffd\ufffd[31m\ufffd \ufffd&lt;x&gt;&amp;");
+  });
+
   it("has balanced tags", () => {
     const stack: string[] = [];
     for (const [, closing, name, selfClosing] of svg.matchAll(/<(\/?)([a-zA-Z]+)[^>]*?(\/?)>/g)) {

@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { checkSolution } from "#shared/routing/check";
 import type { RoutingProblem, RoutingSolution, TravelProvider } from "#shared/routing/model";
@@ -49,6 +50,55 @@ describe("solveRoutingInParallel", () => {
     const custom: RoutingProblem = { ...problem, travel: { ...(problem.travel as TravelProvider), spec: undefined } };
     expect(await solveRoutingInParallel(custom, { ...options, threads: 2 })).toEqual(solveRouting(custom, options));
   });
+});
+
+/** Threads that run failing-thread.ts: right after sharing their first elite, those in `failing` throw, those in `stuck` block for ever. */
+const failingThreads = (failing: number[], stuck: number[] = []) => (_index: number) => {
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./failing-thread.ts", import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { failing, stuck } });
+};
+
+describe("solveRoutingInParallel when threads fail", () => {
+  const hierarchical = { ...options, maxIterations: 400, sync: { iterations: 40 } };
+
+  it("keeps the run: a failed thread's last shared plan competes with the others' finals, and the answer says threadFailure", async () => {
+    const solution = await solveRoutingInParallel(problem, { ...hierarchical, threads: 2 }, failingThreads([1]));
+    expect(solution.endedBy).toBe("threadFailure");
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+    // The anchor (thread 0) searched on to its limit: the answer is no worse than the single-thread run.
+    const alone = solveRouting(problem, { ...options, maxIterations: 400 });
+    expect(notWorse(solution, alone)).toBe(true);
+  }, 60_000);
+
+  it("when every thread fails, answers with the best plan they shared last (rebuilt on the calling thread)", async () => {
+    const solution = await solveRoutingInParallel(problem, { ...hierarchical, threads: 2 }, failingThreads([0, 1]));
+    expect(solution.endedBy).toBe("threadFailure");
+    expect(solution.totals.visits).toBeGreaterThan(0);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  }, 60_000);
+
+  it("a thread that does not end within the grace period after mustStop counts as failed; the others' plans are kept", async () => {
+    // The stop comes once the threads have surely met (starting a thread from source compiles it: 1–2 s when busy).
+    const startedAt = Date.now();
+    const solution = await solveRoutingInParallel(
+      problem,
+      { ...options, maxIterations: undefined, timeLimitMs: 60_000, earlyStop: false, threads: 2, sync: { iterations: 40 }, mustStop: () => Date.now() - startedAt > 8000 },
+      failingThreads([], [1]),
+    );
+    expect(solution.endedBy).toBe("threadFailure");
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  }, 60_000);
+
+  it("mustStop ends every thread with its best plan (deadline)", async () => {
+    const startedAt = Date.now();
+    const solution = await solveRoutingInParallel(problem, { ...options, maxIterations: undefined, timeLimitMs: 60_000, earlyStop: false, threads: 2, mustStop: () => Date.now() - startedAt > 3000 });
+    expect(solution.endedBy).toBe("deadline");
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  }, 60_000);
 });
 
 describe("solveRouting with an elite exchange", () => {

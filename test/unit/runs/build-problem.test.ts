@@ -30,6 +30,8 @@ const profile = (overrides: Partial<RoutingConfiguration> = {}): RoutingConfigur
   objective: "hierarchical",
   timeLimitSeconds: 5,
   roadFactor: 1.5,
+  travelProvider: null,
+  travelFallback: "fail",
   organizationId: "o",
   createdTime: "2026-01-01 00:00:00",
   updatedTime: "2026-01-01 00:00:00",

@@ -5,6 +5,8 @@ import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import { type LogExecuted, processRunMessage, type RunClaimView, type RunWorkerPorts, shouldRetry } from "#shared/domain/runs/run-worker";
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import type { SolveOptions } from "#shared/routing/model";
+import { locationKey } from "#shared/routing/matrix";
+import { TravelMatrixError } from "#shared/domain/travel/road-matrix";
 import { solveRouting } from "#shared/routing/solver";
 import type { RunUsage } from "#shared/domain/usage/schema";
 
@@ -42,6 +44,8 @@ const configuration = {
   objective: "distance",
   timeLimitSeconds: 20,
   roadFactor: 1.3,
+  travelProvider: null,
+  travelFallback: "fail",
   organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
@@ -177,6 +181,7 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
       return true;
     },
     memoryMb: () => 2048,
+    roadMatrix: async () => undefined,
     ...overrides,
   };
   return { ports, state };
@@ -203,6 +208,68 @@ describe("Domain: routing run worker", () => {
     const tight = setup();
     await processRunMessage(tight.ports, message, delivery(1, 40_000));
     expect(tight.state.solveOptions[0]?.timeLimitMs).toBe(10_000);
+  });
+
+  it("plans with the provider's road matrix, takes the matrix time out of the optimizer's budget and meters its elements", async () => {
+    const asked: { provider: string; points: number }[] = [];
+    const { ports, state } = setup({
+      findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm" }),
+      roadMatrix: async (request) => {
+        asked.push({ provider: request.provider, points: request.locations.length });
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        const keys = [...new Set(request.locations.map(locationKey))];
+        const n = keys.length;
+        const seconds = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 600 + k));
+        const metres = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 5_000 + 10 * k));
+        return { kind: "osrm", matrix: { spec: { kind: "matrix", keys, durationsSeconds: seconds, distancesMetres: metres }, elementsRequested: n * n, elementsCached: 0, requests: 1 } };
+      },
+    });
+    expect((await processRunMessage(ports, message, delivery(1, 300_000))).outcome).toBe("done");
+    expect(asked).toEqual([{ provider: "city-osrm", points: 4 }]); // two visits, the vehicle's start and end
+    const budget = state.solveOptions[0]?.timeLimitMs as number;
+    expect(budget).toBeLessThanOrEqual(20_000 - 1_150);
+    expect(budget).toBeGreaterThan(20_000 - 5_000);
+    const [result] = [...state.results.values()];
+    expect(result?.summary?.travel).toMatchObject({ provider: "city-osrm", source: "osrm", elementsRequested: 9, elementsCached: 0, fallbackReason: null });
+    expect(result?.summary?.travel?.matrixSeconds).toBeGreaterThanOrEqual(1.15);
+    expect([...state.metered.values()]).toEqual([expect.objectContaining({ travelElements: 9, outcome: "done" })]);
+  });
+
+  it("a travel provider failure fails the run with its reason, or plans with great circle when the profile falls back", async () => {
+    const failing = async () => {
+      throw new TravelMatrixError("The osrm travel provider failed 3 attempts of a 3×3 request: HTTP 502");
+    };
+    const strict = setup({ findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm" }), roadMatrix: failing });
+    expect(await processRunMessage(strict.ports, message, delivery())).toMatchObject({ outcome: "failed", reason: expect.stringMatching(/^Travel provider city-osrm: The osrm travel provider failed 3 attempts/) });
+    expect(strict.state.solves).toBe(0);
+    const lenient = setup({ findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm", travelFallback: "greatCircle" }), roadMatrix: failing });
+    expect((await processRunMessage(lenient.ports, message, delivery())).outcome).toBe("done");
+    expect([...lenient.state.results.values()][0]?.summary?.travel).toMatchObject({ source: "greatCircle", elementsRequested: 0, fallbackReason: expect.stringContaining("HTTP 502") });
+  });
+
+  it("deadline guard: a search still running when the Lambda nears its timeout stops, and its best plan is stored with endedBy deadline", async () => {
+    // The budget is taken with 300 s left; then the clock jumps (e.g. a slow store call) to 15 s left.
+    let remainingMs = 300_000;
+    const { ports, state } = setup({
+      solve: (problem, options) => {
+        state.solveOptions.push(options);
+        remainingMs = 15_000;
+        return solveRouting(problem, { ...options, timeLimitMs: 60_000, earlyStop: false });
+      },
+    });
+    const startedAt = Date.now();
+    const outcome = await processRunMessage(ports, message, { receiveCount: 1, maxReceiveCount: 3, remainingTimeMs: () => remainingMs });
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(outcome).toMatchObject({ outcome: "done" });
+    const [result] = [...state.results.values()];
+    expect(result).toMatchObject({ status: "done", summary: { visitsAssigned: 2, endedBy: "deadline" } });
+  });
+
+  it("a run that keeps to its budget is not stopped by the guard and says how it ended", async () => {
+    const { ports, state } = setup();
+    await processRunMessage(ports, message, delivery(1, 300_000));
+    expect(state.solveOptions[0]?.mustStop?.()).toBe(false);
+    expect([...state.results.values()][0]?.summary?.endedBy).toBe("budget"); // the fake solver's 20-iteration limit
   });
 
   it.each([

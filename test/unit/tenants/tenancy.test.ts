@@ -57,7 +57,8 @@ describe("Function: tenantAccess", () => {
     ["an unknown organization with auto-enroll off", undefined, false, { allowed: false, failedCode: "tenant-403-not-enrolled" }],
     ["a suspended tenant (even with auto-enroll on)", tenant({ status: "suspended" }), true, { allowed: false, failedCode: "tenant-403-suspended" }],
     ["a tenant on a plan this API does not have", tenant({ plan: "platinum" }), true, { allowed: false, failedCode: "tenant-403-plan" }],
-    ["a tenant without a key", tenant({ apiKeyValue: undefined }), true, { allowed: false, failedCode: "tenant-403-plan" }],
+    ["a tenant without a key", tenant({ apiKeyValue: undefined, apiKeyId: undefined }), true, { allowed: false, failedCode: "tenant-403-plan" }],
+    ["a local tenant (a key reference, no value)", tenant({ apiKeyValue: undefined, apiKeyId: "local-1" }), false, { allowed: true, enrollment: "enrolled" }],
   ])("decides %s", (_name, record, autoEnroll, expected) => {
     const access = tenantAccess(record, settings(autoEnroll));
     expect(access).toMatchObject(expected);

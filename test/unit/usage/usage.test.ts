@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planNamed, type Plan } from "#shared/domain/tenants/plans";
-import { planOf, runQuotaRefusal, runQuotaResetsAt } from "#shared/domain/usage/run-quota";
+import { planCatalog } from "#shared/domain/tenants/plan-catalog";
+import { planOf, runQuotaRefusal, runQuotaResetsAt, travelElementsRefusal } from "#shared/domain/usage/run-quota";
 import { buildUsageReport, daysOf, usageQuerySchema } from "#shared/domain/usage/schema";
 
 describe("Domain: usage", () => {
@@ -30,16 +31,16 @@ describe("Domain: usage", () => {
     it("sums runs per day and in total, fills days without usage with zeros, and leaves calls null when the usage plan counts them", () => {
       const runs = [
         { day: "2026-03-01", optimizerSeconds: 1.25 },
-        { day: "2026-03-01", optimizerSeconds: 0.5 },
-        { day: "2026-03-03", optimizerSeconds: 2 },
+        { day: "2026-03-01", optimizerSeconds: 0.5, travelElements: 12_100 },
+        { day: "2026-03-03", optimizerSeconds: 2, travelElements: 2_100 },
       ];
       const local = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-03" }, "local-gateway", new Map([["2026-03-02", 4]]), runs);
       expect(local.days).toEqual([
-        { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75 } },
-        { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0 } },
-        { day: "2026-03-03", calls: 0, runs: { count: 1, seconds: 2 } },
+        { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75, travelElements: 12_100 } },
+        { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0, travelElements: 0 } },
+        { day: "2026-03-03", calls: 0, runs: { count: 1, seconds: 2, travelElements: 2_100 } },
       ]);
-      expect(local.totals).toEqual({ calls: 4, runs: { count: 3, seconds: 3.75 } });
+      expect(local.totals).toEqual({ calls: 4, runs: { count: 3, seconds: 3.75, travelElements: 14_200 } });
       const aws = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-01" }, "usage-plan", undefined, runs);
       expect(aws.days[0]?.calls).toBeNull();
       expect(aws.totals.calls).toBeNull();
@@ -68,9 +69,31 @@ describe("Domain: usage", () => {
 
     it("a plan without runSecondsPerMonth never refuses; an unknown or absent plan is the default plan", () => {
       expect(runQuotaRefusal({ plan: { ...free, runSecondsPerMonth: undefined }, usedSeconds: 1e9 }, 60, now)).toBeUndefined();
-      expect(planOf(undefined).name).toBe("standard");
-      expect(planOf("no-such-plan").name).toBe("standard");
-      expect(planOf("free")).toBe(free);
+      const product = planCatalog();
+      expect(planOf(undefined, product).name).toBe("standard");
+      expect(planOf("no-such-plan", product).name).toBe("standard");
+      expect(planOf("free", product)).toBe(free);
+    });
+
+    it("reads the operator's plans: an operator plan binds, and the operator's default plan is the fallback", () => {
+      const tiny = { name: "tiny", description: "", rate: 5, burst: 5, runSecondsPerMonth: 3, maxRunsQueued: 1 };
+      const operator = planCatalog({ defaultPlan: "tiny", plans: [tiny] });
+      expect(planOf("tiny", operator)).toMatchObject({ runSecondsPerMonth: 3, maxRunsQueued: 1 });
+      expect(planOf(undefined, operator).name).toBe("tiny");
+      expect(planOf("free", operator)).toBe(free);
+    });
+  });
+
+  describe("Function: travelElementsRefusal", () => {
+    it("refuses road-matrix elements past the plan's monthly cap, saying how many are used and when it resets; no cap, no refusal", () => {
+      const now = new Date("2026-03-15T10:00:00Z");
+      const free = planOf("free", planCatalog());
+      expect(free.travelElementsPerMonth).toBe(1_000_000);
+      expect(travelElementsRefusal(free, 990_000, 10_000, now)).toBeUndefined();
+      expect(travelElementsRefusal(free, 990_000, 10_001, now)).toBe(
+        "Monthly travel-elements cap reached: plan free allows 1000000 road-matrix elements per month, 990000 are used in 2026-03 and this run needs 10001 more. The cap resets at 2026-04-01T00:00:00.000Z.",
+      );
+      expect(travelElementsRefusal(planOf("enterprise", planCatalog()), 1e12, 1e9, now)).toBeUndefined();
     });
   });
 });

@@ -1,0 +1,210 @@
+import { locationKey } from "#shared/routing/matrix";
+import type { Location, MatrixTravelSpec } from "#shared/routing/model";
+
+/**
+ * Road-network travel matrices (no I/O here: the engine and the cache are ports). One matrix covers a
+ * run's distinct points (visits, vehicle starts and ends, keyed by coordinates rounded to 1e-5): the
+ * entries the hub's cache holds (younger than the TTL) are reused, and only the missing rows and
+ * columns are asked of the engine — in tiles within its limits, a bounded number at a time, each
+ * retried on errors, timeouts and partial answers before the whole matrix fails.
+ */
+
+/** An engine's answer for one tile: rows are the sources, columns the destinations; null where it knows no route. */
+export interface TableAnswer {
+  durationsSeconds: (number | null)[][];
+  distancesMetres: (number | null)[][];
+}
+
+/** Why a tile failed; `retryable` false (a rejected request, a denied call) fails the matrix at once. */
+export class TravelSourceError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The engine: one tile of sources × destinations (indices into `points`). */
+export interface TravelTableSource {
+  /** For messages and the result: `osrm`, `amazonLocation`. */
+  readonly kind: string;
+  /** Most sources and destinations of one request. */
+  readonly maxSources: number;
+  readonly maxDestinations: number;
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  table(points: readonly Location[], sources: readonly number[], destinations: readonly number[], signal: AbortSignal): Promise<TableAnswer>;
+}
+
+/** What the cache of a hub and provider holds: the full directed matrix between `keys`, with when each key's row and column were asked. */
+export interface CachedMatrix {
+  keys: string[];
+  /** Per key, ms since the epoch. */
+  fetchedAt: number[];
+  durationsSeconds: Float32Array;
+  distancesMetres: Float32Array;
+}
+
+export interface TravelMatrixCache {
+  read(): Promise<CachedMatrix | undefined>;
+  write(matrix: CachedMatrix): Promise<void>;
+}
+
+export class TravelMatrixError extends Error {}
+
+export interface RoadMatrix {
+  spec: MatrixTravelSpec;
+  /** Entries asked of the engine (sources × destinations summed over its requests): what is metered and billed. */
+  elementsRequested: number;
+  /** Entries taken from the cache. */
+  elementsCached: number;
+  requests: number;
+}
+
+/** What an unreachable pair costs: large enough that no plan drives it, finite so costs stay comparable. */
+export const UNREACHABLE_SECONDS = 1e6;
+export const UNREACHABLE_METRES = 1e8;
+
+export interface RoadMatrixInput {
+  locations: readonly Location[];
+  source: TravelTableSource;
+  cache?: TravelMatrixCache | undefined;
+  cacheTtlMs: number;
+  now: () => number;
+  /** Why `elements` more may not be asked (the plan's monthly cap), or undefined. */
+  refusal?: (elements: number) => Promise<string | undefined>;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatrix> {
+  const { source } = input;
+  // Distinct points by key, in first-seen order.
+  const keys: string[] = [];
+  const points: Location[] = [];
+  const seen = new Map<string, number>();
+  for (const location of input.locations) {
+    const key = locationKey(location);
+    if (seen.has(key)) continue;
+    seen.set(key, keys.length);
+    keys.push(key);
+    points.push({ lat: Number(location.lat.toFixed(5)), lng: Number(location.lng.toFixed(5)) });
+  }
+  const n = keys.length;
+  const durations = new Float32Array(new SharedArrayBuffer(n * n * Float32Array.BYTES_PER_ELEMENT));
+  const distances = new Float32Array(new SharedArrayBuffer(n * n * Float32Array.BYTES_PER_ELEMENT));
+  const fetchedAt = new Array<number>(n).fill(0);
+
+  // Reuse what the cache knows and is young enough.
+  const now = input.now();
+  const cached = await input.cache?.read().catch(() => undefined);
+  const known: number[] = [];
+  const missing: number[] = [];
+  const cachedIndex = new Map<number, number>();
+  if (cached) {
+    const at = new Map(cached.keys.map((key, i) => [key, i]));
+    for (let i = 0; i < n; i++) {
+      const c = at.get(keys[i]!);
+      if (c !== undefined && now - cached.fetchedAt[c]! < input.cacheTtlMs) cachedIndex.set(i, c);
+    }
+  }
+  for (let i = 0; i < n; i++) (cachedIndex.has(i) ? known : missing).push(i);
+  if (cached) {
+    const m = cached.keys.length;
+    for (const i of known) {
+      const ci = cachedIndex.get(i)!;
+      fetchedAt[i] = cached.fetchedAt[ci]!;
+      for (const j of known) {
+        durations[i * n + j] = cached.durationsSeconds[ci * m + cachedIndex.get(j)!]!;
+        distances[i * n + j] = cached.distancesMetres[ci * m + cachedIndex.get(j)!]!;
+      }
+    }
+  }
+
+  // Missing rows (new points to every point) and missing columns (known points to the new ones).
+  const all = Array.from({ length: n }, (_, i) => i);
+  const tiles = [...tilesOf(missing, all, source), ...tilesOf(known, missing, source)];
+  const elementsRequested = tiles.reduce((sum, tile) => sum + tile.sources.length * tile.destinations.length, 0);
+  const result: RoadMatrix = {
+    spec: { kind: "matrix", keys, durationsSeconds: durations, distancesMetres: distances },
+    elementsRequested,
+    elementsCached: known.length * known.length,
+    requests: tiles.length,
+  };
+  if (tiles.length === 0) return result;
+  const refused = await input.refusal?.(elementsRequested);
+  if (refused) throw new TravelMatrixError(refused);
+
+  const sleep = input.sleep ?? defaultSleep;
+  let next = 0;
+  let failure: TravelMatrixError | undefined;
+  const worker = async () => {
+    while (!failure && next < tiles.length) {
+      const tile = tiles[next++]!;
+      try {
+        const answer = await askWithRetries(source, points, tile, sleep);
+        tile.sources.forEach((i, r) => {
+          tile.destinations.forEach((j, c) => {
+            const seconds = answer.durationsSeconds[r]![c];
+            const metres = answer.distancesMetres[r]![c];
+            const unreachable = i !== j && (seconds === null || metres === null || seconds === undefined || metres === undefined);
+            durations[i * n + j] = unreachable ? UNREACHABLE_SECONDS : (seconds ?? 0);
+            distances[i * n + j] = unreachable ? UNREACHABLE_METRES : (metres ?? 0);
+          });
+        });
+      } catch (error) {
+        failure ??= error instanceof TravelMatrixError ? error : new TravelMatrixError(String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(source.concurrency, tiles.length) }, worker));
+  if (failure) throw failure;
+
+  for (const i of missing) fetchedAt[i] = now;
+  // A cache that cannot be written costs the next run its elements, not this run its plan.
+  await input.cache?.write({ keys, fetchedAt, durationsSeconds: durations, distancesMetres: distances }).catch(() => undefined);
+  return result;
+}
+
+interface Tile {
+  sources: number[];
+  destinations: number[];
+}
+
+/** Rows × columns cut into requests of at most the engine's sources and destinations. */
+function tilesOf(rows: readonly number[], columns: readonly number[], source: TravelTableSource): Tile[] {
+  const tiles: Tile[] = [];
+  if (rows.length === 0 || columns.length === 0) return tiles;
+  for (let r = 0; r < rows.length; r += source.maxSources) {
+    for (let c = 0; c < columns.length; c += source.maxDestinations) {
+      tiles.push({ sources: rows.slice(r, r + source.maxSources), destinations: columns.slice(c, c + source.maxDestinations) });
+    }
+  }
+  return tiles;
+}
+
+async function askWithRetries(source: TravelTableSource, points: readonly Location[], tile: Tile, sleep: (ms: number) => Promise<void>): Promise<TableAnswer> {
+  let last = "";
+  for (let attempt = 0; attempt <= source.retries; attempt++) {
+    if (attempt > 0) await sleep(200 * 2 ** (attempt - 1));
+    try {
+      const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(source.timeoutMs));
+      if (!isComplete(answer, tile)) throw new TravelSourceError(`a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`, true);
+      return answer;
+    } catch (error) {
+      const retryable = error instanceof TravelSourceError ? error.retryable : true;
+      last = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${source.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider refused a request: ${last}`);
+    }
+  }
+  const attempts = source.retries + 1;
+  throw new TravelMatrixError(`The ${source.kind} travel provider failed ${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request: ${last}`);
+}
+
+function isComplete(answer: TableAnswer, tile: Tile): boolean {
+  const full = (rows: (number | null)[][]) => Array.isArray(rows) && rows.length === tile.sources.length && rows.every((row) => Array.isArray(row) && row.length === tile.destinations.length);
+  return full(answer.durationsSeconds) && full(answer.distancesMetres);
+}

@@ -1,0 +1,60 @@
+import type { TableAnswer, TravelTableSource } from "#shared/domain/travel/road-matrix";
+import { TravelSourceError } from "#shared/domain/travel/road-matrix";
+import type { Location } from "#shared/routing/model";
+import type { TravelProviderDeclaration } from "#shared/domain/travel/providers";
+
+type OsrmDeclaration = Extract<TravelProviderDeclaration, { kind: "osrm" }>;
+
+/**
+ * An OSRM-compatible table service (`GET {url}/table/v1/{profile}/{lng,lat;…}?sources=…&destinations=…
+ * &annotations=duration,distance`, http://project-osrm.org/docs/v5.24.0/api/#table-service). Each
+ * request names the tile's own coordinates only (its sources, then the destinations not among them);
+ * `maxTableSize` is the server's `--max-table-size`: OSRM refuses a table whose sources × destinations
+ * exceed its square (`TooBig`), so a tile has at most maxTableSize of each.
+ */
+export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof fetch = fetch): TravelTableSource {
+  const base = declaration.url.replace(/\/+$/, "");
+  return {
+    kind: "osrm",
+    maxSources: declaration.maxTableSize,
+    maxDestinations: declaration.maxTableSize,
+    concurrency: declaration.concurrency,
+    timeoutMs: declaration.timeoutMs,
+    retries: declaration.retries,
+    async table(points: readonly Location[], sources: readonly number[], destinations: readonly number[], signal: AbortSignal): Promise<TableAnswer> {
+      const coordinates: number[] = [...sources];
+      const position = new Map(sources.map((point, i) => [point, i]));
+      for (const point of destinations) {
+        if (!position.has(point)) {
+          position.set(point, coordinates.length);
+          coordinates.push(point);
+        }
+      }
+      const path = coordinates.map((point) => `${points[point]!.lng},${points[point]!.lat}`).join(";");
+      const query = `sources=${sources.map((_, i) => i).join(";")}&destinations=${destinations.map((point) => position.get(point)).join(";")}&annotations=duration,distance`;
+      const url = `${base}/table/v1/${declaration.profile}/${path}?${query}`;
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
+      } catch (error) {
+        if (error instanceof Error && error.name === "TimeoutError") throw error;
+        throw new TravelSourceError(`${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`, true);
+      }
+      const text = await response.text();
+      let body: { code?: string; message?: string; durations?: (number | null)[][]; distances?: (number | null)[][] } | undefined;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (!response.ok || body?.code !== "Ok") {
+        const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
+        // 4xx other than 429 is the request's fault (TooBig, InvalidQuery, NoSegment…): asking again cannot help.
+        const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
+        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable);
+      }
+      if (!body.durations || !body.distances) throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true);
+      return { durationsSeconds: body.durations, distancesMetres: body.distances };
+    },
+  };
+}

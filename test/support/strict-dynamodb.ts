@@ -1,0 +1,78 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { afterAll, inject } from "vitest";
+import { repositoryRoot } from "#infra/repository-root";
+import { routes } from "#functions/routes";
+import { createGateway } from "#local/gateway";
+import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
+import { LocalUsagePlans } from "#local/usage-plans";
+import { invokeHandler } from "#local/invocation";
+import { defaultSemanticsOptions, type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamoDbSemanticsProxy, strictSemanticsOptions } from "#local/dynamodb-semantics";
+import { resetAppConfig } from "#shared/config/env";
+import { configuredPlans, resetConfiguredPlans } from "#shared/config/tenant-plans";
+import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
+
+/**
+ * Runs this test file under production DynamoDB semantics (local/dynamodb-semantics.ts): a
+ * semantics proxy of the file's own in front of the suite's DynamoDB Local, every DynamoDB client
+ * of the file's process pointed at it, and a local gateway of the file's own (the same route
+ * table, authorizer and usage plans as `npm start`) whose handlers run in this process, so HTTP
+ * calls made with test/support/local-api.ts go through it.
+ *
+ * Files opt in by name: vitest.config.ts runs the files of the `strict` project (the concurrency,
+ * import and tick suites, and every `*.strict.test.ts`) with this module as a setup file. A test
+ * tunes the proxy (throttling, index lag, holds) through `strictDynamoDb()`; each file starts with
+ * `strictSemanticsOptions` (conflicts on, a 10 ms hold), and `resetStrictDynamoDb()` puts them back.
+ */
+let proxy: DynamoDbSemanticsProxy | undefined;
+let gateway: Server | undefined;
+
+const dynamodbLocal = inject("localEnvironment").DYNAMODB_LOCAL_ENDPOINT;
+if (!dynamodbLocal) throw new Error("strict-dynamodb: the suite's local stack did not say where DynamoDB Local is (DYNAMODB_LOCAL_ENDPOINT)");
+
+proxy = await startDynamoDbSemanticsProxy(dynamodbLocal, strictSemanticsOptions);
+process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
+resetAppConfig();
+resetConfiguredPlans();
+gateway = createGateway({
+  routes,
+  basePath: "/v3",
+  rootDirectory: repositoryRoot,
+  authorizer: new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds }),
+  usagePlans: new LocalUsagePlans(configuredPlans()),
+});
+await new Promise<void>((listening) => (gateway as Server).listen(0, "127.0.0.1", listening));
+// The local runtime tells Powertools it runs invocations concurrently (local/invocation.ts), which
+// makes Powertools require an invocation scope; this file's tests also call job handlers directly,
+// outside any, as the shared stack's test files do. Create the scope store now, then take the
+// setting back: the gateway's handlers still run in their scopes, Powertools keeps process-wide state.
+await invokeHandler(async () => undefined, {}, { awsRequestId: "strict-setup" } as Parameters<typeof invokeHandler>[2]);
+delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+process.env.TEST_API_BASE_URL = `http://127.0.0.1:${((gateway as Server).address() as AddressInfo).port}/v3`;
+
+afterAll(async () => {
+  const closing = gateway;
+  gateway = undefined;
+  if (closing) {
+    closing.closeAllConnections();
+    await new Promise<void>((closed) => closing.close(() => closed()));
+  }
+  await proxy?.stop();
+  proxy = undefined;
+});
+
+/** The semantics proxy of this file (only in files of the `strict` project). */
+export function strictDynamoDb(): DynamoDbSemanticsProxy {
+  if (!proxy) throw new Error("strictDynamoDb(): this file does not run under strict semantics (see test/support/strict-dynamodb.ts)");
+  return proxy;
+}
+
+/** Puts the file's proxy back to the strict preset (after a test changed throttling, lag or holds). */
+export function resetStrictDynamoDb(overrides: Partial<DynamoDbSemanticsOptions> = {}): DynamoDbSemanticsProxy {
+  const semantics = strictDynamoDb();
+  semantics.releaseHeldTransactions();
+  semantics.configure({ ...defaultSemanticsOptions, throttleOperations: undefined, ...strictSemanticsOptions, ...overrides });
+  semantics.resetCounters();
+  return semantics;
+}
