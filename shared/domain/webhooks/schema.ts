@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, pageQuery } from "#shared/domain/schemas";
+import { clientFreeText, clientText, idSchema, pageQuery } from "#shared/domain/schemas";
 import { eventTypes } from "#shared/domain/webhooks/events";
 
 /**
@@ -12,6 +12,7 @@ export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
 const urlField = z
   .string()
   .check(
+    clientText,
     z.trim(),
     z.minLength(1, "must be an absolute https:// URL"),
     z.maxLength(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
@@ -29,7 +30,7 @@ const eventsField = z
     z.describe(`Event types to receive: ${eventTypes.join(", ")}.`),
   );
 
-const descriptionField = z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH), z.describe("Free text for your own records.")));
+const descriptionField = z.nullable(z.string().check(clientFreeText, z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH), z.describe("Free text for your own records.")));
 
 export const webhookCreateSchema = z.strictObject({
   url: urlField,
@@ -49,7 +50,7 @@ export const webhookPatchSchema = z
 export type WebhookPatch = z.infer<typeof webhookPatchSchema>;
 
 export const webhookParamsSchema = z.strictObject({
-  webhookId: z.string().check(z.minLength(1), z.maxLength(64), z.describe("`_id` of the webhook; an unknown id (or one of another organization) is 404.")),
+  webhookId: z.string().check(clientText, z.minLength(1), z.maxLength(64), z.describe("`_id` of the webhook; an unknown id (or one of another organization) is 404.")),
 });
 
 export const webhookListQuerySchema = pageQuery({});
