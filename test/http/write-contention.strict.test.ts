@@ -64,15 +64,29 @@ describe("writes under contention", () => {
     expect(hub.status).toBe(200);
   });
 
-  it("concurrent creates naming one hub conflict in DynamoDB and are retried: 10 × 201, no 409", async () => {
-    const { api, hubId } = await tenantWithHub();
+  it("a write that meets a transaction holding its item is retried, not reported: 200 once the item is released, no 409", async () => {
+    const { api, organizationId, hubId } = await tenantWithHub();
+    const created = await api.post("/vehicle", { ...validVehicle, hubId });
+    expect(created.status).toBe(201);
+    const vehicleId = created.body.data._id as string;
     const semantics = resetStrictDynamoDb();
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, index) => api.post("/vehicle", { ...validVehicle, name: `Van ${index}`, hubId })));
-    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
-    const listed = await api.get("/vehicles");
-    expect(listed.body.data).toHaveLength(10);
-    // Retried conflicts, not a design without them: the burst did meet conflicts.
-    expect(semantics.counters().transactionConflicts + semantics.counters().singleWriteConflicts).toBeGreaterThan(0);
+    await expect.poll(() => semantics.heldItemCount()).toBe(0);
+    // Another writer's transaction holds the vehicle item (a check only, so it changes nothing).
+    semantics.pauseReleases();
+    await new DynamoDBClient({ maxAttempts: 1 }).send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName: process.env.TABLE_NAME as string, Key: marshall(keys.vehicle(organizationId, vehicleId)), ConditionExpression: "attribute_exists(PK)" } },
+        ],
+      }),
+    );
+    const patched = api.patch(`/vehicle/${vehicleId}`, { name: "Renamed" });
+    // The PATCH meets the held item (a conflict), backs off and tries again; release the hold meanwhile.
+    await expect.poll(() => semantics.counters().transactionConflicts + semantics.counters().singleWriteConflicts, { timeout: 20_000 }).toBeGreaterThan(0);
+    semantics.releaseHeldTransactions();
+    const response = await patched;
+    expect(response.status).toBe(200);
+    expect((await api.get(`/vehicle/${vehicleId}`)).body.data.name).toBe("Renamed");
   });
 
   it("a budget spent on throttles answers 503 sys-503 with Retry-After, and nothing is written", async () => {
