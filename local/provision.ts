@@ -3,11 +3,12 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition, webhookQueueDefinition } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 
 /**
@@ -16,7 +17,11 @@ import { tableDefinition } from "#shared/store/table-definition";
  */
 export async function provisionTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A table kept under .local/ from before the stream existed gets it now.
+    if (!described.Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType } }));
+    }
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -30,6 +35,7 @@ export async function provisionTable(client: DynamoDBClient, tableName: string):
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: "PAY_PER_REQUEST",
+      StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
       AttributeDefinitions: [...attributeNames].map((name) => ({ AttributeName: name, AttributeType: "S" })),
       KeySchema: [
         { AttributeName: tableDefinition.partitionKey, KeyType: "HASH" },
@@ -62,12 +68,15 @@ export async function provisionBucket(client: S3Client, bucketName: string): Pro
   }
 }
 
-/** Returns the URLs of the run queue and its dead-letter queue, of the due-page queue (same dead-letter queue), and of the import queue. */
-export async function provisionQueues(client: SQSClient): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; duePageQueueUrl: string; importQueueUrl: string }> {
+/** Returns the URLs of the run queue and its dead-letter queue, of the due-page queue (same dead-letter queue), of the import queue, and of the webhook delivery queue and its dead-letter queue. */
+export async function provisionQueues(
+  client: SQSClient,
+): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; duePageQueueUrl: string; importQueueUrl: string; webhookQueueUrl: string; webhookDeadLetterQueueUrl: string }> {
   const { queueUrl: importQueueUrl } = await provisionQueue(client, importQueueDefinition);
   const { queueUrl: runQueueUrl, deadLetterQueueUrl } = await provisionQueue(client, runQueueDefinition);
   const { queueUrl: duePageQueueUrl } = await provisionQueue(client, { ...duePageQueueDefinition, deadLetterQueueName: runQueueDefinition.deadLetterQueueName, deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds });
-  return { runQueueUrl, deadLetterQueueUrl, duePageQueueUrl, importQueueUrl };
+  const { queueUrl: webhookQueueUrl, deadLetterQueueUrl: webhookDeadLetterQueueUrl } = await provisionQueue(client, webhookQueueDefinition);
+  return { runQueueUrl, deadLetterQueueUrl, duePageQueueUrl, importQueueUrl, webhookQueueUrl, webhookDeadLetterQueueUrl };
 }
 
 /** A queue of `definition` with its dead-letter queue and redrive policy. */

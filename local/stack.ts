@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,7 +8,7 @@ import { repositoryRoot } from "#infra/repository-root";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { routes } from "#functions/routes";
 import { resetAppConfig } from "#shared/config/env";
 import { createGateway, type GatewayOptions } from "#local/gateway";
@@ -15,7 +16,10 @@ import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamo
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds, webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { startStreamPoller } from "#local/stream-poller";
+
+type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -40,6 +44,8 @@ export interface LocalStackOptions {
   signingKey: SigningKey;
   /** Tick the scheduler at every minute boundary and drain the run queue into the worker. */
   runScheduler: boolean;
+  /** Publish events from the table's stream and deliver webhooks (default: as runScheduler). */
+  runWebhooks?: boolean;
   onBackgroundError?: (error: unknown) => void;
   /**
    * Plans added to (or replacing) the product's (tests inject theirs here); otherwise the document
@@ -95,6 +101,16 @@ async function ensurePortFree(port: number): Promise<void> {
   await new Promise<void>((closed) => probe.close(() => closed()));
 }
 
+/** The webhook sealing key of a persistent local state directory: sealed secrets must open after a restart. */
+function loadOrCreateSealingKey(stateDirectory: string): string {
+  const file = join(stateDirectory, "webhook-sealing-key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(stateDirectory, { recursive: true });
+  const key = randomBytes(32).toString("base64");
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   await ensurePortFree(options.port);
   const scratch = options.inMemory ? mkdtempSync(join(tmpdir(), "field-ops-")) : undefined;
@@ -146,6 +162,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_TRACE_ENABLED: "false",
       // Unknown organizations are enrolled on the default plan at their first call (the stack's default is off).
       TENANT_AUTO_ENROLL: process.env.TENANT_AUTO_ENROLL ?? "true",
+      // Webhook signing secrets are sealed with this key (on AWS: the stack's).
+      WEBHOOK_SEALING_KEY: options.inMemory ? randomBytes(32).toString("base64") : loadOrCreateSealingKey(options.stateDirectory),
+      WEBHOOKS_ALLOW_LOOPBACK: process.env.WEBHOOKS_ALLOW_LOOPBACK === "true" ? "true" : "false",
+      ...(process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ? { WEBHOOK_RETRY_SCHEDULE_SECONDS: process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS } : {}),
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
       ...(options.travelProviders !== undefined
@@ -168,6 +188,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
     environment.DUE_PAGE_QUEUE_URL = queues.duePageQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
+    environment.WEBHOOK_QUEUE_URL = queues.webhookQueueUrl;
+    environment.WEBHOOK_DEAD_LETTER_QUEUE_URL = queues.webhookDeadLetterQueueUrl;
     Object.assign(process.env, environment);
     resetAppConfig();
     resetConfiguredPlans();
@@ -220,6 +242,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           batchSize: importQueueDefinition.batchSize,
         }),
         importWorker,
+      );
+    }
+    if (options.runWebhooks ?? options.runScheduler) {
+      // Webhooks: the stream poller feeds the publisher, as the stream event source does on AWS, and the
+      // queue poller the delivery worker. Both in this process: the in-process event bus is this module's.
+      const webhookQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const jobs = resolve(repositoryRoot, "functions/jobs");
+      background.push(
+        startStreamPoller(
+          { endpoint: dynamo.endpoint, region, credentials, tableName: environment.TABLE_NAME as string },
+          async () => ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
+          reportError,
+        ),
+        startQueuePoller(sqs, queues.webhookQueueUrl, webhookQueueArn, async () => ((await import(join(jobs, "webhook-delivery.ts"))) as { handler: WebhookWorker }).handler, reportError, {
+          name: "webhook-delivery",
+          timeoutSeconds: webhookWorkerTimeoutSeconds,
+          batchSize: webhookQueueDefinition.batchSize,
+        }),
       );
     }
 

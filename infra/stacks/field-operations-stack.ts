@@ -1,10 +1,12 @@
 import { CfnElement, CfnOutput, CfnParameter, CfnResource, CfnRule, Duration, Fn, Lazy, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AccessLogFormat, ApiKey, ApiKeySourceType, Cors, type CorsOptions, Deployment, IdentitySource, type IResource, LogGroupLogDestination, MethodLoggingLevel, Period, RequestAuthorizer, ResponseType, RestApi, Stage, UsagePlan } from "aws-cdk-lib/aws-apigateway";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
-import { AttributeType, Billing, TableV2 } from "aws-cdk-lib/aws-dynamodb";
-import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { AttributeType, Billing, StreamViewType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { EventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { Key } from "aws-cdk-lib/aws-kms";
+import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { DynamoEventSource, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -15,7 +17,18 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { deadLetterOldestMessageAlarmSeconds, defaultRunWorkerMaxConcurrency, duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runQueueDefinition, runWorkerMemoryMb, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import {
+  deadLetterOldestMessageAlarmSeconds,
+  defaultRunWorkerMaxConcurrency,
+  duePageQueueDefinition,
+  importQueueDefinition,
+  importWorkerTimeoutSeconds,
+  runQueueDefinition,
+  runWorkerMemoryMb,
+  runWorkerTimeoutSeconds,
+  webhookQueueDefinition,
+  webhookWorkerTimeoutSeconds,
+} from "#shared/queue/definitions";
 import { objectKeys, objectKinds } from "#shared/store/keys";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
@@ -104,6 +117,8 @@ export class FieldOperationsStack extends Stack {
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
       })),
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      // The webhook publisher reads domain events from the committed writes themselves.
+      dynamoStream: StreamViewType[tableDefinition.streamViewType],
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
@@ -180,9 +195,29 @@ export class FieldOperationsStack extends Stack {
     // The JWT settings as parameters whose defaults are the context values: a Rule refuses the
     // placeholder values at deploy time, before CloudFormation creates anything, while synth needs no account.
     const jwt = jwtParameters(this, props.jwt);
+    // Webhooks (docs/api/webhooks.md): the operator's event bus, the delivery queue, the key of the signing secrets.
+    const eventBus = new EventBus(this, "EventBus", { eventBusName: `${this.stackName}-events` });
+    const webhookDeadLetterQueue = new Queue(this, "WebhookDeadLetterQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(webhookQueueDefinition.deadLetterRetentionSeconds),
+    });
+    Validations.of(webhookDeadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the webhook delivery queue." });
+    const webhookQueue = new Queue(this, "WebhookQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(webhookQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(webhookQueueDefinition.messageRetentionSeconds),
+      deadLetterQueue: { queue: webhookDeadLetterQueue, maxReceiveCount: webhookQueueDefinition.maxReceiveCount },
+    });
+    const webhookKey = new Key(this, "WebhookSecretKey", { description: "Encrypts webhook signing secrets", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
 
     const environment = {
       TABLE_NAME: table.tableName,
+      WEBHOOK_QUEUE_URL: webhookQueue.queueUrl,
+      WEBHOOK_DEAD_LETTER_QUEUE_URL: webhookDeadLetterQueue.queueUrl,
+      WEBHOOK_KMS_KEY_ID: webhookKey.keyArn,
+      EVENT_BUS_NAME: eventBus.eventBusName,
       BUCKET_NAME: bucket.bucketName,
       RUN_QUEUE_URL: runQueue.queueUrl,
       DUE_PAGE_QUEUE_URL: duePageQueue.queueUrl,
@@ -200,7 +235,7 @@ export class FieldOperationsStack extends Stack {
     };
 
     // Every function's bundle, built in one esbuild run before any function needs its code.
-    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry], {
+    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry, publisherEntry, deliveryEntry], {
       repositoryRoot: props.repositoryRoot,
       sourceMaps: props.sourceMaps ?? false,
       planOverrides: props.tenancy.planOverrides,
@@ -391,7 +426,12 @@ export class FieldOperationsStack extends Stack {
         }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
-      if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: [isImportGrant ? importQueue.queueArn : runQueue.queueArn] }));
+      const queueArns = grant === "webhookQueueSend" ? [webhookQueue.queueArn, webhookDeadLetterQueue.queueArn] : [isImportGrant ? importQueue.queueArn : runQueue.queueArn];
+      if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: queueArns }));
+      const onKey = actions.filter((action) => action.startsWith("kms:"));
+      if (onKey.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onKey, resources: [webhookKey.keyArn] }));
+      const onBus = actions.filter((action) => action.startsWith("events:"));
+      if (onBus.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBus, resources: [eventBus.eventBusArn] }));
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
@@ -476,6 +516,37 @@ export class FieldOperationsStack extends Stack {
       new SqsEventSource(importQueue, { batchSize: importQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: importQueueDefinition.maxConcurrency }),
     );
 
+    // The stream → events on the bus + one delivery per subscription. Only writes that can mean an
+    // event reach the function (results, run claims, data types); a failing batch is retried, then
+    // bisected, and its records are skipped after 24 h of retries (the stream's retention).
+    const publisher = new ProductFunction(this, "WebhookPublisherFunction", {
+      code,
+      entry: publisherEntry,
+      description: "Table stream → domain events on the event bus and webhook deliveries on the queue",
+      environment,
+      timeout: Duration.seconds(60),
+    });
+    for (const each of publisherGrants) grant(publisher.role as IRole, each);
+    publisher.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or("routingResult", "runClaim", "dataType") } } } })],
+      }),
+    );
+    const deliveryWorker = new ProductFunction(this, "WebhookDeliveryFunction", {
+      code,
+      entry: deliveryEntry,
+      description: "One webhook delivery attempt per message: signed POST, retry by the schedule, 410 disables",
+      environment,
+      timeout: Duration.seconds(webhookWorkerTimeoutSeconds),
+    });
+    for (const each of deliveryWorkerGrants) grant(deliveryWorker.role as IRole, each);
+    deliveryWorker.addEventSource(new SqsEventSource(webhookQueue, { batchSize: webhookQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: webhookQueueDefinition.maxConcurrency }));
+
+
     const oldestMessageAlarm = (id: string, queue: Queue, seconds: number, periods: number, description: string) =>
       new Alarm(this, id, {
         alarmDescription: `${description} (docs/operations.md, Runbook: "${id.replace(/Alarm$/, "")}")`,
@@ -502,8 +573,21 @@ export class FieldOperationsStack extends Stack {
       }),
     ];
     this.alarms = [
-      ...functionGroupAlarms(new Construct(this, "JobAlarms"), "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer)", [tick, worker, importWorker, authorizerFunction], alarmTopic),
+      ...functionGroupAlarms(
+        new Construct(this, "JobAlarms"),
+        "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer, webhook publisher and delivery)",
+        [tick, worker, importWorker, authorizerFunction, publisher, deliveryWorker],
+        alarmTopic,
+      ),
       ...rootAlarms,
+      new Alarm(this, "WebhookDeadLetterQueueAlarm", {
+        alarmDescription: 'Webhook deliveries ran out of attempts (or could not run) and wait in the dead-letter queue (docs/operations.md, Runbook: "WebhookDeadLetterQueue")',
+        metric: webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: "Maximum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, "ImportDeadLetterQueueAlarm", {
         alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (docs/operations.md, Runbook: "ImportDeadLetterQueue")',
         metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
@@ -554,7 +638,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     ];
-    for (const alarm of this.alarms.slice(-(rootAlarms.length + 5))) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    for (const alarm of this.alarms.slice(-(rootAlarms.length + 6))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
     operationsDashboard(this, { api, areaStacks: this.areaStacks, tick, worker, importWorker, queues: { runQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue } });
 
@@ -564,6 +648,8 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
+    new CfnOutput(this, "EventBusName", { value: eventBus.eventBusName, description: "Every domain event (source field-operations-api, detail-type = event type)" });
+    new CfnOutput(this, "EventBusArn", { value: eventBus.eventBusArn });
 
     acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
   }
@@ -586,6 +672,8 @@ function contextTemplate(status: number, messageKey: string, failedCodeKey: stri
 const tickTimeout = Duration.seconds(55);
 const workerEntry = "functions/jobs/routing-run.ts";
 const importWorkerEntry = "functions/jobs/legacy-import.ts";
+const publisherEntry = "functions/jobs/webhook-publisher.ts";
+const deliveryEntry = "functions/jobs/webhook-delivery.ts";
 
 /** What the jobs may touch, in the route table's grant vocabulary. */
 export const tickGrants: readonly RouteGrant[] = ["tableWrite", "queueSend"];
@@ -593,6 +681,11 @@ export const tickGrants: readonly RouteGrant[] = ["tableWrite", "queueSend"];
 export const workerGrants: readonly RouteGrant[] = ["tableWrite", "bucketWrite", "queueSend"];
 /** The legacy-import worker: the table, the uploaded exports (read; delete after a `move`), its own queue. */
 export const importWorkerGrants: readonly RouteGrant[] = ["tableWrite", "importFileRead", "importFileDelete", "importQueueSend"];
+
+/** The webhook publisher: reads subscriptions (and the tenant's plan), opens delivery items, puts events on the bus, enqueues deliveries. */
+export const publisherGrants: readonly RouteGrant[] = ["tableWrite", "eventsPut", "webhookQueueSend"];
+/** The delivery worker: the subscription and its delivery items, the secret (decrypt only), its own queue and dead-letter queue. */
+export const deliveryWorkerGrants: readonly RouteGrant[] = ["tableWrite", "webhookSecretOpen", "webhookQueueSend"];
 
 /** `functions/http/<area>/<verb>.ts` → `<area>`: the nested stack a route's function and method live in. */
 export function apiArea(handler: string): string {

@@ -91,6 +91,26 @@ export const environmentSchema = z.object({
    * Never set in a deployed stack.
    */
   ALLOW_LOOPBACK_PROVIDERS: z._default(z.enum(["true", "false"]), "false"),
+  /** SQS queue of webhook delivery attempts and its dead-letter queue (exhausted deliveries). */
+  WEBHOOK_QUEUE_URL: z._default(z.string(), ""),
+  WEBHOOK_DEAD_LETTER_QUEUE_URL: z._default(z.string(), ""),
+  /**
+   * Seconds before each retry of a failed delivery, comma-separated (attempt 2, 3, …). Default:
+   * 5,300,1800,7200,18000,36000,36000 (8 attempts over about 27.6 hours).
+   */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z.optional(z.string()),
+  /**
+   * Local only: lets webhooks point at loopback receivers (http:// or https://) started on this
+   * machine. Never set in a deployed stack (webhooks are https:// to public addresses there).
+   */
+  WEBHOOKS_ALLOW_LOOPBACK: z._default(z.enum(["true", "false"]), "false"),
+  /**
+   * Base64 of the 32-byte key that seals webhook signing secrets in the table (AES-256-GCM). `npm
+   * start` keeps one under .local/ (a fresh one per process with --in-memory).
+   */
+  /** The stack's KMS key that encrypts webhook signing secrets (set by the stack; locally unset). */
+  WEBHOOK_KMS_KEY_ID: z.optional(z.string().check(z.minLength(1))),
+  WEBHOOK_SEALING_KEY: z.optional(z.string().check(z.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of 32 bytes"))),
   /**
    * Let an organization with no tenant record call the API on the default plan (the local runtime
    * turns it on; the stack sets it from context `tenantAutoEnroll`, off by default).

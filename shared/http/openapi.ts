@@ -1,3 +1,4 @@
+import { eventSchemas, eventTypes } from "#shared/domain/webhooks/events";
 import { toJSONSchema } from "zod/mini";
 import type { core } from "zod/mini";
 import { errorBodySchema, SERVER_SET_KEYWORD } from "#shared/domain/schemas";
@@ -221,5 +222,34 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     servers: [{ url: "/v3" }],
     components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
     paths,
+    webhooks: webhookOperations(),
   };
+}
+
+/** The OpenAPI 3.1 `webhooks` section: one operation per event, the POST a subscription receives. */
+function webhookOperations(): Record<string, unknown> {
+  const header = (description: string) => ({ in: "header", required: true, description, schema: { type: "string" } });
+  return Object.fromEntries(
+    eventTypes.map((type) => {
+      const schema = jsonSchema(eventSchemas[type], "output");
+      return [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replaceAll(/[.-]/g, "_")}`,
+          summary: type,
+          description: `${typeof schema.description === "string" ? schema.description : ""} Signed per Standard Webhooks (docs/api/webhooks.md); retried until a 2xx answer, 410 disables the subscription.`.trim(),
+          tags: ["Webhooks"],
+          parameters: [
+            { name: "webhook-id", ...header("The event's id: the same on every retry (deduplicate by it).") },
+            { name: "webhook-timestamp", ...header("Unix seconds of this attempt; reject it when far from now (replays).") },
+            { name: "webhook-signature", ...header("`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the subscription's secret (`whsec_…`, base64 after the prefix).") },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema } } },
+          responses: { "2XX": { description: "Received; any other answer is retried by the schedule (410: the subscription is disabled)." } },
+        },
+      },
+    ];
+    }),
+  );
 }

@@ -17,7 +17,12 @@ export type RouteGrant =
   | "importFileUpload"
   | "importFileRead"
   | "importFileDelete"
-  | "importQueueSend";
+  | "importQueueSend"
+  // Webhooks (docs/api/webhooks.md): seal a new signing secret / open one to sign; send delivery attempts; put events on the stack's bus.
+  | "webhookSecretSeal"
+  | "webhookSecretOpen"
+  | "webhookQueueSend"
+  | "eventsPut";
 
 const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
 
@@ -40,6 +45,10 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   importFileRead: ["s3:GetObject", "s3:GetObjectVersion"],
   importFileDelete: ["s3:DeleteObject", "s3:DeleteObjectVersion"],
   importQueueSend: ["sqs:SendMessage"],
+  webhookSecretSeal: ["kms:Encrypt"],
+  webhookSecretOpen: ["kms:Decrypt"],
+  webhookQueueSend: ["sqs:SendMessage"],
+  eventsPut: ["events:PutEvents"],
 };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -71,7 +80,8 @@ export type PermissionModule =
   | "routing-result"
   | "routing-schedule"
   | "usage"
-  | "extension";
+  | "extension"
+  | "webhook";
 export type PermissionVerb = "view" | "add" | "edit" | "delete";
 export type PermissionSlug = `${PermissionVerb}/${PermissionModule}`;
 

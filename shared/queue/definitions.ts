@@ -88,3 +88,23 @@ export const importQueueDefinition = {
   /** Imports at most running at once (each import runs one step at a time). */
   maxConcurrency: 5,
 } as const;
+
+/** The webhook delivery worker's Lambda timeout: a batch's attempts run side by side, each ≤ 10 s. */
+export const webhookWorkerTimeoutSeconds = 30;
+
+/**
+ * The webhook delivery queue: one message per attempt (a failed attempt sends the next one with
+ * its delay). Redrive catches attempts that could not even run (the table refused their record);
+ * exhausted deliveries are sent to the dead-letter queue by the worker itself.
+ */
+export const webhookQueueDefinition = {
+  queueName: "webhook-deliveries",
+  deadLetterQueueName: "webhook-deliveries-dlq",
+  visibilityTimeoutSeconds: webhookWorkerTimeoutSeconds * 6,
+  maxReceiveCount: 5,
+  messageRetentionSeconds: 4 * 24 * 3600,
+  deadLetterRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 10,
+  /** Delivery workers at most running at once: attempts wait on receivers, not on CPU. */
+  maxConcurrency: 20,
+} as const;

@@ -29,6 +29,8 @@
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
+ * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
+ * | webhook delivery (TTL)   | ORG#o#WEBHOOK#id         | DELIVERY#<delivery id>     |                                             |                                    |
  * | tenant                   | ORG#o                    | TENANT                     | TENANTS / o                                 |                                    |
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
  * | run usage                | ORG#o#USAGE              | RUN#<YYYY-MM-DD>#<run id>  |                                             |                                    |
@@ -36,6 +38,7 @@
  * | active imports (leases)  | ORG#o                    | ACTIVEIMPORTS              |                                             |                                    |
  * | import usage             | ORG#o#USAGE              | IMPORT#<YYYY-MM-DD>#<dt id>|                                             |                                    |
  * | import records of a month| ORG#o#USAGE              | IMPORTRECORDS#<YYYY-MM>    |                                             |                                    |
+ * | webhook attempts of a day| ORG#o#USAGE              | WEBHOOKS#<YYYY-MM-DD>      |                                             |                                    |
  * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
 export interface ItemKey {
@@ -151,6 +154,12 @@ export const keys = {
   routingResultsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#RES`,
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
   appIntegrationPrefix: "APPINT#",
+  webhook: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `WEBHOOK#${keyPart(id)}` }),
+  webhookPrefix: "WEBHOOK#",
+  /** One item per (event, subscription): its status, attempts and last answer (GET /webhook/{id}/deliveries). */
+  webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({ PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`, SK: `DELIVERY#${keyPart(deliveryId)}` }),
+  webhookDeliveriesOf: (o: string, webhookId: string) => `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,
+  webhookDeliveryPrefix: "DELIVERY#",
 
   // Tenants (shared/domain/tenants/plans.ts) and metering
   /** The tenant record of an enrolled organization; GSI1 lists every tenant for the operator's CLI. */
@@ -163,6 +172,8 @@ export const keys = {
   /** One item per routing run, by the UTC day it ended, so a date range is one range read. */
   runUsage: (o: string, day: string, runId: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUN#${day}#${runId}` }),
   runUsagePrefix: "RUN#",
+  /** Webhook delivery attempts of one UTC day (a counter updated alone, never in a transaction). */
+  webhookAttemptUsage: (o: string, day: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `WEBHOOKS#${day}` }),
   /** Optimizer seconds used in one UTC month (`YYYY-MM`): attribute `seconds`, for the run-seconds quota. */
   runSecondsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `RUNSECONDS#${month}` }),
   /** Imports from the earlier version queued or running: attribute `imports`, a lease end (epoch ms) per imported data type id. */

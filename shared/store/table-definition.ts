@@ -12,6 +12,8 @@ export const tableDefinition = {
   ],
   /** Epoch seconds; items carrying it (run claims, idempotency markers) expire by themselves. */
   timeToLiveAttribute: "expiresAt",
+  /** The stream the webhook publisher reads: every committed write with its images before and after (domain events come from it). */
+  streamViewType: "NEW_AND_OLD_IMAGES",
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]["indexName"];

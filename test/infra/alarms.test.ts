@@ -60,14 +60,14 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
     const summed = groupAlarms.filter((alarm) => /Errors/.test(alarm.Properties.AlarmDescription));
     const functionsCovered = summed.reduce((count, alarm) => count + alarm.Properties.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).length, 0);
     // One per route plus the scheduler tick, the routing-run and legacy-import workers and the tenant authorizer.
-    expect(functionsCovered).toBe(routes.length + 4);
+    expect(functionsCovered).toBe(routes.length + 6);
     expect(alarms().length).toBeLessThan(routes.length);
   });
 
   it("traces every function with X-Ray, like the stage", () => {
     root().hasResourceProperties("AWS::ApiGateway::Stage", { TracingEnabled: true });
     const functions = Object.values(synthesized.all.findResources("AWS::Lambda::Function"));
-    expect(functions).toHaveLength(routes.length + 4);
+    expect(functions).toHaveLength(routes.length + 6);
     for (const fn of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: "Active" });
   });
 

@@ -69,7 +69,7 @@ describe("Resource headroom: every template stays below 60 % of CloudFormation's
     printCounts(`${tripled.length} routes`, synthesized);
     const functions = synthesized.all.findResources("AWS::Lambda::Function");
     // Besides one function per route: the scheduler tick, the routing-run worker, the legacy-import worker and the tenant authorizer.
-    expect(Object.keys(functions).length).toBe(tripled.length + 4);
+    expect(Object.keys(functions).length).toBe(tripled.length + 6);
     for (const { name, resourceCount } of synthesized.templates) expect(resourceCount, name).toBeLessThanOrEqual(headroomLimit);
     expect(resourceLimitMessages(synthesized)).toEqual([]);
   });

@@ -22,10 +22,10 @@ describe("HTTP on the stack: compression, CORS origins from context, CORS on gat
     const root = templates[0]!.template;
     root.hasResourceProperties("AWS::ApiGateway::RestApi", { MinimumCompressionSize: 1024 });
     const functions = Object.values(all.findResources("AWS::Lambda::Function"));
-    expect(functions).toHaveLength(routes.length + 4);
+    expect(functions).toHaveLength(routes.length + 6);
     // Every function but the tenant authorizer, whose answers are gateway responses (checked below).
     const answering = functions.filter((fn) => fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS !== undefined);
-    expect(answering).toHaveLength(routes.length + 3);
+    expect(answering).toHaveLength(routes.length + 5);
     for (const fn of answering) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe("*");
     const gatewayResponses = Object.values(root.findResources("AWS::ApiGateway::GatewayResponse"));
     expect(gatewayResponses.map((response) => response.Properties.ResponseType).sort()).toEqual(
@@ -45,7 +45,7 @@ describe("HTTP on the stack: compression, CORS origins from context, CORS on gat
   it("takes the allowed origins from context corsAllowedOrigins: preflight, functions and gateway errors", () => {
     const single = synthesizeWith({ corsAllowedOrigins: "https://ops.example.com" });
     const singleAnswering = Object.values(single.all.findResources("AWS::Lambda::Function")).filter((fn) => fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS !== undefined);
-    expect(singleAnswering).toHaveLength(routes.length + 3);
+    expect(singleAnswering).toHaveLength(routes.length + 5);
     for (const fn of singleAnswering) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe("https://ops.example.com");
     const singleResponses = Object.values(single.templates[0]!.template.findResources("AWS::ApiGateway::GatewayResponse"));
     for (const response of singleResponses) {

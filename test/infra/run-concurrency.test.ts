@@ -29,10 +29,10 @@ afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 });
 
-/** The routing-run worker's mapping on the run queue (the legacy-import worker has its own, and the due pages theirs). */
+/** The routing-run worker's mapping (the legacy-import worker, the due pages, the webhook publisher and the delivery worker have their own). */
 const workerMapping = (template: Template) => {
   const mappings = Object.values(template.findResources("AWS::Lambda::EventSourceMapping"));
-  expect(mappings).toHaveLength(3);
+  expect(mappings).toHaveLength(5);
   const onRunQueue = mappings.filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes("RunQueue"));
   expect(onRunQueue).toHaveLength(1);
   return onRunQueue[0]?.Properties as { ScalingConfig?: { MaximumConcurrency?: number }; BatchSize?: number };

@@ -21,6 +21,7 @@ const planSchema = z.strictObject({
   // S3 takes at most 5 GiB in one PUT (the presigned upload).
   maxImportBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(5 * 1024 * 1024 * 1024))),
   travelElementsPerMonth: z.optional(z.number().check(z.int(), z.minimum(0))),
+  maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),
 });
 
 export const planOverridesSchema = z.strictObject({

@@ -16,6 +16,7 @@
  * - `maxImportBytes`: largest export file an import may read (400 on `export`); omitted = 1 GiB.
  * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
  *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
+ * - `maxWebhooks`: webhook subscriptions the tenant may hold; omitted = `defaultMaxWebhooks`.
  */
 export interface Plan {
   name: string;
@@ -29,7 +30,11 @@ export interface Plan {
   maxImportsRunning?: number;
   maxImportBytes?: number;
   travelElementsPerMonth?: number;
+  maxWebhooks?: number;
 }
+
+/** Webhook subscriptions per organization when its plan names no `maxWebhooks`. */
+export const defaultMaxWebhooks = 10;
 
 export const plans = [
   {

@@ -1,0 +1,86 @@
+import * as z from "zod/mini";
+import { idSchema } from "#shared/domain/schemas";
+
+/**
+ * Domain events: what an integration is told when a run finishes, a plan is dispatched, a scheduled
+ * run is skipped or an import ends. Every event is the Standard Webhooks payload shape
+ * `{ type, timestamp, data }`; `data` names the organization and the ids a client needs to fetch the
+ * rest through the API (never the resource itself, so a payload never outlives a permission).
+ */
+export const eventTypes = [
+  "routing.result.completed",
+  "routing.result.failed",
+  "routing.result.dispatched",
+  "routing.schedule.skipped",
+  "data-type.import.completed",
+  "data-type.import.failed",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+const timestampField = z.string().check(z.describe("When the state changed: ISO 8601 UTC, e.g. 2026-11-25T09:25:03.123Z."));
+const organizationField = z.string().check(z.describe("The organization whose state changed."));
+
+const resultData = {
+  organizationId: organizationField,
+  resultId: idSchema.check(z.describe("`_id` of the routing result: GET /routing/result/{resultId}.")),
+  hubId: z.string(),
+  configurationId: z.string(),
+  scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run this was; null for an on-demand run.")),
+};
+
+function eventSchema<T extends EventType, D extends z.ZodMiniType>(type: T, data: D, description: string) {
+  return z.object({ type: z.literal(type), timestamp: timestampField, data }).check(z.describe(description));
+}
+
+export const eventSchemas = {
+  "routing.result.completed": eventSchema(
+    "routing.result.completed",
+    z.object({ ...resultData, status: z.literal("done") }),
+    "A routing run (on demand or scheduled) finished with a plan: read it with GET /routing/result/{resultId}.",
+  ),
+  "routing.result.failed": eventSchema(
+    "routing.result.failed",
+    z.object({ ...resultData, status: z.literal("failed"), message: z.string().check(z.describe("Why the run failed.")) }),
+    "A routing run ended without a plan (after its last attempt).",
+  ),
+  "routing.result.dispatched": eventSchema(
+    "routing.result.dispatched",
+    z.object({ ...resultData, vehicleIds: z.array(z.string()).check(z.describe("The vehicles the plan was dispatched to.")) }),
+    "A routing result was dispatched: its visits now carry their vehicle and order.",
+  ),
+  "routing.schedule.skipped": eventSchema(
+    "routing.schedule.skipped",
+    z.object({
+      organizationId: organizationField,
+      scheduleId: z.string(),
+      slot: z.string().check(z.describe("The run slot (ISO 8601 UTC minute) that was skipped.")),
+      reason: z.string().check(z.describe("Why the scheduled run did not start, e.g. the organization's cap of active runs.")),
+    }),
+    "A scheduled run was recorded SKIPPED instead of running.",
+  ),
+  "data-type.import.completed": eventSchema(
+    "data-type.import.completed",
+    z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), processed: z.number().check(z.describe("Records written.")) }),
+    "An import of records into a data type finished.",
+  ),
+  "data-type.import.failed": eventSchema(
+    "data-type.import.failed",
+    z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), message: z.string() }),
+    "An import of records into a data type stopped with an error.",
+  ),
+} as const satisfies Record<EventType, z.ZodMiniType>;
+
+export type DomainEvent = { [T in EventType]: z.infer<(typeof eventSchemas)[T]> }[EventType];
+export type EventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+
+/** A stored event: the payload plus its id (the `webhook-id` of every delivery of it, stable across retries). */
+export interface StoredEvent {
+  id: string;
+  organizationId: string;
+  event: DomainEvent;
+}
+
+/** `evt_` + the state change's own identity, so the same change always yields the same event id (deduplicating receivers). */
+export function eventId(type: EventType, ...parts: string[]): string {
+  return `evt_${type.replaceAll(".", "_")}_${parts.join("_")}`;
+}

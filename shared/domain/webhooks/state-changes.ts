@@ -1,0 +1,122 @@
+import { createHash } from "node:crypto";
+import type { DomainEvent, StoredEvent } from "#shared/domain/webhooks/events";
+
+/**
+ * Events from the state change itself: the table's stream carries every committed write of an item
+ * with its image before and after (NEW_AND_OLD_IMAGES), so the item that changed is its own outbox
+ * record: an event cannot be lost after the write commits, and no write carries an extra item.
+ * This reads one such change and answers the events it means (none for most writes).
+ *
+ * An event's id is derived from the change (the item and the state it reached), so a stream
+ * record read twice yields the same id, which every delivery of it carries as `webhook-id`.
+ */
+export type Image = Record<string, unknown> | undefined;
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const objectOf = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+function eventIdOf(...parts: Array<string | undefined>): string {
+  return `evt_${createHash("sha256").update(parts.map((part) => part ?? "").join("\u0000")).digest("hex").slice(0, 32)}`;
+}
+
+/** "Y-m-d H:i:s" (UTC, as results store it) or ISO → ISO 8601 UTC. */
+function isoOf(time: string | undefined, fallback: Date): string {
+  if (!time) return fallback.toISOString();
+  const parsed = new Date(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(time) ? `${time.replace(" ", "T")}Z` : time);
+  return Number.isNaN(parsed.getTime()) ? fallback.toISOString() : parsed.toISOString();
+}
+
+function stored(organizationId: string, id: string, event: DomainEvent): StoredEvent {
+  return { id, organizationId, event };
+}
+
+function resultEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  const organizationId = text(after.organizationId);
+  const resultId = text(after._id);
+  if (!organizationId || !resultId) return [];
+  const base = {
+    organizationId,
+    resultId,
+    hubId: text(after.hubId) ?? "",
+    configurationId: text(after.configurationId) ?? "",
+    scheduleId: text(after.scheduleId) ?? null,
+  };
+  const events: StoredEvent[] = [];
+  const status = text(after.status);
+  const finishedTime = text(after.finishedTime);
+  const finishedNow = status !== text(before?.status) || finishedTime !== text(before?.finishedTime);
+  if (status === "done" && finishedNow) {
+    events.push(stored(organizationId, eventIdOf("routing.result.completed", organizationId, resultId, finishedTime), {
+      type: "routing.result.completed",
+      timestamp: isoOf(finishedTime, at),
+      data: { ...base, status: "done" },
+    }));
+  }
+  if (status === "failed" && finishedNow) {
+    events.push(stored(organizationId, eventIdOf("routing.result.failed", organizationId, resultId, finishedTime), {
+      type: "routing.result.failed",
+      timestamp: isoOf(finishedTime, at),
+      data: { ...base, status: "failed", message: text(after.message) ?? "" },
+    }));
+  }
+  const dispatch = objectOf(after.dispatch);
+  const dispatchedTime = text(dispatch?.dispatchedTime);
+  if (dispatch && dispatchedTime !== text(objectOf(before?.dispatch)?.dispatchedTime)) {
+    const vehicleIds = Array.isArray(dispatch.vehicleIds) ? dispatch.vehicleIds.filter((id): id is string => typeof id === "string") : [];
+    events.push(stored(organizationId, eventIdOf("routing.result.dispatched", organizationId, resultId, dispatchedTime), {
+      type: "routing.result.dispatched",
+      timestamp: isoOf(dispatchedTime, at),
+      data: { ...base, vehicleIds },
+    }));
+  }
+  return events;
+}
+
+function runClaimEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  if (text(after.status) !== "SKIPPED" || text(before?.status) === "SKIPPED") return [];
+  const message = objectOf(after.message);
+  const organizationId = text(message?.organizationId);
+  const scheduleId = text(message?.scheduleId);
+  const slot = text(message?.slot);
+  if (!organizationId || !scheduleId || !slot) return [];
+  return [
+    stored(organizationId, eventIdOf("routing.schedule.skipped", organizationId, scheduleId, slot), {
+      type: "routing.schedule.skipped",
+      timestamp: isoOf(text(after.finishedAt), at),
+      data: { organizationId, scheduleId, slot, reason: text(after.outcome) ?? "skipped" },
+    }),
+  ];
+}
+
+function importEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  const state = objectOf(after.import);
+  const phase = text(state?.phase);
+  if ((phase !== "done" && phase !== "failed") || phase === text(objectOf(before?.import)?.phase)) return [];
+  const organizationId = text(after.organizationId);
+  const dataTypeId = text(after._id);
+  const importId = text(state?.uploadId);
+  if (!organizationId || !dataTypeId || !importId) return [];
+  const id = eventIdOf(`data-type.import.${phase}`, organizationId, dataTypeId, importId);
+  const timestamp = isoOf(text(state?.finishedTime), at);
+  return [
+    phase === "done"
+      ? stored(organizationId, id, { type: "data-type.import.completed", timestamp, data: { organizationId, dataTypeId, importId, processed: Number(state?.processed ?? 0) } })
+      : stored(organizationId, id, { type: "data-type.import.failed", timestamp, data: { organizationId, dataTypeId, importId, message: text(state?.message) ?? "the import failed" } }),
+  ];
+}
+
+/** The events one committed write means; `at`: when the stream saw it (fallback timestamp). */
+export function eventsOfChange(before: Image, after: Image, at: Date): StoredEvent[] {
+  if (!after) return [];
+  switch (after.entity) {
+    case "routingResult":
+      return resultEvents(before, after, at);
+    case "runClaim":
+      return runClaimEvents(before, after, at);
+    case "dataType":
+      return importEvents(before, after, at);
+    default:
+      return [];
+  }
+}

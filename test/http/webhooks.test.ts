@@ -1,0 +1,93 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
+import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
+
+const subscription = { url: "https://hooks.example.com/field-ops", events: ["routing.result.completed", "routing.result.failed"] };
+
+describe("Webhook subscriptions", () => {
+  it("answers the secret once, keeps it sealed in the table and never shows it again", async () => {
+    const { organizationId, api } = newTenant();
+    const created = await api.post("/webhook", { ...subscription, description: "Dispatch board" });
+    expect(created.status).toBe(201);
+    const webhook = created.body.data;
+    expect(webhook).toMatchObject({ ...subscription, description: "Dispatch board", enabled: true, disabledReason: null, organizationId });
+    expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+    const read = await api.get(`/webhook/${webhook._id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).not.toHaveProperty("secret");
+    expect(JSON.stringify(read.body)).not.toContain(webhook.secret.slice(6));
+    const listed = await api.get("/webhooks");
+    expect(listed.body.data.map((item: { _id: string }) => item._id)).toEqual([webhook._id]);
+    expect(JSON.stringify(listed.body)).not.toContain(webhook.secret.slice(6));
+
+    const item = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhook(organizationId, webhook._id) }))).Item;
+    expect(item?.sealedSecret).toMatch(/^v1\./);
+    expect(JSON.stringify(item)).not.toContain(webhook.secret.slice(6));
+  });
+
+  it("patches and deletes; another organization's webhook is 404", async () => {
+    const { api } = newTenant();
+    const other = newTenant();
+    const id = (await api.post("/webhook", subscription)).body.data._id;
+    for (const answer of [await other.api.get(`/webhook/${id}`), await other.api.patch(`/webhook/${id}`, { enabled: false }), await other.api.delete(`/webhook/${id}`)]) {
+      expect(answer.status).toBe(404);
+    }
+    expect((await other.api.get("/webhooks")).body.data).toEqual([]);
+
+    const patched = await api.patch(`/webhook/${id}`, { events: ["routing.schedule.skipped"], enabled: false });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ events: ["routing.schedule.skipped"], enabled: false, disabledReason: "disabled by a client" });
+    expect((await api.patch(`/webhook/${id}`, { enabled: true })).body.data).toMatchObject({ enabled: true, disabledReason: null });
+    expect((await api.delete(`/webhook/${id}`)).status).toBe(200);
+    expect((await api.get(`/webhook/${id}`)).status).toBe(404);
+  });
+
+  it.each([
+    ["http (not https)", "http://hooks.example.com/x"],
+    ["loopback", "https://127.0.0.1:8443/x"],
+    ["localhost", "https://localhost/x"],
+    ["private address", "https://10.1.2.3/x"],
+    ["cloud metadata (link-local)", "https://169.254.169.254/latest/meta-data"],
+    ["credentials in the URL", "https://user:pass@hooks.example.com/x"],
+    ["not a URL", "hooks"],
+  ])("refuses a URL that is %s with 400 on url, and stores nothing", async (_label, url) => {
+    const { api } = newTenant();
+    const answer = await api.post("/webhook", { ...subscription, url });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors.map((error: { field: string }) => error.field)).toContain("url");
+    expect((await api.get("/webhooks")).body.data).toEqual([]);
+  });
+
+  it.each([
+    ["an unknown event type", { ...subscription, events: ["routing.result.exploded"] }, "events"],
+    ["no event type", { ...subscription, events: [] }, "events"],
+    ["a repeated event type", { ...subscription, events: ["routing.result.failed", "routing.result.failed"] }, "events"],
+    ["an unknown field", { ...subscription, secret: "whsec_mine" }, "secret"],
+  ])("refuses %s with 400", async (_label, body, field) => {
+    const { api } = newTenant();
+    const answer = await api.post("/webhook", body);
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body.errors)).toContain(field);
+  });
+
+  it("holds at most the plan's number of webhooks per organization (409 beyond it)", async () => {
+    const { api } = newTenant();
+    for (let i = 0; i < defaultMaxWebhooks; i++) expect((await api.post("/webhook", { ...subscription, url: `${subscription.url}/${i}` })).status).toBe(201);
+    const refused = await api.post("/webhook", subscription);
+    expect(refused.status).toBe(409);
+    expect(refused.body.failedCode).toBe("webhook-409");
+    // Another organization is not affected.
+    expect((await newTenant().api.post("/webhook", subscription)).status).toBe(201);
+  });
+
+  it("requires the webhook permission slugs", async () => {
+    const { organizationId } = newTenant();
+    const viewer = apiClient(tokenFor({ organizationId, permissions: ["view/webhook"] }));
+    expect((await viewer.get("/webhooks")).status).toBe(200);
+    expect((await viewer.post("/webhook", subscription)).status).toBe(403);
+  });
+});
