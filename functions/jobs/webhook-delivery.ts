@@ -1,8 +1,11 @@
 import * as z from "zod/mini";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { deliverOnce } from "#shared/app/webhook-events";
+import { appConfig } from "#shared/config/env";
 import { jobHandler, traceClients } from "#shared/observability/job-handler";
 import { logger, metrics, MetricUnit } from "#shared/observability/powertools";
+import { webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { type FairPool, fairPool, workFairly } from "#shared/queue/fair-worker";
 import { sqsClient } from "#shared/queue/sqs";
 import { parseMessageBody } from "#shared/queue/sqs-batch";
 import { documentClient } from "#shared/store/dynamo";
@@ -18,6 +21,8 @@ const deliveryMessageSchema = z.object({
   body: z.string(),
   attempt: z.int().check(z.minimum(1)),
   notBefore: z.optional(z.string()),
+  /** Times the fair share sent this attempt back (shared/queue/fair-worker.ts). */
+  deferrals: z.optional(z.int().check(z.minimum(0))),
 });
 
 /**
@@ -26,8 +31,11 @@ const deliveryMessageSchema = z.object({
  * goes back to the queue with its retry delay (never blocks the queue). A message whose attempt
  * could not even be recorded (the table refused) is redelivered by SQS and after the queue's
  * maxReceiveCount lands in the dead-letter queue, like an exhausted delivery.
+ * With WEBHOOK_WORKER_SLOTS_PER_TENANT (set by the stack), one organization's attempts hold at most
+ * that many of the workers' attempt slots: a tenant whose receivers hang for their 10 s delays another
+ * tenant's deliveries by at most one slot (the run workers' fair share, shared/queue/fair-worker.ts).
  *
- * Metrics (dimension job=webhook-delivery): `DeliveryAttempts`, `DeliveryErrors`.
+ * Metrics (dimension job=webhook-delivery): `DeliveryAttempts`, `DeliveryErrors`, `DeliveryDeferred`.
  */
 export const handler = jobHandler("webhook-delivery", async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const outcomes = await Promise.allSettled(
@@ -37,7 +45,13 @@ export const handler = jobHandler("webhook-delivery", async (event: SQSEvent): P
         logger.error("webhook queue message is not a delivery; acknowledged", { body: record.body });
         return;
       }
-      await deliverOnce(message);
+      const pool = webhookDeliveryPool();
+      if (!pool) return deliverOnce(message);
+      const fair = await workFairly(pool, { tenantId: message.organizationId, workKey: `${message.deliveryId}#${message.attempt}`, body: message }, () => deliverOnce(message));
+      if (!fair.started) {
+        logger.info("webhook delivery deferred: its organization holds its share of the delivery slots", { deliveryId: message.deliveryId, delaySeconds: fair.deferredForSeconds });
+        metrics.addMetric("DeliveryDeferred", MetricUnit.Count, 1);
+      }
     }),
   );
   const failures = outcomes.flatMap((outcome, index) => {
@@ -49,3 +63,14 @@ export const handler = jobHandler("webhook-delivery", async (event: SQSEvent): P
   metrics.addMetric("DeliveryErrors", MetricUnit.Count, failures.length);
   return { batchItemFailures: failures };
 });
+
+let pool: FairPool | null | undefined;
+/** The delivery workers' share per organization, when the stack gives one (WEBHOOK_WORKER_SLOTS_PER_TENANT). */
+function webhookDeliveryPool(): FairPool | undefined {
+  if (pool === undefined) {
+    const cap = appConfig().WEBHOOK_WORKER_SLOTS_PER_TENANT;
+    // A lease outlives an attempt's worker: a crashed worker's slot frees a minute after its timeout.
+    pool = cap === undefined ? null : fairPool("webhook-delivery", appConfig().WEBHOOK_QUEUE_URL, cap, webhookWorkerTimeoutSeconds + 60);
+  }
+  return pool ?? undefined;
+}

@@ -544,6 +544,8 @@ export class FieldOperationsStack extends Stack {
       timeout: Duration.seconds(webhookWorkerTimeoutSeconds),
     });
     for (const each of deliveryWorkerGrants) grant(deliveryWorker.role as IRole, each);
+    // No organization holds every attempt slot (maxConcurrency workers × batchSize attempts side by side).
+    deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(tenantSlotCap(webhookQueueDefinition.maxConcurrency * webhookQueueDefinition.batchSize)));
     deliveryWorker.addEventSource(new SqsEventSource(webhookQueue, { batchSize: webhookQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: webhookQueueDefinition.maxConcurrency }));
 
 

@@ -45,6 +45,12 @@ export const environmentSchema = z.object({
    * a delay, so other organizations' runs always find a worker. Unset: no per-organization share.
    */
   RUN_WORKER_SLOTS_PER_TENANT: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000))),
+  /**
+   * Webhook delivery attempts one organization may have running at once (the delivery workers'
+   * concurrency × batch size, less one, set by the stack); over it an attempt is sent back with a delay.
+   * Unset: no per-organization share.
+   */
+  WEBHOOK_WORKER_SLOTS_PER_TENANT: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(10_000))),
   /** SQS queue of the tick's fan-out pages (empty: the run queue, whose worker reads both kinds). */
   DUE_PAGE_QUEUE_URL: z._default(z.string(), ""),
   /** SQS queue of legacy-import steps (docs/api/legacy-import.md). */

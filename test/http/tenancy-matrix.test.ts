@@ -57,6 +57,8 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   createRoutingResult: (f) => ({ json: { configurationId: f.configurationId } }),
   replaceExtensionValues: () => ({ json: { custom: { badge: `${marker}-badge-2` } } }),
   importDataType: (f) => ({ json: { mode: "copy", source: { uploadId: f.uploadId } } }),
+  createWebhook: () => ({ json: { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook 2` } }),
+  patchWebhook: () => ({ json: { description: "renamed hook" } }),
 };
 /** Query strings lists need to name organization A's resource. */
 const queries: Record<string, (fixtures: Fixtures) => string> = {
@@ -67,7 +69,7 @@ const requiredQueries: Record<string, () => string> = {
   getUsage: () => "?from=2026-01-01&to=2026-01-31",
 };
 /** Creates that name no resource: for another organization they are its own creates, not a tenancy question. */
-const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub", "createDataTypeImportUpload"]);
+const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub", "createDataTypeImportUpload", "createWebhook"]);
 
 function integrationForm(): Array<[string, string | { filename: string; content: string }]> {
   return [
@@ -139,6 +141,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     const upload = await owner.post("/data-type/import/upload", undefined);
     const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] }, recordCount: 0 };
     expect((await fetch(upload.body.data.uploadUrl, { method: "PUT", body: JSON.stringify(header) })).status).toBe(200);
+    const webhook = await created(owner, "/webhook", { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook` });
     fixtures = {
       uploadId: upload.body.data.uploadId,
       organizationId,
@@ -159,6 +162,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
         appIntegrationId: integration.body.data._id,
         entity: "user",
         entityId: "user-a1",
+        webhookId: webhook._id,
       },
     };
     expect(record.dataId).toBe(`${marker}-1`);
@@ -234,6 +238,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
       `/routing/result/${fixtures.params.resultId}`,
       `/data-type/${fixtures.typeId}`,
       `/app-integration/${fixtures.params.appIntegrationId}`,
+      `/webhook/${fixtures.params.webhookId}`,
     ]) {
       const response = await owner.get(path);
       expect(response.status, path).toBe(200);

@@ -51,6 +51,14 @@ describe("Stack: webhooks and events", () => {
     expect(webhookQueueDefinition.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * webhookWorkerTimeoutSeconds);
   });
 
+  it("gives the delivery worker a per-organization share of its attempt slots: all but one", () => {
+    const slots = webhookQueueDefinition.maxConcurrency * webhookQueueDefinition.batchSize - 1;
+    root.hasResourceProperties("AWS::Lambda::Function", {
+      Description: Match.stringLikeRegexp("webhook delivery attempt"),
+      Environment: { Variables: Match.objectLike({ WEBHOOK_WORKER_SLOTS_PER_TENANT: String(slots) }) },
+    });
+  });
+
   it("keeps signing secrets under a rotating KMS key: only creating a webhook encrypts, only the delivery worker decrypts", () => {
     root.hasResourceProperties("AWS::KMS::Key", { EnableKeyRotation: true });
     expect(JSON.stringify(functionActions(synthesized, "createWebhookFunction"))).toContain("kms:Encrypt");
