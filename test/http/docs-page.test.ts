@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
+import { eventTypes } from "#shared/domain/webhooks/events";
 import { apiClient, baseUrl } from "#test/support/local-api";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 
@@ -83,13 +84,17 @@ describe.skipIf(!chromiumPath)(chromiumPath ? "GET /docs in headless Chromium" :
         text: block.textContent ?? "",
       })),
     );
+    // The document's webhooks section (the events a subscription receives) renders as operations too, named by event type.
+    const webhookOperations = operations.filter((operation) => eventTypes.some((type) => operation.path === type || operation.text.includes(type)) && !operation.path.startsWith("/"));
+    expect(webhookOperations.length).toBe(eventTypes.length);
+    const pathOperations = operations.filter((operation) => operation.path.startsWith("/"));
     for (const route of routes) {
-      const shown = operations.find((operation) => operation.text.includes(route.operationId));
+      const shown = pathOperations.find((operation) => operation.text.includes(route.operationId));
       expect(shown, `${route.operationId} on the page`).toBeDefined();
       expect(shown?.method).toBe(route.method);
       expect(shown?.path).toBe(route.path);
     }
-    expect(operations).toHaveLength(routes.length);
+    expect(pathOperations).toHaveLength(routes.length);
     await page.screenshot({ path: testOutputPath("docs.png"), fullPage: false });
     expect(foreignRequests).toEqual([]);
     expect(pageErrors).toEqual([]);

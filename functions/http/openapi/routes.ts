@@ -11,7 +11,10 @@ export const openApiRoutes = {
     summary: "This API's OpenAPI 3.1 description (no token needed)",
     tag: "Meta",
     auth: "none",
-    responses: () => ({ 200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string().check(clientText) }) } }),
+    responses: () => ({
+      200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string().check(clientText) }) },
+      304: { description: "Not modified: If-None-Match names the current ETag (no body)." },
+    }),
   }),  docs: defineRoute({
     operationId: "getApiDocs",
     method: "GET",
