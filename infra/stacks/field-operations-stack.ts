@@ -726,6 +726,7 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
       acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`, `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`);
       acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`, `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`);
     }
+    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKinds.travelCache}*]`, "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code), granted only when a road-network provider is declared.");
   }
   acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
   acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
