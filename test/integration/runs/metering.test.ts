@@ -45,7 +45,8 @@ describe("Job: routing run worker — metering and the run-seconds quota", () =>
     const owner = callerOf();
     const { profile } = await seedHub(owner);
     const now = new Date();
-    // The default plan allows 360,000 s a month; the profile's run may use up to 1 s.
+    // Plan standard (the tenant record the operator's CLI writes) allows 360,000 s a month; the profile's run may use up to 1 s.
+    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.tenant(owner.organizationId), organizationId: owner.organizationId, entity: "tenant", plan: "standard", status: "active", createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" } }));
     await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.runSecondsTotal(owner.organizationId, utcMonth(now)), seconds: 359_999.5 } }));
     const { schedule, afterDue } = await createDueSchedule(owner, profile._id);
     await tickAt(afterDue);
