@@ -22,10 +22,14 @@ export type FixtureName =
   | "dataTypeId"
   | "dataTypeName"
   | "dataId"
-  | "appIntegrationId";
+  | "appIntegrationId"
+  | "webhookId"
+  | "webhookUrl";
 
 export const certificatePem = selfSignedCertificate("Fuzz SSO").pem;
 export const azureAuthUrl = "https://login.microsoftonline.com/0f1e2d3c-fuzz/saml2";
+/** A URL webhook subscriptions and external-api types accept (https, a public name; names are not resolved when saved). */
+export const fuzzWebhookUrl = "https://hooks.example.com/fuzz";
 
 /** The fuzz data type: one field of most kinds, so record bodies reach every value rule. */
 export const fuzzDataType = (name: string) => ({
@@ -102,6 +106,7 @@ export class FixtureSet {
     await this.createDataType();
     await this.createRecord();
     await this.createAppIntegration();
+    await this.createWebhook();
   }
 
   /** Re-reads the named fixtures and recreates those that are gone (in dependency order). */
@@ -125,6 +130,7 @@ export class FixtureSet {
       }
     }
     if (wanted.has("appIntegrationId") && !(await this.exists(`/app-integration/${this.id("appIntegrationId")}`))) await this.createAppIntegration();
+    if (wanted.has("webhookId") && !(await this.exists(`/webhook/${this.id("webhookId")}`))) await this.createWebhook();
   }
 
   private async exists(path: string): Promise<boolean> {
@@ -208,6 +214,13 @@ export class FixtureSet {
     const dataId = `Fuzz record ${unique()}`;
     await this.api.expect("POST", "/data", 201, { dataTypeId: this.id("dataTypeId"), hubId: this.id("hubId"), dataId, segment: "retail", age: 30 });
     this.ids.set("dataId", dataId);
+  }
+
+  /** A subscription to a public https URL (never delivered to here: the fuzz stack runs no publisher). */
+  private async createWebhook() {
+    this.ids.set("webhookUrl", fuzzWebhookUrl);
+    const body = await this.api.expect("POST", "/webhook", 201, { url: fuzzWebhookUrl, events: ["routing.result.completed"], description: `Fuzz hook ${unique()}` });
+    this.ids.set("webhookId", body.data._id);
   }
 
   private async createAppIntegration() {

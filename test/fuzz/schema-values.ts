@@ -57,6 +57,8 @@ export const fixtureIdProperties: Record<string, string> = {
   resultId: "resultId",
   routingResultId: "resultId",
   appIntegrationId: "appIntegrationId",
+  webhookId: "webhookId",
+  url: "webhookUrl",
   dataTypeId: "dataTypeId",
   dataTypeName: "dataTypeName",
   dataId: "dataId",

@@ -353,11 +353,11 @@ describe("POST /data-type/import: the plan's import limits", () => {
     for (const refused of answers.filter((answer) => answer.status === 429)) {
       expect(refused.body).toMatchObject({ status: false, failedCode: "import-429", message: expect.stringContaining("1 imports queued or running") });
     }
+    // Those 10 calls took the free plan's whole burst (10, refilled at 5 a second): let it refill.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     // The refused calls created nothing.
     expect(await dataTypeNames(api)).toHaveLength(1);
     const running = answers.find((answer) => answer.status === 202)?.body.data_type;
-    // Those 10 calls took the free plan's whole burst (10, refilled at 5 a second): let it refill.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await runImport(api, running._id)).import.status).toBe("done");
     expect((await importStart(api, exportText("After", 3))).status).toBe(202);
     expect(await importRecordsUsed(organizationId, month())).toBe(6);

@@ -1,5 +1,4 @@
 import * as z from "zod/mini";
-import { errorBodySchema } from "#shared/domain/schemas";
 import {
   webhookCreatedSchema,
   webhookCreateSchema,
@@ -45,7 +44,7 @@ export const webhookRoutes = {
     tag,
     permission: "add/webhook",
     body: webhookCreateSchema,
-    responses: () => ({ 201: { description: "Created, with the secret", schema: webhookBody(201, webhookCreatedSchema) }, 409: { description: "The plan's cap of webhooks is reached.", schema: errorBodySchema } }),
+    responses: () => ({ 201: { description: "Created, with the secret", schema: webhookBody(201, webhookCreatedSchema) }, 409: { description: "The plan's cap of webhooks is reached (webhook-409).", failedCodes: ["webhook-409"] } }),
     grants: ["tableWrite", "webhookSecretSeal"],
   }),
   list: defineRoute({
