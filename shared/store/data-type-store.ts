@@ -1,14 +1,15 @@
-import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { dataTypeConflicts } from "#shared/domain/data-types/errors";
 import { type DataType, dataTypeSchema } from "#shared/domain/data-types/schema";
 import type { DataTypeStore, ReadVersion, VersionedDataType } from "#shared/domain/data-types/service";
 import { NotFoundError } from "#shared/domain/errors";
-import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
+import { documentClient, tableName, type TransactItem } from "#shared/store/dynamo";
 import { claimGuard, conditionCheck, put, releaseGuard, remove, transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
-import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/delete-fence";
+import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
+import { liftParentFence, setParentFence } from "#shared/store/parent-fence";
 
 /**
  * Data types over DynamoDB (layout in docs/api/data-types.md and shared/store/keys.ts):
@@ -98,42 +99,13 @@ async function hasRecords(organizationId: string, dataTypeId: string): Promise<b
  * another writer (a fence older than its TTL is a crashed writer's); the version is unchanged, so
  * the answer's ETag stays the version + 1 of the write that follows. Undefined when it lost.
  */
-async function setFence(dataType: DataType, expectedVersion: number): Promise<number | undefined> {
-  const fencedAt = Date.now();
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.dataType(dataType.organizationId, dataType._id),
-        UpdateExpression: "SET #fence = :fencedAt",
-        ConditionExpression: "version = :expected AND (attribute_not_exists(#fence) OR #fence < :cutoff)",
-        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ":expected": expectedVersion, ":fencedAt": fencedAt, ":cutoff": fencedAt - DELETE_FENCE_TTL_MS },
-      }),
-    );
-    return fencedAt;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
-    throw error;
-  }
+function setFence(dataType: DataType, expectedVersion: number): Promise<number | undefined> {
+  return setParentFence(keys.dataType(dataType.organizationId, dataType._id), expectedVersion);
 }
 
 /** Lifts our fence (the write behind it did not happen); a fence already gone or another's is left alone. */
-async function liftFence(dataType: DataType, fencedAt: number): Promise<void> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.dataType(dataType.organizationId, dataType._id),
-        UpdateExpression: "REMOVE #fence",
-        ConditionExpression: "#fence = :fencedAt",
-        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ":fencedAt": fencedAt },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+function liftFence(dataType: DataType, fencedAt: number): Promise<void> {
+  return liftParentFence(keys.dataType(dataType.organizationId, dataType._id), fencedAt);
 }
 
 /** Fences the type and waits out the leases of writes validated against it; 404/409 when it moved on. */

@@ -3,7 +3,8 @@ import { NotFoundError } from "#shared/domain/errors";
 import { ID_PATTERN } from "#shared/domain/ids";
 import { hubInUseError } from "#shared/domain/hubs/errors";
 import { type Hub, type HubReferenceCounts, type HubReferenceKind, hubReferenceKinds, hubSchema } from "#shared/domain/hubs/schema";
-import { DELETE_FENCE_ATTRIBUTE, DELETE_FENCE_TTL_MS } from "#shared/store/delete-fence";
+import { DELETE_FENCE_ATTRIBUTE } from "#shared/store/delete-fence";
+import { liftParentFence, setParentFence } from "#shared/store/parent-fence";
 import { legacyCounterAttribute, markerPrefix } from "#shared/store/hub-references";
 import { transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
@@ -97,41 +98,12 @@ async function hasChildren(organizationId: string, hubId: string): Promise<boole
 }
 
 /** Sets the hub's fence if it is still at `expectedVersion` and not fenced; undefined when it lost. */
-async function setHubFence(organizationId: string, hubId: string, expectedVersion: number): Promise<number | undefined> {
-  const fencedAt = Date.now();
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.hub(organizationId, hubId),
-        UpdateExpression: "SET #fence = :fencedAt",
-        ConditionExpression: "version = :expected AND (attribute_not_exists(#fence) OR #fence < :cutoff)",
-        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ":expected": expectedVersion, ":fencedAt": fencedAt, ":cutoff": fencedAt - DELETE_FENCE_TTL_MS },
-      }),
-    );
-    return fencedAt;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
-    throw error;
-  }
+function setHubFence(organizationId: string, hubId: string, expectedVersion: number): Promise<number | undefined> {
+  return setParentFence(keys.hub(organizationId, hubId), expectedVersion);
 }
 
-async function liftHubFence(organizationId: string, hubId: string, fencedAt: number): Promise<void> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.hub(organizationId, hubId),
-        UpdateExpression: "REMOVE #fence",
-        ConditionExpression: "#fence = :fencedAt",
-        ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ":fencedAt": fencedAt },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+function liftHubFence(organizationId: string, hubId: string, fencedAt: number): Promise<void> {
+  return liftParentFence(keys.hub(organizationId, hubId), fencedAt);
 }
 
 /** 409 naming what still references the hub: its reference items plus legacy counts. */
