@@ -204,13 +204,57 @@ export class Route {
 
   /** Recomputes the summaries after `nodes` changed. */
   update(): void {
+    const n = this.nodes.length;
+    if (this.fDuration.length < n) this.grow(Math.max(n, 2 * this.fDuration.length));
+    let visits = 0;
+    for (let i = 0; i < n; i++) if (this.nodes[i]! < this.instance.visitCount) visits++;
+    this.summarise(0, n - 1, visits);
+  }
+
+  /**
+   * After `nodes.splice(p, 0, visit)`: the prefixes before p and the suffixes after it are unchanged (the
+   * latter move up one place), so only prefixes from p on and suffixes up to p are computed again.
+   */
+  inserted(p: number): void {
+    const n = this.nodes.length;
+    if (this.fDuration.length < n) {
+      this.update();
+      return;
+    }
+    this.shiftSuffixes(p, n - 1, 1);
+    this.summarise(p, p, this.visitCount + 1);
+  }
+
+  /** After `nodes.splice(p, 1)` of a visit: as `inserted`, the suffixes from p on move down one place. */
+  removed(p: number): void {
+    this.shiftSuffixes(p + 1, this.nodes.length + 1, -1);
+    this.summarise(p, p - 1, this.visitCount - 1);
+  }
+
+  /** Moves the suffix summaries of old positions [from, to) by `by` places (their bNext with them). */
+  private shiftSuffixes(from: number, to: number, by: number): void {
+    const dims = this.instance.dims;
+    const target = from + by;
+    this.bDuration.copyWithin(target, from, to);
+    this.bTimeWarp.copyWithin(target, from, to);
+    this.bEarliest.copyWithin(target, from, to);
+    this.bLatest.copyWithin(target, from, to);
+    this.bDistance.copyWithin(target, from, to);
+    this.nextLocation.copyWithin(target, from, to);
+    this.bLoad.copyWithin(target * dims, from * dims, to * dims);
+    const bNext = this.bNext;
+    bNext.copyWithin(target, from, to);
+    for (let i = target; i < to + by; i++) bNext[i] = bNext[i]! + by;
+  }
+
+  /** Prefix summaries from `forwardFrom` to the end, suffix summaries from `backwardFrom` down to 0, then the totals. */
+  private summarise(forwardFrom: number, backwardFrom: number, visits: number): void {
     const { instance, nodes, windows, segment } = this;
     const { dims, demand, isBreak } = instance;
     const n = nodes.length;
-    if (this.fDuration.length < n) this.grow(Math.max(n, 2 * this.fDuration.length));
-    segment.startAt(this, nodes[0]!, windows.open[nodes[0]!]!, windows.close[nodes[0]!]!);
-    let visits = 0;
-    for (let i = 0; i < n; i++) {
+    if (forwardFrom === 0) segment.startAt(this, nodes[0]!, windows.open[nodes[0]!]!, windows.close[nodes[0]!]!);
+    else segment.setPrefix(this, forwardFrom - 1);
+    for (let i = forwardFrom; i < n; i++) {
       const node = nodes[i]!;
       if (i > 0) segment.append(node);
       this.fDuration[i] = segment.duration;
@@ -222,9 +266,8 @@ export class Route {
       for (let d = 0; d < dims; d++) {
         this.fLoad[i * dims + d] = (i > 0 ? this.fLoad[(i - 1) * dims + d]! : 0) + demand[node * dims + d]!;
       }
-      if (node < instance.visitCount) visits++;
     }
-    for (let i = n - 1; i >= 0; i--) {
+    for (let i = backwardFrom; i >= 0; i--) {
       const node = nodes[i]!;
       segment.startAt(this, node, windows.open[node]!, windows.close[node]!);
       if (isBreak[node]) {
@@ -251,7 +294,7 @@ export class Route {
         this.bLoad[i * dims + d] = (i < n - 1 ? this.bLoad[(i + 1) * dims + d]! : 0) + demand[node * dims + d]!;
       }
     }
-    for (let i = 0; i < n - 1; i++) this.nextLocation[i] = instance.location[nodes[this.bNext[i + 1]!]!]!;
+    for (let i = Math.min(backwardFrom, n - 2); i >= 0; i--) this.nextLocation[i] = instance.location[nodes[this.bNext[i + 1]!]!]!;
     this.visitCount = visits;
     for (let d = 0; d < dims; d++) this.load[d] = this.fLoad[(n - 1) * dims + d]!;
     if (instance.hasPairs) this.updatePairs();

@@ -104,7 +104,7 @@ export class RuinRecreate {
       for (const v of removed) if (routeOf[v]! >= 0) solution.removeWithPartner(v);
       return removed;
     }
-    for (const v of removed) solution.remove(v);
+    solution.removeAll(removed);
     return removed;
   }
 

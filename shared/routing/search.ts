@@ -82,6 +82,8 @@ export class Budget {
   /** Set once `done()` has answered true. */
   endedBy: SearchEnd | undefined;
   private readonly startedAt: number;
+  /** The clock when `done()` last read it: the annealing step right after reads its progress from it. */
+  private checkedAt: number;
   private window = { start: 0, dropped: Infinity, cost: Infinity };
   private best = { dropped: Infinity, cost: Infinity };
 
@@ -95,23 +97,30 @@ export class Budget {
     private readonly mustStop?: () => boolean,
   ) {
     this.startedAt = now();
+    this.checkedAt = this.startedAt;
   }
 
-  /** Share of the schedule used, from 0 to 1 (time, iterations or the convergence horizon, whichever is further along). */
-  progress(): number {
+  /**
+   * Share of the schedule used, from 0 to 1 (time, iterations or the convergence horizon, whichever is
+   * further along). `atLastCheck`: at the time `done()` has just read (one clock read per annealing step,
+   * which matters with a CPU-time clock; `done()` has asked `mustStop` too).
+   */
+  progress(atLastCheck = false): number {
     // Every phase (route and fleet minimisation too) ends at once when the caller must stop.
-    if (this.endedBy === "deadline" || (this.endedBy === undefined && this.mustStop?.())) {
+    if (this.endedBy === "deadline" || (this.endedBy === undefined && !atLastCheck && this.mustStop?.())) {
       this.endedBy = "deadline";
       return 1;
     }
     const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
-    return Math.min(1, Math.max(this.iterations / iterationLimit, (this.now() - this.startedAt) / this.timeLimitMs));
+    const now = atLastCheck ? this.checkedAt : this.now();
+    return Math.min(1, Math.max(this.iterations / iterationLimit, (now - this.startedAt) / this.timeLimitMs));
   }
 
   /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */
   done(): boolean {
     if (this.endedBy) return true;
-    if (this.iterations >= this.maxIterations || this.now() - this.startedAt >= this.timeLimitMs) this.endedBy = "budget";
+    this.checkedAt = this.now();
+    if (this.iterations >= this.maxIterations || this.checkedAt - this.startedAt >= this.timeLimitMs) this.endedBy = "budget";
     else if (this.mustStop?.()) this.endedBy = "deadline";
     else if (this.convergence && this.windowEnded()) this.endedBy = "earlyStop";
     return this.endedBy !== undefined;
@@ -220,7 +229,7 @@ export function anneal(
         }
       }
     }
-    const progress = budget.progress();
+    const progress = budget.progress(true);
     const temperature = schedule.startTemperature * Math.pow(ratio, Math.max(0, progress - from) / (1 - from));
     solution.begin();
     ruinRecreate.ruin();

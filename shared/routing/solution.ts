@@ -91,8 +91,8 @@ export class Solution {
     if (this.journalOpen) this.savedWindows.push(v, this.window[v]!);
     this.setWindow(v, window);
     this.routes[r]!.nodes.splice(position, 0, v);
-    this.routes[r]!.update();
-    this.index(r);
+    this.routes[r]!.inserted(position);
+    this.index(r, position);
     this.unassigned.delete(v);
   }
 
@@ -121,12 +121,32 @@ export class Solution {
 
   remove(v: number): void {
     const r = this.routeOf[v]!;
+    const position = this.positionOf[v]!;
     this.touch(r);
-    this.routes[r]!.nodes.splice(this.positionOf[v]!, 1);
-    this.routes[r]!.update();
-    this.index(r);
+    this.routes[r]!.nodes.splice(position, 1);
+    this.routes[r]!.removed(position);
+    this.index(r, position);
     this.routeOf[v] = -1;
     this.unassigned.add(v);
+  }
+
+  /** Removes the visits (none of a pickup-and-delivery pair), as `remove` one by one, summarising each route once. */
+  removeAll(visits: readonly number[]): void {
+    const touched: number[] = [];
+    for (const v of visits) {
+      const r = this.routeOf[v]!;
+      this.touch(r);
+      if (!touched.includes(r)) touched.push(r);
+      this.routeOf[v] = -1;
+      this.unassigned.add(v);
+    }
+    for (const r of touched) {
+      const route = this.routes[r]!;
+      // Start, end and breaks stay: every node still on route r is indexed to it.
+      route.nodes = route.nodes.filter((node) => this.routeOf[node] === r);
+      route.update();
+      this.index(r);
+    }
   }
 
   /**
@@ -165,9 +185,10 @@ export class Solution {
     if (this.journalOpen && !this.savedRoutes.has(r)) this.savedRoutes.set(r, [...this.routes[r]!.nodes]);
   }
 
-  private index(r: number): void {
+  /** Route index and position of route r's nodes from position `from` on. */
+  private index(r: number, from = 0): void {
     const nodes = this.routes[r]!.nodes;
-    for (let i = 0; i < nodes.length; i++) {
+    for (let i = from; i < nodes.length; i++) {
       this.routeOf[nodes[i]!] = r;
       this.positionOf[nodes[i]!] = i;
     }
