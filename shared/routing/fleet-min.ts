@@ -20,14 +20,31 @@ export function minimiseFleet(
   const absence = new Float64Array(instance.visitCount);
   const fewestVehicles = vehicleLowerBound(solution);
   const target = incumbent.unassigned;
+  const patience = stagnationLimit(instance.routable.length);
+  // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
+  const failed = new Uint8Array(instance.vehicleCount);
   let absent = solution.unassigned.size;
   let absenceSum = 0;
+  let lastGain = budget.iterations;
+  let emptied = -1;
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
       incumbent.offer(solution);
-      if (solution.vehiclesUsed <= fewestVehicles || !emptyARoute(solution, random)) break;
+      failed.fill(0);
+      emptied = solution.vehiclesUsed <= fewestVehicles ? -1 : emptyARoute(solution, random, failed);
+      if (emptied < 0) break;
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
+      lastGain = budget.iterations;
+    } else if (emptied >= 0 && budget.iterations - lastGain >= patience) {
+      // This route's visits do not fit elsewhere (yet): back to the last complete solution, and another route.
+      failed[emptied] = 1;
+      solution.restore(incumbent.snapshot);
+      emptied = emptyARoute(solution, random, failed);
+      if (emptied < 0) break;
+      absent = solution.unassigned.size;
+      absenceSum = sumOver(absence, solution.unassigned);
+      lastGain = budget.iterations;
     }
     solution.begin();
     // Make room next to a visit left out.
@@ -37,6 +54,7 @@ export function minimiseFleet(
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
       solution.commit();
+      if (solution.unassigned.size < absent) lastGain = budget.iterations;
       absent = solution.unassigned.size;
       absenceSum = newAbsenceSum;
     } else {
@@ -50,26 +68,39 @@ export function minimiseFleet(
 }
 
 /**
- * Empties the route whose removal saves the most fixed cost per visit to re-insert. Routes of
- * vehicles with no fixed cost save nothing: false when only such routes are left.
+ * Iterations an emptied route may go without a visit fewer left out before another route is tried:
+ * one route's visits that fit nowhere else (say, tagged visits and a time window only its vehicle
+ * reaches) would otherwise hold the whole fleet phase.
  */
-function emptyARoute(solution: Solution, random: Random): boolean {
+export function stagnationLimit(visits: number): number {
+  return Math.max(STAGNATION_MIN, STAGNATION_PER_VISIT * visits);
+}
+const STAGNATION_MIN = 2000;
+const STAGNATION_PER_VISIT = 20;
+
+/**
+ * Empties the route whose removal saves the most fixed cost per visit to re-insert, of the vehicles not
+ * `failed`; returns its vehicle. Routes of vehicles with no fixed cost save nothing: -1 when only such
+ * routes (or failed ones) are left.
+ */
+function emptyARoute(solution: Solution, random: Random, failed: Uint8Array): number {
   const { instance, routes } = solution;
   let chosen = -1;
   let chosenScore = Infinity;
   for (let r = 0; r < routes.length; r++) {
     const route = routes[r]!;
     const fixedCost = instance.fixedCost[route.vehicle]!;
-    if (route.visitCount === 0 || fixedCost <= 0) continue;
+    if (route.visitCount === 0 || fixedCost <= 0 || failed[route.vehicle]) continue;
     const score = (route.visitCount + random.next()) / fixedCost;
     if (score < chosenScore) {
       chosen = r;
       chosenScore = score;
     }
   }
-  if (chosen < 0) return false;
+  if (chosen < 0) return -1;
+  const vehicle = routes[chosen]!.vehicle;
   for (const node of routes[chosen]!.nodes.filter((node) => node < instance.visitCount)) solution.remove(node);
-  return true;
+  return vehicle;
 }
 
 function pick(visits: Set<number>, random: Random): number | undefined {
