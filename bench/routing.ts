@@ -1,5 +1,6 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
-// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --clock wall|cpu
+// [--clock wall|cpu (the solver's budget on the wall clock or this process's CPU time; every set)]
+// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3
 //  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop (realistic, small)] [--early-stop (solomon, gh*:
 // their default is the whole budget)] [--seeds 1,2,3 (small)]
@@ -37,6 +38,7 @@ const { values } = parseArgs({
 
 const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "small"];
 if (!sets.includes(values.set)) throw new Error(`--set must be one of ${sets.join(", ")}`);
+if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
 if (values.objective !== "distance" && values.objective !== "hierarchical") throw new Error("--objective must be distance or hierarchical");
 if (values.convention !== "exact" && values.convention !== "dimacs") throw new Error("--convention must be exact or dimacs");
 const options = {
@@ -46,6 +48,7 @@ const options = {
   maxIterations: values.iterations ? Number(values.iterations) : undefined,
   // Budget benchmarks (Solomon, Gehring–Homberger) measure quality at a fixed budget: the whole budget unless --early-stop.
   earlyStop: ["solomon", "gh200", "gh400", "gh1000"].includes(values.set) ? values["early-stop"] : !values["no-early-stop"],
+  clock: values.clock as "wall" | "cpu",
   log: (line: string) => console.log(line),
 };
 const threadCounts = values.threads?.split(",").map(Number);
@@ -61,7 +64,6 @@ if (threadCounts) {
     threadCounts,
   });
 } else if (values.set === "realistic" && values.visits) {
-  if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
   runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
 } else if (values.set === "realistic") {
   runRealistic(options);

@@ -8,6 +8,7 @@ import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective, RoutingProblem, RoutingSolution } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticProblem } from "./realistic.ts";
+import { cpuMs } from "./run.ts";
 
 export interface EarlyStopOptions {
   visits: number;
@@ -40,11 +41,6 @@ export const VISITS_PER_VEHICLE = 20;
 export function realisticDay(visits: number, seed: number): RoutingProblem {
   return realisticProblem(visits, Math.max(2, Math.ceil(visits / VISITS_PER_VEHICLE)), seed);
 }
-
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /** What the objective minimises after served visits and vehicles: distance plus the underload penalty (default 1000 per unit). */
 function costOf(solution: RoutingSolution): number {

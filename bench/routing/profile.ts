@@ -1,0 +1,26 @@
+// One realistic day solved for a fixed number of iterations on the CPU clock, for profiling and for
+// checking that a speed-up leaves the solution unchanged (same seed and iterations, same cost):
+//   node --cpu-prof --import tsx bench/routing/profile.ts [visits=300] [seed=1] [iterations=20000]
+// Prints the served visits, vehicles, cost (distance + underload penalty), CPU seconds and violations as JSON.
+import { checkSolution } from "#shared/routing/check";
+import { solveRouting } from "#shared/routing/solver";
+import { realisticDay } from "./early-stop.ts";
+import { cpuMs } from "./run.ts";
+
+const [visits = 300, seed = 1, iterations = 20_000] = process.argv.slice(2).map(Number);
+const problem = realisticDay(visits, seed);
+const started = cpuMs();
+const solution = solveRouting(problem, { seed, objective: "hierarchical", timeLimitMs: 1e9, maxIterations: iterations, earlyStop: false, now: cpuMs });
+const cpuSeconds = (cpuMs() - started) / 1000;
+console.log(
+  JSON.stringify({
+    visits,
+    seed,
+    iterations: solution.iterations,
+    served: solution.totals.visits,
+    vehicles: solution.totals.vehicles,
+    cost: solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0),
+    cpuSeconds,
+    violations: checkSolution(problem, solution).violations.length,
+  }),
+);
