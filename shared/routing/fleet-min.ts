@@ -23,28 +23,32 @@ export function minimiseFleet(
   const patience = stagnationLimit(instance.routable.length);
   // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
   const failed = new Uint8Array(instance.vehicleCount);
+  let tries = 0;
   let absent = solution.unassigned.size;
   let absenceSum = 0;
   let lastGain = budget.iterations;
+  let emptiedAt = budget.iterations;
   let emptied = -1;
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
       incumbent.offer(solution);
       failed.fill(0);
+      tries = 1;
       emptied = solution.vehiclesUsed <= fewestVehicles ? -1 : emptyARoute(solution, random, failed);
       if (emptied < 0) break;
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
-      lastGain = budget.iterations;
-    } else if (emptied >= 0 && budget.iterations - lastGain >= patience) {
+      lastGain = emptiedAt = budget.iterations;
+    } else if (emptied >= 0 && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       // This route's visits do not fit elsewhere (yet): back to the last complete solution, and another route.
       failed[emptied] = 1;
       solution.restore(incumbent.snapshot);
-      emptied = emptyARoute(solution, random, failed);
+      if (++tries > ROUTE_TRIES) break;
+      emptied = emptyARoute(solution, random, failed, true);
       if (emptied < 0) break;
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
-      lastGain = budget.iterations;
+      lastGain = emptiedAt = budget.iterations;
     }
     solution.begin();
     // Make room next to a visit left out.
@@ -68,22 +72,26 @@ export function minimiseFleet(
 }
 
 /**
- * Iterations an emptied route may go without a visit fewer left out before another route is tried:
+ * Iterations an emptied route may go without a visit fewer left out (or twice that in all) before another route is tried:
  * one route's visits that fit nowhere else (say, tagged visits and a time window only its vehicle
- * reaches) would otherwise hold the whole fleet phase.
+ * reaches) would otherwise hold the whole fleet phase. After `ROUTE_TRIES` routes failed at one fleet
+ * size the phase ends: its length then depends on the iterations, not on the budget, so a run stopped
+ * early and one spending a longer budget reach the same fleet (same seed), and the time left goes to
+ * distance.
  */
 export function stagnationLimit(visits: number): number {
   return Math.max(STAGNATION_MIN, STAGNATION_PER_VISIT * visits);
 }
 const STAGNATION_MIN = 2000;
 const STAGNATION_PER_VISIT = 20;
+const ROUTE_TRIES = 3;
 
 /**
  * Empties the route whose removal saves the most fixed cost per visit to re-insert, of the vehicles not
  * `failed`; returns its vehicle. Routes of vehicles with no fixed cost save nothing: -1 when only such
  * routes (or failed ones) are left.
  */
-function emptyARoute(solution: Solution, random: Random, failed: Uint8Array): number {
+function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, byVisits = false): number {
   const { instance, routes } = solution;
   let chosen = -1;
   let chosenScore = Infinity;
@@ -91,7 +99,7 @@ function emptyARoute(solution: Solution, random: Random, failed: Uint8Array): nu
     const route = routes[r]!;
     const fixedCost = instance.fixedCost[route.vehicle]!;
     if (route.visitCount === 0 || fixedCost <= 0 || failed[route.vehicle]) continue;
-    const score = (route.visitCount + random.next()) / fixedCost;
+    const score = (route.visitCount + random.next()) / (byVisits ? 1 : fixedCost);
     if (score < chosenScore) {
       chosen = r;
       chosenScore = score;

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { minimiseFleet } from "#shared/routing/fleet-min";
+import { buildInstance } from "#shared/routing/instance";
+import { euclideanTravel } from "#shared/routing/matrix";
+import type { RoutingProblem } from "#shared/routing/model";
+import { Random } from "#shared/routing/random";
+import { RuinRecreate } from "#shared/routing/ruin-recreate";
+import { Budget, Incumbent } from "#shared/routing/search";
+import { Solution } from "#shared/routing/solution";
+
+/**
+ * Vehicle "tagged" (fixed cost 2, so the fleet phase empties its route first) is the only one that may serve the
+ * six tagged visits; "plain-1" and "plain-2" share twenty plain visits. The tagged route can never be emptied;
+ * either plain route can.
+ */
+function problem(): RoutingProblem {
+  const at = (i: number) => ({ lat: 10 + (i % 5) * 3, lng: 10 + Math.floor(i / 5) * 3 });
+  const day = { start: 0, end: 1000 };
+  return {
+    travel: euclideanTravel(),
+    visits: [
+      ...Array.from({ length: 6 }, (_, i) => ({ id: `tagged-${i}`, location: at(i), visitTime: 5, requiredTags: ["x"] })),
+      ...Array.from({ length: 20 }, (_, i) => ({ id: `plain-${i}`, location: at(i + 6), visitTime: 5 })),
+    ],
+    vehicles: [
+      { id: "tagged", start: { lat: 0, lng: 0 }, workingTime: day, tags: ["x"], fixedCost: 2 },
+      { id: "plain-1", start: { lat: 0, lng: 0 }, workingTime: day },
+      { id: "plain-2", start: { lat: 0, lng: 0 }, workingTime: day },
+    ],
+  };
+}
+
+describe("fleet minimisation", () => {
+  it("gives up on a route that cannot be emptied and empties another one instead of spending its whole share there", () => {
+    const routing = problem();
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    // Every vehicle used: the tagged visits on "tagged", the plain ones split between the plain vehicles.
+    for (let v = 0; v < instance.visitCount; v++) {
+      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
+      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+    }
+    expect(solution.vehiclesUsed).toBe(3);
+    const random = new Random(1);
+    const incumbent = new Incumbent(solution);
+    // 20,000 iterations, half of them for the fleet phase; a route is given up after 2,000 without progress.
+    const budget = new Budget(() => 0, Infinity, 20_000);
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+
+    expect(solution.unassigned.size).toBe(0);
+    expect(solution.vehiclesUsed).toBeLessThan(3);
+    expect(solution.routes[0]!.visitCount).toBeGreaterThanOrEqual(6); // the tagged route stays
+    expect(budget.iterations).toBeLessThan(10_000); // it ended on its own, before its share of the budget
+  });
+
+  it("keeps every visit and a feasible plan when no route can be emptied", () => {
+    const routing = problem();
+    // Each vehicle takes at most 10 visits: three routes are needed for 26 visits.
+    routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    for (let v = 0; v < instance.visitCount; v++) {
+      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
+      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+    }
+    const random = new Random(2);
+    const budget = new Budget(() => 0, Infinity, 40_000);
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, new Incumbent(solution), random);
+    expect(solution.vehiclesUsed).toBe(3);
+    expect(solution.unassigned.size).toBe(0);
+    expect(budget.iterations).toBeLessThan(20_000); // three routes tried and given up, then the phase ended
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+});
