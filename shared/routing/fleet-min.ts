@@ -76,8 +76,8 @@ export function minimiseFleet(
  * one route's visits that fit nowhere else (say, tagged visits and a time window only its vehicle
  * reaches) would otherwise hold the whole fleet phase. After `ROUTE_TRIES` routes failed at one fleet
  * size the phase ends: its length then depends on the iterations, not on the budget, so a run stopped
- * early and one spending a longer budget reach the same fleet (same seed), and the time left goes to
- * distance.
+ * early and one spending a longer budget reach the same fleet (same seed, when neither reaches its share
+ * of the budget first), and the time left goes to distance.
  */
 export function stagnationLimit(visits: number): number {
   return Math.max(STAGNATION_MIN, STAGNATION_PER_VISIT * visits);
@@ -87,8 +87,8 @@ const STAGNATION_PER_VISIT = 20;
 const ROUTE_TRIES = 3;
 
 /**
- * Empties the route whose removal saves the most fixed cost per visit to re-insert, of the vehicles not
- * `failed`; returns its vehicle. Routes of vehicles with no fixed cost save nothing: -1 when only such
+ * Empties the route whose removal saves the most fixed cost per visit to re-insert (`byVisits`: the
+ * route with the fewest visits, after a costlier one failed), of the vehicles not `failed`; returns its vehicle. Routes of vehicles with no fixed cost save nothing: -1 when only such
  * routes (or failed ones) are left.
  */
 function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, byVisits = false): number {
