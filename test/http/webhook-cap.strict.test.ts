@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
+import { keys } from "#shared/store/keys";
+import { newTenant } from "#test/support/local-api";
+import { strictDynamoDb } from "#test/support/strict-dynamodb";
+import { createsAtCapRace } from "#test/support/webhook-cap";
+
+/**
+ * The webhook cap under production DynamoDB semantics (test/support/strict-dynamodb.ts): the
+ * creates' transactions all name the organization's count item, so DynamoDB cancels the ones that
+ * overlap (TransactionConflict); they are retried and re-evaluate the count's condition, and exactly
+ * one create fits.
+ */
+describe("webhook cap (strict DynamoDB semantics)", () => {
+  it("of 8 simultaneous creates at cap - 1 exactly one is 201; no two committed creates overlapped on the count item", async () => {
+    const { organizationId, api } = newTenant();
+    const semantics = strictDynamoDb();
+    const before = semantics.transactionLog().length;
+    const race = await createsAtCapRace(api, organizationId, 8);
+    expect(race).toMatchObject({ created: 1, refused: 7, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
+
+    const countItem = Object.values(keys.webhookCount(organizationId)).join("|");
+    const mine = semantics.transactionLog().slice(before).filter((record) => record.items.some((item) => item.includes(keys.webhookCount(organizationId).PK) && item.includes("WEBHOOKCOUNT")));
+    expect(mine.length, `transactions on ${countItem}`).toBeGreaterThanOrEqual(defaultMaxWebhooks);
+    const committed = mine.filter((record) => record.outcome === "committed");
+    for (const [index, record] of committed.entries()) {
+      for (const other of committed.slice(index + 1)) {
+        const overlap = record.arrivedAt < (other.releasedAt ?? Number.POSITIVE_INFINITY) && other.arrivedAt < (record.releasedAt ?? Number.POSITIVE_INFINITY);
+        expect(overlap, `transactions ${record.id} and ${other.id} both committed while overlapping`).toBe(false);
+      }
+    }
+  });
+});
