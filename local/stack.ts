@@ -16,10 +16,21 @@ import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamo
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds, webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import {
+  duePageQueueDefinition,
+  importQueueDefinition,
+  importWorkerTimeoutSeconds,
+  runWorkerTimeoutSeconds,
+  webhookQueueDefinition,
+  webhookSlotsPerTenant,
+  webhookWorkerTimeoutSeconds,
+} from "#shared/queue/definitions";
 import { startStreamPoller } from "#local/stream-poller";
 
 type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** Webhook delivery workers running at once locally (on AWS the event source's maximum concurrency). */
+export const localWebhookWorkers = 4;
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -165,6 +176,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // Webhook signing secrets are sealed with this key (on AWS: the stack's).
       WEBHOOK_SEALING_KEY: options.inMemory ? randomBytes(32).toString("base64") : loadOrCreateSealingKey(options.stateDirectory),
       WEBHOOKS_ALLOW_LOOPBACK: process.env.WEBHOOKS_ALLOW_LOOPBACK === "true" ? "true" : "false",
+      // The delivery workers' fair share, as the stack sets it for its workers (the local ones: localWebhookWorkers).
+      WEBHOOK_WORKER_SLOTS_PER_TENANT: String(webhookSlotsPerTenant(localWebhookWorkers)),
       ...(process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ? { WEBHOOK_RETRY_SCHEDULE_SECONDS: process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS } : {}),
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
@@ -260,6 +273,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           name: "webhook-delivery",
           timeoutSeconds: webhookWorkerTimeoutSeconds,
           batchSize: webhookQueueDefinition.batchSize,
+          concurrency: localWebhookWorkers,
         }),
       );
     }

@@ -27,6 +27,7 @@ import {
   runWorkerMemoryMb,
   runWorkerTimeoutSeconds,
   webhookQueueDefinition,
+  webhookSlotsPerTenant,
   webhookWorkerTimeoutSeconds,
 } from "#shared/queue/definitions";
 import { objectKeys, objectKinds } from "#shared/store/keys";
@@ -544,8 +545,8 @@ export class FieldOperationsStack extends Stack {
       timeout: Duration.seconds(webhookWorkerTimeoutSeconds),
     });
     for (const each of deliveryWorkerGrants) grant(deliveryWorker.role as IRole, each);
-    // No organization holds every attempt slot (maxConcurrency workers × batchSize attempts side by side).
-    deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(tenantSlotCap(webhookQueueDefinition.maxConcurrency * webhookQueueDefinition.batchSize)));
+    // No organization holds every delivery worker (a worker waits for the slowest attempt of its batch).
+    deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(webhookSlotsPerTenant()));
     deliveryWorker.addEventSource(new SqsEventSource(webhookQueue, { batchSize: webhookQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: webhookQueueDefinition.maxConcurrency }));
 
 

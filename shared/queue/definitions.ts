@@ -1,3 +1,5 @@
+import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
+
 /**
  * The routing-run queue and its dead-letter queue as plain data, used by the CDK stack and by the
  * local runtime alike.
@@ -108,3 +110,13 @@ export const webhookQueueDefinition = {
   /** Delivery workers at most running at once: attempts wait on receivers, not on CPU. */
   maxConcurrency: 20,
 } as const;
+
+/**
+ * The delivery workers (invocations) one organization's attempts may hold at once, of `workers`:
+ * all but one. A worker is busy until every attempt of its batch ended, so the share is counted in
+ * workers, not attempts: when an organization's receivers hang, the worker left over sends its
+ * messages back at once and reaches another organization's message behind them.
+ */
+export function webhookSlotsPerTenant(workers: number = webhookQueueDefinition.maxConcurrency): number {
+  return tenantSlotCap(workers);
+}
