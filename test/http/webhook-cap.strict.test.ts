@@ -3,7 +3,7 @@ import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
 import { keys } from "#shared/store/keys";
 import { newTenant } from "#test/support/local-api";
 import { strictDynamoDb } from "#test/support/strict-dynamodb";
-import { createsAtCapRace } from "#test/support/webhook-cap";
+import { createsAtCapRace, storeInsertsAtCapRace } from "#test/support/webhook-cap";
 
 /**
  * The webhook cap under production DynamoDB semantics (test/support/strict-dynamodb.ts): the
@@ -12,12 +12,12 @@ import { createsAtCapRace } from "#test/support/webhook-cap";
  * one create fits.
  */
 describe("webhook cap (strict DynamoDB semantics)", () => {
-  it("of 8 simultaneous creates at cap - 1 exactly one is 201; no two committed creates overlapped on the count item", async () => {
+  it("of 12 simultaneous creates at cap - 1 exactly one is 201; no two committed creates overlapped on the count item", async () => {
     const { organizationId, api } = newTenant();
     const semantics = strictDynamoDb();
     const before = semantics.transactionLog().length;
-    const race = await createsAtCapRace(api, organizationId, 8);
-    expect(race).toMatchObject({ created: 1, refused: 7, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
+    const race = await createsAtCapRace(api, organizationId, 12);
+    expect(race).toMatchObject({ created: 1, refused: 11, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
 
     const countItem = Object.values(keys.webhookCount(organizationId)).join("|");
     const mine = semantics.transactionLog().slice(before).filter((record) => record.items.some((item) => item.includes(keys.webhookCount(organizationId).PK) && item.includes("WEBHOOKCOUNT")));
@@ -29,5 +29,14 @@ describe("webhook cap (strict DynamoDB semantics)", () => {
         expect(overlap, `transactions ${record.id} and ${other.id} both committed while overlapping`).toBe(false);
       }
     }
+  });
+
+  it("with every create's read of the count before any write, the overlapping transactions conflict, are retried, and exactly one fits", async () => {
+    const semantics = strictDynamoDb();
+    semantics.resetCounters();
+    const race = await storeInsertsAtCapRace(newTenant().organizationId, 12);
+    expect(race).toEqual({ inserted: 1, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
+    // The race did reach DynamoDB's conflict rule (the transactions arrived together), and came out exact.
+    expect(semantics.counters().transactionConflicts).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,7 @@ import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { createsAtCapRace } from "#test/support/webhook-cap";
+import { createsAtCapRace, storeInsertsAtCapRace } from "#test/support/webhook-cap";
 
 const subscription = { url: "https://hooks.example.com/field-ops", events: ["routing.result.completed", "routing.result.failed"] };
 
@@ -85,17 +85,22 @@ describe("Webhook subscriptions", () => {
     expect((await newTenant().api.post("/webhook", subscription)).status).toBe(201);
   });
 
-  it("keeps the cap exact: of 8 simultaneous creates at cap - 1 exactly one is 201, and a delete frees its place", async () => {
+  it("keeps the cap exact: of 12 simultaneous creates at cap - 1 exactly one is 201, and a delete frees its place", async () => {
     const { organizationId, api } = newTenant();
-    const race = await createsAtCapRace(api, organizationId, 8);
+    const race = await createsAtCapRace(api, organizationId, 12);
     expect(race.created).toBe(1);
-    expect(race.refused).toBe(7);
+    expect(race.refused).toBe(11);
     expect(race.listed).toBe(defaultMaxWebhooks);
     expect(race.counted).toBe(defaultMaxWebhooks);
     // A delete lowers the count in its own transaction: one more create fits, the next does not.
     expect((await api.delete(`/webhook/${race.ids[0]}`)).status).toBe(200);
     expect((await api.post("/webhook", subscription)).status).toBe(201);
     expect((await api.post("/webhook", subscription)).status).toBe(409);
+  });
+
+  it("keeps the cap exact when simultaneous creates all read the count before writing (the store, on warm connections)", async () => {
+    const race = await storeInsertsAtCapRace(newTenant().organizationId, 12);
+    expect(race).toEqual({ inserted: 1, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
   });
 
   it("seeds the count of an organization whose subscriptions predate it from the subscriptions themselves", async () => {
