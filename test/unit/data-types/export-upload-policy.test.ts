@@ -16,6 +16,8 @@ describe("export upload: the presigned POST policy", () => {
     vi.stubEnv("AWS_ENDPOINT_URL", "");
     vi.stubEnv("AWS_ENDPOINT_URL_S3", "");
     vi.stubEnv("BUCKET_NAME", "files-bucket");
+    // Virtual-hosted addressing, as on AWS (the local stack sets path style for its emulator).
+    vi.stubEnv("S3_FORCE_PATH_STYLE", "false");
     vi.stubEnv("PRESIGN_TTL_SECONDS", "600");
     ({ s3ImportSource: source } = await import("#shared/blob/import-source"));
   });
