@@ -1,85 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { core } from "zod/mini";
 import { routes } from "../../../functions/routes.ts";
+import { schemasOfType } from "../../support/schema-walk.ts";
 import { storableNumber, usesStorableNumberRule } from "#shared/domain/schemas";
 
-type Def = { type: string; [key: string]: unknown };
-const defOf = (schema: core.$ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-/**
- * Every zod number schema reachable from a schema (objects, arrays, unions, wrappers, pipes, lazy,
- * records, tuples, intersections), with its path. Iterative, and each schema visited once.
- */
-function numberSchemas(root: core.$ZodType): Array<{ path: string; schema: core.$ZodType }> {
-  const found: Array<{ path: string; schema: core.$ZodType }> = [];
-  const seen = new Set<core.$ZodType>();
-  const pending: Array<[core.$ZodType, string]> = [[root, ""]];
-  while (pending.length > 0) {
-    const [schema, path] = pending.pop() as [core.$ZodType, string];
-    if (seen.has(schema)) continue;
-    seen.add(schema);
-    const def = defOf(schema);
-    const visit = (child: unknown, at: string) => {
-      if (child) pending.push([child as core.$ZodType, at]);
-    };
-    switch (def.type) {
-      case "number":
-      case "bigint":
-        found.push({ path: path || "(root)", schema });
-        break;
-      case "object":
-        for (const [key, child] of Object.entries(def.shape as Record<string, core.$ZodType>)) visit(child, path ? `${path}.${key}` : key);
-        visit(def.catchall, `${path}.*`);
-        break;
-      case "array":
-        visit(def.element, `${path}[]`);
-        break;
-      case "union":
-        for (const option of def.options as core.$ZodType[]) visit(option, path);
-        break;
-      case "intersection":
-        visit(def.left, path);
-        visit(def.right, path);
-        break;
-      case "record":
-      case "map":
-        visit(def.keyType, `${path}{key}`);
-        visit(def.valueType, `${path}{value}`);
-        break;
-      case "set":
-        visit(def.valueType, `${path}[]`);
-        break;
-      case "tuple":
-        (def.items as core.$ZodType[]).forEach((item, index) => visit(item, `${path}[${index}]`));
-        visit(def.rest, `${path}[…]`);
-        break;
-      case "pipe":
-        visit(def.in, path);
-        visit(def.out, path);
-        break;
-      case "lazy":
-        visit((def.getter as () => core.$ZodType)(), path);
-        break;
-      case "optional":
-      case "nullable":
-      case "default":
-      case "prefault":
-      case "catch":
-      case "readonly":
-      case "nonoptional":
-      case "success":
-        visit(def.innerType, path);
-        break;
-      case "promise":
-        visit(def.innerType, path);
-        break;
-      default:
-        // string, boolean, enum, literal, unknown, any, transform, custom, …: no nested schemas
-        break;
-    }
-  }
-  return found;
-}
+/** Every zod number schema reachable from a schema, with its path. */
+const numberSchemas = (root: core.$ZodType) => schemasOfType(root, ["number", "bigint"]);
 
 describe("Module: the one number rule", () => {
   it("finds numbers anywhere in a schema tree, and tells the rule's numbers from others", async () => {

@@ -2,76 +2,11 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import type { core } from "zod/mini";
 import { routes } from "../../../functions/routes.ts";
+import { defOf, schemasOfType } from "../../support/schema-walk.ts";
 import { clientFreeText, clientText, textProblem, usesTextRule } from "#shared/domain/schemas";
 
-type Def = { type: string; [key: string]: unknown };
-const defOf = (schema: core.$ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-/** Every zod string schema reachable from a schema, with its path (the number-rule walk, for strings). */
-function stringSchemas(root: core.$ZodType): Array<{ path: string; schema: core.$ZodType }> {
-  const found: Array<{ path: string; schema: core.$ZodType }> = [];
-  const seen = new Set<core.$ZodType>();
-  const pending: Array<[core.$ZodType, string]> = [[root, ""]];
-  while (pending.length > 0) {
-    const [schema, path] = pending.pop() as [core.$ZodType, string];
-    if (seen.has(schema)) continue;
-    seen.add(schema);
-    const def = defOf(schema);
-    const visit = (child: unknown, at: string) => {
-      if (child) pending.push([child as core.$ZodType, at]);
-    };
-    switch (def.type) {
-      case "string":
-        found.push({ path: path || "(root)", schema });
-        break;
-      case "object":
-        for (const [key, child] of Object.entries(def.shape as Record<string, core.$ZodType>)) visit(child, path ? `${path}.${key}` : key);
-        visit(def.catchall, `${path}.*`);
-        break;
-      case "array":
-      case "set":
-        visit(def.element ?? def.valueType, `${path}[]`);
-        break;
-      case "union":
-        for (const option of def.options as core.$ZodType[]) visit(option, path);
-        break;
-      case "intersection":
-        visit(def.left, path);
-        visit(def.right, path);
-        break;
-      case "record":
-      case "map":
-        visit(def.keyType, `${path}{key}`);
-        visit(def.valueType, `${path}{value}`);
-        break;
-      case "tuple":
-        (def.items as core.$ZodType[]).forEach((item, index) => visit(item, `${path}[${index}]`));
-        visit(def.rest, `${path}[…]`);
-        break;
-      case "pipe":
-        visit(def.in, path);
-        visit(def.out, path);
-        break;
-      case "lazy":
-        visit((def.getter as () => core.$ZodType)(), path);
-        break;
-      case "optional":
-      case "nullable":
-      case "default":
-      case "prefault":
-      case "catch":
-      case "readonly":
-      case "nonoptional":
-      case "success":
-      case "promise":
-        visit(def.innerType, path);
-        break;
-      default:
-        break;
-    }
-  }
-  return found;
-}
+/** Every zod string schema reachable from a schema, with its path. */
+const stringSchemas = (root: core.$ZodType) => schemasOfType(root, ["string"]);
 
 /**
  * A string whose pattern only lists allowed characters (no `.`, no negated class, no `\p`/`\S`/`\W`/`\D`
