@@ -199,6 +199,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queues = await provisionQueues(sqs);
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    environment.RUN_SPILLOVER_QUEUE_URL = queues.spilloverQueueUrl;
     environment.DUE_PAGE_QUEUE_URL = queues.duePageQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
     environment.WEBHOOK_QUEUE_URL = queues.webhookQueueUrl;
@@ -232,6 +233,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
       );
+      // The runs beyond their organization's share (RUN_WORKER_SLOTS_PER_TENANT): their own queue and reader, as on AWS.
+      const spilloverQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.spilloverQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const spilloverWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
+      background.push(startQueuePoller(sqs, queues.spilloverQueueUrl, spilloverQueueArn, async () => spilloverWorker.invoke, reportError), spilloverWorker);
       // The tick's fan-out pages: their own queue and event source, into the run worker's code.
       const duePageQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.duePageQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;

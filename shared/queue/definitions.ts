@@ -37,6 +37,31 @@ export const runQueueDefinition = {
 } as const;
 
 /**
+ * The spillover queue of the run worker: the runs of an organization beyond its share of the workers
+ * (shared/domain/fairness/worker-slots.ts, `sharedQueueRoom`), and the runs a worker found over that
+ * share. Read by the same worker with a concurrency of one organization's share, so working it never
+ * takes the worker that is kept for the others. Failed runs go to the run queue's dead-letter queue.
+ */
+export const runSpilloverQueueDefinition = {
+  queueName: "routing-runs-spillover",
+  visibilityTimeoutSeconds: runWorkerTimeoutSeconds * 6,
+  maxReceiveCount: 3,
+  /** SQS's maximum, like the run queue's. */
+  messageRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 1,
+  /**
+   * A flooding organization's backlog drains here at its share's pace, so its oldest run may wait long;
+   * one waiting 3 hours (half its 6-hour active-run lease) means the backlog is not draining.
+   */
+  oldestMessageAlarmSeconds: 3 * 3600,
+} as const;
+
+/** The spillover queue's readers: one organization's share of `maxConcurrency` workers (SQS's event source takes at least 2). */
+export function spilloverMaxConcurrency(share: number): number {
+  return Math.max(2, share);
+}
+
+/**
  * The tick's fan-out pages of due schedules (more due than one tick handles): their own queue, read by
  * the run worker with its own small concurrency, so a page never waits behind the runs of the queue.
  * A page that fails 3 deliveries goes to the run queue's dead-letter queue (a redrive returns each
