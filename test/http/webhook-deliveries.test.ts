@@ -13,6 +13,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { newOrganizationId } from "#test/support/local-api";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { postExport } from "#test/support/export-upload";
 
 /**
  * Webhooks end to end on a local stack of this file's own (the shared test stack runs no workers):
@@ -165,7 +166,7 @@ const legacyExport = (name: string, records: number, announced = records) =>
 async function startImport(call: ReturnType<typeof client>, text: string): Promise<{ uploadId: string; dataTypeId: string }> {
   const target = await call("POST", "/data-type/import/upload");
   expect(target.status, JSON.stringify(target.body)).toBe(201);
-  expect((await fetch(target.body.data.uploadUrl, { method: "PUT", body: text })).status).toBe(200);
+  expect((await postExport(target.body.data, text)).status).toBe(204);
   const started = await call("POST", "/data-type/import", { mode: "copy", source: { uploadId: target.body.data.uploadId } });
   expect(started.status, JSON.stringify(started.body)).toBe(202);
   return { uploadId: target.body.data.uploadId, dataTypeId: started.body.data_type._id };
