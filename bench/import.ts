@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { startDynamoDbLocal } from "#local/emulators";
+import { EXPORT_CONTENT_TYPE } from "#shared/domain/data-types/legacy-import";
 import { provisionTable } from "#local/provision";
 import { startDynamoDbSemanticsProxy, strictSemanticsOptions } from "#local/dynamodb-semantics";
 
@@ -61,7 +62,8 @@ const service = createLegacyImportService({
   dataTypes: dynamoDataTypeStore,
   imports: dynamoImportStateStore,
   source: {
-    uploadUrl: async () => ({ url: "memory://export", expiresInSeconds: 900 }),
+    uploadTarget: async () => ({ url: "memory://export", fields: {}, expiresInSeconds: 900 }),
+    describe: async () => ({ sizeBytes: exportBytes.length, contentType: EXPORT_CONTENT_TYPE }),
     read: async (_organizationId, _uploadId, range) => ({ bytes: exportBytes.subarray(range.offset, range.offset + range.length), sizeBytes: exportBytes.length }),
     remove: async () => undefined,
   },

@@ -17,6 +17,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk
 import type { SQSEvent } from "aws-lambda";
 import type { CostSummary } from "#local/dynamodb-capacity";
 import type { CapturedCall } from "#local/dynamodb-semantics";
+import { postExport } from "#test/support/export-upload";
 
 // The handlers' logger reads its level when their modules load: quiet before importing them.
 process.env.LOG_LEVEL ??= "silent";
@@ -152,7 +153,7 @@ const importType = {
 const lines = [JSON.stringify({ format: "field-operations-export", formatVersion: 2, dataType: importType, recordCount: importRecords })];
 for (let i = 1; i <= importRecords; i++) lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight: i % 50 } }));
 const upload = await call("POST", "/data-type/import/upload");
-await fetch(upload.body.data.uploadUrl, { method: "PUT", body: `${lines.join("\n")}\n` });
+await postExport(upload.body.data, `${lines.join("\n")}\n`);
 semantics.takeCaptured();
 const started = await call("POST", "/data-type/import", { mode: "copy", source: { uploadId: upload.body.data.uploadId } });
 const importedTypeId = idOf(started);

@@ -7,7 +7,9 @@ import type { Context } from "aws-lambda";
  * Managed Instances) runs many invocations at once in one process: each runs in its own
  * InvokeStore scope (an AsyncLocalStorage), and `AWS_LAMBDA_MAX_CONCURRENCY` tells Powertools to
  * keep per-invocation state (log keys, Lambda context, metrics) there. Without it, a request and
- * a tick in flight together would share one logger's keys.
+ * a tick in flight together would share one logger's keys. Once the variable is set, Powertools
+ * (2.35) keeps that state only in a scope: logging outside one throws "No context available" (the
+ * store's `set` outside `run`), so whatever logs in this process runs through `invokeHandler`.
  */
 let invokeStore: Promise<InvokeStoreBase> | undefined;
 

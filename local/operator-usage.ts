@@ -3,19 +3,20 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { buildUsageReport, type CallsSource, daysOf, type UsageQuery, type UsageReport } from "#shared/domain/usage/schema";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
-import { callCountsBetween, runUsageBetween } from "#shared/store/usage-store";
+import { callCountsBetween, runUsageBetween, webhookAttemptsBetween } from "#shared/store/usage-store";
 
 /**
  * What `npm run usage` reports to the operator who bills tenants: calls per day (the local
- * gateway's counters, or on AWS the usage plan's usage of the tenant's API key) and routing runs per
- * day from the run usage items, with totals.
+ * gateway's counters, or on AWS the usage plan's usage of the tenant's API key), routing runs per
+ * day from the run usage items and webhook delivery attempts per day, with totals.
  */
 export async function operatorUsageReport(organizationId: string, query: UsageQuery, callsSource: CallsSource): Promise<UsageReport> {
-  const [calls, runs] = await Promise.all([
+  const [calls, runs, webhookAttempts] = await Promise.all([
     callsSource === "local-gateway" ? callCountsBetween(organizationId, query.from, query.to) : usagePlanCalls(organizationId, query),
     runUsageBetween(organizationId, query.from, query.to, Number.MAX_SAFE_INTEGER),
+    webhookAttemptsBetween(organizationId, query.from, query.to),
   ]);
-  return buildUsageReport(organizationId, query, callsSource, calls, runs ?? []);
+  return buildUsageReport(organizationId, query, callsSource, calls, runs ?? [], webhookAttempts);
 }
 
 /**
@@ -47,13 +48,13 @@ export async function usagePlanCalls(organizationId: string, query: UsageQuery, 
 /** The report as a table: one line per day, then the totals. */
 export function formatUsageTable(report: UsageReport): string {
   const source = report.callsSource === "local-gateway" ? "the local gateway's counters" : "the API Gateway usage plan";
-  const row = (day: string, calls: number | null, count: number, seconds: number) =>
-    `${day.padEnd(10)}  ${String(calls ?? "-").padStart(10)}  ${String(count).padStart(6)}  ${seconds.toFixed(3).padStart(13)}`;
+  const row = (day: string, calls: number | null, count: number, seconds: number, webhookAttempts: number) =>
+    `${day.padEnd(10)}  ${String(calls ?? "-").padStart(10)}  ${String(count).padStart(6)}  ${seconds.toFixed(3).padStart(13)}  ${String(webhookAttempts).padStart(16)}`;
   return [
     `Usage of organization ${report.organizationId}, ${report.from} to ${report.to} (UTC days; calls from ${source})`,
-    `${"day".padEnd(10)}  ${"calls".padStart(10)}  ${"runs".padStart(6)}  ${"run seconds".padStart(13)}`,
-    ...report.days.map((day) => row(day.day, day.calls, day.runs.count, day.runs.seconds)),
-    row("total", report.totals.calls, report.totals.runs.count, report.totals.runs.seconds),
+    `${"day".padEnd(10)}  ${"calls".padStart(10)}  ${"runs".padStart(6)}  ${"run seconds".padStart(13)}  ${"webhook attempts".padStart(16)}`,
+    ...report.days.map((day) => row(day.day, day.calls, day.runs.count, day.runs.seconds, day.webhookAttempts)),
+    row("total", report.totals.calls, report.totals.runs.count, report.totals.runs.seconds, report.totals.webhookAttempts),
     "",
   ].join("\n");
 }

@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition, webhookQueueDefinition } from "#shared/queue/definitions";
+import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition, runSpilloverQueueDefinition, webhookQueueDefinition } from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 
 /**
@@ -68,15 +68,23 @@ export async function provisionBucket(client: S3Client, bucketName: string): Pro
   }
 }
 
-/** Returns the URLs of the run queue and its dead-letter queue, of the due-page queue (same dead-letter queue), of the import queue, and of the webhook delivery queue and its dead-letter queue. */
-export async function provisionQueues(
-  client: SQSClient,
-): Promise<{ runQueueUrl: string; deadLetterQueueUrl: string; duePageQueueUrl: string; importQueueUrl: string; webhookQueueUrl: string; webhookDeadLetterQueueUrl: string }> {
+/** Returns the URLs of the run queue and its dead-letter queue, of the run spillover and due-page queues (same dead-letter queue), of the import queue, and of the webhook delivery queue and its dead-letter queue. */
+export async function provisionQueues(client: SQSClient): Promise<{
+  runQueueUrl: string;
+  deadLetterQueueUrl: string;
+  spilloverQueueUrl: string;
+  duePageQueueUrl: string;
+  importQueueUrl: string;
+  webhookQueueUrl: string;
+  webhookDeadLetterQueueUrl: string;
+}> {
   const { queueUrl: importQueueUrl } = await provisionQueue(client, importQueueDefinition);
   const { queueUrl: runQueueUrl, deadLetterQueueUrl } = await provisionQueue(client, runQueueDefinition);
-  const { queueUrl: duePageQueueUrl } = await provisionQueue(client, { ...duePageQueueDefinition, deadLetterQueueName: runQueueDefinition.deadLetterQueueName, deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds });
+  const runDeadLetterQueue = { deadLetterQueueName: runQueueDefinition.deadLetterQueueName, deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds };
+  const { queueUrl: spilloverQueueUrl } = await provisionQueue(client, { ...runSpilloverQueueDefinition, ...runDeadLetterQueue });
+  const { queueUrl: duePageQueueUrl } = await provisionQueue(client, { ...duePageQueueDefinition, ...runDeadLetterQueue });
   const { queueUrl: webhookQueueUrl, deadLetterQueueUrl: webhookDeadLetterQueueUrl } = await provisionQueue(client, webhookQueueDefinition);
-  return { runQueueUrl, deadLetterQueueUrl, duePageQueueUrl, importQueueUrl, webhookQueueUrl, webhookDeadLetterQueueUrl };
+  return { runQueueUrl, deadLetterQueueUrl, spilloverQueueUrl, duePageQueueUrl, importQueueUrl, webhookQueueUrl, webhookDeadLetterQueueUrl };
 }
 
 /** A queue of `definition` with its dead-letter queue and redrive policy. */

@@ -61,10 +61,13 @@ export function startQueuePoller(
   queueArn: string,
   loadWorker: () => Promise<WorkerHandler>,
   onError: (error: unknown) => void,
-  job: { name: string; timeoutSeconds: number; batchSize: number } = { name: "routing-run", timeoutSeconds: runWorkerTimeoutSeconds, batchSize: runQueueDefinition.batchSize },
+  job: { name: string; timeoutSeconds: number; batchSize: number; concurrency?: number } = { name: "routing-run", timeoutSeconds: runWorkerTimeoutSeconds, batchSize: runQueueDefinition.batchSize },
 ): LocalScheduler {
   let stopped = false;
-  const loop = (async () => {
+  // `concurrency` pollers side by side, as the event source runs up to its maximum concurrency of
+  // invocations at once: a batch still being worked holds only its own poller.
+  const loops = Array.from({ length: job.concurrency ?? 1 }, () => pollLoop());
+  async function pollLoop() {
     while (!stopped) {
       try {
         const received = await sqs.send(
@@ -114,11 +117,11 @@ export function startQueuePoller(
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-  })();
+  }
   return {
     stop: async () => {
       stopped = true;
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

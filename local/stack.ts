@@ -16,10 +16,21 @@ import { type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamo
 import { startDynamoDbLocal, startS3Emulator, startSqsEmulator, type RunningEmulator } from "#local/emulators";
 import { provisionBucket, provisionQueues, provisionTable } from "#local/provision";
 import { startJobThread } from "#local/job-thread";
-import { duePageQueueDefinition, importQueueDefinition, importWorkerTimeoutSeconds, runWorkerTimeoutSeconds, webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import {
+  duePageQueueDefinition,
+  importQueueDefinition,
+  importWorkerTimeoutSeconds,
+  runWorkerTimeoutSeconds,
+  webhookQueueDefinition,
+  webhookSlotsPerTenant,
+  webhookWorkerTimeoutSeconds,
+} from "#shared/queue/definitions";
 import { startStreamPoller } from "#local/stream-poller";
 
 type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** Webhook delivery workers running at once locally (on AWS the event source's maximum concurrency). */
+export const localWebhookWorkers = 4;
 import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
@@ -165,6 +176,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // Webhook signing secrets are sealed with this key (on AWS: the stack's).
       WEBHOOK_SEALING_KEY: options.inMemory ? randomBytes(32).toString("base64") : loadOrCreateSealingKey(options.stateDirectory),
       WEBHOOKS_ALLOW_LOOPBACK: process.env.WEBHOOKS_ALLOW_LOOPBACK === "true" ? "true" : "false",
+      // The delivery workers' fair share, as the stack sets it for its workers (the local ones: localWebhookWorkers).
+      WEBHOOK_WORKER_SLOTS_PER_TENANT: String(webhookSlotsPerTenant(localWebhookWorkers)),
       ...(process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ? { WEBHOOK_RETRY_SCHEDULE_SECONDS: process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS } : {}),
       ...(options.planOverrides ? { TENANT_PLANS_JSON: JSON.stringify(options.planOverrides) } : {}),
       ...(process.env.TENANT_PLANS_FILE && !options.planOverrides ? { TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE } : {}),
@@ -186,6 +199,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queues = await provisionQueues(sqs);
     environment.RUN_QUEUE_URL = queues.runQueueUrl;
     environment.RUN_DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    environment.RUN_SPILLOVER_QUEUE_URL = queues.spilloverQueueUrl;
     environment.DUE_PAGE_QUEUE_URL = queues.duePageQueueUrl;
     environment.IMPORT_QUEUE_URL = queues.importQueueUrl;
     environment.WEBHOOK_QUEUE_URL = queues.webhookQueueUrl;
@@ -219,6 +233,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
         runWorker,
       );
+      // The runs beyond their organization's share (RUN_WORKER_SLOTS_PER_TENANT): their own queue and reader, as on AWS.
+      const spilloverQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.spilloverQueueUrl, AttributeNames: ["QueueArn"] })))
+        .Attributes?.QueueArn as string;
+      const spilloverWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
+      background.push(startQueuePoller(sqs, queues.spilloverQueueUrl, spilloverQueueArn, async () => spilloverWorker.invoke, reportError), spilloverWorker);
       // The tick's fan-out pages: their own queue and event source, into the run worker's code.
       const duePageQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.duePageQueueUrl, AttributeNames: ["QueueArn"] })))
         .Attributes?.QueueArn as string;
@@ -260,6 +279,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           name: "webhook-delivery",
           timeoutSeconds: webhookWorkerTimeoutSeconds,
           batchSize: webhookQueueDefinition.batchSize,
+          concurrency: localWebhookWorkers,
         }),
       );
     }

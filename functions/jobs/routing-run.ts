@@ -110,7 +110,9 @@ function measured(ports: RunWorkerPorts): RunWorkerPorts {
 function runWorkerPool(): FairPool | undefined {
   const cap = appConfig().RUN_WORKER_SLOTS_PER_TENANT;
   // A lease outlives the worker's timeout: a crashed worker's slot frees a minute after it would have timed out.
-  return cap === undefined ? undefined : fairPool("routing-run", appConfig().RUN_QUEUE_URL, cap, runWorkerTimeoutSeconds + 60);
+  // A run found over its organization's share moves to the spillover queue (read by that share's workers only), so it
+  // is not passed over again by the workers of the run queue.
+  return cap === undefined ? undefined : fairPool("routing-run", appConfig().RUN_SPILLOVER_QUEUE_URL || appConfig().RUN_QUEUE_URL, cap, runWorkerTimeoutSeconds + 60);
 }
 
 export const handler = createRoutingRunHandler(() => runWorkerPorts());

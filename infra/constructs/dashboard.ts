@@ -29,7 +29,7 @@ export function operationsDashboard(
     tick: IFunction;
     worker: IFunction;
     importWorker: IFunction;
-    queues: Record<"runQueue" | "duePageQueue" | "importQueue" | "deadLetterQueue" | "importDeadLetterQueue", IQueue>;
+    queues: Record<"runQueue" | "spilloverQueue" | "duePageQueue" | "importQueue" | "deadLetterQueue" | "importDeadLetterQueue", IQueue>;
   },
 ): Dashboard {
   const { api, areaStacks, tick, worker, importWorker, queues } = resources;

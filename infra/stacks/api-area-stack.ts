@@ -22,6 +22,8 @@ export interface ApiAreaStackProps extends NestedStackProps {
   sharedResources: ReadonlyMap<string, IResource>;
   cors: CorsOptions;
   environment: Record<string, string>;
+  /** Added to the environment of the routes that enqueue runs (grant queueSend): the spillover queue and the share. */
+  runEnqueueEnvironment: Record<string, string>;
   /** Where the area's alarms notify. */
   alarmTopic: ITopic;
   /** Gives a role what one grant of the route table allows. */
@@ -86,7 +88,7 @@ export class ApiAreaStack extends NestedStack {
         code: props.code,
         entry: route.handler,
         description: `${route.method} /v3${route.path}`,
-        environment: props.environment,
+        environment: route.grants?.includes("queueSend") ? { ...props.environment, ...props.runEnqueueEnvironment } : props.environment,
         logGroup: this.logGroup,
         role: roleFor(route.grants ?? []),
         ...(route.function?.timeoutSeconds ? { timeout: Duration.seconds(route.function.timeoutSeconds) } : {}),

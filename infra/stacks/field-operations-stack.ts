@@ -24,9 +24,12 @@ import {
   importQueueDefinition,
   importWorkerTimeoutSeconds,
   runQueueDefinition,
+  runSpilloverQueueDefinition,
   runWorkerMemoryMb,
   runWorkerTimeoutSeconds,
+  spilloverMaxConcurrency,
   webhookQueueDefinition,
+  webhookSlotsPerTenant,
   webhookWorkerTimeoutSeconds,
 } from "#shared/queue/definitions";
 import { objectKeys, objectKinds } from "#shared/store/keys";
@@ -169,6 +172,21 @@ export class FieldOperationsStack extends Stack {
       retentionPeriod: Duration.seconds(runQueueDefinition.messageRetentionSeconds),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runQueueDefinition.maxReceiveCount },
     });
+
+    // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
+    const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
+    // No organization holds every worker: a run of another always finds one (shared/domain/fairness/worker-slots.ts).
+    const runWorkerShare = tenantSlotCap(maxConcurrency);
+    // An organization's runs beyond its share wait here, read by that share's workers only (runSpilloverQueueDefinition).
+    const spilloverQueue = new Queue(this, "RunSpilloverQueue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(runSpilloverQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(runSpilloverQueueDefinition.messageRetentionSeconds),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runSpilloverQueueDefinition.maxReceiveCount },
+    });
+    // What the run enqueuers (the tick, the worker's due pages, POST /routing/result) need to route a run by its organization's share.
+    const runEnqueueEnvironment = { RUN_SPILLOVER_QUEUE_URL: spilloverQueue.queueUrl, RUN_WORKER_SLOTS_PER_TENANT: String(runWorkerShare) };
 
     const duePageQueue = new Queue(this, "DuePageQueue", {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -426,7 +444,7 @@ export class FieldOperationsStack extends Stack {
         }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
-      const queueArns = grant === "webhookQueueSend" ? [webhookQueue.queueArn, webhookDeadLetterQueue.queueArn] : [isImportGrant ? importQueue.queueArn : runQueue.queueArn];
+      const queueArns = grant === "webhookQueueSend" ? [webhookQueue.queueArn, webhookDeadLetterQueue.queueArn] : isImportGrant ? [importQueue.queueArn] : [runQueue.queueArn, spilloverQueue.queueArn];
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: queueArns }));
       const onKey = actions.filter((action) => action.startsWith("kms:"));
       if (onKey.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onKey, resources: [webhookKey.keyArn] }));
@@ -452,6 +470,7 @@ export class FieldOperationsStack extends Stack {
         sharedResources,
         cors,
         environment,
+        runEnqueueEnvironment,
         grant,
         alarmTopic,
         authorizer,
@@ -468,6 +487,7 @@ export class FieldOperationsStack extends Stack {
       timeout: tickTimeout,
     });
     for (const each of tickGrants) grant(tick.role as IRole, each);
+    for (const [name, value] of Object.entries(runEnqueueEnvironment)) tick.addEnvironment(name, value);
     new Rule(this, "SchedulerTickRule", { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(tick)] });
 
     const worker = new ProductFunction(this, "RoutingRunFunction", {
@@ -493,11 +513,12 @@ export class FieldOperationsStack extends Stack {
         new PolicyStatement({ actions: ["geo-routes:CalculateRouteMatrix"], resources: amazonRegions.map((region) => `arn:${this.partition}:geo-routes:${region}::provider/default`) }),
       );
     }
-    // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
-    const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
-    // No organization holds every worker: a run of another always finds one (shared/domain/fairness/worker-slots.ts).
-    worker.addEnvironment("RUN_WORKER_SLOTS_PER_TENANT", String(tenantSlotCap(maxConcurrency)));
+    for (const [name, value] of Object.entries(runEnqueueEnvironment)) worker.addEnvironment(name, value);
     worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));
+    // The spillover: one organization's share of workers beside those of the run queue, so the worker kept for the others stays free.
+    worker.addEventSource(
+      new SqsEventSource(spilloverQueue, { batchSize: runSpilloverQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: spilloverMaxConcurrency(runWorkerShare) }),
+    );
     // The tick's fan-out pages: their own event source and concurrency, so they never wait behind runs.
     worker.addEventSource(new SqsEventSource(duePageQueue, { batchSize: duePageQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: duePageQueueDefinition.maxConcurrency }));
     // The tick and the worker (a page may fan out further) send pages: SendMessage only.
@@ -544,8 +565,8 @@ export class FieldOperationsStack extends Stack {
       timeout: Duration.seconds(webhookWorkerTimeoutSeconds),
     });
     for (const each of deliveryWorkerGrants) grant(deliveryWorker.role as IRole, each);
-    // No organization holds every attempt slot (maxConcurrency workers × batchSize attempts side by side).
-    deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(tenantSlotCap(webhookQueueDefinition.maxConcurrency * webhookQueueDefinition.batchSize)));
+    // No organization holds every delivery worker (a worker waits for the slowest attempt of its batch).
+    deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(webhookSlotsPerTenant()));
     deliveryWorker.addEventSource(new SqsEventSource(webhookQueue, { batchSize: webhookQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: webhookQueueDefinition.maxConcurrency }));
 
 
@@ -560,6 +581,13 @@ export class FieldOperationsStack extends Stack {
       });
     const rootAlarms = [
       oldestMessageAlarm("RunQueueAgeAlarm", runQueue, runQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest waiting routing run waited over ${runQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: runs back up behind the workers`),
+      oldestMessageAlarm(
+        "RunSpilloverQueueAgeAlarm",
+        spilloverQueue,
+        runSpilloverQueueDefinition.oldestMessageAlarmSeconds,
+        3,
+        `The oldest run beyond its organization's share of the workers waited over ${runSpilloverQueueDefinition.oldestMessageAlarmSeconds / 3600} hours for 15 minutes: a flooding organization's backlog is not draining`,
+      ),
       oldestMessageAlarm("DuePageQueueAgeAlarm", duePageQueue, duePageQueueDefinition.oldestMessageAlarmSeconds, 1, `A fan-out page of due schedules waited over ${duePageQueueDefinition.oldestMessageAlarmSeconds / 60} minutes: due runs are not being enqueued`),
       oldestMessageAlarm("ImportQueueAgeAlarm", importQueue, importQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest legacy-import step waited over ${importQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: imports are not progressing`),
       oldestMessageAlarm("DeadLetterQueueAgeAlarm", deadLetterQueue, deadLetterOldestMessageAlarmSeconds, 1, "A failed routing run or due page has waited a week in the dead-letter queue: redrive or inspect it before the 14-day retention drops it"),
@@ -642,7 +670,7 @@ export class FieldOperationsStack extends Stack {
     ];
     for (const alarm of this.alarms.slice(-(rootAlarms.length + 6))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
-    operationsDashboard(this, { api, areaStacks: this.areaStacks, tick, worker, importWorker, queues: { runQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue } });
+    operationsDashboard(this, { api, areaStacks: this.areaStacks, tick, worker, importWorker, queues: { runQueue, spilloverQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue } });
 
     code.dispose();
 

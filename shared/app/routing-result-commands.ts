@@ -4,13 +4,15 @@ import { runQuota } from "#shared/app/usage";
 import { appConfig } from "#shared/config/env";
 import { createOnDemandRuns } from "#shared/domain/routing-results/service";
 import type { OnDemandRunMessage } from "#shared/domain/runs/messages";
+import { runQueueUrl, runsForSharedQueue } from "#shared/app/run-spillover";
+import { onDemandRunKey } from "#shared/domain/runs/active-runs";
 import { sqsSdk } from "#shared/queue/sqs-sdk";
 import { dynamoRoutingResultItems } from "#shared/store/routing-result-items";
 
-/** Queues an on-demand run for the run worker (the same queue as schedule runs). */
+/** Queues an on-demand run for the run worker (the same queues as schedule runs: the spillover one beyond the organization's share). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
-  const { client, sdk } = await sqsSdk();
-  await client.send(new sdk.SendMessageCommand({ QueueUrl: appConfig().RUN_QUEUE_URL, MessageBody: JSON.stringify(message) }));
+  const [{ client, sdk }, room] = await Promise.all([sqsSdk(), runsForSharedQueue(message.organizationId, [onDemandRunKey(message.resultId)])]);
+  await client.send(new sdk.SendMessageCommand({ QueueUrl: runQueueUrl(room === 0), MessageBody: JSON.stringify(message) }));
 }
 
 /**

@@ -3,7 +3,7 @@ import { configuredPlans } from "#shared/config/tenant-plans";
 import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
 import { createUsageService } from "#shared/domain/usage/service";
 import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
-import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName, tenantPlanNames } from "#shared/store/usage-store";
+import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName, tenantPlanNames, webhookAttemptsBetween } from "#shared/store/usage-store";
 
 /** Composition root of metering: the run quota, the runs cap by plan, the usage report and the run worker's meter. */
 
@@ -41,4 +41,5 @@ export const usageService = createUsageService({
   callsSource: () => appConfig().USAGE_CALLS_SOURCE,
   callCounts: callCountsBetween,
   runUsage: runUsageBetween,
+  webhookAttempts: webhookAttemptsBetween,
 });

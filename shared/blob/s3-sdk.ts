@@ -18,6 +18,11 @@ export async function s3Presigner(): Promise<typeof import("@aws-sdk/s3-request-
   return import("@aws-sdk/s3-request-presigner");
 }
 
+/** `createPresignedPost`, loaded like s3Sdk. */
+export async function s3PresignedPost(): Promise<typeof import("@aws-sdk/s3-presigned-post")> {
+  return import("@aws-sdk/s3-presigned-post");
+}
+
 export function bucketName(): string {
   return appConfig().BUCKET_NAME;
 }

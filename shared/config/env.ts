@@ -53,6 +53,7 @@ export const environmentSchema = z.object({
   WEBHOOK_WORKER_SLOTS_PER_TENANT: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(10_000))),
   /** SQS queue of the tick's fan-out pages (empty: the run queue, whose worker reads both kinds). */
   DUE_PAGE_QUEUE_URL: z._default(z.string(), ""),
+  RUN_SPILLOVER_QUEUE_URL: z._default(z.string(), ""),
   /** SQS queue of legacy-import steps (docs/api/legacy-import.md). */
   IMPORT_QUEUE_URL: z._default(z.string(), ""),
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), "field-operations-local"),

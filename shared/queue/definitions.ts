@@ -1,3 +1,5 @@
+import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
+
 /**
  * The routing-run queue and its dead-letter queue as plain data, used by the CDK stack and by the
  * local runtime alike.
@@ -33,6 +35,31 @@ export const runQueueDefinition = {
   /** The oldest waiting run older than this (3 periods of 5 minutes) alarms: runs wait behind a backlog. */
   oldestMessageAlarmSeconds: 15 * 60,
 } as const;
+
+/**
+ * The spillover queue of the run worker: the runs of an organization beyond its share of the workers
+ * (shared/domain/fairness/worker-slots.ts, `sharedQueueRoom`), and the runs a worker found over that
+ * share. Read by the same worker with a concurrency of one organization's share, so working it never
+ * takes the worker that is kept for the others. Failed runs go to the run queue's dead-letter queue.
+ */
+export const runSpilloverQueueDefinition = {
+  queueName: "routing-runs-spillover",
+  visibilityTimeoutSeconds: runWorkerTimeoutSeconds * 6,
+  maxReceiveCount: 3,
+  /** SQS's maximum, like the run queue's. */
+  messageRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 1,
+  /**
+   * A flooding organization's backlog drains here at its share's pace, so its oldest run may wait long;
+   * one waiting 3 hours (half its 6-hour active-run lease) means the backlog is not draining.
+   */
+  oldestMessageAlarmSeconds: 3 * 3600,
+} as const;
+
+/** The spillover queue's readers: one organization's share of `maxConcurrency` workers (SQS's event source takes at least 2). */
+export function spilloverMaxConcurrency(share: number): number {
+  return Math.max(2, share);
+}
 
 /**
  * The tick's fan-out pages of due schedules (more due than one tick handles): their own queue, read by
@@ -108,3 +135,13 @@ export const webhookQueueDefinition = {
   /** Delivery workers at most running at once: attempts wait on receivers, not on CPU. */
   maxConcurrency: 20,
 } as const;
+
+/**
+ * The delivery workers (invocations) one organization's attempts may hold at once, of `workers`:
+ * all but one. A worker is busy until every attempt of its batch ended, so the share is counted in
+ * workers, not attempts: when an organization's receivers hang, the worker left over sends its
+ * messages back at once and reaches another organization's message behind them.
+ */
+export function webhookSlotsPerTenant(workers: number = webhookQueueDefinition.maxConcurrency): number {
+  return tenantSlotCap(workers);
+}

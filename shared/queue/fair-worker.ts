@@ -5,9 +5,10 @@ import { workerSlotStore } from "#shared/store/worker-slot-store";
 
 /**
  * Per-tenant fairness for any SQS worker (shared/domain/fairness/worker-slots.ts): a pool names the
- * worker, its queue and the slots each tenant may hold. A message of a tenant at its cap is sent
- * back to the same queue with a delay and `deferrals` counted up in its body, then acknowledged (a
- * new message, so a deferral never counts toward the dead-letter queue's maxReceiveCount).
+ * worker, the queue a deferred message goes to and the slots each tenant may hold. A message of a
+ * tenant at its cap is sent to that queue (its own, or a spillover queue read by fewer workers) with a
+ * delay and `deferrals` counted up in its body, then acknowledged (a new message, so a deferral never
+ * counts toward the dead-letter queue's maxReceiveCount).
  *
  * A worker adopts it in three steps: give its messages an optional `deferrals` number, pass each
  * message to `workFairly` with its tenant and a key naming the work (a redelivery must use the same
@@ -16,6 +17,7 @@ import { workerSlotStore } from "#shared/store/worker-slot-store";
 export interface FairPool {
   /** Names the pool's slot items (`WORKSLOTS#<name>`). */
   name: string;
+  /** Where a deferred message is sent. */
   queueUrl: string;
   slots: TenantWorkerSlots;
 }

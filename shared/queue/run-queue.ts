@@ -3,17 +3,25 @@ import { appConfig } from "#shared/config/env";
 import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/messages";
 import { sqsClient } from "#shared/queue/sqs";
 
-/** Sends up to 10 run messages in one call; answers the ones SQS did not accept. */
-export async function sendRunMessages(messages: RoutingRunMessage[]): Promise<RoutingRunMessage[]> {
-  if (messages.length === 0) return [];
+/**
+ * Sends up to 10 run messages, one call per queue: those in `spilled` to the spillover queue, the
+ * others to the run queue (shared/app/run-spillover.ts); answers the ones SQS did not accept.
+ */
+export async function sendRunMessages(messages: RoutingRunMessage[], spilled: ReadonlySet<RoutingRunMessage> = new Set()): Promise<RoutingRunMessage[]> {
   if (messages.length > 10) throw new Error("SQS batches hold at most 10 messages");
-  const output = await sqsClient().send(
-    new SendMessageBatchCommand({
-      QueueUrl: appConfig().RUN_QUEUE_URL,
-      Entries: messages.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
+  const groups = [
+    { queueUrl: appConfig().RUN_QUEUE_URL, batch: messages.filter((message) => !spilled.has(message)) },
+    { queueUrl: appConfig().RUN_SPILLOVER_QUEUE_URL, batch: messages.filter((message) => spilled.has(message)) },
+  ].filter((group) => group.batch.length > 0);
+  const failed = await Promise.all(
+    groups.map(async ({ queueUrl, batch }) => {
+      const output = await sqsClient().send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })) }),
+      );
+      return (output.Failed ?? []).map((failure) => batch[Number(failure.Id)] as RoutingRunMessage);
     }),
   );
-  return (output.Failed ?? []).map((failure) => messages[Number(failure.Id)] as RoutingRunMessage);
+  return failed.flat();
 }
 
 /** Sends up to 10 fan-out pages of the tick in one call, to their own queue; throws unless SQS took every one. */

@@ -30,6 +30,7 @@
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
+ * | webhook count            | ORG#o                    | WEBHOOKCOUNT               |                                             |                                    |
  * | webhook delivery (TTL)   | ORG#o#WEBHOOK#id         | DELIVERY#<delivery id>     |                                             |                                    |
  * | tenant                   | ORG#o                    | TENANT                     | TENANTS / o                                 |                                    |
  * | call counter (local)     | ORG#o#USAGE              | CALLS#<YYYY-MM-DD>         |                                             |                                    |
@@ -156,6 +157,8 @@ export const keys = {
   appIntegrationPrefix: "APPINT#",
   webhook: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `WEBHOOK#${keyPart(id)}` }),
   webhookPrefix: "WEBHOOK#",
+  /** How many subscriptions the organization has (`count`): the plan cap's guard, written with every create and delete. */
+  webhookCount: (o: string): ItemKey => ({ PK: org(o), SK: "WEBHOOKCOUNT" }),
   /** One item per (event, subscription): its status, attempts and last answer (GET /webhook/{id}/deliveries). */
   webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({ PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`, SK: `DELIVERY#${keyPart(deliveryId)}` }),
   webhookDeliveriesOf: (o: string, webhookId: string) => `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,

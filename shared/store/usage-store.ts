@@ -129,6 +129,15 @@ export async function callCountsBetween(organizationId: string, from: string, to
   return new Map(items.map((item) => [String(item.SK).slice(low.length - from.length), Number(item.calls ?? 0)]));
 }
 
+/** Webhook delivery attempts per day of the range (days without attempts are absent). */
+export async function webhookAttemptsBetween(organizationId: string, from: string, to: string): Promise<Map<string, number>> {
+  const low = keys.webhookAttemptUsage(organizationId, from).SK;
+  const high = keys.webhookAttemptUsage(organizationId, to).SK;
+  // One counter item per day: the range (≤ 366 days) bounds the read.
+  const items = (await queryRange(organizationId, low, high, ["SK", "attempts"], 1000)) ?? [];
+  return new Map(items.map((item) => [String(item.SK).slice(low.length - from.length), Number(item.attempts ?? 0)]));
+}
+
 /** The day and seconds of every run metered in the range; undefined when more than `maxRuns`. */
 export async function runUsageBetween(organizationId: string, from: string, to: string, maxRuns: number): Promise<RunUsageFigures[] | undefined> {
   // RUN#<day>#<run id>: from the first run of `from` to the last of `to` (ids are hex, below "~").

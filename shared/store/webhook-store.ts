@@ -1,17 +1,45 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { WebhookStore } from "#shared/domain/webhooks/service";
 import { type WebhookRecord, webhookRecordSchema } from "#shared/domain/webhooks/schema";
-import { documentClient, tableName } from "#shared/store/dynamo";
-import { concurrentUpdateError, deleteItem, getVersioned, insertItem, replaceItem } from "#shared/store/items";
+import { documentClient, tableName, type TransactItem } from "#shared/store/dynamo";
+import { concurrentUpdateError, getVersioned, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
+import { conditionCheck, deleteVersioned, put, putNew, transactLabelled } from "#shared/store/transactions";
 
 const webhookItem = (record: WebhookRecord): Record<string, unknown> => ({ ...record, entity: "webhook" });
 
 export const dynamoWebhookStore: WebhookStore = {
-  async insert(record) {
-    // Ids are fresh; a collision is a server fault, not a client mistake.
-    if (!(await insertItem(keys.webhook(record.organizationId, record._id), webhookItem(record)))) throw concurrentUpdateError();
+  /**
+   * The plan's cap is exact: the create's transaction puts the subscription and raises the
+   * organization's count item on the condition that it is below the cap, so of N simultaneous
+   * creates at cap − 1 exactly one commits. Every create and delete of one organization names that
+   * item (a shared item, which DynamoDB serialises: docs/architecture.md, "Writes without shared
+   * items"); subscriptions are created and deleted rarely, so that costs nothing measurable. An
+   * organization whose subscriptions predate the count item gets it seeded from a count of them,
+   * on the condition that it still does not exist.
+   */
+  async insertWithinCap(record, cap) {
+    const organizationId = record.organizationId;
+    const subscription = putNew(keys.webhook(organizationId, record._id), webhookItem(record));
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const count = await readCount(organizationId);
+      const seeded = count === undefined ? await countUpTo(organizationId, cap) : undefined;
+      if ((count ?? seeded ?? 0) >= cap) return false;
+      const raise: TransactItem =
+        count === undefined
+          ? put({ ...keys.webhookCount(organizationId), entity: "webhookCount", count: (seeded ?? 0) + 1 }, { ConditionExpression: "attribute_not_exists(PK)" })
+          : updateCount(organizationId, "SET #count = #count + :one", "#count < :cap", { ":cap": cap });
+      const failed = await transactLabelled([
+        [subscription, "subscription"],
+        [raise, "count"],
+      ] as const);
+      if (!failed) return true;
+      // Ids are fresh; a collision is a server fault, not a client mistake.
+      if (failed.includes("subscription")) throw concurrentUpdateError();
+      // The count reached the cap meanwhile, or another create seeded it: read it again.
+    }
+    throw concurrentUpdateError();
   },
 
   async find(organizationId, webhookId) {
@@ -23,8 +51,24 @@ export const dynamoWebhookStore: WebhookStore = {
     await replaceItem(keys.webhook(record.organizationId, record._id), webhookItem(record), expectedVersion);
   },
 
-  remove(organizationId, webhookId, expectedVersion) {
-    return deleteItem(keys.webhook(organizationId, webhookId), expectedVersion);
+  /** Deletes the subscription and lowers the count in one transaction (a count not seeded yet is left to its seeding). */
+  async remove(organizationId, webhookId, expectedVersion) {
+    const subscription = deleteVersioned(keys.webhook(organizationId, webhookId), expectedVersion);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const count = await readCount(organizationId);
+      const lower =
+        count === undefined
+          ? conditionCheck(keys.webhookCount(organizationId), { ConditionExpression: "attribute_not_exists(PK)" })
+          : updateCount(organizationId, "SET #count = #count - :one", "attribute_exists(PK)", {});
+      const failed = await transactLabelled([
+        [subscription, "subscription"],
+        [lower, "count"],
+      ] as const);
+      if (!failed) return true;
+      if (failed.includes("subscription")) return false;
+      // The count item was seeded (or removed) meanwhile: read it again.
+    }
+    throw concurrentUpdateError();
   },
 
   async list(organizationId, page) {
@@ -37,18 +81,6 @@ export const dynamoWebhookStore: WebhookStore = {
     return { items: found.items.map((item) => webhookRecordSchema.parse(item)), nextCursor: found.nextCursor };
   },
 
-  async countUpTo(organizationId, upTo) {
-    const output = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues: { ":pk": keys.organizationPartition(organizationId), ":prefix": keys.webhookPrefix },
-        Select: "COUNT",
-        Limit: upTo,
-      }),
-    );
-    return output.Count ?? 0;
-  },
 };
 
 /** Every subscription of an organization (the publisher's fan-out; bounded by the plan's cap). */
@@ -63,4 +95,38 @@ export async function webhooksOf(organizationId: string, max: number): Promise<W
     }),
   );
   return (output.Items ?? []).map((item) => webhookRecordSchema.parse(item));
+}
+
+/** The organization's subscription count, undefined when its count item does not exist yet. */
+async function readCount(organizationId: string): Promise<number | undefined> {
+  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }));
+  return output.Item ? Number(output.Item.count ?? 0) : undefined;
+}
+
+function updateCount(organizationId: string, update: string, condition: string, values: Record<string, unknown>): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.webhookCount(organizationId),
+      UpdateExpression: update,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: condition.includes("#count") || update.includes("#count") ? { "#count": "count" } : undefined,
+      ExpressionAttributeValues: { ":one": 1, ...values },
+    },
+  };
+}
+
+/** How many subscriptions the organization has, counting at most `upTo` (one bounded query; seeds the count item). */
+async function countUpTo(organizationId: string, upTo: number): Promise<number> {
+  const output = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.organizationPartition(organizationId), ":prefix": keys.webhookPrefix },
+      Select: "COUNT",
+      Limit: upTo,
+      ConsistentRead: true,
+    }),
+  );
+  return output.Count ?? 0;
 }

@@ -7,6 +7,7 @@ import { recordService } from "#shared/app/records";
 import { s3ImportSource } from "#shared/blob/import-source";
 import { appConfig } from "#shared/config/env";
 import { createLegacyImportService } from "#shared/domain/data-types/import-service";
+import { EXPORT_CONTENT_TYPE } from "#shared/domain/data-types/legacy-import";
 import { sqsImportQueue } from "#shared/queue/import-queue";
 import { dynamoDataTypeStore } from "#shared/store/data-type-store";
 import { dynamoImportStateStore } from "#shared/store/import-state-store";
@@ -14,11 +15,13 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { importRecordsUsed } from "#shared/store/import-quota-store";
 import { keys, objectKeys } from "#shared/store/keys";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { postExport } from "#test/support/export-upload";
 import { type ApiClient, newTenant } from "#test/support/local-api";
 
 /**
  * Import from the earlier version (docs/api/legacy-import.md) through the local stack: the export is
- * PUT to the presigned upload URL (s3rver), POST /data-type/import answers 202 with the type
+ * POSTed through the presigned upload form (s3rver, which ignores the form's policy: the import's
+ * HeadObject check is what these tests see), POST /data-type/import answers 202 with the type
  * locked, and the test hands the import queue's messages to the import worker, as the SQS event
  * source does on AWS (the test stack runs no poller, like the routing-run tests).
  */
@@ -47,12 +50,13 @@ function exportText(name: string, count: number, options: { badLine?: number; an
   return `${lines.join("\n")}\n`;
 }
 
-async function upload(api: ApiClient, text: string): Promise<string> {
+/** POST /data-type/import/upload, then the export through its presigned form; `fields` overrides form fields. */
+async function upload(api: ApiClient, text: string, fields: Record<string, string> = {}): Promise<string> {
   const target = await api.post("/data-type/import/upload", undefined);
   expect(target.status, JSON.stringify(target.body)).toBe(201);
-  expect(target.body.data).toMatchObject({ method: "PUT", uploadId: expect.stringMatching(/^[0-9a-f]{24}$/) });
-  const put = await fetch(target.body.data.uploadUrl, { method: "PUT", body: text });
-  expect(put.status).toBe(200);
+  expect(target.body.data).toMatchObject({ method: "POST", contentType: EXPORT_CONTENT_TYPE, uploadId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+  const posted = await postExport(target.body.data, text, fields);
+  expect(posted.status).toBe(204);
   return target.body.data.uploadId;
 }
 
@@ -293,6 +297,18 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(taken.body.failedCode).toBe("dt-001");
   });
 
+  it("refuses an upload stored with another content type (400 on export), creates nothing, and imports the same bytes sent as the form says", async () => {
+    const { api } = newTenant();
+    const text = exportText("Typed", 2);
+    for (const contentType of ["text/plain", "application/octet-stream"]) {
+      const refused = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text, { "Content-Type": contentType }) } });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.errors).toEqual([{ field: "export", message: expect.stringContaining(`uploaded as ${contentType}; it must be ${EXPORT_CONTENT_TYPE}`) }]);
+    }
+    expect((await api.get("/data-types")).body.data_types).toEqual([]);
+    expect((await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text) } })).status).toBe(202);
+  });
+
   it("imports an export with no records at once (header only, no trailing newline)", async () => {
     const { api } = newTenant();
     const text = exportText("Empty legacy", 0).trimEnd();
@@ -389,6 +405,11 @@ describe("POST /data-type/import: the plan's import limits", () => {
     await seedTenant(organizationId, "free");
     // Blank lines are skipped by the import: only the size decides.
     const text = `${exportText("Big", 1)}${" ".repeat(10 * 1024 * 1024)}\n`;
+    // The upload form is signed for the plan's size (S3 would refuse this one; s3rver stores it).
+    const target = await api.post("/data-type/import/upload", undefined);
+    expect(target.body.data.maxBytes).toBe(10 * 1024 * 1024);
+    const policy = JSON.parse(Buffer.from(target.body.data.fields.Policy, "base64").toString("utf8"));
+    expect(policy.conditions).toContainEqual(["content-length-range", 1, 10 * 1024 * 1024]);
     const response = await importStart(api, text);
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) }]);

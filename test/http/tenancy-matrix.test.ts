@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { permissionSlugs, routes } from "#functions/routes";
 import type { RouteDefinition } from "#shared/http/route";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
+import { postExport } from "#test/support/export-upload";
 import { type ApiClient, type ApiResponse, apiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
 import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
 
@@ -140,7 +141,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     // An export of the earlier version uploaded by A (docs/api/legacy-import.md): another organization's import of it names nothing.
     const upload = await owner.post("/data-type/import/upload", undefined);
     const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] }, recordCount: 0 };
-    expect((await fetch(upload.body.data.uploadUrl, { method: "PUT", body: JSON.stringify(header) })).status).toBe(200);
+    expect((await postExport(upload.body.data, JSON.stringify(header))).status).toBe(204);
     const webhook = await created(owner, "/webhook", { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook` });
     fixtures = {
       uploadId: upload.body.data.uploadId,

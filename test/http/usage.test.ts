@@ -7,6 +7,7 @@ import { appConfig } from "#shared/config/env";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { runSecondsUsed, runUsageItemsBetween } from "#shared/store/usage-store";
+import { meterAttempt } from "#shared/store/webhook-delivery-store";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 
@@ -120,19 +121,33 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 
+  it("shows the webhook delivery attempts metered per day, and their total", async () => {
+    const tenant = newTenant();
+    const start = dayAfter(today(), -3);
+    // As the delivery worker meters them (shared/app/webhook-events.ts): one counter item per UTC day.
+    for (let i = 0; i < 3; i++) await meterAttempt(tenant.organizationId, new Date(`${start}T08:00:00Z`));
+    await meterAttempt(tenant.organizationId, new Date(`${dayAfter(start, 2)}T23:59:59Z`));
+    await meterAttempt(tenant.organizationId, new Date(`${dayAfter(start, -1)}T23:59:59Z`));
+    const response = await tenant.api.get(`/usage?from=${start}&to=${dayAfter(start, 2)}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.days.map((day: { webhookAttempts: number }) => day.webhookAttempts)).toEqual([3, 0, 1]);
+    expect(response.body.data.totals.webhookAttempts).toBe(4);
+  });
+
   it("never shows another organization's calls or runs", async () => {
     const busy = await organizationWithProfile();
     const run = await post(busy.api, "/routing/result", { configurationId: busy.profile._id });
     await runQueued([run._id]);
     const day = dayAfter(today(), -2);
     await seedCalls(busy.organizationId, day, 42);
+    await meterAttempt(busy.organizationId, new Date(`${day}T12:00:00Z`));
 
     const other = newTenant();
     await seedCalls(other.organizationId, day, 5);
     const response = await other.api.get(`/usage?from=${day}&to=${dayAfter(today())}`);
     expect(response.status).toBe(200);
     expect(response.body.data.organizationId).toBe(other.organizationId);
-    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0, travelElements: 0 } });
+    expect(response.body.data.days[0]).toEqual({ day, calls: 5, runs: { count: 0, seconds: 0, travelElements: 0 }, webhookAttempts: 0 });
     expect(response.body.data.totals.runs).toEqual({ count: 0, seconds: 0, travelElements: 0 });
   });
 

@@ -1,18 +1,26 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { permissionSlugs } from "#functions/routes";
 import { generateSigningKey, mintToken } from "#local/tokens";
 import { type LocalStack, startLocalStack } from "#local/stack";
+import { scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
 import { inProcessBus } from "#shared/queue/event-bus";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
 import { newOrganizationId } from "#test/support/local-api";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { postExport } from "#test/support/export-upload";
 
 /**
  * Webhooks end to end on a local stack of this file's own (the shared test stack runs no workers):
  * the run worker, the scheduler's minute ticker, the stream poller feeding the publisher and the
- * delivery worker all run, with loopback receivers allowed and a retry schedule of seconds.
+ * delivery worker all run, with loopback receivers allowed and a retry schedule of seconds. Every
+ * event is checked as a client would: its signature with the `standardwebhooks` package, its payload
+ * against the OpenAPI document's `webhooks` schema, and its ids by reading the resources they name.
  */
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = "1,3,6";
@@ -46,7 +54,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", () => listening()));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  stack = await startLocalStack({ port: 0, inMemory: true, stateDirectory: "", signingKey, runScheduler: true, onBackgroundError: () => undefined });
+  stack = await startLocalStack({
+    port: 0,
+    inMemory: true,
+    stateDirectory: "",
+    signingKey,
+    runScheduler: true,
+    onBackgroundError: () => undefined,
+    // One run queued or running at once: the second of two runs due in the same minute is skipped by the tick.
+    planOverrides: { plans: [{ name: "one-run", description: "one routing run queued or running", rate: 100, burst: 100, maxRunsQueued: 1 }] },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -76,10 +93,10 @@ async function tenantWithFleet() {
     return answer.body.data;
   };
   const hub = await create("/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-  await create("/vehicle", { name: "Van 1", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+  const vehicle = await create("/vehicle", { name: "Van 1", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
   for (let i = 0; i < 3; i++) await create("/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 } });
   const profile = await create("/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
-  return { organizationId, call, create, hub, profile };
+  return { organizationId, call, create, hub, vehicle, profile };
 }
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -93,6 +110,67 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 }
 
 const deliveriesTo = (path: string) => received.filter((entry) => entry.path === path);
+
+interface DeliveredEvent {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** The delivery's event, once its Standard Webhooks signature verified under the subscription's secret. */
+function verified(secret: string, delivery: Received): DeliveredEvent {
+  return new Webhook(secret).verify(delivery.body, {
+    "webhook-id": String(delivery.headers["webhook-id"]),
+    "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
+    "webhook-signature": String(delivery.headers["webhook-signature"]),
+  }) as DeliveredEvent;
+}
+
+/**
+ * Checks the event against its schema in the OpenAPI document the stack serves (`webhooks` section,
+ * the POST a subscription receives), and that its timestamp is an ISO 8601 UTC instant of this run.
+ */
+async function expectDocumentedEvent(event: DeliveredEvent, startedAt: number): Promise<void> {
+  const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as { webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: unknown } } } } }> };
+  const documented = document.webhooks[event.type]?.post.requestBody.content["application/json"].schema;
+  expect(documented, `the OpenAPI webhooks section documents ${event.type}`).toBeDefined();
+  const parsed = z.fromJSONSchema(documented as Parameters<typeof z.fromJSONSchema>[0]).safeParse(event);
+  expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  expect(new Date(event.timestamp).toISOString()).toBe(event.timestamp);
+  expect(Date.parse(event.timestamp)).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000 - 1000);
+  expect(Date.parse(event.timestamp)).toBeLessThanOrEqual(Date.now());
+}
+
+/** Puts the organization on a plan, as the operator's tenant CLI does (overwrites its auto-enrolled record). */
+async function putOnPlan(organizationId: string, plan: string): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.tenant(organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: organizationId, entity: "tenant", organizationId, plan, status: "active", createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" },
+    }),
+  );
+}
+
+const legacyExport = (name: string, records: number, announced = records) =>
+  `${[
+    JSON.stringify({
+      format: "field-operations-export",
+      formatVersion: 2,
+      dataType: { name, commonData: true, fields: [{ id: "dataId", title: "Code", type: "primaryKey", required: true, unique: true, searchable: true, primaryKey: true }, { id: "label", title: "Label", type: "string", required: true }] },
+      recordCount: announced,
+    }),
+    ...Array.from({ length: records }, (_, i) => JSON.stringify({ dataId: `SKU-${i + 1}`, values: { label: `Item ${i + 1}` } })),
+  ].join("\n")}\n`;
+
+/** Uploads an export and starts its import (copy); answers the upload id and the data type. */
+async function startImport(call: ReturnType<typeof client>, text: string): Promise<{ uploadId: string; dataTypeId: string }> {
+  const target = await call("POST", "/data-type/import/upload");
+  expect(target.status, JSON.stringify(target.body)).toBe(201);
+  expect((await postExport(target.body.data, text)).status).toBe(204);
+  const started = await call("POST", "/data-type/import", { mode: "copy", source: { uploadId: target.body.data.uploadId } });
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  return { uploadId: target.body.data.uploadId, dataTypeId: started.body.data_type._id };
+}
 
 describe("Webhook deliveries (local stack with workers)", () => {
   it(
@@ -175,17 +253,149 @@ describe("Webhook deliveries (local stack with workers)", () => {
   );
 
   it(
-    "delivers routing.result.completed after a scheduled run",
+    "after a scheduled run delivers routing.result.completed, and routing.schedule.skipped (with the tick's reason) for the run over the plan's cap",
     async () => {
+      const startedAt = Date.now();
       const tenant = await tenantWithFleet();
-      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/scheduled`, events: ["routing.result.completed"] })) as { secret: string };
+      // Its plan allows one run queued or running: of two schedules due in the same minute, the tick skips one.
+      await putOnPlan(tenant.organizationId, "one-run");
+      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/scheduled`, events: ["routing.result.completed", "routing.schedule.skipped"] })) as { secret: string };
       const runAt = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
       const [date, time] = runAt.toISOString().slice(0, 16).split("T") as [string, string];
-      const schedule = await tenant.create("/routing/schedule", { name: "Hooked", configurationId: tenant.profile._id, periode: "byDate", schedules: [{ date, time: [time] }] });
-      const delivery = await until("the scheduled run's delivery", () => deliveriesTo("/scheduled")[0], 150_000);
-      const event = new Webhook(hook.secret).verify(delivery.body, { ...(delivery.headers as Record<string, string>) }) as { type: string; data: Record<string, unknown> };
-      expect(event).toMatchObject({ type: "routing.result.completed", data: { organizationId: tenant.organizationId, scheduleId: schedule._id, status: "done" } });
+      const schedules = [];
+      for (const name of ["Hooked", "Hooked too"]) {
+        schedules.push(await tenant.create("/routing/schedule", { name, configurationId: tenant.profile._id, periode: "byDate", schedules: [{ date, time: [time] }] }));
+      }
+      const scheduleIds = schedules.map((schedule) => schedule._id as string);
+      const byType = async (type: string) =>
+        until(`the scheduled ${type} delivery`, () => deliveriesTo("/scheduled").map((delivery) => verified(hook.secret, delivery)).find((event) => event.type === type), 150_000);
+
+      const completed = await byType("routing.result.completed");
+      expect(completed.data).toMatchObject({ organizationId: tenant.organizationId, hubId: tenant.hub._id, configurationId: tenant.profile._id, status: "done" });
+      expect(scheduleIds).toContain(completed.data.scheduleId);
+      const result = await tenant.call("GET", `/routing/result/${completed.data.resultId}`);
+      expect(result.status).toBe(200);
+      expect(result.body.data).toMatchObject({ _id: completed.data.resultId, scheduleId: completed.data.scheduleId, status: "done" });
+      await expectDocumentedEvent(completed, startedAt);
+
+      const skipped = await byType("routing.schedule.skipped");
+      const skippedScheduleId = scheduleIds.find((id) => id !== completed.data.scheduleId);
+      expect(skipped.data).toEqual({ organizationId: tenant.organizationId, scheduleId: skippedScheduleId, slot: expect.stringMatching(new RegExp(`^${date}T${time}`)), reason: scheduledRunOverCapReason(1) });
+      // The ids fetch the rest: the skipped schedule's log says the same.
+      const schedule = await tenant.call("GET", `/routing/schedule/${skippedScheduleId}`);
+      expect(schedule.status).toBe(200);
+      expect(JSON.stringify(schedule.body.data)).toContain(scheduledRunOverCapReason(1));
+      await expectDocumentedEvent(skipped, startedAt);
     },
     180_000,
+  );
+
+  it(
+    "delivers routing.result.dispatched when a result is dispatched, naming the result and its vehicles",
+    async () => {
+      const startedAt = Date.now();
+      const tenant = await tenantWithFleet();
+      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/dispatched`, events: ["routing.result.dispatched"] })) as { secret: string };
+      const result = await tenant.create("/routing/result", { configurationId: tenant.profile._id });
+      await until("the run to finish", async () => ((await tenant.call("GET", `/routing/result/${result._id}`)).body.data.status === "done" ? true : undefined), 60_000);
+      const dispatched = await tenant.call("POST", `/routing/result/${result._id}/dispatch`);
+      expect(dispatched.status, JSON.stringify(dispatched.body)).toBe(200);
+
+      const delivery = await until("the dispatched delivery", () => deliveriesTo("/dispatched")[0], 60_000);
+      const event = verified(hook.secret, delivery);
+      expect(event).toMatchObject({
+        type: "routing.result.dispatched",
+        data: { organizationId: tenant.organizationId, resultId: result._id, hubId: tenant.hub._id, configurationId: tenant.profile._id, scheduleId: null, vehicleIds: [tenant.vehicle._id] },
+      });
+      await expectDocumentedEvent(event, startedAt);
+      // The ids fetch the rest: the result is dispatched, and its visits carry the vehicle.
+      const read = await tenant.call("GET", `/routing/result/${result._id}`);
+      expect(read.body.data.dispatch).toMatchObject({ vehicleIds: [tenant.vehicle._id] });
+      // Only the subscribed type: the run's completion was not delivered here.
+      expect(deliveriesTo("/dispatched")).toHaveLength(1);
+    },
+    150_000,
+  );
+
+  it(
+    "delivers data-type.import.completed and data-type.import.failed when imports from the earlier version end",
+    async () => {
+      const startedAt = Date.now();
+      const tenant = await tenantWithFleet();
+      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/imports`, events: ["data-type.import.completed", "data-type.import.failed"] })) as { secret: string };
+      const byType = (type: string) =>
+        until(`the ${type} delivery`, () => deliveriesTo("/imports").map((delivery) => verified(hook.secret, delivery)).find((event) => event.type === type), 90_000);
+
+      const good = await startImport(tenant.call, legacyExport("Legacy parts", 25));
+      const completed = await byType("data-type.import.completed");
+      expect(completed.data).toEqual({ organizationId: tenant.organizationId, dataTypeId: good.dataTypeId, importId: good.uploadId, processed: 25 });
+      await expectDocumentedEvent(completed, startedAt);
+      const type = await tenant.call("GET", `/data-type/${good.dataTypeId}`);
+      expect(type.body.data_type).toMatchObject({ _id: good.dataTypeId, locked: false, import: { status: "done" } });
+
+      // More records than the header announces: the import fails.
+      const bad = await startImport(tenant.call, legacyExport("Legacy miscounted", 30, 20));
+      const failed = await byType("data-type.import.failed");
+      const failedType = await tenant.call("GET", `/data-type/${bad.dataTypeId}`);
+      expect(failedType.body.data_type).toMatchObject({ _id: bad.dataTypeId, import: { status: "failed", message: expect.stringMatching(/rolled back/) } });
+      expect(failed.data).toEqual({ organizationId: tenant.organizationId, dataTypeId: bad.dataTypeId, importId: bad.uploadId, message: failedType.body.data_type.import.message });
+      await expectDocumentedEvent(failed, startedAt);
+      expect(deliveriesTo("/imports")).toHaveLength(2);
+    },
+    150_000,
+  );
+
+  it(
+    "a receiver answering 410 Gone disables its subscription: later events are dropped unsent until it is enabled again",
+    async () => {
+      const tenant = await tenantWithFleet();
+      scripted.set("/gone", [410]);
+      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/gone`, events: ["routing.result.completed"] })) as { _id: string; secret: string };
+      const first = await tenant.call("POST", `/webhook/${hook._id}/test`);
+      expect(first.status).toBe(202);
+      const disabled = await until("the subscription disabled", async () => {
+        const read = await tenant.call("GET", `/webhook/${hook._id}`);
+        return read.body.data.enabled === false ? read.body.data : undefined;
+      }, 30_000);
+      expect(disabled).toMatchObject({ enabled: false, disabledReason: "the receiver answered 410 Gone" });
+      expect(deliveriesTo("/gone")).toHaveLength(1);
+      const deliveries = async () => (await tenant.call("GET", `/webhook/${hook._id}/deliveries`)).body.data as Array<Record<string, unknown>>;
+      expect((await deliveries()).find((delivery) => delivery.eventId === first.body.data.eventId)).toMatchObject({ status: "disabled", attempts: 1, lastResponseCode: 410, nextRetryAt: null });
+
+      // A run's completion and a test event while disabled: recorded as dropped, never sent.
+      const run = await tenant.create("/routing/result", { configurationId: tenant.profile._id });
+      await until("the run to finish", async () => ((await tenant.call("GET", `/routing/result/${run._id}`)).body.data.status === "done" ? true : undefined), 60_000);
+      const second = await tenant.call("POST", `/webhook/${hook._id}/test`);
+      await until("the test event dropped", async () => ((await deliveries()).find((delivery) => delivery.eventId === second.body.data.eventId)?.status === "dropped" ? true : undefined), 30_000);
+      expect(deliveriesTo("/gone")).toHaveLength(1);
+
+      // Enabled again, it receives the next event.
+      expect((await tenant.call("PATCH", `/webhook/${hook._id}`, { enabled: true })).body.data).toMatchObject({ enabled: true, disabledReason: null });
+      const third = await tenant.call("POST", `/webhook/${hook._id}/test`);
+      const resumed = await until("the delivery after enabling", () => deliveriesTo("/gone").find((delivery) => delivery.headers["webhook-id"] === third.body.data.eventId), 30_000);
+      expect(verified(hook.secret, resumed)).toMatchObject({ type: "webhook.test", data: { organizationId: tenant.organizationId, webhookId: hook._id } });
+      expect(deliveriesTo("/gone")).toHaveLength(2);
+    },
+    150_000,
+  );
+
+  it(
+    "GET /usage shows the organization's webhook delivery attempts, retries included",
+    async () => {
+      const tenant = await tenantWithFleet();
+      scripted.set("/metered", [500]);
+      const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/metered`, events: ["routing.result.completed"] })) as { _id: string };
+      const queued = await tenant.call("POST", `/webhook/${hook._id}/test`);
+      await until("the retried delivery", async () => {
+        const page = (await tenant.call("GET", `/webhook/${hook._id}/deliveries`)).body.data as Array<Record<string, unknown>>;
+        return page.find((delivery) => delivery.eventId === queued.body.data.eventId)?.status === "delivered" ? true : undefined;
+      }, 30_000);
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      const usage = await tenant.call("GET", `/usage?from=${day(-1)}&to=${day(1)}`);
+      expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+      expect(usage.body.data.totals.webhookAttempts).toBe(deliveriesTo("/metered").length);
+      expect(usage.body.data.totals.webhookAttempts).toBe(2);
+    },
+    60_000,
   );
 });

@@ -1,9 +1,10 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { createsAtCapRace, storeInsertsAtCapRace } from "#test/support/webhook-cap";
 
 const subscription = { url: "https://hooks.example.com/field-ops", events: ["routing.result.completed", "routing.result.failed"] };
 
@@ -82,6 +83,34 @@ describe("Webhook subscriptions", () => {
     expect(refused.body.failedCode).toBe("webhook-409");
     // Another organization is not affected.
     expect((await newTenant().api.post("/webhook", subscription)).status).toBe(201);
+  });
+
+  it("keeps the cap exact: of 12 simultaneous creates at cap - 1 exactly one is 201, and a delete frees its place", async () => {
+    const { organizationId, api } = newTenant();
+    const race = await createsAtCapRace(api, organizationId, 12);
+    expect(race.created).toBe(1);
+    expect(race.refused).toBe(11);
+    expect(race.listed).toBe(defaultMaxWebhooks);
+    expect(race.counted).toBe(defaultMaxWebhooks);
+    // A delete lowers the count in its own transaction: one more create fits, the next does not.
+    expect((await api.delete(`/webhook/${race.ids[0]}`)).status).toBe(200);
+    expect((await api.post("/webhook", subscription)).status).toBe(201);
+    expect((await api.post("/webhook", subscription)).status).toBe(409);
+  });
+
+  it("keeps the cap exact when simultaneous creates all read the count before writing (the store, on warm connections)", async () => {
+    const race = await storeInsertsAtCapRace(newTenant().organizationId, 12);
+    expect(race).toEqual({ inserted: 1, listed: defaultMaxWebhooks, counted: defaultMaxWebhooks });
+  });
+
+  it("seeds the count of an organization whose subscriptions predate it from the subscriptions themselves", async () => {
+    const { organizationId, api } = newTenant();
+    for (let i = 0; i < defaultMaxWebhooks - 1; i++) expect((await api.post("/webhook", subscription)).status).toBe(201);
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId) }));
+    expect((await api.post("/webhook", subscription)).status).toBe(201);
+    expect((await api.post("/webhook", subscription)).status).toBe(409);
+    const count = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
+    expect(count?.count).toBe(defaultMaxWebhooks);
   });
 
   it("requires the webhook permission slugs", async () => {

@@ -73,8 +73,10 @@ describe("Least privilege: each function's role allows exactly the actions its r
         if (actions.some((action) => action.startsWith("sqs:SendMessage"))) expect(resources, id).toContain("ImportQueue");
       }
     }
-    // The upload URL is signed by a function that may only put exports: nothing else.
-    expect(ownActions("createDataTypeImportUploadFunction")).toEqual(["s3:PutObject"]);
+    // The upload form is signed by a function that may only put exports in the bucket.
+    expect(ownActions("createDataTypeImportUploadFunction").filter((action) => !action.startsWith("dynamodb:"))).toEqual(["s3:PutObject"]);
+    // It reads the tenant record (the plan bounds the upload): table reads only.
+    expect(ownActions("createDataTypeImportUploadFunction").filter((action) => action.startsWith("dynamodb:")).sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]);
   });
 
   it("gives each bucket-using function only its kind of object: certificates for app integrations, results for routing results and the run worker", () => {

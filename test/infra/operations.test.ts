@@ -7,7 +7,8 @@ import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeholderJwt } from "#infra/placeholders";
 import { publicRouteThrottle } from "#infra/stacks/field-operations-stack";
-import { deadLetterOldestMessageAlarmSeconds, duePageQueueDefinition, importQueueDefinition, runQueueDefinition } from "#shared/queue/definitions";
+import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
+import { deadLetterOldestMessageAlarmSeconds, defaultRunWorkerMaxConcurrency, duePageQueueDefinition, importQueueDefinition, runQueueDefinition, runSpilloverQueueDefinition } from "#shared/queue/definitions";
 import { featureFlags, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
 const outdirs: string[] = [];
@@ -71,11 +72,18 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     expect(ids(base)).toEqual(ids(before));
   });
 
-  it("alarms on the oldest message of the run, due-page and import queues and both dead-letter queues", () => {
+  it("alarms on the oldest message of the run, spillover, due-page and import queues and both dead-letter queues", () => {
     const ageAlarms = Object.values(rootOf(base).findResources("AWS::CloudWatch::Alarm", { Properties: { MetricName: "ApproximateAgeOfOldestMessage" } }));
     const thresholds = ageAlarms.map((alarm) => alarm.Properties.Threshold).sort((a, b) => a - b);
     expect(thresholds).toEqual(
-      [duePageQueueDefinition.oldestMessageAlarmSeconds, runQueueDefinition.oldestMessageAlarmSeconds, importQueueDefinition.oldestMessageAlarmSeconds, deadLetterOldestMessageAlarmSeconds, deadLetterOldestMessageAlarmSeconds].sort((a, b) => a - b),
+      [
+        duePageQueueDefinition.oldestMessageAlarmSeconds,
+        runQueueDefinition.oldestMessageAlarmSeconds,
+        runSpilloverQueueDefinition.oldestMessageAlarmSeconds,
+        importQueueDefinition.oldestMessageAlarmSeconds,
+        deadLetterOldestMessageAlarmSeconds,
+        deadLetterOldestMessageAlarmSeconds,
+      ].sort((a, b) => a - b),
     );
     for (const alarm of ageAlarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     // Run messages live SQS's maximum, 14 days; the age alarm fires within the first hour.
@@ -95,10 +103,23 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
   });
 
   it("reads fan-out pages from their own queue with their own concurrency", () => {
-    // Run queue, due pages, import queue, webhook deliveries, the table's stream (webhook publisher).
+    // Run queue, run spillover, due pages, import queue, webhook deliveries, the table's stream (webhook publisher).
     const mappings = Object.values(rootOf(base).findResources("AWS::Lambda::EventSourceMapping"));
-    expect(mappings).toHaveLength(5);
+    expect(mappings).toHaveLength(6);
     expect(mappings.map((mapping) => mapping.Properties.ScalingConfig?.MaximumConcurrency).sort()).toContain(duePageQueueDefinition.maxConcurrency);
+  });
+
+  it("keeps the runs beyond an organization's share in a spillover queue: 14 days, the run dead-letter queue after 3 deliveries, read by one share of workers", () => {
+    const queues = rootOf(base).findResources("AWS::SQS::Queue");
+    const [spilloverId, spillover] = Object.entries(queues).find(([id]) => id.startsWith("RunSpilloverQueue")) ?? [];
+    expect(spillover?.Properties).toMatchObject({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      VisibilityTimeout: runSpilloverQueueDefinition.visibilityTimeoutSeconds,
+      RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: { "Fn::GetAtt": [expect.stringMatching(/^RunDeadLetterQueue/), "Arn"] } },
+    });
+    const mappings = Object.values(rootOf(base).findResources("AWS::Lambda::EventSourceMapping"));
+    const onSpillover = mappings.filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes(spilloverId as string));
+    expect(onSpillover.map((mapping) => mapping.Properties.ScalingConfig)).toEqual([{ MaximumConcurrency: tenantSlotCap(defaultRunWorkerMaxConcurrency) }]);
   });
 
   it("creates no account-wide API Gateway setting by default, and the execution-log group with a retention period", () => {

@@ -27,7 +27,8 @@ afterAll(() => {
   for (const directory of outdirs) rmSync(directory, { recursive: true, force: true });
 });
 
-describe("The plan document in the bundles", { timeout: 240_000 }, () => {
+// Bundled synths: a hang guard sized like the stack test's bundling test (14–31 s at a load of 4–9, longer under heavier load).
+describe("The plan document in the bundles", { timeout: 600_000 }, () => {
   it("is what configuredPlans reads in a bundle, whatever the environment says", () => {
     const entry = "shared/config/tenant-plans.ts";
     const bundles = bundleEntries([entry], { repositoryRoot, outdir: outdir("plan-bundle-"), sourceMaps: false, planOverrides: document });

@@ -29,10 +29,10 @@ afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 });
 
-/** The routing-run worker's mapping (the legacy-import worker, the due pages, the webhook publisher and the delivery worker have their own). */
+/** The routing-run worker's mapping on the run queue (the spillover, the legacy-import worker, the due pages, the webhook publisher and the delivery worker have their own). */
 const workerMapping = (template: Template) => {
   const mappings = Object.values(template.findResources("AWS::Lambda::EventSourceMapping"));
-  expect(mappings).toHaveLength(5);
+  expect(mappings).toHaveLength(6);
   const onRunQueue = mappings.filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes("RunQueue"));
   expect(onRunQueue).toHaveLength(1);
   return onRunQueue[0]?.Properties as { ScalingConfig?: { MaximumConcurrency?: number }; BatchSize?: number };
@@ -59,6 +59,25 @@ describe("Stack: bounded run concurrency", () => {
     const functions = everyFunction(configured).filter((fn) => !String(fn.Properties.Description ?? "").startsWith("Tenant authorizer"));
     expect(functions.length).toBeGreaterThan(2);
     for (const fn of functions) expect(fn.Properties.Environment?.Variables?.MAX_ACTIVE_RUNS_PER_ORG).toBe("3");
+  });
+
+  it("the spillover queue's readers are one organization's share, and every run enqueuer knows the share and the spillover queue", () => {
+    const spilloverConcurrency = (template: Template) =>
+      Object.values(template.findResources("AWS::Lambda::EventSourceMapping"))
+        .filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes("RunSpilloverQueue"))
+        .map((mapping) => mapping.Properties.ScalingConfig?.MaximumConcurrency);
+    expect(spilloverConcurrency(defaults)).toEqual([19]);
+    expect(spilloverConcurrency(configured)).toEqual([6]);
+    const byDescription = (prefix: string) => everyFunction(configured).filter((fn) => String(fn.Properties.Description ?? "").startsWith(prefix));
+    const enqueuers = [...byDescription("Every minute: enqueue"), ...everyFunction(configured).filter((fn) => fn.Properties.Description === "POST /v3/routing/result"), ...byDescription("Runs one routing")];
+    // The tick, POST /routing/result and the worker (due pages; deferrals).
+    expect(enqueuers).toHaveLength(3);
+    for (const fn of enqueuers) {
+      expect(fn.Properties.Environment?.Variables?.RUN_WORKER_SLOTS_PER_TENANT, String(fn.Properties.Description)).toBe("6");
+      expect(JSON.stringify(fn.Properties.Environment?.Variables?.RUN_SPILLOVER_QUEUE_URL), String(fn.Properties.Description)).toMatch(/RunSpilloverQueue/);
+    }
+    // A route that enqueues no run carries neither.
+    for (const fn of byDescription("GET /v3/hubs")) expect(fn.Properties.Environment?.Variables?.RUN_SPILLOVER_QUEUE_URL).toBeUndefined();
   });
 
   it("without the context the functions use the default cap (no MAX_ACTIVE_RUNS_PER_ORG set)", () => {

@@ -51,8 +51,8 @@ describe("Stack: webhooks and events", () => {
     expect(webhookQueueDefinition.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * webhookWorkerTimeoutSeconds);
   });
 
-  it("gives the delivery worker a per-organization share of its attempt slots: all but one", () => {
-    const slots = webhookQueueDefinition.maxConcurrency * webhookQueueDefinition.batchSize - 1;
+  it("gives the delivery worker a per-organization share of its workers: all but one", () => {
+    const slots = webhookQueueDefinition.maxConcurrency - 1;
     root.hasResourceProperties("AWS::Lambda::Function", {
       Description: Match.stringLikeRegexp("webhook delivery attempt"),
       Environment: { Variables: Match.objectLike({ WEBHOOK_WORKER_SLOTS_PER_TENANT: String(slots) }) },

@@ -17,8 +17,9 @@ export async function useIsolatedTableAndQueue(): Promise<{ tableName: string; q
   const queue = await sqs.send(new CreateQueueCommand({ QueueName: `isolated-runs-${suffix}` }));
   process.env.TABLE_NAME = tableName;
   process.env.RUN_QUEUE_URL = queue.QueueUrl as string;
-  // The tick's fan-out pages too (the run worker reads both kinds from either queue).
+  // The tick's fan-out pages and the runs beyond a share too (the run worker reads every kind from any of them).
   process.env.DUE_PAGE_QUEUE_URL = queue.QueueUrl as string;
+  process.env.RUN_SPILLOVER_QUEUE_URL = queue.QueueUrl as string;
   resetAppConfig();
   return { tableName, queueUrl: queue.QueueUrl as string, sqs };
 }

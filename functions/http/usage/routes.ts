@@ -8,10 +8,11 @@ export const usageRoutes = {
     method: "GET",
     path: "/usage",
     handler: "functions/http/usage/get.ts",
-    summary: "Read your organization's usage (calls and routing runs per day)",
+    summary: "Read your organization's usage (calls, routing runs and webhook attempts per day)",
     description: [
-      `Per UTC day from \`from\` to \`to\` (both included, YYYY-MM-DD, at most ${MAX_USAGE_RANGE_DAYS} days; 400 otherwise): API calls, and routing runs (count and optimizer seconds), with totals. Only the caller's organization.`,
+      `Per UTC day from \`from\` to \`to\` (both included, YYYY-MM-DD, at most ${MAX_USAGE_RANGE_DAYS} days; 400 otherwise): API calls, routing runs (count and optimizer seconds) and webhook delivery attempts, with totals. Only the caller's organization.`,
       "Routing runs are metered by the run worker: one item per run whose optimizer produced a result (or failed on its last attempt), on the UTC day the run started; a redelivered run is never counted twice. Runs skipped before the optimizer (no visits, no vehicles, quota) are not metered.",
+      "Webhook delivery attempts (`webhookAttempts`) are counted by the delivery worker: every POST to one of the organization's webhook URLs, retries and test events included, on the UTC day it was made.",
       "Calls: locally the local gateway counts every admitted call (`callsSource: local-gateway`). On AWS the API Gateway usage plan counts them and this endpoint cannot read them (`callsSource: usage-plan`, `calls: null`): the operator reads them with `npm run usage -- --aws`.",
     ].join("\n\n"),
     tag: "Usage",

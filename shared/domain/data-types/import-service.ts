@@ -2,6 +2,7 @@ import type { Caller } from "#shared/domain/caller";
 import { type ImportError, type ImportState, MAX_IMPORT_ERRORS } from "#shared/domain/data-types/import-state";
 import {
   cutPage,
+  EXPORT_CONTENT_TYPE,
   exportHeaderSchema,
   exportRecordSchema,
   headerOf,
@@ -16,14 +17,14 @@ import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/d
 import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
 import { toDataTypeView } from "#shared/domain/data-types/view";
 import { AppError, type FieldIssue, ForbiddenError, ValidationError } from "#shared/domain/errors";
-import { exportTooLarge, type ImportLimits } from "#shared/domain/usage/import-quota";
+import { DEFAULT_MAX_IMPORT_BYTES, exportTooLarge, type ImportLimits } from "#shared/domain/usage/import-quota";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith, zodIssues } from "#shared/domain/validation";
 
 /**
  * The import from the earlier version (docs/api/legacy-import.md). `uploadTarget` hands out a presigned
- * upload URL; `start` reads the export's header, creates the data type locked with its import state
+ * upload form; `start` reads the export's header, creates the data type locked with its import state
  * and queues step 0; `runStep` is the background worker's step: one page of records, the finish
  * (unlock, delete a moved source) or one page of the rollback of a failed import. Steps are numbered;
  * a step runs only while it is the stored one and ends with a conditional move to the next, so a
@@ -31,9 +32,17 @@ import { parseWith, zodIssues } from "#shared/domain/validation";
  * runs again and finds its records already written (deterministic `_id`s, writes conditional on absence).
  */
 
+const noUpload = () => ValidationError.single("source.uploadId", "names no uploaded export: POST the file to the url of POST /data-type/import/upload first");
+
+/** `type/subtype` of a Content-Type, lowercased, without parameters. */
+const mediaType = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase();
+
 /** The uploaded export in the file bucket, under the organization's prefix. */
 export interface ImportSource {
-  uploadUrl(organizationId: string, uploadId: string): Promise<{ url: string; expiresInSeconds: number }>;
+  /** A presigned POST (form `url` and `fields`) that accepts only an object of 1 to `maxBytes` bytes with `contentType`. */
+  uploadTarget(organizationId: string, uploadId: string, rules: { maxBytes: number; contentType: string }): Promise<{ url: string; fields: Record<string, string>; expiresInSeconds: number }>;
+  /** The uploaded object's size, content type and version (HeadObject); undefined when nothing was uploaded under this id. */
+  describe(organizationId: string, uploadId: string): Promise<{ sizeBytes: number; contentType?: string; versionId?: string } | undefined>;
   /** Up to `length` bytes from `offset` (of `versionId` when given); undefined when nothing was uploaded under this id. */
   read(organizationId: string, uploadId: string, range: { offset: number; length: number }, versionId?: string): Promise<{ bytes: Buffer; sizeBytes: number; versionId?: string } | undefined>;
   remove(organizationId: string, uploadId: string, versionId?: string): Promise<void>;
@@ -302,11 +311,12 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     /** The adaptive write limit's lowest and highest value and its decreases so far (the import benchmark prints them). */
     writeLimitStats: () => ({ ...writes.stats, current: writes.limit }),
 
-    /** A fresh upload id and the presigned PUT URL of its object (the organization's import prefix). */
+    /** A fresh upload id and the presigned POST of its object (the organization's import prefix), bounded by the plan's export size. */
     async uploadTarget(caller: Caller) {
       const uploadId = newId(now());
-      const target = await source.uploadUrl(caller.organizationId, uploadId);
-      return { uploadId, uploadUrl: target.url, method: "PUT" as const, expiresInSeconds: target.expiresInSeconds };
+      const maxBytes = (await quota?.limits(caller.organizationId))?.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
+      const target = await source.uploadTarget(caller.organizationId, uploadId, { maxBytes, contentType: EXPORT_CONTENT_TYPE });
+      return { uploadId, method: "POST" as const, url: target.url, fields: target.fields, contentType: EXPORT_CONTENT_TYPE, maxBytes, expiresInSeconds: target.expiresInSeconds };
     },
 
     /** Creates the data type locked, with its import queued; the records follow in the background. */
@@ -314,11 +324,17 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       // The export may hold records of any hub: only a token that is not limited to hubs may write them all.
       if (caller.hubIds.length > 0) throw new ForbiddenError("Your token is limited to some hubs; only a token without hubIds can import from the earlier version.", "dt-403");
       const { uploadId } = request.source;
-      const [limits, first] = await Promise.all([quota?.limits(caller.organizationId), source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES })]);
-      if (!first) throw ValidationError.single("source.uploadId", "names no uploaded export: PUT the file to the uploadUrl of POST /data-type/import/upload first");
-      if (first.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
-      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
-      if (limits && first.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, first.sizeBytes);
+      // The object's size and type before any byte is read: the emulator ignores the POST policy, and an
+      // object put under the key by other means never met it.
+      const [limits, uploaded] = await Promise.all([quota?.limits(caller.organizationId), source.describe(caller.organizationId, uploadId)]);
+      if (!uploaded) throw noUpload();
+      if (uploaded.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
+      if (limits && uploaded.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, uploaded.sizeBytes);
+      if (mediaType(uploaded.contentType) !== EXPORT_CONTENT_TYPE) {
+        throw ValidationError.single("export", `the export was uploaded as ${uploaded.contentType ?? "no content type"}; it must be ${EXPORT_CONTENT_TYPE}: send the fields of POST /data-type/import/upload as they are`);
+      }
+      const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES }, uploaded.versionId);
+      if (!first) throw noUpload();
       const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
       if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
       const { input, fields, related, total } = await importedType(caller.organizationId, header.text);

@@ -56,7 +56,7 @@ export const importRequestSchema = z.strictObject({
     .enum(importModes)
     .check(z.describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way.")),
   source: z
-    .strictObject({ uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose `uploadUrl` received the export.")) })
+    .strictObject({ uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose form received the export.")) })
     .check(z.describe("The uploaded export (JSON lines, docs/api/legacy-import.md).")),
 });
 
@@ -72,10 +72,22 @@ export const importStepMessageSchema = z.object({
 
 export type ImportStepMessage = z.infer<typeof importStepMessageSchema>;
 
+/** The content type of an export (JSON lines): the upload's POST policy requires it and the import checks it. */
+export const EXPORT_CONTENT_TYPE = "application/x-ndjson";
+
 export const importUploadSchema = z.object({
   uploadId: idSchema,
-  uploadUrl: z.string().check(z.describe("Presigned S3 URL: PUT the export file there (no Authorization header) before it expires.")),
-  method: z.literal("PUT"),
+  method: z.literal("POST").check(z.describe("A browser-style form upload (multipart/form-data) to `url`, no Authorization header.")),
+  url: z.string().check(z.describe("Where to POST the form (the file bucket).")),
+  fields: z
+    .record(z.string(), z.string())
+    .check(
+      z.describe(
+        "Form fields to send exactly as given (key, Content-Type, Policy, signature…), followed by the export as the last field, `file`. S3 refuses (403) a form whose file is larger than `maxBytes` or empty, whose Content-Type differs, or that arrives after `expiresInSeconds`.",
+      ),
+    ),
+  contentType: z.literal(EXPORT_CONTENT_TYPE).check(z.describe("The Content-Type the upload must declare (it is among `fields`).")),
+  maxBytes: z.number().check(z.describe("The largest export the upload and the import take: the plan's `maxImportBytes` (1 GiB when the plan sets none).")),
   expiresInSeconds: z.number(),
 });
 

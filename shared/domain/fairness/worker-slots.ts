@@ -14,6 +14,17 @@ export function tenantSlotCap(workers: number, reserved = 1): number {
   return Math.max(1, Math.floor(workers) - reserved);
 }
 
+/**
+ * Spillover at enqueue (AWS Builders' Library, "Avoiding insurmountable queue backlogs"): of `count`
+ * new runs of a tenant that already has `activeBefore` runs queued or running, how many go to the
+ * shared queue. Only up to its share of the workers; the rest go to the spillover queue, which only
+ * `share` workers read. So the shared queue never holds more than a tenant's share of its runs, and a
+ * free worker reaches another tenant's run after at most that many, instead of after the whole flood.
+ */
+export function sharedQueueRoom(activeBefore: number, count: number, share: number): number {
+  return Math.max(0, Math.min(count, share - activeBefore));
+}
+
 /** SQS's longest message delay. */
 export const MAX_DEFER_SECONDS = 900;
 

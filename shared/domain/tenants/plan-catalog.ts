@@ -18,7 +18,7 @@ const planSchema = z.strictObject({
   maxRunsQueued: z.int().check(z.minimum(1), z.maximum(1_000)),
   importRecordsPerMonth: z.optional(z.int().check(z.minimum(1))),
   maxImportsRunning: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
-  // S3 takes at most 5 GiB in one PUT (the presigned upload).
+  // S3 takes at most 5 GiB in one POST (the presigned upload form).
   maxImportBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(5 * 1024 * 1024 * 1024))),
   travelElementsPerMonth: z.optional(z.number().check(z.int(), z.minimum(0))),
   maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),

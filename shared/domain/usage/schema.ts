@@ -4,7 +4,8 @@ import { clientText } from "#shared/domain/schemas";
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local
  * gateway's call counters; on AWS the usage plan), routing runs by the run worker (one usage item
- * per run, shared/domain/runs/run-worker.ts).
+ * per run, shared/domain/runs/run-worker.ts), webhook delivery attempts by the delivery worker (one
+ * counter per day, shared/app/webhook-events.ts).
  */
 
 /** Longest range GET /usage and `npm run usage` answer at once (a year, leap years included). */
@@ -65,6 +66,7 @@ export const usageDayFiguresSchema = z.object({
     .nullable(z.number().check(z.int()))
     .check(z.describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan).")),
   runs: runFiguresSchema,
+  webhookAttempts: z.number().check(z.int(), z.describe("Webhook delivery attempts made that day (each POST to a subscription's URL, retries included; POST /webhook/{id}/test too).")),
 });
 
 export const usageReportSchema = z.object({
@@ -73,7 +75,7 @@ export const usageReportSchema = z.object({
   to: z.string().check(clientText),
   callsSource: z.enum(callsSources),
   days: z.array(usageDayFiguresSchema),
-  totals: z.object({ calls: z.nullable(z.number().check(z.int())), runs: runFiguresSchema }),
+  totals: z.object({ calls: z.nullable(z.number().check(z.int())), runs: runFiguresSchema, webhookAttempts: z.number().check(z.int()) }),
 });
 export type UsageReport = z.infer<typeof usageReportSchema>;
 export type UsageDay = z.infer<typeof usageDayFiguresSchema>;
@@ -108,13 +110,14 @@ export interface RunUsageFigures {
   travelElements?: number;
 }
 
-/** Sums per day and in total; `calls` undefined = counted elsewhere (the AWS usage plan). */
+/** Sums per day and in total; `calls` undefined = counted elsewhere (the AWS usage plan); `webhookAttemptsPerDay`: days without attempts are absent. */
 export function buildUsageReport(
   organizationId: string,
   query: UsageQuery,
   callsSource: CallsSource,
   callsPerDay: Map<string, number> | undefined,
   runs: RunUsageFigures[],
+  webhookAttemptsPerDay: Map<string, number> = new Map(),
 ): UsageReport {
   const perDay = new Map<string, { count: number; seconds: number; travelElements: number }>();
   for (const run of runs) {
@@ -126,7 +129,7 @@ export function buildUsageReport(
   }
   const days: UsageDay[] = daysOf(query.from, query.to).map((day) => {
     const figures = perDay.get(day) ?? { count: 0, seconds: 0, travelElements: 0 };
-    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements } };
+    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements }, webhookAttempts: webhookAttemptsPerDay.get(day) ?? 0 };
   });
   return {
     organizationId,
@@ -141,6 +144,7 @@ export function buildUsageReport(
         seconds: roundSeconds(days.reduce((sum, day) => sum + day.runs.seconds, 0)),
         travelElements: days.reduce((sum, day) => sum + day.runs.travelElements, 0),
       },
+      webhookAttempts: days.reduce((sum, day) => sum + day.webhookAttempts, 0),
     },
   };
 }

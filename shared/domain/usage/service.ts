@@ -11,6 +11,8 @@ export interface UsageServiceDependencies {
   callCounts(organizationId: string, from: string, to: string): Promise<Map<string, number>>;
   /** The runs metered in the range, or undefined past `maxRuns`. */
   runUsage(organizationId: string, from: string, to: string, maxRuns: number): Promise<RunUsageFigures[] | undefined>;
+  /** Webhook delivery attempts per day of the range (days without attempts are absent). */
+  webhookAttempts(organizationId: string, from: string, to: string): Promise<Map<string, number>>;
 }
 
 export function createUsageService(deps: UsageServiceDependencies) {
@@ -18,12 +20,13 @@ export function createUsageService(deps: UsageServiceDependencies) {
     /** The caller's own organization's usage, per UTC day and in total. */
     async report(caller: Pick<Caller, "organizationId">, query: UsageQuery): Promise<UsageReport> {
       const source = deps.callsSource();
-      const [calls, runs] = await Promise.all([
+      const [calls, runs, webhookAttempts] = await Promise.all([
         source === "local-gateway" ? deps.callCounts(caller.organizationId, query.from, query.to) : Promise.resolve(undefined),
         deps.runUsage(caller.organizationId, query.from, query.to, MAX_RUNS_PER_USAGE_READ),
+        deps.webhookAttempts(caller.organizationId, query.from, query.to),
       ]);
       if (!runs) throw ValidationError.single("to", `the range holds more than ${MAX_RUNS_PER_USAGE_READ} routing runs; ask for a shorter range`, "usage-400");
-      return buildUsageReport(caller.organizationId, query, source, calls, runs);
+      return buildUsageReport(caller.organizationId, query, source, calls, runs, webhookAttempts);
     },
   };
 }

@@ -22,13 +22,12 @@ export interface StoredWebhook {
 
 /** Persistence port (shared/store/webhook-store.ts). */
 export interface WebhookStore {
-  insert(record: WebhookRecord): Promise<void>;
+  /** Inserts the subscription unless the organization holds `cap` already (false); exact under concurrent creates. */
+  insertWithinCap(record: WebhookRecord, cap: number): Promise<boolean>;
   find(organizationId: string, webhookId: string): Promise<StoredWebhook | undefined>;
   replace(record: WebhookRecord, expectedVersion: number): Promise<void>;
   remove(organizationId: string, webhookId: string, expectedVersion: number): Promise<boolean>;
   list(organizationId: string, page: { limit: number; cursor?: string | undefined }): Promise<{ items: WebhookRecord[]; nextCursor: string | null }>;
-  /** How many subscriptions the organization has, counting at most `upTo` (one bounded query). */
-  countUpTo(organizationId: string, upTo: number): Promise<number>;
 }
 
 export interface WebhookServiceOptions {
@@ -74,9 +73,7 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
     async create(caller: Caller, input: WebhookCreateInput): Promise<WebhookCreated> {
       checkUrl(input.url);
       const cap = await options.maxWebhooks(caller.organizationId);
-      if ((await store.countUpTo(caller.organizationId, cap)) >= cap) {
-        throw new ConflictError(`The organization has ${cap} webhooks, the most its plan allows; delete one first.`, "webhook-409");
-      }
+      const atCap = () => new ConflictError(`The organization has ${cap} webhooks, the most its plan allows; delete one first.`, "webhook-409");
       const time = now();
       const webhookId = newId(time);
       const secret = newSigningSecret();
@@ -92,7 +89,7 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
         createdTime: formatIsoMicros(time),
         updatedTime: formatIsoMicros(time),
       };
-      await store.insert(record);
+      if (!(await store.insertWithinCap(record, cap))) throw atCap();
       return { ...webhookView(record), secret };
     },
 

@@ -89,6 +89,25 @@ const requestContext = (awsRequestId: string) => ({ awsRequestId, functionName: 
 // A minute with nothing due (the table is shared with other test files): the tick only reads.
 const quietTick: ScheduledEvent = { time: "2001-01-01T00:00:00Z" } as ScheduledEvent;
 
+/**
+ * Logging outside a handler, as each Lambda runtime would run it. The concurrent runtime (Lambda
+ * Managed Instances, `npm start`) sets AWS_LAMBDA_MAX_CONCURRENCY and runs every invocation in its own
+ * InvokeStore scope: Powertools then keeps log keys in that scope and refuses (throws "No context
+ * available") to log outside one, so a line is logged inside the scope of an invocation. The standard
+ * runtime runs one invocation at a time without the variable: Powertools keeps the keys on the logger.
+ */
+const inInvocation = (awsRequestId: string, work: () => void) => invokeHandler(async () => work(), {}, requestContext(awsRequestId));
+
+async function onStandardRuntime(work: () => Promise<void>): Promise<void> {
+  const concurrency = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+  delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+  try {
+    await work();
+  } finally {
+    if (concurrency !== undefined) process.env.AWS_LAMBDA_MAX_CONCURRENCY = concurrency;
+  }
+}
+
 const linesWith = (message: string) => lines.filter((line) => line.message === message);
 const emfOf = (metricName: string) =>
   lines.filter((line) => (line._aws as { CloudWatchMetrics?: Array<{ Metrics: Array<{ Name: string }> }> } | undefined)?.CloudWatchMetrics?.[0]?.Metrics.some((m) => m.Name === metricName));
@@ -163,29 +182,37 @@ describe("Module: per-invocation logging", () => {
     expect(requestLine).not.toHaveProperty("messageId");
   });
 
-  it("keys end with their invocation: a line logged after it carries none of them", async () => {
+  it("keys end with their invocation: a line logged after it carries none of them, on either runtime", async () => {
     // Prepare
     const token = tokenFor({ organizationId: newOrganizationId(), sub: "carol" });
     captureOutput();
 
     // Act
+    // Concurrent runtime: the next line belongs to the next invocation's scope.
     await invokeHandler(probeHandler(), probeEvent(token), requestContext("request-3"));
-    await probeHandler()(probeEvent(token), requestContext("request-4"));
-    logger.info("between invocations");
+    await inInvocation("request-3b", () => logger.info("after a concurrent invocation"));
+    // Standard runtime: no scope at all; the keys live on the logger between invocations.
+    await onStandardRuntime(async () => {
+      await probeHandler()(probeEvent(token), requestContext("request-4"));
+      logger.info("after a standard invocation");
+    });
 
     // Assess
     expect(linesWith("request completed")).toHaveLength(2);
-    const [line] = linesWith("between invocations");
-    // (The Lambda context itself stays until the next invocation replaces it, as in a warm Lambda.)
-    for (const key of ["operationId", "organizationId", "userId", "job"]) expect(line).not.toHaveProperty(key);
+    for (const message of ["after a concurrent invocation", "after a standard invocation"]) {
+      const [line] = linesWith(message);
+      expect(line, message).toBeDefined();
+      // (The Lambda context itself stays until the next invocation replaces it, as in a warm Lambda.)
+      for (const key of ["operationId", "organizationId", "userId", "job"]) expect(line, message).not.toHaveProperty(key);
+    }
   });
 
-  it("an extra field named message or level never replaces the line's own", () => {
+  it("an extra field named message or level never replaces the line's own", async () => {
     // Prepare
     captureOutput();
 
     // Act
-    logger.info("the line's own message", { message: "clobbered", level: "DEBUG", detail: 1 });
+    await inInvocation("request-extra", () => logger.info("the line's own message", { message: "clobbered", level: "DEBUG", detail: 1 }));
 
     // Assess
     const [line] = lines.filter((entry) => entry.detail === 1);

@@ -10,6 +10,7 @@ import type { RunUsage } from "#shared/domain/usage/schema";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { recordRunUsage } from "#shared/store/usage-store";
+import { meterAttempt } from "#shared/store/webhook-delivery-store";
 import { newOrganizationId } from "#test/support/local-api";
 
 /** `npm run usage` is `tsx local/usage-cli.ts`; run against the test stack's DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB). */
@@ -44,6 +45,9 @@ describe("npm run usage (local/usage-cli.ts)", () => {
     await put({ ...keys.callCounter(organizationId, "2026-03-01"), calls: 12 });
     await put({ ...keys.callCounter(organizationId, "2026-03-03"), calls: 5 });
     await put({ ...keys.callCounter(newOrganizationId(), "2026-03-01"), calls: 99 });
+    // Two webhook delivery attempts metered on 2026-03-01, as the delivery worker meters them; one of another organization.
+    for (let i = 0; i < 2; i++) await meterAttempt(organizationId, new Date("2026-03-01T10:00:00Z"));
+    await meterAttempt(newOrganizationId(), new Date("2026-03-01T10:00:00Z"));
     expect(await recordRunUsage(runUsage(organizationId, "aaaaaaaaaaaaaaaaaaaaaaaa", "2026-03-01", 1.5), "2026-03")).toBe(true);
     expect(await recordRunUsage(runUsage(organizationId, "aaaaaaaaaaaaaaaaaaaaaaaa", "2026-03-01", 1.5), "2026-03")).toBe(false);
     expect(await recordRunUsage(runUsage(organizationId, "bbbbbbbbbbbbbbbbbbbbbbbb", "2026-03-03", 2.25), "2026-03")).toBe(true);
@@ -54,16 +58,16 @@ describe("npm run usage (local/usage-cli.ts)", () => {
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ organizationId, from: "2026-03-01", to: "2026-03-03", callsSource: "local-gateway" });
     expect(report.days).toEqual([
-      { day: "2026-03-01", calls: 12, runs: { count: 1, seconds: 1.5, travelElements: 0 } },
-      { day: "2026-03-02", calls: 0, runs: { count: 0, seconds: 0, travelElements: 0 } },
-      { day: "2026-03-03", calls: 5, runs: { count: 1, seconds: 2.25, travelElements: 0 } },
+      { day: "2026-03-01", calls: 12, runs: { count: 1, seconds: 1.5, travelElements: 0 }, webhookAttempts: 2 },
+      { day: "2026-03-02", calls: 0, runs: { count: 0, seconds: 0, travelElements: 0 }, webhookAttempts: 0 },
+      { day: "2026-03-03", calls: 5, runs: { count: 1, seconds: 2.25, travelElements: 0 }, webhookAttempts: 0 },
     ]);
-    expect(report.totals).toEqual({ calls: 17, runs: { count: 2, seconds: 3.75, travelElements: 0 } });
+    expect(report.totals).toEqual({ calls: 17, runs: { count: 2, seconds: 3.75, travelElements: 0 }, webhookAttempts: 2 });
 
     const table = await usageCli("--org", organizationId, "--from", "2026-03-01", "--to", "2026-03-03");
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toContain(`Usage of organization ${organizationId}, 2026-03-01 to 2026-03-03`);
-    expect(table.stdout).toMatch(/^total\s+17\s+2\s+3\.750$/m);
+    expect(table.stdout).toMatch(/^total\s+17\s+2\s+3\.750\s+2$/m);
   }, 120_000);
 
   it("refuses a bad range or a missing --org with the usage (exit 2)", async () => {

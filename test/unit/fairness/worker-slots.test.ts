@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deferralDelaySeconds, MAX_DEFER_SECONDS, type TenantWorkerSlots, tenantSlotCap, workInTenantSlot } from "#shared/domain/fairness/worker-slots";
+import { deferralDelaySeconds, MAX_DEFER_SECONDS, sharedQueueRoom, type TenantWorkerSlots, tenantSlotCap, workInTenantSlot } from "#shared/domain/fairness/worker-slots";
 
 /** Slots held in memory under the same rule the store enforces (at most `cap` per tenant). */
 function memorySlots(cap: number): TenantWorkerSlots & { held: Map<string, Set<string>> } {
@@ -24,6 +24,17 @@ describe("Module: worker slots per tenant", () => {
     expect(tenantSlotCap(2)).toBe(1);
     expect(tenantSlotCap(1)).toBe(1);
     expect(tenantSlotCap(20, 5)).toBe(15);
+  });
+
+  it("spillover: new runs go to the shared queue only up to the tenant's share of active runs; the rest spill", () => {
+    // A flood of 50 with none active: 3 shared, 47 spilled.
+    expect(sharedQueueRoom(0, 50, 3)).toBe(3);
+    // One at a time, as POST /routing/result enqueues: the 1st to 3rd fit, the 4th and later spill.
+    expect([0, 1, 2, 3, 10].map((active) => sharedQueueRoom(active, 1, 3))).toEqual([1, 1, 1, 0, 0]);
+    // Partly room; never negative when the tenant is already over its share.
+    expect(sharedQueueRoom(2, 5, 3)).toBe(1);
+    expect(sharedQueueRoom(7, 5, 3)).toBe(0);
+    expect(sharedQueueRoom(0, 0, 3)).toBe(0);
   });
 
   it("deferrals back off from 5 s, doubling, up to a minute (never over SQS's 15-minute delay), with jitter of ±20 %", () => {

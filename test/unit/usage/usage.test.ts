@@ -28,19 +28,20 @@ describe("Domain: usage", () => {
   });
 
   describe("Function: buildUsageReport", () => {
-    it("sums runs per day and in total, fills days without usage with zeros, and leaves calls null when the usage plan counts them", () => {
+    it("sums runs and webhook attempts per day and in total, fills days without usage with zeros, and leaves calls null when the usage plan counts them", () => {
       const runs = [
         { day: "2026-03-01", optimizerSeconds: 1.25 },
         { day: "2026-03-01", optimizerSeconds: 0.5, travelElements: 12_100 },
         { day: "2026-03-03", optimizerSeconds: 2, travelElements: 2_100 },
       ];
-      const local = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-03" }, "local-gateway", new Map([["2026-03-02", 4]]), runs);
+      const attempts = new Map([["2026-03-02", 3], ["2026-03-03", 8], ["2026-03-04", 100]]);
+      const local = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-03" }, "local-gateway", new Map([["2026-03-02", 4]]), runs, attempts);
       expect(local.days).toEqual([
-        { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75, travelElements: 12_100 } },
-        { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0, travelElements: 0 } },
-        { day: "2026-03-03", calls: 0, runs: { count: 1, seconds: 2, travelElements: 2_100 } },
+        { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75, travelElements: 12_100 }, webhookAttempts: 0 },
+        { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0, travelElements: 0 }, webhookAttempts: 3 },
+        { day: "2026-03-03", calls: 0, runs: { count: 1, seconds: 2, travelElements: 2_100 }, webhookAttempts: 8 },
       ]);
-      expect(local.totals).toEqual({ calls: 4, runs: { count: 3, seconds: 3.75, travelElements: 14_200 } });
+      expect(local.totals).toEqual({ calls: 4, runs: { count: 3, seconds: 3.75, travelElements: 14_200 }, webhookAttempts: 11 });
       const aws = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-01" }, "usage-plan", undefined, runs);
       expect(aws.days[0]?.calls).toBeNull();
       expect(aws.totals.calls).toBeNull();
