@@ -433,7 +433,12 @@ export class FieldOperationsStack extends Stack {
       const isImportGrant = grant.startsWith("import");
       const onBucket = actions.filter((action) => action.startsWith("s3:"));
       if (onBucket.length > 0) {
-        if (isImportGrant) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }));
+        if (isImportGrant) {
+          const onObjects = onBucket.filter((action) => action !== "s3:ListBucket");
+          if (onObjects.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }));
+          // A bucket-level action: its resource is the bucket (a condition on s3:prefix would not reach the 404-or-403 choice of an object read).
+          if (onBucket.includes("s3:ListBucket")) role.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }));
+        }
         else {
           const kind = bucketKindOfArea[area ?? ""];
           if (!kind) throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);

@@ -42,7 +42,9 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   bucketWrite: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion"],
   queueSend: ["sqs:SendMessage"],
   importFileUpload: ["s3:PutObject"],
-  importFileRead: ["s3:GetObject", "s3:GetObjectVersion"],
+  // ListBucket (on the bucket, never used to list) makes S3 answer a missing export 404 instead of 403
+  // (HeadObject/GetObject "Permissions", S3 API reference), so an unknown uploadId is a client's 400.
+  importFileRead: ["s3:GetObject", "s3:GetObjectVersion", "s3:ListBucket"],
   importFileDelete: ["s3:DeleteObject", "s3:DeleteObjectVersion"],
   importQueueSend: ["sqs:SendMessage"],
   webhookSecretSeal: ["kms:Encrypt"],

@@ -51,7 +51,9 @@ export const runSpilloverQueueDefinition = {
   batchSize: 1,
   /**
    * A flooding organization's backlog drains here at its share's pace, so its oldest run may wait long;
-   * one waiting 3 hours (half its 6-hour active-run lease) means the backlog is not draining.
+   * one waiting 3 hours (half its 6-hour active-run lease) means the backlog is not draining. A deferral
+   * sends a run again as a new message (its age starts over), but deferrals happen only while the
+   * organization's runs are being worked; a backlog nobody works is never deferred and ages into the alarm.
    */
   oldestMessageAlarmSeconds: 3 * 3600,
 } as const;

@@ -13,7 +13,9 @@ export async function sendRunMessages(messages: RoutingRunMessage[], spilled: Re
     { queueUrl: appConfig().RUN_QUEUE_URL, batch: messages.filter((message) => !spilled.has(message)) },
     { queueUrl: appConfig().RUN_SPILLOVER_QUEUE_URL, batch: messages.filter((message) => spilled.has(message)) },
   ].filter((group) => group.batch.length > 0);
-  const failed = await Promise.all(
+  // Settled, not all: when one queue's call fails the other's messages may already be queued, and
+  // answering them as unsent would make the caller release runs that will still be worked.
+  const outcomes = await Promise.allSettled(
     groups.map(async ({ queueUrl, batch }) => {
       const output = await sqsClient().send(
         new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })) }),
@@ -21,7 +23,8 @@ export async function sendRunMessages(messages: RoutingRunMessage[], spilled: Re
       return (output.Failed ?? []).map((failure) => batch[Number(failure.Id)] as RoutingRunMessage);
     }),
   );
-  return failed.flat();
+  if (outcomes.every((outcome) => outcome.status === "rejected")) throw (outcomes[0] as PromiseRejectedResult).reason;
+  return outcomes.flatMap((outcome, index) => (outcome.status === "fulfilled" ? outcome.value : (groups[index] as (typeof groups)[number]).batch));
 }
 
 /** Sends up to 10 fan-out pages of the tick in one call, to their own queue; throws unless SQS took every one. */

@@ -5,7 +5,7 @@ import { documentClient, tableName, type TransactItem } from "#shared/store/dyna
 import { concurrentUpdateError, getVersioned, replaceItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
-import { conditionCheck, deleteVersioned, put, putNew, transactLabelled } from "#shared/store/transactions";
+import { deleteVersioned, put, putNew, transactLabelled } from "#shared/store/transactions";
 
 const webhookItem = (record: WebhookRecord): Record<string, unknown> => ({ ...record, entity: "webhook" });
 
@@ -21,6 +21,8 @@ export const dynamoWebhookStore: WebhookStore = {
    */
   async insertWithinCap(record, cap) {
     const organizationId = record.organizationId;
+    // A plan may allow none (and a count query of Limit 0 is refused by DynamoDB).
+    if (cap <= 0) return false;
     const subscription = putNew(keys.webhook(organizationId, record._id), webhookItem(record));
     for (let attempt = 0; attempt < 5; attempt++) {
       const count = await readCount(organizationId);
@@ -51,14 +53,22 @@ export const dynamoWebhookStore: WebhookStore = {
     await replaceItem(keys.webhook(record.organizationId, record._id), webhookItem(record), expectedVersion);
   },
 
-  /** Deletes the subscription and lowers the count in one transaction (a count not seeded yet is left to its seeding). */
+  /**
+   * Deletes the subscription and lowers the count in one transaction. A count not seeded yet is seeded
+   * here too (the subscriptions counted, less this one), on the same `attribute_not_exists` condition as
+   * a create's seeding: a create and a delete racing on an unseeded organization then conflict on the
+   * one count item and the loser reads it again, so the count never keeps a deleted subscription.
+   */
   async remove(organizationId, webhookId, expectedVersion) {
     const subscription = deleteVersioned(keys.webhook(organizationId, webhookId), expectedVersion);
     for (let attempt = 0; attempt < 5; attempt++) {
       const count = await readCount(organizationId);
       const lower =
         count === undefined
-          ? conditionCheck(keys.webhookCount(organizationId), { ConditionExpression: "attribute_not_exists(PK)" })
+          ? put(
+              { ...keys.webhookCount(organizationId), entity: "webhookCount", count: Math.max(0, (await countUpTo(organizationId, seedCountBound)) - 1) },
+              { ConditionExpression: "attribute_not_exists(PK)" },
+            )
           : updateCount(organizationId, "SET #count = #count - :one", "attribute_exists(PK)", {});
       const failed = await transactLabelled([
         [subscription, "subscription"],
@@ -96,6 +106,9 @@ export async function webhooksOf(organizationId: string, max: number): Promise<W
   );
   return (output.Items ?? []).map((item) => webhookRecordSchema.parse(item));
 }
+
+/** Counted when a delete seeds the count item: above any plan's cap, so every subscription is counted. */
+const seedCountBound = 1_000;
 
 /** The organization's subscription count, undefined when its count item does not exist yet. */
 async function readCount(organizationId: string): Promise<number | undefined> {

@@ -4,7 +4,8 @@ import { defaultMaxWebhooks } from "#shared/domain/tenants/plans";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { createsAtCapRace, storeInsertsAtCapRace } from "#test/support/webhook-cap";
+import { dynamoWebhookStore } from "#shared/store/webhook-store";
+import { createsAtCapRace, storeInsertsAtCapRace, webhookRecord } from "#test/support/webhook-cap";
 
 const subscription = { url: "https://hooks.example.com/field-ops", events: ["routing.result.completed", "routing.result.failed"] };
 
@@ -111,6 +112,25 @@ describe("Webhook subscriptions", () => {
     expect((await api.post("/webhook", subscription)).status).toBe(409);
     const count = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
     expect(count?.count).toBe(defaultMaxWebhooks);
+  });
+
+  it("seeds the count from a delete too, without the deleted subscription, so a create after it counts right", async () => {
+    const { organizationId, api } = newTenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await api.post("/webhook", subscription)).body.data._id);
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId) }));
+    expect((await api.delete(`/webhook/${ids[0]}`)).status).toBe(200);
+    const countItem = async () => (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
+    expect((await countItem())?.count).toBe(2);
+    expect((await api.post("/webhook", subscription)).status).toBe(201);
+    expect((await countItem())?.count).toBe(3);
+    expect((await api.get("/webhooks")).body.data).toHaveLength(3);
+  });
+
+  it("refuses every create under a cap of 0 (a plan that allows no subscriptions) without asking DynamoDB for a count of 0", async () => {
+    const { organizationId } = newTenant();
+    expect(await dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, 0), 0)).toBe(false);
+    expect((await dynamoWebhookStore.list(organizationId, { limit: 10 })).items).toEqual([]);
   });
 
   it("requires the webhook permission slugs", async () => {

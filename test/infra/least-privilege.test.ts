@@ -69,10 +69,17 @@ describe("Least privilege: each function's role allows exactly the actions its r
       for (const statement of functionStatements(synthesized, id)) {
         const actions = [statement.Action].flat() as string[];
         const resources = JSON.stringify(statement.Resource);
-        if (actions.some((action) => action.startsWith("s3:"))) expect(resources, id).toMatch(/"\/imports\/\*"/);
+        if (actions.some((action) => action.startsWith("s3:") && action !== "s3:ListBucket")) expect(resources, id).toMatch(/"\/imports\/\*"/);
+        // ListBucket only on the bucket itself, alone in its statement.
+        if (actions.includes("s3:ListBucket")) {
+          expect(actions, id).toEqual(["s3:ListBucket"]);
+          expect(resources, id).not.toContain("/");
+        }
         if (actions.some((action) => action.startsWith("sqs:SendMessage"))) expect(resources, id).toContain("ImportQueue");
       }
     }
+    // Reading an export may tell a missing one (404) from a forbidden one: S3 answers a missing object 403 without ListBucket.
+    for (const id of ["importDataTypeFunction", "LegacyImportFunction"]) expect(ownActions(id, id === "LegacyImportFunction"), id).toContain("s3:ListBucket");
     // The upload form is signed by a function that may only put exports in the bucket.
     expect(ownActions("createDataTypeImportUploadFunction").filter((action) => !action.startsWith("dynamodb:"))).toEqual(["s3:PutObject"]);
     // It reads the tenant record (the plan bounds the upload): table reads only.

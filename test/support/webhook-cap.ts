@@ -37,6 +37,23 @@ export async function createsAtCapRace(api: ApiClient, organizationId: string, r
   };
 }
 
+/** A subscription record as the service builds it (a sealed secret that is not one), for store-level tests. */
+export function webhookRecord(organizationId: string, index: number) {
+  const now = new Date();
+  return {
+    _id: newId(new Date(now.getTime() + index)),
+    organizationId,
+    url: `${subscription.url}/${index}`,
+    events: ["routing.result.completed" as const],
+    description: null,
+    enabled: true,
+    disabledReason: null,
+    sealedSecret: "v1.not-a-secret",
+    createdTime: now.toISOString(),
+    updatedTime: now.toISOString(),
+  };
+}
+
 /**
  * The same race one layer down: `racers` creates through the store (shared/store/webhook-store.ts)
  * started together on warm connections, so their reads of the organization's count (cap − 1) tend to
@@ -45,26 +62,11 @@ export async function createsAtCapRace(api: ApiClient, organizationId: string, r
  * transactions then conflict, which its test checks.)
  */
 export async function storeInsertsAtCapRace(organizationId: string, racers: number) {
-  const record = (index: number) => {
-    const now = new Date();
-    return {
-      _id: newId(new Date(now.getTime() + index)),
-      organizationId,
-      url: `${subscription.url}/${index}`,
-      events: ["routing.result.completed" as const],
-      description: null,
-      enabled: true,
-      disabledReason: null,
-      sealedSecret: "v1.not-a-secret",
-      createdTime: now.toISOString(),
-      updatedTime: now.toISOString(),
-    };
-  };
-  for (let i = 0; i < defaultMaxWebhooks - 1; i++) expect(await dynamoWebhookStore.insertWithinCap(record(i), defaultMaxWebhooks)).toBe(true);
+  for (let i = 0; i < defaultMaxWebhooks - 1; i++) expect(await dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, i), defaultMaxWebhooks)).toBe(true);
   // One open connection per racer first, so no racer's read waits for a connection to be set up.
   const readCount = () => documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }));
   await Promise.all(Array.from({ length: racers }, readCount));
-  const outcomes = await Promise.all(Array.from({ length: racers }, (_, i) => dynamoWebhookStore.insertWithinCap(record(100 + i), defaultMaxWebhooks)));
+  const outcomes = await Promise.all(Array.from({ length: racers }, (_, i) => dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, 100 + i), defaultMaxWebhooks)));
   const count = (await readCount()).Item;
   const listed = await dynamoWebhookStore.list(organizationId, { limit: 100 });
   return { inserted: outcomes.filter(Boolean).length, listed: listed.items.length, counted: Number(count?.count) };

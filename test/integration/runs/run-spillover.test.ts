@@ -8,6 +8,7 @@ import { onDemandRunKey } from "#shared/domain/runs/active-runs";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { activeRunLeaseSeconds, runWorkerTimeoutSeconds } from "#shared/queue/definitions";
+import { sendRunMessages } from "#shared/queue/run-queue";
 import { takeActiveRunSlot } from "#shared/store/active-run-store";
 import { workerSlotStore } from "#shared/store/worker-slot-store";
 import { sqsEvent } from "#test/integration/runs/run-fixtures";
@@ -101,5 +102,27 @@ describe.sequential("Module: run spillover (a flooding organization delays anoth
     // Deferred with a delay (4–6 s on the first deferral).
     const moved = await sqs.send(new ReceiveMessageCommand({ QueueUrl: spilloverQueueUrl, WaitTimeSeconds: 10 }));
     expect(JSON.parse(moved.Messages?.[0]?.Body ?? "{}")).toEqual({ kind: "onDemand", organizationId: flooding, resultId: "late", deferrals: 1 });
+  });
+
+  it("when one queue's send fails, answers only that queue's runs as unsent: the other queue's runs are queued and must not be released", async () => {
+    const organizationId = newOrganizationId();
+    const run = (scheduleId: string): RoutingRunMessage => ({
+      kind: "schedule",
+      organizationId,
+      scheduleId,
+      slot: "2026-11-25T10:00:00.000Z",
+      scheduledFor: "2026-11-25T10:00:00.000Z",
+      scheduleUpdatedTime: "2026-11-25 09:00:00",
+    });
+    const [kept, spilled] = [run("kept"), run("spilled")];
+    process.env.RUN_SPILLOVER_QUEUE_URL = `${spilloverQueueUrl}-missing`;
+    resetAppConfig();
+    try {
+      expect(await sendRunMessages([kept, spilled], new Set([spilled]))).toEqual([spilled]);
+    } finally {
+      process.env.RUN_SPILLOVER_QUEUE_URL = spilloverQueueUrl;
+      resetAppConfig();
+    }
+    expect((await workersReceive(runQueueUrl)).map((received) => received.id)).toEqual(["kept"]);
   });
 });
