@@ -159,75 +159,30 @@ export class FieldOperationsStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const deadLetterQueue = new Queue(this, "RunDeadLetterQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.seconds(runQueueDefinition.deadLetterRetentionSeconds),
-    });
-    Validations.of(deadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the run queue." });
-    const runQueue = new Queue(this, "RunQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(runQueueDefinition.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(runQueueDefinition.messageRetentionSeconds),
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runQueueDefinition.maxReceiveCount },
-    });
+    const deadLetterQueue = deadLetterQueueOf(this, "RunDeadLetterQueue", runQueueDefinition, "This is the dead-letter queue of the run queue.");
+    const runQueue = workQueueOf(this, "RunQueue", runQueueDefinition, deadLetterQueue);
 
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
     const maxConcurrency = Number(this.node.tryGetContext("runWorkerMaxConcurrency") ?? defaultRunWorkerMaxConcurrency);
     // No organization holds every worker: a run of another always finds one (shared/domain/fairness/worker-slots.ts).
     const runWorkerShare = tenantSlotCap(maxConcurrency);
     // An organization's runs beyond its share wait here, read by that share's workers only (runSpilloverQueueDefinition).
-    const spilloverQueue = new Queue(this, "RunSpilloverQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(runSpilloverQueueDefinition.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(runSpilloverQueueDefinition.messageRetentionSeconds),
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: runSpilloverQueueDefinition.maxReceiveCount },
-    });
+    const spilloverQueue = workQueueOf(this, "RunSpilloverQueue", runSpilloverQueueDefinition, deadLetterQueue);
     // What the run enqueuers (the tick, the worker's due pages, POST /routing/result) need to route a run by its organization's share.
     const runEnqueueEnvironment = { RUN_SPILLOVER_QUEUE_URL: spilloverQueue.queueUrl, RUN_WORKER_SLOTS_PER_TENANT: String(runWorkerShare) };
 
-    const duePageQueue = new Queue(this, "DuePageQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(duePageQueueDefinition.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(duePageQueueDefinition.messageRetentionSeconds),
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: duePageQueueDefinition.maxReceiveCount },
-    });
+    const duePageQueue = workQueueOf(this, "DuePageQueue", duePageQueueDefinition, deadLetterQueue);
 
-    const importDeadLetterQueue = new Queue(this, "ImportDeadLetterQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.seconds(importQueueDefinition.deadLetterRetentionSeconds),
-    });
-    Validations.of(importDeadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the legacy-import queue." });
-    const importQueue = new Queue(this, "ImportQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(importQueueDefinition.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(importQueueDefinition.messageRetentionSeconds),
-      deadLetterQueue: { queue: importDeadLetterQueue, maxReceiveCount: importQueueDefinition.maxReceiveCount },
-    });
+    const importDeadLetterQueue = deadLetterQueueOf(this, "ImportDeadLetterQueue", importQueueDefinition, "This is the dead-letter queue of the legacy-import queue.");
+    const importQueue = workQueueOf(this, "ImportQueue", importQueueDefinition, importDeadLetterQueue);
 
     // The JWT settings as parameters whose defaults are the context values: a Rule refuses the
     // placeholder values at deploy time, before CloudFormation creates anything, while synth needs no account.
     const jwt = jwtParameters(this, props.jwt);
     // Webhooks (docs/api/webhooks.md): the operator's event bus, the delivery queue, the key of the signing secrets.
     const eventBus = new EventBus(this, "EventBus", { eventBusName: `${this.stackName}-events` });
-    const webhookDeadLetterQueue = new Queue(this, "WebhookDeadLetterQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.seconds(webhookQueueDefinition.deadLetterRetentionSeconds),
-    });
-    Validations.of(webhookDeadLetterQueue).acknowledge({ id: "AwsSolutions-SQS3", reason: "This is the dead-letter queue of the webhook delivery queue." });
-    const webhookQueue = new Queue(this, "WebhookQueue", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(webhookQueueDefinition.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(webhookQueueDefinition.messageRetentionSeconds),
-      deadLetterQueue: { queue: webhookDeadLetterQueue, maxReceiveCount: webhookQueueDefinition.maxReceiveCount },
-    });
+    const webhookDeadLetterQueue = deadLetterQueueOf(this, "WebhookDeadLetterQueue", webhookQueueDefinition, "This is the dead-letter queue of the webhook delivery queue.");
+    const webhookQueue = workQueueOf(this, "WebhookQueue", webhookQueueDefinition, webhookDeadLetterQueue);
     const webhookKey = new Key(this, "WebhookSecretKey", { description: "Encrypts webhook signing secrets", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
 
     const environment = {
@@ -906,4 +861,27 @@ export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
     { id: "ExpireImportUploads", prefix: objectKinds.imports, expiration: Duration.days(days("importRetentionDays", 7) as number) },
     ...(resultDays ? [{ id: "ExpireResultBodies", prefix: objectKinds.results, expiration: Duration.days(resultDays) }] : []),
   ];
+}
+
+/** A queue a worker reads: SSE, TLS only, its definition's visibility and retention, its dead-letter queue after `maxReceiveCount`. */
+function workQueueOf(
+  scope: Construct,
+  id: string,
+  definition: { visibilityTimeoutSeconds: number; messageRetentionSeconds: number; maxReceiveCount: number },
+  deadLetterQueue: Queue,
+): Queue {
+  return new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+    retentionPeriod: Duration.seconds(definition.messageRetentionSeconds),
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+  });
+}
+
+/** A dead-letter queue: SSE, TLS only, kept `deadLetterRetentionSeconds`; cdk-nag's "has no DLQ of its own" is acknowledged with `reason`. */
+function deadLetterQueueOf(scope: Construct, id: string, definition: { deadLetterRetentionSeconds: number }, reason: string): Queue {
+  const queue = new Queue(scope, id, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.seconds(definition.deadLetterRetentionSeconds) });
+  Validations.of(queue).acknowledge({ id: "AwsSolutions-SQS3", reason });
+  return queue;
 }
