@@ -539,6 +539,16 @@ export class FieldOperationsStack extends Stack {
         evaluationPeriods: periods,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
+    // Any message in a dead-letter queue is a failure an operator must look at.
+    const deadLetterAlarm = (id: string, queue: Queue, periodMinutes: number, description: string) =>
+      new Alarm(this, id, {
+        alarmDescription: `${description} (docs/operations.md, Runbook: "${id.replace(/Alarm$/, "")}")`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(periodMinutes), statistic: "Maximum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
     const rootAlarms = [
       oldestMessageAlarm("RunQueueAgeAlarm", runQueue, runQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest waiting routing run waited over ${runQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: runs back up behind the workers`),
       oldestMessageAlarm(
@@ -570,30 +580,9 @@ export class FieldOperationsStack extends Stack {
         alarmTopic,
       ),
       ...rootAlarms,
-      new Alarm(this, "WebhookDeadLetterQueueAlarm", {
-        alarmDescription: 'Webhook deliveries ran out of attempts (or could not run) and wait in the dead-letter queue (docs/operations.md, Runbook: "WebhookDeadLetterQueue")',
-        metric: webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: "Maximum" }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, "ImportDeadLetterQueueAlarm", {
-        alarmDescription: 'A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked (docs/operations.md, Runbook: "ImportDeadLetterQueue")',
-        metric: importDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, "DeadLetterQueueAlarm", {
-        alarmDescription: 'Routing runs failed 3 deliveries and wait in the dead-letter queue (docs/operations.md, Runbook: "DeadLetterQueue")',
-        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
+      deadLetterAlarm("WebhookDeadLetterQueueAlarm", webhookDeadLetterQueue, 5, "Webhook deliveries ran out of attempts (or could not run) and wait in the dead-letter queue"),
+      deadLetterAlarm("ImportDeadLetterQueueAlarm", importDeadLetterQueue, 1, "A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked"),
+      deadLetterAlarm("DeadLetterQueueAlarm", deadLetterQueue, 1, "Routing runs failed 3 deliveries and wait in the dead-letter queue"),
       new Alarm(this, "Api5xxRateAlarm", {
         alarmDescription: 'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
         metric: new MathExpression({
