@@ -71,16 +71,8 @@ export const webhookRecordSchema = z.object({
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 
 /** What clients see: never the secret (only the create answer carries it, once). */
-export const webhookSchema = z.object({
-  _id: idSchema,
-  organizationId: z.string(),
-  url: z.string(),
-  events: z.array(z.enum(eventTypes)),
-  description: z.nullable(z.string()),
-  enabled: z.boolean(),
+export const webhookSchema = z.extend(z.omit(webhookRecordSchema, { sealedSecret: true }), {
   disabledReason: z.nullable(z.string().check(z.describe("Why deliveries stopped, e.g. the receiver answered 410 Gone; null while enabled."))),
-  createdTime: z.string(),
-  updatedTime: z.string(),
 });
 export type Webhook = z.infer<typeof webhookSchema>;
 
