@@ -222,53 +222,40 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const port = (server.address() as AddressInfo).port;
 
     const reportError = options.onBackgroundError ?? ((error: unknown) => process.stderr.write(`local scheduler: ${String(error)}\n`));
+    const jobs = resolve(repositoryRoot, "functions/jobs");
+    const queueArnOf = async (queueUrl: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }))).Attributes?.QueueArn as string;
+    /** A job in its own thread (off the gateway's event loop) fed by a queue poller, as an SQS event source feeds its Lambda. */
+    const workQueueInThread = async (queueUrl: string, jobFile: string, timeoutSeconds: number, pollerOptions?: Parameters<typeof startQueuePoller>[5]) => {
+      const queueArn = await queueArnOf(queueUrl);
+      const worker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, jobFile), timeoutSeconds);
+      background.push(startQueuePoller(sqs, queueUrl, queueArn, async () => worker.invoke, reportError, pollerOptions), worker);
+    };
     if (options.runScheduler) {
-      const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.runQueueUrl, AttributeNames: ["QueueArn"] })))
-        .Attributes?.QueueArn as string;
-      const jobs = resolve(repositoryRoot, "functions/jobs");
-      // The run worker solves for the run's whole time budget: in its own thread, off the gateway's event loop.
-      const runWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
       background.push(
         startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
-        startQueuePoller(sqs, queues.runQueueUrl, queueArn, async () => runWorker.invoke, reportError),
-        runWorker,
       );
+      // The run worker solves for the run's whole time budget.
+      await workQueueInThread(queues.runQueueUrl, "routing-run.ts", runWorkerTimeoutSeconds);
       // The runs beyond their organization's share (RUN_WORKER_SLOTS_PER_TENANT): their own queue and reader, as on AWS.
-      const spilloverQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.spilloverQueueUrl, AttributeNames: ["QueueArn"] })))
-        .Attributes?.QueueArn as string;
-      const spilloverWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
-      background.push(startQueuePoller(sqs, queues.spilloverQueueUrl, spilloverQueueArn, async () => spilloverWorker.invoke, reportError), spilloverWorker);
+      await workQueueInThread(queues.spilloverQueueUrl, "routing-run.ts", runWorkerTimeoutSeconds);
       // The tick's fan-out pages: their own queue and event source, into the run worker's code.
-      const duePageQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.duePageQueueUrl, AttributeNames: ["QueueArn"] })))
-        .Attributes?.QueueArn as string;
-      const pageWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "routing-run.ts"), runWorkerTimeoutSeconds);
-      background.push(
-        startQueuePoller(sqs, queues.duePageQueueUrl, duePageQueueArn, async () => pageWorker.invoke, reportError, {
-          name: "routing-due-page",
-          timeoutSeconds: runWorkerTimeoutSeconds,
-          batchSize: duePageQueueDefinition.batchSize,
-        }),
-        pageWorker,
-      );
-      // The legacy-import worker: as the SQS event source feeds its Lambda (docs/api/legacy-import.md).
-      const importQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.importQueueUrl, AttributeNames: ["QueueArn"] })))
-        .Attributes?.QueueArn as string;
-      const importWorker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, "legacy-import.ts"), importWorkerTimeoutSeconds);
-      background.push(
-        startQueuePoller(sqs, queues.importQueueUrl, importQueueArn, async () => importWorker.invoke, reportError, {
-          name: "legacy-import",
-          timeoutSeconds: importWorkerTimeoutSeconds,
-          batchSize: importQueueDefinition.batchSize,
-        }),
-        importWorker,
-      );
+      await workQueueInThread(queues.duePageQueueUrl, "routing-run.ts", runWorkerTimeoutSeconds, {
+        name: "routing-due-page",
+        timeoutSeconds: runWorkerTimeoutSeconds,
+        batchSize: duePageQueueDefinition.batchSize,
+      });
+      // The legacy-import worker (docs/api/legacy-import.md).
+      await workQueueInThread(queues.importQueueUrl, "legacy-import.ts", importWorkerTimeoutSeconds, {
+        name: "legacy-import",
+        timeoutSeconds: importWorkerTimeoutSeconds,
+        batchSize: importQueueDefinition.batchSize,
+      });
     }
     if (options.runWebhooks ?? options.runScheduler) {
       // Webhooks: the stream poller feeds the publisher, as the stream event source does on AWS, and the
       // queue poller the delivery worker. Both in this process: the in-process event bus is this module's.
-      const webhookQueueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ["QueueArn"] })))
-        .Attributes?.QueueArn as string;
-      const jobs = resolve(repositoryRoot, "functions/jobs");
+      const webhookQueueArn = await queueArnOf(queues.webhookQueueUrl);
       background.push(
         startStreamPoller(
           { endpoint: dynamo.endpoint, region, credentials, tableName: environment.TABLE_NAME as string },
