@@ -112,10 +112,11 @@ describe("solveRouting with an elite exchange", () => {
 
   it("meets at every new epoch and goes on from a better elite", () => {
     const lone = solveRouting(problem, short);
-    expect(long.solution.totals.distance).toBeLessThan(lone.totals.distance);
+    // Better by the objective (visits served first: the random problem cannot serve them all), not only by distance.
+    expect(notWorse(long.solution, lone) && !notWorse(lone, long.solution)).toBe(true);
     const { solution, epochs } = handing(long.best);
     expect(epochs).toEqual([1, 2, 3]);
-    expect(solution.totals.distance).toBeLessThanOrEqual(long.solution.totals.distance + 1e-9);
+    expect(notWorse(solution, long.solution)).toBe(true);
     expect(checkSolution(problem, solution).violations).toEqual([]);
   });
 
