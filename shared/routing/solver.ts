@@ -25,8 +25,8 @@ const LONG_ROUTE_VISITS = 15;
  * Annealing temperatures, relative to the mean distance per routed visit of the first solution. 3 → 0.03
  * (SISR's 100 → 1 on Gehring–Homberger coordinates is about this): at the budgets runs get (10⁵ iterations,
  * not SISR's 10⁷–10⁸), 10 → 0.1 spent the first part of the cooling on a random walk, so a 300-visit day
- * was still gaining several per cent between 15 and 30 CPU-s; 1 → 0.01 froze long routes (GH r2/rc2) in
- * their first basin. Measured in shared/routing/README.md ("Annealing temperature").
+ * was still gaining up to ~4 % between 15 and 30 CPU-s; 1 → 0.01 lost 1.4–2.3 points on the long-route GH
+ * instances (r2, rc2). Measured in shared/routing/README.md ("Annealing temperature").
  */
 const START_TEMPERATURE = 3;
 const END_TEMPERATURE = 0.03;

@@ -9,6 +9,7 @@ describe("early stop rule", () => {
     expect(convergenceFor(0)).toEqual({ horizon: MIN_HORIZON, patience: MIN_PATIENCE, minGain: MIN_GAIN });
     expect(convergenceFor(25)).toEqual({ horizon: 6250, patience: 1000, minGain: MIN_GAIN });
     expect(convergenceFor(50)).toEqual({ horizon: 25_000, patience: 2000, minGain: MIN_GAIN });
+    expect(convergenceFor(75).horizon).toBe(37_500);
     expect(convergenceFor(100)).toEqual({ horizon: 50_000, patience: 4000, minGain: MIN_GAIN }); // 500 per visit beyond 50
     expect(convergenceFor(300)).toEqual({ horizon: 50_000 * 27, patience: 12_000, minGain: MIN_GAIN }); // cubic beyond 100: larger runs spend their budget
   });
