@@ -136,6 +136,8 @@ export interface Insertion {
   /** A pair's delivery: its index in the nodes once the pickup is in, and its window. */
   position2?: number;
   window2?: number;
+  /** Set by `findInsertion`: whether a blink skipped a position (so a failure is not proof that none fits). */
+  blinked?: boolean;
 }
 
 export class Route {
@@ -391,6 +393,7 @@ export class Route {
    */
   findInsertion(v: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
     const { instance, nodes, segment } = this;
+    out.blinked = false;
     if (this.visitCount + 1 > instance.maxVisits[this.vehicle]! || !this.fitsLoad(v, 1)) return false;
     const { distance, location, locationCount, windowOffset, windowOpen, windowClose, service } = instance;
     const time = this.time;
@@ -409,7 +412,11 @@ export class Route {
       const next = nextLocation[p]!;
       const fromPrev = prev * locationCount;
       const cost = fixed + distance[fromPrev + visitLocation]! + distance[at + next]! - distance[fromPrev + next]!;
-      if (cost >= bound || (random !== undefined && random() < blinkRate)) continue;
+      if (cost >= bound) continue;
+      if (random !== undefined && random() < blinkRate) {
+        out.blinked = true;
+        continue;
+      }
       // With pairs on board, v's demand rides along up to v: the peak before it must leave room.
       if (this.pairVisits > 0 && !this.peakFits(this.fPeak, p, v, 1)) continue;
       // Quick necessary conditions before the exact concatenation: reach v in time, then the next node.

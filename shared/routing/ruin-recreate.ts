@@ -41,6 +41,12 @@ export class RuinRecreate {
   private readonly depotDistanceOf: Float64Array;
   private readonly ruined = new Set<number>();
   private readonly nextRandom: () => number;
+  /**
+   * Per visit and route, the route's version (`Solution.version`) when the visit was found to fit nowhere in
+   * it (no bound, no blink): until the route changes, trying again would only fail again. Visits left out
+   * (most of them in fleet minimisation) are otherwise tried against every route at every step.
+   */
+  private readonly misfit: Int32Array;
 
   constructor(
     private readonly solution: Solution,
@@ -50,6 +56,7 @@ export class RuinRecreate {
     const { instance } = solution;
     this.routeSeen = new Int32Array(instance.vehicleCount);
     this.classSeen = new Int32Array(instance.vehicleCount);
+    this.misfit = new Int32Array(instance.visitCount * instance.vehicleCount);
     this.demandOf = new Float64Array(instance.visitCount);
     this.depotDistanceOf = new Float64Array(instance.visitCount);
     const depot = instance.vehicleCount > 0 ? instance.location[instance.startNode[0]!]! : 0;
@@ -153,18 +160,26 @@ export class RuinRecreate {
       if (this.classSeen[vehicleClass] === this.stamp) return;
       this.classSeen[vehicleClass] = this.stamp;
     }
-    const found =
-      instance.hasPairs && instance.partner[v]! >= 0
-        ? route.findPairInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)
-        : route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion);
-    if (found) {
-      this.bestRoute = r;
-      this.best.cost = this.insertion.cost;
-      this.best.position = this.insertion.position;
-      this.best.window = this.insertion.window;
-      this.best.position2 = this.insertion.position2;
-      this.best.window2 = this.insertion.window2;
+    if (instance.hasPairs && instance.partner[v]! >= 0) {
+      if (route.findPairInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) this.keep(r);
+      return;
     }
+    const cell = v * instance.vehicleCount + r;
+    const version = this.solution.version[r]!;
+    if (this.misfit[cell] === version) return;
+    const unbounded = this.best.cost === Infinity;
+    if (route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) this.keep(r);
+    else if (unbounded && !this.insertion.blinked) this.misfit[cell] = version;
+  }
+
+  /** The insertion just found in route r is the best so far. */
+  private keep(r: number): void {
+    this.bestRoute = r;
+    this.best.cost = this.insertion.cost;
+    this.best.position = this.insertion.position;
+    this.best.window = this.insertion.window;
+    this.best.position2 = this.insertion.position2;
+    this.best.window2 = this.insertion.window2;
   }
 
   /** `length` consecutive visits containing visits[at], at a random offset, minus a random kept block of `kept`. */

@@ -18,9 +18,16 @@ export class Solution {
   readonly window: Int32Array;
   readonly windows: NodeWindows;
   unassigned = new Set<number>();
+  /**
+   * Per route, a stamp that changes whenever its nodes (or their windows) change and comes back with them on
+   * rollback: equal stamps mean the same route, so what was infeasible in it still is (ruin-recreate.ts).
+   */
+  readonly version: Int32Array;
 
   private journalOpen = false;
+  private lastVersion = 0;
   private savedRoutes = new Map<number, number[]>();
+  private savedVersions = new Map<number, number>();
   private savedWindows: number[] = [];
   private savedUnassigned: number[] = [];
 
@@ -34,6 +41,8 @@ export class Solution {
     this.windows = { open: instance.open.slice(), close: instance.close.slice() };
     for (let v = 0; v < instance.visitCount; v++) this.window[v] = instance.windowOffset[v]!;
     this.routes = Array.from({ length: instance.vehicleCount }, (_, k) => new Route(instance, k, this.windows, weights));
+    this.version = new Int32Array(instance.vehicleCount);
+    for (let r = 0; r < this.routes.length; r++) this.version[r] = ++this.lastVersion;
     this.routes.forEach((_, r) => this.index(r));
     for (const v of instance.routable) this.unassigned.add(v);
   }
@@ -62,6 +71,7 @@ export class Solution {
   begin(): void {
     this.journalOpen = true;
     this.savedRoutes.clear();
+    this.savedVersions.clear();
     this.savedWindows.length = 0;
     this.savedUnassigned = [...this.unassigned];
   }
@@ -82,6 +92,7 @@ export class Solution {
       this.routes[r]!.update();
       this.index(r);
     }
+    for (const [r, version] of this.savedVersions) this.version[r] = version;
     this.unassigned = new Set(this.savedUnassigned);
     for (const v of this.unassigned) this.routeOf[v] = -1;
   }
@@ -168,6 +179,7 @@ export class Solution {
     this.routeOf.fill(-1);
     for (let v = 0; v < this.instance.visitCount; v++) this.setWindow(v, snapshot.window[v]!);
     snapshot.routes.forEach((nodes, r) => {
+      this.version[r] = ++this.lastVersion;
       this.routes[r]!.nodes = [...nodes];
       this.routes[r]!.update();
       this.index(r);
@@ -182,7 +194,11 @@ export class Solution {
   }
 
   private touch(r: number): void {
-    if (this.journalOpen && !this.savedRoutes.has(r)) this.savedRoutes.set(r, [...this.routes[r]!.nodes]);
+    if (this.journalOpen && !this.savedRoutes.has(r)) {
+      this.savedRoutes.set(r, [...this.routes[r]!.nodes]);
+      this.savedVersions.set(r, this.version[r]!);
+    }
+    this.version[r] = ++this.lastVersion;
   }
 
   /** Route index and position of route r's nodes from position `from` on. */
