@@ -20,6 +20,11 @@ export interface Instance {
   readonly locationCount: number;
   /** Row-major locationCount² distances. The last location is "nowhere", 0 from and to anything: the end of open routes. */
   readonly distance: Float64Array;
+  /**
+   * Whether distance[a][b] = distance[b][a] for every pair: then the insertion scan reads both of a position's
+   * distances to the visit from the visit's own row (one row in cache, not a read from a different row per position).
+   */
+  readonly symmetricDistance: boolean;
   /** Per vehicle, row-major travel minutes (shared between vehicles of the same speed). */
   readonly travelTime: Float64Array[];
 
@@ -260,6 +265,7 @@ export function buildInstance(problem: RoutingProblem): Instance {
     dims,
     locationCount,
     distance,
+    symmetricDistance: isSymmetric(distance, locationCount),
     travelTime,
     location,
     service,
@@ -383,4 +389,11 @@ function dropBrokenPairs(partner: Int32Array, compatible: Uint8Array, vehicleCou
   const kept = routable.filter((v) => !drops.has(v));
   routable.length = 0;
   routable.push(...kept);
+}
+
+function isSymmetric(matrix: Float64Array, size: number): boolean {
+  for (let a = 0; a < size; a++) {
+    for (let b = a + 1; b < size; b++) if (matrix[a * size + b] !== matrix[b * size + a]) return false;
+  }
+  return true;
 }

@@ -396,6 +396,7 @@ export class Route {
     out.blinked = false;
     if (this.visitCount + 1 > instance.maxVisits[this.vehicle]! || !this.fitsLoad(v, 1)) return false;
     const { distance, location, locationCount, windowOffset, windowOpen, windowClose, service } = instance;
+    const symmetric = instance.symmetricDistance;
     const time = this.time;
     const serviceTime = service[v]!;
     // An unused vehicle's route (start, breaks, end) is not charged until it serves a visit.
@@ -411,7 +412,8 @@ export class Route {
       const prev = fLast[p]!;
       const next = nextLocation[p]!;
       const fromPrev = prev * locationCount;
-      const cost = fixed + distance[fromPrev + visitLocation]! + distance[at + next]! - distance[fromPrev + next]!;
+      const toVisit = symmetric ? distance[at + prev]! : distance[fromPrev + visitLocation]!;
+      const cost = fixed + toVisit + distance[at + next]! - distance[fromPrev + next]!;
       if (cost >= bound) continue;
       if (random !== undefined && random() < blinkRate) {
         out.blinked = true;
