@@ -21,8 +21,9 @@ export interface Instance {
   /** Row-major locationCount² distances. The last location is "nowhere", 0 from and to anything: the end of open routes. */
   readonly distance: Float64Array;
   /**
-   * Whether distance[a][b] = distance[b][a] for every pair: then the insertion scan reads both of a position's
-   * distances to the visit from the visit's own row (one row in cache, not a read from a different row per position).
+   * Whether distance[a][b] = distance[b][a] for every pair: then the insertion scan reads a position's distance
+   * from the previous stop to the visit from the visit's own row, beside the one to the next stop (one read per
+   * position from another row fewer; the previous-to-next edge is still read from its row).
    */
   readonly symmetricDistance: boolean;
   /** Per vehicle, row-major travel minutes (shared between vehicles of the same speed). */

@@ -29,9 +29,9 @@ export const MIN_HORIZON = 2000;
 export const LINEAR_FROM_VISITS = 50;
 /**
  * Beyond this many visits the horizon grows cubically, so larger runs spend their budget: a 300-visit day
- * stopped by a linear horizon (150,000 iterations, ~24 CPU-s) ended from −1.7 to +3.8 % off its 30 CPU-s plan,
- * and with a 15 CPU-s budget it kept one vehicle more on half of the seeds (the fleet phase gets half the
- * budget); measured, shared/routing/README.md.
+ * stopped by a linear horizon (150,000 iterations) after 12–25 CPU-s (median 16.3) at +1.15 % off its 30 CPU-s
+ * plan (median of 9 equal-fleet seeds of 10), and with a 15 CPU-s budget it kept one vehicle more on 3 seeds of
+ * 10 (the fleet phase gets half the budget); measured, shared/routing/README.md.
  */
 export const CUBIC_FROM_VISITS = 100;
 /** A window gaining less than this share of the cost scale has stopped paying. */
