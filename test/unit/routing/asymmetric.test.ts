@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkSolution } from "#shared/routing/check";
-import { locationKey, matrixTravel } from "#shared/routing/matrix";
+import { buildInstance } from "#shared/routing/instance";
+import { euclideanTravel, locationKey, matrixTravel } from "#shared/routing/matrix";
 import type { Location, MatrixTravelSpec, RoutingProblem } from "#shared/routing/model";
 import { Random } from "#shared/routing/random";
 import { solveRouting } from "#shared/routing/solver";
@@ -84,6 +85,12 @@ function bruteForce(problem: RoutingProblem): number {
 }
 
 describe("asymmetric travel", () => {
+  it("is told apart from symmetric travel when the instance is built (the insertion scan reads a row only on symmetric ones)", () => {
+    const problem = randomProblem(1, 6, 2, false);
+    expect(buildInstance(problem).symmetricDistance).toBe(false);
+    expect(buildInstance({ ...problem, travel: euclideanTravel() }).symmetricDistance).toBe(true);
+  });
+
   it("reports exactly the distance the checker replays from the directed matrix, on random asymmetric instances", () => {
     for (let seed = 1; seed <= 12; seed++) {
       const problem = randomProblem(seed, 10 + (seed % 3) * 8, 3, seed % 2 === 0);
