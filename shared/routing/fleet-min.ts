@@ -19,8 +19,13 @@ export function minimiseFleet(
   const { instance } = solution;
   const absence = new Float64Array(instance.visitCount);
   const fewestVehicles = vehicleLowerBound(solution);
-  const target = incumbent.unassigned;
   const patience = stagnationLimit(instance.routable.length);
+  // Visits the first solution left out (regret insertion leaves some when the fleet is tight) come in
+  // first: removing vehicles while they wait would leave them a fleet too small to take them back.
+  // Until a patience passes without one fewer left out, no route is emptied; then the fewest left out
+  // so far is the target every smaller fleet must keep.
+  let repairing = incumbent.unassigned > 0;
+  let target = repairing ? 0 : incumbent.unassigned;
   // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
   const failed = new Uint8Array(instance.vehicleCount);
   let tries = 0;
@@ -31,6 +36,7 @@ export function minimiseFleet(
   let emptied = -1;
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
+      repairing = false;
       incumbent.offer(solution);
       failed.fill(0);
       tries = 1;
@@ -39,6 +45,11 @@ export function minimiseFleet(
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
       lastGain = emptiedAt = budget.iterations;
+    } else if (repairing && budget.iterations - lastGain >= patience) {
+      repairing = false;
+      target = incumbent.unassigned;
+      solution.restore(incumbent.snapshot);
+      continue;
     } else if (emptied >= 0 && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       // This route's visits do not fit elsewhere (yet): back to the last complete solution, and another route.
       failed[emptied] = 1;
@@ -58,7 +69,10 @@ export function minimiseFleet(
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
       solution.commit();
-      if (solution.unassigned.size < absent) lastGain = budget.iterations;
+      if (solution.unassigned.size < absent) {
+        lastGain = budget.iterations;
+        if (repairing) incumbent.offer(solution);
+      }
       absent = solution.unassigned.size;
       absenceSum = newAbsenceSum;
     } else {

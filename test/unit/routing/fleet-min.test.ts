@@ -71,4 +71,52 @@ describe("fleet minimisation", () => {
     expect(budget.iterations).toBeLessThan(20_000); // three routes tried and given up, then the phase ended
     for (const route of solution.routes) expect(route.feasible).toBe(true);
   });
+
+  it("brings back the visits the first solution left out before it removes a vehicle", () => {
+    const routing = problem();
+    // At most 10 visits a vehicle: 26 visits fit in three routes, never in two.
+    routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    // The way regret insertion can leave a tight fleet: three plain visits out, room left only on "tagged".
+    for (let v = 0; v < 23; v++) {
+      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
+      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+    }
+    expect(solution.unassigned.size).toBe(3);
+    const random = new Random(3);
+    const incumbent = new Incumbent(solution);
+    const budget = new Budget(() => 0, Infinity, 40_000);
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+
+    // Before, the three left out were the target every smaller fleet had to keep, and the phase ended with them out.
+    expect(solution.unassigned.size).toBe(0);
+    expect(incumbent.unassigned).toBe(0);
+    expect(solution.vehiclesUsed).toBe(3);
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+
+  it("gives up on a visit that fits nowhere after its patience and keeps the fewest left out", () => {
+    const routing = problem();
+    // 31 visits, three vehicles of at most 10: one visit is always out.
+    routing.visits.push(...Array.from({ length: 5 }, (_, i) => ({ id: `extra-${i}`, location: { lat: 25 + i, lng: 25 }, visitTime: 5 })));
+    routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    for (let v = 0; v < 26; v++) {
+      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
+      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+    }
+    expect(solution.unassigned.size).toBe(5);
+    const random = new Random(4);
+    const incumbent = new Incumbent(solution);
+    const budget = new Budget(() => 0, Infinity, 40_000);
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+
+    expect(solution.unassigned.size).toBe(1);
+    expect(solution.vehiclesUsed).toBe(3);
+    // The repair's patience (2,000 iterations), then three routes tried and given up: well within its 20,000.
+    expect(budget.iterations).toBeLessThan(20_000);
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
 });
