@@ -80,6 +80,7 @@ export class RouteMinimiser {
 
   run(budget: Budget, until: number, incumbent: Incumbent): void {
     const { solution } = this;
+    if (solution.unassigned.size > 0) this.bringBackLeftOut(budget, until, incumbent);
     const fewest = vehicleLowerBound(solution);
     while (budget.progress() < until && solution.vehiclesUsed > fewest) {
       const pool = this.emptyARoute();
@@ -91,6 +92,26 @@ export class RouteMinimiser {
       }
       if (pool.length > 0) break;
       if (allRoutesFeasible(solution)) incumbent.offer(solution);
+    }
+    solution.restore(incumbent.snapshot);
+  }
+
+  /**
+   * Visits the first solution left out (regret insertion leaves some when the fleet is tight) go into the
+   * pool before any route is emptied: removing vehicles while they wait would leave them a fleet too small
+   * to take them back (as in fleet-min.ts). Each state with fewer left out is offered to the incumbent
+   * (routes stay feasible); the repair ends when the pool is empty or after `REPAIR_PATIENCE_PER_VISIT`
+   * steps per visit (at least `REPAIR_PATIENCE_MIN`) without one fewer left out, from the incumbent.
+   */
+  private bringBackLeftOut(budget: Budget, until: number, incumbent: Incumbent): void {
+    const { solution } = this;
+    const pool = this.random.shuffle([...solution.unassigned]);
+    const patience = Math.max(REPAIR_PATIENCE_MIN, REPAIR_PATIENCE_PER_VISIT * solution.instance.routable.length);
+    this.penalty.fill(1);
+    for (let sinceGain = 0; pool.length > 0 && sinceGain < patience && budget.progress() < until; sinceGain++) {
+      budget.iterations++;
+      this.step(pool);
+      if (solution.unassigned.size < incumbent.unassigned && incumbent.offer(solution)) sinceGain = 0;
     }
     solution.restore(incumbent.snapshot);
   }
@@ -552,6 +573,9 @@ export class EjectionSearch {
     return true;
   }
 }
+
+const REPAIR_PATIENCE_PER_VISIT = 20;
+const REPAIR_PATIENCE_MIN = 2000;
 
 function allRoutesFeasible(solution: Solution): boolean {
   return solution.routes.every((route) => route.visitCount === 0 || route.feasible);

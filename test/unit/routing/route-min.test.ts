@@ -6,6 +6,7 @@ import { VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
 import { checkSolution } from "#shared/routing/check";
 import { constructByRegret } from "#shared/routing/construct";
 import { buildInstance } from "#shared/routing/instance";
+import { euclideanTravel } from "#shared/routing/matrix";
 import { Random } from "#shared/routing/random";
 import { EjectionSearch, minimiseRoutes, RouteMinimiser } from "#shared/routing/route-min";
 import { Route } from "#shared/routing/route-state";
@@ -165,4 +166,28 @@ describe("route minimisation", { timeout: 60_000 }, () => {
     expect(solution.dropped).toEqual([]);
     expect(solution.routes).toHaveLength(9);
   }, 60_000); // 6,000 iterations: a few seconds alone, more on a shared machine
+
+  it("brings back the visits the first solution left out before it empties a route, and keeps the fewest left out when one fits nowhere", () => {
+    // 8 plain vehicles of at most 5 visits, 38 visits on a grid: at most 40 places, so 8 routes are needed.
+    const at = (i: number) => ({ lat: 10 + (i % 6) * 2, lng: 10 + Math.floor(i / 6) * 2 });
+    const routing = (visits: number) => ({
+      travel: euclideanTravel(),
+      visits: Array.from({ length: visits }, (_, i) => ({ id: `v${i}`, location: at(i), visitTime: 5 })),
+      vehicles: Array.from({ length: 8 }, (_, k) => ({ id: `k${k}`, start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 1000 }, maxVisits: 5 })),
+    });
+    for (const [visits, leftOut] of [[38, 0], [41, 1]] as const) {
+      const instance = buildInstance(routing(visits));
+      const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+      // Seven routes full, the eighth with one visit: the rest left out, as a tight regret insertion can leave them.
+      for (let v = 0; v < 36; v++) solution.insert(v, Math.floor(v / 5), solution.routes[Math.floor(v / 5)]!.nodes.length - 1, instance.windowOffset[v]!);
+      expect(solution.unassigned.size).toBe(visits - 36);
+      const incumbent = new Incumbent(solution);
+      const budget = new Budget(() => 0, Infinity, 40_000);
+      minimiseRoutes(solution, budget, 0.5, incumbent, new Random(visits));
+      // Before, the visits left out stayed out: the phase only ever emptied routes.
+      expect(solution.unassigned.size).toBe(leftOut);
+      expect(solution.vehiclesUsed).toBe(8);
+      expectFeasibleRoutes(solution);
+    }
+  });
 });
