@@ -22,8 +22,9 @@ export function minimiseFleet(
   const patience = stagnationLimit(instance.routable.length);
   // Visits the first solution left out (regret insertion leaves some when the fleet is tight) come in
   // first: removing vehicles while they wait would leave them a fleet too small to take them back.
-  // Until a patience passes without one fewer left out, no route is emptied; then the fewest left out
-  // so far is the target every smaller fleet must keep.
+  // Until a patience passes without one fewer left out (or twice that in all, as for an emptied route:
+  // the absence counters let the count go up and down again), no route is emptied; then the fewest left
+  // out so far is the target every smaller fleet must keep.
   let repairing = incumbent.unassigned > 0;
   let target = repairing ? 0 : incumbent.unassigned;
   // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
@@ -45,7 +46,7 @@ export function minimiseFleet(
       absent = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
       lastGain = emptiedAt = budget.iterations;
-    } else if (repairing && budget.iterations - lastGain >= patience) {
+    } else if (repairing && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       repairing = false;
       target = incumbent.unassigned;
       solution.restore(incumbent.snapshot);
