@@ -39,6 +39,8 @@ export function minimiseFleet(
     if (solution.unassigned.size <= target) {
       repairing = false;
       incumbent.offer(solution);
+      // After a repair gave up, a later step may serve one more: that is the new target.
+      target = Math.min(target, incumbent.unassigned);
       failed.fill(0);
       tries = 1;
       emptied = solution.vehiclesUsed <= fewestVehicles ? -1 : emptyARoute(solution, random, failed);
@@ -70,10 +72,9 @@ export function minimiseFleet(
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
       solution.commit();
-      if (solution.unassigned.size < absent) {
-        lastGain = budget.iterations;
-        if (repairing) incumbent.offer(solution);
-      }
+      if (solution.unassigned.size < absent) lastGain = budget.iterations;
+      // By priority weight, not count: bringing back one high-priority visit for two low ones is a gain.
+      if (repairing) incumbent.offer(solution);
       absent = solution.unassigned.size;
       absenceSum = newAbsenceSum;
     } else {

@@ -99,9 +99,9 @@ export class RouteMinimiser {
   /**
    * Visits the first solution left out (regret insertion leaves some when the fleet is tight) go into the
    * pool before any route is emptied: removing vehicles while they wait would leave them a fleet too small
-   * to take them back (as in fleet-min.ts). Each state with fewer left out is offered to the incumbent
+   * to take them back (as in fleet-min.ts). Each state leaving less out (by priority weight) is offered to the incumbent
    * (routes stay feasible); the repair ends when the pool is empty or after `REPAIR_PATIENCE_PER_VISIT`
-   * steps per visit (at least `REPAIR_PATIENCE_MIN`) without one fewer left out, from the incumbent.
+   * steps per visit (at least `REPAIR_PATIENCE_MIN`) without such a gain, from the incumbent.
    */
   private bringBackLeftOut(budget: Budget, until: number, incumbent: Incumbent): void {
     const { solution } = this;
@@ -111,7 +111,8 @@ export class RouteMinimiser {
     for (let sinceGain = 0; pool.length > 0 && sinceGain < patience && budget.progress() < until; sinceGain++) {
       budget.iterations++;
       this.step(pool);
-      if (solution.unassigned.size < incumbent.unassigned && incumbent.offer(solution)) sinceGain = 0;
+      // By priority weight, not count (what the incumbent compares); routes stay feasible throughout.
+      if (solution.droppedWeight < incumbent.dropped && incumbent.offer(solution)) sinceGain = 0;
     }
     solution.restore(incumbent.snapshot);
   }
