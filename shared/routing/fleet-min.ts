@@ -4,7 +4,7 @@
 // (absence counters steer the search to hard visits).
 import type { Random } from "./random.ts";
 import type { RuinRecreate } from "./ruin-recreate.ts";
-import { vehicleLowerBound } from "./route-min.ts";
+import { stagnationLimit, vehicleLowerBound } from "./route-min.ts";
 import type { Budget, Incumbent } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
@@ -26,7 +26,7 @@ export function minimiseFleet(
   // the absence counters let the count go up and down again), no route is emptied; then the fewest left
   // out so far is the target every smaller fleet must keep.
   let repairing = incumbent.unassigned > 0;
-  let target = repairing ? 0 : incumbent.unassigned;
+  let target = 0;
   // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
   const failed = new Uint8Array(instance.vehicleCount);
   let tries = 0;
@@ -88,18 +88,13 @@ export function minimiseFleet(
 }
 
 /**
- * Iterations an emptied route may go without a visit fewer left out (or twice that in all) before another route is tried:
- * one route's visits that fit nowhere else (say, tagged visits and a time window only its vehicle
- * reaches) would otherwise hold the whole fleet phase. After `ROUTE_TRIES` routes failed at one fleet
- * size the phase ends: its length then depends on the iterations, not on the budget, so a run stopped
- * early and one spending a longer budget reach the same fleet (same seed, when neither reaches its share
- * of the budget first), and the time left goes to distance.
+ * An emptied route may go `stagnationLimit` iterations without a visit fewer left out (or twice that in
+ * all) before another route is tried: one route's visits that fit nowhere else (say, tagged visits and a
+ * time window only its vehicle reaches) would otherwise hold the whole fleet phase. After `ROUTE_TRIES`
+ * routes failed at one fleet size the phase ends: its length then depends on the iterations, not on the
+ * budget, so a run stopped early and one spending a longer budget reach the same fleet (same seed, when
+ * neither reaches its share of the budget first), and the time left goes to distance.
  */
-export function stagnationLimit(visits: number): number {
-  return Math.max(STAGNATION_MIN, STAGNATION_PER_VISIT * visits);
-}
-const STAGNATION_MIN = 2000;
-const STAGNATION_PER_VISIT = 20;
 const ROUTE_TRIES = 3;
 
 /**

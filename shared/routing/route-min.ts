@@ -100,13 +100,13 @@ export class RouteMinimiser {
    * Visits the first solution left out (regret insertion leaves some when the fleet is tight) go into the
    * pool before any route is emptied: removing vehicles while they wait would leave them a fleet too small
    * to take them back (as in fleet-min.ts). Each state leaving less out (by priority weight) is offered to the incumbent
-   * (routes stay feasible); the repair ends when the pool is empty or after `REPAIR_PATIENCE_PER_VISIT`
-   * steps per visit (at least `REPAIR_PATIENCE_MIN`) without such a gain, from the incumbent.
+   * (routes stay feasible); the repair ends when the pool is empty or after `stagnationLimit` steps
+   * without such a gain, from the incumbent.
    */
   private bringBackLeftOut(budget: Budget, until: number, incumbent: Incumbent): void {
     const { solution } = this;
     const pool = this.random.shuffle([...solution.unassigned]);
-    const patience = Math.max(REPAIR_PATIENCE_MIN, REPAIR_PATIENCE_PER_VISIT * solution.instance.routable.length);
+    const patience = stagnationLimit(solution.instance.routable.length);
     this.penalty.fill(1);
     for (let sinceGain = 0; pool.length > 0 && sinceGain < patience && budget.progress() < until; sinceGain++) {
       budget.iterations++;
@@ -575,12 +575,19 @@ export class EjectionSearch {
   }
 }
 
-const REPAIR_PATIENCE_PER_VISIT = 20;
-const REPAIR_PATIENCE_MIN = 2000;
-
 function allRoutesFeasible(solution: Solution): boolean {
   return solution.routes.every((route) => route.visitCount === 0 || route.feasible);
 }
+
+/**
+ * Patience of both fleet phases (here and in fleet-min.ts): iterations without a visit fewer left out,
+ * 20 per routable visit and at least 2,000, before they give up on what they are trying.
+ */
+export function stagnationLimit(visits: number): number {
+  return Math.max(STAGNATION_MIN, STAGNATION_PER_VISIT * visits);
+}
+const STAGNATION_MIN = 2000;
+const STAGNATION_PER_VISIT = 20;
 
 /** No fewer vehicles can carry the routable demand, dimension by dimension. */
 export function vehicleLowerBound(solution: Solution): number {

@@ -30,16 +30,22 @@ function problem(): RoutingProblem {
   };
 }
 
+/** Routes the first `count` visits: the tagged ones on "tagged", the plain ones ten on "plain-1", the rest on "plain-2". */
+function assignFirst(solution: Solution, count: number): void {
+  const { instance } = solution;
+  for (let v = 0; v < count; v++) {
+    const r = v < 6 ? 0 : v < 16 ? 1 : 2;
+    solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+  }
+}
+
 describe("fleet minimisation", () => {
   it("gives up on a route that cannot be emptied and empties another one instead of spending its whole share there", () => {
     const routing = problem();
     const instance = buildInstance(routing);
     const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
     // Every vehicle used: the tagged visits on "tagged", the plain ones split between the plain vehicles.
-    for (let v = 0; v < instance.visitCount; v++) {
-      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
-      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
-    }
+    assignFirst(solution, instance.visitCount);
     expect(solution.vehiclesUsed).toBe(3);
     const random = new Random(1);
     const incumbent = new Incumbent(solution);
@@ -59,10 +65,7 @@ describe("fleet minimisation", () => {
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
     const instance = buildInstance(routing);
     const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    for (let v = 0; v < instance.visitCount; v++) {
-      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
-      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
-    }
+    assignFirst(solution, instance.visitCount);
     const random = new Random(2);
     const budget = new Budget(() => 0, Infinity, 40_000);
     minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, new Incumbent(solution), random);
@@ -78,11 +81,8 @@ describe("fleet minimisation", () => {
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
     const instance = buildInstance(routing);
     const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    // The way regret insertion can leave a tight fleet: three plain visits out, room left only on "tagged".
-    for (let v = 0; v < 23; v++) {
-      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
-      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
-    }
+    // The way regret insertion can leave a tight fleet: three plain visits out, room left on "tagged" and "plain-2".
+    assignFirst(solution, 23);
     expect(solution.unassigned.size).toBe(3);
     const random = new Random(3);
     const incumbent = new Incumbent(solution);
@@ -103,10 +103,7 @@ describe("fleet minimisation", () => {
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
     const instance = buildInstance(routing);
     const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    for (let v = 0; v < 26; v++) {
-      const r = v < 6 ? 0 : v < 16 ? 1 : 2;
-      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
-    }
+    assignFirst(solution, 26);
     expect(solution.unassigned.size).toBe(5);
     const random = new Random(4);
     const incumbent = new Incumbent(solution);
