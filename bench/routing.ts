@@ -1,6 +1,6 @@
 // npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
 // [--clock wall|cpu (the solver's budget on the wall clock or this process's CPU time; every set)]
-// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3
+// [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --streams K (early runs per day)
 //  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop (realistic, small)] [--early-stop (solomon, gh*:
 // their default is the whole budget)] [--seeds 1,2,3 (small)]
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     "no-early-stop": { type: "boolean", default: false },
     "early-stop": { type: "boolean", default: false },
     seeds: { type: "string", default: "1,2,3" },
+    streams: { type: "string", default: "1" },
     threads: { type: "string" },
     jobs: { type: "string", default: "1" },
     visits: { type: "string" },
@@ -64,7 +65,7 @@ if (threadCounts) {
     threadCounts,
   });
 } else if (values.set === "realistic" && values.visits) {
-  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
+  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), streams: Number(values.streams), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
 } else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {

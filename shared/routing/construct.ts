@@ -24,7 +24,7 @@ export function constructByRegret(solution: Solution): void {
     const paired = instance.hasPairs && instance.partner[v]! >= 0;
     const ok =
       instance.compatible[v * instance.vehicleCount + routes[r]!.vehicle] === 1 &&
-      (paired ? routes[r]!.findPairInsertion(v, Infinity, 0, undefined, insertion) : routes[r]!.findInsertion(v, Infinity, 0, undefined, insertion));
+      (paired ? routes[r]!.findPairInsertion(v, Infinity, undefined, insertion) : routes[r]!.findInsertion(v, Infinity, undefined, insertion));
     cost[i * m + r] = ok ? insertion.cost : Infinity;
     position[i * m + r] = insertion.position;
     window[i * m + r] = insertion.window;

@@ -29,3 +29,39 @@ export class Random {
     return items;
   }
 }
+
+/**
+ * SISR's blinks: each insertion position tried is skipped with probability `rate`. Drawn as the geometric
+ * gap to the next skip, so one random number per blink rather than one per position tried (at a 1 % rate,
+ * per-position draws took ~8 % of a 100-visit search's CPU); the skips follow the same Bernoulli process.
+ */
+export class Blinks {
+  /** Positions still to try before the next one is skipped; -1 until the first is tried. */
+  private left = -1;
+  private readonly logKeep: number;
+
+  constructor(
+    private readonly random: Random,
+    rate: number,
+  ) {
+    this.logKeep = Math.log(1 - rate);
+  }
+
+  /** Whether the position about to be tried is skipped. */
+  skip(): boolean {
+    if (this.left > 0) {
+      this.left--;
+      return false;
+    }
+    // The first draw waits for the first position tried: a search phase that never blinks (route
+    // minimisation) draws the same random numbers as it would without blinks.
+    const first = this.left < 0;
+    this.left = this.gap();
+    return first ? this.skip() : true;
+  }
+
+  /** Failures before the first success, geometric with success probability `rate` (never, at rate 0). */
+  private gap(): number {
+    return this.logKeep === 0 ? Infinity : Math.floor(Math.log(1 - this.random.next()) / this.logKeep);
+  }
+}

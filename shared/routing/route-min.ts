@@ -165,7 +165,7 @@ export class RouteMinimiser {
     for (let r = 0; r < routes.length; r++) {
       const route = routes[r]!;
       if (route.visitCount === 0 || instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
-      if (route.findInsertion(v, bestCost, 0, undefined, insertion)) {
+      if (route.findInsertion(v, bestCost, undefined, insertion)) {
         bestRoute = r;
         bestCost = insertion.cost;
         bestPosition = insertion.position;

@@ -6,6 +6,7 @@
 // the last real location before it. A suffix that starts with breaks therefore keeps them apart
 // ("leading breaks", bNext) until the location before them is known.
 import { NO_LOCATION, type Instance } from "./instance.ts";
+import type { Blinks } from "./random.ts";
 
 /** Slack for floating-point sums; the independent checker allows 1e-6. */
 export const EPSILON = 1e-9;
@@ -389,9 +390,9 @@ export class Route {
 
   /**
    * Cheapest feasible insertion of visit v costing less than `bound`, trying each of its windows;
-   * positions are skipped at random with probability `blinkRate` (SISR's blinks). Returns false if none.
+   * positions cheaper than the bound are skipped at random by `blinks` (SISR's). Returns false if none.
    */
-  findInsertion(v: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
+  findInsertion(v: number, bound: number, blinks: Blinks | undefined, out: Insertion): boolean {
     const { instance, nodes, segment } = this;
     out.blinked = false;
     if (this.visitCount + 1 > instance.maxVisits[this.vehicle]! || !this.fitsLoad(v, 1)) return false;
@@ -415,7 +416,7 @@ export class Route {
       const toVisit = symmetric ? distance[at + prev]! : distance[fromPrev + visitLocation]!;
       const cost = fixed + toVisit + distance[at + next]! - distance[fromPrev + next]!;
       if (cost >= bound) continue;
-      if (random !== undefined && random() < blinkRate) {
+      if (blinks !== undefined && blinks.skip()) {
         out.blinked = true;
         continue;
       }
@@ -447,7 +448,7 @@ export class Route {
    * concatenations, cut short once the part before q has time warp). The pair's load rides from p to q,
    * so the on-board peak over nodes i..j plus that load must fit. Blinks skip pickup positions.
    */
-  findPairInsertion(p: number, bound: number, blinkRate: number, random: (() => number) | undefined, out: Insertion): boolean {
+  findPairInsertion(p: number, bound: number, blinks: Blinks | undefined, out: Insertion): boolean {
     const { instance, nodes, pairSegment, trial } = this;
     const q = instance.partner[p]!;
     if (this.visitCount + 2 > instance.maxVisits[this.vehicle]!) return false;
@@ -458,7 +459,7 @@ export class Route {
     const n = nodes.length;
     let found = false;
     for (let i = 0; i < n - 1; i++) {
-      if (random !== undefined && random() < blinkRate) continue;
+      if (blinks !== undefined && blinks.skip()) continue;
       for (let wp = windowOffset[p]!; wp < windowOffset[p + 1]!; wp++) {
         pairSegment.setPrefix(this, i).appendNode(p, windowOpen[wp]!, windowClose[wp]!);
         if (pairSegment.timeWarp > EPSILON) continue;

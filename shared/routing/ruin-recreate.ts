@@ -1,7 +1,7 @@
 // Slack Induction by String Removals (Christiaens & Vanden Berghe 2020): remove a few strings of
 // consecutive visits from routes near a random seed visit, then greedily re-insert every removed and
 // unassigned visit at its cheapest position, skipping positions at random ("blinks").
-import type { Random } from "./random.ts";
+import { Blinks, type Random } from "./random.ts";
 import type { Insertion } from "./route-state.ts";
 import type { Solution } from "./solution.ts";
 
@@ -44,7 +44,7 @@ export class RuinRecreate {
   private readonly demandOf: Float64Array;
   private readonly depotDistanceOf: Float64Array;
   private readonly ruined = new Set<number>();
-  private readonly nextRandom: () => number;
+  private readonly blinks: Blinks;
   /**
    * Per visit and route, the route's version (`Solution.version`) when the visit was found to fit nowhere in
    * it (no bound, no blink): until the route changes, trying again would only fail again. Visits left out
@@ -68,7 +68,7 @@ export class RuinRecreate {
       for (let d = 0; d < instance.dims; d++) this.demandOf[v] = this.demandOf[v]! + instance.demand[v * instance.dims + d]!;
       this.depotDistanceOf[v] = instance.distance[depot * instance.locationCount + instance.location[v]!]!;
     }
-    this.nextRandom = () => random.next();
+    this.blinks = new Blinks(random, parameters.blinkRate);
   }
 
   /** Removes strings around `seed` (default: a random routed visit); returns the removed visits. */
@@ -165,14 +165,14 @@ export class RuinRecreate {
       this.classSeen[vehicleClass] = this.stamp;
     }
     if (instance.hasPairs && instance.partner[v]! >= 0) {
-      if (route.findPairInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) this.keep(r);
+      if (route.findPairInsertion(v, this.best.cost, this.blinks, this.insertion)) this.keep(r);
       return;
     }
     const cell = v * instance.vehicleCount + r;
     const version = this.solution.version[r]!;
     if (this.misfit[cell] === version) return;
     const unbounded = this.best.cost === Infinity;
-    if (route.findInsertion(v, this.best.cost, this.parameters.blinkRate, this.nextRandom, this.insertion)) this.keep(r);
+    if (route.findInsertion(v, this.best.cost, this.blinks, this.insertion)) this.keep(r);
     else if (unbounded && !this.insertion.blinked) this.misfit[cell] = version;
   }
 

@@ -75,6 +75,24 @@ describe("fleet minimisation", () => {
     for (const route of solution.routes) expect(route.feasible).toBe(true);
   });
 
+  it("ends the phase after one route when most of its visits never found room at once: the smaller fleet lacks room", () => {
+    const routing = problem();
+    // No tags, at most 10 visits a vehicle: whichever route is emptied, 6 of its visits stay out at best.
+    routing.visits = routing.visits.map(({ requiredTags: _, ...visit }) => visit);
+    routing.vehicles = routing.vehicles.map(({ tags: _, ...vehicle }) => ({ ...vehicle, maxVisits: 10 }));
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    assignFirst(solution, instance.visitCount);
+    const random = new Random(5);
+    const budget = new Budget(() => 0, Infinity, 40_000);
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, new Incumbent(solution), random);
+    expect(solution.vehiclesUsed).toBe(3);
+    expect(solution.unassigned.size).toBe(0);
+    // One route's patience (at most 2 × 2,000 iterations), not three routes' (6,002 iterations before).
+    expect(budget.iterations).toBeLessThanOrEqual(4_001);
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+
   it("brings back the visits the first solution left out before it removes a vehicle", () => {
     const routing = problem();
     // At most 10 visits a vehicle: 26 visits fit in three routes, never in two.

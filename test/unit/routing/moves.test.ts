@@ -74,12 +74,12 @@ describe("segment summaries", () => {
                 solution.remove(v);
               }
             }
-            const found = route.findInsertion(v, Infinity, 0, undefined, out);
+            const found = route.findInsertion(v, Infinity, undefined, out);
             expectSameDelta(found ? out.cost : Infinity, expected);
           }
           if (r0 >= 0) {
             const route = solution.routes[r0]!;
-            route.findInsertion(v, Infinity, 0, undefined, out);
+            route.findInsertion(v, Infinity, undefined, out);
             solution.insert(v, r0, out.position, out.window);
           }
         }

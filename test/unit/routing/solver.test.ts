@@ -212,12 +212,20 @@ describe("solveRouting search", () => {
     expect(second).toEqual(first);
   });
 
-  it("uses no more vehicles under the hierarchical objective than under the distance one", () => {
-    const problem = randomProblem(5, 30);
-    const hierarchical = solveChecked(problem, { ...quick, objective: "hierarchical" });
-    const distance = solveChecked(problem, { ...quick, objective: "distance" });
-    expect(hierarchical.dropped.length).toBeLessThanOrEqual(distance.dropped.length);
-    if (hierarchical.dropped.length === distance.dropped.length) expect(hierarchical.routes.length).toBeLessThanOrEqual(distance.routes.length);
+  it("uses no more vehicles under the hierarchical objective than under the distance one, and fewer where it can", () => {
+    // Over many small days rather than one: on a tight 30-visit day either search may leave one visit more out
+    // at 200 iterations, depending on the random stream (the hierarchical one spends half of them on the fleet).
+    let fewer = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const problem = randomProblem(seed, 14);
+      const hierarchical = solveChecked(problem, { ...quick, objective: "hierarchical" });
+      const distance = solveChecked(problem, { ...quick, objective: "distance" });
+      expect(hierarchical.dropped.length).toBeLessThanOrEqual(distance.dropped.length);
+      if (hierarchical.dropped.length < distance.dropped.length) continue;
+      expect(hierarchical.routes.length).toBeLessThanOrEqual(distance.routes.length);
+      if (hierarchical.routes.length < distance.routes.length) fewer++;
+    }
+    expect(fewer).toBeGreaterThan(0);
   });
 
   it("stops at the time limit of the injected clock", () => {
