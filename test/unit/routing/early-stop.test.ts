@@ -7,11 +7,11 @@ import { randomProblem } from "./random-problem.ts";
 describe("early stop rule", () => {
   it("grows the cooling horizon quadratically to 50 visits, linearly to 100, cubically beyond; the patience linearly; floors", () => {
     expect(convergenceFor(0)).toEqual({ horizon: MIN_HORIZON, patience: MIN_PATIENCE, minGain: MIN_GAIN });
-    expect(convergenceFor(25)).toEqual({ horizon: 6250, patience: 1000, minGain: MIN_GAIN });
-    expect(convergenceFor(50)).toEqual({ horizon: 25_000, patience: 2000, minGain: MIN_GAIN });
-    expect(convergenceFor(75).horizon).toBe(37_500);
-    expect(convergenceFor(100)).toEqual({ horizon: 50_000, patience: 4000, minGain: MIN_GAIN }); // 500 per visit beyond 50
-    expect(convergenceFor(300)).toEqual({ horizon: 50_000 * 27, patience: 12_000, minGain: MIN_GAIN }); // cubic beyond 100: larger runs spend their budget
+    expect(convergenceFor(25)).toEqual({ horizon: 12_500, patience: 1000, minGain: MIN_GAIN });
+    expect(convergenceFor(50)).toEqual({ horizon: 50_000, patience: 2000, minGain: MIN_GAIN });
+    expect(convergenceFor(75).horizon).toBe(75_000);
+    expect(convergenceFor(100)).toEqual({ horizon: 100_000, patience: 4000, minGain: MIN_GAIN }); // 1,000 per visit beyond 50
+    expect(convergenceFor(300)).toEqual({ horizon: 100_000 * 27, patience: 12_000, minGain: MIN_GAIN }); // cubic beyond 100: larger runs spend their budget
   });
 
   it("stops only past the horizon, at the end of a window that served no more visits and gained less than minGain × scale", () => {
