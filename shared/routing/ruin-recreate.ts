@@ -134,19 +134,24 @@ export class RuinRecreate {
     else this.sortForRecreate(visits);
     // Higher priorities claim the room first (a stable sort keeps the order within a priority).
     if (instance.hasPriorities) visits.sort((a, b) => instance.priority[b]! - instance.priority[a]!);
+    // Routes with visits: once the neighbours have led to all of them, the rest of the list leads nowhere new.
+    let used = solution.vehiclesUsed;
     for (const v of visits) {
       // A pair goes in as a whole, with its pickup; its delivery is unassigned as long as the pickup is.
       if (instance.hasPairs && instance.partner[v]! >= 0 && !instance.isPickup[v]) continue;
       this.bestRoute = -1;
       this.best.cost = Infinity;
       this.stamp++;
-      for (let k = 0; k < nearby; k++) {
+      for (let k = 0, reached = 0; k < nearby && reached < used; k++) {
         const r = routeOf[instance.neighbours[v * instance.neighbourCount + k]!]!;
-        if (r >= 0) this.offer(v, r);
+        if (r < 0 || this.routeSeen[r] === this.stamp) continue;
+        reached++;
+        this.offer(v, r);
       }
       if (openVehicles) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount === 0) this.offer(v, r);
       if (this.bestRoute < 0) for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount > 0) this.offer(v, r);
       if (this.bestRoute < 0) continue;
+      if (routes[this.bestRoute]!.visitCount === 0) used++;
       if (instance.hasPairs && instance.partner[v]! >= 0) solution.insertPair(v, this.bestRoute, this.best);
       else solution.insert(v, this.bestRoute, this.best.position, this.best.window);
     }
@@ -156,8 +161,9 @@ export class RuinRecreate {
   private offer(v: number, r: number): void {
     const { instance, routes } = this.solution;
     const route = routes[r]!;
-    if (this.routeSeen[r] === this.stamp || instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) return;
+    if (this.routeSeen[r] === this.stamp) return;
     this.routeSeen[r] = this.stamp;
+    if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) return;
     if (route.visitCount === 0) {
       // Unused vehicles of one class are interchangeable: try the first of each.
       const vehicleClass = instance.vehicleClass[route.vehicle]!;
