@@ -40,6 +40,8 @@ export function minimiseFleet(
   let outBefore = 0;
   const route = { visits: 0, movable: 0 };
   let fewestOut = Infinity;
+  // Routes given up in a row at this fleet size with most of their visits never placed at once.
+  let outOfReach = 0;
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
       repairing = false;
@@ -48,6 +50,7 @@ export function minimiseFleet(
       target = Math.min(target, incumbent.unassigned);
       failed.fill(0);
       tries = 1;
+      outOfReach = 0;
       outBefore = solution.unassigned.size;
       emptied = solution.vehiclesUsed <= fewestVehicles ? -1 : emptyARoute(solution, random, failed, route);
       if (emptied < 0) break;
@@ -62,11 +65,12 @@ export function minimiseFleet(
     } else if (emptied >= 0 && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       // This route's visits do not fit elsewhere (yet): back to the last complete solution, and another route.
       failed[emptied] = 1;
-      // Most of the visits other vehicles could take never found room at once: a fleet this small lacks
-      // room, whichever route is emptied (visits only this vehicle serves say nothing about the others).
-      const outOfReach = route.movable > 0 && fewestOut - outBefore - (route.visits - route.movable) >= OUT_OF_REACH * route.movable;
+      // Most of the visits other vehicles could take never found room at once (visits only this vehicle
+      // serves say nothing about the others): twice in a row, and a fleet this small lacks room.
+      const lacksRoom = route.movable > 0 && fewestOut - outBefore - (route.visits - route.movable) >= OUT_OF_REACH * route.movable;
+      outOfReach = lacksRoom ? outOfReach + 1 : 0;
       solution.restore(incumbent.snapshot);
-      if (outOfReach || ++tries > ROUTE_TRIES) break;
+      if (outOfReach >= 2 || ++tries > ROUTE_TRIES) break;
       outBefore = solution.unassigned.size;
       emptied = emptyARoute(solution, random, failed, route, true);
       if (emptied < 0) break;
@@ -109,11 +113,12 @@ export function minimiseFleet(
 const ROUTE_TRIES = 3;
 
 /**
- * A route given up while this share of its visits (of those another used vehicle may serve) was still left out
- * at its best ends the phase at once: the smaller fleet lacks room, not the right route to empty. On 40 realistic
- * 100-visit days (2026-11-26) every route given up at 3 vehicles had 52–100 % out at its best, none of them ever
- * emptied, and every one given up at 4 had 5–29 % (a third try emptied another route on one day); the two later
- * tries at 3 cost ~8,000 of a 54,000-iteration early stop.
+ * Two routes given up in a row at one fleet size, each while this share of its visits (of those another used
+ * vehicle may serve) was still out at its best, end the phase: the smaller fleet lacks room, not the right route to
+ * empty. On 40 realistic 100-visit days (2026-11-26) every route given up at 3 vehicles had 52–100 % out at its
+ * best and no day reached 3 (the third try, ~4,000 iterations, is saved), every one given up at 4 had 5–29 %. One
+ * such route is not enough: on 300-visit days (10 seeds) a route given up with 40–100 % out was followed by another
+ * route emptied at the same size on 3 days; two in a row were never followed by one.
  */
 const OUT_OF_REACH = 0.4;
 
