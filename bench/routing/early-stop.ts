@@ -21,7 +21,8 @@ export interface EarlyStopOptions {
   /**
    * Early runs per day, each with its own solver seed (the day's seed, then + 1000, + 2000, …; default 1): one
    * early plan's gap varies by several per cent with the random stream alone, so a median over one stream per
-   * day can mislead (2026-11-26: the same code measured +1.9 % and +3.8 % over 40 days with two streams).
+   * day can mislead (2026-11-26: builds that only drew other random numbers measured +3.5 to +3.8 % median over
+   * 40 days where one stream had given +1.9 %).
    */
   streams?: number;
   clock: "wall" | "cpu";
@@ -55,6 +56,8 @@ function costOf(solution: RoutingSolution): number {
 
 export interface EarlyStopRow {
   seed: number;
+  /** Which early run of the day (its solver seed is the day's + 1000 × stream). */
+  stream: number;
   cpuSeconds: number;
   wallSeconds: number;
   iterations: number;
@@ -68,6 +71,8 @@ export interface EarlyStopRow {
 export function runEarlyStop(options: EarlyStopOptions): EarlyStopRow[] {
   const { log } = options;
   log(`early stop on realistic days: ${options.visits} visits, ${Math.ceil(options.visits / VISITS_PER_VEHICLE)} vehicles, early stop capped at ${options.seconds}, full budget ${options.fullSeconds ?? options.seconds} ${options.clock === "cpu" ? "CPU-" : ""}s, objective ${options.objective}, seeds ${options.seeds.join(",")}`);
+  const streams = options.streams ?? 1;
+  if (!Number.isInteger(streams) || streams < 1) throw new Error(`streams must be a whole number ≥ 1, got ${options.streams}`);
   const rows: EarlyStopRow[] = [];
   const cache: Record<string, RunFigures> = options.fullResults && existsSync(options.fullResults) ? JSON.parse(readFileSync(options.fullResults, "utf8")) : {};
   for (const seed of options.seeds) {
@@ -99,14 +104,14 @@ export function runEarlyStop(options: EarlyStopOptions): EarlyStopRow[] {
     const reused = cache[key] !== undefined;
     const describe = (run: RunFigures) =>
       `${run.served} served, ${run.vehicles} veh, ${(run.cost / 1000).toFixed(2)} (km + underload), ${run.iterations} it, ${run.cpuSeconds.toFixed(2)} CPU-s, ${run.wallSeconds.toFixed(2)} s wall`;
-    const earlyRuns = Array.from({ length: options.streams ?? 1 }, (_, stream) => solve(true, seed + 1000 * stream));
+    const earlyRuns = Array.from({ length: streams }, (_, stream) => solve(true, seed + 1000 * stream));
     const full = cache[key] ?? solve(false);
     if (options.fullResults && !reused) writeFileSync(options.fullResults, JSON.stringify({ ...cache, [key]: full }, null, 1));
     cache[key] = full;
     earlyRuns.forEach((early, stream) => {
       const same = early.served === full.served && early.vehicles === full.vehicles;
       const gap = (early.cost / full.cost - 1) * 100;
-      rows.push({ seed, cpuSeconds: early.cpuSeconds, wallSeconds: early.wallSeconds, iterations: early.iterations, endedBy: early.endedBy, sameServiceAndFleet: same, gap, fullCpuSeconds: full.cpuSeconds });
+      rows.push({ seed, stream, cpuSeconds: early.cpuSeconds, wallSeconds: early.wallSeconds, iterations: early.iterations, endedBy: early.endedBy, sameServiceAndFleet: same, gap, fullCpuSeconds: full.cpuSeconds });
       const label = stream === 0 ? `${seed}` : `${seed}.${stream}`;
       log(`seed ${label}  early (${early.endedBy}): ${describe(early)}  |  full${reused ? " (reused)" : ""}: ${describe(full)}  |  gap ${gap >= 0 ? "+" : ""}${gap.toFixed(2)} %${same ? "" : "  (served or vehicles differ)"}`);
     });

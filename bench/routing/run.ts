@@ -152,9 +152,10 @@ export const cpuMs = () => {
 /**
  * The CPU clock handed to a solver, which reads its clock once per iteration: getrusage (what cpuMs reads, a
  * few µs a call) is read at most once per wall-clock millisecond and interpolated with performance.now() in
- * between (a busy single thread's CPU time advances with the wall clock). Read on every iteration it took 8–12 %
- * of a 100-visit search's CPU (profiled 2026-11-26), a cost the Date.now clock the run worker passes does not
- * have. Never runs backwards; a fresh clock per solve.
+ * between (a busy single thread's CPU time advances with the wall clock; the process's other threads, GC's
+ * among them, are caught up at the next read). Read on every iteration it took 8–12 % of a 100-visit search's
+ * CPU (profiled 2026-11-26), a cost the Date.now clock the run worker passes does not have. Never runs
+ * backwards; a fresh clock per solve.
  */
 export function solverCpuClock(): () => number {
   let cpuAt = cpuMs();

@@ -34,13 +34,11 @@ export function minimiseFleet(
   let absenceSum = 0;
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
-  let emptied = -1;
-  // Visits left out before the route was emptied, its visits (those another used vehicle may serve), and
-  // the fewest left out at once since.
+  let emptied: EmptiedRoute | undefined;
+  // Visits left out before the route was emptied, and the fewest left out at once since.
   let outBefore = 0;
-  const route = { visits: 0, movable: 0 };
   let fewestOut = Infinity;
-  // Routes given up in a row at this fleet size with most of their visits never placed at once.
+  // Routes given up in a row at this fleet size that lacked room (`lacksRoom`).
   let outOfReach = 0;
   while (budget.progress() < until) {
     if (solution.unassigned.size <= target) {
@@ -52,8 +50,8 @@ export function minimiseFleet(
       tries = 1;
       outOfReach = 0;
       outBefore = solution.unassigned.size;
-      emptied = solution.vehiclesUsed <= fewestVehicles ? -1 : emptyARoute(solution, random, failed, route);
-      if (emptied < 0) break;
+      emptied = solution.vehiclesUsed <= fewestVehicles ? undefined : emptyARoute(solution, random, failed);
+      if (!emptied) break;
       absent = fewestOut = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
       lastGain = emptiedAt = budget.iterations;
@@ -62,18 +60,17 @@ export function minimiseFleet(
       target = incumbent.unassigned;
       solution.restore(incumbent.snapshot);
       continue;
-    } else if (emptied >= 0 && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
+    } else if (emptied && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       // This route's visits do not fit elsewhere (yet): back to the last complete solution, and another route.
-      failed[emptied] = 1;
-      // Most of the visits other vehicles could take never found room at once (visits only this vehicle
-      // serves say nothing about the others): twice in a row, and a fleet this small lacks room.
-      const lacksRoom = route.movable > 0 && fewestOut - outBefore - (route.visits - route.movable) >= OUT_OF_REACH * route.movable;
-      outOfReach = lacksRoom ? outOfReach + 1 : 0;
+      failed[emptied.vehicle] = 1;
+      // Twice in a row, and a fleet this small lacks room. A route whose visits only its own vehicle may
+      // serve says nothing about the others: it leaves the count as it is.
+      if (emptied.movable > 0) outOfReach = lacksRoom(emptied, fewestOut - outBefore) ? outOfReach + 1 : 0;
       solution.restore(incumbent.snapshot);
       if (outOfReach >= 2 || ++tries > ROUTE_TRIES) break;
       outBefore = solution.unassigned.size;
-      emptied = emptyARoute(solution, random, failed, route, true);
-      if (emptied < 0) break;
+      emptied = emptyARoute(solution, random, failed, true);
+      if (!emptied) break;
       absent = fewestOut = solution.unassigned.size;
       absenceSum = sumOver(absence, solution.unassigned);
       lastGain = emptiedAt = budget.iterations;
@@ -123,11 +120,29 @@ const ROUTE_TRIES = 3;
 const OUT_OF_REACH = 0.4;
 
 /**
- * Empties the route whose removal saves the most fixed cost per visit to re-insert (`byVisits`: the
- * route with the fewest visits, after a costlier one failed), of the vehicles not `failed`; returns its vehicle. Routes of vehicles with no fixed cost save nothing: -1 when only such
- * routes (or failed ones) are left.
+ * A route given up while at least `OUT_OF_REACH` of its movable visits were still out at its best (`leftOut`: the
+ * fewest visits left out at once since it was emptied, beyond those left out before). "Movable" counts a visit another used
+ * vehicle may serve by its tags; whether that vehicle's shift or windows can reach it is not checked, so a route of
+ * visits only its own vehicle reaches in time counts as lacking room — hence two such routes in a row, not one.
  */
-function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, emptiedRoute: { visits: number; movable: number }, byVisits = false): number {
+function lacksRoom(route: EmptiedRoute, leftOut: number): boolean {
+  return leftOut - (route.visits - route.movable) >= OUT_OF_REACH * route.movable;
+}
+
+interface EmptiedRoute {
+  vehicle: number;
+  /** Visits it served, and how many of them another used vehicle may serve (tags). */
+  visits: number;
+  movable: number;
+}
+
+/**
+ * Empties the route whose removal saves the most fixed cost per visit to re-insert (`byVisits`: the
+ * route with the fewest visits, after a costlier one failed), of the vehicles not `failed`; returns its vehicle
+ * and visit counts. Routes of vehicles with no fixed cost save nothing: undefined when only such routes (or failed
+ * ones) are left.
+ */
+function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, byVisits = false): EmptiedRoute | undefined {
   const { instance, routes } = solution;
   let chosen = -1;
   let chosenScore = Infinity;
@@ -141,13 +156,17 @@ function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, emp
       chosenScore = score;
     }
   }
-  if (chosen < 0) return -1;
+  if (chosen < 0) return undefined;
   const vehicle = routes[chosen]!.vehicle;
   const visits = routes[chosen]!.nodes.filter((node) => node < instance.visitCount);
   for (const v of visits) solution.remove(v);
-  emptiedRoute.visits = visits.length;
-  emptiedRoute.movable = visits.filter((v) => routes.some((other) => other.visitCount > 0 && instance.compatible[v * instance.vehicleCount + other.vehicle] === 1)).length;
-  return vehicle;
+  return { vehicle, visits: visits.length, movable: movableCount(solution, visits) };
+}
+
+/** Visits another used vehicle may serve (by tags), once their own route is empty. */
+function movableCount(solution: Solution, visits: number[]): number {
+  const { instance, routes } = solution;
+  return visits.filter((v) => routes.some((route) => route.visitCount > 0 && instance.compatible[v * instance.vehicleCount + route.vehicle] === 1)).length;
 }
 
 function pick(visits: Set<number>, random: Random): number | undefined {

