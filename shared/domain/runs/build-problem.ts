@@ -68,14 +68,17 @@ function shiftOn(day: DateTime, vehicle: Vehicle): Shift {
   return { start, end: start.plus({ minutes: length }), breakWindow };
 }
 
-/** The first shift (from the day before the run on) that has not ended at the run instant. */
+/**
+ * The shift a run plans on: of the shifts running at the run instant, the one that started last; else the next to
+ * start. Shifts longer than a day overlap (00:00–23:59 with `multiday: 1` runs 48 hours from every midnight): the
+ * first one still running would be yesterday's, with minutes left at 23:30, where today's has a day more.
+ */
 export function currentOrNextShift(vehicle: Vehicle, runAt: DateTime): Shift {
   const today = runAt.startOf("day");
-  for (const offset of [-1, 0, 1]) {
-    const shift = shiftOn(today.plus({ days: offset }), vehicle);
-    if (shift.end > runAt) return shift;
-  }
-  return shiftOn(today.plus({ days: 2 }), vehicle); // unreachable: a shift of day+1 always ends after the run
+  const shifts = [-1, 0, 1].map((offset) => shiftOn(today.plus({ days: offset }), vehicle));
+  const running = shifts.filter((shift) => shift.start <= runAt && shift.end > runAt);
+  // A shift of day+1 always ends after the run, so one of them is found.
+  return running.at(-1) ?? shifts.find((shift) => shift.end > runAt) ?? shiftOn(today.plus({ days: 2 }), vehicle);
 }
 
 const minutesBetween = (origin: DateTime, instant: DateTime) => instant.diff(origin, "minutes").minutes;

@@ -180,6 +180,14 @@ describe("Domain: building the optimizer problem of a run", () => {
     expect(planned.problem.vehicles[0]?.workingTime).toEqual({ start: 0, end: 240 });
   });
 
+  it("plans a vehicle whose shifts overlap (longer than a day) on the one that started last", () => {
+    // 00:00–23:59 with multiday 1 runs 48 hours from every midnight (the README's walkthrough van).
+    const aroundTheClock = vehicle({ workingTime: { startTime: "00:00", endTime: "23:59", multiday: 1 } });
+    // At 23:30 yesterday's shift has 29 minutes left; today's runs until 23:59 tomorrow.
+    expect(buildRunProblem(input("2026-03-02T23:30:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({ start: 0, end: 1469 });
+    expect(buildRunProblem(input("2026-03-02T06:00:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({ start: 0, end: 2519 });
+  });
+
   it("places the break, cut to what is left of it", () => {
     const withBreak = vehicle({ breakTime: { startTime: "12:00", endTime: "13:00" } });
     expect(buildRunProblem(input("2026-03-02T06:00:00Z", { vehicles: [withBreak] })).problem.vehicles[0]?.breaks).toEqual([
