@@ -39,19 +39,30 @@ function assignFirst(solution: Solution, count: number): void {
   }
 }
 
+/** The problem with its first `assigned` visits routed (`assignFirst`; default all). */
+function planned(routing: RoutingProblem, assigned?: number): Solution {
+  const instance = buildInstance(routing);
+  const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+  assignFirst(solution, assigned ?? instance.visitCount);
+  return solution;
+}
+
+/** Runs the fleet phase on `solution` for up to half of `iterations`, from an incumbent taken of it now. */
+function runFleetPhase(solution: Solution, seed: number, iterations = 40_000): { incumbent: Incumbent; budget: Budget } {
+  const random = new Random(seed);
+  const incumbent = new Incumbent(solution);
+  const budget = new Budget(() => 0, Infinity, iterations);
+  minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+  return { incumbent, budget };
+}
+
 describe("fleet minimisation", () => {
   it("gives up on a route that cannot be emptied and empties another one instead of spending its whole share there", () => {
-    const routing = problem();
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
     // Every vehicle used: the tagged visits on "tagged", the plain ones split between the plain vehicles.
-    assignFirst(solution, instance.visitCount);
+    const solution = planned(problem());
     expect(solution.vehiclesUsed).toBe(3);
-    const random = new Random(1);
-    const incumbent = new Incumbent(solution);
     // 20,000 iterations, half of them for the fleet phase; a route is given up after 2,000 without progress.
-    const budget = new Budget(() => 0, Infinity, 20_000);
-    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    const { budget } = runFleetPhase(solution, 1, 20_000);
 
     expect(solution.unassigned.size).toBe(0);
     expect(solution.vehiclesUsed).toBeLessThan(3);
@@ -63,12 +74,8 @@ describe("fleet minimisation", () => {
     const routing = problem();
     // Each vehicle takes at most 10 visits: three routes are needed for 26 visits.
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    assignFirst(solution, instance.visitCount);
-    const random = new Random(2);
-    const budget = new Budget(() => 0, Infinity, 40_000);
-    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, new Incumbent(solution), random);
+    const solution = planned(routing);
+    const { budget } = runFleetPhase(solution, 2);
     expect(solution.vehiclesUsed).toBe(3);
     expect(solution.unassigned.size).toBe(0);
     expect(budget.iterations).toBeLessThan(20_000); // three routes tried and given up, then the phase ended
@@ -80,12 +87,8 @@ describe("fleet minimisation", () => {
     // No tags, at most 10 visits a vehicle: whichever route is emptied, 6 of its visits stay out at best.
     routing.visits = routing.visits.map(({ requiredTags: _, ...visit }) => visit);
     routing.vehicles = routing.vehicles.map(({ tags: _, ...vehicle }) => ({ ...vehicle, maxVisits: 10 }));
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    assignFirst(solution, instance.visitCount);
-    const random = new Random(5);
-    const budget = new Budget(() => 0, Infinity, 40_000);
-    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, new Incumbent(solution), random);
+    const solution = planned(routing);
+    const { budget } = runFleetPhase(solution, 5);
     expect(solution.vehiclesUsed).toBe(3);
     expect(solution.unassigned.size).toBe(0);
     // Two routes given up (each within twice its patience of 2,000), never a third: three took 6,002 before.
@@ -97,15 +100,10 @@ describe("fleet minimisation", () => {
     const routing = problem();
     // At most 10 visits a vehicle: 26 visits fit in three routes, never in two.
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
     // The way regret insertion can leave a tight fleet: three plain visits out, room left on "tagged" and "plain-2".
-    assignFirst(solution, 23);
+    const solution = planned(routing, 23);
     expect(solution.unassigned.size).toBe(3);
-    const random = new Random(3);
-    const incumbent = new Incumbent(solution);
-    const budget = new Budget(() => 0, Infinity, 40_000);
-    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    const { incumbent } = runFleetPhase(solution, 3);
 
     // Before, the three left out were the target every smaller fleet had to keep, and the phase ended with them out.
     expect(solution.unassigned.size).toBe(0);
@@ -119,14 +117,9 @@ describe("fleet minimisation", () => {
     // 31 visits, three vehicles of at most 10: one visit is always out.
     routing.visits.push(...Array.from({ length: 5 }, (_, i) => ({ id: `extra-${i}`, location: { lat: 25 + i, lng: 25 }, visitTime: 5 })));
     routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    assignFirst(solution, 26);
+    const solution = planned(routing, 26);
     expect(solution.unassigned.size).toBe(5);
-    const random = new Random(4);
-    const incumbent = new Incumbent(solution);
-    const budget = new Budget(() => 0, Infinity, 40_000);
-    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    const { budget } = runFleetPhase(solution, 4);
 
     expect(solution.unassigned.size).toBe(1);
     expect(solution.vehiclesUsed).toBe(3);
