@@ -17,7 +17,7 @@ export function minimiseFleet(
   random: Random,
 ): void {
   const { instance } = solution;
-  const absence = new Float64Array(instance.visitCount);
+  const repair = new Repair(solution, ruinRecreate, random);
   const fewestVehicles = vehicleLowerBound(solution);
   const patience = stagnationLimit(instance.routable.length);
   // Visits the first solution left out (regret insertion leaves some when the fleet is tight) come in
@@ -30,8 +30,6 @@ export function minimiseFleet(
   // Vehicles whose route could not be emptied within the patience: not tried again until a route is emptied.
   const failed = new Uint8Array(instance.vehicleCount);
   let tries = 0;
-  let absent = solution.unassigned.size;
-  let absenceSum = 0;
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
   let emptied: EmptiedRoute | undefined;
@@ -52,8 +50,8 @@ export function minimiseFleet(
       outBefore = solution.unassigned.size;
       emptied = solution.vehiclesUsed <= fewestVehicles ? undefined : emptyARoute(solution, random, failed);
       if (!emptied) break;
-      absent = fewestOut = solution.unassigned.size;
-      absenceSum = sumOver(absence, solution.unassigned);
+      fewestOut = solution.unassigned.size;
+      repair.restart();
       lastGain = emptiedAt = budget.iterations;
     } else if (repairing && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
       repairing = false;
@@ -71,32 +69,175 @@ export function minimiseFleet(
       outBefore = solution.unassigned.size;
       emptied = emptyARoute(solution, random, failed, true);
       if (!emptied) break;
-      absent = fewestOut = solution.unassigned.size;
-      absenceSum = sumOver(absence, solution.unassigned);
+      fewestOut = solution.unassigned.size;
+      repair.restart();
       lastGain = emptiedAt = budget.iterations;
     }
+    if (repair.step(budget) === "fewer") lastGain = budget.iterations;
+    // By priority weight, not count: bringing back one high-priority visit for two low ones is a gain.
+    if (repairing && repair.kept) incumbent.offer(solution);
+    fewestOut = Math.min(fewestOut, solution.unassigned.size);
+  }
+  if (solution.unassigned.size <= target) incumbent.offer(solution);
+  solution.restore(incumbent.snapshot);
+}
+
+/**
+ * A fleet as costly as the incumbent's is not the cheapest when a used vehicle costs more than an unused one
+ * that could take its place: on realistic days a refrigerated van (fixed cost 2) can carry plain visits while a
+ * plain van (1) stands idle. The annealing cannot get there (emptying the costly route one visit at a time never
+ * lowers the fixed cost until the last one goes, and every step in between costs a vehicle more), and
+ * `minimiseFleet` only tries smaller fleets. So: empty the costliest such route, open the cheapest unused vehicle
+ * with one of its visits, and repair as `minimiseFleet` does without opening others; a complete plan is the new
+ * incumbent (a vehicle weight cheaper). A route that cannot be emptied within the patience waits for the next round.
+ */
+export function cheapenFleet(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  budget: Budget,
+  until: number,
+  incumbent: Incumbent,
+  random: Random,
+): void {
+  const { instance } = solution;
+  const patience = CHEAPEN_PATIENCE * stagnationLimit(instance.routable.length);
+  const repair = new Repair(solution, ruinRecreate, random);
+  const failed = new Uint8Array(instance.vehicleCount);
+  const target = incumbent.unassigned;
+  let swap: Swap | undefined;
+  let rounds = 0;
+  let lastGain = budget.iterations;
+  let emptiedAt = budget.iterations;
+  while (budget.progress() < until) {
+    if (solution.unassigned.size <= target) {
+      if (swap) {
+        incumbent.offer(solution);
+        failed.fill(0);
+      }
+      swap = swapForCheaper(solution, ruinRecreate, random, failed);
+      if (!swap && ++rounds < CHEAPEN_ROUNDS && failed.some((f) => f === 1)) {
+        failed.fill(0);
+        swap = swapForCheaper(solution, ruinRecreate, random, failed);
+      }
+      if (!swap) break;
+      if (!swap.opened) {
+        // No visit of the route fits the cheaper vehicle alone.
+        failed[swap.costly] = 1;
+        solution.restore(incumbent.snapshot);
+        continue;
+      }
+      emptiedAt = lastGain = budget.iterations;
+      repair.restart();
+    } else if (swap && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
+      failed[swap.costly] = 1;
+      solution.restore(incumbent.snapshot);
+      swap = undefined;
+      continue;
+    }
+    if (repair.step(budget) === "fewer") lastGain = budget.iterations;
+  }
+  solution.restore(incumbent.snapshot);
+}
+
+/**
+ * The cheaper-fleet step's patience, as a multiple of the fleet phase's, and how often each costly route is tried
+ * (in rounds over the routes). Measured on the 100-visit days where some run found the cheaper fleet (16 days × 2
+ * streams, 2026-11-27): the fleet phase's patience and one round reached it on 16 of 32, twice the patience 22,
+ * two rounds 19, both 26, four times the patience 21.
+ */
+const CHEAPEN_PATIENCE = 2;
+const CHEAPEN_ROUNDS = 2;
+
+interface Swap {
+  /** The vehicle whose route was emptied. */
+  costly: number;
+  /** Whether one of its visits opened the cheaper vehicle (if not, the caller restores the plan). */
+  opened: boolean;
+}
+
+/**
+ * Empties the used route of the highest fixed cost (not `failed`) that the cheapest unused vehicle undercuts,
+ * and opens that vehicle with one of the route's visits that fits it alone; undefined when there is no such
+ * route. The visits left out are the route's others.
+ */
+function swapForCheaper(solution: Solution, ruinRecreate: RuinRecreate, random: Random, failed: Uint8Array): Swap | undefined {
+  const { instance, routes } = solution;
+  let cheapest = -1;
+  for (let r = 0; r < routes.length; r++) {
+    const vehicle = routes[r]!.vehicle;
+    if (routes[r]!.visitCount === 0 && (cheapest < 0 || instance.fixedCost[vehicle]! < instance.fixedCost[routes[cheapest]!.vehicle]!)) cheapest = r;
+  }
+  if (cheapest < 0) return undefined;
+  const cheapVehicle = routes[cheapest]!.vehicle;
+  let costly = -1;
+  let costlyScore = -Infinity;
+  for (let r = 0; r < routes.length; r++) {
+    const route = routes[r]!;
+    const fixedCost = instance.fixedCost[route.vehicle]!;
+    if (route.visitCount === 0 || failed[route.vehicle] || fixedCost <= instance.fixedCost[cheapVehicle]!) continue;
+    const score = fixedCost + random.next() / (1 + route.visitCount);
+    if (score > costlyScore) {
+      costly = r;
+      costlyScore = score;
+    }
+  }
+  if (costly < 0) return undefined;
+  const vehicle = routes[costly]!.vehicle;
+  const visits = random.shuffle(routes[costly]!.nodes.filter((node) => node < instance.visitCount));
+  for (const v of visits) solution.remove(v);
+  // Paired visits move as pairs: a single visit opens the vehicle.
+  const opened = visits.some((v) => (!instance.hasPairs || instance.partner[v]! < 0) && ruinRecreate.openWith(v, cheapest));
+  return { costly: vehicle, opened };
+}
+
+/**
+ * The repair step of both phases: make room next to a visit left out and put back what fits, without opening
+ * vehicles; kept when fewer visits are left out or when the ones left out have been absent less often (absence
+ * counters steer the search to hard visits).
+ */
+class Repair {
+  private readonly absence: Float64Array;
+  private absent: number;
+  private absenceSum = 0;
+  /** Whether the last step was kept. */
+  kept = false;
+
+  constructor(
+    private readonly solution: Solution,
+    private readonly ruinRecreate: RuinRecreate,
+    private readonly random: Random,
+  ) {
+    this.absence = new Float64Array(solution.instance.visitCount);
+    this.absent = solution.unassigned.size;
+  }
+
+  /** After a route was emptied: the visits left out now are the count to beat. */
+  restart(): void {
+    this.absent = this.solution.unassigned.size;
+    this.absenceSum = sumOver(this.absence, this.solution.unassigned);
+  }
+
+  /** One step; "fewer" when it was kept with fewer visits left out. */
+  step(budget: Budget): "fewer" | "kept" | "rejected" {
+    const { solution, ruinRecreate, random, absence } = this;
     solution.begin();
-    // Make room next to a visit left out.
     ruinRecreate.ruin(pick(solution.unassigned, random));
     ruinRecreate.recreate([...solution.unassigned], false, random.next() < 0.5 ? absence : undefined);
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
-    if (solution.unassigned.size < absent || newAbsenceSum < absenceSum) {
+    const fewer = solution.unassigned.size < this.absent;
+    this.kept = fewer || newAbsenceSum < this.absenceSum;
+    if (this.kept) {
       solution.commit();
-      if (solution.unassigned.size < absent) lastGain = budget.iterations;
-      // By priority weight, not count: bringing back one high-priority visit for two low ones is a gain.
-      if (repairing) incumbent.offer(solution);
-      absent = solution.unassigned.size;
-      absenceSum = newAbsenceSum;
+      this.absent = solution.unassigned.size;
+      this.absenceSum = newAbsenceSum;
     } else {
       solution.rollback();
     }
-    fewestOut = Math.min(fewestOut, solution.unassigned.size);
     for (const v of solution.unassigned) absence[v] = absence[v]! + 1;
-    absenceSum = sumOver(absence, solution.unassigned);
+    this.absenceSum = sumOver(absence, solution.unassigned);
+    return fewer ? "fewer" : this.kept ? "kept" : "rejected";
   }
-  if (solution.unassigned.size <= target) incumbent.offer(solution);
-  solution.restore(incumbent.snapshot);
 }
 
 /**
@@ -180,3 +321,4 @@ function sumOver(values: Float64Array, visits: Iterable<number>): number {
   for (const v of visits) sum += values[v]!;
   return sum;
 }
+

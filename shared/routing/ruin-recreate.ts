@@ -157,6 +157,16 @@ export class RuinRecreate {
     }
   }
 
+  /** Puts visit v (not one of a pair) alone into the empty route r if its vehicle may serve it there; whether it did. */
+  openWith(v: number, r: number): boolean {
+    const { instance, routes } = this.solution;
+    const route = routes[r]!;
+    if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) return false;
+    if (!route.findInsertion(v, Infinity, undefined, this.insertion)) return false;
+    this.solution.insert(v, r, this.insertion.position, this.insertion.window);
+    return true;
+  }
+
   /** Tries route r for visit v once per recreate step, keeping the cheapest insertion in `best`. */
   private offer(v: number, r: number): void {
     const { instance, routes } = this.solution;

@@ -7,7 +7,7 @@ import { improveLocally } from "./local-search.ts";
 import type { DroppedVisit, Elite, RoutingEnd, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
-import { minimiseFleet } from "./fleet-min.ts";
+import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
 import { anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
@@ -68,6 +68,8 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
       improveLocally(solution);
       incumbent.offer(solution);
     } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+    // As many vehicles, but cheaper ones where an idle vehicle costs less than a used one.
+    cheapenFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
   }
   const scale = meanDistancePerVisit(solution);
   budget.scale = totalDistance(solution);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { minimiseFleet } from "#shared/routing/fleet-min";
+import { cheapenFleet, minimiseFleet } from "#shared/routing/fleet-min";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
@@ -126,5 +126,81 @@ describe("fleet minimisation", () => {
     // The repair's patience (2,000 iterations), then three routes tried and given up: well within its 20,000.
     expect(budget.iterations).toBeLessThan(20_000);
     for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+});
+
+/**
+ * Two tagged vans (fixed cost 2) and one plain van (1), at most 13 visits each: the 6 tagged and 20 plain visits
+ * need two vans, and the cheapest pair is one tagged and the plain one (3), not both tagged (4).
+ */
+function twoTaggedVans(): RoutingProblem {
+  const routing = problem();
+  routing.vehicles = [
+    { id: "tagged-1", start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 1000 }, tags: ["x"], fixedCost: 2, maxVisits: 13 },
+    { id: "tagged-2", start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 1000 }, tags: ["x"], fixedCost: 2, maxVisits: 13 },
+    { id: "plain", start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 1000 }, maxVisits: 13 },
+  ];
+  return routing;
+}
+
+/** Both tagged vans used (the tagged visits and the plain ones split between them), the plain van idle. */
+function onBothTaggedVans(routing: RoutingProblem): Solution {
+  const instance = buildInstance(routing);
+  const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+  for (let v = 0; v < instance.visitCount; v++) {
+    const r = (v < 6 ? v < 3 : v < 16) ? 0 : 1;
+    solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+  }
+  return solution;
+}
+
+function fixedCostUsed(solution: Solution): number {
+  return solution.routes.reduce((sum, route) => sum + (route.visitCount > 0 ? solution.instance.fixedCost[route.vehicle]! : 0), 0);
+}
+
+describe("a cheaper fleet of the same size", () => {
+  it("replaces a costly vehicle by an idle cheaper one when the others can take its tagged visits", () => {
+    for (const seed of [1, 2, 3]) {
+      const solution = onBothTaggedVans(twoTaggedVans());
+      expect(fixedCostUsed(solution)).toBe(4);
+      const random = new Random(seed);
+      const incumbent = new Incumbent(solution);
+      const budget = new Budget(() => 0, Infinity, 40_000);
+      // A smaller fleet is out of reach (13 visits a van): the fleet phase changes nothing here.
+      minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+      expect(fixedCostUsed(solution)).toBe(4);
+
+      cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+      expect(solution.unassigned.size).toBe(0);
+      expect(solution.vehiclesUsed).toBe(2);
+      expect(fixedCostUsed(solution)).toBe(3);
+      expect(solution.routes[2]!.visitCount).toBeGreaterThan(0); // the plain van
+      expect(incumbent.cost).toBe(solution.cost);
+      for (const route of solution.routes) expect(route.feasible).toBe(true);
+    }
+  });
+
+  it("leaves the plan as it was when the cheaper vehicle cannot take the costly route's place", () => {
+    const routing = twoTaggedVans();
+    // Fourteen tagged visits: both tagged vans are needed (13 visits a van), and the plain van may serve none of them.
+    routing.visits = routing.visits.map((visit, i) => (i < 14 ? { ...visit, requiredTags: ["x"] } : visit));
+    const instance = buildInstance(routing);
+    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+    for (let v = 0; v < instance.visitCount; v++) {
+      const r = v % 2;
+      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
+    }
+    const before = solution.cost;
+    const random = new Random(1);
+    const incumbent = new Incumbent(solution);
+    const budget = new Budget(() => 0, Infinity, 100_000);
+    cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+
+    expect(solution.cost).toBe(before);
+    expect(solution.unassigned.size).toBe(0);
+    expect(fixedCostUsed(solution)).toBe(4);
+    // Each tagged route tried in two rounds, each try within twice its patience of 4,000, then the step ended on its
+    // own, well before its share of the budget (50,000).
+    expect(budget.iterations).toBeLessThanOrEqual(32_000);
   });
 });
