@@ -203,4 +203,21 @@ describe("a cheaper fleet of the same size", () => {
     // own, before its share of the budget (a fifth: 40,000).
     expect(budget.iterations).toBeLessThanOrEqual(32_000);
   });
+
+  it("moves on from a costly route none of whose visits the cheaper vehicle may serve, and ends", () => {
+    const routing = twoTaggedVans();
+    // Every visit tagged: the plain van may serve none, so it can never be opened.
+    routing.visits = routing.visits.map((visit) => ({ ...visit, requiredTags: ["x"] }));
+    const solution = onBothTaggedVans(routing);
+    const before = solution.cost;
+    const random = new Random(1);
+    const incumbent = new Incumbent(solution);
+    // No clock: only iterations end the step, so a try that spends none must not be repeated forever.
+    const budget = new Budget(() => 0, Infinity, 100_000);
+    cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+
+    expect(solution.cost).toBe(before);
+    expect(fixedCostUsed(solution)).toBe(4);
+    expect(budget.iterations).toBe(0);
+  });
 });
