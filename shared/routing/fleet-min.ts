@@ -118,7 +118,6 @@ export function cheapenFleet(
           failed[swap.costly] = 1;
           solution.restore(incumbent.snapshot);
         }
-        swap = undefined;
       }
       swap = swapForCheaper(solution, ruinRecreate, random, failed);
       if (!swap && ++rounds < CHEAPEN_ROUNDS && failed.some((f) => f === 1)) {
@@ -178,19 +177,18 @@ interface Swap {
  */
 function swapForCheaper(solution: Solution, ruinRecreate: RuinRecreate, random: Random, failed: Uint8Array): Swap | undefined {
   const { instance, routes } = solution;
+  const fixedCostOf = (r: number) => instance.fixedCost[routes[r]!.vehicle]!;
   let cheapest = -1;
   for (let r = 0; r < routes.length; r++) {
-    const vehicle = routes[r]!.vehicle;
-    if (routes[r]!.visitCount === 0 && (cheapest < 0 || instance.fixedCost[vehicle]! < instance.fixedCost[routes[cheapest]!.vehicle]!)) cheapest = r;
+    if (routes[r]!.visitCount === 0 && (cheapest < 0 || fixedCostOf(r) < fixedCostOf(cheapest))) cheapest = r;
   }
   if (cheapest < 0) return undefined;
-  const cheapVehicle = routes[cheapest]!.vehicle;
   let costly = -1;
   let costlyScore = -Infinity;
   for (let r = 0; r < routes.length; r++) {
     const route = routes[r]!;
-    const fixedCost = instance.fixedCost[route.vehicle]!;
-    if (route.visitCount === 0 || failed[route.vehicle] || fixedCost <= instance.fixedCost[cheapVehicle]!) continue;
+    const fixedCost = fixedCostOf(r);
+    if (route.visitCount === 0 || failed[route.vehicle] || fixedCost <= fixedCostOf(cheapest)) continue;
     const score = fixedCost + random.next() / (1 + route.visitCount);
     if (score > costlyScore) {
       costly = r;

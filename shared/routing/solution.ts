@@ -67,6 +67,13 @@ export class Solution {
     return used;
   }
 
+  /** Σ fixed cost of the vehicles used (the hierarchical objective's measure after served visits). */
+  get fixedCostUsed(): number {
+    let cost = 0;
+    for (const route of this.routes) if (route.visitCount > 0) cost += this.instance.fixedCost[route.vehicle]!;
+    return cost;
+  }
+
   /** Starts recording changes so that `rollback` can undo them. */
   begin(): void {
     this.journalOpen = true;

@@ -147,7 +147,7 @@ function describe(problem: RoutingProblem, instance: Instance, solution: Solutio
       visits: routes.reduce((sum, r) => sum + r.stops.length, 0),
       distance: routes.reduce((sum, r) => sum + r.distance, 0),
       duration: routes.reduce((sum, r) => sum + r.duration, 0),
-      fixedCost: solution.routes.reduce((sum, r) => sum + (r.visitCount > 0 ? instance.fixedCost[r.vehicle]! : 0), 0),
+      fixedCost: solution.fixedCostUsed,
     },
     iterations,
     endedBy,

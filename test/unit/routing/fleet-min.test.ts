@@ -143,37 +143,45 @@ function twoTaggedVans(): RoutingProblem {
   return routing;
 }
 
-/** Both tagged vans used (the tagged visits and the plain ones split between them), the plain van idle. */
-function onBothTaggedVans(routing: RoutingProblem): Solution {
+/**
+ * Both tagged vans used, the plain van idle; `routeOf` says which tagged van serves visit v (default: the first
+ * three tagged visits and ten plain ones on "tagged-1", the rest on "tagged-2").
+ */
+function onBothTaggedVans(routing: RoutingProblem, routeOf: (v: number) => number = (v) => ((v < 6 ? v < 3 : v < 16) ? 0 : 1)): Solution {
   const instance = buildInstance(routing);
   const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
   for (let v = 0; v < instance.visitCount; v++) {
-    const r = (v < 6 ? v < 3 : v < 16) ? 0 : 1;
+    const r = routeOf(v);
     solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
   }
   return solution;
 }
 
-function fixedCostUsed(solution: Solution): number {
-  return solution.routes.reduce((sum, route) => sum + (route.visitCount > 0 ? solution.instance.fixedCost[route.vehicle]! : 0), 0);
+/** Runs the cheaper-fleet step on `solution` (share of the budget up to half of `iterations`), from an incumbent taken of it now. */
+function runCheapen(solution: Solution, seed: number, iterations: number): { incumbent: Incumbent; budget: Budget } {
+  const random = new Random(seed);
+  const incumbent = new Incumbent(solution);
+  const budget = new Budget(() => 0, Infinity, iterations);
+  cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+  return { incumbent, budget };
 }
 
 describe("a cheaper fleet of the same size", () => {
   it("replaces a costly vehicle by an idle cheaper one when the others can take its tagged visits", () => {
     for (const seed of [1, 2, 3]) {
       const solution = onBothTaggedVans(twoTaggedVans());
-      expect(fixedCostUsed(solution)).toBe(4);
+      expect(solution.fixedCostUsed).toBe(4);
       const random = new Random(seed);
       const incumbent = new Incumbent(solution);
       const budget = new Budget(() => 0, Infinity, 40_000);
       // A smaller fleet is out of reach (13 visits a van): the fleet phase changes nothing here.
       minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
-      expect(fixedCostUsed(solution)).toBe(4);
+      expect(solution.fixedCostUsed).toBe(4);
 
       cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
       expect(solution.unassigned.size).toBe(0);
       expect(solution.vehiclesUsed).toBe(2);
-      expect(fixedCostUsed(solution)).toBe(3);
+      expect(solution.fixedCostUsed).toBe(3);
       expect(solution.routes[2]!.visitCount).toBeGreaterThan(0); // the plain van
       expect(incumbent.cost).toBe(solution.cost);
       for (const route of solution.routes) expect(route.feasible).toBe(true);
@@ -184,21 +192,13 @@ describe("a cheaper fleet of the same size", () => {
     const routing = twoTaggedVans();
     // Fourteen tagged visits: both tagged vans are needed (13 visits a van), and the plain van may serve none of them.
     routing.visits = routing.visits.map((visit, i) => (i < 14 ? { ...visit, requiredTags: ["x"] } : visit));
-    const instance = buildInstance(routing);
-    const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
-    for (let v = 0; v < instance.visitCount; v++) {
-      const r = v % 2;
-      solution.insert(v, r, solution.routes[r]!.nodes.length - 1, instance.windowOffset[v]!);
-    }
+    const solution = onBothTaggedVans(routing, (v) => v % 2);
     const before = solution.cost;
-    const random = new Random(1);
-    const incumbent = new Incumbent(solution);
-    const budget = new Budget(() => 0, Infinity, 200_000);
-    cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    const { budget } = runCheapen(solution, 1, 200_000);
 
     expect(solution.cost).toBe(before);
     expect(solution.unassigned.size).toBe(0);
-    expect(fixedCostUsed(solution)).toBe(4);
+    expect(solution.fixedCostUsed).toBe(4);
     // Each tagged route tried in two rounds, each try within twice its patience of 4,000, then the step ended on its
     // own, before its share of the budget (a fifth: 40,000).
     expect(budget.iterations).toBeLessThanOrEqual(32_000);
@@ -210,14 +210,11 @@ describe("a cheaper fleet of the same size", () => {
     routing.visits = routing.visits.map((visit) => ({ ...visit, requiredTags: ["x"] }));
     const solution = onBothTaggedVans(routing);
     const before = solution.cost;
-    const random = new Random(1);
-    const incumbent = new Incumbent(solution);
     // No clock: only iterations end the step, so a try that spends none must not be repeated forever.
-    const budget = new Budget(() => 0, Infinity, 100_000);
-    cheapenFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    const { budget } = runCheapen(solution, 1, 100_000);
 
     expect(solution.cost).toBe(before);
-    expect(fixedCostUsed(solution)).toBe(4);
+    expect(solution.fixedCostUsed).toBe(4);
     expect(budget.iterations).toBe(0);
   });
 });
