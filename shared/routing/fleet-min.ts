@@ -73,9 +73,10 @@ export function minimiseFleet(
       repair.restart();
       lastGain = emptiedAt = budget.iterations;
     }
-    if (repair.step(budget) === "fewer") lastGain = budget.iterations;
+    const step = repair.step(budget);
+    if (step === "fewer") lastGain = budget.iterations;
     // By priority weight, not count: bringing back one high-priority visit for two low ones is a gain.
-    if (repairing && repair.kept) incumbent.offer(solution);
+    if (repairing && step !== "rejected") incumbent.offer(solution);
     fewestOut = Math.min(fewestOut, solution.unassigned.size);
   }
   if (solution.unassigned.size <= target) incumbent.offer(solution);
@@ -109,15 +110,18 @@ export function cheapenFleet(
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
   const end = Math.min(until, budget.progress() + CHEAPEN_SHARE);
+  /** The costly route waits for the next round; back to the incumbent. */
+  const giveUp = (costly: number): void => {
+    failed[costly] = 1;
+    solution.restore(incumbent.snapshot);
+    swap = undefined;
+  };
   while (budget.progress() < end) {
     if (solution.unassigned.size <= target) {
       if (swap) {
         // Complete again: the new incumbent, unless (with priorities) as many visits out weigh more.
         if (incumbent.offer(solution)) failed.fill(0);
-        else {
-          failed[swap.costly] = 1;
-          solution.restore(incumbent.snapshot);
-        }
+        else giveUp(swap.costly);
       }
       swap = swapForCheaper(solution, ruinRecreate, random, failed);
       if (!swap && ++rounds < CHEAPEN_ROUNDS && failed.some((f) => f === 1)) {
@@ -127,17 +131,13 @@ export function cheapenFleet(
       if (!swap) break;
       if (!swap.opened) {
         // No visit of the route fits the cheaper vehicle alone.
-        failed[swap.costly] = 1;
-        solution.restore(incumbent.snapshot);
-        swap = undefined;
+        giveUp(swap.costly);
         continue;
       }
       emptiedAt = lastGain = budget.iterations;
       repair.restart();
     } else if (swap && (budget.iterations - lastGain >= patience || budget.iterations - emptiedAt >= 2 * patience)) {
-      failed[swap.costly] = 1;
-      solution.restore(incumbent.snapshot);
-      swap = undefined;
+      giveUp(swap.costly);
       continue;
     }
     if (repair.step(budget) === "fewer") lastGain = budget.iterations;
@@ -213,8 +213,6 @@ class Repair {
   private readonly absence: Float64Array;
   private absent: number;
   private absenceSum = 0;
-  /** Whether the last step was kept. */
-  kept = false;
 
   constructor(
     private readonly solution: Solution,
@@ -240,8 +238,8 @@ class Repair {
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     const fewer = solution.unassigned.size < this.absent;
-    this.kept = fewer || newAbsenceSum < this.absenceSum;
-    if (this.kept) {
+    const kept = fewer || newAbsenceSum < this.absenceSum;
+    if (kept) {
       solution.commit();
       this.absent = solution.unassigned.size;
       this.absenceSum = newAbsenceSum;
@@ -250,7 +248,7 @@ class Repair {
     }
     for (const v of solution.unassigned) absence[v] = absence[v]! + 1;
     this.absenceSum = sumOver(absence, solution.unassigned);
-    return fewer ? "fewer" : this.kept ? "kept" : "rejected";
+    return fewer ? "fewer" : kept ? "kept" : "rejected";
   }
 }
 
