@@ -10,7 +10,11 @@ await import("./local/process-defaults.ts");
 // `strict` runs its files on the same emulators under production DynamoDB semantics (transaction
 // conflicts, throttling, index lag: test/support/strict-dynamodb.ts). A file opts in by being named
 // `*.strict.test.ts` or by being listed in `strictFiles`.
-const strictFiles = ["test/integration/runs/scheduler-tick.test.ts", "test/http/legacy-import.test.ts", "test/http/profile-delete-race.test.ts"];
+const strictFiles = [
+  "test/integration/runs/scheduler-tick.test.ts",
+  "test/http/legacy-import.test.ts",
+  "test/http/profile-delete-race.test.ts",
+];
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
 export default defineConfig({
   test: {

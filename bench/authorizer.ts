@@ -49,7 +49,10 @@ Object.assign(process.env, {
   POWERTOOLS_METRICS_DISABLED: "true",
   POWERTOOLS_TRACE_ENABLED: "false",
   TENANT_AUTO_ENROLL: "true",
-  TENANT_PLANS_JSON: JSON.stringify({ defaultPlan: "bench", plans: [{ name: "bench", description: "no limits", rate: 10_000, burst: 5_000, maxRunsQueued: 5 }] }),
+  TENANT_PLANS_JSON: JSON.stringify({
+    defaultPlan: "bench",
+    plans: [{ name: "bench", description: "no limits", rate: 10_000, burst: 5_000, maxRunsQueued: 5 }],
+  }),
 });
 resetAppConfig();
 resetConfiguredPlans();
@@ -58,7 +61,13 @@ const stack = { stop: () => dynamo.stop() };
 
 async function gatewayWith(cacheTtlSeconds: number): Promise<{ url: string; authorizer: LocalAuthorizer; server: Server }> {
   const authorizer = new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds });
-  const server = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot, authorizer, usagePlans: new LocalUsagePlans(configuredPlans()) });
+  const server = createGateway({
+    routes,
+    basePath: "/v3",
+    rootDirectory: repositoryRoot,
+    authorizer,
+    usagePlans: new LocalUsagePlans(configuredPlans()),
+  });
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`, authorizer, server };
 }

@@ -23,13 +23,18 @@ const sourceMaps = values["source-maps"] ?? false;
 const outdir = mkdtempSync(join(tmpdir(), "bench-cold-"));
 try {
   const baselineEntry = "bench/cold-baseline.ts";
-  const entries = [...new Set([...routes.map((route) => route.handler), "functions/jobs/scheduler-tick.ts", "functions/jobs/routing-run.ts"])];
+  const entries = [
+    ...new Set([...routes.map((route) => route.handler), "functions/jobs/scheduler-tick.ts", "functions/jobs/routing-run.ts"]),
+  ];
   const started = performance.now();
   const bundles = bundleEntries([baselineEntry, ...entries], { repositoryRoot, outdir, sourceMaps });
   const bundleSeconds = (performance.now() - started) / 1000;
 
   const targets = [
-    ...[...bundles].map(([entry, directory]) => ({ name: entry === baselineEntry ? "baseline (DynamoDB document client only)" : entry, file: join(directory, "index.js") })),
+    ...[...bundles].map(([entry, directory]) => ({
+      name: entry === baselineEntry ? "baseline (DynamoDB document client only)" : entry,
+      file: join(directory, "index.js"),
+    })),
   ];
   const nodeArgs = sourceMaps ? ["--enable-source-maps"] : [];
   // Wall time and the CPU time (user + system) the process spent loading the module: on a busy machine
@@ -40,7 +45,10 @@ try {
   const cpuSamples = new Map(targets.map((target) => [target.file, [] as number[]]));
   for (let round = 0; round < runs; round++) {
     for (const target of targets) {
-      const output = execFileSync(process.execPath, [...nodeArgs, "-e", loadScript, target.file], { cwd: outdir, env: { ...process.env, AWS_REGION: "eu-west-1" } });
+      const output = execFileSync(process.execPath, [...nodeArgs, "-e", loadScript, target.file], {
+        cwd: outdir,
+        env: { ...process.env, AWS_REGION: "eu-west-1" },
+      });
       const [wallMs, cpuMs] = output.toString().split(" ").map(Number);
       samples.get(target.file)!.push(wallMs as number);
       cpuSamples.get(target.file)!.push(cpuMs as number);
@@ -52,8 +60,12 @@ try {
     return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   };
   const baselineMs = median(samples.get(targets[0]!.file)!);
-  console.log(`bundled ${entries.length} entries in one esbuild run: ${bundleSeconds.toFixed(1)} s; source maps ${sourceMaps ? "on" : "off"}; median of ${runs} loads each`);
-  console.log(`${"bundle".padEnd(52)} ${"KiB".padStart(7)} ${"map KiB".padStart(8)} ${"load ms".padStart(8)} ${"ratio".padStart(6)} ${"CPU ms".padStart(7)}`);
+  console.log(
+    `bundled ${entries.length} entries in one esbuild run: ${bundleSeconds.toFixed(1)} s; source maps ${sourceMaps ? "on" : "off"}; median of ${runs} loads each`,
+  );
+  console.log(
+    `${"bundle".padEnd(52)} ${"KiB".padStart(7)} ${"map KiB".padStart(8)} ${"load ms".padStart(8)} ${"ratio".padStart(6)} ${"CPU ms".padStart(7)}`,
+  );
   // The target is the API functions' (each request waits for their cold start); the jobs are listed for reference.
   const overTarget: string[] = [];
   let worstApi = 0;
@@ -69,7 +81,9 @@ try {
       `${target.name.padEnd(52)} ${(statSync(target.file).size / 1024).toFixed(0).padStart(7)} ${(mapBytes / 1024).toFixed(0).padStart(8)} ${ms.toFixed(1).padStart(8)} ${ratio.toFixed(2).padStart(6)} ${median(cpuSamples.get(target.file)!).toFixed(1).padStart(7)}`,
     );
   }
-  console.log(`worst API function ratio ${worstApi.toFixed(2)} (target ≤ 1.30); over the target: ${overTarget.length === 0 ? "none" : overTarget.join(", ")}`);
+  console.log(
+    `worst API function ratio ${worstApi.toFixed(2)} (target ≤ 1.30); over the target: ${overTarget.length === 0 ? "none" : overTarget.join(", ")}`,
+  );
 } finally {
   rmSync(outdir, { recursive: true, force: true });
 }

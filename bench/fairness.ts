@@ -35,9 +35,12 @@ const workers = Number(values.workers);
 const flood = Number(values.flood);
 const runSeconds = Number(values["run-seconds"]);
 const others = Number(values.others);
-if (!(workers >= 2) || !(flood >= 1) || !(runSeconds > 0) || !(others >= 1)) throw new Error("usage: --workers <n ≥ 2> --flood <n ≥ 1> --run-seconds <s > 0> --others <n ≥ 1>");
+if (!(workers >= 2) || !(flood >= 1) || !(runSeconds > 0) || !(others >= 1))
+  throw new Error("usage: --workers <n ≥ 2> --flood <n ≥ 1> --run-seconds <s > 0> --others <n ≥ 1>");
 
-const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined } : await startDynamoDbLocal();
+const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined }
+  : await startDynamoDbLocal();
 const sqsEmulator = await startSqsEmulator();
 Object.assign(process.env, {
   AWS_REGION: "us-east-1",
@@ -62,14 +65,20 @@ type Run = OnDemandRunMessage & { deferrals?: number };
 
 /** As POST /routing/result enqueues a run: its active-run slot, then the queue by its organization's share (shared/app/run-spillover.ts). */
 async function enqueue(run: Run): Promise<void> {
-  if (!(await takeActiveRunSlot(run.organizationId, onDemandRunKey(run.resultId), 1000, new Date(), activeRunLeaseSeconds))) throw new Error("no active-run slot");
+  if (!(await takeActiveRunSlot(run.organizationId, onDemandRunKey(run.resultId), 1000, new Date(), activeRunLeaseSeconds)))
+    throw new Error("no active-run slot");
   await enqueueOnDemandRun(run);
 }
 
-async function scenario(fair: boolean): Promise<{ waits: number[]; aBefore: number[]; floodDoneSeconds: number; deferrals: number; spilled: number }> {
+async function scenario(
+  fair: boolean,
+): Promise<{ waits: number[]; aBefore: number[]; floodDoneSeconds: number; deferrals: number; spilled: number }> {
   const id = `${fair ? "on" : "off"}-${Date.now()}`;
-  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `fairness-${id}`, Attributes: { VisibilityTimeout: "600" } }))).QueueUrl as string;
-  const spilloverUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `fairness-spillover-${id}`, Attributes: { VisibilityTimeout: "600" } }))).QueueUrl as string;
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `fairness-${id}`, Attributes: { VisibilityTimeout: "600" } })))
+    .QueueUrl as string;
+  const spilloverUrl = (
+    await sqs.send(new CreateQueueCommand({ QueueName: `fairness-spillover-${id}`, Attributes: { VisibilityTimeout: "600" } }))
+  ).QueueUrl as string;
   Object.assign(process.env, { RUN_QUEUE_URL: queueUrl, RUN_SPILLOVER_QUEUE_URL: fair ? spilloverUrl : "" });
   if (fair) process.env.RUN_WORKER_SLOTS_PER_TENANT = String(share);
   else delete process.env.RUN_WORKER_SLOTS_PER_TENANT;
@@ -116,7 +125,10 @@ async function scenario(fair: boolean): Promise<{ waits: number[]; aBefore: numb
       await sqs.send(new DeleteMessageCommand({ QueueUrl: laneQueueUrl, ReceiptHandle: message.ReceiptHandle as string }));
     }
   };
-  const lanes = [...Array.from({ length: workers }, () => lane(queueUrl)), ...(fair ? Array.from({ length: Math.max(2, share) }, () => lane(spilloverUrl)) : [])];
+  const lanes = [
+    ...Array.from({ length: workers }, () => lane(queueUrl)),
+    ...(fair ? Array.from({ length: Math.max(2, share) }, () => lane(spilloverUrl)) : []),
+  ];
   // A floods: all its runs at once (one call each, as POST /routing/result).
   for (let i = 0; i < flood; i++) await enqueue({ kind: "onDemand", organizationId: "org-a", resultId: `a-${i}` });
   // B sends its runs one run-length apart, once the flood is queued and the workers are busy.
@@ -139,8 +151,14 @@ async function scenario(fair: boolean): Promise<{ waits: number[]; aBefore: numb
   };
 }
 
-console.log(`bench:fairness — ${workers} workers on the run queue (share per organization: ${share}, and ${Math.max(2, share)} on the spillover queue), A floods ${flood} runs, B sends ${others}, each run ${runSeconds} s`);
-console.log(`machine: ${cpus().length} cores, load ${loadavg().map((load) => load.toFixed(2)).join(" ")}`);
+console.log(
+  `bench:fairness — ${workers} workers on the run queue (share per organization: ${share}, and ${Math.max(2, share)} on the spillover queue), A floods ${flood} runs, B sends ${others}, each run ${runSeconds} s`,
+);
+console.log(
+  `machine: ${cpus().length} cores, load ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}`,
+);
 for (const fair of [false, true]) {
   const { waits, aBefore, floodDoneSeconds, deferrals, spilled } = await scenario(fair);
   const slots = waits.map((wait) => wait / runSeconds);
@@ -148,7 +166,11 @@ for (const fair of [false, true]) {
     `${fair ? "share  " : "no share"} B waited ${waits.map((wait) => `${wait.toFixed(1)} s`).join(", ")} (max ${Math.max(...slots).toFixed(2)} run lengths); A's runs started before each of B's: ${aBefore.join(", ")}; A's ${flood} runs done after ${floodDoneSeconds.toFixed(1)} s; spilled ${spilled}, deferrals ${deferrals}`,
   );
 }
-console.log(`machine after: load ${loadavg().map((load) => load.toFixed(2)).join(" ")}`);
+console.log(
+  `machine after: load ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}`,
+);
 await sqsEmulator.stop();
 await dynamo.stop();
 process.exit(0);

@@ -16,9 +16,12 @@ import { startDynamoDbSemanticsProxy, strictSemanticsOptions } from "#local/dyna
 const { values } = parseArgs({ options: { records: { type: "string", default: "10000" }, throttle: { type: "string", default: "0.05" } } });
 const recordCount = Number(values.records);
 const throttleRate = Number(values.throttle);
-if (!Number.isInteger(recordCount) || recordCount < 1 || !(throttleRate >= 0 && throttleRate < 1)) throw new Error("usage: --records <n ≥ 1> --throttle <0 ≤ rate < 1>");
+if (!Number.isInteger(recordCount) || recordCount < 1 || !(throttleRate >= 0 && throttleRate < 1))
+  throw new Error("usage: --records <n ≥ 1> --throttle <0 ≤ rate < 1>");
 
-const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined } : await startDynamoDbLocal();
+const dynamo = process.env.BENCH_DYNAMODB_ENDPOINT
+  ? { endpoint: process.env.BENCH_DYNAMODB_ENDPOINT, stop: async () => undefined }
+  : await startDynamoDbLocal();
 Object.assign(process.env, {
   AWS_REGION: "us-east-1",
   AWS_ACCESS_KEY_ID: "local",
@@ -29,7 +32,11 @@ Object.assign(process.env, {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
 });
 await provisionTable(new DynamoDBClient({}), process.env.TABLE_NAME as string);
-const proxy = await startDynamoDbSemanticsProxy(dynamo.endpoint, { ...strictSemanticsOptions, throttleRate, throttleError: "ThrottlingException" });
+const proxy = await startDynamoDbSemanticsProxy(dynamo.endpoint, {
+  ...strictSemanticsOptions,
+  throttleRate,
+  throttleError: "ThrottlingException",
+});
 process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
 
 // Imported after the environment is set: the clients read their endpoints when first created.
@@ -54,7 +61,8 @@ const header = {
   recordCount,
 };
 const lines = [JSON.stringify(header)];
-for (let i = 1; i <= recordCount; i++) lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(6, "0")}`, values: { label: `Item ${i}`, weight: i % 50 } }));
+for (let i = 1; i <= recordCount; i++)
+  lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(6, "0")}`, values: { label: `Item ${i}`, weight: i % 50 } }));
 const exportBytes = Buffer.from(`${lines.join("\n")}\n`);
 
 const queue: StepMessage[] = [];
@@ -64,7 +72,10 @@ const service = createLegacyImportService({
   source: {
     uploadTarget: async () => ({ url: "memory://export", fields: {}, expiresInSeconds: 900 }),
     describe: async () => ({ sizeBytes: exportBytes.length, contentType: EXPORT_CONTENT_TYPE }),
-    read: async (_organizationId, _uploadId, range) => ({ bytes: exportBytes.subarray(range.offset, range.offset + range.length), sizeBytes: exportBytes.length }),
+    read: async (_organizationId, _uploadId, range) => ({
+      bytes: exportBytes.subarray(range.offset, range.offset + range.length),
+      sizeBytes: exportBytes.length,
+    }),
     remove: async () => undefined,
   },
   queue: { send: async (message) => void queue.push(message) },
@@ -73,7 +84,10 @@ const service = createLegacyImportService({
 
 const organizationId = `bench-${Date.now()}`;
 const startedAt = Date.now();
-const started = await service.start({ userId: "bench", organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] }, { mode: "copy", source: { uploadId: "0".repeat(24) } });
+const started = await service.start(
+  { userId: "bench", organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] },
+  { mode: "copy", source: { uploadId: "0".repeat(24) } },
+);
 let outcomes: Record<string, number> = {};
 let stepFailures = 0;
 let rolledBack = false;

@@ -54,7 +54,8 @@ const options = {
 };
 const threadCounts = values.threads?.split(",").map(Number);
 if (threadCounts && !threadCounts.every((n) => Number.isInteger(n) && n >= 1)) throw new Error("--threads takes thread counts, e.g. 1,2");
-if (threadCounts && (values.set === "realistic" || values.set === "small")) throw new Error("--threads compares thread counts on solomon, gh200, gh400 or gh1000");
+if (threadCounts && (values.set === "realistic" || values.set === "small"))
+  throw new Error("--threads compares thread counts on solomon, gh200, gh400 or gh1000");
 if (threadCounts) {
   await runThreadComparison({
     ...options,
@@ -65,7 +66,15 @@ if (threadCounts) {
     threadCounts,
   });
 } else if (values.set === "realistic" && values.visits) {
-  runEarlyStop({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number), streams: Number(values.streams), clock: values.clock, fullResults: values["full-results"], ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}) });
+  runEarlyStop({
+    ...options,
+    visits: Number(values.visits),
+    seeds: values.seeds.split(",").map(Number),
+    streams: Number(values.streams),
+    clock: values.clock,
+    fullResults: values["full-results"],
+    ...(values["full-seconds"] ? { fullSeconds: Number(values["full-seconds"]) } : {}),
+  });
 } else if (values.set === "realistic") {
   runRealistic(options);
 } else if (values.set === "small") {
@@ -73,7 +82,13 @@ if (threadCounts) {
 } else {
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error("--jobs takes a number of processes, e.g. 2");
-  const benchmark = { ...options, set: values.set as BenchmarkSet, convention: values.convention as "exact" | "dimacs", dataDir: VRPTW_DATA_DIR, only: values.only?.split(",") };
+  const benchmark = {
+    ...options,
+    set: values.set as BenchmarkSet,
+    convention: values.convention as "exact" | "dimacs",
+    dataDir: VRPTW_DATA_DIR,
+    only: values.only?.split(","),
+  };
   if (jobs === 1) runBenchmark(benchmark);
   else await runBenchmarkInJobs(benchmark, jobs);
 }

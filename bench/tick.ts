@@ -15,7 +15,13 @@
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DeleteMessageBatchCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import {
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
 import { startDynamoDbLocal, startSqsEmulator } from "#local/emulators";
 import { provisionQueues, provisionTable } from "#local/provision";
@@ -23,7 +29,11 @@ import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import { defaultRunWorkerMaxConcurrency } from "#shared/queue/definitions";
 
 const { values } = parseArgs({
-  options: { due: { type: "string", default: "10" }, sizes: { type: "string", default: "100,1000,10000" }, workers: { type: "string", default: String(defaultRunWorkerMaxConcurrency) } },
+  options: {
+    due: { type: "string", default: "10" },
+    sizes: { type: "string", default: "100,1000,10000" },
+    workers: { type: "string", default: String(defaultRunWorkerMaxConcurrency) },
+  },
 });
 const dueCount = Number(values.due);
 const sizes = values.sizes.split(",").map(Number);
@@ -63,7 +73,13 @@ const { handler: runWorker } = await import("#functions/jobs/routing-run");
 const sqs = new SQSClient({});
 
 /** Every DynamoDB call made through the shared document client asks for, and reports, its consumed capacity. */
-const consumed = { read: 0, write: 0, calls: 0, byCommand: new Map<string, { calls: number; units: number; ms: number }>(), failed: new Map<string, number>() };
+const consumed = {
+  read: 0,
+  write: 0,
+  calls: 0,
+  byCommand: new Map<string, { calls: number; units: number; ms: number }>(),
+  failed: new Map<string, number>(),
+};
 documentClient().middlewareStack.add(
   (next, context) => async (args) => {
     (args.input as Record<string, unknown>).ReturnConsumedCapacity = "TOTAL";
@@ -122,8 +138,19 @@ sqsClient().middlewareStack.add(
 const retried = new Map<string, number>();
 /** Errors of single attempts (the retried ones included), by client, command and error. */
 const attemptErrors = new Map<string, number>();
-type LooseStack = { add(middleware: (next: (args: unknown) => Promise<{ output: unknown }>, context: { commandName?: string }) => (args: unknown) => Promise<{ output: unknown }>, options: object): void };
-for (const [clientName, client] of [["DynamoDB", documentClient()], ["SQS", sqsClient()]] as const) {
+type LooseStack = {
+  add(
+    middleware: (
+      next: (args: unknown) => Promise<{ output: unknown }>,
+      context: { commandName?: string },
+    ) => (args: unknown) => Promise<{ output: unknown }>,
+    options: object,
+  ): void;
+};
+for (const [clientName, client] of [
+  ["DynamoDB", documentClient()],
+  ["SQS", sqsClient()],
+] as const) {
   (client.middlewareStack as unknown as LooseStack).add(
     (next, context) => async (args) => {
       const count = (metadata: { attempts?: number } | undefined, outcome: string) => {
@@ -159,7 +186,13 @@ for (const [clientName, client] of [["DynamoDB", documentClient()], ["SQS", sqsC
   );
 }
 /** Five schedules per organization: at most the default cap of active runs per organization. */
-const ownerOf = (index: number) => ({ userId: "bench", organizationId: `bench-org-${Math.floor(index / 5)}`, hubIds: [], permissions: new Set<string>(), permissionDetails: [] });
+const ownerOf = (index: number) => ({
+  userId: "bench",
+  organizationId: `bench-org-${Math.floor(index / 5)}`,
+  hubIds: [],
+  permissions: new Set<string>(),
+  permissionDetails: [],
+});
 /** The first 07:00 UTC after now: every schedule of the bench runs daily at 07:00. */
 function nextSevenUtc(): string {
   const at = new Date();
@@ -182,9 +215,11 @@ const schedule = (name: string, startTime: string) => ({
 
 async function inParallel<T>(count: number, lanes: number, work: (index: number) => Promise<T>) {
   let next = 0;
-  await Promise.all(Array.from({ length: lanes }, async () => {
-    while (next < count) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
 }
 
 /**
@@ -201,7 +236,13 @@ async function handOutPages(pages: number, started: number, runBodies: string[])
     Array.from({ length: pages > 0 ? workerLanes : 0 }, async () => {
       while (handled < pages) {
         const received = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 3600, WaitTimeSeconds: 1, MessageSystemAttributeNames: ["All"] }),
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 1,
+            VisibilityTimeout: 3600,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ["All"],
+          }),
         );
         for (const message of received.Messages ?? []) {
           const body = JSON.parse(message.Body ?? "{}") as { kind?: string };
@@ -210,7 +251,16 @@ async function handOutPages(pages: number, started: number, runBodies: string[])
             continue;
           }
           if (Number.isNaN(firstStartedMs)) firstStartedMs = performance.now() - started;
-          const event = { Records: [{ messageId: message.MessageId, receiptHandle: message.ReceiptHandle, body: message.Body, attributes: message.Attributes ?? {} }] } as unknown as SQSEvent;
+          const event = {
+            Records: [
+              {
+                messageId: message.MessageId,
+                receiptHandle: message.ReceiptHandle,
+                body: message.Body,
+                attributes: message.Attributes ?? {},
+              },
+            ],
+          } as unknown as SQSEvent;
           const response = await runWorker(event);
           if (response.batchItemFailures.length > 0) throw new Error("a due page failed");
           handled++;
@@ -233,11 +283,18 @@ async function drainRunMessages(heldByLanes: string[]): Promise<{ messages: numb
   const queueUrl = process.env.RUN_QUEUE_URL as string;
   const bodies = [...heldByLanes];
   for (;;) {
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 3600, WaitTimeSeconds: 0 }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 3600, WaitTimeSeconds: 0 }),
+    );
     const messages = received.Messages ?? [];
     if (messages.length === 0) break;
     bodies.push(...messages.map((message) => message.Body ?? ""));
-    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })) }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })),
+      }),
+    );
   }
   const perSlot = new Map<string, number>();
   for (const body of bodies) {
@@ -245,7 +302,11 @@ async function drainRunMessages(heldByLanes: string[]): Promise<{ messages: numb
     if (run.kind !== "schedule") continue;
     perSlot.set(`${run.scheduleId}#${run.slot}`, (perSlot.get(`${run.scheduleId}#${run.slot}`) ?? 0) + 1);
   }
-  return { messages: [...perSlot.values()].reduce((sum, n) => sum + n, 0), distinctSlots: perSlot.size, slotsTwice: [...perSlot.values()].filter((n) => n > 1).length };
+  return {
+    messages: [...perSlot.values()].reduce((sum, n) => sum + n, 0),
+    distinctSlots: perSlot.size,
+    slotsTwice: [...perSlot.values()].filter((n) => n > 1).length,
+  };
 }
 
 const rows: string[] = [];
@@ -266,13 +327,19 @@ try {
         await documentClient().send(new PutCommand({ TableName: tableName(), Item }));
       },
     };
-    const service = createScheduleService({ store: plainInsert, hubConfigurations: { configurationIdsOfHub: async () => [] }, timeZone: () => "UTC" });
+    const service = createScheduleService({
+      store: plainInsert,
+      hubConfigurations: { configurationIdsOfHub: async () => [] },
+      timeZone: () => "UTC",
+    });
     const setupStarted = performance.now();
     await inParallel(dueCount, 25, (k) => service.create(ownerOf(k), schedule(`due ${k}`, "2020-01-01 00:00")));
     // Non-due: the same timetable, but their window opens in 2098, so their next run is decades away.
     await inParallel(size, 25, (k) => service.create(ownerOf(k), schedule(`later ${k}`, "2098-01-01 00:00")));
     const dueAt = nextSevenUtc();
-    process.stdout.write(`size ${size}: ${dueCount} due + ${size} later schedules stored in ${((performance.now() - setupStarted) / 1000).toFixed(0)} s\n`);
+    process.stdout.write(
+      `size ${size}: ${dueCount} due + ${size} later schedules stored in ${((performance.now() - setupStarted) / 1000).toFixed(0)} s\n`,
+    );
 
     consumed.read = 0;
     consumed.write = 0;
@@ -292,13 +359,21 @@ try {
     const pages = await handOutPages(outcome.pages, started, heldByLanes);
     const allEnqueuedMs = performance.now() - started;
     const attributes = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: process.env.RUN_QUEUE_URL as string, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: process.env.RUN_QUEUE_URL as string,
+        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+      }),
     );
-    const attributeSum = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const attributeSum =
+      Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
     const queued = await drainRunMessages(heldByLanes);
     const enqueued = queued.messages;
     const byCommand = [...consumed.byCommand]
-      .map(([command, row]) => `${command.replace("Command", "")} ${row.calls} calls, ${(row.ms / row.calls).toFixed(1)} ms each, ${row.units.toFixed(0)} units`)
+      .map(
+        ([command, row]) =>
+          `${command.replace("Command", "")} ${row.calls} calls, ${(row.ms / row.calls).toFixed(1)} ms each, ${row.units.toFixed(0)} units`,
+      )
       .join("; ");
     rows.push(
       `| ${String(size).padStart(7)} | ${String(dueCount).padStart(6)} | ${String(enqueued).padStart(8)} | ${String(pages.handled).padStart(5)} | ${tickMs.toFixed(0).padStart(7)} | ${(outcome.pages > 0 ? (allEnqueuedMs - pages.firstStartedMs).toFixed(0) : "–").padStart(8)} | ${allEnqueuedMs.toFixed(0).padStart(12)} | ${consumed.read.toFixed(1).padStart(10)} | ${consumed.write.toFixed(1).padStart(11)} | ${String(consumed.calls).padStart(6)} | ${String(sends.calls).padStart(5)} |`,

@@ -27,16 +27,26 @@ const { values } = parseArgs({
 const latency = Number(values.latency);
 const maxTableSize = Number(values.table);
 const server = await startFakeOsrm({ maxTableSize });
-const declaration = parseTravelProviders({ providers: { bench: { kind: "osrm", url: server.url, maxTableSize, concurrency: Number(values.concurrency) } } }).providers.bench as Extract<TravelProviderDeclaration, { kind: "osrm" }>;
+const declaration = parseTravelProviders({
+  providers: { bench: { kind: "osrm", url: server.url, maxTableSize, concurrency: Number(values.concurrency) } },
+}).providers.bench as Extract<TravelProviderDeclaration, { kind: "osrm" }>;
 const plain = osrmTableSource(declaration);
-const source = latency > 0 ? { ...plain, table: async (...args: Parameters<typeof plain.table>) => (await new Promise((r) => setTimeout(r, latency)), plain.table(...args)) } : plain;
+const source =
+  latency > 0
+    ? {
+        ...plain,
+        table: async (...args: Parameters<typeof plain.table>) => (await new Promise((r) => setTimeout(r, latency)), plain.table(...args)),
+      }
+    : plain;
 
 function day(random: Random, count: number): Location[] {
   // Visits within ~15 km of the hub, vehicles starting at the hub or at drivers' homes.
   return Array.from({ length: count }, () => ({ lat: -6.2 + (random.next() - 0.5) * 0.25, lng: 106.8 + (random.next() - 0.5) * 0.25 }));
 }
 
-console.log(`fake OSRM, maxTableSize ${maxTableSize}, concurrency ${declaration.concurrency}, +${latency} ms per request; ${values.vehicles} vehicle points besides the visits`);
+console.log(
+  `fake OSRM, maxTableSize ${maxTableSize}, concurrency ${declaration.concurrency}, +${latency} ms per request; ${values.vehicles} vehicle points besides the visits`,
+);
 console.log("visits | points | run | elements asked | cached | requests | seconds | cache object MB");
 for (const visits of values.visits.split(",").map(Number)) {
   const random = new Random(visits);
@@ -45,12 +55,18 @@ for (const visits of values.visits.split(",").map(Number)) {
   const vehicles = [{ lat: -6.2, lng: 106.8 }, ...day(random, Number(values.vehicles) - 1)];
   const first = [...day(random, visits), ...vehicles];
   const renewed = [...first.slice(0, Math.round(visits * 0.9)), ...day(random, visits - Math.round(visits * 0.9)), ...vehicles];
-  for (const [label, points] of [["first", first], ["same visits", first], ["10 % new", renewed]] as const) {
+  for (const [label, points] of [
+    ["first", first],
+    ["same visits", first],
+    ["10 % new", renewed],
+  ] as const) {
     const started = performance.now();
     const matrix = await buildRoadMatrix({ locations: points, source, cache, cacheTtlMs: 30 * 86_400_000, now: () => Date.now() });
     const seconds = (performance.now() - started) / 1000;
     const megabytes = stored ? encodeCachedMatrix(stored).length / 1_048_576 : 0;
-    console.log(`${visits} | ${points.length} | ${label} | ${matrix.elementsRequested} | ${matrix.elementsCached} | ${matrix.requests} | ${seconds.toFixed(2)} | ${megabytes.toFixed(1)}`);
+    console.log(
+      `${visits} | ${points.length} | ${label} | ${matrix.elementsRequested} | ${matrix.elementsCached} | ${matrix.requests} | ${seconds.toFixed(2)} | ${megabytes.toFixed(1)}`,
+    );
   }
 }
 await server.close();

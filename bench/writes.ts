@@ -28,7 +28,9 @@ const { permissionSlugs } = await import("#functions/routes");
 const { summarize, costOf, itemSize } = await import("#local/dynamodb-capacity");
 const { tableDefinition } = await import("#shared/store/table-definition");
 
-const { values } = parseArgs({ options: { "import-records": { type: "string", default: "200" }, json: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { "import-records": { type: "string", default: "200" }, json: { type: "boolean", default: false } },
+});
 const importRecords = Number(values["import-records"]);
 if (!Number.isInteger(importRecords) || importRecords < 1 || importRecords > 20_000) throw new Error("usage: --import-records <1..20000>");
 
@@ -107,21 +109,35 @@ await measure("POST /data", "TARGET title-only type (1 token)", "POST", "/data",
 const searchRecord = { dataTypeId: searchTypeId, hubId, dataId: "Acme Trading", code: "C-001", notes: "north south east west red blue" };
 await measure("POST /data", "TARGET 1 unique + 8 tokens", "POST", "/data", searchRecord);
 const recordPath = `/data/type/${encodeURIComponent("Customer")}/${encodeURIComponent("Acme Trading")}`;
-await measure("PUT /data/type/{name}/{dataId}", "same values but one notes word", "PUT", recordPath, { ...searchRecord, notes: "north south east west red green" });
+await measure("PUT /data/type/{name}/{dataId}", "same values but one notes word", "PUT", recordPath, {
+  ...searchRecord,
+  notes: "north south east west red green",
+});
 await measure("PATCH /data/type/{name}/{dataId}", "unique value changed", "PATCH", recordPath, { code: "C-002" });
 await measure("DELETE /data/type/{name}/{dataId}", "1 unique + 8 tokens", "DELETE", recordPath);
 await measure("DELETE /data/type/{name}/{dataId}", "title-only type", "DELETE", `/data/type/Note/Acme`);
 
-const vehicle = { name: "Van", type: "truck", capacity: { weight: { min: 10, max: 500 } }, workingTime: { startTime: "07:00", endTime: "16:00", multiday: 0 } };
+const vehicle = {
+  name: "Van",
+  type: "truck",
+  capacity: { weight: { min: 10, max: 500 } },
+  workingTime: { startTime: "07:00", endTime: "16:00", multiday: 0 },
+};
 const vehicleId = idOf(await measure("POST /vehicle", "in a hub", "POST", "/vehicle", { ...vehicle, hubId }));
 await measure("PUT /vehicle/{vehicleId}", "same hub", "PUT", `/vehicle/${vehicleId}`, { ...vehicle, name: "Van 2", hubId });
 await measure("PATCH /vehicle/{vehicleId}", "name", "PATCH", `/vehicle/${vehicleId}`, { name: "Van 3" });
 
-const visitId = idOf(await measure("POST /visit", "in a hub", "POST", "/visit", { hubId, name: "Stop", coordinate: { lat: 1.5, lng: 2.5 } }));
+const visitId = idOf(
+  await measure("POST /visit", "in a hub", "POST", "/visit", { hubId, name: "Stop", coordinate: { lat: 1.5, lng: 2.5 } }),
+);
 await measure("PATCH /visit/{visitId}", "name", "PATCH", `/visit/${visitId}`, { name: "Stop 2" });
 
-const configurationId = idOf(await measure("POST /routing/configuration", "on a hub", "POST", "/routing/configuration", { name: "Plan", hubId }));
-await measure("PATCH /routing/configuration/{configurationId}", "name", "PATCH", `/routing/configuration/${configurationId}`, { name: "Plan 2" });
+const configurationId = idOf(
+  await measure("POST /routing/configuration", "on a hub", "POST", "/routing/configuration", { name: "Plan", hubId }),
+);
+await measure("PATCH /routing/configuration/{configurationId}", "name", "PATCH", `/routing/configuration/${configurationId}`, {
+  name: "Plan 2",
+});
 const schedule = {
   name: "Morning routing",
   configurationId,
@@ -151,17 +167,22 @@ const importType = {
   commonData: true,
 };
 const lines = [JSON.stringify({ format: "field-operations-export", formatVersion: 2, dataType: importType, recordCount: importRecords })];
-for (let i = 1; i <= importRecords; i++) lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight: i % 50 } }));
+for (let i = 1; i <= importRecords; i++)
+  lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight: i % 50 } }));
 const upload = await call("POST", "/data-type/import/upload");
 await postExport(upload.body.data, `${lines.join("\n")}\n`);
 semantics.takeCaptured();
 const started = await call("POST", "/data-type/import", { mode: "copy", source: { uploadId: upload.body.data.uploadId } });
 const importedTypeId = idOf(started);
-const { handler: importWorker } = (await import("#functions/jobs/legacy-import")) as { handler: (event: SQSEvent) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> };
+const { handler: importWorker } = (await import("#functions/jobs/legacy-import")) as {
+  handler: (event: SQSEvent) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }>;
+};
 const sqs = new SQSClient({});
 const queueUrl = stack.environment.IMPORT_QUEUE_URL as string;
 for (let idle = 0; idle < 3; ) {
-  const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ["All"] }));
+  const received = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ["All"] }),
+  );
   const messages = received.Messages ?? [];
   if (messages.length === 0) {
     idle += 1;
@@ -183,11 +204,15 @@ for (let idle = 0; idle < 3; ) {
   } as unknown as SQSEvent;
   const result = await importWorker(event);
   const failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier));
-  for (const message of messages) if (!failed.has(message.MessageId as string)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+  for (const message of messages)
+    if (!failed.has(message.MessageId as string))
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
 }
 const importCalls: CapturedCall[] = semantics.takeCaptured();
 const importCost = summarize(importCalls, indexes);
-const importState = (await call("GET", `/data-type/${importedTypeId}`)).body?.data_type?.import ?? (await call("GET", `/data-type/${importedTypeId}`)).body?.data?.import;
+const importState =
+  (await call("GET", `/data-type/${importedTypeId}`)).body?.data_type?.import ??
+  (await call("GET", `/data-type/${importedTypeId}`)).body?.data?.import;
 
 await stack.stop();
 
@@ -195,7 +220,9 @@ await stack.stop();
 const perRecord = (units: number) => Math.round((units / importRecords) * 100) / 100;
 if (values.json) {
   const plain = rows.map(({ calls: _calls, ...row }) => row);
-  process.stdout.write(`${JSON.stringify({ rows: plain, import: { records: importRecords, state: importState, cost: importCost } }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ rows: plain, import: { records: importRecords, state: importState, cost: importCost } }, null, 2)}\n`,
+  );
 } else {
   const header = ["route", "scenario", "status", "DynamoDB calls", "WRU", "of which GSI", "RRU", "items written"];
   const table = rows.map((row) => [
@@ -227,7 +254,9 @@ if (values.json) {
     const units = row?.cost.writeUnits ?? Number.NaN;
     return `${scenario.replace("TARGET ", "")}: ${units} WRU (target ≤ ${limit}): ${units <= limit ? "MET" : `NOT MET, ${units - limit} over`}`;
   };
-  process.stdout.write(`\nTargets (POST /data):\n  ${target("TARGET title-only type", 10)}\n  ${target("TARGET 1 unique + 8 tokens", 22)}\n`);
+  process.stdout.write(
+    `\nTargets (POST /data):\n  ${target("TARGET title-only type", 10)}\n  ${target("TARGET 1 unique + 8 tokens", 22)}\n`,
+  );
   // Where the targets' units go, item by item (sort keys cut at their first id).
   for (const row of rows.filter((entry) => entry.scenario.startsWith("TARGET"))) {
     process.stdout.write(`\n${row.scenario.replace("TARGET ", "")}:\n`);
@@ -243,6 +272,7 @@ if (values.json) {
     }
   }
   const failed = rows.filter((row) => row.status >= 300);
-  if (failed.length > 0) process.stdout.write(`\nNot measured (the call failed): ${failed.map((row) => `${row.route} ${row.status}`).join("; ")}\n`);
+  if (failed.length > 0)
+    process.stdout.write(`\nNot measured (the call failed): ${failed.map((row) => `${row.route} ${row.status}`).join("; ")}\n`);
 }
 process.exit(0);

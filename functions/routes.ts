@@ -18,7 +18,21 @@ import { webhookRoutes } from "./http/webhooks/routes.ts";
  * entry, local/gateway.ts dispatches by it, and GET /v3/openapi.json is generated from it.
  * Each area keeps its entries in functions/http/<area>/routes.ts; add the area here.
  */
-export const routes: readonly RouteDefinition[] = [...Object.values(openApiRoutes), ...Object.values(vehicleRoutes), ...Object.values(scheduleRoutes), ...Object.values(appIntegrationRoutes), ...Object.values(dataTypeRoutes), ...Object.values(recordRoutes), ...Object.values(hubRoutes), ...Object.values(visitRoutes), ...Object.values(configurationRoutes), ...Object.values(routingResultRoutes), ...Object.values(usageRoutes), ...Object.values(extensionRoutes), ...Object.values(webhookRoutes)];
+export const routes: readonly RouteDefinition[] = [
+  ...Object.values(openApiRoutes),
+  ...Object.values(vehicleRoutes),
+  ...Object.values(scheduleRoutes),
+  ...Object.values(appIntegrationRoutes),
+  ...Object.values(dataTypeRoutes),
+  ...Object.values(recordRoutes),
+  ...Object.values(hubRoutes),
+  ...Object.values(visitRoutes),
+  ...Object.values(configurationRoutes),
+  ...Object.values(routingResultRoutes),
+  ...Object.values(usageRoutes),
+  ...Object.values(extensionRoutes),
+  ...Object.values(webhookRoutes),
+];
 
 /** Every permission slug some route requires (the token CLI's `--permissions all`). */
 export const permissionSlugs: readonly string[] = [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))];

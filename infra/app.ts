@@ -22,15 +22,23 @@ import { parseTravelProviders } from "#shared/domain/travel/providers";
  * "Road-network travel"). Tests may pass another route
  * table (e.g. a synthetic one three times as large, to check the resource headroom).
  */
-export function buildApp(app: App = new App(), options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {}): { app: App; stack: FieldOperationsStack } {
+export function buildApp(
+  app: App = new App(),
+  options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {},
+): { app: App; stack: FieldOperationsStack } {
   const context = (key: string, fallback: string) => (app.node.tryGetContext(key) as string | undefined) ?? fallback;
   // The operator's plans: context tenantPlansFile (a JSON document, relative to the repository), else TENANT_PLANS_FILE.
   const plansFile = app.node.tryGetContext("tenantPlansFile") as string | undefined;
   const planOverrides =
-    options.planOverrides ?? (plansFile ? JSON.parse(readFileSync(resolve(repositoryRoot, plansFile), "utf8")) : planOverridesFromEnvironment({ TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE }));
+    options.planOverrides ??
+    (plansFile
+      ? JSON.parse(readFileSync(resolve(repositoryRoot, plansFile), "utf8"))
+      : planOverridesFromEnvironment({ TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE }));
   // Validated here, so a bad document fails `cdk synth` rather than the first run.
   const travelProvidersFile = app.node.tryGetContext("travelProviders") as string | undefined;
-  const travelProviders = travelProvidersFile ? parseTravelProviders(JSON.parse(readFileSync(resolve(repositoryRoot, travelProvidersFile), "utf8"))) : undefined;
+  const travelProviders = travelProvidersFile
+    ? parseTravelProviders(JSON.parse(readFileSync(resolve(repositoryRoot, travelProvidersFile), "utf8")))
+    : undefined;
   const stack = new FieldOperationsStack(app, context("stackName", "FieldOperations"), {
     routes: options.routes ?? productRoutes,
     repositoryRoot,

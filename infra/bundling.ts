@@ -82,4 +82,7 @@ export function bundleEntries(
  * The documents rendered at bundle time and shipped beside a bundle (functions/http/openapi/published.ts),
  * so their functions neither build every route's schemas nor parse Swagger UI at cold start.
  */
-const publishedDocuments: Record<string, PublishedDocument> = { [openApiRoutes.get.handler]: "document", [openApiRoutes.docs.handler]: "page" };
+const publishedDocuments: Record<string, PublishedDocument> = {
+  [openApiRoutes.get.handler]: "document",
+  [openApiRoutes.docs.handler]: "page",
+};

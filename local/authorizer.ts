@@ -27,7 +27,13 @@ export interface LocalAuthorizerOptions {
 }
 
 /** `*` matches any run of characters (as in IAM resource ARNs). */
-const arnPattern = (resource: string) => new RegExp(`^${resource.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+const arnPattern = (resource: string) =>
+  new RegExp(
+    `^${resource
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
 
 function evaluate(result: AuthorizerResult, methodArn: string): "Allow" | "Deny" {
   const statements = result.policyDocument?.Statement ?? [];

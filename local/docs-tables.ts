@@ -33,12 +33,15 @@ export function routesTable(table: readonly RouteDefinition[] = routes): string 
       continue;
     }
     const [verb = "", module = ""] = route.permission.split("/");
-    if (!(verbs as readonly string[]).includes(verb)) throw new Error(`${route.operationId}: permission verb "${verb}" is not one of ${verbs.join(", ")}`);
+    if (!(verbs as readonly string[]).includes(verb))
+      throw new Error(`${route.operationId}: permission verb "${verb}" is not one of ${verbs.join(", ")}`);
     const cells = modules.get(module) ?? new Map<string, string[]>();
     modules.set(module, cells);
     cells.set(verb, [...(cells.get(verb) ?? []), name]);
   }
-  const rows = [...modules].map(([module, cells]) => `| \`${module}\` | ${verbs.map((verb) => cells.get(verb)?.join(", ") ?? "—").join(" | ")} |`);
+  const rows = [...modules].map(
+    ([module, cells]) => `| \`${module}\` | ${verbs.map((verb) => cells.get(verb)?.join(", ") ?? "—").join(" | ")} |`,
+  );
   return [
     "| module | `view/…` | `add/…` | `edit/…` | `delete/…` |",
     "|---|---|---|---|---|",
@@ -50,7 +53,12 @@ export function routesTable(table: readonly RouteDefinition[] = routes): string 
 const count = (value: number) => value.toLocaleString("en-US");
 /** Bytes in the largest binary unit that divides them (10 MiB, 5 GiB). */
 const bytes = (value: number) => {
-  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) if (value % size === 0) return `${count(value / size)} ${unit}`;
+  for (const [unit, size] of [
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const)
+    if (value % size === 0) return `${count(value / size)} ${unit}`;
   return `${count(value)} bytes`;
 };
 
@@ -88,7 +96,9 @@ export function areaPermissionsTable(directories: readonly string[], table: read
   return [
     "| route | permission |",
     "|---|---|",
-    ...inArea.map((route) => `| \`${route.method} /v3${route.path}\` | ${route.permission ? `\`${route.permission}\`` : "none (no token)"} |`),
+    ...inArea.map(
+      (route) => `| \`${route.method} /v3${route.path}\` | ${route.permission ? `\`${route.permission}\`` : "none (no token)"} |`,
+    ),
   ].join("\n");
 }
 

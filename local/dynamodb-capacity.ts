@@ -37,12 +37,18 @@ export function itemSize(item: Item | undefined): number {
 }
 
 function numberSize(text: string): number {
-  const digits = text.replace(/^-/, "").replace(/[eE].*$/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+  const digits = text
+    .replace(/^-/, "")
+    .replace(/[eE].*$/, "")
+    .replace(".", "")
+    .replace(/^0+/, "")
+    .replace(/0+$/, "");
   return Math.ceil(Math.max(1, digits.length) / 2) + 1 + (text.startsWith("-") ? 1 : 0);
 }
 
 /** Binary values arrive base64-encoded in the captured JSON. */
-const binarySize = (value: unknown): number => (typeof value === "string" ? Buffer.from(value, "base64").length : (value as Uint8Array).length);
+const binarySize = (value: unknown): number =>
+  typeof value === "string" ? Buffer.from(value, "base64").length : (value as Uint8Array).length;
 
 function valueSize(value: AttributeValue): number {
   if (value.S !== undefined) return Buffer.byteLength(value.S);
@@ -104,7 +110,8 @@ export function costOf(call: CapturedCall, indexes: readonly IndexDefinition[]):
       break;
     case "TransactWriteItems":
       for (const item of call.items) {
-        cost.writeUnits += 2 * kilobytes(item.action === "ConditionCheck" ? itemSize(item.before) : Math.max(itemSize(item.before), itemSize(item.after)));
+        cost.writeUnits +=
+          2 * kilobytes(item.action === "ConditionCheck" ? itemSize(item.before) : Math.max(itemSize(item.before), itemSize(item.after)));
         if (succeeded && item.action !== "ConditionCheck") cost.indexWriteUnits += indexWriteUnits(indexes, item.before, item.after);
       }
       break;

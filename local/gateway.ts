@@ -69,7 +69,10 @@ function* pairs(flat: readonly string[]): Generator<[string, string]> {
  * null-prototype objects: client-chosen names such as `constructor`, `toString` or `__proto__` are
  * plain keys, not Object.prototype's members.
  */
-function multiValueMaps(entries: Iterable<[string, string]>): { headers: Record<string, string>; multiValueHeaders: Record<string, string[]> } {
+function multiValueMaps(entries: Iterable<[string, string]>): {
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+} {
   const headers: Record<string, string> = Object.create(null);
   const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (const [name, value] of entries) {
@@ -125,7 +128,8 @@ function failedCodeOf(body: string | undefined): string | undefined {
 export function createGateway(options: GatewayOptions): Server {
   const compiled = options.routes.map(compile);
   const authorizer =
-    options.authorizer ?? new LocalAuthorizer({ modulePath: resolve(options.rootDirectory, authorizerEntry), cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds });
+    options.authorizer ??
+    new LocalAuthorizer({ modulePath: resolve(options.rootDirectory, authorizerEntry), cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds });
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const loadHandler = (route: RouteDefinition): Promise<ProxyHandler> => {
     let loaded = handlers.get(route.handler);
@@ -219,12 +223,19 @@ export function createGateway(options: GatewayOptions): Server {
         }
         if (outcome.kind === "denied") {
           const { statusCode, message, failedCode } = gatewayAnswers.accessDenied;
-          return answer(statusCode, { status: false, message: outcome.context.message ?? message, failedCode: outcome.context.failedCode ?? failedCode });
+          return answer(statusCode, {
+            status: false,
+            message: outcome.context.message ?? message,
+            failedCode: outcome.context.failedCode ?? failedCode,
+          });
         }
         if (options.usagePlans && outcome.context.organizationId && outcome.context.plan) {
           const admission = await options.usagePlans.admit(outcome.context.organizationId, outcome.context.plan);
           if (!admission.admitted) {
-            const retryAfter = admission.body.failedCode === gatewayAnswers.quotaExceeded.failedCode ? gatewayRetryAfterSeconds.quotaExceeded : gatewayRetryAfterSeconds.throttled;
+            const retryAfter =
+              admission.body.failedCode === gatewayAnswers.quotaExceeded.failedCode
+                ? gatewayRetryAfterSeconds.quotaExceeded
+                : gatewayRetryAfterSeconds.throttled;
             return answer(admission.statusCode, admission.body, { "retry-after": String(retryAfter) });
           }
         }
@@ -275,8 +286,7 @@ export function createGateway(options: GatewayOptions): Server {
         }
         observe(500, "sys-500");
         json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
-      }
-      else response.end();
+      } else response.end();
     }
   });
 }

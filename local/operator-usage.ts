@@ -23,17 +23,26 @@ export async function operatorUsageReport(organizationId: string, query: UsageQu
  * The calls API Gateway counted for the tenant's API key (its tenant record's `apiKeyId`), per day,
  * summed over the usage plans the key belongs to (one, unless the operator moved it meanwhile).
  */
-export async function usagePlanCalls(organizationId: string, query: UsageQuery, client = new APIGatewayClient({})): Promise<Map<string, number>> {
-  const tenant = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ProjectionExpression: "apiKeyId" }));
+export async function usagePlanCalls(
+  organizationId: string,
+  query: UsageQuery,
+  client = new APIGatewayClient({}),
+): Promise<Map<string, number>> {
+  const tenant = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ProjectionExpression: "apiKeyId" }),
+  );
   const keyId = tenant.Item?.apiKeyId;
-  if (typeof keyId !== "string") throw new Error(`organization ${organizationId} has no tenant record with an API key in table ${tableName()}`);
+  if (typeof keyId !== "string")
+    throw new Error(`organization ${organizationId} has no tenant record with an API key in table ${tableName()}`);
   const days = daysOf(query.from, query.to);
   const calls = new Map<string, number>();
   const plans = await client.send(new GetUsagePlansCommand({ keyId, limit: 500 }));
   for (const plan of plans.items ?? []) {
     let position: string | undefined;
     do {
-      const usage = await client.send(new GetUsageCommand({ usagePlanId: plan.id as string, keyId, startDate: query.from, endDate: query.to, position, limit: 500 }));
+      const usage = await client.send(
+        new GetUsageCommand({ usagePlanId: plan.id as string, keyId, startDate: query.from, endDate: query.to, position, limit: 500 }),
+      );
       // items: { <keyId>: [[used, remaining], …] }, one pair per day from startDate.
       (usage.items?.[keyId] ?? []).forEach(([used], index) => {
         const day = days[index];

@@ -8,7 +8,13 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { duePageQueueDefinition, importQueueDefinition, runQueueDefinition, runSpilloverQueueDefinition, webhookQueueDefinition } from "#shared/queue/definitions";
+import {
+  duePageQueueDefinition,
+  importQueueDefinition,
+  runQueueDefinition,
+  runSpilloverQueueDefinition,
+  webhookQueueDefinition,
+} from "#shared/queue/definitions";
 import { tableDefinition } from "#shared/store/table-definition";
 
 /**
@@ -20,7 +26,12 @@ export async function provisionTable(client: DynamoDBClient, tableName: string):
     const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
     // A table kept under .local/ from before the stream existed gets it now.
     if (!described.Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType } }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
+        }),
+      );
     }
     return;
   } catch (error) {
@@ -80,17 +91,35 @@ export async function provisionQueues(client: SQSClient): Promise<{
 }> {
   const { queueUrl: importQueueUrl } = await provisionQueue(client, importQueueDefinition);
   const { queueUrl: runQueueUrl, deadLetterQueueUrl } = await provisionQueue(client, runQueueDefinition);
-  const runDeadLetterQueue = { deadLetterQueueName: runQueueDefinition.deadLetterQueueName, deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds };
+  const runDeadLetterQueue = {
+    deadLetterQueueName: runQueueDefinition.deadLetterQueueName,
+    deadLetterRetentionSeconds: runQueueDefinition.deadLetterRetentionSeconds,
+  };
   const { queueUrl: spilloverQueueUrl } = await provisionQueue(client, { ...runSpilloverQueueDefinition, ...runDeadLetterQueue });
   const { queueUrl: duePageQueueUrl } = await provisionQueue(client, { ...duePageQueueDefinition, ...runDeadLetterQueue });
   const { queueUrl: webhookQueueUrl, deadLetterQueueUrl: webhookDeadLetterQueueUrl } = await provisionQueue(client, webhookQueueDefinition);
-  return { runQueueUrl, deadLetterQueueUrl, spilloverQueueUrl, duePageQueueUrl, importQueueUrl, webhookQueueUrl, webhookDeadLetterQueueUrl };
+  return {
+    runQueueUrl,
+    deadLetterQueueUrl,
+    spilloverQueueUrl,
+    duePageQueueUrl,
+    importQueueUrl,
+    webhookQueueUrl,
+    webhookDeadLetterQueueUrl,
+  };
 }
 
 /** A queue of `definition` with its dead-letter queue and redrive policy. */
 async function provisionQueue(
   client: SQSClient,
-  definition: { queueName: string; deadLetterQueueName: string; deadLetterRetentionSeconds: number; visibilityTimeoutSeconds: number; messageRetentionSeconds: number; maxReceiveCount: number },
+  definition: {
+    queueName: string;
+    deadLetterQueueName: string;
+    deadLetterRetentionSeconds: number;
+    visibilityTimeoutSeconds: number;
+    messageRetentionSeconds: number;
+    maxReceiveCount: number;
+  },
 ): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const dlq = await client.send(
     new CreateQueueCommand({

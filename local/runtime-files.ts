@@ -71,10 +71,14 @@ export function findRuntime(stateDirectory: string, port?: number): RuntimeRecor
   const running = runningRuntimes(stateDirectory);
   if (port !== undefined) {
     const match = running.find((record) => record.port === port);
-    if (!match) throw new Error(`no local runtime on port ${port}${running.length ? ` (running: ${running.map((record) => record.port).join(", ")})` : ": start it with `npm start`"}`);
+    if (!match)
+      throw new Error(
+        `no local runtime on port ${port}${running.length ? ` (running: ${running.map((record) => record.port).join(", ")})` : ": start it with `npm start`"}`,
+      );
     return match;
   }
   if (running.length === 0) throw new Error("no local runtime: start it first with `npm start`");
-  if (running.length > 1) throw new Error(`several local runtimes are running (ports ${running.map((record) => record.port).join(", ")}): pass --port <port>`);
+  if (running.length > 1)
+    throw new Error(`several local runtimes are running (ports ${running.map((record) => record.port).join(", ")}): pass --port <port>`);
   return running[0] as RuntimeRecord;
 }

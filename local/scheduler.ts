@@ -61,7 +61,11 @@ export function startQueuePoller(
   queueArn: string,
   loadWorker: () => Promise<WorkerHandler>,
   onError: (error: unknown) => void,
-  job: { name: string; timeoutSeconds: number; batchSize: number; concurrency?: number } = { name: "routing-run", timeoutSeconds: runWorkerTimeoutSeconds, batchSize: runQueueDefinition.batchSize },
+  job: { name: string; timeoutSeconds: number; batchSize: number; concurrency?: number } = {
+    name: "routing-run",
+    timeoutSeconds: runWorkerTimeoutSeconds,
+    batchSize: runQueueDefinition.batchSize,
+  },
 ): LocalScheduler {
   let stopped = false;
   // `concurrency` pollers side by side, as the event source runs up to its maximum concurrency of

@@ -141,7 +141,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       emulators.push({ endpoint: proxy.endpoint, stop: () => proxy.stop() });
     }
     const dynamoEndpoint = semantics?.endpoint ?? dynamo.endpoint;
-    const s3 = options.endpoints?.s3 ? external(options.endpoints.s3) : await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
+    const s3 = options.endpoints?.s3
+      ? external(options.endpoints.s3)
+      : await startS3Emulator(scratch ? join(scratch, "s3") : join(options.stateDirectory, "s3"));
     emulators.push(s3);
     const sqsEmulator = options.endpoints?.sqs ? external(options.endpoints.sqs) : await startSqsEmulator();
     emulators.push(sqsEmulator);
@@ -226,14 +228,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const queueArnOf = async (queueUrl: string) =>
       (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }))).Attributes?.QueueArn as string;
     /** A job in its own thread (off the gateway's event loop) fed by a queue poller, as an SQS event source feeds its Lambda. */
-    const workQueueInThread = async (queueUrl: string, jobFile: string, timeoutSeconds: number, pollerOptions?: Parameters<typeof startQueuePoller>[5]) => {
+    const workQueueInThread = async (
+      queueUrl: string,
+      jobFile: string,
+      timeoutSeconds: number,
+      pollerOptions?: Parameters<typeof startQueuePoller>[5],
+    ) => {
       const queueArn = await queueArnOf(queueUrl);
       const worker = startJobThread<SQSEvent, SQSBatchResponse>(join(jobs, jobFile), timeoutSeconds);
-      background.push(startQueuePoller(sqs, queueUrl, queueArn, async () => worker.invoke, reportError, pollerOptions), worker);
+      background.push(
+        startQueuePoller(sqs, queueUrl, queueArn, async () => worker.invoke, reportError, pollerOptions),
+        worker,
+      );
     };
     if (options.runScheduler) {
       background.push(
-        startMinuteTicker(async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler, reportError),
+        startMinuteTicker(
+          async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler,
+          reportError,
+        ),
       );
       // The run worker solves for the run's whole time budget.
       await workQueueInThread(queues.runQueueUrl, "routing-run.ts", runWorkerTimeoutSeconds);
@@ -259,15 +272,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       background.push(
         startStreamPoller(
           { endpoint: dynamo.endpoint, region, credentials, tableName: environment.TABLE_NAME as string },
-          async () => ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
+          async () =>
+            ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
           reportError,
         ),
-        startQueuePoller(sqs, queues.webhookQueueUrl, webhookQueueArn, async () => ((await import(join(jobs, "webhook-delivery.ts"))) as { handler: WebhookWorker }).handler, reportError, {
-          name: "webhook-delivery",
-          timeoutSeconds: webhookWorkerTimeoutSeconds,
-          batchSize: webhookQueueDefinition.batchSize,
-          concurrency: localWebhookWorkers,
-        }),
+        startQueuePoller(
+          sqs,
+          queues.webhookQueueUrl,
+          webhookQueueArn,
+          async () => ((await import(join(jobs, "webhook-delivery.ts"))) as { handler: WebhookWorker }).handler,
+          reportError,
+          {
+            name: "webhook-delivery",
+            timeoutSeconds: webhookWorkerTimeoutSeconds,
+            batchSize: webhookQueueDefinition.batchSize,
+            concurrency: localWebhookWorkers,
+          },
+        ),
       );
     }
 

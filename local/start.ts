@@ -24,7 +24,7 @@ const usage = [
   "  --sqs-endpoint <url>        only SQS from there",
   "  --dynamodb-semantics local|strict",
   "                local (default): DynamoDB Local as it is. strict: production DynamoDB behaviour in",
-  "                front of it (docs/architecture.md, \"DynamoDB semantics the tests model\"): concurrent",
+  '                front of it (docs/architecture.md, "DynamoDB semantics the tests model"): concurrent',
   "                transactions naming one item conflict (TransactionCanceledException /",
   "                TransactionConflictException), plus the options below",
   "    --dynamodb-transaction-hold-ms N   a transaction keeps its items N ms after it committed (default 10)",
@@ -102,7 +102,8 @@ function dynamodbSemantics(): Partial<DynamoDbSemanticsOptions> | undefined {
     const text = values[name];
     if (text === undefined) return undefined;
     const value = Number(text);
-    if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > max) refuse(`--${name} must be a number from 0 to ${max}, not "${text}"`);
+    if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > max)
+      refuse(`--${name} must be a number from 0 to ${max}, not "${text}"`);
     return value;
   };
   const hold = number("dynamodb-transaction-hold-ms", 60_000);
@@ -137,7 +138,11 @@ try {
     stateDirectory,
     signingKey: loadOrCreateSigningKey(join(stateDirectory, "jwt")),
     runScheduler: true,
-    endpoints: Object.fromEntries(Object.entries(endpoints).filter(([, url]) => url !== undefined).map(([service, url]) => [service, (url as string).replace(/\/$/, "")])),
+    endpoints: Object.fromEntries(
+      Object.entries(endpoints)
+        .filter(([, url]) => url !== undefined)
+        .map(([service, url]) => [service, (url as string).replace(/\/$/, "")]),
+    ),
     dynamodbSemantics: semantics,
   });
 } catch (error) {

@@ -1,5 +1,11 @@
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from "@aws-sdk/client-dynamodb-streams";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import type { LocalScheduler } from "#local/scheduler";
 
@@ -33,7 +39,9 @@ export function startStreamPoller(
     for (const shard of stream.StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId as string;
       if (iterators.has(shardId) || closed.has(shardId)) continue;
-      const iterator = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: "TRIM_HORIZON" }));
+      const iterator = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: "TRIM_HORIZON" }),
+      );
       if (iterator.ShardIterator) iterators.set(shardId, iterator.ShardIterator);
     }
   }
@@ -45,7 +53,9 @@ export function startStreamPoller(
       eventSource: "aws:dynamodb",
       dynamodb: {
         ...record.dynamodb,
-        ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime ? record.dynamodb.ApproximateCreationDateTime.getTime() / 1000 : undefined,
+        ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+          ? record.dynamodb.ApproximateCreationDateTime.getTime() / 1000
+          : undefined,
       },
     }) as DynamoDBStreamEvent["Records"][number];
 

@@ -102,7 +102,9 @@ try {
       process.stdout.write(`enrolled\t${line(await enrollTenant(organization(), values.plan, operations))}\n`);
       break;
     case "set-plan":
-      process.stdout.write(`${line(await changeTenantPlan(organization(), values.plan ?? fail(`set-plan needs --plan <name>\n${usage}`), operations))}\n`);
+      process.stdout.write(
+        `${line(await changeTenantPlan(organization(), values.plan ?? fail(`set-plan needs --plan <name>\n${usage}`), operations))}\n`,
+      );
       break;
     case "suspend":
       process.stdout.write(`${line(await setTenantStatus(organization(), "suspended", operations))}\n`);
@@ -112,7 +114,14 @@ try {
       break;
     case "list": {
       const tenants = await listTenants();
-      if (values.json) process.stdout.write(`${JSON.stringify(tenants.map(({ apiKeyValue: _value, ...tenant }) => tenant), null, 2)}\n`);
+      if (values.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            tenants.map(({ apiKeyValue: _value, ...tenant }) => tenant),
+            null,
+            2,
+          )}\n`,
+        );
       else process.stdout.write(["organization\tplan\tstatus\tupdated", ...tenants.map(line)].join("\n") + "\n");
       break;
     }
@@ -122,7 +131,10 @@ try {
 } catch (error) {
   if (error instanceof AppError) {
     const detail = (error.details().errors as Array<{ message: string }> | undefined)?.map((issue) => issue.message).join("; ");
-    fail(`npm run tenant: ${error.failedCode === "tenant-404" ? `the organization ${values.org} is not enrolled` : detail ?? error.message}`, 1);
+    fail(
+      `npm run tenant: ${error.failedCode === "tenant-404" ? `the organization ${values.org} is not enrolled` : (detail ?? error.message)}`,
+      1,
+    );
   }
   fail(`npm run tenant: ${(error as Error).message}`, 1);
 }

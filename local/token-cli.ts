@@ -45,7 +45,11 @@ if (!values.org || !values.user) {
   process.exit(2);
 }
 
-const list = (value: string | undefined) => (value ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 const permissionDetails = (values.hide ?? []).map((entry) => {
   const separator = entry.indexOf(":");

@@ -59,7 +59,12 @@ if (!values.aws && !process.env.AWS_ENDPOINT_URL_DYNAMODB) {
   const state = join(repositoryRoot, ".local", "dynamodb");
   if (!existsSync(state)) fail(`no local state under ${state}: run npm start first (or set AWS_ENDPOINT_URL_DYNAMODB)`);
   ownStore = await startDynamoDbLocal(state);
-  Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: ownStore.endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: ownStore.endpoint,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+  });
 }
 resetAppConfig();
 

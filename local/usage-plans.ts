@@ -6,7 +6,6 @@ import type { Plan } from "#shared/domain/tenants/plans";
 import { documentClient as productDocumentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 
-
 /**
  * The emulated usage plan is AWS's gateway, not the product: with the production-semantics proxy
  * in front of DynamoDB Local (local/dynamodb-semantics.ts), its counters go to DynamoDB Local
@@ -59,7 +58,11 @@ export class LocalUsagePlans {
     }
     if (await this.count(organizationId, plan, now)) return { admitted: true };
     // The message says which quota and when it resets (the same words as the stack's QUOTA_EXCEEDED response).
-    return { admitted: false, statusCode: 429, body: { status: false, message: quotaExceededMessage(plan), failedCode: gatewayAnswers.quotaExceeded.failedCode } };
+    return {
+      admitted: false,
+      statusCode: 429,
+      body: { status: false, message: quotaExceededMessage(plan), failedCode: gatewayAnswers.quotaExceeded.failedCode },
+    };
   }
 
   private takeToken(organizationId: string, plan: Plan, nowMs: number): boolean {

@@ -72,11 +72,14 @@ export interface EarlyStopRow {
 
 export function runEarlyStop(options: EarlyStopOptions): EarlyStopRow[] {
   const { log } = options;
-  log(`early stop on realistic days: ${options.visits} visits, ${Math.ceil(options.visits / VISITS_PER_VEHICLE)} vehicles, early stop capped at ${options.seconds}, full budget ${options.fullSeconds ?? options.seconds} ${options.clock === "cpu" ? "CPU-" : ""}s, objective ${options.objective}, seeds ${options.seeds.join(",")}`);
+  log(
+    `early stop on realistic days: ${options.visits} visits, ${Math.ceil(options.visits / VISITS_PER_VEHICLE)} vehicles, early stop capped at ${options.seconds}, full budget ${options.fullSeconds ?? options.seconds} ${options.clock === "cpu" ? "CPU-" : ""}s, objective ${options.objective}, seeds ${options.seeds.join(",")}`,
+  );
   const streams = options.streams ?? 1;
   if (!Number.isInteger(streams) || streams < 1) throw new Error(`streams must be a whole number ≥ 1, got ${options.streams}`);
   const rows: EarlyStopRow[] = [];
-  const cache: Record<string, RunFigures> = options.fullResults && existsSync(options.fullResults) ? JSON.parse(readFileSync(options.fullResults, "utf8")) : {};
+  const cache: Record<string, RunFigures> =
+    options.fullResults && existsSync(options.fullResults) ? JSON.parse(readFileSync(options.fullResults, "utf8")) : {};
   for (const seed of options.seeds) {
     const problem = realisticDay(options.visits, seed);
     const fullSeconds = options.fullSeconds ?? options.seconds;
@@ -117,9 +120,21 @@ export function runEarlyStop(options: EarlyStopOptions): EarlyStopRow[] {
       // differ in the hierarchical objective, and the one with the costlier fleet can drive far less.
       const same = early.served === full.served && early.vehicles === full.vehicles && early.fleetCost === full.fleetCost;
       const gap = (early.cost / full.cost - 1) * 100;
-      rows.push({ seed, stream, cpuSeconds: early.cpuSeconds, wallSeconds: early.wallSeconds, iterations: early.iterations, endedBy: early.endedBy, sameServiceAndFleet: same, gap, fullCpuSeconds: full.cpuSeconds });
+      rows.push({
+        seed,
+        stream,
+        cpuSeconds: early.cpuSeconds,
+        wallSeconds: early.wallSeconds,
+        iterations: early.iterations,
+        endedBy: early.endedBy,
+        sameServiceAndFleet: same,
+        gap,
+        fullCpuSeconds: full.cpuSeconds,
+      });
       const label = stream === 0 ? `${seed}` : `${seed}.${stream}`;
-      log(`seed ${label}  early (${early.endedBy}): ${describe(early)}  |  full${reused ? " (reused)" : ""}: ${describe(full)}  |  gap ${gap >= 0 ? "+" : ""}${gap.toFixed(2)} %${same ? "" : "  (served or fleet differ)"}`);
+      log(
+        `seed ${label}  early (${early.endedBy}): ${describe(early)}  |  full${reused ? " (reused)" : ""}: ${describe(full)}  |  gap ${gap >= 0 ? "+" : ""}${gap.toFixed(2)} %${same ? "" : "  (served or fleet differ)"}`,
+      );
     });
   }
   const median = (values: number[]) => {

@@ -10,7 +10,14 @@ import { cpuMs, solverCpuClock } from "./run.ts";
 const [visits = 300, seed = 1, iterations = 20_000] = process.argv.slice(2).map(Number);
 const problem = realisticDay(visits, seed);
 const started = cpuMs();
-const solution = solveRouting(problem, { seed, objective: "hierarchical", timeLimitMs: 1e9, maxIterations: iterations, earlyStop: false, now: solverCpuClock() });
+const solution = solveRouting(problem, {
+  seed,
+  objective: "hierarchical",
+  timeLimitMs: 1e9,
+  maxIterations: iterations,
+  earlyStop: false,
+  now: solverCpuClock(),
+});
 const cpuSeconds = (cpuMs() - started) / 1000;
 console.log(
   JSON.stringify({

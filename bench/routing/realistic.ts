@@ -56,7 +56,14 @@ export function realisticProblem(visitCount = 1500, vehicleCount = 50, seed = 7)
   return { visits, vehicles };
 }
 
-export function runRealistic(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; earlyStop?: boolean; log: (line: string) => void }): void {
+export function runRealistic(options: {
+  seconds: number;
+  objective: RoutingObjective;
+  seed: number;
+  maxIterations?: number;
+  earlyStop?: boolean;
+  log: (line: string) => void;
+}): void {
   const problem = realisticProblem();
   const started = performance.now();
   const solution = solveRouting(problem, benchSolveOptions(options));

@@ -94,7 +94,11 @@ const FOLDERS: Record<BenchmarkSet, string> = {
 };
 
 /** The reference table and what its comparison means. */
-export function referenceFor(set: BenchmarkSet, objective: RoutingObjective, convention: DistanceConvention): { file: string; kind: "gap" | "context" } {
+export function referenceFor(
+  set: BenchmarkSet,
+  objective: RoutingObjective,
+  convention: DistanceConvention,
+): { file: string; kind: "gap" | "context" } {
   if (convention === "dimacs") {
     if (objective !== "distance") throw new Error("--convention dimacs scores distance-only runs: use --objective distance");
     if (set === "gh1000") return { file: "bks_gh_dimacs.csv", kind: "gap" };
@@ -173,7 +177,14 @@ export function solverCpuClock(): () => number {
 }
 
 /** The solver options every benchmark passes: seed, objective, time budget (on the wall or the CPU clock), iteration limit, early stop. */
-export function benchSolveOptions(options: { seconds: number; objective: RoutingObjective; seed: number; maxIterations?: number; earlyStop?: boolean; clock?: "wall" | "cpu" }): SolveOptions {
+export function benchSolveOptions(options: {
+  seconds: number;
+  objective: RoutingObjective;
+  seed: number;
+  maxIterations?: number;
+  earlyStop?: boolean;
+  clock?: "wall" | "cpu";
+}): SolveOptions {
   return {
     seed: options.seed,
     objective: options.objective,
@@ -214,7 +225,9 @@ export async function runBenchmarkInJobs(options: BenchmarkOptions, jobs: number
   const results: InstanceResult[] = [];
   const solveInChild = (file: string) =>
     new Promise<InstanceResult>((resolve, reject) => {
-      const child = fork(fileURLToPath(new URL("./solve-instance.ts", import.meta.url)), [JSON.stringify(childOptions), file], { execArgv: ["--import", "tsx"] });
+      const child = fork(fileURLToPath(new URL("./solve-instance.ts", import.meta.url)), [JSON.stringify(childOptions), file], {
+        execArgv: ["--import", "tsx"],
+      });
       child.once("message", (message) => {
         const result = message as InstanceResult;
         // IPC carries JSON: a reference without vehicles (NaN, the DIMACS table) arrives as null.
@@ -273,7 +286,12 @@ function logResult(log: (line: string) => void, result: InstanceResult, kind: "g
   );
 }
 
-export function summarise(results: InstanceResult[], objective: RoutingObjective, kind: "gap" | "context", referenceFile: string): BenchmarkSummary {
+export function summarise(
+  results: InstanceResult[],
+  objective: RoutingObjective,
+  kind: "gap" | "context",
+  referenceFile: string,
+): BenchmarkSummary {
   const feasible = results.filter((r) => r.feasible);
   // Under the hierarchical objective a distance gap only means something at the BKS vehicle count.
   const compared = objective === "hierarchical" ? feasible.filter((r) => r.vehicles === r.best.vehicles) : feasible;

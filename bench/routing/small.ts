@@ -32,7 +32,10 @@ export function smallInstances(only: string[] = []): Array<{ name: string; probl
       return { name: `${instance.name}.25`, problem: toRoutingProblem({ ...instance, nodes: instance.nodes.slice(0, 26) }) };
     });
   const random = [10, 25, 50].flatMap((visits) =>
-    [1, 2].map((seed) => ({ name: `random-${visits}-s${seed}`, problem: realisticProblem(visits, Math.max(2, Math.ceil(visits / 8)), seed) })),
+    [1, 2].map((seed) => ({
+      name: `random-${visits}-s${seed}`,
+      problem: realisticProblem(visits, Math.max(2, Math.ceil(visits / 8)), seed),
+    })),
   );
   return [...solomon, ...random];
 }
@@ -45,7 +48,9 @@ function objectiveOf(solution: RoutingSolution, objective: RoutingObjective): [n
 export function runSmall(options: SmallOptions): { runs: number; equal: number; better: number; worse: number; maxSeconds: number } {
   const { log } = options;
   const instances = smallInstances(options.only);
-  log(`early stop vs a full ${options.seconds} s budget, objective ${options.objective}, seeds ${options.seeds.join(",")}, ${instances.length} instances`);
+  log(
+    `early stop vs a full ${options.seconds} s budget, objective ${options.objective}, seeds ${options.seeds.join(",")}, ${instances.length} instances`,
+  );
   let runs = 0;
   let equal = 0;
   let better = 0;
@@ -70,7 +75,8 @@ export function runSmall(options: SmallOptions): { runs: number; equal: number; 
       const full = timed(false);
       const a = objectiveOf(early.solution, options.objective);
       const b = objectiveOf(full.solution, options.objective);
-      const cmp = a[0] !== b[0] ? b[0] - a[0] : a[1] !== b[1] ? a[1] - b[1] : Math.abs(a[2] - b[2]) <= 1e-6 * Math.max(1, b[2]) ? 0 : a[2] - b[2];
+      const cmp =
+        a[0] !== b[0] ? b[0] - a[0] : a[1] !== b[1] ? a[1] - b[1] : Math.abs(a[2] - b[2]) <= 1e-6 * Math.max(1, b[2]) ? 0 : a[2] - b[2];
       runs++;
       if (cmp === 0) equal++;
       else if (cmp < 0) better++;

@@ -29,8 +29,15 @@ export interface ThreadComparisonRow {
 function bundledSolver(): { solveRoutingInParallel: typeof SolveInParallel; dispose: () => void } {
   const poolEntry = "shared/routing-threads/pool.ts";
   const outdir = mkdtempSync(join(tmpdir(), "bench-routing-threads-"));
-  const directory = bundleEntries([poolEntry], { repositoryRoot, outdir, sourceMaps: false, companions: { [poolEntry]: companionEntries["functions/jobs/routing-run.ts"]! } }).get(poolEntry)!;
-  const { solveRoutingInParallel } = createRequire(import.meta.url)(join(directory, "index.js")) as { solveRoutingInParallel: typeof SolveInParallel };
+  const directory = bundleEntries([poolEntry], {
+    repositoryRoot,
+    outdir,
+    sourceMaps: false,
+    companions: { [poolEntry]: companionEntries["functions/jobs/routing-run.ts"]! },
+  }).get(poolEntry)!;
+  const { solveRoutingInParallel } = createRequire(import.meta.url)(join(directory, "index.js")) as {
+    solveRoutingInParallel: typeof SolveInParallel;
+  };
   return { solveRoutingInParallel, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
 }
 
@@ -44,7 +51,11 @@ export async function runThreadComparison(options: BenchmarkOptions & { threadCo
   }
 }
 
-async function compare(options: BenchmarkOptions & { threadCounts: number[] }, log: (line: string) => void, solveRoutingInParallel: typeof SolveInParallel): Promise<ThreadComparisonRow[]> {
+async function compare(
+  options: BenchmarkOptions & { threadCounts: number[] },
+  log: (line: string) => void,
+  solveRoutingInParallel: typeof SolveInParallel,
+): Promise<ThreadComparisonRow[]> {
   const { convention, reference, bks, folder, files } = benchmarkInstances(options);
   const counts = options.threadCounts;
   log(
@@ -52,7 +63,8 @@ async function compare(options: BenchmarkOptions & { threadCounts: number[] }, l
       `seed ${options.seed}, threads ${counts.join(",")} (${availableParallelism()} cores available), reference ${reference.file}` +
       `${reference.kind === "context" ? " (vehicles-first: context only, not a gap)" : ""}, ${files.length} instances`,
   );
-  if (Math.max(...counts) > availableParallelism()) log(`warning: more threads than cores (${availableParallelism()}): the threads share cores`);
+  if (Math.max(...counts) > availableParallelism())
+    log(`warning: more threads than cores (${availableParallelism()}): the threads share cores`);
   const rows: ThreadComparisonRow[] = [];
   for (const file of files) {
     const instance = readVrptw(join(folder, file));
@@ -70,7 +82,10 @@ async function compare(options: BenchmarkOptions & { threadCounts: number[] }, l
         maxIterations: options.maxIterations,
         ...(options.earlyStop === false ? { earlyStop: false } : {}),
       });
-      const result = { ...score(instance.name, problem, solution, best, (performance.now() - started) / 1000), iterations: solution.iterations };
+      const result = {
+        ...score(instance.name, problem, solution, best, (performance.now() - started) / 1000),
+        iterations: solution.iterations,
+      };
       row.results.push(result);
       log(
         `${instance.name.padEnd(10)} ${String(threads).padStart(2)} thread${threads === 1 ? " " : "s"}  vehicles ${String(result.vehicles).padStart(3)}  ` +
@@ -99,20 +114,31 @@ function printComparison(log: (line: string) => void, rows: ThreadComparisonRow[
     `${name.padEnd(6)}  ${String(members.length).padStart(9)}  ` +
     counts
       .map((_, c) => {
-        const gaps = members.map((row) => row.results[c]!).filter((r) => r.feasible).map((r) => r.gap);
+        const gaps = members
+          .map((row) => row.results[c]!)
+          .filter((r) => r.feasible)
+          .map((r) => r.gap);
         const mean = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : NaN;
         return `${formatGap(mean)} / ${formatGap(gaps.length ? Math.max(...gaps) : NaN)}`.padStart(26);
       })
       .join("  ") +
     `  ${counts.map((_, c) => members.filter((row) => !row.results[c]!.feasible).length).join("/")}`;
-  for (const family of families) log(line(family, rows.filter((row) => row.family === family)));
+  for (const family of families)
+    log(
+      line(
+        family,
+        rows.filter((row) => row.family === family),
+      ),
+    );
   log(line("all", rows));
   if (counts.length > 1) {
     const [first] = counts;
     for (let c = 1; c < counts.length; c++) {
       const better = rows.filter((row) => row.results[c]!.gap < row.results[0]!.gap - 1e-9).length;
       const worse = rows.filter((row) => row.results[c]!.gap > row.results[0]!.gap + 1e-9).length;
-      log(`${counts[c]} threads vs ${first}: better on ${better}, equal on ${rows.length - better - worse}, worse on ${worse} of ${rows.length} instances`);
+      log(
+        `${counts[c]} threads vs ${first}: better on ${better}, equal on ${rows.length - better - worse}, worse on ${worse} of ${rows.length} instances`,
+      );
     }
   }
 }

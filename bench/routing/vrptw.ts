@@ -42,7 +42,15 @@ export function parseVrptw(text: string): VrptwInstance {
     .slice(customerHeader + 1)
     .map((line) => line.split(/\s+/).map(Number))
     .filter((fields) => fields.length === 7 && fields.every(Number.isFinite))
-    .map(([id, x, y, demand, ready, due, service]) => ({ id: id!, x: x!, y: y!, demand: demand!, ready: ready!, due: due!, service: service! }));
+    .map(([id, x, y, demand, ready, due, service]) => ({
+      id: id!,
+      x: x!,
+      y: y!,
+      demand: demand!,
+      ready: ready!,
+      due: due!,
+      service: service!,
+    }));
   if (!fleetSize || !capacity || nodes.length < 2 || nodes[0]!.id !== 0) throw new Error(`not a VRPTW instance: ${lines[0]}`);
   return { name: lines[0]!, fleetSize, capacity, nodes };
 }

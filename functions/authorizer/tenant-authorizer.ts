@@ -56,7 +56,11 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const resource = stageResource(event.methodArn);
   if (!access.allowed) {
     logger.info("tenant refused", { organizationId: caller.organizationId, failedCode: access.failedCode });
-    return { principalId: caller.userId, policyDocument: policy("Deny", resource), context: { message: access.message, failedCode: access.failedCode } };
+    return {
+      principalId: caller.userId,
+      policyDocument: policy("Deny", resource),
+      context: { message: access.message, failedCode: access.failedCode },
+    };
   }
   return {
     principalId: caller.userId,

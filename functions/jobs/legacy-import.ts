@@ -21,7 +21,10 @@ traceClients(documentClient, s3Client, sqsClient);
  * Metrics (dimension job=legacy-import): `ImportStepFinished` and `ImportStepFailed` (an import
  * ended), `ImportStepError` (a step threw; retried); other outcomes are only logged.
  */
-export function createLegacyImportHandler(service: () => LegacyImportService, maxReceiveCount: number = importQueueDefinition.maxReceiveCount) {
+export function createLegacyImportHandler(
+  service: () => LegacyImportService,
+  maxReceiveCount: number = importQueueDefinition.maxReceiveCount,
+) {
   return jobHandler("legacy-import", async (event: SQSEvent): Promise<SQSBatchResponse> => {
     return processSqsBatch(event, async (record) => {
       if (!(await handleRecord(record))) throw new RedeliverMessage("import step to retry");
@@ -38,7 +41,8 @@ export function createLegacyImportHandler(service: () => LegacyImportService, ma
       try {
         const outcome = await service().runStep(step, { receiveCount, maxReceiveCount });
         logger.info("legacy import step", { step, outcome });
-        if (outcome === "finished" || outcome === "failed") metrics.addMetric(`ImportStep${outcome[0]?.toUpperCase()}${outcome.slice(1)}`, MetricUnit.Count, 1);
+        if (outcome === "finished" || outcome === "failed")
+          metrics.addMetric(`ImportStep${outcome[0]?.toUpperCase()}${outcome.slice(1)}`, MetricUnit.Count, 1);
         return outcome !== "early";
       } catch (error) {
         logger.error("legacy import step failed; retried", { step, receiveCount, error });

@@ -36,59 +36,74 @@ export function createRoutingRunHandler(
   tickPorts: (now: Date) => SchedulerTickPorts = schedulerTickPorts,
   fairness: () => FairPool | undefined = runWorkerPool,
 ) {
-  return jobHandler("routing-run", async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
-    const startedAt = Date.now();
-    const remainingTimeMs = () => context.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
-    return processSqsBatch(event, async (record) => {
-      if (await handleRecord(record)) throw new RedeliverMessage("routing run to retry");
-    });
+  return jobHandler(
+    "routing-run",
+    async (event: SQSEvent, context: Partial<Pick<Context, "getRemainingTimeInMillis">>): Promise<SQSBatchResponse> => {
+      const startedAt = Date.now();
+      const remainingTimeMs = () => context.getRemainingTimeInMillis?.() ?? runWorkerTimeoutSeconds * 1000 - (Date.now() - startedAt);
+      return processSqsBatch(event, async (record) => {
+        if (await handleRecord(record)) throw new RedeliverMessage("routing run to retry");
+      });
 
-    /** True when the message must be delivered again. */
-    async function handleRecord(record: SQSRecord): Promise<boolean> {
-      const message = parseMessageBody(record, runQueueMessageSchema);
-      if (!message) {
-        logger.error("routing run message is not a run message; acknowledged", { body: record.body });
+      /** True when the message must be delivered again. */
+      async function handleRecord(record: SQSRecord): Promise<boolean> {
+        const message = parseMessageBody(record, runQueueMessageSchema);
+        if (!message) {
+          logger.error("routing run message is not a run message; acknowledged", { body: record.body });
+          return false;
+        }
+        if (message.kind === "duePage") return handleDuePage(message);
+        const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
+        const pool = fairness();
+        if (!pool) return runMessage(message, delivery);
+        const workKey = message.kind === "schedule" ? scheduleRunKey(message.scheduleId, message.slot) : onDemandRunKey(message.resultId);
+        const fair = await workFairly(pool, { tenantId: message.organizationId, workKey, body: message }, () =>
+          runMessage(message, delivery),
+        );
+        if (fair.started) return fair.value;
+        logger.info("routing run deferred: its organization holds its share of the workers", {
+          runMessage: message,
+          delaySeconds: fair.deferredForSeconds,
+        });
+        metrics.addMetric("RunDeferred", MetricUnit.Count, 1);
         return false;
       }
-      if (message.kind === "duePage") return handleDuePage(message);
-      const delivery = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), maxReceiveCount, remainingTimeMs };
-      const pool = fairness();
-      if (!pool) return runMessage(message, delivery);
-      const workKey = message.kind === "schedule" ? scheduleRunKey(message.scheduleId, message.slot) : onDemandRunKey(message.resultId);
-      const fair = await workFairly(pool, { tenantId: message.organizationId, workKey, body: message }, () => runMessage(message, delivery));
-      if (fair.started) return fair.value;
-      logger.info("routing run deferred: its organization holds its share of the workers", { runMessage: message, delaySeconds: fair.deferredForSeconds });
-      metrics.addMetric("RunDeferred", MetricUnit.Count, 1);
-      return false;
-    }
 
-    async function runMessage(message: RunQueueMessage, delivery: DeliveryContext): Promise<boolean> {
-      try {
-        const outcome = await processRunMessage(measured(ports()), message, delivery);
-        logger.info("routing run", { runMessage: message, ...outcome });
-        const metric = outcomeMetric[outcome.outcome];
-        if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
-        return shouldRetry(outcome);
-      } catch (error) {
-        logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: message, error });
-        metrics.addMetric("RunFailed", MetricUnit.Count, 1);
-        return true;
+      async function runMessage(message: RunQueueMessage, delivery: DeliveryContext): Promise<boolean> {
+        try {
+          const outcome = await processRunMessage(measured(ports()), message, delivery);
+          logger.info("routing run", { runMessage: message, ...outcome });
+          const metric = outcomeMetric[outcome.outcome];
+          if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
+          return shouldRetry(outcome);
+        } catch (error) {
+          logger.error("routing run failed before its outcome could be recorded; retried", { runMessage: message, error });
+          metrics.addMetric("RunFailed", MetricUnit.Count, 1);
+          return true;
+        }
       }
-    }
 
-    /** A page the tick fanned out: failing (e.g. SQS down) releases the un-sent claims and retries the page. */
-    async function handleDuePage(page: DuePageMessage): Promise<boolean> {
-      const now = new Date();
-      try {
-        const outcome = await handleDueEntries(tickPorts(now), page.entries, now);
-        logger.info("due page", { tickTime: page.tickTime, entries: page.entries.length, enqueued: outcome.enqueued.length, alreadyClaimed: outcome.alreadyClaimed, missed: outcome.missed, failed: outcome.failed });
-        return false;
-      } catch (error) {
-        logger.error("due page failed; retried", { tickTime: page.tickTime, entries: page.entries.length, error });
-        return true;
+      /** A page the tick fanned out: failing (e.g. SQS down) releases the un-sent claims and retries the page. */
+      async function handleDuePage(page: DuePageMessage): Promise<boolean> {
+        const now = new Date();
+        try {
+          const outcome = await handleDueEntries(tickPorts(now), page.entries, now);
+          logger.info("due page", {
+            tickTime: page.tickTime,
+            entries: page.entries.length,
+            enqueued: outcome.enqueued.length,
+            alreadyClaimed: outcome.alreadyClaimed,
+            missed: outcome.missed,
+            failed: outcome.failed,
+          });
+          return false;
+        } catch (error) {
+          logger.error("due page failed; retried", { tickTime: page.tickTime, entries: page.entries.length, error });
+          return true;
+        }
       }
-    }
-  });
+    },
+  );
 }
 
 const outcomeMetric: Record<string, string | undefined> = { done: "RunDone", skipped: "RunSkipped", failed: "RunFailed" };
@@ -112,7 +127,9 @@ function runWorkerPool(): FairPool | undefined {
   // A lease outlives the worker's timeout: a crashed worker's slot frees a minute after it would have timed out.
   // A run found over its organization's share moves to the spillover queue (read by that share's workers only), so it
   // is not passed over again by the workers of the run queue.
-  return cap === undefined ? undefined : fairPool("routing-run", appConfig().RUN_SPILLOVER_QUEUE_URL || appConfig().RUN_QUEUE_URL, cap, runWorkerTimeoutSeconds + 60);
+  return cap === undefined
+    ? undefined
+    : fairPool("routing-run", appConfig().RUN_SPILLOVER_QUEUE_URL || appConfig().RUN_QUEUE_URL, cap, runWorkerTimeoutSeconds + 60);
 }
 
 export const handler = createRoutingRunHandler(() => runWorkerPorts());

@@ -79,11 +79,19 @@ export const handler = jobHandler("webhook-delivery", async (event: SQSEvent, co
         for (const { record } of entries) failures.push({ itemIdentifier: record.messageId });
         return;
       }
-      if (!taken) return deferAll(pool, entries.map(({ message }) => message), failures, entries.map(({ record }) => record.messageId));
+      if (!taken)
+        return deferAll(
+          pool,
+          entries.map(({ message }) => message),
+          failures,
+          entries.map(({ record }) => record.messageId),
+        );
       try {
         await attempt(entries);
       } finally {
-        await pool.slots.release(organizationId, workKey).catch((error: unknown) => logger.warn("webhook delivery slot not released (its lease ends it)", { error }));
+        await pool.slots
+          .release(organizationId, workKey)
+          .catch((error: unknown) => logger.warn("webhook delivery slot not released (its lease ends it)", { error }));
       }
     }),
   );
@@ -93,13 +101,24 @@ export const handler = jobHandler("webhook-delivery", async (event: SQSEvent, co
 });
 
 /** Sends an organization's messages back with the fair share's delay; a message not sent back is redelivered by SQS. */
-async function deferAll(pool: FairPool, messages: DeliveryMessageBody[], failures: SQSBatchResponse["batchItemFailures"], messageIds: string[]): Promise<void> {
+async function deferAll(
+  pool: FairPool,
+  messages: DeliveryMessageBody[],
+  failures: SQSBatchResponse["batchItemFailures"],
+  messageIds: string[],
+): Promise<void> {
   await Promise.all(
     messages.map(async (message, index) => {
       const deferrals = message.deferrals ?? 0;
       const delaySeconds = deferralDelaySeconds(deferrals);
       try {
-        await sqsClient().send(new SendMessageCommand({ QueueUrl: pool.queueUrl, MessageBody: JSON.stringify({ ...message, deferrals: deferrals + 1 }), DelaySeconds: delaySeconds }));
+        await sqsClient().send(
+          new SendMessageCommand({
+            QueueUrl: pool.queueUrl,
+            MessageBody: JSON.stringify({ ...message, deferrals: deferrals + 1 }),
+            DelaySeconds: delaySeconds,
+          }),
+        );
         metrics.addMetric("DeliveryDeferred", MetricUnit.Count, 1);
       } catch (error) {
         logger.error("webhook delivery not deferred; redelivered", { error });
@@ -107,7 +126,10 @@ async function deferAll(pool: FairPool, messages: DeliveryMessageBody[], failure
       }
     }),
   );
-  logger.info("webhook deliveries deferred: their organization holds its share of the delivery workers", { organizationId: messages[0]?.organizationId, count: messages.length });
+  logger.info("webhook deliveries deferred: their organization holds its share of the delivery workers", {
+    organizationId: messages[0]?.organizationId,
+    count: messages.length,
+  });
 }
 
 let pool: FairPool | null | undefined;

@@ -25,7 +25,12 @@ export function functionGroupAlarms(scope: Construct, group: string, functions: 
       const usingMetrics: Record<string, IMetric> = Object.fromEntries(slice.map((fn, index) => [`f${index}`, metricOf(fn)]));
       const alarm = new Alarm(scope, `${metricName}Alarm${suffix}`, {
         alarmDescription: `${group}: Lambda ${metricName} of ${slice.length} function(s) (docs/operations.md, Runbook: "${metricName}")`,
-        metric: new MathExpression({ expression: Object.keys(usingMetrics).join(" + "), usingMetrics, period: Duration.minutes(5), label: `${group} ${metricName}` }),
+        metric: new MathExpression({
+          expression: Object.keys(usingMetrics).join(" + "),
+          usingMetrics,
+          period: Duration.minutes(5),
+          label: `${group} ${metricName}`,
+        }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,

@@ -1,5 +1,15 @@
 import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
-import { ApplicationLogLevel, Architecture, Code, Function, type FunctionProps, LoggingFormat, Runtime, SystemLogLevel, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  ApplicationLogLevel,
+  Architecture,
+  Code,
+  Function,
+  type FunctionProps,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +26,11 @@ export class FunctionCode {
   private readonly directories: Map<string, string> | undefined;
   private readonly outdir: string | undefined;
 
-  constructor(stack: Stack, entries: readonly string[], private readonly options: { repositoryRoot: string; sourceMaps: boolean; planOverrides?: unknown }) {
+  constructor(
+    stack: Stack,
+    entries: readonly string[],
+    private readonly options: { repositoryRoot: string; sourceMaps: boolean; planOverrides?: unknown },
+  ) {
     if (!stack.bundlingRequired) return;
     const outdir = mkdtempSync(join(tmpdir(), "field-operations-bundles-"));
     this.outdir = outdir;
@@ -56,7 +70,8 @@ export class ProductFunction extends Function {
   constructor(scope: Construct, id: string, props: ProductFunctionProps) {
     const { code, entry, environment, ...rest } = props;
     // API functions share their area's log group (passed in); the jobs get one each.
-    const logGroup = props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup =
+      props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     super(scope, id, {
       code: code.for(entry),
       handler: "index.handler",
@@ -80,7 +95,12 @@ export class ProductFunction extends Function {
 /** Context `logLevel` (DEBUG, INFO, WARN or ERROR; default INFO): the lines Lambda keeps, Powertools' level too (AWS_LAMBDA_LOG_LEVEL). */
 export function applicationLogLevel(context: unknown): ApplicationLogLevel {
   const level = String(context ?? "INFO").toUpperCase();
-  const levels: Record<string, ApplicationLogLevel> = { DEBUG: ApplicationLogLevel.DEBUG, INFO: ApplicationLogLevel.INFO, WARN: ApplicationLogLevel.WARN, ERROR: ApplicationLogLevel.ERROR };
+  const levels: Record<string, ApplicationLogLevel> = {
+    DEBUG: ApplicationLogLevel.DEBUG,
+    INFO: ApplicationLogLevel.INFO,
+    WARN: ApplicationLogLevel.WARN,
+    ERROR: ApplicationLogLevel.ERROR,
+  };
   const chosen = levels[level];
   if (!chosen) throw new Error(`logLevel must be one of ${Object.keys(levels).join(", ")}, got ${String(context)}`);
   return chosen;

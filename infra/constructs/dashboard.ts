@@ -7,13 +7,30 @@ import type { ApiAreaStack } from "#infra/stacks/api-area-stack";
 
 /** The namespace and dimension the jobs publish their metrics under (shared/observability/powertools.ts, job-handler.ts). */
 const customMetric = (job: string, metricName: string, statistic = "Sum") =>
-  new Metric({ namespace: "FieldOperations", metricName, dimensionsMap: { service: "field-operations-api", job }, statistic, period: Duration.minutes(5) });
+  new Metric({
+    namespace: "FieldOperations",
+    metricName,
+    dimensionsMap: { service: "field-operations-api", job },
+    statistic,
+    period: Duration.minutes(5),
+  });
 
 /** Sums (or takes the largest of) one Lambda metric over a group of functions. */
-function overFunctions(id: string, label: string, functions: readonly IFunction[], metricOf: (fn: IFunction) => IMetric, combine: "SUM" | "MAX"): MathExpression {
+function overFunctions(
+  id: string,
+  label: string,
+  functions: readonly IFunction[],
+  metricOf: (fn: IFunction) => IMetric,
+  combine: "SUM" | "MAX",
+): MathExpression {
   const usingMetrics = Object.fromEntries(functions.map((fn, index) => [`${id}f${index}`, metricOf(fn)]));
   const keys = Object.keys(usingMetrics);
-  return new MathExpression({ expression: combine === "SUM" ? keys.join(" + ") : `MAX([${keys.join(", ")}])`, usingMetrics, label, period: Duration.minutes(5) });
+  return new MathExpression({
+    expression: combine === "SUM" ? keys.join(" + ") : `MAX([${keys.join(", ")}])`,
+    usingMetrics,
+    label,
+    period: Duration.minutes(5),
+  });
 }
 
 /**
@@ -34,7 +51,10 @@ export function operationsDashboard(
 ): Dashboard {
   const { api, areaStacks, tick, worker, importWorker, queues } = resources;
   const period = Duration.minutes(5);
-  const dashboard = new Dashboard(stack, "OperationsDashboard", { dashboardName: `${stack.stackName}-operations`, defaultInterval: Duration.hours(6) });
+  const dashboard = new Dashboard(stack, "OperationsDashboard", {
+    dashboardName: `${stack.stackName}-operations`,
+    defaultInterval: Duration.hours(6),
+  });
   const areaName = (area: ApiAreaStack) => area.node.id.replace(/Api$/, "");
   dashboard.addWidgets(
     new TextWidget({ markdown: "# Field Operations API\nAlarms and what to do: docs/operations.md, Runbook.", width: 24, height: 1 }),
@@ -44,31 +64,61 @@ export function operationsDashboard(
       right: [api.metricServerError({ period, statistic: "Sum" }), api.metricClientError({ period, statistic: "Sum" })],
       width: 12,
     }),
-    new GraphWidget({ title: "API latency (ms)", left: [api.metricLatency({ period, statistic: "p50" }), api.metricLatency({ period, statistic: "p99" }), api.metricIntegrationLatency({ period, statistic: "p99" })], width: 12 }),
+    new GraphWidget({
+      title: "API latency (ms)",
+      left: [
+        api.metricLatency({ period, statistic: "p50" }),
+        api.metricLatency({ period, statistic: "p99" }),
+        api.metricIntegrationLatency({ period, statistic: "p99" }),
+      ],
+      width: 12,
+    }),
     new GraphWidget({
       title: "Function errors by API area (5xx come from these)",
-      left: areaStacks.map((area, index) => overFunctions(`a${index}`, areaName(area), area.functions.map(({ fn }) => fn), (fn) => fn.metricErrors({ period, statistic: "Sum" }), "SUM")),
+      left: areaStacks.map((area, index) =>
+        overFunctions(
+          `a${index}`,
+          areaName(area),
+          area.functions.map(({ fn }) => fn),
+          (fn) => fn.metricErrors({ period, statistic: "Sum" }),
+          "SUM",
+        ),
+      ),
       width: 12,
     }),
     new GraphWidget({
       title: "Slowest function p95 by API area (ms)",
-      left: areaStacks.map((area, index) => overFunctions(`a${index}`, areaName(area), area.functions.map(({ fn }) => fn), (fn) => fn.metricDuration({ period, statistic: "p95" }), "MAX")),
+      left: areaStacks.map((area, index) =>
+        overFunctions(
+          `a${index}`,
+          areaName(area),
+          area.functions.map(({ fn }) => fn),
+          (fn) => fn.metricDuration({ period, statistic: "p95" }),
+          "MAX",
+        ),
+      ),
       width: 12,
     }),
     new GraphWidget({
       title: "Oldest message per queue (s)",
-      left: Object.entries(queues).map(([name, queue]) => queue.metricApproximateAgeOfOldestMessage({ period, statistic: "Maximum", label: name })),
+      left: Object.entries(queues).map(([name, queue]) =>
+        queue.metricApproximateAgeOfOldestMessage({ period, statistic: "Maximum", label: name }),
+      ),
       width: 12,
     }),
     new GraphWidget({
       title: "Messages waiting per queue",
-      left: Object.entries(queues).map(([name, queue]) => queue.metricApproximateNumberOfMessagesVisible({ period, statistic: "Maximum", label: name })),
+      left: Object.entries(queues).map(([name, queue]) =>
+        queue.metricApproximateNumberOfMessagesVisible({ period, statistic: "Maximum", label: name }),
+      ),
       width: 12,
     }),
     new GraphWidget({
       title: "Scheduler tick: duration (ms) and what was due",
       left: [tick.metricDuration({ period, statistic: "Maximum" })],
-      right: ["TickEnqueued", "TickFannedOut", "TickMissed", "TickFailed", "TickOverCap"].map((name) => customMetric("scheduler-tick", name)),
+      right: ["TickEnqueued", "TickFannedOut", "TickMissed", "TickFailed", "TickOverCap"].map((name) =>
+        customMetric("scheduler-tick", name),
+      ),
       width: 12,
     }),
     new GraphWidget({

@@ -1,5 +1,15 @@
 import { Duration, NestedStack, type NestedStackProps, RemovalPolicy } from "aws-cdk-lib";
-import { AuthorizationType, type CorsOptions, type IAuthorizer, type IResource, Integration, IntegrationType, Method, Resource, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import {
+  AuthorizationType,
+  type CorsOptions,
+  type IAuthorizer,
+  type IResource,
+  Integration,
+  IntegrationType,
+  Method,
+  Resource,
+  type RestApi,
+} from "aws-cdk-lib/aws-apigateway";
 import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -53,7 +63,10 @@ export class ApiAreaStack extends NestedStack {
     const roleFor = (grants: readonly RouteGrant[]) => {
       // A grant whose actions another grant of the route already holds (tableRead beside tableWrite) changes nothing.
       const unique = [...new Set(grants)];
-      const effective = unique.filter((each) => !unique.some((other) => other !== each && routeGrantActions[each].every((action) => routeGrantActions[other].includes(action))));
+      const effective = unique.filter(
+        (each) =>
+          !unique.some((other) => other !== each && routeGrantActions[each].every((action) => routeGrantActions[other].includes(action))),
+      );
       const key = effective.sort().join("+") || "none";
       let role = roles.get(key);
       if (!role) {
@@ -98,7 +111,9 @@ export class ApiAreaStack extends NestedStack {
         resource: resourceFor(route.path),
         httpMethod: route.method,
         // Authenticated methods: the tenant authorizer, and the usage-plan key it supplies (apiKeySource AUTHORIZER).
-        ...(route.auth === "none" ? {} : { options: { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } }),
+        ...(route.auth === "none"
+          ? {}
+          : { options: { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } }),
         integration: new Integration({
           type: IntegrationType.AWS_PROXY,
           integrationHttpMethod: "POST",
@@ -114,6 +129,11 @@ export class ApiAreaStack extends NestedStack {
       });
       this.functions.push({ route, fn });
     }
-    functionGroupAlarms(this, `API area ${props.area}`, this.functions.map(({ fn }) => fn), props.alarmTopic);
+    functionGroupAlarms(
+      this,
+      `API area ${props.area}`,
+      this.functions.map(({ fn }) => fn),
+      props.alarmTopic,
+    );
   }
 }

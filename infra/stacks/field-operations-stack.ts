@@ -1,5 +1,37 @@
-import { CfnElement, CfnOutput, CfnParameter, CfnResource, CfnRule, Duration, Fn, Lazy, Names, RemovalPolicy, Size, Stack, type StackProps, Validations } from "aws-cdk-lib";
-import { AccessLogFormat, ApiKey, ApiKeySourceType, Cors, type CorsOptions, Deployment, IdentitySource, type IResource, LogGroupLogDestination, MethodLoggingLevel, Period, RequestAuthorizer, ResponseType, RestApi, Stage, UsagePlan } from "aws-cdk-lib/aws-apigateway";
+import {
+  CfnElement,
+  CfnOutput,
+  CfnParameter,
+  CfnResource,
+  CfnRule,
+  Duration,
+  Fn,
+  Lazy,
+  Names,
+  RemovalPolicy,
+  Size,
+  Stack,
+  type StackProps,
+  Validations,
+} from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  ApiKey,
+  ApiKeySourceType,
+  Cors,
+  type CorsOptions,
+  Deployment,
+  IdentitySource,
+  type IResource,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  Period,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  Stage,
+  UsagePlan,
+} from "aws-cdk-lib/aws-apigateway";
 import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, StreamViewType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
@@ -136,7 +168,10 @@ export class FieldOperationsStack extends Stack {
       lifecycleRules: [{ expiration: Duration.days(365) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(accessLogBucket).acknowledge({ id: "AwsSolutions-S1", reason: "This bucket receives the file bucket's access logs; logging it again would recurse." });
+    Validations.of(accessLogBucket).acknowledge({
+      id: "AwsSolutions-S1",
+      reason: "This bucket receives the file bucket's access logs; logging it again would recurse.",
+    });
 
     const bucket = new Bucket(this, "FileBucket", {
       encryption: BucketEncryption.S3_MANAGED,
@@ -159,7 +194,12 @@ export class FieldOperationsStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const deadLetterQueue = deadLetterQueueOf(this, "RunDeadLetterQueue", runQueueDefinition, "This is the dead-letter queue of the run queue.");
+    const deadLetterQueue = deadLetterQueueOf(
+      this,
+      "RunDeadLetterQueue",
+      runQueueDefinition,
+      "This is the dead-letter queue of the run queue.",
+    );
     const runQueue = workQueueOf(this, "RunQueue", runQueueDefinition, deadLetterQueue);
 
     // At most this many workers at once (context runWorkerMaxConcurrency), so runs cannot take the API's Lambda concurrency.
@@ -173,7 +213,12 @@ export class FieldOperationsStack extends Stack {
 
     const duePageQueue = workQueueOf(this, "DuePageQueue", duePageQueueDefinition, deadLetterQueue);
 
-    const importDeadLetterQueue = deadLetterQueueOf(this, "ImportDeadLetterQueue", importQueueDefinition, "This is the dead-letter queue of the legacy-import queue.");
+    const importDeadLetterQueue = deadLetterQueueOf(
+      this,
+      "ImportDeadLetterQueue",
+      importQueueDefinition,
+      "This is the dead-letter queue of the legacy-import queue.",
+    );
     const importQueue = workQueueOf(this, "ImportQueue", importQueueDefinition, importDeadLetterQueue);
 
     // The JWT settings as parameters whose defaults are the context values: a Rule refuses the
@@ -181,9 +226,18 @@ export class FieldOperationsStack extends Stack {
     const jwt = jwtParameters(this, props.jwt);
     // Webhooks (docs/api/webhooks.md): the operator's event bus, the delivery queue, the key of the signing secrets.
     const eventBus = new EventBus(this, "EventBus", { eventBusName: `${this.stackName}-events` });
-    const webhookDeadLetterQueue = deadLetterQueueOf(this, "WebhookDeadLetterQueue", webhookQueueDefinition, "This is the dead-letter queue of the webhook delivery queue.");
+    const webhookDeadLetterQueue = deadLetterQueueOf(
+      this,
+      "WebhookDeadLetterQueue",
+      webhookQueueDefinition,
+      "This is the dead-letter queue of the webhook delivery queue.",
+    );
     const webhookQueue = workQueueOf(this, "WebhookQueue", webhookQueueDefinition, webhookDeadLetterQueue);
-    const webhookKey = new Key(this, "WebhookSecretKey", { description: "Encrypts webhook signing secrets", enableKeyRotation: true, removalPolicy: RemovalPolicy.RETAIN });
+    const webhookKey = new Key(this, "WebhookSecretKey", {
+      description: "Encrypts webhook signing secrets",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     const environment = {
       TABLE_NAME: table.tableName,
@@ -203,16 +257,30 @@ export class FieldOperationsStack extends Stack {
       POWERTOOLS_SERVICE_NAME: "field-operations-api",
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
-      ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) } : {}),
+      ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined
+        ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) }
+        : {}),
       ...(props.travelProviders ? { TRAVEL_PROVIDERS_JSON: JSON.stringify(props.travelProviders) } : {}),
     };
 
     // Every function's bundle, built in one esbuild run before any function needs its code.
-    const code = new FunctionCode(this, [...props.routes.map((route) => route.handler), tickEntry, workerEntry, authorizerEntry, importWorkerEntry, publisherEntry, deliveryEntry], {
-      repositoryRoot: props.repositoryRoot,
-      sourceMaps: props.sourceMaps ?? false,
-      planOverrides: props.tenancy.planOverrides,
-    });
+    const code = new FunctionCode(
+      this,
+      [
+        ...props.routes.map((route) => route.handler),
+        tickEntry,
+        workerEntry,
+        authorizerEntry,
+        importWorkerEntry,
+        publisherEntry,
+        deliveryEntry,
+      ],
+      {
+        repositoryRoot: props.repositoryRoot,
+        sourceMaps: props.sourceMaps ?? false,
+        planOverrides: props.tenancy.planOverrides,
+      },
+    );
 
     const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
     const accountRole = props.apiGatewayAccountRole ?? false;
@@ -221,12 +289,16 @@ export class FieldOperationsStack extends Stack {
     const alarmTopic = new Topic(this, "AlarmTopic", { displayName: "Field Operations API alarms", enforceSSL: true });
     Validations.of(alarmTopic).acknowledge({
       id: "AwsSolutions-SNS2",
-      reason: "Alarm notifications carry no customer data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.",
+      reason:
+        "Alarm notifications carry no customer data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.",
     });
     if (props.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const anyOrigin = props.corsAllowedOrigins.includes("*");
-    const cors: CorsOptions = { allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins], allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "If-Match"] };
+    const cors: CorsOptions = {
+      allowOrigins: anyOrigin ? Cors.ALL_ORIGINS : [...props.corsAllowedOrigins],
+      allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "If-Match"],
+    };
     // API Gateway's own error answers carry the CORS header too, or a browser sees only a network
     // error. A gateway response cannot pick one origin of a list: with several, it echoes the
     // request's Origin (these bodies are fixed error messages, never data).
@@ -259,7 +331,12 @@ export class FieldOperationsStack extends Stack {
       responseHeaders,
       templates: errorBody(404, "Route not found", "sys-404"),
     });
-    api.addGatewayResponse("TooLarge", { type: ResponseType.REQUEST_TOO_LARGE, statusCode: "413", responseHeaders, templates: errorBody(413, "Request body is too large.", "sys-413") });
+    api.addGatewayResponse("TooLarge", {
+      type: ResponseType.REQUEST_TOO_LARGE,
+      statusCode: "413",
+      responseHeaders,
+      templates: errorBody(413, "Request body is too large.", "sys-413"),
+    });
     api.addGatewayResponse("Throttled", {
       type: ResponseType.THROTTLED,
       statusCode: "429",
@@ -319,7 +396,11 @@ export class FieldOperationsStack extends Stack {
       identitySources: [IdentitySource.header("Authorization")],
       resultsCacheTtl: Duration.seconds(tenancy.authorizerCacheTtlSeconds),
     }));
-    api.addGatewayResponse("Default5xx", { type: ResponseType.DEFAULT_5XX, responseHeaders, templates: errorBody(500, "Internal server error, please contact support.", "sys-500") });
+    api.addGatewayResponse("Default5xx", {
+      type: ResponseType.DEFAULT_5XX,
+      responseHeaders,
+      templates: errorBody(500, "Internal server error, please contact support.", "sys-500"),
+    });
     // Every other gateway 4xx (401/403 from the gateway included: they fall back to the default) keeps its body and gains the header.
     api.addGatewayResponse("Default4xx", { type: ResponseType.DEFAULT_4XX, responseHeaders });
 
@@ -363,14 +444,19 @@ export class FieldOperationsStack extends Stack {
           name: usagePlanName(this.stackName, plan.name),
           description: plan.description,
           throttle: { rateLimit: plan.rate, burstLimit: plan.burst },
-          ...(plan.callQuota ? { quota: { limit: plan.callQuota.limit, period: plan.callQuota.period === "day" ? Period.DAY : Period.MONTH } } : {}),
+          ...(plan.callQuota
+            ? { quota: { limit: plan.callQuota.limit, period: plan.callQuota.period === "day" ? Period.DAY : Period.MONTH } }
+            : {}),
           apiStages: [{ api, stage }],
         }),
       );
     }
     if (tenancy.autoEnroll) {
       // Organizations without a tenant record share this key on the default plan (enroll them to give each its own limits).
-      const poolKey = new ApiKey(this, "AutoEnrollApiKey", { value: autoEnrollKeyValue(this), description: "Organizations auto-enrolled on the default plan" });
+      const poolKey = new ApiKey(this, "AutoEnrollApiKey", {
+        value: autoEnrollKeyValue(this),
+        description: "Organizations auto-enrolled on the default plan",
+      });
       this.usagePlans.get(tenancy.plans.defaultPlan.name)?.addApiKey(poolKey);
     }
 
@@ -382,7 +468,8 @@ export class FieldOperationsStack extends Stack {
       if (onTable.length > 0) {
         role.addToPrincipalPolicy(new PolicyStatement({ actions: onTable, resources: [table.tableArn] }));
         // Only queries reach the secondary indexes (by hub, due index).
-        if (onTable.includes("dynamodb:Query")) role.addToPrincipalPolicy(new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${table.tableArn}/index/*`] }));
+        if (onTable.includes("dynamodb:Query"))
+          role.addToPrincipalPolicy(new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${table.tableArn}/index/*`] }));
       }
       // The import grants reach only the uploaded exports and the import queue.
       const isImportGrant = grant.startsWith("import");
@@ -390,21 +477,33 @@ export class FieldOperationsStack extends Stack {
       if (onBucket.length > 0) {
         if (isImportGrant) {
           const onObjects = onBucket.filter((action) => action !== "s3:ListBucket");
-          if (onObjects.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }));
+          if (onObjects.length > 0)
+            role.addToPrincipalPolicy(
+              new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }),
+            );
           // A bucket-level action: its resource is the bucket (a condition on s3:prefix would not reach the 404-or-403 choice of an object read).
-          if (onBucket.includes("s3:ListBucket")) role.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }));
-        }
-        else {
+          if (onBucket.includes("s3:ListBucket"))
+            role.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }));
+        } else {
           const kind = bucketKindOfArea[area ?? ""];
-          if (!kind) throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);
+          if (!kind)
+            throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);
           role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(`${kind.prefix}*`)] }));
           // Objects of the earlier layout (`org/<o>/<kind>/…`) are still read (and certificates deleted) where they are.
           const legacyActions = onBucket.filter((action) => kind.legacyActions.includes(action));
-          if (legacyActions.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: legacyActions, resources: [bucket.arnForObjects(kind.legacyPattern)] }));
+          if (legacyActions.length > 0)
+            role.addToPrincipalPolicy(
+              new PolicyStatement({ actions: legacyActions, resources: [bucket.arnForObjects(kind.legacyPattern)] }),
+            );
         }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
-      const queueArns = grant === "webhookQueueSend" ? [webhookQueue.queueArn, webhookDeadLetterQueue.queueArn] : isImportGrant ? [importQueue.queueArn] : [runQueue.queueArn, spilloverQueue.queueArn];
+      const queueArns =
+        grant === "webhookQueueSend"
+          ? [webhookQueue.queueArn, webhookDeadLetterQueue.queueArn]
+          : isImportGrant
+            ? [importQueue.queueArn]
+            : [runQueue.queueArn, spilloverQueue.queueArn];
       if (onQueue.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onQueue, resources: queueArns }));
       const onKey = actions.filter((action) => action.startsWith("kms:"));
       if (onKey.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onKey, resources: [webhookKey.keyArn] }));
@@ -455,7 +554,12 @@ export class FieldOperationsStack extends Stack {
       entry: workerEntry,
       description: "Runs one routing schedule: collect visits, optimize, store the result, dispatch",
       // Context routingThreads caps the search threads (default: the cores the memory size gives; docs/api/routing-runs.md).
-      environment: { ...environment, ...(this.node.tryGetContext("routingThreads") !== undefined ? { ROUTING_THREADS: String(this.node.tryGetContext("routingThreads")) } : {}) },
+      environment: {
+        ...environment,
+        ...(this.node.tryGetContext("routingThreads") !== undefined
+          ? { ROUTING_THREADS: String(this.node.tryGetContext("routingThreads")) }
+          : {}),
+      },
       timeout: Duration.seconds(runWorkerTimeoutSeconds),
       // Context runWorkerMemoryMb: cost against search quality (docs/api/routing-runs.md, "Worker memory").
       memorySize: runWorkerMemoryMb(this.node.tryGetContext("runWorkerMemoryMb")),
@@ -464,25 +568,52 @@ export class FieldOperationsStack extends Stack {
     // The road travel matrix cache (travel-cache/), only when the operator declared a road-network provider.
     const roadProviders = Object.values(props.travelProviders?.providers ?? {}).filter((provider) => provider.kind !== "greatCircle");
     if (roadProviders.length > 0) {
-      worker.role?.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:GetObject", "s3:PutObject"], resources: [bucket.arnForObjects(`${objectKinds.travelCache}*`)] }));
+      worker.role?.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ["s3:GetObject", "s3:PutObject"],
+          resources: [bucket.arnForObjects(`${objectKinds.travelCache}*`)],
+        }),
+      );
     }
     // Amazon Location's routes matrix, only when the operator declared such a provider (its region, else the stack's).
-    const amazonRegions = [...new Set(Object.values(props.travelProviders?.providers ?? {}).flatMap((provider) => (provider.kind === "amazonLocation" ? [provider.region ?? this.region] : [])))];
+    const amazonRegions = [
+      ...new Set(
+        Object.values(props.travelProviders?.providers ?? {}).flatMap((provider) =>
+          provider.kind === "amazonLocation" ? [provider.region ?? this.region] : [],
+        ),
+      ),
+    ];
     if (amazonRegions.length > 0) {
       worker.role?.addToPrincipalPolicy(
-        new PolicyStatement({ actions: ["geo-routes:CalculateRouteMatrix"], resources: amazonRegions.map((region) => `arn:${this.partition}:geo-routes:${region}::provider/default`) }),
+        new PolicyStatement({
+          actions: ["geo-routes:CalculateRouteMatrix"],
+          resources: amazonRegions.map((region) => `arn:${this.partition}:geo-routes:${region}::provider/default`),
+        }),
       );
     }
     for (const [name, value] of Object.entries(runEnqueueEnvironment)) worker.addEnvironment(name, value);
-    worker.addEventSource(new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }));
+    worker.addEventSource(
+      new SqsEventSource(runQueue, { batchSize: runQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency }),
+    );
     // The spillover: one organization's share of workers beside those of the run queue, so the worker kept for the others stays free.
     worker.addEventSource(
-      new SqsEventSource(spilloverQueue, { batchSize: runSpilloverQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: spilloverMaxConcurrency(runWorkerShare) }),
+      new SqsEventSource(spilloverQueue, {
+        batchSize: runSpilloverQueueDefinition.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: spilloverMaxConcurrency(runWorkerShare),
+      }),
     );
     // The tick's fan-out pages: their own event source and concurrency, so they never wait behind runs.
-    worker.addEventSource(new SqsEventSource(duePageQueue, { batchSize: duePageQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: duePageQueueDefinition.maxConcurrency }));
+    worker.addEventSource(
+      new SqsEventSource(duePageQueue, {
+        batchSize: duePageQueueDefinition.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: duePageQueueDefinition.maxConcurrency,
+      }),
+    );
     // The tick and the worker (a page may fan out further) send pages: SendMessage only.
-    for (const sender of [tick, worker]) sender.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [duePageQueue.queueArn] }));
+    for (const sender of [tick, worker])
+      sender.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [duePageQueue.queueArn] }));
 
     const importWorker = new ProductFunction(this, "LegacyImportFunction", {
       code,
@@ -494,7 +625,11 @@ export class FieldOperationsStack extends Stack {
     });
     for (const each of importWorkerGrants) grant(importWorker.role as IRole, each);
     importWorker.addEventSource(
-      new SqsEventSource(importQueue, { batchSize: importQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: importQueueDefinition.maxConcurrency }),
+      new SqsEventSource(importQueue, {
+        batchSize: importQueueDefinition.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: importQueueDefinition.maxConcurrency,
+      }),
     );
 
     // The stream → events on the bus + one delivery per subscription. Only writes that can mean an
@@ -514,7 +649,9 @@ export class FieldOperationsStack extends Stack {
         batchSize: 100,
         bisectBatchOnError: true,
         retryAttempts: 10,
-        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or("routingResult", "runClaim", "dataType") } } } })],
+        filters: [
+          FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or("routingResult", "runClaim", "dataType") } } } }),
+        ],
       }),
     );
     const deliveryWorker = new ProductFunction(this, "WebhookDeliveryFunction", {
@@ -527,8 +664,13 @@ export class FieldOperationsStack extends Stack {
     for (const each of deliveryWorkerGrants) grant(deliveryWorker.role as IRole, each);
     // No organization holds every delivery worker (a worker waits for the slowest attempt of its batch).
     deliveryWorker.addEnvironment("WEBHOOK_WORKER_SLOTS_PER_TENANT", String(webhookSlotsPerTenant()));
-    deliveryWorker.addEventSource(new SqsEventSource(webhookQueue, { batchSize: webhookQueueDefinition.batchSize, reportBatchItemFailures: true, maxConcurrency: webhookQueueDefinition.maxConcurrency }));
-
+    deliveryWorker.addEventSource(
+      new SqsEventSource(webhookQueue, {
+        batchSize: webhookQueueDefinition.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: webhookQueueDefinition.maxConcurrency,
+      }),
+    );
 
     const oldestMessageAlarm = (id: string, queue: Queue, seconds: number, periods: number, description: string) =>
       new Alarm(this, id, {
@@ -550,7 +692,13 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
     const rootAlarms = [
-      oldestMessageAlarm("RunQueueAgeAlarm", runQueue, runQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest waiting routing run waited over ${runQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: runs back up behind the workers`),
+      oldestMessageAlarm(
+        "RunQueueAgeAlarm",
+        runQueue,
+        runQueueDefinition.oldestMessageAlarmSeconds,
+        3,
+        `The oldest waiting routing run waited over ${runQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: runs back up behind the workers`,
+      ),
       oldestMessageAlarm(
         "RunSpilloverQueueAgeAlarm",
         spilloverQueue,
@@ -558,12 +706,37 @@ export class FieldOperationsStack extends Stack {
         3,
         `The oldest run beyond its organization's share of the workers waited over ${runSpilloverQueueDefinition.oldestMessageAlarmSeconds / 3600} hours for 15 minutes: a flooding organization's backlog is not draining`,
       ),
-      oldestMessageAlarm("DuePageQueueAgeAlarm", duePageQueue, duePageQueueDefinition.oldestMessageAlarmSeconds, 1, `A fan-out page of due schedules waited over ${duePageQueueDefinition.oldestMessageAlarmSeconds / 60} minutes: due runs are not being enqueued`),
-      oldestMessageAlarm("ImportQueueAgeAlarm", importQueue, importQueueDefinition.oldestMessageAlarmSeconds, 3, `The oldest legacy-import step waited over ${importQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: imports are not progressing`),
-      oldestMessageAlarm("DeadLetterQueueAgeAlarm", deadLetterQueue, deadLetterOldestMessageAlarmSeconds, 1, "A failed routing run or due page has waited a week in the dead-letter queue: redrive or inspect it before the 14-day retention drops it"),
-      oldestMessageAlarm("ImportDeadLetterQueueAgeAlarm", importDeadLetterQueue, deadLetterOldestMessageAlarmSeconds, 1, "A failed legacy-import step has waited a week in the dead-letter queue: inspect it before the 14-day retention drops it"),
+      oldestMessageAlarm(
+        "DuePageQueueAgeAlarm",
+        duePageQueue,
+        duePageQueueDefinition.oldestMessageAlarmSeconds,
+        1,
+        `A fan-out page of due schedules waited over ${duePageQueueDefinition.oldestMessageAlarmSeconds / 60} minutes: due runs are not being enqueued`,
+      ),
+      oldestMessageAlarm(
+        "ImportQueueAgeAlarm",
+        importQueue,
+        importQueueDefinition.oldestMessageAlarmSeconds,
+        3,
+        `The oldest legacy-import step waited over ${importQueueDefinition.oldestMessageAlarmSeconds / 60} minutes for 15 minutes: imports are not progressing`,
+      ),
+      oldestMessageAlarm(
+        "DeadLetterQueueAgeAlarm",
+        deadLetterQueue,
+        deadLetterOldestMessageAlarmSeconds,
+        1,
+        "A failed routing run or due page has waited a week in the dead-letter queue: redrive or inspect it before the 14-day retention drops it",
+      ),
+      oldestMessageAlarm(
+        "ImportDeadLetterQueueAgeAlarm",
+        importDeadLetterQueue,
+        deadLetterOldestMessageAlarmSeconds,
+        1,
+        "A failed legacy-import step has waited a week in the dead-letter queue: inspect it before the 14-day retention drops it",
+      ),
       new Alarm(this, "TickMissingAlarm", {
-        alarmDescription: 'The scheduler tick did not run in 5 consecutive minutes (no invocations: rule disabled, function deleted or throttled); no runs are enqueued (docs/operations.md, Runbook: "TickMissing")',
+        alarmDescription:
+          'The scheduler tick did not run in 5 consecutive minutes (no invocations: rule disabled, function deleted or throttled); no runs are enqueued (docs/operations.md, Runbook: "TickMissing")',
         metric: tick.metricInvocations({ period: Duration.minutes(1), statistic: "Sum" }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -580,11 +753,22 @@ export class FieldOperationsStack extends Stack {
         alarmTopic,
       ),
       ...rootAlarms,
-      deadLetterAlarm("WebhookDeadLetterQueueAlarm", webhookDeadLetterQueue, 5, "Webhook deliveries ran out of attempts (or could not run) and wait in the dead-letter queue"),
-      deadLetterAlarm("ImportDeadLetterQueueAlarm", importDeadLetterQueue, 1, "A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked"),
+      deadLetterAlarm(
+        "WebhookDeadLetterQueueAlarm",
+        webhookDeadLetterQueue,
+        5,
+        "Webhook deliveries ran out of attempts (or could not run) and wait in the dead-letter queue",
+      ),
+      deadLetterAlarm(
+        "ImportDeadLetterQueueAlarm",
+        importDeadLetterQueue,
+        1,
+        "A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked",
+      ),
       deadLetterAlarm("DeadLetterQueueAlarm", deadLetterQueue, 1, "Routing runs failed 3 deliveries and wait in the dead-letter queue"),
       new Alarm(this, "Api5xxRateAlarm", {
-        alarmDescription: 'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
+        alarmDescription:
+          'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
         metric: new MathExpression({
           expression: "IF(requests >= 20, 100 * errors / requests, 0)",
           usingMetrics: {
@@ -600,7 +784,8 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
       new Alarm(this, "TickFailedAlarm", {
-        alarmDescription: 'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (docs/operations.md, Runbook: "TickFailed")',
+        alarmDescription:
+          'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (docs/operations.md, Runbook: "TickFailed")',
         metric: tick.metricErrors({ period: Duration.minutes(1), statistic: "Sum" }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -619,7 +804,14 @@ export class FieldOperationsStack extends Stack {
     ];
     for (const alarm of this.alarms.slice(-(rootAlarms.length + 6))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
-    operationsDashboard(this, { api, areaStacks: this.areaStacks, tick, worker, importWorker, queues: { runQueue, spilloverQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue } });
+    operationsDashboard(this, {
+      api,
+      areaStacks: this.areaStacks,
+      tick,
+      worker,
+      importWorker,
+      queues: { runQueue, spilloverQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue },
+    });
 
     code.dispose();
 
@@ -627,7 +819,10 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
-    new CfnOutput(this, "EventBusName", { value: eventBus.eventBusName, description: "Every domain event (source field-operations-api, detail-type = event type)" });
+    new CfnOutput(this, "EventBusName", {
+      value: eventBus.eventBusName,
+      description: "Every domain event (source field-operations-api, detail-type = event type)",
+    });
     new CfnOutput(this, "EventBusArn", { value: eventBus.eventBusArn });
 
     acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
@@ -676,17 +871,33 @@ export function apiArea(handler: string): string {
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
 
 /** cdk-nag findings that follow from deliberate design decisions (docs/api/README.md, Conventions; docs/architecture.md). */
-function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; bucket: Bucket }, options: { executionLogs: boolean }): void {
+function acknowledgeDesignDecisions(
+  stack: Stack,
+  resources: { table: TableV2; bucket: Bucket },
+  options: { executionLogs: boolean },
+): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
   // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.
   const arnTokens = (construct: TableV2 | Bucket) => [
     `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`,
     `<referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn>`,
   ];
-  acknowledge("AwsSolutions-APIG4", "Every method but the public OpenAPI document runs behind the tenant Lambda authorizer; the document is public by design.");
-  acknowledge("AwsSolutions-COG4", "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.");
-  acknowledge("AwsSolutions-APIG2", "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.");
-  acknowledge("AwsSolutions-APIG3", "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.");
+  acknowledge(
+    "AwsSolutions-APIG4",
+    "Every method but the public OpenAPI document runs behind the tenant Lambda authorizer; the document is public by design.",
+  );
+  acknowledge(
+    "AwsSolutions-COG4",
+    "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.",
+  );
+  acknowledge(
+    "AwsSolutions-APIG2",
+    "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.",
+  );
+  acknowledge(
+    "AwsSolutions-APIG3",
+    "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.",
+  );
   const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];
   for (const policy of managedLoggingPolicies) {
     acknowledge(
@@ -695,18 +906,39 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     );
   }
   for (const arn of arnTokens(resources.table)) {
-    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`, "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).");
+    acknowledge(
+      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`,
+      "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).",
+    );
   }
   for (const arn of arnTokens(resources.bucket)) {
-    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`, "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.");
+    acknowledge(
+      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`,
+      "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.",
+    );
     for (const [area, kind] of Object.entries(bucketKindOfArea)) {
-      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`, `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`);
-      acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`, `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`);
+      acknowledge(
+        `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`,
+        `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`,
+      );
+      acknowledge(
+        `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`,
+        `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`,
+      );
     }
-    acknowledge(`AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKinds.travelCache}*]`, "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code), granted only when a road-network provider is declared.");
+    acknowledge(
+      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKinds.travelCache}*]`,
+      "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code), granted only when a road-network provider is declared.",
+    );
   }
-  acknowledge("AwsSolutions::AwsSolutions-IAM5[Resource::*]", "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.");
-  acknowledge("AwsSolutions-L1", "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.");
+  acknowledge(
+    "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+    "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.",
+  );
+  acknowledge(
+    "AwsSolutions-L1",
+    "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.",
+  );
   if (!options.executionLogs) {
     acknowledge(
       "AwsSolutions-APIG6",
@@ -718,13 +950,22 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
     "Serverless-LambdaDLQ",
     "No function is invoked asynchronously with work to lose: API functions answer synchronously, the SQS workers' failed messages go to their queues' dead-letter queues, and a failed scheduler tick is redone by the next minute's (schedules stay due; TickFailed/TickMissing alarm).",
   );
-  acknowledge("Serverless-EventBusDLQ", "The once-a-minute tick rule: an invocation EventBridge fails to deliver is covered by the next minute's tick (due schedules stay due), and TickMissing alarms when ticks stop.");
+  acknowledge(
+    "Serverless-EventBusDLQ",
+    "The once-a-minute tick rule: an invocation EventBridge fails to deliver is covered by the next minute's tick (due schedules stay due), and TickMissing alarms when ticks stop.",
+  );
   acknowledge(
     "Serverless-LambdaEventSourceMappingDestination",
     "SQS event sources: a message that keeps failing moves to its queue's dead-letter queue through the redrive policy (with an age alarm); an on-failure destination would duplicate it.",
   );
-  acknowledge("Serverless-SNSRedrivePolicy", "The alarm topic's e-mail subscription: an undelivered alarm e-mail has nothing to redrive, and the alarm stays in ALARM on the dashboard.");
-  acknowledge("Serverless-SQSRedrivePolicy", "Flagged queues are the dead-letter queues themselves; a dead-letter queue of a dead-letter queue would only hide failures.");
+  acknowledge(
+    "Serverless-SNSRedrivePolicy",
+    "The alarm topic's e-mail subscription: an undelivered alarm e-mail has nothing to redrive, and the alarm stays in ALARM on the dashboard.",
+  );
+  acknowledge(
+    "Serverless-SQSRedrivePolicy",
+    "Flagged queues are the dead-letter queues themselves; a dead-letter queue of a dead-letter queue would only hide failures.",
+  );
 }
 
 /**
@@ -733,16 +974,28 @@ function acknowledgeDesignDecisions(stack: Stack, resources: { table: TableV2; b
  */
 export const publicRouteThrottle = { rateLimit: 10, burstLimit: 20 } as const;
 
-function publicMethodThrottles(routes: readonly RouteDefinition[]): Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> {
+function publicMethodThrottles(
+  routes: readonly RouteDefinition[],
+): Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> {
   return Object.fromEntries(
     routes
       .filter((route) => route.auth === "none")
-      .map((route) => [`${route.path}/${route.method}`, { throttlingRateLimit: publicRouteThrottle.rateLimit, throttlingBurstLimit: publicRouteThrottle.burstLimit }]),
+      .map((route) => [
+        `${route.path}/${route.method}`,
+        { throttlingRateLimit: publicRouteThrottle.rateLimit, throttlingBurstLimit: publicRouteThrottle.burstLimit },
+      ]),
   );
 }
 
 /** The resource types an API Gateway deployment snapshots (what the stage serves until the next deployment). */
-export const deploymentSnapshotTypes = new Set(["AWS::ApiGateway::Method", "AWS::ApiGateway::Resource", "AWS::ApiGateway::Authorizer", "AWS::ApiGateway::GatewayResponse", "AWS::ApiGateway::Model", "AWS::ApiGateway::RequestValidator"]);
+export const deploymentSnapshotTypes = new Set([
+  "AWS::ApiGateway::Method",
+  "AWS::ApiGateway::Resource",
+  "AWS::ApiGateway::Authorizer",
+  "AWS::ApiGateway::GatewayResponse",
+  "AWS::ApiGateway::Model",
+  "AWS::ApiGateway::RequestValidator",
+]);
 
 /**
  * Every snapshotted resource of the stack and its nested stacks as its template renders it (in its
@@ -753,7 +1006,10 @@ export const deploymentSnapshotTypes = new Set(["AWS::ApiGateway::Method", "AWS:
 function deploymentSnapshot(stack: Stack): unknown[] {
   return stack.node
     .findAll()
-    .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct) && deploymentSnapshotTypes.has(construct.cfnResourceType))
+    .filter(
+      (construct): construct is CfnResource =>
+        CfnResource.isCfnResource(construct) && deploymentSnapshotTypes.has(construct.cfnResourceType),
+    )
     .map((resource) => ({
       path: resource.node.path,
       rendered: Stack.of(resource).resolve((resource as unknown as { _toCloudFormation(): unknown })._toCloudFormation()),
@@ -796,10 +1052,25 @@ function accessLogFormat(): AccessLogFormat {
  * placeholders of cdk.json: CloudFormation checks Rules before it creates or changes any resource,
  * so `cdk deploy` without real settings fails at once, while `cdk synth` (no account) still works.
  */
-function jwtParameters(stack: Stack, jwt: { issuer: string; audience: string; jwksUri: string }): { issuer: string; audience: string; jwksUri: string } {
-  const issuer = new CfnParameter(stack, "JwtIssuer", { type: "String", default: jwt.issuer, description: "Token issuer (context jwtIssuer)" });
-  const audience = new CfnParameter(stack, "JwtAudience", { type: "String", default: jwt.audience, description: "Token audience (context jwtAudience)" });
-  const jwksUri = new CfnParameter(stack, "JwtJwksUri", { type: "String", default: jwt.jwksUri, description: "HTTPS JWKS of the issuer (context jwtJwksUri)" });
+function jwtParameters(
+  stack: Stack,
+  jwt: { issuer: string; audience: string; jwksUri: string },
+): { issuer: string; audience: string; jwksUri: string } {
+  const issuer = new CfnParameter(stack, "JwtIssuer", {
+    type: "String",
+    default: jwt.issuer,
+    description: "Token issuer (context jwtIssuer)",
+  });
+  const audience = new CfnParameter(stack, "JwtAudience", {
+    type: "String",
+    default: jwt.audience,
+    description: "Token audience (context jwtAudience)",
+  });
+  const jwksUri = new CfnParameter(stack, "JwtJwksUri", {
+    type: "String",
+    default: jwt.jwksUri,
+    description: "HTTPS JWKS of the issuer (context jwtJwksUri)",
+  });
   new CfnRule(stack, "JwtSettingsAreReal", {
     assertions: [
       {
@@ -824,8 +1095,16 @@ function jwtParameters(stack: Stack, jwt: { issuer: string; audience: string; jw
  * prefix, and the earlier layout's objects it may still read (and, for certificates, delete).
  */
 const bucketKindOfArea: Record<string, { prefix: string; legacyPattern: string; legacyActions: readonly string[] }> = {
-  "app-integrations": { prefix: objectKinds.certificates, legacyPattern: "org/*/app-integrations/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"] },
-  "routing-results": { prefix: objectKinds.results, legacyPattern: "org/*/routing-results/*", legacyActions: ["s3:GetObject", "s3:GetObjectVersion"] },
+  "app-integrations": {
+    prefix: objectKinds.certificates,
+    legacyPattern: "org/*/app-integrations/*",
+    legacyActions: ["s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"],
+  },
+  "routing-results": {
+    prefix: objectKinds.results,
+    legacyPattern: "org/*/routing-results/*",
+    legacyActions: ["s3:GetObject", "s3:GetObjectVersion"],
+  },
 };
 
 /**
@@ -846,7 +1125,11 @@ export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
   const resultDays = days("resultRetentionDays");
   return [
     { id: "AbortIncompleteMultipartUploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
-    { id: "ExpireNoncurrentVersions", noncurrentVersionExpiration: Duration.days(days("noncurrentVersionDays", 30) as number), expiredObjectDeleteMarker: true },
+    {
+      id: "ExpireNoncurrentVersions",
+      noncurrentVersionExpiration: Duration.days(days("noncurrentVersionDays", 30) as number),
+      expiredObjectDeleteMarker: true,
+    },
     { id: "ExpireImportUploads", prefix: objectKinds.imports, expiration: Duration.days(days("importRetentionDays", 7) as number) },
     ...(resultDays ? [{ id: "ExpireResultBodies", prefix: objectKinds.results, expiration: Duration.days(resultDays) }] : []),
   ];
@@ -870,7 +1153,11 @@ function workQueueOf(
 
 /** A dead-letter queue: SSE, TLS only, kept `deadLetterRetentionSeconds`; cdk-nag's "has no DLQ of its own" is acknowledged with `reason`. */
 function deadLetterQueueOf(scope: Construct, id: string, definition: { deadLetterRetentionSeconds: number }, reason: string): Queue {
-  const queue = new Queue(scope, id, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.seconds(definition.deadLetterRetentionSeconds) });
+  const queue = new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.seconds(definition.deadLetterRetentionSeconds),
+  });
   Validations.of(queue).acknowledge({ id: "AwsSolutions-SQS3", reason });
   return queue;
 }

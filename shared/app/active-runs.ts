@@ -11,6 +11,12 @@ import { maxRunsQueued } from "#shared/app/usage";
 export const activeRunSlots: ActiveRunSlots = {
   max: (organizationId) => maxRunsQueued(organizationId, appConfig().MAX_ACTIVE_RUNS_PER_ORG),
   take: async (organizationId, runKey) =>
-    takeActiveRunSlot(organizationId, runKey, await maxRunsQueued(organizationId, appConfig().MAX_ACTIVE_RUNS_PER_ORG), new Date(), activeRunLeaseSeconds),
+    takeActiveRunSlot(
+      organizationId,
+      runKey,
+      await maxRunsQueued(organizationId, appConfig().MAX_ACTIVE_RUNS_PER_ORG),
+      new Date(),
+      activeRunLeaseSeconds,
+    ),
   release: releaseActiveRunSlot,
 };

@@ -3,7 +3,9 @@ import { createConfigurationService } from "#shared/domain/configurations/servic
 import { dynamoConfigurationStore } from "#shared/store/configuration-store";
 
 /** Composition root of the configuration profile area: the domain service over its DynamoDB store. */
-export const configurationService = createConfigurationService(dynamoConfigurationStore, undefined, () => Object.keys(configuredTravelProviders().providers));
+export const configurationService = createConfigurationService(dynamoConfigurationStore, undefined, () =>
+  Object.keys(configuredTravelProviders().providers),
+);
 
 /**
  * For the routing schedules/runs area: the profile named by a schedule's `configurationId`, or

@@ -17,7 +17,9 @@ export const importQuota: ImportQuota = {
   async take(organizationId, dataTypeId, records, limits, now) {
     const outcome = await takeImport(organizationId, dataTypeId, records, limits, now, utcDay(now), utcMonth(now));
     if (outcome.taken) return;
-    throw outcome.reason === "cap" ? new TooManyImportsError(limits) : new ImportQuotaExceededError(limits, outcome.usedRecords, records, now);
+    throw outcome.reason === "cap"
+      ? new TooManyImportsError(limits)
+      : new ImportQuotaExceededError(limits, outcome.usedRecords, records, now);
   },
   renew: renewImport,
   end(organizationId, dataTypeId, startedTime, written, outcome) {

@@ -11,7 +11,10 @@ import { dynamoRoutingResultItems } from "#shared/store/routing-result-items";
 
 /** Queues an on-demand run for the run worker (the same queues as schedule runs: the spillover one beyond the organization's share). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
-  const [{ client, sdk }, room] = await Promise.all([sqsSdk(), runsForSharedQueue(message.organizationId, [onDemandRunKey(message.resultId)])]);
+  const [{ client, sdk }, room] = await Promise.all([
+    sqsSdk(),
+    runsForSharedQueue(message.organizationId, [onDemandRunKey(message.resultId)]),
+  ]);
   await client.send(new sdk.SendMessageCommand({ QueueUrl: runQueueUrl(room === 0), MessageBody: JSON.stringify(message) }));
 }
 

@@ -4,4 +4,8 @@ import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
 import { visitRoutingResultId } from "#shared/store/visit-store";
 
 /** Composition root of `POST /routing/result/{resultId}/dispatch`: the result with its body (S3) and the visits it marks. */
-export const routingResultDispatch = createRoutingResultDispatch({ store: dynamoRoutingResultStore, markVisitDispatched, visitRoutingResultId });
+export const routingResultDispatch = createRoutingResultDispatch({
+  store: dynamoRoutingResultStore,
+  markVisitDispatched,
+  visitRoutingResultId,
+});

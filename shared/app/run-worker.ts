@@ -8,7 +8,14 @@ import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
 import { routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
 import { dynamoHubStore } from "#shared/store/hub-store";
 import { dynamoRoutingResultStore } from "#shared/store/routing-result-store";
-import { findScheduleForRun, finishRunClaim, readRunClaim, recordLogExecuted, startRunClaim, vehiclesForRun } from "#shared/store/run-store";
+import {
+  findScheduleForRun,
+  finishRunClaim,
+  readRunClaim,
+  recordLogExecuted,
+  startRunClaim,
+  vehiclesForRun,
+} from "#shared/store/run-store";
 import { visitRoutingResultId } from "#shared/store/visit-store";
 
 /** Composition root of the run worker: its ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
@@ -27,7 +34,10 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     oldestActiveVisits,
     // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
     solve: (problem, options) =>
-      solveRoutingInParallel(problem, { ...options, threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE) }),
+      solveRoutingInParallel(problem, {
+        ...options,
+        threads: routingThreadCount(appConfig().ROUTING_THREADS, undefined, appConfig().AWS_LAMBDA_FUNCTION_MEMORY_SIZE),
+      }),
     results: dynamoRoutingResultStore,
     markVisitDispatched,
     visitRoutingResultId,

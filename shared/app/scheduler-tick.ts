@@ -10,7 +10,15 @@ import type { SchedulerTickPorts } from "#shared/domain/runs/scheduler-tick";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { sendDuePages, sendRunMessages } from "#shared/queue/run-queue";
-import { advanceSchedule, claimRunSlot, finishRunClaim, readRunClaim, readSchedulesForTick, recordLogExecuted, releaseRunSlot } from "#shared/store/run-store";
+import {
+  advanceSchedule,
+  claimRunSlot,
+  finishRunClaim,
+  readRunClaim,
+  readSchedulesForTick,
+  recordLogExecuted,
+  releaseRunSlot,
+} from "#shared/store/run-store";
 import { DUE_SHARD_COUNT, listDueSchedules } from "#shared/store/schedule-store";
 
 /**
@@ -54,7 +62,13 @@ export function schedulerTickPorts(now: Date): SchedulerTickPorts<ScheduleRecord
     skipOverCap: async (message, max) => {
       const reason = scheduledRunOverCapReason(max);
       await finishRunClaim(message.organizationId, message.scheduleId, message.slot, "SKIPPED", reason, now);
-      await recordLogExecuted(message.organizationId, message.scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
+      await recordLogExecuted(message.organizationId, message.scheduleId, {
+        status: "SKIPPED",
+        message: reason,
+        routingResultId: null,
+        dispatched: null,
+        lastExecute: formatDateTimeUtc(now),
+      });
     },
   };
 }

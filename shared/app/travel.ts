@@ -23,7 +23,10 @@ async function tableSource(declaration: RoadProviderDeclaration): Promise<Travel
 export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId, hubId, provider, locations, now }) => {
   const document = configuredTravelProviders();
   const declaration = document.providers[provider];
-  if (!declaration) throw new TravelMatrixError(`the travel provider ${provider} is not declared any more (declared: ${Object.keys(document.providers).join(", ")})`);
+  if (!declaration)
+    throw new TravelMatrixError(
+      `the travel provider ${provider} is not declared any more (declared: ${Object.keys(document.providers).join(", ")})`,
+    );
   if (declaration.kind === "greatCircle") return undefined;
   const matrix = await buildRoadMatrix({
     locations,

@@ -3,7 +3,15 @@ import { configuredPlans } from "#shared/config/tenant-plans";
 import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
 import { createUsageService } from "#shared/domain/usage/service";
 import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
-import { callCountsBetween, recordRunUsage, runSecondsUsed, runUsageBetween, tenantPlanName, tenantPlanNames, webhookAttemptsBetween } from "#shared/store/usage-store";
+import {
+  callCountsBetween,
+  recordRunUsage,
+  runSecondsUsed,
+  runUsageBetween,
+  tenantPlanName,
+  tenantPlanNames,
+  webhookAttemptsBetween,
+} from "#shared/store/usage-store";
 
 /** Composition root of metering: the run quota, the runs cap by plan, the usage report and the run worker's meter. */
 
@@ -24,7 +32,12 @@ export async function maxRunsQueued(organizationId: string, unenrolled: number):
 /** `maxRunsQueued` of several organizations at once (batch reads of their tenant records): the scheduler tick's, once per page. */
 export async function maxRunsQueuedOf(organizationIds: readonly string[], unenrolled: number): Promise<Map<string, number>> {
   const plans = await tenantPlanNames(organizationIds);
-  return new Map([...plans].map(([organizationId, planName]) => [organizationId, planName === undefined ? unenrolled : planOf(planName, configuredPlans()).maxRunsQueued]));
+  return new Map(
+    [...plans].map(([organizationId, planName]) => [
+      organizationId,
+      planName === undefined ? unenrolled : planOf(planName, configuredPlans()).maxRunsQueued,
+    ]),
+  );
 }
 
 /** Meters a run once (false when a redelivery finds it metered already). */

@@ -8,7 +8,8 @@ export const visitService = createVisitService(dynamoVisitStore);
  * For routing runs (no caller): the hub's active (UNASSIGNED/ONGOING) visits, oldest first by
  * creation time, at most `max` (the spec's limit is 1,500), read from the sparse active index.
  */
-export const oldestActiveVisits = (organizationId: string, hubId: string, max: number) => dynamoVisitStore.oldestActive(organizationId, hubId, max);
+export const oldestActiveVisits = (organizationId: string, hubId: string, max: number) =>
+  dynamoVisitStore.oldestActive(organizationId, hubId, max);
 
 /**
  * For dispatch (no caller): assign one visit (status ASSIGNED + vehicle, order, eta/etd, result id)

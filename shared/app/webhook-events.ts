@@ -27,7 +27,11 @@ async function sendDeliveries(messages: Array<{ message: DeliveryMessage; delayS
     const output = await client.send(
       new sdk.SendMessageBatchCommand({
         QueueUrl: appConfig().WEBHOOK_QUEUE_URL,
-        Entries: batch.map((entry, index) => ({ Id: String(index), MessageBody: JSON.stringify(entry.message), DelaySeconds: entry.delaySeconds })),
+        Entries: batch.map((entry, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify(entry.message),
+          DelaySeconds: entry.delaySeconds,
+        })),
       }),
     );
     if ((output.Failed ?? []).length > 0) throw new Error(`SQS refused ${output.Failed?.length} webhook deliveries`);
@@ -52,7 +56,15 @@ export async function publishEvents(events: readonly StoredEvent[], now: Date = 
         const deliveryId = deliveryIdOf(event);
         await openDelivery(organizationId, webhook._id, deliveryId, event.id, event.event.type, now);
         messages.push({
-          message: { organizationId, webhookId: webhook._id, eventId: event.id, eventType: event.event.type, deliveryId, body: JSON.stringify(event.event), attempt: 1 },
+          message: {
+            organizationId,
+            webhookId: webhook._id,
+            eventId: event.id,
+            eventType: event.event.type,
+            deliveryId,
+            body: JSON.stringify(event.event),
+            attempt: 1,
+          },
           delaySeconds: 0,
         });
       }
@@ -75,13 +87,22 @@ async function toDeadLetters(message: DeliveryMessage): Promise<void> {
 export async function deliverOnce(message: DeliveryMessage, now: Date = new Date()): Promise<void> {
   if (message.notBefore && new Date(message.notBefore) > now) {
     const hop = hopToward(new Date(message.notBefore), now);
-    await sendDeliveries([{ message: { ...message, ...(hop.notBefore ? { notBefore: hop.notBefore } : {}) }, delaySeconds: hop.delaySeconds }]);
+    await sendDeliveries([
+      { message: { ...message, ...(hop.notBefore ? { notBefore: hop.notBefore } : {}) }, delaySeconds: hop.delaySeconds },
+    ]);
     return;
   }
   const { organizationId, webhookId, deliveryId } = message;
   const found = await dynamoWebhookStore.find(organizationId, webhookId);
   if (!found || !found.record.enabled) {
-    if (found) await recordAttempt(organizationId, webhookId, deliveryId, { attempt: message.attempt - 1, status: "dropped", responseCode: null, error: "the webhook is disabled", nextRetryAt: null }, now);
+    if (found)
+      await recordAttempt(
+        organizationId,
+        webhookId,
+        deliveryId,
+        { attempt: message.attempt - 1, status: "dropped", responseCode: null, error: "the webhook is disabled", nextRetryAt: null },
+        now,
+      );
     return;
   }
   const secret = await webhookSealer().open(found.record.sealedSecret, sealingContext(organizationId, webhookId));
@@ -90,34 +111,72 @@ export async function deliverOnce(message: DeliveryMessage, now: Date = new Date
   await meterAttempt(organizationId, now).catch((error: unknown) => logger.warn("webhook attempt not metered", { error }));
   const attempt = message.attempt;
   if (result.kind === "delivered") {
-    await recordAttempt(organizationId, webhookId, deliveryId, { attempt, status: "delivered", responseCode: result.status, error: null, nextRetryAt: null }, now);
+    await recordAttempt(
+      organizationId,
+      webhookId,
+      deliveryId,
+      { attempt, status: "delivered", responseCode: result.status, error: null, nextRetryAt: null },
+      now,
+    );
     return;
   }
   if (result.kind === "gone") {
     await dynamoWebhookStore
-      .replace({ ...found.record, enabled: false, disabledReason: "the receiver answered 410 Gone", updatedTime: now.toISOString() }, found.version)
+      .replace(
+        { ...found.record, enabled: false, disabledReason: "the receiver answered 410 Gone", updatedTime: now.toISOString() },
+        found.version,
+      )
       .catch((error: unknown) => logger.warn("webhook not disabled (changed meanwhile)", { error }));
-    await recordAttempt(organizationId, webhookId, deliveryId, { attempt, status: "disabled", responseCode: 410, error: "the receiver answered 410 Gone", nextRetryAt: null }, now);
+    await recordAttempt(
+      organizationId,
+      webhookId,
+      deliveryId,
+      { attempt, status: "disabled", responseCode: 410, error: "the receiver answered 410 Gone", nextRetryAt: null },
+      now,
+    );
     return;
   }
   const next = nextAttempt(parseRetrySchedule(appConfig().WEBHOOK_RETRY_SCHEDULE_SECONDS), attempt);
   if ("exhausted" in next) {
-    await recordAttempt(organizationId, webhookId, deliveryId, { attempt, status: "failed", responseCode: result.status, error: result.reason, nextRetryAt: null }, now);
+    await recordAttempt(
+      organizationId,
+      webhookId,
+      deliveryId,
+      { attempt, status: "failed", responseCode: result.status, error: result.reason, nextRetryAt: null },
+      now,
+    );
     await toDeadLetters(message);
     return;
   }
   const due = new Date(now.getTime() + next.delaySeconds * 1000);
-  await recordAttempt(organizationId, webhookId, deliveryId, { attempt, status: "retrying", responseCode: result.status, error: result.reason, nextRetryAt: due.toISOString() }, now);
+  await recordAttempt(
+    organizationId,
+    webhookId,
+    deliveryId,
+    { attempt, status: "retrying", responseCode: result.status, error: result.reason, nextRetryAt: due.toISOString() },
+    now,
+  );
   const hop = hopToward(due, now);
-  await sendDeliveries([{ message: { ...message, attempt: attempt + 1, ...(hop.notBefore ? { notBefore: hop.notBefore } : {}) }, delaySeconds: hop.delaySeconds }]);
+  await sendDeliveries([
+    {
+      message: { ...message, attempt: attempt + 1, ...(hop.notBefore ? { notBefore: hop.notBefore } : {}) },
+      delaySeconds: hop.delaySeconds,
+    },
+  ]);
 }
 
 /** POST /webhook/{id}/test: one `webhook.test` event to this subscription only (not on the bus). */
-export async function sendTestEvent(organizationId: string, webhookId: string, now: Date = new Date()): Promise<{ deliveryId: string; eventId: string }> {
+export async function sendTestEvent(
+  organizationId: string,
+  webhookId: string,
+  now: Date = new Date(),
+): Promise<{ deliveryId: string; eventId: string }> {
   const eventId = `evt_test_${randomUUID().replaceAll("-", "")}`;
   const body = JSON.stringify({ type: "webhook.test", timestamp: now.toISOString(), data: { organizationId, webhookId } });
   const deliveryId = `${now.toISOString()}_${eventId}`;
   await openDelivery(organizationId, webhookId, deliveryId, eventId, "webhook.test", now);
-  await sendDeliveries([{ message: { organizationId, webhookId, eventId, eventType: "webhook.test", deliveryId, body, attempt: 1 }, delaySeconds: 0 }]);
+  await sendDeliveries([
+    { message: { organizationId, webhookId, eventId, eventType: "webhook.test", deliveryId, body, attempt: 1 }, delaySeconds: 0 },
+  ]);
   return { deliveryId, eventId };
 }

@@ -3,7 +3,8 @@ import type { ImportSource } from "#shared/domain/data-types/import-service";
 import { bucketName, s3PresignedPost, s3Sdk } from "#shared/blob/s3-sdk";
 import { objectKeys } from "#shared/store/keys";
 
-const isMissing = (error: unknown) => error instanceof Error && (error.name === "NoSuchKey" || error.name === "NotFound" || error.name === "NoSuchVersion");
+const isMissing = (error: unknown) =>
+  error instanceof Error && (error.name === "NoSuchKey" || error.name === "NotFound" || error.name === "NoSuchVersion");
 
 /**
  * Exports in the private bucket under `imports/<organization>/<uploadId>.jsonl`, uploaded through a
@@ -27,7 +28,9 @@ export const s3ImportSource: ImportSource = {
   async describe(organizationId, uploadId) {
     const { client, sdk } = await s3Sdk();
     try {
-      const output = await client.send(new sdk.HeadObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId) }));
+      const output = await client.send(
+        new sdk.HeadObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId) }),
+      );
       return {
         sizeBytes: output.ContentLength ?? 0,
         ...(output.ContentType ? { contentType: output.ContentType } : {}),
@@ -71,7 +74,9 @@ export const s3ImportSource: ImportSource = {
 
   async remove(organizationId, uploadId, versionId) {
     const { client, sdk } = await s3Sdk();
-    await client.send(new sdk.DeleteObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId), VersionId: versionId }));
+    await client.send(
+      new sdk.DeleteObjectCommand({ Bucket: bucketName(), Key: objectKeys.legacyExport(organizationId, uploadId), VersionId: versionId }),
+    );
   },
 };
 

@@ -129,7 +129,10 @@ export class UnsupportedMediaTypeError extends AppError {
 /** The request's precondition (If-Match) does not hold for the resource's current version. */
 export class PreconditionFailedError extends AppError {
   readonly statusCode = 412;
-  constructor(message = "The resource has changed since the version named in If-Match; read it again (GET returns its ETag) and retry.", failedCode = "sys-412") {
+  constructor(
+    message = "The resource has changed since the version named in If-Match; read it again (GET returns its ETag) and retry.",
+    failedCode = "sys-412",
+  ) {
     super(message, failedCode);
   }
 }

@@ -144,7 +144,9 @@ export function writableKeysOf<Shape extends core.$ZodLooseShape, Except extends
   object: { shape: Shape },
   except: readonly Except[] = [],
 ): ReadonlyArray<Exclude<keyof Shape & string, Except>> {
-  return Object.keys(object.shape).filter((key): key is Exclude<keyof Shape & string, Except> => !(except as readonly string[]).includes(key));
+  return Object.keys(object.shape).filter(
+    (key): key is Exclude<keyof Shape & string, Except> => !(except as readonly string[]).includes(key),
+  );
 }
 
 export const serverSetKeys = ["_id", "organizationId", "createdBy", "createdTime", "updatedTime"] as const;

@@ -20,7 +20,7 @@ type Issue = core.$ZodIssue;
 type RawIssue = core.$ZodRawIssue;
 
 const plural = (count: number | bigint, noun: string) => `${count} ${noun}${count === 1 || count === 1n ? "" : "s"}`;
-const quoted = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value) ?? String(value));
+const quoted = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 const listed = (values: readonly unknown[]) =>
   values.length <= 1 ? values.map(quoted).join("") : `${values.slice(0, -1).map(quoted).join(", ")} or ${quoted(values.at(-1))}`;
 
@@ -58,7 +58,12 @@ function rule(raw: RawIssue): string {
     case "invalid_type":
       if (issue.input === undefined) return "is required";
       if (issue.expected === "never") return "is not allowed here";
-      if ((issue.expected === "number" || issue.expected === "int") && typeof issue.input === "number" && !Number.isNaN(issue.input) && !Number.isFinite(issue.input)) {
+      if (
+        (issue.expected === "number" || issue.expected === "int") &&
+        typeof issue.input === "number" &&
+        !Number.isNaN(issue.input) &&
+        !Number.isFinite(issue.input)
+      ) {
         return "must be a finite number";
       }
       return `must be ${typeName(issue.expected)}`;
@@ -118,12 +123,20 @@ function unionRule(issue: Extract<Issue, { code: "invalid_union" }>): string {
   if (matched) {
     return matched
       .map((inner) => {
-        const text = inner.message.startsWith(LIBRARY_DEFAULT) ? inner.message.slice(LIBRARY_DEFAULT.length) : inner.message.replace(/[.]$/, "");
+        const text = inner.message.startsWith(LIBRARY_DEFAULT)
+          ? inner.message.slice(LIBRARY_DEFAULT.length)
+          : inner.message.replace(/[.]$/, "");
         return inner.path.length > 0 ? `${inner.path.map(String).join(".")} ${text}` : text;
       })
       .join("; ");
   }
-  const expected = [...new Set(branches.flatMap((branch) => branch.flatMap((inner) => (inner.code === "invalid_type" && inner.path.length === 0 ? [typeName(inner.expected)] : []))))];
+  const expected = [
+    ...new Set(
+      branches.flatMap((branch) =>
+        branch.flatMap((inner) => (inner.code === "invalid_type" && inner.path.length === 0 ? [typeName(inner.expected)] : [])),
+      ),
+    ),
+  ];
   return expected.length > 0 ? `must be ${listed(expected)}` : "is not in an accepted form";
 }
 
@@ -178,5 +191,9 @@ export function whenFieldsParsed(fields: readonly string[]) {
   return (payload: { value: unknown; issues: readonly core.$ZodRawIssue[] }) =>
     typeof payload.value === "object" &&
     payload.value !== null &&
-    !payload.issues.some((issue) => issue.code !== "unrecognized_keys" && (issue.path === undefined || issue.path.length === 0 || fields.includes(String(issue.path[0]))));
+    !payload.issues.some(
+      (issue) =>
+        issue.code !== "unrecognized_keys" &&
+        (issue.path === undefined || issue.path.length === 0 || fields.includes(String(issue.path[0]))),
+    );
 }

@@ -35,7 +35,11 @@ export { clockSkewSeconds };
  * live at most `maxLifetimeSeconds` — so a leaked token is never good forever. Returns the broken
  * rule, or undefined.
  */
-export function tokenTimeProblem(payload: { exp?: unknown; iat?: unknown; nbf?: unknown }, nowSeconds: number, maxLifetimeSeconds: number): string | undefined {
+export function tokenTimeProblem(
+  payload: { exp?: unknown; iat?: unknown; nbf?: unknown },
+  nowSeconds: number,
+  maxLifetimeSeconds: number,
+): string | undefined {
   const seconds = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
   const expiresAt = seconds(payload.exp);
   const issuedAt = seconds(payload.iat);

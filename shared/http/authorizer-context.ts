@@ -46,7 +46,11 @@ const contextSchema = z.looseObject({
   userId: z.string().check(z.minLength(1)),
   hubIds: jsonText(z.array(z.string())),
   permissions: jsonText(z.array(z.string())),
-  permissionDetails: jsonText(z.array(z.looseObject({ permissionName: z.string(), dataTypeId: z.optional(z.string()), hiddenFields: z.optional(z.array(z.string())) }))),
+  permissionDetails: jsonText(
+    z.array(
+      z.looseObject({ permissionName: z.string(), dataTypeId: z.optional(z.string()), hiddenFields: z.optional(z.array(z.string())) }),
+    ),
+  ),
   expiresAt: z.optional(z.string().check(z.regex(/^\d{1,12}(\.\d+)?$/))),
 });
 

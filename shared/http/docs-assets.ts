@@ -19,5 +19,8 @@ export const docsAssetFiles: Readonly<Record<keyof DocsAssets, string>> = {
 /** The files' text, resolved like an import from `from` (a file path or URL). */
 export function readDocsAssets(from: string): DocsAssets {
   const resolvePackageFile = createRequire(from).resolve;
-  return { script: readFileSync(resolvePackageFile(docsAssetFiles.script), "utf8"), css: readFileSync(resolvePackageFile(docsAssetFiles.css), "utf8") };
+  return {
+    script: readFileSync(resolvePackageFile(docsAssetFiles.script), "utf8"),
+    css: readFileSync(resolvePackageFile(docsAssetFiles.css), "utf8"),
+  };
 }

@@ -13,7 +13,9 @@ export function errorToHttpResult(error: unknown): HttpResult {
     return {
       statusCode: error.statusCode,
       body: { status: false, message: error.message, failedCode: error.failedCode, ...error.details() },
-      ...(error instanceof TooManyRequestsError ? { headers: { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } } : {}),
+      ...(error instanceof TooManyRequestsError
+        ? { headers: { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } }
+        : {}),
       ...(error instanceof ServiceUnavailableError ? { headers: { "retry-after": String(error.retryAfterSeconds) } } : {}),
     };
   }

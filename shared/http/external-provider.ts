@@ -51,7 +51,8 @@ export function createExternalProvider(options: ExternalProviderOptions): Extern
       if (problem) throw new UpstreamError(`the URL ${problem}`);
       const url = new URL(config.url);
       const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-      if (addressClass(host) !== undefined && isDisallowedAddress(host, { allowLoopback })) throw new UpstreamError("the address is not allowed");
+      if (addressClass(host) !== undefined && isDisallowedAddress(host, { allowLoopback }))
+        throw new UpstreamError("the address is not allowed");
       const body = await new Promise<Buffer>((resolve, reject) => {
         const send = url.protocol === "https:" ? httpsRequest : httpRequest;
         const request = send(
@@ -92,7 +93,11 @@ export function createExternalProvider(options: ExternalProviderOptions): Extern
         }, timeoutMs);
         request.on("close", () => clearTimeout(timer));
         request.on("error", (error: NodeJS.ErrnoException) =>
-          reject(error instanceof UpstreamError ? error : new UpstreamError(error.code === "EDISALLOWED" ? "the address is not allowed" : "the connection failed")),
+          reject(
+            error instanceof UpstreamError
+              ? error
+              : new UpstreamError(error.code === "EDISALLOWED" ? "the address is not allowed" : "the connection failed"),
+          ),
         );
         request.end();
       });

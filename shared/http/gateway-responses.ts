@@ -10,7 +10,11 @@ export const gatewayAnswers = {
   accessDenied: { statusCode: 403, message: "Forbidden", failedCode: "sys-403" },
   throttled: { statusCode: 429, message: "Too many requests.", failedCode: "sys-429" },
   quotaExceeded: { statusCode: 429, message: "Call quota exceeded.", failedCode: "sys-429-quota" },
-  invalidApiKey: { statusCode: 403, message: "The organization's API key is not on a usage plan: ask the operator to check its enrollment.", failedCode: "tenant-403-key" },
+  invalidApiKey: {
+    statusCode: 403,
+    message: "The organization's API key is not on a usage plan: ask the operator to check its enrollment.",
+    failedCode: "tenant-403-key",
+  },
 } as const;
 
 /**

@@ -1,7 +1,14 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import type { core } from "zod/mini";
-import { AppError, type FieldIssue, MissingPermissionError, PreconditionFailedError, UnauthorizedError, ValidationError } from "#shared/domain/errors";
+import {
+  AppError,
+  type FieldIssue,
+  MissingPermissionError,
+  PreconditionFailedError,
+  UnauthorizedError,
+  ValidationError,
+} from "#shared/domain/errors";
 import { callerFromAuthorizerContext } from "#shared/http/authorizer-context";
 import { type Caller, clockSkewSeconds } from "#shared/domain/caller";
 import { errorToHttpResult } from "#shared/http/error-response";
@@ -88,7 +95,8 @@ const authorization = (route: RouteDefinition): ApiMiddleware => ({
     if (!caller) throw new UnauthorizedError("Invalid or expired token.");
     // API Gateway serves a cached authorization for its whole TTL, also once the token has expired:
     // the token's exp travels in the context and is checked here, with the authorizer's clock skew.
-    if (caller.expiresAt === undefined || caller.expiresAt + clockSkewSeconds <= Date.now() / 1000) throw new UnauthorizedError("Invalid or expired token.");
+    if (caller.expiresAt === undefined || caller.expiresAt + clockSkewSeconds <= Date.now() / 1000)
+      throw new UnauthorizedError("Invalid or expired token.");
     logger.appendKeys({ organizationId: caller.organizationId, userId: caller.userId });
     if (!caller.permissions.has(route.permission)) throw new MissingPermissionError(route.permission);
     request.context.caller = caller;
@@ -128,9 +136,13 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
 ) {
   const readBody = route.bodyType === "multipart/form-data" ? options.readMultipart : parseJsonBody;
   // Fails when the module loads (every test and the local gateway load it), never on a request.
-  if (!readBody) throw new Error(`${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`);
+  if (!readBody)
+    throw new Error(
+      `${route.operationId}: a multipart/form-data route's handler passes { readMultipart: parseMultipartBody } (#shared/http/multipart)`,
+    );
   const runIdempotently = options.answerIdempotently;
-  if (route.idempotent && !runIdempotently) throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
+  if (route.idempotent && !runIdempotently)
+    throw new Error(`${route.operationId}: an idempotent route's handler passes { answerIdempotently } (#shared/http/idempotency)`);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     // Outermost, so the unhandled-error line still carries the invocation's keys.
     .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -165,9 +177,12 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
       };
       checkedHeader(() => refuseRepeatedQueryParameters(event));
       const writes = route.method !== "GET";
-      const versions = new VersionCondition(route.versioned && writes ? checkedHeader(() => parseIfMatch(header(event, "if-match"))) : undefined);
+      const versions = new VersionCondition(
+        route.versioned && writes ? checkedHeader(() => parseIfMatch(header(event, "if-match"))) : undefined,
+      );
       const idempotencyKey = route.idempotent ? checkedHeader(() => parseIdempotencyKey(header(event, IDEMPOTENCY_KEY_HEADER))) : undefined;
-      if (issues.length > 0) throw new ValidationError(issues, issues.some((issue) => issue.field === IDEMPOTENCY_KEY_HEADER) ? "idem-400" : undefined);
+      if (issues.length > 0)
+        throw new ValidationError(issues, issues.some((issue) => issue.field === IDEMPOTENCY_KEY_HEADER) ? "idem-400" : undefined);
       const answer = async () => {
         let result: HttpResult;
         try {
@@ -180,7 +195,8 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
             versions,
           });
         } catch (error) {
-          if (versions.failedOnMissing(error)) throw new PreconditionFailedError("The resource does not exist, so no If-Match can match it.");
+          if (versions.failedOnMissing(error))
+            throw new PreconditionFailedError("The resource does not exist, so no If-Match can match it.");
           throw error;
         }
         if (route.versioned && versions.version !== undefined) result.headers = { ...result.headers, etag: formatETag(versions.version) };

@@ -15,7 +15,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export function parseIdempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!KEY_PATTERN.test(value)) {
-    throw ValidationError.single(IDEMPOTENCY_KEY_HEADER, "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces", "idem-400");
+    throw ValidationError.single(
+      IDEMPOTENCY_KEY_HEADER,
+      "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces",
+      "idem-400",
+    );
   }
   return value;
 }

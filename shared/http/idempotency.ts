@@ -62,7 +62,9 @@ export function requestFingerprint(value: unknown): unknown {
   if (value instanceof Uint8Array) return { sha256: createHash("sha256").update(value).digest("hex") };
   if (Array.isArray(value)) return value.map(requestFingerprint);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).flatMap(([name, item]) => (item === undefined ? [] : [[name, requestFingerprint(item)]])));
+    return Object.fromEntries(
+      Object.entries(value).flatMap(([name, item]) => (item === undefined ? [] : [[name, requestFingerprint(item)]])),
+    );
   }
   return value;
 }
@@ -74,7 +76,15 @@ interface IdempotentRequest {
 
 /** Runs `answer` once per (organization, operation, key): later calls by the same caller with the same request get the stored answer back. */
 export async function answerIdempotently(
-  options: { organizationId: string; operationId: string; key: string | undefined; caller: Caller; request: unknown; context: Context; secretFree?: SecretFreeAnswer },
+  options: {
+    organizationId: string;
+    operationId: string;
+    key: string | undefined;
+    caller: Caller;
+    request: unknown;
+    context: Context;
+    secretFree?: SecretFreeAnswer;
+  },
   answer: () => Promise<APIGatewayProxyResult>,
 ): Promise<APIGatewayProxyResult> {
   if (options.key === undefined) return answer();
@@ -100,7 +110,10 @@ export async function answerIdempotently(
   );
   let stored: StoredAnswer & { replayed?: boolean };
   try {
-    stored = await once({ key: options.key, fingerprint: requestFingerprint({ caller: callerFingerprint(options.caller), request: options.request }) });
+    stored = await once({
+      key: options.key,
+      fingerprint: requestFingerprint({ caller: callerFingerprint(options.caller), request: options.request }),
+    });
   } catch (error) {
     throw idempotencyError(error);
   }
@@ -117,7 +130,10 @@ function idempotencyError(error: unknown): unknown {
     return new ConflictError("A request with this Idempotency-Key is still being processed; retry once it has finished.", "idem-409");
   }
   if (error.name === "IdempotencyValidationError") {
-    return new UnprocessableContentError("This Idempotency-Key was already used with a different request; use a new key for a new request.", "idem-422");
+    return new UnprocessableContentError(
+      "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+      "idem-422",
+    );
   }
   return error;
 }

@@ -140,7 +140,12 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, M
   });
   parser.on("file", (name, stream, info) => {
     stream.on("error", () => undefined); // an unterminated file is reported once, as the form's error
-    parts.push({ name, filename: info.filename, mimeType: info.mimeType, bytes: () => (stream.read() as Buffer | null) ?? Buffer.alloc(0) });
+    parts.push({
+      name,
+      filename: info.filename,
+      mimeType: info.mimeType,
+      bytes: () => (stream.read() as Buffer | null) ?? Buffer.alloc(0),
+    });
   });
   parser.on("error", (error: Error) => {
     failure ??= error;
@@ -151,7 +156,8 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, M
 
   const delimited = delimitedParts(input, boundary);
   if (delimited > MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`);
-  if (parts.length < delimited || parts.some((part) => !part.name)) throw malformed("every part needs a Content-Disposition of form-data with a name");
+  if (parts.length < delimited || parts.some((part) => !part.name))
+    throw malformed("every part needs a Content-Disposition of form-data with a name");
 
   const fields: Record<string, MultipartValue> = Object.create(null);
   for (const part of parts) {

@@ -9,10 +9,12 @@ import type { RouteDefinition } from "#shared/http/route";
  * requests are the schemas that document them.
  */
 function jsonSchema(schema: core.$ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: showServerSetKeys }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...rest } = toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    override: showServerSetKeys,
+  }) as Record<string, unknown>;
   return rest;
 }
 
@@ -23,7 +25,10 @@ function showServerSetKeys({ jsonSchema }: { jsonSchema: Record<string, unknown>
   delete jsonSchema[SERVER_SET_KEYWORD];
   const properties = (jsonSchema.properties ?? {}) as Record<string, unknown>;
   for (const key of ignored as string[]) {
-    properties[key] ??= { readOnly: true, description: "Server-set: accepted so a body read by GET can be sent back, ignored, never stored." };
+    properties[key] ??= {
+      readOnly: true,
+      description: "Server-set: accepted so a body read by GET can be sent back, ignored, never stored.",
+    };
   }
   jsonSchema.properties = properties;
 }
@@ -134,14 +139,25 @@ function conditionalRequestHeaders(route: RouteDefinition, responses: Record<str
         "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (same status and body, with `Idempotency-Replayed: true`) without doing the work twice. Keys are per organization and operation; a UUID is a good key. Answers kept: successes and 400/403/404/422 from the domain; not 409, 412, 429 or 5xx.",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
     });
-    addHeader("Idempotency-Replayed", { description: "`true` when this is the stored answer of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } });
+    addHeader("Idempotency-Replayed", {
+      description: "`true` when this is the stored answer of an earlier request with the same Idempotency-Key.",
+      schema: { type: "string", enum: ["true"] },
+    });
     const inFlight = "A request with the same Idempotency-Key is still in flight (failedCode idem-409); retry later.";
     const earlier = responses["409"] as { description: string } | undefined;
-    responses["409"] = earlier ? { ...earlier, description: `${earlier.description} Or: ${inFlight}` } : { description: inFlight, content: errorContent() };
-    responses["422"] ??= { description: "The Idempotency-Key was already used with a different request (failedCode idem-422).", content: errorContent() };
+    responses["409"] = earlier
+      ? { ...earlier, description: `${earlier.description} Or: ${inFlight}` }
+      : { description: inFlight, content: errorContent() };
+    responses["422"] ??= {
+      description: "The Idempotency-Key was already used with a different request (failedCode idem-422).",
+      content: errorContent(),
+    };
   }
   if (route.versioned) {
-    const etag = { description: 'The resource\'s version as a strong ETag, e.g. `"3"`; send it back in If-Match to write only that version.', schema: { type: "string" } };
+    const etag = {
+      description: 'The resource\'s version as a strong ETag, e.g. `"3"`; send it back in If-Match to write only that version.',
+      schema: { type: "string" },
+    };
     if (route.method === "GET" || route.method === "PUT" || route.method === "PATCH" || route.method === "POST") addHeader("ETag", etag);
     if (route.method !== "GET") {
       headers.push({
@@ -149,10 +165,14 @@ function conditionalRequestHeaders(route: RouteDefinition, responses: Record<str
         in: "header",
         required: false,
         description:
-          'Optimistic concurrency (RFC 9110): proceed only if the resource is still at one of these ETags (from GET; a comma-separated list is allowed), or `*` for any existing version; 412 (failedCode sys-412) otherwise, also on a missing resource. Tags compare strongly: a weak tag never matches. A header that is neither `*` nor a list of quoted tags is a 400. Without it the write is unconditional.',
+          "Optimistic concurrency (RFC 9110): proceed only if the resource is still at one of these ETags (from GET; a comma-separated list is allowed), or `*` for any existing version; 412 (failedCode sys-412) otherwise, also on a missing resource. Tags compare strongly: a weak tag never matches. A header that is neither `*` nor a list of quoted tags is a 400. Without it the write is unconditional.",
         schema: { type: "string" },
       });
-      responses["412"] ??= { description: "If-Match names no current version of the resource, or the resource does not exist (failedCode sys-412); read it again and retry.", content: errorContent() };
+      responses["412"] ??= {
+        description:
+          "If-Match names no current version of the resource, or the resource does not exist (failedCode sys-412); read it again and retry.",
+        content: errorContent(),
+      };
     }
   }
   return headers;
@@ -168,9 +188,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     for (const [status, response] of Object.entries(route.responses())) {
       const content: Record<string, unknown> = {};
       if (response.schema || response.contentType) {
-        content[response.contentType ?? "application/json"] = { schema: response.schema ? jsonSchema(response.schema, "output") : { type: "string" } };
+        content[response.contentType ?? "application/json"] = {
+          schema: response.schema ? jsonSchema(response.schema, "output") : { type: "string" },
+        };
       }
-      for (const [mediaType, schema] of Object.entries(response.alternatives ?? {})) content[mediaType] = { schema: jsonSchema(schema, "output") };
+      for (const [mediaType, schema] of Object.entries(response.alternatives ?? {}))
+        content[mediaType] = { schema: jsonSchema(schema, "output") };
       responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
     }
     for (const [status, description] of Object.entries(errorResponses)) {
@@ -188,7 +211,9 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     // Every error status the route may answer, with the failedCodes it may carry in its schema.
     for (const [status, codes] of declaredFailures(route)) {
       const key = String(status);
-      const documented = responses[key] as { description: string; content?: Record<string, { schema: Record<string, unknown> }> } | undefined;
+      const documented = responses[key] as
+        | { description: string; content?: Record<string, { schema: Record<string, unknown> }> }
+        | undefined;
       const own = documented?.content?.["application/json"]?.schema;
       const generic = errorBodyWith(codes);
       // A route's own error schema (e.g. 403 data-403 with restrictedFields) is one of the bodies; the generic body covers the other codes.
@@ -203,14 +228,23 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description || route.permission
-        ? { description: [route.description, route.permission ? `Requires permission \`${route.permission}\`.` : undefined].filter(Boolean).join("\n\n") }
+        ? {
+            description: [route.description, route.permission ? `Requires permission \`${route.permission}\`.` : undefined]
+              .filter(Boolean)
+              .join("\n\n"),
+          }
         : {}),
       ...(route.permission ? { "x-permission": route.permission } : {}),
       tags: [route.tag],
       security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
       parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query"), ...headerParameters],
       ...(route.body
-        ? { requestBody: { required: true, content: { [route.bodyType ?? "application/json"]: { schema: jsonSchema(route.body, "input") } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { [route.bodyType ?? "application/json"]: { schema: jsonSchema(route.body, "input") } },
+            },
+          }
         : {}),
       responses,
     };
@@ -233,23 +267,31 @@ function webhookOperations(): Record<string, unknown> {
     eventTypes.map((type) => {
       const schema = jsonSchema(eventSchemas[type], "output");
       return [
-      type,
-      {
-        post: {
-          operationId: `webhook_${type.replaceAll(/[.-]/g, "_")}`,
-          summary: type,
-          description: `${typeof schema.description === "string" ? schema.description : ""} Signed per Standard Webhooks (docs/api/webhooks.md); retried until a 2xx answer, 410 disables the subscription.`.trim(),
-          tags: ["Webhooks"],
-          parameters: [
-            { name: "webhook-id", ...header("The event's id: the same on every retry (deduplicate by it).") },
-            { name: "webhook-timestamp", ...header("Unix seconds of this attempt; reject it when far from now (replays).") },
-            { name: "webhook-signature", ...header("`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the subscription's secret (`whsec_…`, base64 after the prefix).") },
-          ],
-          requestBody: { required: true, content: { "application/json": { schema } } },
-          responses: { "2XX": { description: "Received; any other answer is retried by the schedule (410: the subscription is disabled)." } },
+        type,
+        {
+          post: {
+            operationId: `webhook_${type.replaceAll(/[.-]/g, "_")}`,
+            summary: type,
+            description:
+              `${typeof schema.description === "string" ? schema.description : ""} Signed per Standard Webhooks (docs/api/webhooks.md); retried until a 2xx answer, 410 disables the subscription.`.trim(),
+            tags: ["Webhooks"],
+            parameters: [
+              { name: "webhook-id", ...header("The event's id: the same on every retry (deduplicate by it).") },
+              { name: "webhook-timestamp", ...header("Unix seconds of this attempt; reject it when far from now (replays).") },
+              {
+                name: "webhook-signature",
+                ...header(
+                  "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the subscription's secret (`whsec_…`, base64 after the prefix).",
+                ),
+              },
+            ],
+            requestBody: { required: true, content: { "application/json": { schema } } },
+            responses: {
+              "2XX": { description: "Received; any other answer is retried by the schedule (410: the subscription is disabled)." },
+            },
+          },
         },
-      },
-    ];
+      ];
     }),
   );
 }

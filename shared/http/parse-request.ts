@@ -67,10 +67,7 @@ export function jsonDepth(value: unknown, stopAbove = MAX_JSON_DEPTH): number {
 
 /** API Gateway gives `null` for absent maps; schemas see `{}` instead. */
 export function queryParameters(event: APIGatewayProxyEvent): Record<string, string> {
-  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string
-  >;
+  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
 /**
@@ -82,7 +79,10 @@ export function refuseRepeatedQueryParameters(event: APIGatewayProxyEvent): void
   const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, values]) => (values?.length ?? 0) > 1);
   if (repeated.length === 0) return;
   throw new ValidationError(
-    repeated.map(([name]) => ({ field: name, message: `${name} is given more than once; give it once (lists are comma-separated: ${name}=a,b)` })),
+    repeated.map(([name]) => ({
+      field: name,
+      message: `${name} is given more than once; give it once (lists are comma-separated: ${name}=a,b)`,
+    })),
   );
 }
 

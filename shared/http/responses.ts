@@ -28,7 +28,8 @@ export const documentResult = (contentType: string, body: string, headers: Recor
 });
 
 export function toProxyResult(result: HttpResult): APIGatewayProxyResult {
-  if (typeof result.body === "string") return { statusCode: result.statusCode, headers: { "cache-control": "no-store", ...result.headers }, body: result.body };
+  if (typeof result.body === "string")
+    return { statusCode: result.statusCode, headers: { "cache-control": "no-store", ...result.headers }, body: result.body };
   return {
     statusCode: result.statusCode,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...result.headers },

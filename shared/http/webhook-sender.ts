@@ -11,19 +11,31 @@ import { checkedLookup } from "#shared/http/external-provider";
  * checked in the DNS lookup hook); redirects are not followed (a 3xx is a failed attempt); the
  * whole exchange has `timeoutMs` (≤ 10 s); the answer's body is drained, never read.
  */
-export function sendWebhook(url: string, headers: Record<string, string>, body: string, allowLoopback: boolean, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
+export function sendWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  allowLoopback: boolean,
+  timeoutMs = ATTEMPT_TIMEOUT_MS,
+): Promise<AttemptResult> {
   const problem = webhookUrlProblem(url, allowLoopback);
   if (problem) return Promise.resolve({ kind: "failed", status: null, reason: `the URL ${problem}` });
   const target = new URL(url);
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (addressClass(host) !== undefined && isDisallowedAddress(host, { allowLoopback })) return Promise.resolve({ kind: "failed", status: null, reason: "the address is not allowed" });
+  if (addressClass(host) !== undefined && isDisallowedAddress(host, { allowLoopback }))
+    return Promise.resolve({ kind: "failed", status: null, reason: "the address is not allowed" });
   return new Promise<AttemptResult>((resolve) => {
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
     const request = send(
       target,
       {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body).toString(), "user-agent": "field-operations-webhooks/1" },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body).toString(),
+          "user-agent": "field-operations-webhooks/1",
+        },
         lookup: checkedLookup(allowLoopback),
       },
       (response: IncomingMessage) => {
@@ -38,7 +50,11 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
     }, timeoutMs);
     request.on("close", () => clearTimeout(timer));
     request.on("error", (error: NodeJS.ErrnoException) =>
-      resolve({ kind: "failed", status: null, reason: error.code === "EDISALLOWED" ? "the address is not allowed" : "the connection failed" }),
+      resolve({
+        kind: "failed",
+        status: null,
+        reason: error.code === "EDISALLOWED" ? "the address is not allowed" : "the connection failed",
+      }),
     );
     request.end(body);
   });

@@ -43,5 +43,6 @@ export function jobHandler<TEvent, TResult>(job: string, run: (event: TEvent, co
     })
     .handler(run);
   // Contention retries spend at most what the invocation has left (shared/store/retry-budget.ts).
-  return (event: TEvent, context?: Context): Promise<TResult> => withInvocationDeadline(context, () => handler(event, context ?? ({} as Context)));
+  return (event: TEvent, context?: Context): Promise<TResult> =>
+    withInvocationDeadline(context, () => handler(event, context ?? ({} as Context)));
 }

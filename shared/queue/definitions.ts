@@ -17,7 +17,8 @@ export const defaultRunWorkerMemoryMb = 1769;
 
 export function runWorkerMemoryMb(context: unknown): number {
   const memory = Number(context ?? defaultRunWorkerMemoryMb);
-  if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) throw new Error(`runWorkerMemoryMb must be an integer 128–10240, got ${String(context)}`);
+  if (!Number.isInteger(memory) || memory < 128 || memory > 10_240)
+    throw new Error(`runWorkerMemoryMb must be an integer 128–10240, got ${String(context)}`);
   return memory;
 }
 

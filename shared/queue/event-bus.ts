@@ -13,7 +13,12 @@ export const EVENT_SOURCE = "field-operations-api";
 
 /** The EventBridge entry of an event: source, detail-type = event type, detail = `{ id, ...event }`. */
 export function eventBridgeEntry(busName: string, stored: StoredEvent) {
-  return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: stored.event.type, Detail: JSON.stringify({ id: stored.id, ...stored.event }) };
+  return {
+    EventBusName: busName,
+    Source: EVENT_SOURCE,
+    DetailType: stored.event.type,
+    Detail: JSON.stringify({ id: stored.id, ...stored.event }),
+  };
 }
 
 type Listener = (event: StoredEvent) => void;
@@ -48,7 +53,9 @@ export function eventBus(): EventBus {
       const { EventBridgeClient, PutEventsCommand } = await import("@aws-sdk/client-eventbridge");
       const client = new EventBridgeClient({});
       for (let i = 0; i < events.length; i += 10) {
-        const output = await client.send(new PutEventsCommand({ Entries: events.slice(i, i + 10).map((event) => eventBridgeEntry(busName, event)) }));
+        const output = await client.send(
+          new PutEventsCommand({ Entries: events.slice(i, i + 10).map((event) => eventBridgeEntry(busName, event)) }),
+        );
         // A failed entry fails the stream batch, which Lambda retries (at least once on the bus).
         if ((output.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused ${output.FailedEntryCount} events`);
       }

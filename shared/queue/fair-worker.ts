@@ -56,6 +56,12 @@ export async function workFairly<Body extends object, T>(
   const counted = (message.body as { deferrals?: unknown }).deferrals;
   const deferrals = typeof counted === "number" ? counted : 0;
   return workInTenantSlot(pool.slots, { tenantId: message.tenantId, workKey: message.workKey, deferrals }, work, async (delaySeconds) => {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: pool.queueUrl, MessageBody: JSON.stringify({ ...message.body, deferrals: deferrals + 1 }), DelaySeconds: delaySeconds }));
+    await sqsClient().send(
+      new SendMessageCommand({
+        QueueUrl: pool.queueUrl,
+        MessageBody: JSON.stringify({ ...message.body, deferrals: deferrals + 1 }),
+        DelaySeconds: delaySeconds,
+      }),
+    );
   });
 }

@@ -53,7 +53,11 @@ export function routingThreadCount(cap?: number, cores: number = availableParall
  *
  * `start` starts one thread (tests start threads that fail); threads it starts are never kept.
  */
-export async function solveRoutingInParallel(problem: RoutingProblem, options: ParallelSolveOptions, start?: (index: number) => Worker): Promise<RoutingSolution> {
+export async function solveRoutingInParallel(
+  problem: RoutingProblem,
+  options: ParallelSolveOptions,
+  start?: (index: number) => Worker,
+): Promise<RoutingSolution> {
   const { threads: requested, sync: requestedSync, ...single } = options;
   const { mustStop } = options;
   const threads = Math.max(1, Math.floor(requested));
@@ -78,7 +82,10 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
     let best: Elite | null = null;
     for (let other = 0; other < threads; other++) {
       if (other === index) continue;
-      const elite = reports[other]!.find((report) => report.epoch >= epoch)?.elite ?? finals[other]?.best ?? (failures[other] ? lastElite(other) : undefined);
+      const elite =
+        reports[other]!.find((report) => report.epoch >= epoch)?.elite ??
+        finals[other]?.best ??
+        (failures[other] ? lastElite(other) : undefined);
       if (!elite) {
         if (failures[other]) continue;
         return undefined;
@@ -125,7 +132,11 @@ export async function solveRoutingInParallel(problem: RoutingProblem, options: P
             if (stop[0] !== 0 || !mustStop()) return;
             Atomics.store(stop, 0, 1);
             // A thread that does not end within the grace period (stuck) counts as failed.
-            graceTimer = setTimeout(() => workers.forEach((_, index) => fail(index, new Error(`routing thread ${index} did not stop within ${STOP_GRACE_MS} ms`))), STOP_GRACE_MS);
+            graceTimer = setTimeout(
+              () =>
+                workers.forEach((_, index) => fail(index, new Error(`routing thread ${index} did not stop within ${STOP_GRACE_MS} ms`))),
+              STOP_GRACE_MS,
+            );
           }, STOP_POLL_MS)
         : undefined;
       workers.forEach((worker, index) => {
@@ -192,8 +203,13 @@ function bestOutcome(
 ): RoutingSolution | undefined {
   let best: { solution?: RoutingSolution; elite: Elite } | undefined;
   finals.forEach((final, index) => {
-    const candidate = final ? { solution: final.solution, elite: final.best } : failures[index] && lastElite(index) ? { elite: lastElite(index)! } : undefined;
-    if (candidate && (!best || isBetter(candidate.elite.dropped, candidate.elite.cost, best.elite.dropped, best.elite.cost))) best = candidate;
+    const candidate = final
+      ? { solution: final.solution, elite: final.best }
+      : failures[index] && lastElite(index)
+        ? { elite: lastElite(index)! }
+        : undefined;
+    if (candidate && (!best || isBetter(candidate.elite.dropped, candidate.elite.cost, best.elite.dropped, best.elite.cost)))
+      best = candidate;
   });
   if (!best) return undefined;
   const failed = failures.some(Boolean);
@@ -233,12 +249,18 @@ function returnThreads(workers: Worker[]): void {
   }
 }
 
-function syncSchedule(requested: ParallelSolveOptions["sync"], maxIterations: number | undefined, timeLimitMs: number, since: number): SyncSchedule {
-  if (requested) return "iterations" in requested ? { iterations: Math.max(1, Math.floor(requested.iterations)) } : { ms: requested.ms, since };
-  if (maxIterations !== undefined && Number.isFinite(maxIterations)) return { iterations: Math.max(1, Math.ceil(maxIterations / SYNCS_PER_RUN)) };
+function syncSchedule(
+  requested: ParallelSolveOptions["sync"],
+  maxIterations: number | undefined,
+  timeLimitMs: number,
+  since: number,
+): SyncSchedule {
+  if (requested)
+    return "iterations" in requested ? { iterations: Math.max(1, Math.floor(requested.iterations)) } : { ms: requested.ms, since };
+  if (maxIterations !== undefined && Number.isFinite(maxIterations))
+    return { iterations: Math.max(1, Math.ceil(maxIterations / SYNCS_PER_RUN)) };
   return { ms: Math.min(MAX_SYNC_MS, Math.max(MIN_SYNC_MS, timeLimitMs / SYNCS_PER_RUN)), since };
 }
-
 
 /**
  * Set by the Lambda bundling (infra/bundling.ts, esbuild `define`): the file name of thread.ts's bundle,

@@ -17,8 +17,14 @@ function search(input: ThreadInput): void {
   const exchange: EliteExchange = {
     epoch:
       "iterations" in input.sync
-        ? ((every) => (iterations: number) => Math.floor(iterations / every))(input.sync.iterations)
-        : ((every, since) => () => Math.floor((Date.now() - since) / every))(input.sync.ms, input.sync.since),
+        ? (
+            (every) => (iterations: number) =>
+              Math.floor(iterations / every)
+          )(input.sync.iterations)
+        : (
+            (every, since) => () =>
+              Math.floor((Date.now() - since) / every)
+          )(input.sync.ms, input.sync.since),
     sync(epoch: number, best: Elite): Elite | undefined {
       post({ kind: "elite", index: input.index, epoch, elite: best });
       if (input.index === 0) return undefined;

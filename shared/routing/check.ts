@@ -61,7 +61,12 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
     const takeBreaksAfter = (stopIndex: number) => {
       while (pendingBreaks.length > 0 && pendingBreaks[0]!.afterStop === stopIndex) {
         const taken = pendingBreaks.shift()!;
-        const rule = breaks.find((b) => Math.abs(taken.end - taken.start - b.duration) <= TOLERANCE && taken.start >= b.earliestStart - TOLERANCE && taken.end <= b.latestEnd + TOLERANCE);
+        const rule = breaks.find(
+          (b) =>
+            Math.abs(taken.end - taken.start - b.duration) <= TOLERANCE &&
+            taken.start >= b.earliestStart - TOLERANCE &&
+            taken.end <= b.latestEnd + TOLERANCE,
+        );
         if (!rule) fail(`break ${taken.start}–${taken.end} matches none of the vehicle's breaks`);
         if (taken.start < clock - TOLERANCE) fail(`break at ${taken.start} starts before ${clock}`);
         clock = taken.end;
@@ -108,7 +113,8 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
     if (clock - route.departure > (vehicle.maxDuration ?? Infinity) + TOLERANCE) fail("exceeds its maximum duration");
     if (distance > (vehicle.maxDistance ?? Infinity) + TOLERANCE) fail("exceeds its maximum distance");
     if (route.stops.length > (vehicle.maxVisits ?? Infinity)) fail("exceeds its maximum visits");
-    if (Math.abs(distance - route.distance) > TOLERANCE * Math.max(1, distance)) fail(`reports distance ${route.distance}, drives ${distance}`);
+    if (Math.abs(distance - route.distance) > TOLERANCE * Math.max(1, distance))
+      fail(`reports distance ${route.distance}, drives ${distance}`);
     total += distance;
   }
   for (const [deliveryId, pickupId] of pickupOf) {

@@ -24,7 +24,9 @@ export function constructByRegret(solution: Solution): void {
     const paired = instance.hasPairs && instance.partner[v]! >= 0;
     const ok =
       instance.compatible[v * instance.vehicleCount + routes[r]!.vehicle] === 1 &&
-      (paired ? routes[r]!.findPairInsertion(v, Infinity, undefined, insertion) : routes[r]!.findInsertion(v, Infinity, undefined, insertion));
+      (paired
+        ? routes[r]!.findPairInsertion(v, Infinity, undefined, insertion)
+        : routes[r]!.findInsertion(v, Infinity, undefined, insertion));
     cost[i * m + r] = ok ? insertion.cost : Infinity;
     position[i * m + r] = insertion.position;
     window[i * m + r] = insertion.window;
@@ -78,7 +80,13 @@ export function constructByRegret(solution: Solution): void {
     open[chosen] = 0;
     const at = chosen * m + chosenRoute;
     if (instance.hasPairs && instance.partner[pending[chosen]!]! >= 0) {
-      solution.insertPair(pending[chosen]!, chosenRoute, { cost: 0, position: position[at]!, window: window[at]!, position2: position2[at]!, window2: window2[at]! });
+      solution.insertPair(pending[chosen]!, chosenRoute, {
+        cost: 0,
+        position: position[at]!,
+        window: window[at]!,
+        position2: position2[at]!,
+        window2: window2[at]!,
+      });
     } else solution.insert(pending[chosen]!, chosenRoute, position[at]!, window[at]!);
     for (let i = 0; i < n; i++) if (open[i]) evaluate(i, chosenRoute);
   }

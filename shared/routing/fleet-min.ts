@@ -319,7 +319,9 @@ function emptyARoute(solution: Solution, random: Random, failed: Uint8Array, byV
 /** Visits another used vehicle may serve (by tags), once their own route is empty. */
 function movableCount(solution: Solution, visits: number[]): number {
   const { instance, routes } = solution;
-  return visits.filter((v) => routes.some((route) => route.visitCount > 0 && instance.compatible[v * instance.vehicleCount + route.vehicle] === 1)).length;
+  return visits.filter((v) =>
+    routes.some((route) => route.visitCount > 0 && instance.compatible[v * instance.vehicleCount + route.vehicle] === 1),
+  ).length;
 }
 
 function pick(visits: Set<number>, random: Random): number | undefined {

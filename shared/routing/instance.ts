@@ -350,7 +350,8 @@ function pairsOf(problem: RoutingProblem, dims: number, demand: Float64Array) {
     const p = indexOf.get(visit.pickupVisitId);
     if (p === undefined) throw new RangeError(`visit ${visit.id} names an unknown pickup ${visit.pickupVisitId}`);
     if (p === d) throw new RangeError(`visit ${visit.id} names itself as its pickup`);
-    if (partner[p]! >= 0 || partner[d]! >= 0) throw new RangeError(`visit ${visit.id} or its pickup ${visit.pickupVisitId} is in two pairs`);
+    if (partner[p]! >= 0 || partner[d]! >= 0)
+      throw new RangeError(`visit ${visit.id} or its pickup ${visit.pickupVisitId} is in two pairs`);
     partner[p] = d;
     partner[d] = p;
     isPickup[p] = 1;
@@ -368,7 +369,13 @@ function pairsOf(problem: RoutingProblem, dims: number, demand: Float64Array) {
 }
 
 /** Both visits of a pair go on one vehicle: keep the vehicles both may use; drop both if either is dropped or none is left. */
-function dropBrokenPairs(partner: Int32Array, compatible: Uint8Array, vehicleCount: number, drops: Map<number, DropReason>, routable: number[]): void {
+function dropBrokenPairs(
+  partner: Int32Array,
+  compatible: Uint8Array,
+  vehicleCount: number,
+  drops: Map<number, DropReason>,
+  routable: number[],
+): void {
   for (const v of [...routable]) {
     const u = partner[v]!;
     if (u < 0 || u < v) continue;

@@ -47,16 +47,23 @@ export class Moves {
     const from = solution.routes[solution.routeOf[u]!]!;
     const to = solution.routes[solution.routeOf[v]!]!;
     const { instance } = solution;
-    if (!instance.compatible[u * instance.vehicleCount + to.vehicle] || to.visitCount + 1 > instance.maxVisits[to.vehicle]!) return Infinity;
+    if (!instance.compatible[u * instance.vehicleCount + to.vehicle] || to.visitCount + 1 > instance.maxVisits[to.vehicle]!)
+      return Infinity;
     if (!to.fitsLoad(u, 1)) return Infinity;
     // Pair visits move only as a pair (ruin-and-recreate does that); u's demand rides along up to u.
-    if (instance.hasPairs && (instance.partner[u]! >= 0 || (to.pairVisits > 0 && !to.peakFits(to.fPeak, solution.positionOf[v]! + (after ? 0 : -1), u, 1)))) {
+    if (
+      instance.hasPairs &&
+      (instance.partner[u]! >= 0 || (to.pairVisits > 0 && !to.peakFits(to.fPeak, solution.positionOf[v]! + (after ? 0 : -1), u, 1)))
+    ) {
       return Infinity;
     }
     const removal = from.removalDelta(solution.positionOf[u]!);
     if (removal === Infinity) return Infinity;
     const p = solution.positionOf[v]! + (after ? 1 : 0);
-    this.segment.setPrefix(to, p - 1).append(u).appendSuffix(to, p);
+    this.segment
+      .setPrefix(to, p - 1)
+      .append(u)
+      .appendSuffix(to, p);
     if (!this.segment.feasibleFor(to.vehicle)) return Infinity;
     return removal + to.costOf(this.segment.distance, to.underloadWith(u)) - to.cost;
   }
@@ -168,11 +175,17 @@ export class Moves {
       load[d] = route.load[d]! - demand[out * dims + d]! + demand[by * dims + d]!;
       if (load[d]! > capacity[route.vehicle * dims + d]! + 1e-9) return Infinity;
       // With pairs on board: `by` rides instead of `out` up to position p.
-      if (route.pairVisits > 0 && route.fPeak[(p - 1) * dims + d]! - demand[out * dims + d]! + demand[by * dims + d]! > capacity[route.vehicle * dims + d]! + 1e-9) {
+      if (
+        route.pairVisits > 0 &&
+        route.fPeak[(p - 1) * dims + d]! - demand[out * dims + d]! + demand[by * dims + d]! > capacity[route.vehicle * dims + d]! + 1e-9
+      ) {
         return Infinity;
       }
     }
-    this.segment.setPrefix(route, p - 1).append(by).appendSuffix(route, p + 1);
+    this.segment
+      .setPrefix(route, p - 1)
+      .append(by)
+      .appendSuffix(route, p + 1);
     if (!this.segment.feasibleFor(route.vehicle)) return Infinity;
     return route.costOf(this.segment.distance, underload(route, load));
   }

@@ -9,8 +9,7 @@ const DEGREES = Math.PI / 180;
 export function greatCircleTravel(roadFactor = 1.3): TravelProvider {
   return {
     spec: { kind: "greatCircle", roadFactor },
-    isValidLocation: (l) =>
-      Number.isFinite(l.lat) && Number.isFinite(l.lng) && Math.abs(l.lat) <= 90 && Math.abs(l.lng) <= 180,
+    isValidLocation: (l) => Number.isFinite(l.lat) && Number.isFinite(l.lng) && Math.abs(l.lat) <= 90 && Math.abs(l.lng) <= 180,
     distances(locations) {
       return fillMatrix(locations, (a, b) => roadFactor * haversineMetres(a, b));
     },
@@ -73,7 +72,8 @@ export function locationKey(location: Location): string {
  */
 export function matrixTravel(spec: MatrixTravelSpec): TravelProvider {
   const n = spec.keys.length;
-  if (spec.durationsSeconds.length !== n * n || spec.distancesMetres.length !== n * n) throw new RangeError(`a matrix of ${n} points needs ${n * n} entries`);
+  if (spec.durationsSeconds.length !== n * n || spec.distancesMetres.length !== n * n)
+    throw new RangeError(`a matrix of ${n} points needs ${n * n} entries`);
   const indexOf = new Map(spec.keys.map((key, i) => [key, i]));
   const rows = (locations: readonly Location[]) =>
     locations.map((location) => {

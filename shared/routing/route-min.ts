@@ -293,7 +293,8 @@ export class Squeeze {
     const { routes } = solution;
     for (;;) {
       this.infeasible.length = 0;
-      for (let r = 0; r < routes.length; r++) if (routes[r]!.visitCount > 0 && this.routePenalty(routes[r]!) > EPSILON) this.infeasible.push(r);
+      for (let r = 0; r < routes.length; r++)
+        if (routes[r]!.visitCount > 0 && this.routePenalty(routes[r]!) > EPSILON) this.infeasible.push(r);
       if (this.infeasible.length === 0) break;
       if (!this.repair(this.infeasible[random.int(this.infeasible.length)]!)) {
         solution.rollback();
@@ -333,7 +334,9 @@ export class Squeeze {
     const { instance } = solution;
     const route = solution.routes[r]!;
     for (let d = 0; d < instance.dims; d++) loadA[d] = route.load[d]! + instance.demand[v * instance.dims + d]!;
-    a.setPrefix(route, p - 1).appendNode(v, instance.windowOpen[w]!, instance.windowClose[w]!).appendSuffix(route, p);
+    a.setPrefix(route, p - 1)
+      .appendNode(v, instance.windowOpen[w]!, instance.windowClose[w]!)
+      .appendSuffix(route, p);
     return this.segmentPenalty(a, route.vehicle, loadA);
   }
 
@@ -353,7 +356,9 @@ export class Squeeze {
       for (let d = 0; d < dims; d++) loadA[d] = route.load[d]! + demand[v * dims + d]!;
       for (let w = instance.windowOffset[v]!; w < instance.windowOffset[v + 1]!; w++) {
         for (let p = 1; p < route.nodes.length; p++) {
-          a.setPrefix(route, p - 1).appendNode(v, instance.windowOpen[w]!, instance.windowClose[w]!).appendSuffix(route, p);
+          a.setPrefix(route, p - 1)
+            .appendNode(v, instance.windowOpen[w]!, instance.windowClose[w]!)
+            .appendSuffix(route, p);
           const penalty = this.segmentPenalty(a, route.vehicle, loadA);
           if (penalty < best) {
             best = penalty;
@@ -391,7 +396,13 @@ export class Squeeze {
         const before = own + this.routePenalty(routes[rv]!);
         for (let move = 0; move < 5; move++) {
           const after =
-            move < 2 ? this.relocated(u, v, move === 1) : move === 2 ? this.swapped(u, v) : move === 3 ? this.twoOptStar(u, v) : this.twoOptStar(v, u);
+            move < 2
+              ? this.relocated(u, v, move === 1)
+              : move === 2
+                ? this.swapped(u, v)
+                : move === 3
+                  ? this.twoOptStar(u, v)
+                  : this.twoOptStar(v, u);
           if (after - before < best) {
             best = after - before;
             bestMove = move;
@@ -415,7 +426,8 @@ export class Squeeze {
     const { instance, routes, routeOf, positionOf } = solution;
     const from = routes[routeOf[u]!]!;
     const to = routes[routeOf[v]!]!;
-    if (instance.compatible[u * instance.vehicleCount + to.vehicle] !== 1 || to.visitCount + 1 > instance.maxVisits[to.vehicle]!) return Infinity;
+    if (instance.compatible[u * instance.vehicleCount + to.vehicle] !== 1 || to.visitCount + 1 > instance.maxVisits[to.vehicle]!)
+      return Infinity;
     const { dims, demand } = instance;
     for (let d = 0; d < dims; d++) {
       loadA[d] = from.load[d]! - demand[u * dims + d]!;
@@ -423,8 +435,11 @@ export class Squeeze {
     }
     const i = positionOf[u]!;
     const p = positionOf[v]! + (after ? 1 : 0);
-    const penaltyA = from.visitCount === 1 ? 0 : this.segmentPenalty(a.setPrefix(from, i - 1).appendSuffix(from, i + 1), from.vehicle, loadA);
-    b.setPrefix(to, p - 1).append(u).appendSuffix(to, p);
+    const penaltyA =
+      from.visitCount === 1 ? 0 : this.segmentPenalty(a.setPrefix(from, i - 1).appendSuffix(from, i + 1), from.vehicle, loadA);
+    b.setPrefix(to, p - 1)
+      .append(u)
+      .appendSuffix(to, p);
     return penaltyA + this.segmentPenalty(b, to.vehicle, loadB);
   }
 
@@ -433,7 +448,11 @@ export class Squeeze {
     const { instance, routes, routeOf, positionOf } = solution;
     const ru = routes[routeOf[u]!]!;
     const rv = routes[routeOf[v]!]!;
-    if (instance.compatible[u * instance.vehicleCount + rv.vehicle] !== 1 || instance.compatible[v * instance.vehicleCount + ru.vehicle] !== 1) return Infinity;
+    if (
+      instance.compatible[u * instance.vehicleCount + rv.vehicle] !== 1 ||
+      instance.compatible[v * instance.vehicleCount + ru.vehicle] !== 1
+    )
+      return Infinity;
     const { dims, demand } = instance;
     for (let d = 0; d < dims; d++) {
       loadA[d] = ru.load[d]! - demand[u * dims + d]! + demand[v * dims + d]!;
@@ -441,8 +460,12 @@ export class Squeeze {
     }
     const i = positionOf[u]!;
     const j = positionOf[v]!;
-    a.setPrefix(ru, i - 1).append(v).appendSuffix(ru, i + 1);
-    b.setPrefix(rv, j - 1).append(u).appendSuffix(rv, j + 1);
+    a.setPrefix(ru, i - 1)
+      .append(v)
+      .appendSuffix(ru, i + 1);
+    b.setPrefix(rv, j - 1)
+      .append(u)
+      .appendSuffix(rv, j + 1);
     return this.segmentPenalty(a, ru.vehicle, loadA) + this.segmentPenalty(b, rv.vehicle, loadB);
   }
 

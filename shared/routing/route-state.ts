@@ -428,7 +428,10 @@ export class Route {
       for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
         const start = Math.max(ready, windowOpen[w]!);
         if (start > windowClose[w]! + EPSILON || start + serviceTime + time[at + next]! > nextLatest) continue;
-        segment.setPrefix(this, p).appendNode(v, windowOpen[w]!, windowClose[w]!).appendSuffix(this, p + 1);
+        segment
+          .setPrefix(this, p)
+          .appendNode(v, windowOpen[w]!, windowClose[w]!)
+          .appendSuffix(this, p + 1);
         if (segment.feasibleFor(this.vehicle)) {
           bound = cost;
           out.cost = cost;
@@ -474,7 +477,10 @@ export class Route {
           }
           if (!fits) break;
           for (let wq = windowOffset[q]!; wq < windowOffset[q + 1]!; wq++) {
-            trial.copyFrom(pairSegment).appendNode(q, windowOpen[wq]!, windowClose[wq]!).appendSuffix(this, j + 1);
+            trial
+              .copyFrom(pairSegment)
+              .appendNode(q, windowOpen[wq]!, windowClose[wq]!)
+              .appendSuffix(this, j + 1);
             if (!trial.feasibleFor(this.vehicle)) continue;
             const cost = this.costOf(trial.distance, underload) - base;
             if (cost >= bound) continue;

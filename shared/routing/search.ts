@@ -150,7 +150,11 @@ export class Budget {
       return false;
     }
     if (this.iterations - this.window.start < convergence.patience) return false;
-    const window = { start: this.window.start, droppedGain: this.window.dropped - this.best.dropped, costGain: this.window.cost - this.best.cost };
+    const window = {
+      start: this.window.start,
+      droppedGain: this.window.dropped - this.best.dropped,
+      costGain: this.window.cost - this.best.cost,
+    };
     if (this.window.dropped === Infinity) window.droppedGain = 0;
     if (this.window.cost === Infinity) window.costGain = 0;
     if (hasConverged(this.iterations, window, convergence, this.scale)) return true;

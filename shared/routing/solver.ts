@@ -4,7 +4,17 @@
 import { constructByRegret } from "./construct.ts";
 import { buildInstance, type Instance } from "./instance.ts";
 import { improveLocally } from "./local-search.ts";
-import type { DroppedVisit, Elite, RoutingEnd, RoutingProblem, RoutingSolution, SolveOptions, TripStop, VehicleRoute, ScheduledBreak } from "./model.ts";
+import type {
+  DroppedVisit,
+  Elite,
+  RoutingEnd,
+  RoutingProblem,
+  RoutingSolution,
+  SolveOptions,
+  TripStop,
+  VehicleRoute,
+  ScheduledBreak,
+} from "./model.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
@@ -116,7 +126,12 @@ function meanDistancePerVisit(solution: Solution): number {
  * An elite (e.g. the last one a failed search thread shared) as a solution of `problem`: the instance is
  * built again (the numbering is the same in every search of the same problem).
  */
-export function describeElite(problem: RoutingProblem, elite: Elite, options: Pick<SolveOptions, "objective" | "underloadCost">, endedBy: RoutingEnd): RoutingSolution {
+export function describeElite(
+  problem: RoutingProblem,
+  elite: Elite,
+  options: Pick<SolveOptions, "objective" | "underloadCost">,
+  endedBy: RoutingEnd,
+): RoutingSolution {
   const instance = buildInstance(problem);
   const solution = new Solution(instance, {
     vehicle: (options.objective ?? "hierarchical") === "hierarchical" ? vehicleWeight(instance) : 0,
@@ -132,7 +147,13 @@ function totalDistance(solution: Solution): number {
   return distance > 0 ? distance : 1;
 }
 
-function describe(problem: RoutingProblem, instance: Instance, solution: Solution, iterations: number, endedBy: RoutingEnd): RoutingSolution {
+function describe(
+  problem: RoutingProblem,
+  instance: Instance,
+  solution: Solution,
+  iterations: number,
+  endedBy: RoutingEnd,
+): RoutingSolution {
   const routes = solution.routes.filter((route) => route.visitCount > 0).map((route) => schedule(problem, instance, solution, route));
   const dropped: DroppedVisit[] = [];
   problem.visits.forEach((visit, v) => {

@@ -9,14 +9,21 @@ import { type ItemKey, keys } from "#shared/store/keys";
  */
 
 /** DynamoDB rejects a path into a map that does not exist yet with a ValidationException. */
-const isMissingPath = (error: unknown) => error instanceof Error && error.name === "ValidationException" && /document path/i.test(error.message);
+const isMissingPath = (error: unknown) =>
+  error instanceof Error && error.name === "ValidationException" && /document path/i.test(error.message);
 
 /**
  * Takes (or renews) the run's slot when the organization holds fewer than `max` live leases. One
  * conditional write decides, so concurrent takers never exceed the cap. When it is full, ended
  * leases (crashed workers' runs) are removed and the write is tried again.
  */
-export async function takeActiveRunSlot(organizationId: string, runKey: string, max: number, now: Date, leaseSeconds: number): Promise<boolean> {
+export async function takeActiveRunSlot(
+  organizationId: string,
+  runKey: string,
+  max: number,
+  now: Date,
+  leaseSeconds: number,
+): Promise<boolean> {
   return takeLeaseSlot(keys.activeRuns(organizationId), "activeRuns", runKey, max, now, leaseSeconds);
 }
 
@@ -24,7 +31,14 @@ export async function takeActiveRunSlot(organizationId: string, runKey: string, 
  * The same for any item of leases (`runs` map) of one organization: the cap on active runs, and the
  * per-tenant worker slots of the SQS workers (shared/store/worker-slot-store.ts).
  */
-export async function takeLeaseSlot(key: ItemKey, entity: string, runKey: string, max: number, now: Date, leaseSeconds: number): Promise<boolean> {
+export async function takeLeaseSlot(
+  key: ItemKey,
+  entity: string,
+  runKey: string,
+  max: number,
+  now: Date,
+  leaseSeconds: number,
+): Promise<boolean> {
   // Each retry follows a change by another taker (map created, ended leases removed): a handful suffices.
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -91,11 +105,18 @@ export async function takeLeaseSlot(key: ItemKey, entity: string, runKey: string
  * again on what a concurrent taker left. Throws when the map kept changing (the caller releases what
  * it claimed and is retried), rather than calling a run over the cap that was not.
  */
-export async function takeActiveRunSlots(organizationId: string, runKeys: readonly string[], max: number, now: Date, leaseSeconds: number): Promise<string[]> {
+export async function takeActiveRunSlots(
+  organizationId: string,
+  runKeys: readonly string[],
+  max: number,
+  now: Date,
+  leaseSeconds: number,
+): Promise<string[]> {
   const unique = [...new Set(runKeys)];
   const taken: string[] = [];
   // Chunks keep each expression within DynamoDB's 4 KB; a later chunk still keeps its held runs when the cap is full.
-  for (let i = 0; i < unique.length; i += SLOTS_PER_WRITE) taken.push(...(await takeChunk(organizationId, unique.slice(i, i + SLOTS_PER_WRITE), max, now, leaseSeconds)));
+  for (let i = 0; i < unique.length; i += SLOTS_PER_WRITE)
+    taken.push(...(await takeChunk(organizationId, unique.slice(i, i + SLOTS_PER_WRITE), max, now, leaseSeconds)));
   return taken;
 }
 
@@ -115,7 +136,9 @@ function runsOfFailedItem(error: unknown): ActiveRunLeases | undefined | "unknow
 }
 
 /** One conditional write; on a failed condition, the map it found (undefined: no map yet). */
-async function writeOrRead(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<{ written: true } | { written: false; runs: ActiveRunLeases | undefined | "unknown" }> {
+async function writeOrRead(
+  input: ConstructorParameters<typeof UpdateCommand>[0],
+): Promise<{ written: true } | { written: false; runs: ActiveRunLeases | undefined | "unknown" }> {
   try {
     await documentClient().send(new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
     return { written: true };
@@ -178,7 +201,12 @@ async function takeChunk(organizationId: string, runKeys: string[], max: number,
     const outcome = await writeOrRead({
       TableName: tableName(),
       Key: key,
-      UpdateExpression: [set.length > 0 ? `SET ${set.join(", ")}` : "", ended.length > 0 ? `REMOVE ${ended.map((_, i) => `runs.#e${i}`).join(", ")}` : ""].join(" ").trim(),
+      UpdateExpression: [
+        set.length > 0 ? `SET ${set.join(", ")}` : "",
+        ended.length > 0 ? `REMOVE ${ended.map((_, i) => `runs.#e${i}`).join(", ")}` : "",
+      ]
+        .join(" ")
+        .trim(),
       ConditionExpression: conditions.join(" AND "),
       ExpressionAttributeNames: { ...names("e", ended), ...names("h", held), ...names("t", taken) },
       ExpressionAttributeValues: {
@@ -223,6 +251,8 @@ export async function releaseLeaseSlot(key: ItemKey, runKey: string): Promise<vo
 
 /** The runs holding a slot now (tests and operators). */
 export async function activeRunLeases(organizationId: string): Promise<ActiveRunLeases> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.activeRuns(organizationId), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.activeRuns(organizationId), ConsistentRead: true }),
+  );
   return (output.Item?.runs as ActiveRunLeases | undefined) ?? {};
 }

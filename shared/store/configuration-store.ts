@@ -32,10 +32,21 @@ function vehiclesLease(configuration: RoutingConfiguration): Lease {
     const ids = [...new Set(configuration.vehicleIds)];
     const hubOf = new Map<string, unknown>();
     for (let start = 0; start < ids.length; start += 100) {
-      let pending: Array<Record<string, unknown>> | undefined = ids.slice(start, start + 100).map((id) => ({ ...keys.vehicle(configuration.organizationId, id) }));
+      let pending: Array<Record<string, unknown>> | undefined = ids
+        .slice(start, start + 100)
+        .map((id) => ({ ...keys.vehicle(configuration.organizationId, id) }));
       for (let round = 0; pending && pending.length > 0 && round < 10; round++) {
         const output = await documentClient().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: "#id, hubId", ExpressionAttributeNames: { "#id": "_id" } } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName()]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: "#id, hubId",
+                ExpressionAttributeNames: { "#id": "_id" },
+              },
+            },
+          }),
         );
         for (const item of output.Responses?.[tableName()] ?? []) hubOf.set(String(item._id), item.hubId);
         pending = output.UnprocessedKeys?.[tableName()]?.Keys as Array<Record<string, unknown>> | undefined;
@@ -43,7 +54,12 @@ function vehiclesLease(configuration: RoutingConfiguration): Lease {
     }
     const wrong = configuration.vehicleIds.flatMap((id, index) => (hubOf.get(id) === configuration.hubId ? [] : [index]));
     if (wrong.length > 0) {
-      throw new ValidationError(wrong.map((index) => ({ field: `vehicleIds.${index}`, message: `vehicle ${configuration.vehicleIds[index]} is not a vehicle of hub ${configuration.hubId}` })));
+      throw new ValidationError(
+        wrong.map((index) => ({
+          field: `vehicleIds.${index}`,
+          message: `vehicle ${configuration.vehicleIds[index]} is not a vehicle of hub ${configuration.hubId}`,
+        })),
+      );
     }
   };
 }
@@ -55,7 +71,12 @@ export const dynamoConfigurationStore: ConfigurationStore = {
     const key = keys.configuration(configuration.organizationId, configuration._id);
     const failed = await writeHubChild<ProfileMeaning>(
       { organizationId: configuration.organizationId, kind: "configuration", childId: configuration._id, to: configuration.hubId },
-      () => [[put({ ...configurationItem(configuration), ...key, version: 1 }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "profile" }]],
+      () => [
+        [
+          put({ ...configurationItem(configuration), ...key, version: 1 }, { ConditionExpression: "attribute_not_exists(PK)" }),
+          { kind: "profile" },
+        ],
+      ],
       { leases: [vehiclesLease(configuration)] },
     );
     // The profile's own put can only fail on an id collision: something badly wrong, not a client mistake.
@@ -70,9 +91,23 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   async replace(configuration, previous) {
     const key = keys.configuration(configuration.organizationId, configuration._id);
     const failed = await writeHubChild<ProfileMeaning>(
-      { organizationId: configuration.organizationId, kind: "configuration", childId: configuration._id, from: previous.hubId, to: configuration.hubId },
-      (legacy) => [[put({ ...configurationItem(configuration), ...key, version: previous.version + 1 }, previousCondition(previous.version, legacy)), { kind: "profile" }]],
-      { leases: [vehiclesLease(configuration)], previous: { key, version: previous.version, label: (meaning) => meaning.kind === "profile" } },
+      {
+        organizationId: configuration.organizationId,
+        kind: "configuration",
+        childId: configuration._id,
+        from: previous.hubId,
+        to: configuration.hubId,
+      },
+      (legacy) => [
+        [
+          put({ ...configurationItem(configuration), ...key, version: previous.version + 1 }, previousCondition(previous.version, legacy)),
+          { kind: "profile" },
+        ],
+      ],
+      {
+        leases: [vehiclesLease(configuration)],
+        previous: { key, version: previous.version, label: (meaning) => meaning.kind === "profile" },
+      },
     );
     if (failed !== undefined) throw await versionConflict(key);
   },
@@ -101,7 +136,12 @@ export const dynamoConfigurationStore: ConfigurationStore = {
 
   async hasSchedules(organizationId, configurationId) {
     // The schedules-by-configuration index (GSI2 of schedule items); one item is enough to answer.
-    const page = await queryPage({ index: "GSI2", partition: keys.schedulesByConfiguration(organizationId, configurationId), limit: 1, projection: ["PK"] });
+    const page = await queryPage({
+      index: "GSI2",
+      partition: keys.schedulesByConfiguration(organizationId, configurationId),
+      limit: 1,
+      projection: ["PK"],
+    });
     return page.items.length > 0;
   },
 
@@ -126,7 +166,12 @@ export const dynamoConfigurationStore: ConfigurationStore = {
   },
 
   async idsOfHub(organizationId, hubId) {
-    const items = await queryUpTo({ index: "GSI1", partition: keys.configurationsByHub(organizationId, hubId), max: maxConfigurationIdsOfHub, projection: ["_id"] });
+    const items = await queryUpTo({
+      index: "GSI1",
+      partition: keys.configurationsByHub(organizationId, hubId),
+      max: maxConfigurationIdsOfHub,
+      projection: ["_id"],
+    });
     return items.map((item) => String(item._id));
   },
 };

@@ -34,10 +34,13 @@ export function contentionOf(error: unknown): Contention | undefined {
   if (error.name === "TransactionConflictException") return "conflict";
   if (throttleNames.has(error.name)) return "throttle";
   if (error.name === "TransactionCanceledException") {
-    const codes = ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? "None");
+    const codes = ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map(
+      (reason) => reason.Code ?? "None",
+    );
     // Retrying is safe even with a ConditionalCheckFailed among them: each attempt is atomic and
     // evaluates every condition again, so a real failure comes back alone.
-    if (!codes.every((code) => ["None", "ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"].includes(code))) return undefined;
+    if (!codes.every((code) => ["None", "ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"].includes(code)))
+      return undefined;
     if (codes.includes("TransactionConflict")) return "conflict";
     if (codes.includes("ThrottlingError")) return "throttle";
     return undefined;
@@ -66,7 +69,12 @@ export function backoffDelayMs(attempt: number, policy: BackoffPolicy = defaultB
 export const retryAfterSeconds = 1;
 
 export function contentionExhausted(contention: Contention): ServiceUnavailableError {
-  const what = contention === "throttle" ? "The service is busy" : contention === "conflict" ? "Other requests are changing the same data" : "The database is unavailable";
+  const what =
+    contention === "throttle"
+      ? "The service is busy"
+      : contention === "conflict"
+        ? "Other requests are changing the same data"
+        : "The database is unavailable";
   return new ServiceUnavailableError(`${what}; nothing was changed. Retry after ${retryAfterSeconds} s.`, retryAfterSeconds);
 }
 

@@ -26,8 +26,6 @@ import { liftParentFence, setParentFence } from "#shared/store/parent-fence";
  * (docs/architecture.md, "Writes without shared items").
  */
 
-
-
 /** Why a transaction item can fail, in request order, so a cancellation maps to the right error. */
 type FailureMeaning = "type" | "nameGuard" | "extensionGuard" | "staleGuard" | "related";
 
@@ -43,25 +41,39 @@ function typeItem(dataType: DataType, version: number): Record<string, unknown> 
 }
 
 /** Free, or already ours (a rename that only changes letter case keeps the same guard). */
-const putGuard = (key: ItemKey, dataType: DataType, attributes: Record<string, unknown>): TransactItem => claimGuard(key, "dataTypeId", dataType._id, attributes);
+const putGuard = (key: ItemKey, dataType: DataType, attributes: Record<string, unknown>): TransactItem =>
+  claimGuard(key, "dataTypeId", dataType._id, attributes);
 const deleteGuard = (key: ItemKey, dataTypeId: string): TransactItem => releaseGuard(key, "dataTypeId", dataTypeId);
 
 function relatedChecks(organizationId: string, related: readonly ReadVersion[]): Array<[TransactItem, FailureMeaning]> {
   return related.map(({ dataTypeId, version }) => [
-    conditionCheck(keys.dataType(organizationId, dataTypeId), { ConditionExpression: "version = :version", ExpressionAttributeValues: { ":version": version } }),
+    conditionCheck(keys.dataType(organizationId, dataTypeId), {
+      ConditionExpression: "version = :version",
+      ExpressionAttributeValues: { ":version": version },
+    }),
     "related",
   ]);
 }
 
 function nameGuardItem(dataType: DataType): TransactItem {
-  return putGuard(keys.dataTypeNameGuard(dataType.organizationId, dataType.name), dataType, { entity: "dataTypeName", name: dataType.name });
+  return putGuard(keys.dataTypeNameGuard(dataType.organizationId, dataType.name), dataType, {
+    entity: "dataTypeName",
+    name: dataType.name,
+  });
 }
 
 function extensionGuardItem(dataType: DataType, entity: string): TransactItem {
-  return putGuard(keys.dataTypeExtensionGuard(dataType.organizationId, entity), dataType, { entity: "dataTypeExtension", extendsEntity: entity });
+  return putGuard(keys.dataTypeExtensionGuard(dataType.organizationId, entity), dataType, {
+    entity: "dataTypeExtension",
+    extendsEntity: entity,
+  });
 }
 
-async function transact(items: Array<[TransactItem, FailureMeaning]>, dataType: DataType, typeFailed: () => Error | Promise<Error>): Promise<void> {
+async function transact(
+  items: Array<[TransactItem, FailureMeaning]>,
+  dataType: DataType,
+  typeFailed: () => Error | Promise<Error>,
+): Promise<void> {
   const failed = await transactLabelled(items);
   if (failed === undefined) return;
   if (failed.includes("type")) throw await typeFailed();
@@ -127,7 +139,9 @@ export const dynamoDataTypeStore: DataTypeStore = {
   findById,
 
   async findByName(organizationId, name) {
-    const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dataTypeNameGuard(organizationId, name) }));
+    const guard = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.dataTypeNameGuard(organizationId, name) }),
+    );
     const dataTypeId = guard.Item?.dataTypeId;
     if (typeof dataTypeId !== "string") return undefined;
     const found = await findById(organizationId, dataTypeId);
@@ -190,7 +204,8 @@ export const dynamoDataTypeStore: DataTypeStore = {
       [remove(keys.dataType(organizationId, dataType._id), fencedCondition(expectedVersion, fencedAt)), "type"],
       [deleteGuard(keys.dataTypeNameGuard(organizationId, dataType.name), dataType._id), "staleGuard"],
     ];
-    if (dataType.extends) items.push([deleteGuard(keys.dataTypeExtensionGuard(organizationId, dataType.extends.entity), dataType._id), "staleGuard"]);
+    if (dataType.extends)
+      items.push([deleteGuard(keys.dataTypeExtensionGuard(organizationId, dataType.extends.entity), dataType._id), "staleGuard"]);
     try {
       await transact(items, dataType, concurrentUpdateError);
     } catch (error) {

@@ -9,7 +9,9 @@ import { type ItemKey, keys } from "#shared/store/keys";
  * hubs), vehicles eventually (like the vehicle store's reads): the same reads, at the same cost, as before.
  */
 async function itemExists(key: ItemKey, consistent: boolean): Promise<boolean> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent, ProjectionExpression: "PK" }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent, ProjectionExpression: "PK" }),
+  );
   return output.Item !== undefined;
 }
 

@@ -22,7 +22,6 @@ import { type GuardOwner, guardMoves } from "#shared/store/record-guards";
  *   lease, not named in the transaction (vehicles of one hub with custom values share no item).
  */
 
-
 /** The attributes an entity item stores its custom values in (none when it has none). */
 export function customAttributes(stored: StoredCustomValues | undefined): Record<string, unknown> {
   return stored ? { custom: stored.values, customIndex: { dataTypeId: stored.dataTypeId, guards: stored.guards } } : {};
@@ -57,7 +56,10 @@ export function customValueItems(
 ): CustomValueItems {
   if (write === undefined) return { items: [], meanings: [], leases: [] };
   const next = write === "delete" ? undefined : write.next;
-  const labelled: Array<[TransactItem, CustomMeaning]> = guardMoves(ownerOf(organizationId, ownerId, previous), ownerOf(organizationId, ownerId, next));
+  const labelled: Array<[TransactItem, CustomMeaning]> = guardMoves(
+    ownerOf(organizationId, ownerId, previous),
+    ownerOf(organizationId, ownerId, next),
+  );
   const leases = write === "delete" ? [] : [dataTypeLease(organizationId, write.next.dataTypeId, write.typeVersion)];
   return { items: labelled.map(([item]) => item), meanings: labelled.map(([, meaning]) => meaning), leases };
 }
@@ -76,7 +78,8 @@ export function customValueFailure(entity: StandardEntity, failed: CustomMeaning
 }
 
 /** Failed meanings of the custom-value items, from the cancellation codes of exactly those items. */
-export const failedMeanings = (codes: string[], meanings: CustomMeaning[]) => meanings.filter((_, index) => codes[index] === "ConditionalCheckFailed");
+export const failedMeanings = (codes: string[], meanings: CustomMeaning[]) =>
+  meanings.filter((_, index) => codes[index] === "ConditionalCheckFailed");
 
 function extensionItem(next: StoredEntityExtension, version: number): Record<string, unknown> {
   return {
@@ -98,7 +101,9 @@ type ItemMeaning = CustomMeaning | { kind: "item" };
 
 export const dynamoEntityExtensionStore: EntityExtensionStore = {
   async find(organizationId, entity, entityId) {
-    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.entityExtension(organizationId, entity, entityId), ConsistentRead: true }));
+    const output = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.entityExtension(organizationId, entity, entityId), ConsistentRead: true }),
+    );
     const item = output.Item;
     const custom = item && parseCustomAttributes(item);
     if (!item || !custom) return undefined;
@@ -128,10 +133,12 @@ export const dynamoEntityExtensionStore: EntityExtensionStore = {
     ];
     const failed = await transactLabelled(items, { leases: custom.leases });
     if (failed === undefined) return;
-    const customFailure = customValueFailure(next.entity, failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "item"));
+    const customFailure = customValueFailure(
+      next.entity,
+      failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "item"),
+    );
     // The item changed (or was created) by a concurrent PUT since it was read: 409, retry.
     if (failed.some((meaning) => meaning.kind === "item")) throw concurrentUpdateError();
     throw customFailure ?? concurrentUpdateError();
   },
 };
-

@@ -11,7 +11,9 @@ import { keys } from "#shared/store/keys";
 
 /** The organization's extension data type for the entity: the extension guard names it (consistent read). */
 export async function findExtensionType(organizationId: string, entity: StandardEntity): Promise<ExtensionType | undefined> {
-  const guard = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dataTypeExtensionGuard(organizationId, entity), ConsistentRead: true }));
+  const guard = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.dataTypeExtensionGuard(organizationId, entity), ConsistentRead: true }),
+  );
   const dataTypeId = guard.Item?.dataTypeId;
   if (typeof dataTypeId !== "string") return undefined;
   const { dynamoDataTypeStore } = await import("#shared/store/data-type-store");

@@ -25,8 +25,16 @@ export const HUB_REF_ATTRIBUTE = "hubRef";
 export const hubRefAttributes = { [HUB_REF_ATTRIBUTE]: true } as const;
 
 /** Marker SK prefix per kind; visits are their own reference. */
-export const markerPrefix: Record<HubReferenceKind, string | undefined> = { vehicle: "VEHREF#", configuration: "CONFREF#", visit: undefined };
-export const legacyCounterAttribute: Record<HubReferenceKind, string> = { vehicle: "vehicleRefs", visit: "visitRefs", configuration: "configurationRefs" };
+export const markerPrefix: Record<HubReferenceKind, string | undefined> = {
+  vehicle: "VEHREF#",
+  configuration: "CONFREF#",
+  visit: undefined,
+};
+export const legacyCounterAttribute: Record<HubReferenceKind, string> = {
+  vehicle: "vehicleRefs",
+  visit: "visitRefs",
+  configuration: "configurationRefs",
+};
 
 export interface HubReferenceChange {
   organizationId: string;
@@ -44,7 +52,11 @@ export interface HubReferenceChange {
 export function previousCondition(expectedVersion: number, legacy: boolean) {
   return legacy
     ? { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": expectedVersion } }
-    : { ConditionExpression: "version = :expected AND attribute_exists(#hubRef)", ExpressionAttributeNames: { "#hubRef": HUB_REF_ATTRIBUTE }, ExpressionAttributeValues: { ":expected": expectedVersion } };
+    : {
+        ConditionExpression: "version = :expected AND attribute_exists(#hubRef)",
+        ExpressionAttributeNames: { "#hubRef": HUB_REF_ATTRIBUTE },
+        ExpressionAttributeValues: { ":expected": expectedVersion },
+      };
 }
 
 type Internal = { hubReference: "legacyCounter" | "marker" };
@@ -59,7 +71,8 @@ function referenceItems(change: HubReferenceChange, legacy: boolean, legacyHubGo
   const moves = change.from !== change.to;
   const toMarker = change.to !== undefined ? markerKey(change, change.to) : undefined;
   const fromMarker = change.from !== undefined ? markerKey(change, change.from) : undefined;
-  if (toMarker && (moves || legacy)) items.push([put({ ...toMarker, entity: "hubReference", childKind: change.kind, childId: change.childId }), { hubReference: "marker" }]);
+  if (toMarker && (moves || legacy))
+    items.push([put({ ...toMarker, entity: "hubReference", childKind: change.kind, childId: change.childId }), { hubReference: "marker" }]);
   if (fromMarker && moves && !legacy) items.push([remove(fromMarker), { hubReference: "marker" }]);
   if (legacy && change.from !== undefined && !legacyHubGone) {
     items.push([
@@ -108,7 +121,15 @@ export async function writeHubChild<Label>(
     }
     const previous = options.previous;
     if (!legacy && previous && own.some(previous.label)) {
-      const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: previous.key, ConsistentRead: true, ProjectionExpression: "version, #hubRef", ExpressionAttributeNames: { "#hubRef": HUB_REF_ATTRIBUTE } }));
+      const output = await documentClient().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: previous.key,
+          ConsistentRead: true,
+          ProjectionExpression: "version, #hubRef",
+          ExpressionAttributeNames: { "#hubRef": HUB_REF_ATTRIBUTE },
+        }),
+      );
       if (output.Item && Number(output.Item.version ?? 0) === previous.version && output.Item[HUB_REF_ATTRIBUTE] === undefined) {
         legacy = true;
         continue;

@@ -10,7 +10,14 @@ import { transactLabelled, waitOutLeases } from "#shared/store/transactions";
 import type { HubStore, StoredHub } from "#shared/domain/hubs/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
 import { contentionExhausted } from "#shared/store/contention-retry";
-import { type CustomMeaning, type CustomValueItems, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
+import {
+  type CustomMeaning,
+  type CustomValueItems,
+  customAttributes,
+  customValueFailure,
+  customValueItems,
+  parseCustomAttributes,
+} from "#shared/store/extension-store";
 import { concurrentUpdateError, insertItem } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { queryPage, queryPageAcross } from "#shared/store/pagination";
@@ -38,15 +45,25 @@ type HubItemMeaning = CustomMeaning | { kind: "hub" };
  * answered by `hubFailed` (after a consistent read), a failed custom-value item by its own error.
  */
 async function transactHub(hubWrite: TransactItem, custom: CustomValueItems, hubFailed: () => Promise<Error>): Promise<void> {
-  const items: Array<[TransactItem, HubItemMeaning]> = [[hubWrite, { kind: "hub" }], ...custom.items.map((item, index): [TransactItem, HubItemMeaning] => [item, custom.meanings[index] as CustomMeaning])];
+  const items: Array<[TransactItem, HubItemMeaning]> = [
+    [hubWrite, { kind: "hub" }],
+    ...custom.items.map((item, index): [TransactItem, HubItemMeaning] => [item, custom.meanings[index] as CustomMeaning]),
+  ];
   const failed = await transactLabelled(items, { leases: custom.leases });
   if (failed === undefined) return;
   if (failed.some((meaning) => meaning.kind === "hub")) throw await hubFailed();
-  throw customValueFailure("hub", failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "hub")) ?? concurrentUpdateError();
+  throw (
+    customValueFailure(
+      "hub",
+      failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "hub"),
+    ) ?? concurrentUpdateError()
+  );
 }
 
 async function readHubItem(organizationId: string, hubId: string): Promise<Record<string, unknown> | undefined> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }),
+  );
   return output.Item;
 }
 
@@ -58,7 +75,9 @@ function numberAttribute(value: unknown): number {
 
 /** Counts of legacy children (written before reference items) kept on the hub item. */
 function legacyCounts(item: Record<string, unknown>): HubReferenceCounts {
-  return Object.fromEntries(hubReferenceKinds.map((kind) => [kind, numberAttribute(item[legacyCounterAttribute[kind]])])) as HubReferenceCounts;
+  return Object.fromEntries(
+    hubReferenceKinds.map((kind) => [kind, numberAttribute(item[legacyCounterAttribute[kind]])]),
+  ) as HubReferenceCounts;
 }
 
 /** How many items of one kind the hub's partition holds (consistent COUNT queries; a hub delete only). */
@@ -110,7 +129,9 @@ function liftHubFence(organizationId: string, hubId: string, fencedAt: number): 
 async function inUse(organizationId: string, hubId: string): Promise<Error> {
   const item = (await readHubItem(organizationId, hubId)) ?? {};
   const legacy = legacyCounts(item);
-  const entries = await Promise.all(hubReferenceKinds.map(async (kind) => [kind, legacy[kind] + (await countChildren(organizationId, hubId, kind))] as const));
+  const entries = await Promise.all(
+    hubReferenceKinds.map(async (kind) => [kind, legacy[kind] + (await countChildren(organizationId, hubId, kind))] as const),
+  );
   return hubInUseError(Object.fromEntries(entries) as HubReferenceCounts);
 }
 
@@ -128,7 +149,13 @@ export const dynamoHubStore: HubStore = {
       return;
     }
     await transactHub(
-      { Put: { TableName: tableName(), Item: { ...hubItem(hub), ...customAttributes(custom.next), ...key, version: 1 }, ConditionExpression: "attribute_not_exists(PK)" } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...hubItem(hub), ...customAttributes(custom.next), ...key, version: 1 },
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
       customValueItems(hub.organizationId, hub._id, undefined, custom),
       async () => concurrentUpdateError(),
     );
@@ -203,7 +230,12 @@ export const dynamoHubStore: HubStore = {
       .join(" AND ");
     try {
       if (await hasChildren(organizationId, hubId)) throw await inUse(organizationId, hubId);
-      const custom = customValueItems(organizationId, hubId, previous.custom, previous.custom && previous.custom.guards.length > 0 ? "delete" : undefined);
+      const custom = customValueItems(
+        organizationId,
+        hubId,
+        previous.custom,
+        previous.custom && previous.custom.guards.length > 0 ? "delete" : undefined,
+      );
       const failed = await transactLabelled<HubItemMeaning>([
         [
           {
@@ -237,7 +269,10 @@ export const dynamoHubStore: HubStore = {
     const page =
       filter.allowedHubIds.length > 0
         ? await queryPageAcross<Record<string, unknown>>(
-            allowed.map((hubId) => ({ partition: keys.organizationPartition(organizationId), sortKeyPrefix: keys.hub(organizationId, hubId).SK })),
+            allowed.map((hubId) => ({
+              partition: keys.organizationPartition(organizationId),
+              sortKeyPrefix: keys.hub(organizationId, hubId).SK,
+            })),
             filter.limit,
             filter.cursor,
           )

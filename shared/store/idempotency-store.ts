@@ -38,7 +38,11 @@ export interface StoredAnswer {
 
 export const GZIP_ABOVE_BYTES = 16 * 1024;
 
-export function packAnswer(answer: { statusCode: number; headers?: Record<string, string | number | boolean> | undefined; body: string }): StoredAnswer {
+export function packAnswer(answer: {
+  statusCode: number;
+  headers?: Record<string, string | number | boolean> | undefined;
+  body: string;
+}): StoredAnswer {
   const headers = Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name, String(value)]));
   if (Buffer.byteLength(answer.body) <= GZIP_ABOVE_BYTES) return { statusCode: answer.statusCode, headers, body: answer.body };
   return { statusCode: answer.statusCode, headers, gzippedBody: new Uint8Array(gzipSync(answer.body)) };

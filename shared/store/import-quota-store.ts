@@ -19,13 +19,17 @@ const MAX_REMOVED_PER_TAKE = 20;
 export type ImportTake = { taken: true } | { taken: false; reason: "cap" } | { taken: false; reason: "quota"; usedRecords: number };
 
 async function readLeases(organizationId: string): Promise<Record<string, number> | undefined> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.activeImports(organizationId), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.activeImports(organizationId), ConsistentRead: true }),
+  );
   return output.Item?.imports as Record<string, number> | undefined;
 }
 
 /** Records imports were charged in the month. */
 export async function importRecordsUsed(organizationId: string, month: string): Promise<number> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.importRecordsTotal(organizationId, month), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.importRecordsTotal(organizationId, month), ConsistentRead: true }),
+  );
   return Number(output.Item?.records ?? 0);
 }
 
@@ -35,7 +39,15 @@ export async function importRecordsUsed(organizationId: string, month: string): 
  * ended leases it removes), the month's total on leaving room for the records, and the usage item on
  * being new. So concurrent imports of one tenant can pass neither the cap nor the quota together.
  */
-export async function takeImport(organizationId: string, dataTypeId: string, records: number, limits: ImportLimits, now: Date, day: string, month: string): Promise<ImportTake> {
+export async function takeImport(
+  organizationId: string,
+  dataTypeId: string,
+  records: number,
+  limits: ImportLimits,
+  now: Date,
+  day: string,
+  month: string,
+): Promise<ImportTake> {
   const leaseKey = keys.activeImports(organizationId);
   for (let attempt = 0; attempt < 8; attempt++) {
     const leases = await readLeases(organizationId);
@@ -98,7 +110,15 @@ export async function takeImport(organizationId: string, dataTypeId: string, rec
         {
           Put: {
             TableName: tableName(),
-            Item: { ...keys.importUsage(organizationId, day, dataTypeId), entity: "importUsage", organizationId, dataTypeId, day, records, outcome: "charged" },
+            Item: {
+              ...keys.importUsage(organizationId, day, dataTypeId),
+              entity: "importUsage",
+              organizationId,
+              dataTypeId,
+              day,
+              records,
+              outcome: "charged",
+            },
             ConditionExpression: "attribute_not_exists(PK)",
           },
         },
@@ -134,7 +154,14 @@ export async function renewImport(organizationId: string, dataTypeId: string, no
  * gets back the rest of what it was charged, in one transaction conditional on the item still being
  * `charged` (so a second end gives back nothing); then its slot is freed.
  */
-export async function endImport(organizationId: string, dataTypeId: string, day: string, month: string, written: number, outcome: "done" | "failed"): Promise<void> {
+export async function endImport(
+  organizationId: string,
+  dataTypeId: string,
+  day: string,
+  month: string,
+  written: number,
+  outcome: "done" | "failed",
+): Promise<void> {
   const usageKey = keys.importUsage(organizationId, day, dataTypeId);
   const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: usageKey, ConsistentRead: true }));
   const charged = output.Item?.outcome === "charged" ? Number(output.Item.records ?? 0) : undefined;
@@ -170,15 +197,17 @@ export async function endImport(organizationId: string, dataTypeId: string, day:
       if (failed === undefined || failed.length > 0) break;
     }
   }
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.activeImports(organizationId),
-      UpdateExpression: "REMOVE imports.#id",
-      ConditionExpression: "attribute_exists(imports)",
-      ExpressionAttributeNames: { "#id": dataTypeId },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof Error && error.name === "ConditionalCheckFailedException")) throw error;
-  });
+  await documentClient()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.activeImports(organizationId),
+        UpdateExpression: "REMOVE imports.#id",
+        ConditionExpression: "attribute_exists(imports)",
+        ExpressionAttributeNames: { "#id": dataTypeId },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === "ConditionalCheckFailedException")) throw error;
+    });
 }

@@ -11,7 +11,9 @@ import { keys, withoutStorageAttributes } from "#shared/store/keys";
  */
 export const dynamoImportStateStore: ImportStateStore = {
   async find(organizationId, dataTypeId) {
-    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dataType(organizationId, dataTypeId), ConsistentRead: true }));
+    const output = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.dataType(organizationId, dataTypeId), ConsistentRead: true }),
+    );
     if (!output.Item) return undefined;
     return { dataType: dataTypeSchema.parse(withoutStorageAttributes(output.Item)), version: Number(output.Item.version ?? 0) };
   },

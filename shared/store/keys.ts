@@ -105,7 +105,10 @@ export const keys = {
   }),
 
   // Custom values of identity-provider entities (vehicles and hubs keep theirs on their own item)
-  entityExtension: (o: string, entity: string, entityId: string): ItemKey => ({ PK: org(o), SK: `EXT#${keyPart(entity)}#${keyPart(entityId)}` }),
+  entityExtension: (o: string, entity: string, entityId: string): ItemKey => ({
+    PK: org(o),
+    SK: `EXT#${keyPart(entity)}#${keyPart(entityId)}`,
+  }),
 
   // Vehicles
   vehicle: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VEH#${id}` }),
@@ -118,7 +121,10 @@ export const keys = {
   /** The hub's own partition: its visits and one reference marker per vehicle and profile naming it. */
   hubPartition: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}`,
   /** Marker of a vehicle (`VEHREF#`) or profile (`CONFREF#`) naming the hub; visits live in the partition themselves. */
-  hubReferenceMarker: (o: string, hubId: string, prefix: string, childId: string): ItemKey => ({ PK: `${org(o)}#HUB#${keyPart(hubId)}`, SK: `${prefix}${childId}` }),
+  hubReferenceMarker: (o: string, hubId: string, prefix: string, childId: string): ItemKey => ({
+    PK: `${org(o)}#HUB#${keyPart(hubId)}`,
+    SK: `${prefix}${childId}`,
+  }),
 
   // Routing schedules and their runs
   schedule: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `SCHED#${id}` }),
@@ -160,7 +166,10 @@ export const keys = {
   /** How many subscriptions the organization has (`count`): the plan cap's guard, written with every create and delete. */
   webhookCount: (o: string): ItemKey => ({ PK: org(o), SK: "WEBHOOKCOUNT" }),
   /** One item per (event, subscription): its status, attempts and last answer (GET /webhook/{id}/deliveries). */
-  webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({ PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`, SK: `DELIVERY#${keyPart(deliveryId)}` }),
+  webhookDelivery: (o: string, webhookId: string, deliveryId: string): ItemKey => ({
+    PK: `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,
+    SK: `DELIVERY#${keyPart(deliveryId)}`,
+  }),
   webhookDeliveriesOf: (o: string, webhookId: string) => `${org(o)}#WEBHOOK#${keyPart(webhookId)}`,
   webhookDeliveryPrefix: "DELIVERY#",
 
@@ -213,7 +222,8 @@ export const objectKeys = {
    * The road travel matrix cache of a hub and travel provider (shared/travel/matrix-cache.ts): kind
    * first like every object, so one lifecycle rule expires its old versions and IAM targets it.
    */
-  travelMatrixCache: (o: string, hubId: string, provider: string) => `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
+  travelMatrixCache: (o: string, hubId: string, provider: string) =>
+    `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
   /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
@@ -224,4 +234,9 @@ export const objectKeys = {
  * Object keys start with their kind, then the organization (`<kind>/<org>/…`), so lifecycle rules
  * (uploads expire, results may) and IAM (each function reaches only its kind) target a prefix.
  */
-export const objectKinds = { imports: "imports/", certificates: "certificates/", results: "results/", travelCache: "travel-cache/" } as const;
+export const objectKinds = {
+  imports: "imports/",
+  certificates: "certificates/",
+  results: "results/",
+  travelCache: "travel-cache/",
+} as const;

@@ -14,13 +14,21 @@ export function kmsSealer(keyId: string): SecretSealer {
   return {
     async seal(plain, context) {
       const { sdk, client } = await (loaded ??= load());
-      const output = await client.send(new sdk.EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, "utf8"), EncryptionContext: { subscription: context } }));
+      const output = await client.send(
+        new sdk.EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, "utf8"), EncryptionContext: { subscription: context } }),
+      );
       return `kms.${Buffer.from(output.CiphertextBlob as Uint8Array).toString("base64")}`;
     },
     async open(sealed, context) {
       if (!sealed.startsWith("kms.")) throw new Error("the secret was not sealed by KMS");
       const { sdk, client } = await (loaded ??= load());
-      const output = await client.send(new sdk.DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(sealed.slice(4), "base64"), EncryptionContext: { subscription: context } }));
+      const output = await client.send(
+        new sdk.DecryptCommand({
+          KeyId: keyId,
+          CiphertextBlob: Buffer.from(sealed.slice(4), "base64"),
+          EncryptionContext: { subscription: context },
+        }),
+      );
       return Buffer.from(output.Plaintext as Uint8Array).toString("utf8");
     },
   };

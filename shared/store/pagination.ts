@@ -142,10 +142,13 @@ async function collectPage<T>(
     collected.push(...output.items.map((item) => ({ read: index, item })));
     if (collected.length > limit) {
       const last = collected[limit - 1] as { read: number; item: Record<string, unknown> };
-      const lastKey = Object.fromEntries(keyAttributesOf(reads[last.read] as PartitionRead).map((attribute) => [attribute, last.item[attribute]]));
+      const lastKey = Object.fromEntries(
+        keyAttributesOf(reads[last.read] as PartitionRead).map((attribute) => [attribute, last.item[attribute]]),
+      );
       return { items: collected.slice(0, limit).map((entry) => entry.item as T), nextCursor: encode(last.read, lastKey) };
     }
-    if (output.lastEvaluatedKey) return { items: collected.map((entry) => entry.item as T), nextCursor: encode(index, output.lastEvaluatedKey) };
+    if (output.lastEvaluatedKey)
+      return { items: collected.map((entry) => entry.item as T), nextCursor: encode(index, output.lastEvaluatedKey) };
   }
   return { items: collected.map((entry) => entry.item as T), nextCursor: null };
 }
@@ -176,12 +179,15 @@ export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit:
     } catch {
       throw invalid();
     }
-    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded) || Object.keys(decoded).sort().join() !== "c,p") throw invalid();
+    if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded) || Object.keys(decoded).sort().join() !== "c,p")
+      throw invalid();
     const { p, c } = decoded as { p?: unknown; c?: unknown };
-    if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= reads.length || typeof c !== "string" || c.length === 0) throw invalid();
+    if (typeof p !== "number" || !Number.isInteger(p) || p < 0 || p >= reads.length || typeof c !== "string" || c.length === 0)
+      throw invalid();
     start = { read: p, startKey: decodeStartKey(reads[p] as PartitionRead, c) };
   }
-  const encode = (read: number, key: Record<string, unknown>) => Buffer.from(JSON.stringify({ p: read, c: encodeCursor(key) }), "utf8").toString("base64url");
+  const encode = (read: number, key: Record<string, unknown>) =>
+    Buffer.from(JSON.stringify({ p: read, c: encodeCursor(key) }), "utf8").toString("base64url");
   return collectPage<T>(reads, limit, start, encode);
 }
 
@@ -190,7 +196,12 @@ export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit:
  * batch rather than a page (a run's vehicles and visits, a hub's profiles). Pages only because
  * DynamoDB answers at most 1 MB per call; never reads more than `max` items.
  */
-export async function queryUpTo(query: { index: IndexName; partition: string; max: number; projection?: string[] }): Promise<Record<string, unknown>[]> {
+export async function queryUpTo(query: {
+  index: IndexName;
+  partition: string;
+  max: number;
+  projection?: string[];
+}): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   const projectionNames = Object.fromEntries((query.projection ?? []).map((attribute, i) => [`#p${i}`, attribute]));
   let startKey: Record<string, unknown> | undefined;

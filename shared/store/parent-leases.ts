@@ -15,7 +15,13 @@ import type { Lease } from "#shared/store/transactions";
 
 async function readParent(key: ItemKey): Promise<Record<string, unknown> | undefined> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: "PK, version, #fence", ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: "PK, version, #fence",
+      ExpressionAttributeNames: { "#fence": DELETE_FENCE_ATTRIBUTE },
+    }),
   );
   return output.Item;
 }

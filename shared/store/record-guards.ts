@@ -21,19 +21,29 @@ export interface GuardOwner {
 
 const guardKey = (owner: Pick<GuardOwner, "organizationId" | "dataTypeId">, guard: GuardEntry) =>
   keys.uniqueGuard(owner.organizationId, owner.dataTypeId, guard.name, guard.scope, guard.value);
-const guardId = (owner: Pick<GuardOwner, "dataTypeId">, guard: GuardEntry) => `${owner.dataTypeId}\u0000${guard.name}\u0000${guard.scope}\u0000${guard.value}`;
-
+const guardId = (owner: Pick<GuardOwner, "dataTypeId">, guard: GuardEntry) =>
+  `${owner.dataTypeId}\u0000${guard.name}\u0000${guard.scope}\u0000${guard.value}`;
 
 /**
  * The transaction items that move an owner's guards from `previous` to `next` (either may be
  * absent): guards no longer held are deleted (if still the owner's), new ones claimed (free or
  * already the owner's; a failed claim is labelled with the guard's name).
  */
-export function guardMoves(previous: GuardOwner | undefined, next: GuardOwner | undefined): Array<[TransactItem, { kind: "guard"; name: string } | { kind: "other" }]> {
+export function guardMoves(
+  previous: GuardOwner | undefined,
+  next: GuardOwner | undefined,
+): Array<[TransactItem, { kind: "guard"; name: string } | { kind: "other" }]> {
   const items: Array<[TransactItem, { kind: "guard"; name: string } | { kind: "other" }]> = [];
   const oldGuards = new Map((previous?.guards ?? []).map((guard) => [guardId(previous as GuardOwner, guard), guard]));
   const newGuards = new Map((next?.guards ?? []).map((guard) => [guardId(next as GuardOwner, guard), guard]));
-  for (const [id, guard] of oldGuards) if (!newGuards.has(id) && previous) items.push([releaseGuard(guardKey(previous, guard), "recordId", previous.ownerId), { kind: "other" }]);
-  for (const [id, guard] of newGuards) if (!oldGuards.has(id) && next) items.push([claimGuard(guardKey(next, guard), "recordId", next.ownerId, { entity: "recordGuard", dataTypeId: next.dataTypeId }), { kind: "guard", name: guard.name }]);
+  for (const [id, guard] of oldGuards)
+    if (!newGuards.has(id) && previous)
+      items.push([releaseGuard(guardKey(previous, guard), "recordId", previous.ownerId), { kind: "other" }]);
+  for (const [id, guard] of newGuards)
+    if (!oldGuards.has(id) && next)
+      items.push([
+        claimGuard(guardKey(next, guard), "recordId", next.ownerId, { entity: "recordGuard", dataTypeId: next.dataTypeId }),
+        { kind: "guard", name: guard.name },
+      ]);
   return items;
 }

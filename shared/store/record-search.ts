@@ -49,7 +49,12 @@ export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: To
   });
   const hits = page.items.map((item) => {
     const sk = item.SK as string;
-    return { token: sk.slice(0, sk.lastIndexOf("#")), recordId: item.recordId as string, hubScope: item.hubScope as string, dataId: item.dataId as string };
+    return {
+      token: sk.slice(0, sk.lastIndexOf("#")),
+      recordId: item.recordId as string,
+      hubScope: item.hubScope as string,
+      dataId: item.dataId as string,
+    };
   });
   return { hits, nextCursor: page.nextCursor };
 }

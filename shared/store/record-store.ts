@@ -9,7 +9,13 @@ import { dataTypeLease, hubLease } from "#shared/store/parent-leases";
 import { type Lease, put, remove, transactLabelled } from "#shared/store/transactions";
 import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
-import { type CapacityRecorder, organizationRecordPage, recordListPage, searchOrganizationTokenPage, searchTokenPage } from "#shared/store/record-search";
+import {
+  type CapacityRecorder,
+  organizationRecordPage,
+  recordListPage,
+  searchOrganizationTokenPage,
+  searchTokenPage,
+} from "#shared/store/record-search";
 
 /**
  * Records over DynamoDB (layout in docs/api/records.md and shared/store/keys.ts):
@@ -26,7 +32,6 @@ import { type CapacityRecorder, organizationRecordPage, recordListPage, searchOr
  * the record enters are confirmed by parent leases (shared/store/parent-leases.ts), not named in
  * the transaction (docs/architecture.md, "Writes without shared items"). Failures are decoded by label.
  */
-
 
 /** What a transaction item's failed condition means. */
 type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "guard"; name: string } | { kind: "other" };
@@ -74,7 +79,6 @@ function parseRecord(item: Record<string, unknown>): VersionedRecord {
   return { record, version: Number(item.version ?? 0) };
 }
 
-
 const linkId = (link: LinkEntry) => `${link.fieldId}\u0000${link.targetId}`;
 
 /** The parents a write depends on: its type at the validated version, and a hub it enters (records do not pin hubs). */
@@ -94,7 +98,6 @@ function refItem(record: StoredRecord): Record<string, unknown> {
   };
 }
 
-
 const guardOwnerOf = (record: StoredRecord | undefined): GuardOwner | undefined =>
   record && { organizationId: record.organizationId, dataTypeId: record.dataTypeId, ownerId: record._id, guards: record.index.guards };
 /**
@@ -112,7 +115,8 @@ const tokenItem = (record: StoredRecord, token: string) => ({
   hubScope: hubScopeOf(record),
   dataId: record.dataId,
 });
-const linkKey = (record: StoredRecord, link: LinkEntry) => keys.relationLink(record.organizationId, link.targetId, record.dataTypeId, link.fieldId, record._id);
+const linkKey = (record: StoredRecord, link: LinkEntry) =>
+  keys.relationLink(record.organizationId, link.targetId, record.dataTypeId, link.fieldId, record._id);
 
 /**
  * The index items to add and remove between two versions of a record (either may be absent).
@@ -122,24 +126,35 @@ function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | u
   const items: Array<[TransactItem, Meaning]> = [];
   const recordId = (next ?? previous)?._id ?? "";
   // A record written before the organization-wide search key has token items without it: rewrite them all.
-  const rewriteTokens = !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId || previous.index.organizationSearch !== true;
+  const rewriteTokens =
+    !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId || previous.index.organizationSearch !== true;
   items.push(...guardMoves(guardOwnerOf(previous), guardOwnerOf(next)));
 
   const oldTokens = new Set(previous?.index.tokens ?? []);
   const newTokens = new Set(next?.index.tokens ?? []);
-  for (const token of oldTokens) if (!newTokens.has(token) && previous) items.push([remove(keys.recordToken(previous.organizationId, previous.dataTypeId, token, recordId)), { kind: "other" }]);
-  for (const token of newTokens) if ((rewriteTokens || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
+  for (const token of oldTokens)
+    if (!newTokens.has(token) && previous)
+      items.push([remove(keys.recordToken(previous.organizationId, previous.dataTypeId, token, recordId)), { kind: "other" }]);
+  for (const token of newTokens)
+    if ((rewriteTokens || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
 
   const oldLinks = new Map((previous?.index.links ?? []).map((link) => [linkId(link), link]));
   const newLinks = new Map((next?.index.links ?? []).map((link) => [linkId(link), link]));
   for (const [id, link] of oldLinks) if (!newLinks.has(id) && previous) items.push([remove(linkKey(previous, link)), { kind: "other" }]);
   for (const [id, link] of newLinks) {
-    if (!oldLinks.has(id) && next) items.push([put({ ...linkKey(next, link), entity: "relationLink", recordId, fieldId: link.fieldId, dataTypeId: next.dataTypeId }), { kind: "other" }]);
+    if (!oldLinks.has(id) && next)
+      items.push([
+        put({ ...linkKey(next, link), entity: "relationLink", recordId, fieldId: link.fieldId, dataTypeId: next.dataTypeId }),
+        { kind: "other" },
+      ]);
   }
   return items;
 }
 
-async function transact(items: Array<[TransactItem, Meaning]>, context: { record: StoredRecord; commonData: boolean; previousKey?: ItemKey; leases?: Lease[] }): Promise<void> {
+async function transact(
+  items: Array<[TransactItem, Meaning]>,
+  context: { record: StoredRecord; commonData: boolean; previousKey?: ItemKey; leases?: Lease[] },
+): Promise<void> {
   if (items.length > MAX_TRANSACTION_ITEMS) {
     throw ValidationError.single(
       "body",
@@ -202,9 +217,13 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
     find: (organizationId, location) => findByKey(keys.record(organizationId, location.dataTypeId, location.hubScope, location.dataId)),
 
     async findById(organizationId, recordId) {
-      const ref = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.recordRef(organizationId, recordId), ConsistentRead: true }));
+      const ref = await documentClient().send(
+        new GetCommand({ TableName: tableName(), Key: keys.recordRef(organizationId, recordId), ConsistentRead: true }),
+      );
       if (!ref.Item) return undefined;
-      const found = await findByKey(keys.record(organizationId, ref.Item.dataTypeId as string, ref.Item.hubScope as string, ref.Item.dataId as string));
+      const found = await findByKey(
+        keys.record(organizationId, ref.Item.dataTypeId as string, ref.Item.hubScope as string, ref.Item.dataId as string),
+      );
       return found?.record._id === recordId ? found : undefined;
     },
 
@@ -219,7 +238,11 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
           Limit: 50,
         }),
       );
-      return (output.Items ?? []).map((item) => ({ dataTypeId: item.dataTypeId as string, hubScope: item.hubScope as string, dataId: item.dataId as string }));
+      return (output.Items ?? []).map((item) => ({
+        dataTypeId: item.dataTypeId as string,
+        hubScope: item.hubScope as string,
+        dataId: item.dataId as string,
+      }));
     },
 
     async create(record, context) {
@@ -251,7 +274,10 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
       const record = previous.record;
       const key = recordKey(record);
       const items: Array<[TransactItem, Meaning]> = [
-        [remove(key, { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": previous.version } }), { kind: "previous" }],
+        [
+          remove(key, { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": previous.version } }),
+          { kind: "previous" },
+        ],
         [remove(keys.recordRef(record.organizationId, record._id)), { kind: "other" }],
         ...indexChanges(record, undefined),
       ];
@@ -281,7 +307,10 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         cursor: filter.cursor,
         recorder,
       });
-      return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
+      return {
+        hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)),
+        nextCursor: page.nextCursor,
+      };
     },
 
     async listOrganization(organizationId, filter) {
@@ -304,7 +333,10 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         cursor: filter.cursor,
         recorder,
       });
-      return { hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)), nextCursor: page.nextCursor };
+      return {
+        hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)),
+        nextCursor: page.nextCursor,
+      };
     },
 
     async linkedIds(organizationId, targetRecordId, sourceDataTypeId, fieldId, limit) {
@@ -312,7 +344,10 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         new QueryCommand({
           TableName: tableName(),
           KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          ExpressionAttributeValues: { ":pk": keys.relationLinkPartition(organizationId, targetRecordId), ":prefix": keys.relationLinkPrefix(sourceDataTypeId, fieldId) },
+          ExpressionAttributeValues: {
+            ":pk": keys.relationLinkPartition(organizationId, targetRecordId),
+            ":prefix": keys.relationLinkPrefix(sourceDataTypeId, fieldId),
+          },
           ProjectionExpression: "recordId",
           Limit: limit,
         }),

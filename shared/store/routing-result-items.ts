@@ -18,7 +18,9 @@ function resultItem(result: RoutingResultRecord): Record<string, unknown> {
 }
 
 function createdFromFilter(filter: ResultListFilter): PartitionRead["filter"] {
-  return filter.createdFrom !== undefined ? { expression: "createdFrom = :createdFrom", values: { ":createdFrom": filter.createdFrom } } : undefined;
+  return filter.createdFrom !== undefined
+    ? { expression: "createdFrom = :createdFrom", values: { ":createdFrom": filter.createdFrom } }
+    : undefined;
 }
 
 /** The result items alone (no S3): what listing and creating results need. */
@@ -42,8 +44,6 @@ export const dynamoRoutingResultItems: RoutingResultItems = {
     );
     return output.Item ? resultRecordSchema.parse(output.Item) : undefined;
   },
-
-
 
   async fail(organizationId, resultId, message, time) {
     return setFinal(organizationId, resultId, "failed", { message, updatedTime: time, finishedTime: time });
@@ -69,7 +69,12 @@ export const dynamoRoutingResultItems: RoutingResultItems = {
     const page =
       hubIds.length > 0
         ? await queryPageAcross<Record<string, unknown>>(
-            hubIds.map((hubId) => ({ index: "GSI1", partition: keys.routingResultsByHub(organizationId, hubId), newestFirst: true, filter: createdFromFilter(filter) })),
+            hubIds.map((hubId) => ({
+              index: "GSI1",
+              partition: keys.routingResultsByHub(organizationId, hubId),
+              newestFirst: true,
+              filter: createdFromFilter(filter),
+            })),
             filter.limit,
             filter.cursor,
           )
@@ -86,7 +91,12 @@ export const dynamoRoutingResultItems: RoutingResultItems = {
 };
 
 /** ongoing/failed → done/failed; false when the result is gone or done already (another delivery finished it). */
-export async function setFinal(organizationId: string, resultId: string, status: "done" | "failed", fields: Record<string, unknown>): Promise<boolean> {
+export async function setFinal(
+  organizationId: string,
+  resultId: string,
+  status: "done" | "failed",
+  fields: Record<string, unknown>,
+): Promise<boolean> {
   const names: Record<string, string> = { "#status": "status" };
   const values: Record<string, unknown> = { ":status": status, ":done": "done" };
   const sets = ["#status = :status"];

@@ -17,12 +17,16 @@ export const dynamoRoutingResultStore: RoutingResultStore = {
   async readBody(organizationId, resultId) {
     const { client, sdk } = await s3Sdk();
     // Bodies written before the kind-first layout stay where they are: read there when the new key has none.
-    for (const key of [objectKeys.routingResultBody(organizationId, resultId), objectKeys.legacyRoutingResultBody(organizationId, resultId)]) {
+    for (const key of [
+      objectKeys.routingResultBody(organizationId, resultId),
+      objectKeys.legacyRoutingResultBody(organizationId, resultId),
+    ]) {
       const output = await client.send(new sdk.GetObjectCommand({ Bucket: bucketName(), Key: key })).catch((error: unknown) => {
         if ((error as { name?: string }).name === "NoSuchKey") return undefined;
         throw error;
       });
-      if (output) return resultBodySchema.parse(JSON.parse(await (output.Body as { transformToString(): Promise<string> }).transformToString()));
+      if (output)
+        return resultBodySchema.parse(JSON.parse(await (output.Body as { transformToString(): Promise<string> }).transformToString()));
     }
     return undefined;
   },
@@ -37,6 +41,11 @@ export const dynamoRoutingResultStore: RoutingResultStore = {
         ContentType: "application/json",
       }),
     );
-    return setFinal(organizationId, resultId, "done", { summary: changes.summary, message: null, updatedTime: changes.time, finishedTime: changes.time });
+    return setFinal(organizationId, resultId, "done", {
+      summary: changes.summary,
+      message: null,
+      updatedTime: changes.time,
+      finishedTime: changes.time,
+    });
   },
 };

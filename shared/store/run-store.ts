@@ -52,11 +52,15 @@ export async function releaseRunSlot(message: RoutingRunMessage): Promise<void> 
  * The tick's schedules of one group (at most 100 keys, one BatchGetItem; unprocessed keys asked
  * again), in the order of `entries`, undefined for a schedule that is gone.
  */
-export async function readSchedulesForTick(entries: ReadonlyArray<{ organizationId: string; scheduleId: string }>): Promise<Array<ScheduleRecord | undefined>> {
+export async function readSchedulesForTick(
+  entries: ReadonlyArray<{ organizationId: string; scheduleId: string }>,
+): Promise<Array<ScheduleRecord | undefined>> {
   if (entries.length === 0) return [];
   if (entries.length > 100) throw new Error("BatchGetItem reads at most 100 keys");
   const found = new Map<string, ScheduleRecord>();
-  let requested: Array<Record<string, unknown>> | undefined = entries.map((entry) => keys.schedule(entry.organizationId, entry.scheduleId) as unknown as Record<string, unknown>);
+  let requested: Array<Record<string, unknown>> | undefined = entries.map(
+    (entry) => keys.schedule(entry.organizationId, entry.scheduleId) as unknown as Record<string, unknown>,
+  );
   for (let round = 0; requested && requested.length > 0; round++) {
     if (round === 10) throw new Error("DynamoDB left schedules unread after 10 rounds");
     const output = await documentClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested } } }));
@@ -76,7 +80,13 @@ export async function readSchedulesForTick(entries: ReadonlyArray<{ organization
  * same `updatedTime`, so the next run is computed from the current timetable); when that condition
  * fails, or without `seen`, the schedule is read and the update tried once more on what was read.
  */
-export async function advanceSchedule(organizationId: string, scheduleId: string, handledRunAt: string, timeZone: string, seen?: ScheduleRecord): Promise<void> {
+export async function advanceSchedule(
+  organizationId: string,
+  scheduleId: string,
+  handledRunAt: string,
+  timeZone: string,
+  seen?: ScheduleRecord,
+): Promise<void> {
   const key = keys.schedule(organizationId, scheduleId);
   if (seen && seen.nextRunAt === handledRunAt && (await advanceFrom(seen, handledRunAt, timeZone, true))) return;
   const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
@@ -149,7 +159,11 @@ export interface RunClaim {
 }
 
 /** The slot's claim (read by the tick and the worker), or undefined when there is none. */
-export async function readRunClaim(organizationId: string, scheduleId: string, slot: string): Promise<(RunClaim & { claimedAt: string }) | undefined> {
+export async function readRunClaim(
+  organizationId: string,
+  scheduleId: string,
+  slot: string,
+): Promise<(RunClaim & { claimedAt: string }) | undefined> {
   const output = await documentClient().send(
     new GetCommand({
       TableName: tableName(),
@@ -186,8 +200,10 @@ export async function startRunClaim(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.scheduleRunClaim(organizationId, scheduleId, slot),
-        ConditionExpression: "attribute_exists(PK) AND (#status IN (:enqueued, :sent, :failed) OR (#status = :running AND leaseUntil < :now))",
-        UpdateExpression: "SET #status = :running, leaseUntil = :lease, resultId = if_not_exists(resultId, :result), startedAt = :nowIso ADD attempts :one",
+        ConditionExpression:
+          "attribute_exists(PK) AND (#status IN (:enqueued, :sent, :failed) OR (#status = :running AND leaseUntil < :now))",
+        UpdateExpression:
+          "SET #status = :running, leaseUntil = :lease, resultId = if_not_exists(resultId, :result), startedAt = :nowIso ADD attempts :one",
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
           ":enqueued": "ENQUEUED",
@@ -229,7 +245,15 @@ export async function finishRunClaim(
         ConditionExpression: "attribute_exists(PK) AND #status IN (:enqueued, :sent, :running, :failed)",
         UpdateExpression: "SET #status = :status, outcome = :message, finishedAt = :now REMOVE leaseUntil",
         ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":enqueued": "ENQUEUED", ":sent": "SENT", ":running": "RUNNING", ":failed": "FAILED", ":status": status, ":message": message, ":now": now.toISOString() },
+        ExpressionAttributeValues: {
+          ":enqueued": "ENQUEUED",
+          ":sent": "SENT",
+          ":running": "RUNNING",
+          ":failed": "FAILED",
+          ":status": status,
+          ":message": message,
+          ":now": now.toISOString(),
+        },
       }),
     ),
   );
@@ -246,7 +270,9 @@ export async function vehiclesForRun(organizationId: string, hubId: string, vehi
   if (vehicleIds.length > 0) {
     const found: Vehicle[] = [];
     for (let i = 0; i < vehicleIds.length; i += 100) {
-      let requested: Array<Record<string, unknown>> | undefined = vehicleIds.slice(i, i + 100).map((id) => keys.vehicle(organizationId, id) as unknown as Record<string, unknown>);
+      let requested: Array<Record<string, unknown>> | undefined = vehicleIds
+        .slice(i, i + 100)
+        .map((id) => keys.vehicle(organizationId, id) as unknown as Record<string, unknown>);
       for (let round = 0; requested && requested.length > 0 && round < 10; round++) {
         const output = await documentClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested } } }));
         found.push(...(output.Responses?.[tableName()] ?? []).map((item) => vehicleSchema.parse(item)));
@@ -262,6 +288,8 @@ export async function vehiclesForRun(organizationId: string, hubId: string, vehi
 
 /** The schedule as stored, for the worker (undefined when deleted). */
 export async function findScheduleForRun(organizationId: string, scheduleId: string): Promise<ScheduleRecord | undefined> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.schedule(organizationId, scheduleId), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.schedule(organizationId, scheduleId), ConsistentRead: true }),
+  );
   return output.Item ? scheduleRecordSchema.parse(output.Item) : undefined;
 }

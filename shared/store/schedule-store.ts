@@ -63,14 +63,20 @@ function profileCountUpdate(organizationId: string, configurationId: string, del
       TableName: tableName(),
       Key: keys.configurationScheduleRefs(organizationId, configurationId),
       // never below zero: schedules written before the count existed were never counted
-      ...(delta < 0 ? { ConditionExpression: "scheduleRefs > :zero", ExpressionAttributeValues: { ":delta": delta, ":zero": 0 } } : { ExpressionAttributeValues: { ":delta": delta } }),
+      ...(delta < 0
+        ? { ConditionExpression: "scheduleRefs > :zero", ExpressionAttributeValues: { ":delta": delta, ":zero": 0 } }
+        : { ExpressionAttributeValues: { ":delta": delta } }),
       UpdateExpression: "ADD scheduleRefs :delta",
     },
   };
 }
 
 const profileMustExist = (organizationId: string, configurationId: string): TransactItem => ({
-  ConditionCheck: { TableName: tableName(), Key: keys.configuration(organizationId, configurationId), ConditionExpression: "attribute_exists(PK)" },
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.configuration(organizationId, configurationId),
+    ConditionExpression: "attribute_exists(PK)",
+  },
 });
 
 /**
@@ -114,15 +120,23 @@ async function writeCountingProfiles(
 
 /** One GSI2 partition per configuration, read in turn (a hub has few profiles), one item ahead like every list. */
 function listByConfigurations(organizationId: string, configurationIds: string[], limit: number, cursor: string | undefined) {
-  const reads = configurationIds.map((configurationId) => ({ index: "GSI2" as const, partition: keys.schedulesByConfiguration(organizationId, configurationId) }));
-  return queryPageAcross<Record<string, unknown>>(reads, limit, cursor).then((page) => ({ items: page.items.map(parseSchedule), nextCursor: page.nextCursor }));
+  const reads = configurationIds.map((configurationId) => ({
+    index: "GSI2" as const,
+    partition: keys.schedulesByConfiguration(organizationId, configurationId),
+  }));
+  return queryPageAcross<Record<string, unknown>>(reads, limit, cursor).then((page) => ({
+    items: page.items.map(parseSchedule),
+    nextCursor: page.nextCursor,
+  }));
 }
 
 export const dynamoScheduleStore: ScheduleStore = {
   async insert(schedule) {
     const key = keys.schedule(schedule.organizationId, schedule._id);
     // Ids are fresh ObjectIds; a collision means something is badly wrong, not a client mistake.
-    await writeCountingProfiles(schedule.organizationId, [putNew(key, scheduleItem(schedule))], { to: schedule.configurationId }, () => concurrentUpdateError());
+    await writeCountingProfiles(schedule.organizationId, [putNew(key, scheduleItem(schedule))], { to: schedule.configurationId }, () =>
+      concurrentUpdateError(),
+    );
   },
 
   async find(organizationId, scheduleId) {
@@ -146,7 +160,12 @@ export const dynamoScheduleStore: ScheduleStore = {
 
   async remove(organizationId, scheduleId, previous) {
     try {
-      await writeCountingProfiles(organizationId, [deleteVersioned(keys.schedule(organizationId, scheduleId), previous.version)], { from: previous.configurationId }, () => undefined);
+      await writeCountingProfiles(
+        organizationId,
+        [deleteVersioned(keys.schedule(organizationId, scheduleId), previous.version)],
+        { from: previous.configurationId },
+        () => undefined,
+      );
       return true;
     } catch (error) {
       if (error === scheduleGone) return false;

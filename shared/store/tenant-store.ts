@@ -22,7 +22,13 @@ export async function insertTenant(tenant: Tenant): Promise<boolean> {
     documentClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...tenant, ...keys.tenant(tenant.organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: tenant.organizationId, entity: "tenant" },
+        Item: {
+          ...tenant,
+          ...keys.tenant(tenant.organizationId),
+          GSI1PK: keys.tenantsIndexPartition,
+          GSI1SK: tenant.organizationId,
+          entity: "tenant",
+        },
         ConditionExpression: "attribute_not_exists(PK)",
       }),
     ),

@@ -21,7 +21,11 @@ import type { ItemKey } from "#shared/store/keys";
  * lease before it looks at the children.
  */
 
-type Condition = { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+type Condition = {
+  ConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+};
 
 export function put(item: Record<string, unknown>, condition?: Condition): TransactItem {
   return { Put: { TableName: tableName(), Item: item, ...condition } };
@@ -42,7 +46,10 @@ export function putNew(key: ItemKey, attributes: Record<string, unknown>): Trans
 
 /** Replace the entity if it still has `expectedVersion`. */
 export function putVersioned(key: ItemKey, attributes: Record<string, unknown>, expectedVersion: number): TransactItem {
-  return put({ ...attributes, ...key, version: expectedVersion + 1 }, { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": expectedVersion } });
+  return put(
+    { ...attributes, ...key, version: expectedVersion + 1 },
+    { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": expectedVersion } },
+  );
 }
 
 /** Delete the entity if it still has `expectedVersion`. */
@@ -58,17 +65,27 @@ export function deleteVersioned(key: ItemKey, expectedVersion: number): Transact
 export function claimGuard(key: ItemKey, ownerAttribute: string, ownerId: string, attributes: Record<string, unknown>): TransactItem {
   return put(
     { ...attributes, ...key, [ownerAttribute]: ownerId },
-    { ConditionExpression: "attribute_not_exists(PK) OR #owner = :owner", ExpressionAttributeNames: { "#owner": ownerAttribute }, ExpressionAttributeValues: { ":owner": ownerId } },
+    {
+      ConditionExpression: "attribute_not_exists(PK) OR #owner = :owner",
+      ExpressionAttributeNames: { "#owner": ownerAttribute },
+      ExpressionAttributeValues: { ":owner": ownerId },
+    },
   );
 }
 
 export function releaseGuard(key: ItemKey, ownerAttribute: string, ownerId: string): TransactItem {
-  return remove(key, { ConditionExpression: "attribute_not_exists(PK) OR #owner = :owner", ExpressionAttributeNames: { "#owner": ownerAttribute }, ExpressionAttributeValues: { ":owner": ownerId } });
+  return remove(key, {
+    ConditionExpression: "attribute_not_exists(PK) OR #owner = :owner",
+    ExpressionAttributeNames: { "#owner": ownerAttribute },
+    ExpressionAttributeValues: { ":owner": ownerId },
+  });
 }
 
 /** After a versioned write lost its condition: 404 when the item is gone, else 409 (changed meanwhile). */
 export async function versionConflict(key: ItemKey): Promise<Error> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: "PK" }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: "PK" }),
+  );
   return output.Item ? concurrentUpdateError() : new NotFoundError();
 }
 
@@ -109,7 +126,10 @@ const MAX_LEASE_RENEWALS = 10;
  * included: the check runs per attempt) that would start the lease (`parentLeaseMs()`) or later after the
  * confirming reads were issued.
  */
-export async function transactLabelled<Label>(items: ReadonlyArray<readonly [TransactItem, Label]>, options: { leases?: readonly Lease[] } = {}): Promise<Label[] | undefined> {
+export async function transactLabelled<Label>(
+  items: ReadonlyArray<readonly [TransactItem, Label]>,
+  options: { leases?: readonly Lease[] } = {},
+): Promise<Label[] | undefined> {
   const leases = options.leases ?? [];
   const startedAt = Date.now();
   const budget = retryBudgetMs();
@@ -136,7 +156,8 @@ export async function transactLabelled<Label>(items: ReadonlyArray<readonly [Tra
       const codes = transactionCancellationCodes(error);
       // Only failed conditions are the caller's to explain; anything else (an invalid item) is not a
       // conflict and must not read as one, and contention is a 503, not a 409.
-      if (!codes || codes.some((code) => !["None", "ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"].includes(code))) throw error;
+      if (!codes || codes.some((code) => !["None", "ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"].includes(code)))
+        throw error;
       if (!codes.includes("ConditionalCheckFailed")) throw contentionExhausted(codes.includes("ThrottlingError") ? "throttle" : "conflict");
       return items.flatMap(([, label], index) => (codes[index] === "ConditionalCheckFailed" ? [label] : []));
     }

@@ -52,7 +52,12 @@ export async function recordRunUsage(usage: RunUsage, month: string): Promise<bo
 /** Optimizer seconds metered for the organization in a UTC month (`YYYY-MM`). */
 export async function runSecondsUsed(organizationId: string, month: string): Promise<number> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.runSecondsTotal(organizationId, month), ProjectionExpression: "#seconds", ExpressionAttributeNames: { "#seconds": "seconds" } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.runSecondsTotal(organizationId, month),
+      ProjectionExpression: "#seconds",
+      ExpressionAttributeNames: { "#seconds": "seconds" },
+    }),
   );
   return Number(output.Item?.seconds ?? 0);
 }
@@ -60,7 +65,12 @@ export async function runSecondsUsed(organizationId: string, month: string): Pro
 /** Road-matrix elements metered for the organization in a UTC month (`YYYY-MM`; the month's run total item). */
 export async function travelElementsUsed(organizationId: string, month: string): Promise<number> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.runSecondsTotal(organizationId, month), ProjectionExpression: "#elements", ExpressionAttributeNames: { "#elements": "travelElements" } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.runSecondsTotal(organizationId, month),
+      ProjectionExpression: "#elements",
+      ExpressionAttributeNames: { "#elements": "travelElements" },
+    }),
   );
   return Number(output.Item?.travelElements ?? 0);
 }
@@ -68,7 +78,12 @@ export async function travelElementsUsed(organizationId: string, month: string):
 /** The plan name of the organization's tenant record, or undefined when it is not enrolled. */
 export async function tenantPlanName(organizationId: string): Promise<string | undefined> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ProjectionExpression: "#plan", ExpressionAttributeNames: { "#plan": "plan" } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.tenant(organizationId),
+      ProjectionExpression: "#plan",
+      ExpressionAttributeNames: { "#plan": "plan" },
+    }),
   );
   const plan = output.Item?.plan;
   return typeof plan === "string" ? plan : undefined;
@@ -82,11 +97,21 @@ export async function tenantPlanNames(organizationIds: readonly string[]): Promi
   const plans = new Map<string, string | undefined>(organizationIds.map((organizationId) => [organizationId, undefined]));
   const ids = [...plans.keys()];
   for (let i = 0; i < ids.length; i += 100) {
-    let requested: Array<Record<string, unknown>> | undefined = ids.slice(i, i + 100).map((organizationId) => keys.tenant(organizationId) as unknown as Record<string, unknown>);
+    let requested: Array<Record<string, unknown>> | undefined = ids
+      .slice(i, i + 100)
+      .map((organizationId) => keys.tenant(organizationId) as unknown as Record<string, unknown>);
     for (let round = 0; requested && requested.length > 0; round++) {
       if (round === 10) throw new Error("DynamoDB left tenant records unread after 10 rounds");
       const output = await documentClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested, ProjectionExpression: "organizationId, #plan", ExpressionAttributeNames: { "#plan": "plan" } } } }),
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: {
+              Keys: requested,
+              ProjectionExpression: "organizationId, #plan",
+              ExpressionAttributeNames: { "#plan": "plan" },
+            },
+          },
+        }),
       );
       for (const item of output.Responses?.[tableName()] ?? []) {
         if (typeof item.organizationId === "string" && typeof item.plan === "string") plans.set(item.organizationId, item.plan);
@@ -98,7 +123,13 @@ export async function tenantPlanNames(organizationIds: readonly string[]): Promi
 }
 
 /** Reads every page of one bounded range of the usage partition; refuses past `maxItems`. */
-async function queryRange(organizationId: string, low: string, high: string, projection: string[], maxItems: number): Promise<Record<string, unknown>[] | undefined> {
+async function queryRange(
+  organizationId: string,
+  low: string,
+  high: string,
+  projection: string[],
+  maxItems: number,
+): Promise<Record<string, unknown>[] | undefined> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -139,17 +170,47 @@ export async function webhookAttemptsBetween(organizationId: string, from: strin
 }
 
 /** The day and seconds of every run metered in the range; undefined when more than `maxRuns`. */
-export async function runUsageBetween(organizationId: string, from: string, to: string, maxRuns: number): Promise<RunUsageFigures[] | undefined> {
+export async function runUsageBetween(
+  organizationId: string,
+  from: string,
+  to: string,
+  maxRuns: number,
+): Promise<RunUsageFigures[] | undefined> {
   // RUN#<day>#<run id>: from the first run of `from` to the last of `to` (ids are hex, below "~").
   const low = keys.runUsage(organizationId, from, "").SK;
   const high = keys.runUsage(organizationId, to, "~").SK;
   const items = await queryRange(organizationId, low, high, ["day", "optimizerSeconds", "travelElements"], maxRuns);
-  return items?.map((item) => ({ day: String(item.day), optimizerSeconds: Number(item.optimizerSeconds ?? 0), travelElements: Number(item.travelElements ?? 0) }));
+  return items?.map((item) => ({
+    day: String(item.day),
+    optimizerSeconds: Number(item.optimizerSeconds ?? 0),
+    travelElements: Number(item.travelElements ?? 0),
+  }));
 }
 
 /** Every run usage item of the range, in full (the operator's CLI; pages until done). */
 export async function runUsageItemsBetween(organizationId: string, from: string, to: string): Promise<RunUsage[]> {
-  const fields: (keyof RunUsage)[] = ["organizationId", "runId", "kind", "scheduleId", "hubId", "configurationId", "day", "outcome", "optimizerSeconds", "memoryMb", "visits", "vehicles", "travelElements", "time"];
-  const items = await queryRange(organizationId, keys.runUsage(organizationId, from, "").SK, keys.runUsage(organizationId, to, "~").SK, fields, Number.MAX_SAFE_INTEGER);
+  const fields: (keyof RunUsage)[] = [
+    "organizationId",
+    "runId",
+    "kind",
+    "scheduleId",
+    "hubId",
+    "configurationId",
+    "day",
+    "outcome",
+    "optimizerSeconds",
+    "memoryMb",
+    "visits",
+    "vehicles",
+    "travelElements",
+    "time",
+  ];
+  const items = await queryRange(
+    organizationId,
+    keys.runUsage(organizationId, from, "").SK,
+    keys.runUsage(organizationId, to, "~").SK,
+    fields,
+    Number.MAX_SAFE_INTEGER,
+  );
   return (items ?? []) as unknown as RunUsage[];
 }

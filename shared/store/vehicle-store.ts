@@ -2,7 +2,14 @@ import { type Vehicle, vehicleSchema } from "#shared/domain/vehicles/schema";
 import type { CustomValuesWrite } from "#shared/domain/extensions/service";
 import type { StoredCustomValues } from "#shared/domain/extensions/schema";
 import type { StoredVehicle, VehicleListFilter, VehicleStore } from "#shared/domain/vehicles/service";
-import { type CustomMeaning, type CustomValueItems, customAttributes, customValueFailure, customValueItems, parseCustomAttributes } from "#shared/store/extension-store";
+import {
+  type CustomMeaning,
+  type CustomValueItems,
+  customAttributes,
+  customValueFailure,
+  customValueItems,
+  parseCustomAttributes,
+} from "#shared/store/extension-store";
 import type { TransactItem } from "#shared/store/dynamo";
 import { type HubReferenceChange, hubRefAttributes, previousCondition, writeHubChild } from "#shared/store/hub-references";
 import { concurrentUpdateError, getVersioned } from "#shared/store/items";
@@ -46,12 +53,23 @@ async function writeVehicle(
 ): Promise<boolean> {
   const failed = await writeHubChild<VehicleMeaning>(
     change,
-    (legacy) => [[vehicleItemWrite(legacy), { kind: "vehicle" }], ...custom.items.map((item, index): [TransactItem, VehicleMeaning] => [item, custom.meanings[index] as CustomMeaning])],
-    { leases: custom.leases, ...(previous ? { previous: { ...previous, label: (meaning: VehicleMeaning) => meaning.kind === "vehicle" } } : {}) },
+    (legacy) => [
+      [vehicleItemWrite(legacy), { kind: "vehicle" }],
+      ...custom.items.map((item, index): [TransactItem, VehicleMeaning] => [item, custom.meanings[index] as CustomMeaning]),
+    ],
+    {
+      leases: custom.leases,
+      ...(previous ? { previous: { ...previous, label: (meaning: VehicleMeaning) => meaning.kind === "vehicle" } } : {}),
+    },
   );
   if (failed === undefined) return true;
   if (failed.some((meaning) => meaning.kind === "vehicle")) return false;
-  throw customValueFailure("vehicle", failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "vehicle")) ?? concurrentUpdateError();
+  throw (
+    customValueFailure(
+      "vehicle",
+      failed.filter((meaning): meaning is CustomMeaning => meaning.kind !== "vehicle"),
+    ) ?? concurrentUpdateError()
+  );
 }
 
 export const dynamoVehicleStore: VehicleStore = {
@@ -75,7 +93,11 @@ export const dynamoVehicleStore: VehicleStore = {
   async replace(vehicle, previous, custom?: CustomValuesWrite) {
     const key = keys.vehicle(vehicle.organizationId, vehicle._id);
     const written = await writeVehicle(
-      (legacy) => put({ ...vehicleItem(vehicle, custom?.next ?? previous.custom), ...key, version: previous.version + 1 }, previousCondition(previous.version, legacy)),
+      (legacy) =>
+        put(
+          { ...vehicleItem(vehicle, custom?.next ?? previous.custom), ...key, version: previous.version + 1 },
+          previousCondition(previous.version, legacy),
+        ),
       customValueItems(vehicle.organizationId, vehicle._id, previous.custom, custom),
       { organizationId: vehicle.organizationId, kind: "vehicle", childId: vehicle._id, from: previous.vehicle.hubId, to: vehicle.hubId },
       { key, version: previous.version },

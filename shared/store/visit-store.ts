@@ -48,7 +48,10 @@ function claimPickup(visit: Visit): [TransactItem, VisitMeaning] {
   return [
     put(
       { ...keys.pickupClaim(visit.organizationId, visit.pickupVisitId as string), entity: "pickupClaim", deliveryVisitId: visit._id },
-      { ConditionExpression: "attribute_not_exists(PK) OR deliveryVisitId = :delivery", ExpressionAttributeValues: { ":delivery": visit._id } },
+      {
+        ConditionExpression: "attribute_not_exists(PK) OR deliveryVisitId = :delivery",
+        ExpressionAttributeValues: { ":delivery": visit._id },
+      },
     ),
     { kind: "pickupClaim" },
   ];
@@ -67,7 +70,10 @@ function pickupIsFree(visit: Visit): [TransactItem, VisitMeaning] {
 
 /** This visit is nobody's pickup (no claim item names it). */
 function notAPickup(organizationId: string, visitId: string): [TransactItem, VisitMeaning] {
-  return [conditionCheck(keys.pickupClaim(organizationId, visitId), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "ownClaim" }];
+  return [
+    conditionCheck(keys.pickupClaim(organizationId, visitId), { ConditionExpression: "attribute_not_exists(PK)" }),
+    { kind: "ownClaim" },
+  ];
 }
 
 function releasePickup(organizationId: string, pickupId: string): [TransactItem, VisitMeaning] {
@@ -78,7 +84,12 @@ function releasePickup(organizationId: string, pickupId: string): [TransactItem,
 const pickupTaken = () => ValidationError.single("pickupVisitId", "that visit is already the pickup of another delivery");
 
 /** The pair items of a write from `previous` to `next` (either absent for a create or delete). */
-function pairItems(organizationId: string, visitId: string, previous: { hubId: string; pickupVisitId: string | null } | undefined, next: Visit | undefined): Array<[TransactItem, VisitMeaning]> {
+function pairItems(
+  organizationId: string,
+  visitId: string,
+  previous: { hubId: string; pickupVisitId: string | null } | undefined,
+  next: Visit | undefined,
+): Array<[TransactItem, VisitMeaning]> {
   const items: Array<[TransactItem, VisitMeaning]> = [];
   const pickupChanged = previous?.pickupVisitId !== next?.pickupVisitId;
   const hubChanged = previous !== undefined && next !== undefined && previous.hubId !== next.hubId;
@@ -99,7 +110,9 @@ function toVisit(item: Record<string, unknown>): Visit {
 }
 
 function statusFilter(filter: VisitListFilter): PartitionRead["filter"] {
-  return filter.status !== undefined ? { expression: "#status = :status", names: { "#status": "status" }, values: { ":status": filter.status } } : undefined;
+  return filter.status !== undefined
+    ? { expression: "#status = :status", names: { "#status": "status" }, values: { ":status": filter.status } }
+    : undefined;
 }
 
 /** One hub's visits: an active status is read from the sparse index (only active visits are touched), else the hub's partition. */
@@ -111,13 +124,27 @@ function hubRead(organizationId: string, hubId: string, filter: VisitListFilter)
 }
 
 /** Turns failed pair items into the service's 400s (a read says which rule failed); undefined when none failed. */
-async function pairFailure(failed: VisitMeaning[], organizationId: string, visitId: string, next: Visit | undefined, previous: { hubId: string } | undefined): Promise<Error | undefined> {
+async function pairFailure(
+  failed: VisitMeaning[],
+  organizationId: string,
+  visitId: string,
+  next: Visit | undefined,
+  previous: { hubId: string } | undefined,
+): Promise<Error | undefined> {
   const kinds = new Set(failed.map((meaning) => meaning.kind));
   const fail = (message: string) => ValidationError.single("pickupVisitId", message);
   if (kinds.has("ownClaim")) {
     const delivery = await dynamoVisitStore.deliveryOf(organizationId, visitId);
-    if (next === undefined) return ValidationError.single("visitId", `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`);
-    if (previous !== undefined && next.hubId !== previous.hubId) return ValidationError.single("hubId", `this visit is the pickup of delivery ${delivery}, which is in hub ${previous.hubId}: both must stay in one hub`);
+    if (next === undefined)
+      return ValidationError.single(
+        "visitId",
+        `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`,
+      );
+    if (previous !== undefined && next.hubId !== previous.hubId)
+      return ValidationError.single(
+        "hubId",
+        `this visit is the pickup of delivery ${delivery}, which is in hub ${previous.hubId}: both must stay in one hub`,
+      );
     return fail(`this visit is the pickup of delivery ${delivery}: a visit is in at most one pair`);
   }
   if (kinds.has("pickupVisit") && next?.pickupVisitId) {
@@ -132,11 +159,26 @@ async function pairFailure(failed: VisitMeaning[], organizationId: string, visit
 
 export const dynamoVisitStore: VisitStore = {
   async insert(visit) {
-    const failed = await writeHubChild<VisitMeaning>({ organizationId: visit.organizationId, kind: "visit", childId: visit._id, to: visit.hubId }, () => [
-      [put({ ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: 1 }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
-      [put({ ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
-      ...pairItems(visit.organizationId, visit._id, undefined, visit),
-    ]);
+    const failed = await writeHubChild<VisitMeaning>(
+      { organizationId: visit.organizationId, kind: "visit", childId: visit._id, to: visit.hubId },
+      () => [
+        [
+          put(
+            { ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: 1 },
+            { ConditionExpression: "attribute_not_exists(PK)" },
+          ),
+          { kind: "visit" },
+        ],
+        [
+          put(
+            { ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) },
+            { ConditionExpression: "attribute_not_exists(PK)" },
+          ),
+          { kind: "visit" },
+        ],
+        ...pairItems(visit.organizationId, visit._id, undefined, visit),
+      ],
+    );
     if (failed === undefined) return;
     const pairError = await pairFailure(failed, visit.organizationId, visit._id, visit, undefined);
     if (pairError) throw pairError;
@@ -146,7 +188,9 @@ export const dynamoVisitStore: VisitStore = {
 
   async find(organizationId, visitId) {
     const client = documentClient();
-    const ref = await client.send(new GetCommand({ TableName: tableName(), Key: keys.visitRef(organizationId, visitId), ConsistentRead: true }));
+    const ref = await client.send(
+      new GetCommand({ TableName: tableName(), Key: keys.visitRef(organizationId, visitId), ConsistentRead: true }),
+    );
     if (typeof ref.Item?.hubId !== "string") return undefined;
     const output = await client.send(
       new GetCommand({ TableName: tableName(), Key: keys.visit(organizationId, ref.Item.hubId, visitId), ConsistentRead: true }),
@@ -160,20 +204,33 @@ export const dynamoVisitStore: VisitStore = {
     const entity = (legacy: boolean): Array<[TransactItem, VisitMeaning]> => {
       const items: Array<[TransactItem, VisitMeaning]> = [];
       if (previous.hubId === visit.hubId) {
-        items.push([put({ ...visitItem(visit), ...oldKey, version: previous.version + 1 }, previousCondition(previous.version, legacy)), { kind: "visit" }]);
+        items.push([
+          put({ ...visitItem(visit), ...oldKey, version: previous.version + 1 }, previousCondition(previous.version, legacy)),
+          { kind: "visit" },
+        ]);
       } else {
         // Another hub is another partition: delete here, create there, repoint the lookup item.
         items.push(
           [remove(oldKey, previousCondition(previous.version, legacy)), { kind: "visit" }],
-          [put({ ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: previous.version + 1 }, { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "visit" }],
+          [
+            put(
+              { ...visitItem(visit), ...keys.visit(visit.organizationId, visit.hubId, visit._id), version: previous.version + 1 },
+              { ConditionExpression: "attribute_not_exists(PK)" },
+            ),
+            { kind: "visit" },
+          ],
           [put({ ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) }), { kind: "other" }],
         );
       }
       return [...items, ...pairItems(visit.organizationId, visit._id, previous, visit)];
     };
-    const failed = await writeHubChild<VisitMeaning>({ organizationId: visit.organizationId, kind: "visit", childId: visit._id, from: previous.hubId, to: visit.hubId }, entity, {
-      previous: { key: oldKey, version: previous.version, label: (meaning) => meaning.kind === "visit" },
-    });
+    const failed = await writeHubChild<VisitMeaning>(
+      { organizationId: visit.organizationId, kind: "visit", childId: visit._id, from: previous.hubId, to: visit.hubId },
+      entity,
+      {
+        previous: { key: oldKey, version: previous.version, label: (meaning) => meaning.kind === "visit" },
+      },
+    );
     if (failed === undefined) return;
     if (failed.some((meaning) => meaning.kind === "visit")) throw await versionConflict(oldKey);
     throw (await pairFailure(failed, visit.organizationId, visit._id, visit, previous)) ?? concurrentUpdateError();
@@ -275,14 +332,24 @@ export const dynamoVisitStore: VisitStore = {
  * The coordinates of these visits of one hub (a routing result's unassigned visits, for its map):
  * one BatchGet per 100 keys, projected to id and coordinate; visits gone or moved are left out.
  */
-export async function visitPositions(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Map<string, { lat: number; lng: number }>> {
+export async function visitPositions(
+  organizationId: string,
+  hubId: string,
+  visitIds: readonly string[],
+): Promise<Map<string, { lat: number; lng: number }>> {
   const positions = new Map<string, { lat: number; lng: number }>();
   const unique = [...new Set(visitIds)];
   for (let i = 0; i < unique.length; i += 100) {
-    let requested: Array<Record<string, unknown>> | undefined = unique.slice(i, i + 100).map((id) => keys.visit(organizationId, hubId, id) as unknown as Record<string, unknown>);
+    let requested: Array<Record<string, unknown>> | undefined = unique
+      .slice(i, i + 100)
+      .map((id) => keys.visit(organizationId, hubId, id) as unknown as Record<string, unknown>);
     for (let round = 0; requested && requested.length > 0 && round < 10; round++) {
       const output = await documentClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested, ProjectionExpression: "#id, coordinate", ExpressionAttributeNames: { "#id": "_id" } } } }),
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: { Keys: requested, ProjectionExpression: "#id, coordinate", ExpressionAttributeNames: { "#id": "_id" } },
+          },
+        }),
       );
       for (const item of output.Responses?.[tableName()] ?? []) {
         const coordinate = item.coordinate as { lat?: unknown; lng?: unknown } | undefined;
@@ -299,7 +366,12 @@ export async function visitPositions(organizationId: string, hubId: string, visi
 /** The routing result a visit was last dispatched by (null when never; undefined when the visit is gone). One consistent read. */
 export async function visitRoutingResultId(organizationId: string, hubId: string, visitId: string): Promise<string | null | undefined> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.visit(organizationId, hubId, visitId), ConsistentRead: true, ProjectionExpression: "routingResultId" }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.visit(organizationId, hubId, visitId),
+      ConsistentRead: true,
+      ProjectionExpression: "routingResultId",
+    }),
   );
   if (!output.Item) return undefined;
   return (output.Item.routingResultId as string | null | undefined) ?? null;

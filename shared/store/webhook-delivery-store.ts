@@ -22,7 +22,14 @@ export interface DeliveryRecord {
 }
 
 /** Creates the delivery item of (subscription, event) once: a replayed event leaves it as it is. */
-export async function openDelivery(organizationId: string, webhookId: string, deliveryId: string, eventId: string, eventType: string, now: Date): Promise<void> {
+export async function openDelivery(
+  organizationId: string,
+  webhookId: string,
+  deliveryId: string,
+  eventId: string,
+  eventType: string,
+  now: Date,
+): Promise<void> {
   await documentClient().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -57,7 +64,8 @@ export async function recordAttempt(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.webhookDelivery(organizationId, webhookId, deliveryId),
-      UpdateExpression: "SET #status = :status, attempts = :attempt, lastResponseCode = :code, lastError = :error, nextRetryAt = :next, updatedTime = :now",
+      UpdateExpression:
+        "SET #status = :status, attempts = :attempt, lastResponseCode = :code, lastError = :error, nextRetryAt = :next, updatedTime = :now",
       ExpressionAttributeNames: { "#status": "status" },
       ExpressionAttributeValues: {
         ":status": outcome.status,
@@ -104,7 +112,12 @@ export async function meterAttempt(organizationId: string, now: Date): Promise<v
       Key: keys.webhookAttemptUsage(organizationId, day),
       UpdateExpression: "SET entity = :entity, #day = :day, expiresAt = if_not_exists(expiresAt, :expires) ADD attempts :one",
       ExpressionAttributeNames: { "#day": "day" },
-      ExpressionAttributeValues: { ":entity": "webhookAttemptUsage", ":day": day, ":one": 1, ":expires": Math.floor(now.getTime() / 1000) + 400 * 24 * 3600 },
+      ExpressionAttributeValues: {
+        ":entity": "webhookAttemptUsage",
+        ":day": day,
+        ":one": 1,
+        ":expires": Math.floor(now.getTime() / 1000) + 400 * 24 * 3600,
+      },
     }),
   );
 }

@@ -30,7 +30,10 @@ export const dynamoWebhookStore: WebhookStore = {
       if ((count ?? seeded ?? 0) >= cap) return false;
       const raise: TransactItem =
         count === undefined
-          ? put({ ...keys.webhookCount(organizationId), entity: "webhookCount", count: (seeded ?? 0) + 1 }, { ConditionExpression: "attribute_not_exists(PK)" })
+          ? put(
+              { ...keys.webhookCount(organizationId), entity: "webhookCount", count: (seeded ?? 0) + 1 },
+              { ConditionExpression: "attribute_not_exists(PK)" },
+            )
           : updateCount(organizationId, "SET #count = #count + :one", "#count < :cap", { ":cap": cap });
       const failed = await transactLabelled([
         [subscription, "subscription"],
@@ -66,7 +69,11 @@ export const dynamoWebhookStore: WebhookStore = {
       const lower =
         count === undefined
           ? put(
-              { ...keys.webhookCount(organizationId), entity: "webhookCount", count: Math.max(0, (await countUpTo(organizationId, seedCountBound)) - 1) },
+              {
+                ...keys.webhookCount(organizationId),
+                entity: "webhookCount",
+                count: Math.max(0, (await countUpTo(organizationId, seedCountBound)) - 1),
+              },
               { ConditionExpression: "attribute_not_exists(PK)" },
             )
           : updateCount(organizationId, "SET #count = #count - :one", "attribute_exists(PK)", {});
@@ -90,7 +97,6 @@ export const dynamoWebhookStore: WebhookStore = {
     });
     return { items: found.items.map((item) => webhookRecordSchema.parse(item)), nextCursor: found.nextCursor };
   },
-
 };
 
 /** Every subscription of an organization (the publisher's fan-out; bounded by the plan's cap). */
@@ -112,7 +118,9 @@ const seedCountBound = 1_000;
 
 /** The organization's subscription count, undefined when its count item does not exist yet. */
 async function readCount(organizationId: string): Promise<number | undefined> {
-  const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }));
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }),
+  );
   return output.Item ? Number(output.Item.count ?? 0) : undefined;
 }
 

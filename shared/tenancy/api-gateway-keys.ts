@@ -37,7 +37,13 @@ export function apiGatewayKeys(stackName: string, client = new APIGatewayClient(
   return {
     create: async (organizationId, plan) => {
       const planId = await usagePlanId(plan);
-      const key = await client.send(new CreateApiKeyCommand({ name: `${stackName}-${organizationId}`.slice(0, 1024), enabled: true, description: `Tenant ${organizationId}` }));
+      const key = await client.send(
+        new CreateApiKeyCommand({
+          name: `${stackName}-${organizationId}`.slice(0, 1024),
+          enabled: true,
+          description: `Tenant ${organizationId}`,
+        }),
+      );
       if (!key.id || !key.value) throw new Error("API Gateway created a key without id or value");
       try {
         await client.send(new CreateUsagePlanKeyCommand({ usagePlanId: planId, keyId: key.id, keyType: "API_KEY" }));
@@ -57,7 +63,9 @@ export function apiGatewayKeys(stackName: string, client = new APIGatewayClient(
     },
     setEnabled: async (tenant, enabled) => {
       const apiKey = requireKeyId(tenant.apiKeyId);
-      await client.send(new UpdateApiKeyCommand({ apiKey, patchOperations: [{ op: "replace", path: "/enabled", value: String(enabled) }] }));
+      await client.send(
+        new UpdateApiKeyCommand({ apiKey, patchOperations: [{ op: "replace", path: "/enabled", value: String(enabled) }] }),
+      );
     },
     remove: async (apiKeyId) => {
       if (apiKeyId) await client.send(new DeleteApiKeyCommand({ apiKey: apiKeyId }));

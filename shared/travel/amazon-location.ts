@@ -6,9 +6,24 @@ import type { Location } from "#shared/routing/model";
 type AmazonLocationDeclaration = Extract<TravelProviderDeclaration, { kind: "amazonLocation" }>;
 
 /** Entry errors that say there is no route between the two points (not worth asking again). */
-const noRouteErrors = new Set(["NoRoute", "NoMatch", "NoMatchOrigin", "NoMatchDestination", "OutOfBounds", "OutOfBoundsOrigin", "OutOfBoundsDestination", "Violation"]);
+const noRouteErrors = new Set([
+  "NoRoute",
+  "NoMatch",
+  "NoMatchOrigin",
+  "NoMatchDestination",
+  "OutOfBounds",
+  "OutOfBoundsOrigin",
+  "OutOfBoundsDestination",
+  "Violation",
+]);
 /** SDK errors that asking again may cure. */
-const retryableErrors = new Set(["ThrottlingException", "InternalServerException", "ServiceUnavailableException", "RequestTimeout", "TimeoutError"]);
+const retryableErrors = new Set([
+  "ThrottlingException",
+  "InternalServerException",
+  "ServiceUnavailableException",
+  "RequestTimeout",
+  "TimeoutError",
+]);
 
 /**
  * Amazon Location Service's routes matrix (`geo-routes:CalculateRouteMatrix`, billed per origin ×
@@ -16,7 +31,10 @@ const retryableErrors = new Set(["ThrottlingException", "InternalServerException
  * origins, 500 destinations and 160,000 pairs per request (an unbounded request allows only 100 pairs).
  * Durations come in seconds, distances in metres.
  */
-export function amazonLocationTableSource(declaration: AmazonLocationDeclaration, client: GeoRoutesClient = defaultClient(declaration.region)): TravelTableSource {
+export function amazonLocationTableSource(
+  declaration: AmazonLocationDeclaration,
+  client: GeoRoutesClient = defaultClient(declaration.region),
+): TravelTableSource {
   const maxOrigins = Math.min(declaration.maxOrigins, Math.floor(160_000 / declaration.maxDestinations));
   const avoid = declaration.avoid;
   return {
@@ -26,7 +44,12 @@ export function amazonLocationTableSource(declaration: AmazonLocationDeclaration
     concurrency: declaration.concurrency,
     timeoutMs: declaration.timeoutMs,
     retries: declaration.retries,
-    async table(points: readonly Location[], sources: readonly number[], destinations: readonly number[], signal: AbortSignal): Promise<TableAnswer> {
+    async table(
+      points: readonly Location[],
+      sources: readonly number[],
+      destinations: readonly number[],
+      signal: AbortSignal,
+    ): Promise<TableAnswer> {
       const position = (point: number) => [points[point]!.lng, points[point]!.lat];
       const request: CalculateRouteMatrixRequest = {
         Origins: sources.map((point) => ({ Position: position(point) })),
@@ -52,7 +75,10 @@ export function amazonLocationTableSource(declaration: AmazonLocationDeclaration
         const name = error instanceof Error ? error.name : "";
         const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
         if (name === "TimeoutError" || name === "AbortError") throw Object.assign(new Error("timed out"), { name: "TimeoutError" });
-        throw new TravelSourceError(`${name || "error"}: ${error instanceof Error ? error.message : String(error)}`, retryableErrors.has(name) || status >= 500 || status === 0);
+        throw new TravelSourceError(
+          `${name || "error"}: ${error instanceof Error ? error.message : String(error)}`,
+          retryableErrors.has(name) || status >= 500 || status === 0,
+        );
       }
       const matrix = output.RouteMatrix ?? [];
       const durations: (number | null)[][] = [];

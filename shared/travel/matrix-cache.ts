@@ -35,7 +35,13 @@ export function decodeCachedMatrix(bytes: Uint8Array): CachedMatrix | undefined 
   } catch {
     return undefined;
   }
-  if (header.version !== FORMAT_VERSION || !Array.isArray(header.keys) || !Array.isArray(header.fetchedAt) || header.fetchedAt.length !== header.keys.length) return undefined;
+  if (
+    header.version !== FORMAT_VERSION ||
+    !Array.isArray(header.keys) ||
+    !Array.isArray(header.fetchedAt) ||
+    header.fetchedAt.length !== header.keys.length
+  )
+    return undefined;
   const offset = Math.ceil((4 + headerLength) / 4) * 4;
   const cells = header.keys.length ** 2;
   if (bytes.length !== offset + 8 * cells) return undefined;
@@ -65,7 +71,14 @@ export function s3MatrixCache(organizationId: string, hubId: string, provider: s
     },
     async write(matrix) {
       const { client, sdk } = await s3Sdk();
-      await client.send(new sdk.PutObjectCommand({ Bucket: bucketName(), Key: key, Body: encodeCachedMatrix(matrix), ContentType: "application/octet-stream" }));
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket: bucketName(),
+          Key: key,
+          Body: encodeCachedMatrix(matrix),
+          ContentType: "application/octet-stream",
+        }),
+      );
     },
   };
 }

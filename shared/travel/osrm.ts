@@ -21,7 +21,12 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
     concurrency: declaration.concurrency,
     timeoutMs: declaration.timeoutMs,
     retries: declaration.retries,
-    async table(points: readonly Location[], sources: readonly number[], destinations: readonly number[], signal: AbortSignal): Promise<TableAnswer> {
+    async table(
+      points: readonly Location[],
+      sources: readonly number[],
+      destinations: readonly number[],
+      signal: AbortSignal,
+    ): Promise<TableAnswer> {
       const coordinates: number[] = [...sources];
       const position = new Map(sources.map((point, i) => [point, i]));
       for (const point of destinations) {
@@ -38,7 +43,10 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
         response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
       } catch (error) {
         if (error instanceof Error && error.name === "TimeoutError") throw error;
-        throw new TravelSourceError(`${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`, true);
+        throw new TravelSourceError(
+          `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
+          true,
+        );
       }
       const text = await response.text();
       let body: { code?: string; message?: string; durations?: (number | null)[][]; distances?: (number | null)[][] } | undefined;
@@ -53,7 +61,8 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
         const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
         throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable);
       }
-      if (!body.durations || !body.distances) throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true);
+      if (!body.durations || !body.distances)
+        throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true);
       return { durationsSeconds: body.durations, distancesMetres: body.distances };
     },
   };

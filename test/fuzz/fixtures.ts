@@ -62,7 +62,11 @@ export const fuzzRecordValueSchemas = {
   phone: { type: "string", pattern: "^\\+62[0-9]{8,11}$" },
   location: {
     anyOf: [
-      { type: "object", properties: { lat: { type: "number", minimum: -90, maximum: 90 }, lng: { type: "number", minimum: -180, maximum: 180 } }, required: ["lat", "lng"] },
+      {
+        type: "object",
+        properties: { lat: { type: "number", minimum: -90, maximum: 90 }, lng: { type: "number", minimum: -180, maximum: 180 } },
+        required: ["lat", "lng"],
+      },
       { type: "string", pattern: "^-?[0-9]{1,2}\\.[0-9]{1,4},-?1[0-7][0-9]\\.[0-9]{1,4}$" },
     ],
   },
@@ -115,7 +119,8 @@ export class FixtureSet {
     if (wanted.has("hubId") && !(await this.exists(`/hub/${this.id("hubId")}`))) await this.createHub();
     if (wanted.has("vehicleId") && !(await this.exists(`/vehicle/${this.id("vehicleId")}`))) await this.createVehicle();
     if (wanted.has("visitId") && !(await this.exists(`/visit/${this.id("visitId")}`))) await this.createVisit();
-    if (wanted.has("configurationId") && !(await this.exists(`/routing/configuration/${this.id("configurationId")}`))) await this.createConfiguration();
+    if (wanted.has("configurationId") && !(await this.exists(`/routing/configuration/${this.id("configurationId")}`)))
+      await this.createConfiguration();
     if (wanted.has("scheduleId") && !(await this.exists(`/routing/schedule/${this.id("scheduleId")}`))) await this.createSchedule();
     if (wanted.has("dataTypeId") || wanted.has("dataTypeName") || wanted.has("dataId")) {
       const type = await this.api.call("GET", `/data-type/${this.id("dataTypeId")}`);
@@ -129,7 +134,8 @@ export class FixtureSet {
         });
       }
     }
-    if (wanted.has("appIntegrationId") && !(await this.exists(`/app-integration/${this.id("appIntegrationId")}`))) await this.createAppIntegration();
+    if (wanted.has("appIntegrationId") && !(await this.exists(`/app-integration/${this.id("appIntegrationId")}`)))
+      await this.createAppIntegration();
     if (wanted.has("webhookId") && !(await this.exists(`/webhook/${this.id("webhookId")}`))) await this.createWebhook();
   }
 
@@ -143,12 +149,20 @@ export class FixtureSet {
   }
 
   private async createVehicle() {
-    const body = await this.api.expect("POST", "/vehicle", 201, { name: `Van ${unique()}`, hubId: this.id("hubId"), workingTime: ALWAYS_ON_SHIFT });
+    const body = await this.api.expect("POST", "/vehicle", 201, {
+      name: `Van ${unique()}`,
+      hubId: this.id("hubId"),
+      workingTime: ALWAYS_ON_SHIFT,
+    });
     this.ids.set("vehicleId", body.data._id);
   }
 
   private async createVisit() {
-    const body = await this.api.expect("POST", "/visit", 201, { hubId: this.id("hubId"), name: `Stop ${unique()}`, coordinate: { lat: -6.21, lng: 106.81 } });
+    const body = await this.api.expect("POST", "/visit", 201, {
+      hubId: this.id("hubId"),
+      name: `Stop ${unique()}`,
+      coordinate: { lat: -6.21, lng: 106.81 },
+    });
     this.ids.set("visitId", body.data._id);
   }
 
@@ -212,14 +226,24 @@ export class FixtureSet {
 
   private async createRecord() {
     const dataId = `Fuzz record ${unique()}`;
-    await this.api.expect("POST", "/data", 201, { dataTypeId: this.id("dataTypeId"), hubId: this.id("hubId"), dataId, segment: "retail", age: 30 });
+    await this.api.expect("POST", "/data", 201, {
+      dataTypeId: this.id("dataTypeId"),
+      hubId: this.id("hubId"),
+      dataId,
+      segment: "retail",
+      age: 30,
+    });
     this.ids.set("dataId", dataId);
   }
 
   /** A subscription to a public https URL (never delivered to here: the fuzz stack runs no publisher). */
   private async createWebhook() {
     this.ids.set("webhookUrl", fuzzWebhookUrl);
-    const body = await this.api.expect("POST", "/webhook", 201, { url: fuzzWebhookUrl, events: ["routing.result.completed"], description: `Fuzz hook ${unique()}` });
+    const body = await this.api.expect("POST", "/webhook", 201, {
+      url: fuzzWebhookUrl,
+      events: ["routing.result.completed"],
+      description: `Fuzz hook ${unique()}`,
+    });
     this.ids.set("webhookId", body.data._id);
   }
 

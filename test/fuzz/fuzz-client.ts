@@ -51,14 +51,16 @@ export function send(baseUrl: string, request: SentRequest): Promise<Answer> {
   });
 }
 
-
 /** A JSON client for fixture setup: any answer other than `expected` throws with the body. */
 export function jsonClient(baseUrl: string, token: string) {
   const call = async (method: string, path: string, body?: unknown): Promise<Answer> =>
     send(baseUrl, {
       method,
       target: path,
-      headers: [["authorization", `Bearer ${token}`], ...(body === undefined ? [] : ([["content-type", "application/json"]] as Array<[string, string]>))],
+      headers: [
+        ["authorization", `Bearer ${token}`],
+        ...(body === undefined ? [] : ([["content-type", "application/json"]] as Array<[string, string]>)),
+      ],
       body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
     });
   return {

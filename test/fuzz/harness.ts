@@ -29,9 +29,16 @@ export interface FuzzRunOptions {
 export async function fuzzRouteTable(options: FuzzRunOptions): Promise<FuzzSummary> {
   const organizationId = `fuzz-${randomUUID()}`;
   const bystanderOrganizationId = `bystander-${randomUUID()}`;
-  const tokenOf = (organization: string) => mintToken(options.signingKey, { sub: "fuzzer", organizationId: organization, permissions: [...permissionSlugs] });
+  const tokenOf = (organization: string) =>
+    mintToken(options.signingKey, { sub: "fuzzer", organizationId: organization, permissions: [...permissionSlugs] });
   const { handler: runWorker } = (await import("#functions/jobs/routing-run")) as { handler: (event: SQSEvent) => Promise<unknown> };
-  const fixtureOptions = (token: string) => ({ baseUrl: options.baseUrl, token, sqs: sqsClient(), queueUrl: appConfig().RUN_QUEUE_URL, runWorker });
+  const fixtureOptions = (token: string) => ({
+    baseUrl: options.baseUrl,
+    token,
+    sqs: sqsClient(),
+    queueUrl: appConfig().RUN_QUEUE_URL,
+    runWorker,
+  });
   const token = tokenOf(organizationId);
   const fixtures = new FixtureSet(fixtureOptions(token));
   const foreignFixtures = new FixtureSet(fixtureOptions(tokenOf(bystanderOrganizationId)));

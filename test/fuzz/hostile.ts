@@ -102,7 +102,19 @@ export const hostileJsonValues: ReadonlyArray<Labelled<unknown>> = [
 ];
 
 /** Keys that poison objects built from client input. */
-export const hostileKeys = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "", "a.b", "$where", "PK", "SK"];
+export const hostileKeys = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "",
+  "a.b",
+  "$where",
+  "PK",
+  "SK",
+];
 
 export const hostileStringArbitrary = fc.constantFrom(...hostileStrings);
 export const hostileJsonArbitrary = fc.constantFrom(...hostileJsonValues);

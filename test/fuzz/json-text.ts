@@ -72,7 +72,8 @@ export function describeValue(value: unknown): string {
 /** Object with an own, enumerable key that would otherwise set the prototype (`__proto__`). */
 export function withOwnKey(target: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
-  for (const existing of Object.keys(target)) Object.defineProperty(copy, existing, { value: target[existing], enumerable: true, writable: true, configurable: true });
+  for (const existing of Object.keys(target))
+    Object.defineProperty(copy, existing, { value: target[existing], enumerable: true, writable: true, configurable: true });
   Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
   return copy;
 }

@@ -33,7 +33,11 @@ export function buildMultipart(spec: MultipartSpec): { body: Buffer; contentType
       (part.filename === undefined
         ? `Content-Disposition: form-data; name="${part.name}"`
         : `Content-Disposition: form-data; name="${part.name}"; filename="${part.filename}"${eol}Content-Type: ${part.contentType ?? "application/octet-stream"}`);
-    chunks.push(Buffer.from(`${headers}${eol}${eol}`), Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value), Buffer.from(eol));
+    chunks.push(
+      Buffer.from(`${headers}${eol}${eol}`),
+      Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value),
+      Buffer.from(eol),
+    );
   }
   if (!spec.omitClosingDelimiter) chunks.push(Buffer.from(`--${spec.boundary}--${eol}`));
   const announced = spec.announcedBoundary === undefined ? spec.boundary : spec.announcedBoundary;

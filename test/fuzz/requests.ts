@@ -104,14 +104,19 @@ function addHostileKey(value: unknown): fc.Arbitrary<Labelled<unknown>> {
   if (paths.length === 0) return replaceNode(value);
   return fc.tuple(fc.constantFrom(...paths), fc.constantFrom(...hostileKeys), hostileJsonArbitrary).map(([path, key, hostile]) => {
     const target = valueAt(value, path) as Record<string, unknown>;
-    return { value: replacedAt(value, path, withOwnKey(target, key, hostile.value)), label: `${pathText(path)} gets key "${key}" = ${hostile.label}` };
+    return {
+      value: replacedAt(value, path, withOwnKey(target, key, hostile.value)),
+      label: `${pathText(path)} gets key "${key}" = ${hostile.label}`,
+    };
   });
 }
 
 function dropKey(value: unknown): fc.Arbitrary<Labelled<unknown>> {
   const keyed = nodePaths(value).filter((path) => path.length > 0 && typeof path[path.length - 1] === "string");
   if (keyed.length === 0) return replaceNode(value);
-  return fc.constantFrom(...keyed).map((path) => ({ value: replacedAt(value, path, undefined, true), label: `${pathText(path)} left out` }));
+  return fc
+    .constantFrom(...keyed)
+    .map((path) => ({ value: replacedAt(value, path, undefined, true), label: `${pathText(path)} left out` }));
 }
 
 /** A valid-ish JSON value, mostly mutated with the hostile vocabulary. */
@@ -123,7 +128,9 @@ function mutatedJson(base: fc.Arbitrary<unknown>): fc.Arbitrary<Labelled<unknown
       { weight: 1, arbitrary: dropKey(value) },
       {
         weight: 1,
-        arbitrary: replaceNode(value).chain((first) => replaceNode(first.value).map((second) => ({ value: second.value, label: `${first.label}; ${second.label}` }))),
+        arbitrary: replaceNode(value).chain((first) =>
+          replaceNode(first.value).map((second) => ({ value: second.value, label: `${first.label}; ${second.label}` })),
+        ),
       },
     ),
   );
@@ -139,12 +146,33 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
   createHub: name("Hub").map((hub) => ({ name: hub, address: "Jl. Example 2", lat: -6.3, lng: 106.9, timeZone: "Asia/Jakarta" })),
   replaceHub: name("Hub").map((hub) => ({ name: hub, address: "Jl. Example 3", lat: 1.5, lng: 103.8 })),
   patchHub: name("Hub").map((hub) => ({ name: hub })),
-  createVehicle: name("Van").map((van) => ({ name: van, hubId: ref("hubId"), type: "truck", capacity: { weight: { min: 0, max: 500 } }, speed: 40, workingTime: { startTime: "07:00", endTime: "16:00", multiday: 0 } })),
+  createVehicle: name("Van").map((van) => ({
+    name: van,
+    hubId: ref("hubId"),
+    type: "truck",
+    capacity: { weight: { min: 0, max: 500 } },
+    speed: 40,
+    workingTime: { startTime: "07:00", endTime: "16:00", multiday: 0 },
+  })),
   replaceVehicle: name("Van").map((van) => ({ name: van, hubId: ref("hubId"), fixedCost: 12.5 })),
   patchVehicle: fc.constant({ speed: 30, plateNumber: "B 1234 XY" }),
-  createVisit: name("Stop").map((stop) => ({ hubId: ref("hubId"), name: stop, coordinate: "-6.25,106.85", timeWindows: [{ startTime: "08:00", endTime: "12:00" }], visitTime: 15, capacity: { weight: 3 }, tags: ["fragile"] })),
+  createVisit: name("Stop").map((stop) => ({
+    hubId: ref("hubId"),
+    name: stop,
+    coordinate: "-6.25,106.85",
+    timeWindows: [{ startTime: "08:00", endTime: "12:00" }],
+    visitTime: 15,
+    capacity: { weight: 3 },
+    tags: ["fragile"],
+  })),
   patchVisit: fc.constant({ status: "UNASSIGNED", coordinate: { lat: -6.22, lng: 106.83 } }),
-  createRoutingConfiguration: name("Plan").map((plan) => ({ name: plan, hubId: ref("hubId"), vehicleIds: [ref("vehicleId")], timeLimitSeconds: 1, defaultVisitTime: 12 })),
+  createRoutingConfiguration: name("Plan").map((plan) => ({
+    name: plan,
+    hubId: ref("hubId"),
+    vehicleIds: [ref("vehicleId")],
+    timeLimitSeconds: 1,
+    defaultVisitTime: 12,
+  })),
   replaceRoutingConfiguration: name("Plan").map((plan) => ({ name: plan, hubId: ref("hubId"), timeLimitSeconds: 1 })),
   patchRoutingConfiguration: fc.constant({ roadFactor: 1.5, objective: "distance" }),
   createRoutingSchedule: name("Schedule").map((schedule) => ({
@@ -173,12 +201,29 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
       { type: "title", title: "Code" },
       { id: "weight", title: "Weight", type: "number", required: true, validations: { min: 0, max: 1000, decimals: 1 } },
       { id: "kind", title: "Kind", type: "option", required: false, optionData: ["x", "y"] },
-      { id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" } },
+      {
+        id: "owner",
+        title: "Owner",
+        type: "relation",
+        required: false,
+        relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" },
+      },
     ],
   })),
   replaceDataType: name("Fuzz type").map((type) => fuzzDataType(type)),
   patchDataType: fc.constant({ fields: [...fuzzDataType("").fields, { id: "note", title: "Note", type: "text", required: false }] }),
-  createRecord: name("Rec").map((dataId) => ({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId"), dataId, segment: "wholesale", age: 41.5, tags: ["a", "c"], location: { lat: -6.2, lng: 106.8 }, since: "2026-02-03", open: "09:30", phone: "+6281234567890" })),
+  createRecord: name("Rec").map((dataId) => ({
+    dataTypeId: ref("dataTypeId"),
+    hubId: ref("hubId"),
+    dataId,
+    segment: "wholesale",
+    age: 41.5,
+    tags: ["a", "c"],
+    location: { lat: -6.2, lng: 106.8 },
+    since: "2026-02-03",
+    open: "09:30",
+    phone: "+6281234567890",
+  })),
   replaceRecord: fc.constant({ segment: "retail", email: "fuzz@example.test", vip: true }),
   patchRecord: fc.constant({ age: 52, location: "-6.3,106.7" }),
 };
@@ -194,17 +239,38 @@ function pathValues(route: RouteDefinition, clean: boolean): Part<{ params: Reco
   const perName = names.map((parameter) => {
     const fixture = fixtureIdProperties[parameter];
     const property = schema?.properties?.[parameter] ?? { type: "string" };
-    const generated = schemaValues(property).map((value) => ({ value: { kind: "text", text: String(value) } as PathValue, label: `${parameter}: schema value` }));
-    const fixtureValue = fixture ? fc.constant({ value: { kind: "fixture", name: fixture } as PathValue, label: `${parameter}: fixture` }) : undefined;
+    const generated = schemaValues(property).map((value) => ({
+      value: { kind: "text", text: String(value) } as PathValue,
+      label: `${parameter}: schema value`,
+    }));
+    const fixtureValue = fixture
+      ? fc.constant({ value: { kind: "fixture", name: fixture } as PathValue, label: `${parameter}: fixture` })
+      : undefined;
     if (clean) return (fixtureValue ?? generated).map((choice) => [parameter, choice] as const);
     const options: Array<{ weight: number; arbitrary: fc.Arbitrary<Labelled<PathValue>> }> = [
       { weight: 2, arbitrary: generated },
-      { weight: 4, arbitrary: fc.constantFrom(...urlSafeHostileStrings).map((hostile) => ({ value: { kind: "text", text: hostile.value } as PathValue, label: `${parameter} ← ${hostile.label}` })) },
-      { weight: 1, arbitrary: fc.constantFrom(...rawPathSegments).map((raw) => ({ value: { kind: "raw", text: raw } as PathValue, label: `${parameter} ← raw segment ${raw}` })) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .constantFrom(...urlSafeHostileStrings)
+          .map((hostile) => ({ value: { kind: "text", text: hostile.value } as PathValue, label: `${parameter} ← ${hostile.label}` })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(...rawPathSegments)
+          .map((raw) => ({ value: { kind: "raw", text: raw } as PathValue, label: `${parameter} ← raw segment ${raw}` })),
+      },
     ];
     if (fixtureValue) {
       options.push({ weight: 3, arbitrary: fixtureValue });
-      options.push({ weight: 2, arbitrary: fc.constant({ value: { kind: "fixture", name: `foreign:${fixture}` } as PathValue, label: `${parameter}: another organization's` }) });
+      options.push({
+        weight: 2,
+        arbitrary: fc.constant({
+          value: { kind: "fixture", name: `foreign:${fixture}` } as PathValue,
+          label: `${parameter}: another organization's`,
+        }),
+      });
     }
     return fc.oneof(...options).map((choice) => [parameter, choice] as const);
   });
@@ -216,7 +282,10 @@ function pathValues(route: RouteDefinition, clean: boolean): Part<{ params: Reco
 
 /** Known-good query strings, where the generated ones rarely pass (list records needs a type). */
 const exampleQueries: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
-  listRecords: fc.constantFrom({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId"), limit: 5 }, { dataTypeName: ref("dataTypeName"), q: "fuzz", fields: "segment,age" }),
+  listRecords: fc.constantFrom(
+    { dataTypeId: ref("dataTypeId"), hubId: ref("hubId"), limit: 5 },
+    { dataTypeName: ref("dataTypeName"), q: "fuzz", fields: "segment,age" },
+  ),
   getRecord: fc.constant({ dataTypeId: ref("dataTypeId"), hubId: ref("hubId") }),
   getRecordOfType: fc.constant({ hubId: ref("hubId"), fields: "segment" }),
   replaceRecord: fc.constant({ hubId: ref("hubId") }),
@@ -234,16 +303,22 @@ function queryValues(route: RouteDefinition, clean: boolean): Part<{ query: Arra
   return base.chain((values) => {
     const pairs = Object.entries(values).filter(([, value]) => value !== undefined) as Array<[string, unknown]>;
     if (clean) return fc.constant({ query: pairs, labels: [] as string[] });
-    const hostileValue = fc.tuple(fc.constantFrom(...(keys.length ? keys : ["q"])), fc.constantFrom(...urlSafeHostileStrings)).map(([key, hostile]) => ({
-      query: [...pairs.filter(([existing]) => existing !== key), [key, hostile.value]] as Array<[string, unknown]>,
-      labels: [`query ${key} ← ${hostile.label}`],
-    }));
-    const hostileKey = fc.constantFrom(...hostileKeys.filter(Boolean)).map((key) => ({ query: [...pairs, [key, "1"]] as Array<[string, unknown]>, labels: [`query key "${key}"`] }));
+    const hostileValue = fc
+      .tuple(fc.constantFrom(...(keys.length ? keys : ["q"])), fc.constantFrom(...urlSafeHostileStrings))
+      .map(([key, hostile]) => ({
+        query: [...pairs.filter(([existing]) => existing !== key), [key, hostile.value]] as Array<[string, unknown]>,
+        labels: [`query ${key} ← ${hostile.label}`],
+      }));
+    const hostileKey = fc
+      .constantFrom(...hostileKeys.filter(Boolean))
+      .map((key) => ({ query: [...pairs, [key, "1"]] as Array<[string, unknown]>, labels: [`query key "${key}"`] }));
     const repeated = fc.constantFrom(...(keys.length ? keys : ["limit"])).map((key) => ({
       query: [...pairs, [key, "1"], [key, "2"]] as Array<[string, unknown]>,
       labels: [`query ${key} sent twice`],
     }));
-    const bracketed = fc.constantFrom(...(keys.length ? keys : ["limit"])).map((key) => ({ query: [...pairs, [`${key}[]`, "1"]] as Array<[string, unknown]>, labels: [`query ${key}[]`] }));
+    const bracketed = fc
+      .constantFrom(...(keys.length ? keys : ["limit"]))
+      .map((key) => ({ query: [...pairs, [`${key}[]`, "1"]] as Array<[string, unknown]>, labels: [`query ${key}[]`] }));
     return fc.oneof(
       { weight: schema ? 5 : 0, arbitrary: hostileValue },
       { weight: 2, arbitrary: hostileKey },
@@ -256,30 +331,72 @@ function queryValues(route: RouteDefinition, clean: boolean): Part<{ query: Arra
 const headerValues = (clean: boolean): Part<{ headers: Array<[string, string]> }> =>
   clean
     ? fc.constant({ headers: [] as Array<[string, string]>, labels: [] as string[] })
-    : fc.constantFrom(...hostileHeaderNames).map((header) => ({ headers: [[header, "1"]] as Array<[string, string]>, labels: [`header "${header}"`] }));
+    : fc
+        .constantFrom(...hostileHeaderNames)
+        .map((header) => ({ headers: [[header, "1"]] as Array<[string, string]>, labels: [`header "${header}"`] }));
 
 function jsonBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBody }> {
   if (!route.body) {
     if (clean) return fc.constant({ labels: [] as string[] });
     return fc.oneof(
-      { weight: 1, arbitrary: hostileJsonArbitrary.map((hostile) => ({ body: { kind: "json", value: hostile.value } as FuzzBody, labels: [`unexpected body ← ${hostile.label}`] })) },
-      { weight: 1, arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({ body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody, labels: [`unexpected body: ${text.label}`] })) },
+      {
+        weight: 1,
+        arbitrary: hostileJsonArbitrary.map((hostile) => ({
+          body: { kind: "json", value: hostile.value } as FuzzBody,
+          labels: [`unexpected body ← ${hostile.label}`],
+        })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(...hostileBodyTexts)
+          .map((text) => ({
+            body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
+            labels: [`unexpected body: ${text.label}`],
+          })),
+      },
     );
   }
   const isRecordBody = ["createRecord", "replaceRecord", "patchRecord"].includes(route.operationId);
   const options: SchemaValueOptions = isRecordBody
-    ? { extraProperties: fuzzRecordValueSchemas as unknown as Record<string, JsonSchema>, alwaysProperties: route.operationId === "patchRecord" ? [] : ["segment"] }
+    ? {
+        extraProperties: fuzzRecordValueSchemas as unknown as Record<string, JsonSchema>,
+        alwaysProperties: route.operationId === "patchRecord" ? [] : ["segment"],
+      }
     : {};
   const generated = schemaValues(jsonSchemaOf(route.body), options);
   const example = exampleBodies[route.operationId];
   const base = example ? fc.oneof({ weight: 3, arbitrary: example }, { weight: 2, arbitrary: generated }) : generated;
-  if (clean) return base.map((value) => ({ body: { kind: "json", value } as FuzzBody, labels: [example ? "body valid-ish" : "body from the schema"] }));
+  if (clean)
+    return base.map((value) => ({
+      body: { kind: "json", value } as FuzzBody,
+      labels: [example ? "body valid-ish" : "body from the schema"],
+    }));
   return fc.oneof(
-    { weight: 14, arbitrary: mutatedJson(base).map((mutated) => ({ body: { kind: "json", value: mutated.value } as FuzzBody, labels: [`body ${mutated.label}`] })) },
-    { weight: 1, arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({ body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody, labels: [`body: ${text.label}`] })) },
+    {
+      weight: 14,
+      arbitrary: mutatedJson(base).map((mutated) => ({
+        body: { kind: "json", value: mutated.value } as FuzzBody,
+        labels: [`body ${mutated.label}`],
+      })),
+    },
     {
       weight: 1,
-      arbitrary: fc.tuple(base, fc.constantFrom(...contentTypes)).map(([value, type]) => ({ body: { kind: "json", value, contentType: type.value } as FuzzBody, labels: [`content-type: ${type.label}`] })),
+      arbitrary: fc
+        .constantFrom(...hostileBodyTexts)
+        .map((text) => ({
+          body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
+          labels: [`body: ${text.label}`],
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(base, fc.constantFrom(...contentTypes))
+        .map(([value, type]) => ({
+          body: { kind: "json", value, contentType: type.value } as FuzzBody,
+          labels: [`content-type: ${type.label}`],
+        })),
     },
   );
 }
@@ -290,7 +407,12 @@ const hostileFiles: ReadonlyArray<Labelled<Buffer>> = [
   { label: "empty file", value: Buffer.alloc(0) },
   { label: "text that is no certificate", value: Buffer.from("hello, not a certificate") },
   { label: "random bytes", value: Buffer.from(Array.from({ length: 256 }, (_, i) => (i * 151 + 7) % 256)) },
-  { label: "certificate and a private key", value: Buffer.from(`${certificatePem}-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n`) },
+  {
+    label: "certificate and a private key",
+    value: Buffer.from(
+      `${certificatePem}-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n`,
+    ),
+  },
   { label: "certificate with trailing junk", value: Buffer.from(`${certificatePem}junk`) },
   { label: "truncated certificate", value: Buffer.from(certificatePem.slice(0, certificatePem.length / 2)) },
   { label: "PEM block with bad base64", value: Buffer.from("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n") },
@@ -298,7 +420,17 @@ const hostileFiles: ReadonlyArray<Labelled<Buffer>> = [
   { label: "1 MB file", value: Buffer.alloc(1024 * 1024, 0x42) },
 ];
 
-const hostileFileNames = ["../../../etc/passwd", "a\u0000.pem", "%00.pem", "", "x".repeat(1000), "証明書.pem", 'a".pem', "..", "C:\\\\Windows\\\\cert.pem"];
+const hostileFileNames = [
+  "../../../etc/passwd",
+  "a\u0000.pem",
+  "%00.pem",
+  "",
+  "x".repeat(1000),
+  "証明書.pem",
+  'a".pem',
+  "..",
+  "C:\\\\Windows\\\\cert.pem",
+];
 
 function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBody }> {
   const schema = route.body ? jsonSchemaOf(route.body) : { properties: {} };
@@ -311,12 +443,16 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
         ? fc.constantFrom(azureAuthUrl, "https://localhost/saml", "javascript:alert(1)", "http://login.microsoftonline.com/x")
         : fc.string({ maxLength: 20 });
   const baseParts = fc
-    .tuple(...fieldNames.map((field) => fc.tuple(fc.constant(field), required.has(field) ? fc.constant(true) : fc.boolean(), textValue(field))))
+    .tuple(
+      ...fieldNames.map((field) => fc.tuple(fc.constant(field), required.has(field) ? fc.constant(true) : fc.boolean(), textValue(field))),
+    )
     .map((choices) => {
       const parts: MultipartPart[] = choices
         .filter(([, included]) => included)
         .map(([field, , value]) =>
-          schema.properties?.[field]?.format === "binary" ? { name: field, value: certificatePem, filename: "sso.pem", contentType: "application/x-pem-file" } : { name: field, value },
+          schema.properties?.[field]?.format === "binary"
+            ? { name: field, value: certificatePem, filename: "sso.pem", contentType: "application/x-pem-file" }
+            : { name: field, value },
         );
       return parts.length > 0 ? parts : [{ name: "integrationType", value: "azure" }];
     });
@@ -329,12 +465,30 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
     const textIndexes = parts.map((part, index) => (part.filename === undefined ? index : -1)).filter((index) => index >= 0);
     const replacePart = (index: number, part: MultipartPart) => parts.map((existing, i) => (i === index ? part : existing));
     const options: Array<{ weight: number; arbitrary: fc.Arbitrary<Mutation> }> = [
-      { weight: 1, arbitrary: indexes.map((index) => ({ parts: [...parts, parts[index] as MultipartPart], label: `part ${parts[index]?.name} sent twice` })) },
-      { weight: 1, arbitrary: fc.constantFrom(...hostileKeys.filter(Boolean), "unknownField").map((key) => ({ parts: [...parts, { name: key, value: "1" }], label: `extra part "${key}"` })) },
-      { weight: 1, arbitrary: indexes.map((index) => ({ parts: parts.filter((_, i) => i !== index), label: `part ${parts[index]?.name} left out` })) },
       {
         weight: 1,
-        arbitrary: fc.constant({ parts, spec: { contentTypeHeader: "application/json" }, label: "multipart body sent as application/json" }),
+        arbitrary: indexes.map((index) => ({
+          parts: [...parts, parts[index] as MultipartPart],
+          label: `part ${parts[index]?.name} sent twice`,
+        })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(...hostileKeys.filter(Boolean), "unknownField")
+          .map((key) => ({ parts: [...parts, { name: key, value: "1" }], label: `extra part "${key}"` })),
+      },
+      {
+        weight: 1,
+        arbitrary: indexes.map((index) => ({ parts: parts.filter((_, i) => i !== index), label: `part ${parts[index]?.name} left out` })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constant({
+          parts,
+          spec: { contentTypeHeader: "application/json" },
+          label: "multipart body sent as application/json",
+        }),
       },
       {
         weight: 2,
@@ -345,9 +499,26 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
           { parts, spec: { omitClosingDelimiter: true }, label: "no closing delimiter" },
           { parts, spec: { boundary: "q", contentTypeHeader: 'multipart/form-data; boundary="q"' }, label: "quoted boundary" },
           { parts, spec: { boundary: "x".repeat(200) }, label: "200-character boundary" },
-          { parts: [...parts, { name: "x", value: "1", rawHeaders: "Content-Type: text/plain" }], label: "part without Content-Disposition" },
-          { parts: [...parts, { name: "x", value: "1", rawHeaders: 'Content-Disposition: form-data; name="azureAuthUrl"; filename="x"\r\nContent-Disposition: form-data; name="integrationType"' }], label: "two Content-Disposition headers" },
-          { parts: [...parts, { name: "azureAuthUrl", value: Buffer.from([0xff, 0xfe, 0xc0, 0x80]) }], label: "text part that is not UTF-8" },
+          {
+            parts: [...parts, { name: "x", value: "1", rawHeaders: "Content-Type: text/plain" }],
+            label: "part without Content-Disposition",
+          },
+          {
+            parts: [
+              ...parts,
+              {
+                name: "x",
+                value: "1",
+                rawHeaders:
+                  'Content-Disposition: form-data; name="azureAuthUrl"; filename="x"\r\nContent-Disposition: form-data; name="integrationType"',
+              },
+            ],
+            label: "two Content-Disposition headers",
+          },
+          {
+            parts: [...parts, { name: "azureAuthUrl", value: Buffer.from([0xff, 0xfe, 0xc0, 0x80]) }],
+            label: "text part that is not UTF-8",
+          },
           { parts: [{ name: "__proto__", value: "polluted" }, ...parts], label: 'part named "__proto__"' },
         ),
       },
@@ -362,15 +533,39 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
       });
       options.push({
         weight: 1,
-        arbitrary: fc.constantFrom(...textIndexes).map((index) => ({ parts: replacePart(index, { ...(parts[index] as MultipartPart), filename: "field.txt" }), label: `text part ${parts[index]?.name} sent as a file` })),
+        arbitrary: fc
+          .constantFrom(...textIndexes)
+          .map((index) => ({
+            parts: replacePart(index, { ...(parts[index] as MultipartPart), filename: "field.txt" }),
+            label: `text part ${parts[index]?.name} sent as a file`,
+          })),
       });
     }
     if (fileIndex >= 0) {
       const file = parts[fileIndex] as MultipartPart;
       options.push(
-        { weight: 3, arbitrary: fc.constantFrom(...hostileFiles).map((hostile) => ({ parts: replacePart(fileIndex, { ...file, value: hostile.value }), label: `file ← ${hostile.label}` })) },
-        { weight: 2, arbitrary: fc.constantFrom(...hostileFileNames).map((fileName) => ({ parts: replacePart(fileIndex, { ...file, filename: fileName }), label: `file name ${describeValue(fileName)}` })) },
-        { weight: 1, arbitrary: fc.constant({ parts: replacePart(fileIndex, { name: file.name, value: certificatePem }), label: "file sent as a text part" }) },
+        {
+          weight: 3,
+          arbitrary: fc
+            .constantFrom(...hostileFiles)
+            .map((hostile) => ({ parts: replacePart(fileIndex, { ...file, value: hostile.value }), label: `file ← ${hostile.label}` })),
+        },
+        {
+          weight: 2,
+          arbitrary: fc
+            .constantFrom(...hostileFileNames)
+            .map((fileName) => ({
+              parts: replacePart(fileIndex, { ...file, filename: fileName }),
+              label: `file name ${describeValue(fileName)}`,
+            })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.constant({
+            parts: replacePart(fileIndex, { name: file.name, value: certificatePem }),
+            label: "file sent as a text part",
+          }),
+        },
       );
     }
     return fc.oneof(...options);
@@ -392,9 +587,11 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
 function extremeNumbers(value: unknown, at: NodePath = [], out: string[] = []): string[] {
   if (typeof value === "number") {
     const magnitude = Math.abs(value);
-    if ((magnitude > 0 && magnitude < 1e-130) || magnitude > Number.MAX_SAFE_INTEGER || Object.is(value, -0)) out.push(`${pathText(at)} = ${Object.is(value, -0) ? "-0" : value}`);
+    if ((magnitude > 0 && magnitude < 1e-130) || magnitude > Number.MAX_SAFE_INTEGER || Object.is(value, -0))
+      out.push(`${pathText(at)} = ${Object.is(value, -0) ? "-0" : value}`);
   } else if (value && typeof value === "object" && !(value instanceof RawJson) && !(value instanceof FixtureRef) && at.length < 8) {
-    for (const key of Object.keys(value)) extremeNumbers((value as Record<string, unknown>)[key], [...at, Array.isArray(value) ? Number(key) : key], out);
+    for (const key of Object.keys(value))
+      extremeNumbers((value as Record<string, unknown>)[key], [...at, Array.isArray(value) ? Number(key) : key], out);
   }
   return out;
 }
@@ -423,7 +620,12 @@ export function requestArbitrary(route: RouteDefinition): fc.Arbitrary<FuzzReque
   return focusArbitrary(route).chain((focus) => {
     const hostile = (part: Focus) => focus === part || focus === "all";
     return fc
-      .tuple(pathValues(route, !hostile("path")), queryValues(route, !hostile("query")), headerValues(!hostile("header")), body(route, !hostile("body")))
+      .tuple(
+        pathValues(route, !hostile("path")),
+        queryValues(route, !hostile("query")),
+        headerValues(!hostile("header")),
+        body(route, !hostile("body")),
+      )
       .map(([path, query, headers, chosenBody]) => ({
         operationId: route.operationId,
         method: route.method,
@@ -437,7 +639,11 @@ export function requestArbitrary(route: RouteDefinition): fc.Arbitrary<FuzzReque
           ...query.labels,
           ...headers.labels,
           ...chosenBody.labels,
-          ...(chosenBody.body?.kind === "json" ? extremeNumbers(chosenBody.body.value).slice(0, 5).map((found) => `body has ${found}`) : []),
+          ...(chosenBody.body?.kind === "json"
+            ? extremeNumbers(chosenBody.body.value)
+                .slice(0, 5)
+                .map((found) => `body has ${found}`)
+            : []),
         ],
       }));
   });
@@ -447,7 +653,13 @@ function pathSegment(value: PathValue, resolve: FixtureResolver): string {
   if (value.kind === "raw") return value.text;
   const text = value.kind === "fixture" ? resolve(value.name) : value.text;
   // A lone surrogate has no UTF-8 form: send what a client's encoder would (U+FFFD's bytes).
-  return [...Buffer.from(text, "utf8")].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(text, "utf8")]
+    .map((byte) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 /** The request as bytes on the wire, with fixture ids filled in. */
@@ -486,7 +698,8 @@ export function describeRequest(request: FuzzRequest): string {
 export function describeBody(request: FuzzRequest): string | undefined {
   const { body } = request;
   if (!body) return undefined;
-  if (body.kind === "json") return `${describeValue(body.value)}${"contentType" in body ? ` (content-type ${body.contentType ?? "none"})` : ""}`;
+  if (body.kind === "json")
+    return `${describeValue(body.value)}${"contentType" in body ? ` (content-type ${body.contentType ?? "none"})` : ""}`;
   if (body.kind === "text") return body.description;
   return `multipart parts [${body.spec.parts.map((part) => `${part.name}${part.filename !== undefined ? ` (file ${describeValue(part.filename)}, ${Buffer.byteLength(part.value)} bytes)` : `=${describeValue(Buffer.isBuffer(part.value) ? `<${part.value.length} bytes>` : part.value)}`}`).join(", ")}]`;
 }

@@ -65,8 +65,10 @@ export function routeSeed(seed: number, operationId: string): number {
   return hash | 0;
 }
 
-const RAW_VALIDATION_TEXT = /Invalid input|expected \w+, received|Too (big|small)|Invalid option|Unrecognized key|Invalid (string|enum|element|key|union)|received (NaN|undefined|null)/i;
-const INTERNALS = /\bat [\w.<>]+ \(|node_modules|\.ts:\d+|ValidationException|TransactionCanceled|ConditionalCheckFailed|RangeError|TypeError|SyntaxError|ReferenceError|Maximum call stack/;
+const RAW_VALIDATION_TEXT =
+  /Invalid input|expected \w+, received|Too (big|small)|Invalid option|Unrecognized key|Invalid (string|enum|element|key|union)|received (NaN|undefined|null)/i;
+const INTERNALS =
+  /\bat [\w.<>]+ \(|node_modules|\.ts:\d+|ValidationException|TransactionCanceled|ConditionalCheckFailed|RangeError|TypeError|SyntaxError|ReferenceError|Maximum call stack/;
 
 function excerpt(answer: Answer): string {
   const text = answer.text.replace(/\s+/g, " ");
@@ -87,11 +89,16 @@ export function answerProblems(route: RouteDefinition, answer: Answer): string[]
     if (answer.status === 400) {
       const errors = body.errors;
       if (!Array.isArray(errors) || errors.length === 0) problems.push("400 without an errors list");
-      else if (!errors.every((error) => typeof error?.field === "string" && typeof error?.message === "string" && error.message.length > 0)) {
+      else if (
+        !errors.every((error) => typeof error?.field === "string" && typeof error?.message === "string" && error.message.length > 0)
+      ) {
         problems.push("400 errors entry without field or message");
       }
     }
-    const messages = [body.message, ...(Array.isArray(body.errors) ? body.errors.map((error: { message?: unknown }) => error?.message) : [])].filter((m) => typeof m === "string") as string[];
+    const messages = [
+      body.message,
+      ...(Array.isArray(body.errors) ? body.errors.map((error: { message?: unknown }) => error?.message) : []),
+    ].filter((m) => typeof m === "string") as string[];
     if (messages.some((message) => RAW_VALIDATION_TEXT.test(message))) problems.push("raw validation-library text in an error message");
     if (INTERNALS.test(answer.text)) problems.push("error body names internals");
   } else if (answer.status >= 200 && answer.status < 300) {
@@ -100,7 +107,8 @@ export function answerProblems(route: RouteDefinition, answer: Answer): string[]
     const documented = route.responses()[answer.status];
     const isAlternative = Object.values(documented?.alternatives ?? {}).some((schema) => safeParse(schema, body).success);
     const isEnvelope = Boolean(body) && typeof body === "object" && body?.status === true;
-    if (route.auth !== "none" && !documented?.contentType && !isEnvelope && !isAlternative) problems.push("success body without status: true");
+    if (route.auth !== "none" && !documented?.contentType && !isEnvelope && !isAlternative)
+      problems.push("success body without status: true");
   }
   return problems;
 }
@@ -112,7 +120,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     route,
     requests: fc.sample(requestArbitrary(route), { seed: routeSeed(options.seed, route.operationId), numRuns: perRoute }),
   }));
-  const resolve = (name: string) => (name.startsWith("foreign:") ? options.foreignFixtures.id(name.slice("foreign:".length)) : options.fixtures.id(name));
+  const resolve = (name: string) =>
+    name.startsWith("foreign:") ? options.foreignFixtures.id(name.slice("foreign:".length)) : options.fixtures.id(name);
   const organizations = [options.organizationId, options.bystanderOrganizationId];
   const summary: FuzzSummary = { seed: options.seed, requests: 0, durationMs: 0, statuses: {}, byRoute: {}, failures: [] };
   const total = perRoute * sequences.length;
@@ -143,14 +152,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
           runIndex,
         });
       for (const problem of answerProblems(route, answer)) failure(problem);
-      if (answer.status >= 400 && answer.status < 500 && changes.length > 0) failure("4xx changed stored data", changes.map((change) => change.description).slice(0, 10));
+      if (answer.status >= 400 && answer.status < 500 && changes.length > 0)
+        failure("4xx changed stored data", changes.map((change) => change.description).slice(0, 10));
       const bystander = changes.filter((change) => change.organizationId === options.bystanderOrganizationId);
       if (bystander.length > 0) failure("another organization's data changed", bystander.map((change) => change.description).slice(0, 10));
       current = after;
 
       // A successful write through a fixture's path may have deleted or renamed it: re-read, recreate.
       if (answer.status < 300 && route.method !== "GET") {
-        const named = Object.values(request.params).flatMap((value) => (value.kind === "fixture" && !value.name.startsWith("foreign:") ? [value.name] : []));
+        const named = Object.values(request.params).flatMap((value) =>
+          value.kind === "fixture" && !value.name.startsWith("foreign:") ? [value.name] : [],
+        );
         if (named.length > 0) {
           await options.fixtures.ensure(named);
           current = await options.oracle.snapshot();
@@ -185,7 +197,12 @@ export function formatSummary(summary: FuzzSummary): string {
   ];
   const withoutSuccess = Object.entries(summary.byRoute)
     .filter(([, statuses]) => !Object.keys(statuses).some((status) => status.startsWith("2")))
-    .map(([operationId, statuses]) => `${operationId} (${Object.entries(statuses).map(([status, count]) => `${status}×${count}`).join(" ")})`);
+    .map(
+      ([operationId, statuses]) =>
+        `${operationId} (${Object.entries(statuses)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(" ")})`,
+    );
   if (withoutSuccess.length > 0) lines.push(`routes that never answered 2xx: ${withoutSuccess.join(", ")}`);
   const groups = failureGroups(summary.failures);
   lines.push(groups.length === 0 ? "no failures" : `${summary.failures.length} failures in ${groups.length} groups:`);
@@ -196,7 +213,9 @@ export function formatSummary(summary: FuzzSummary): string {
     if (example.labels.length) lines.push(`    input: ${example.labels.join("; ")}`);
     lines.push(`    answer: ${example.answer}`);
     for (const detail of example.details ?? []) lines.push(`    ${detail}`);
-    lines.push(`    replay: npm run fuzz -- --seed ${example.seed} --route ${example.operationId} --runs ${example.runIndex + 1} (the last request; the store may differ from the full run)`);
+    lines.push(
+      `    replay: npm run fuzz -- --seed ${example.seed} --route ${example.operationId} --runs ${example.runIndex + 1} (the last request; the store may differ from the full run)`,
+    );
   }
   return lines.join("\n");
 }

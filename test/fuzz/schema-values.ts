@@ -90,12 +90,20 @@ function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<num
   const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : 1e-9) : undefined);
   const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : 1e-9) : undefined);
   if (integer) {
-    return fc.integer({ min: Math.max(min ?? -1_000_000, Number.MIN_SAFE_INTEGER), max: Math.min(max ?? 1_000_000, Number.MAX_SAFE_INTEGER) });
+    return fc.integer({
+      min: Math.max(min ?? -1_000_000, Number.MIN_SAFE_INTEGER),
+      max: Math.min(max ?? 1_000_000, Number.MAX_SAFE_INTEGER),
+    });
   }
   const bounded = fc.double({ min: min ?? -1e6, max: max ?? 1e6, noNaN: true, noDefaultInfinity: true });
   // Mostly short decimals, like a client's: doubles with 17 significant digits hit `decimals` rules only.
   return fc.oneof(
-    { weight: 3, arbitrary: bounded.map((value) => Math.round(value * 1000) / 1000).filter((value) => (min === undefined || value >= min) && (max === undefined || value <= max)) },
+    {
+      weight: 3,
+      arbitrary: bounded
+        .map((value) => Math.round(value * 1000) / 1000)
+        .filter((value) => (min === undefined || value >= min) && (max === undefined || value <= max)),
+    },
     { weight: 1, arbitrary: bounded },
   );
 }
@@ -108,7 +116,12 @@ export interface SchemaValueOptions {
 }
 
 /** Valid-ish values of `schema`; the property name (when known) selects fixture ids. */
-export function schemaValues(schema: JsonSchema, options: SchemaValueOptions = {}, propertyName?: string, depth = 0): fc.Arbitrary<unknown> {
+export function schemaValues(
+  schema: JsonSchema,
+  options: SchemaValueOptions = {},
+  propertyName?: string,
+  depth = 0,
+): fc.Arbitrary<unknown> {
   const fixture = propertyName ? fixtureIdProperties[propertyName] : undefined;
   const generated = generatedValues(schema, options, depth);
   if (!fixture) return generated;
@@ -123,7 +136,12 @@ function generatedValues(schema: JsonSchema, options: SchemaValueOptions, depth:
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) {
     // null last and rarer: a nullable field is mostly sent with a value
-    return fc.oneof(...alternatives.map((alternative) => ({ weight: alternative.type === "null" ? 1 : 3, arbitrary: generatedValues(alternative, options, depth) })));
+    return fc.oneof(
+      ...alternatives.map((alternative) => ({
+        weight: alternative.type === "null" ? 1 : 3,
+        arbitrary: generatedValues(alternative, options, depth),
+      })),
+    );
   }
   if (schema.allOf?.[0]) return generatedValues(schema.allOf[0], options, depth);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;

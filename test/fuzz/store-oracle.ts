@@ -94,11 +94,18 @@ export class StoreOracle {
     const items = new Map<string, string>();
     let startKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.dynamo.send(new ScanCommand({ TableName: this.options.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
+      const page = await this.dynamo.send(
+        new ScanCommand({ TableName: this.options.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+      );
       for (const item of page.Items ?? []) {
         if (isMeteringItem(item.PK?.S, item.SK?.S)) continue;
         const data = Object.fromEntries(Object.entries(item).filter(([name]) => !BOOKKEEPING_ATTRIBUTES.includes(name)));
-        items.set(itemKey(item), createHash("sha1").update(JSON.stringify(canonical(data))).digest("hex"));
+        items.set(
+          itemKey(item),
+          createHash("sha1")
+            .update(JSON.stringify(canonical(data)))
+            .digest("hex"),
+        );
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -111,7 +118,11 @@ export class StoreOracle {
       let token: string | undefined;
       do {
         const page = await this.options.s3.send(
-          new ListObjectsV2Command({ Bucket: this.options.bucketName, Prefix: `org/${encodeURIComponent(organizationId)}/`, ContinuationToken: token }),
+          new ListObjectsV2Command({
+            Bucket: this.options.bucketName,
+            Prefix: `org/${encodeURIComponent(organizationId)}/`,
+            ContinuationToken: token,
+          }),
         );
         for (const object of page.Contents ?? []) objects.set(object.Key as string, `${object.ETag} ${object.Size}`);
         token = page.NextContinuationToken;
@@ -122,9 +133,15 @@ export class StoreOracle {
 
   private async queueDepth(): Promise<number> {
     const attributes = await this.options.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: this.options.queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: this.options.queueUrl,
+        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+      }),
     );
-    return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    return (
+      Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+    );
   }
 }
 
@@ -139,7 +156,11 @@ export function storeChanges(before: StoreSnapshot, after: StoreSnapshot, organi
   const ownerOf = (text: string) =>
     organizationIds.find((organizationId) => {
       const partition = keys.organizationPartition(organizationId);
-      return text.startsWith(`${partition} `) || text.startsWith(`${partition}#`) || text.startsWith(`org/${encodeURIComponent(organizationId)}/`);
+      return (
+        text.startsWith(`${partition} `) ||
+        text.startsWith(`${partition}#`) ||
+        text.startsWith(`org/${encodeURIComponent(organizationId)}/`)
+      );
     }) ?? "?";
   const changes: StoreChange[] = [];
   const compare = (kind: string, was: Map<string, string>, now: Map<string, string>) => {
@@ -151,6 +172,7 @@ export function storeChanges(before: StoreSnapshot, after: StoreSnapshot, organi
   };
   compare("item", before.items, after.items);
   compare("object", before.objects, after.objects);
-  if (after.queueDepth > before.queueDepth) changes.push({ organizationId: "?", description: `run queue grew by ${after.queueDepth - before.queueDepth}` });
+  if (after.queueDepth > before.queueDepth)
+    changes.push({ organizationId: "?", description: `run queue grew by ${after.queueDepth - before.queueDepth}` });
   return changes;
 }

@@ -102,7 +102,15 @@ describe("App integration API", () => {
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ status: true, code: 201, message: "Integration has been added successfully." });
       const data = response.body.data;
-      expect(Object.keys(data).sort()).toEqual(["_id", "azureAuthUrl", "azureCert", "createdTime", "integrationType", "organizationId", "updatedTime"]);
+      expect(Object.keys(data).sort()).toEqual([
+        "_id",
+        "azureAuthUrl",
+        "azureCert",
+        "createdTime",
+        "integrationType",
+        "organizationId",
+        "updatedTime",
+      ]);
       expect(data).toMatchObject({ integrationType: "azure", azureAuthUrl: authUrl, organizationId });
       expect(data._id).toMatch(/^[0-9a-f]{24}$/);
       expect(data.createdTime).toMatch(isoMicros);
@@ -121,7 +129,9 @@ describe("App integration API", () => {
       // One object, under the organization's prefix, named after the integration and the original file.
       const objectKeys = await storedObjects(organizationId);
       expect(objectKeys).toHaveLength(1);
-      expect(objectKeys[0]).toMatch(new RegExp(`^certificates/${encodeURIComponent(organizationId)}/${data._id}/[0-9a-f]{24}/contoso%20sso\\.pem$`));
+      expect(objectKeys[0]).toMatch(
+        new RegExp(`^certificates/${encodeURIComponent(organizationId)}/${data._id}/[0-9a-f]{24}/contoso%20sso\\.pem$`),
+      );
 
       expect(await storedItems(organizationId)).toHaveLength(1);
     });
@@ -129,7 +139,12 @@ describe("App integration API", () => {
     it("stores a DER certificate byte for byte", async () => {
       const { api } = newTenant();
       const certificate = selfSignedCertificate();
-      const data = await createIntegration(api, validParts().slice(0, 2).concat([["azureCert", { filename: "sso.cer", content: certificate.der }]]));
+      const data = await createIntegration(
+        api,
+        validParts()
+          .slice(0, 2)
+          .concat([["azureCert", { filename: "sso.cer", content: certificate.der }]]),
+      );
       const file = await download(data.azureCert);
       expect(file.bytes.equals(certificate.der)).toBe(true);
     });
@@ -176,16 +191,32 @@ describe("App integration API", () => {
     };
     const [typeField, urlField, certField] = validParts();
     const cases: Array<[string, () => Part[], string]> = [
-      ["a file that is not a certificate", () => [typeField!, urlField!, ["azureCert", { filename: "notes.txt", content: "hello, not a certificate" }]], "azureCert"],
+      [
+        "a file that is not a certificate",
+        () => [typeField!, urlField!, ["azureCert", { filename: "notes.txt", content: "hello, not a certificate" }]],
+        "azureCert",
+      ],
       ["an empty file", () => [typeField!, urlField!, ["azureCert", { filename: "empty.pem", content: Buffer.alloc(0) }]], "azureCert"],
-      ["a PEM certificate bundled with its private key", () => [typeField!, urlField!, ["azureCert", { filename: "bundle.pem", content: privateKeyPem() }]], "azureCert"],
+      [
+        "a PEM certificate bundled with its private key",
+        () => [typeField!, urlField!, ["azureCert", { filename: "bundle.pem", content: privateKeyPem() }]],
+        "azureCert",
+      ],
       [
         "a DER certificate followed by other bytes",
-        () => [typeField!, urlField!, ["azureCert", { filename: "sso.cer", content: Buffer.concat([selfSignedCertificate().der, Buffer.from("tail")]) }]],
+        () => [
+          typeField!,
+          urlField!,
+          ["azureCert", { filename: "sso.cer", content: Buffer.concat([selfSignedCertificate().der, Buffer.from("tail")]) }],
+        ],
         "azureCert",
       ],
       ["the certificate sent as a text field", () => [typeField!, urlField!, ["azureCert", selfSignedCertificate().pem]], "azureCert"],
-      ["the URL sent as a file", () => [typeField!, ["azureAuthUrl", { filename: "url.txt", content: authUrl }], certField!], "azureAuthUrl"],
+      [
+        "the URL sent as a file",
+        () => [typeField!, ["azureAuthUrl", { filename: "url.txt", content: authUrl }], certField!],
+        "azureAuthUrl",
+      ],
       ["an extra text field named files", () => [...validParts(), ["files", "x"]], "files"],
       ["an extra text field named __proto__", () => [...validParts(), ["__proto__", "x"]], "__proto__"],
       ["missing integrationType", () => [urlField!, certField!], "integrationType"],
@@ -195,8 +226,16 @@ describe("App integration API", () => {
       ["an http:// URL", () => [typeField!, ["azureAuthUrl", "http://login.example.com/sso"], certField!], "azureAuthUrl"],
       ["a relative URL", () => [typeField!, ["azureAuthUrl", "/saml2"], certField!], "azureAuthUrl"],
       ["text that is not a URL", () => [typeField!, ["azureAuthUrl", "login page"], certField!], "azureAuthUrl"],
-      ["a URL with credentials", () => [typeField!, ["azureAuthUrl", "https://user:secret@login.example.com/"], certField!], "azureAuthUrl"],
-      ["a URL over 2048 characters", () => [typeField!, ["azureAuthUrl", `https://login.example.com/${"a".repeat(2030)}`], certField!], "azureAuthUrl"],
+      [
+        "a URL with credentials",
+        () => [typeField!, ["azureAuthUrl", "https://user:secret@login.example.com/"], certField!],
+        "azureAuthUrl",
+      ],
+      [
+        "a URL over 2048 characters",
+        () => [typeField!, ["azureAuthUrl", `https://login.example.com/${"a".repeat(2030)}`], certField!],
+        "azureAuthUrl",
+      ],
       ["a field sent twice", () => [...validParts(), ["azureAuthUrl", authUrl]], "azureAuthUrl"],
     ];
 
@@ -242,7 +281,11 @@ describe("App integration API", () => {
     it("answers 413 for a certificate file over 64 KiB and stores nothing", async () => {
       const { api, organizationId } = newTenant();
       const oversized = Buffer.concat([Buffer.from(selfSignedCertificate().pem), Buffer.alloc(64 * 1024, "#")]);
-      const response = await postForm(api, "/app-integration", [typeField!, urlField!, ["azureCert", { filename: "big.pem", content: oversized }]]);
+      const response = await postForm(api, "/app-integration", [
+        typeField!,
+        urlField!,
+        ["azureCert", { filename: "big.pem", content: oversized }],
+      ]);
       expect(response.status).toBe(413);
       expect(response.body).toMatchObject({ status: false, message: expect.stringContaining("azureCert") });
       await expectNothingStored(organizationId);
@@ -250,7 +293,11 @@ describe("App integration API", () => {
 
     it("answers 413 for a body over the route's limit and stores nothing", async () => {
       const { api, organizationId } = newTenant();
-      const response = await postForm(api, "/app-integration", [typeField!, urlField!, ["azureCert", { filename: "huge.pem", content: Buffer.alloc(512 * 1024, "A") }]]);
+      const response = await postForm(api, "/app-integration", [
+        typeField!,
+        urlField!,
+        ["azureCert", { filename: "huge.pem", content: Buffer.alloc(512 * 1024, "A") }],
+      ]);
       expect(response.status).toBe(413);
       await expectNothingStored(organizationId);
     });
@@ -266,7 +313,12 @@ describe("App integration API", () => {
 
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, code: 200, message: "Integration has been updated successfully." });
-      expect(response.body.data).toMatchObject({ _id: created._id, azureAuthUrl: newUrl, integrationType: "azure", createdTime: created.createdTime });
+      expect(response.body.data).toMatchObject({
+        _id: created._id,
+        azureAuthUrl: newUrl,
+        integrationType: "azure",
+        createdTime: created.createdTime,
+      });
       expect(response.body.data.updatedTime).toMatch(isoMicros);
       expect(response.body.data.updatedTime >= created.updatedTime).toBe(true);
       expect((await download(response.body.data.azureCert)).bytes.equals(Buffer.from(certificate.pem))).toBe(true);
@@ -279,7 +331,9 @@ describe("App integration API", () => {
       const created = await createIntegration(api);
       const [oldKey] = await storedObjects(organizationId);
       const replacement = selfSignedCertificate("Rotated");
-      const response = await postForm(api, `/app-integration/${created._id}`, [["azureCert", { filename: "rotated.cer", content: replacement.der }]]);
+      const response = await postForm(api, `/app-integration/${created._id}`, [
+        ["azureCert", { filename: "rotated.cer", content: replacement.der }],
+      ]);
 
       expect(response.status).toBe(200);
       expect((await download(response.body.data.azureCert)).bytes.equals(replacement.der)).toBe(true);
@@ -293,7 +347,10 @@ describe("App integration API", () => {
       const { api, organizationId } = newTenant();
       const created = await createIntegration(api);
       const integrationPrefix = `certificates/${encodeURIComponent(organizationId)}/${created._id}/`;
-      const replacements = Array.from({ length: 6 }, (_, i) => ({ filename: `rotated-${i}.cer`, certificate: selfSignedCertificate(`Rotated ${i}`) }));
+      const replacements = Array.from({ length: 6 }, (_, i) => ({
+        filename: `rotated-${i}.cer`,
+        certificate: selfSignedCertificate(`Rotated ${i}`),
+      }));
 
       // All requests read the same version before any of them writes, so the item's version check
       // refuses all but (at least) one of them after their files are already in the bucket.
@@ -303,7 +360,10 @@ describe("App integration API", () => {
         ),
       );
       const statuses = responses.map((response) => response.status);
-      expect(statuses.every((status) => status === 200 || status === 409), `statuses: ${statuses.join(", ")}`).toBe(true);
+      expect(
+        statuses.every((status) => status === 200 || status === 409),
+        `statuses: ${statuses.join(", ")}`,
+      ).toBe(true);
       expect(statuses.filter((status) => status === 409).length, `statuses: ${statuses.join(", ")}`).toBeGreaterThanOrEqual(1);
       expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
       for (const response of responses.filter((r) => r.status === 409)) expect(response.body.status).toBe(false);
@@ -446,7 +506,11 @@ describe("App integration API", () => {
       ["DELETE", "/app-integration/65a1b2c3d4e5f60718293a4b"],
     ])("%s %s without a token is 401", async (method, path) => {
       const { body, contentType } = multipart(validParts());
-      const response = await apiClient(undefined).request(method, path, method === "POST" ? { rawBody: body, headers: { "content-type": contentType } } : {});
+      const response = await apiClient(undefined).request(
+        method,
+        path,
+        method === "POST" ? { rawBody: body, headers: { "content-type": contentType } } : {},
+      );
       expect(response.status).toBe(401);
       expect(response.body.status).toBe(false);
     });
@@ -465,13 +529,22 @@ describe("App integration create with an Idempotency-Key", () => {
   it("stores the answer without the presigned certificate URL (a secret) and answers a replay with a fresh one", async () => {
     const { api, organizationId } = newTenant();
     const { body, contentType } = multipart(validParts());
-    const send = () => api.request("POST", "/app-integration", { rawBody: body, headers: { "content-type": contentType, "idempotency-key": "create-integration-1" } });
+    const send = () =>
+      api.request("POST", "/app-integration", {
+        rawBody: body,
+        headers: { "content-type": contentType, "idempotency-key": "create-integration-1" },
+      });
     const first = await send();
     expect(first.status).toBe(201);
     expect(first.body.data.azureCert).toMatch(/^https?:\/\//);
     // Every idempotency record of the organization: none holds the URL, its signature or the field.
     const { Items = [] } = await documentClient().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": keys.idempotencyPartition(organizationId) }, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: "PK = :pk",
+        ExpressionAttributeValues: { ":pk": keys.idempotencyPartition(organizationId) },
+        ConsistentRead: true,
+      }),
     );
     expect(Items).toHaveLength(1);
     const stored = JSON.stringify(Items[0]);

@@ -77,7 +77,11 @@ describe("Authentication (every endpoint but the OpenAPI document needs a valid 
   });
 
   it("accepts the Cognito-style custom:organizationId claim", async () => {
-    const token = mintToken(inject("signingKey"), { sub: "user-1", "custom:organizationId": newOrganizationId(), permissions: ["view/vehicle"] } as never);
+    const token = mintToken(inject("signingKey"), {
+      sub: "user-1",
+      "custom:organizationId": newOrganizationId(),
+      permissions: ["view/vehicle"],
+    } as never);
     expect((await apiClient(token).get("/vehicles")).status).toBe(200);
   });
 
@@ -95,11 +99,20 @@ describe("Token lifetime (exp required, nothing issued in the future, at most JW
     const input = `${b64({ alg: "RS256", typ: "JWT", kid: key.kid })}.${b64(payload)}`;
     return `${input}.${createSign("RSA-SHA256").update(input).sign(key.privateKeyPem).toString("base64url")}`;
   };
-  const base = () => ({ sub: "user-1", organizationId: newOrganizationId(), iss: "field-operations-local", aud: "field-operations-api", permissions: ["view/vehicle"] });
+  const base = () => ({
+    sub: "user-1",
+    organizationId: newOrganizationId(),
+    iss: "field-operations-local",
+    aud: "field-operations-api",
+    permissions: ["view/vehicle"],
+  });
 
   it("accepts a token living 24 h and one issued a few seconds ahead of the server clock", async () => {
     expect((await apiClient(signed({ ...base(), iat: nowSeconds(), exp: nowSeconds() + 24 * 3600 })).get("/vehicles")).status).toBe(200);
-    expect((await apiClient(signed({ ...base(), iat: nowSeconds() + 20, nbf: nowSeconds() + 20, exp: nowSeconds() + 600 })).get("/vehicles")).status).toBe(200);
+    expect(
+      (await apiClient(signed({ ...base(), iat: nowSeconds() + 20, nbf: nowSeconds() + 20, exp: nowSeconds() + 600 })).get("/vehicles"))
+        .status,
+    ).toBe(200);
   });
 
   it("rejects a token without exp", async () => {
@@ -108,11 +121,15 @@ describe("Token lifetime (exp required, nothing issued in the future, at most JW
   });
 
   it("rejects a token issued a day in the future", async () => {
-    expectUnauthorized(await apiClient(signed({ ...base(), iat: nowSeconds() + 86_400, exp: nowSeconds() + 86_400 + 600 })).get("/vehicles"));
+    expectUnauthorized(
+      await apiClient(signed({ ...base(), iat: nowSeconds() + 86_400, exp: nowSeconds() + 86_400 + 600 })).get("/vehicles"),
+    );
   });
 
   it("rejects a token valid only from a day in the future (nbf)", async () => {
-    expectUnauthorized(await apiClient(signed({ ...base(), iat: nowSeconds(), nbf: nowSeconds() + 86_400, exp: nowSeconds() + 3600 })).get("/vehicles"));
+    expectUnauthorized(
+      await apiClient(signed({ ...base(), iat: nowSeconds(), nbf: nowSeconds() + 86_400, exp: nowSeconds() + 3600 })).get("/vehicles"),
+    );
   });
 
   it("rejects a token living longer than 24 h (exp − iat, or exp − now without iat)", async () => {

@@ -24,7 +24,8 @@ async function createDataType(api: ApiClient, overrides: Record<string, unknown>
   return response.body.data_type;
 }
 
-const listNames = async (api: ApiClient, query = "") => (await api.get(`/data-types${query}`)).body.data_types.map((t: { name: string }) => t.name);
+const listNames = async (api: ApiClient, query = "") =>
+  (await api.get(`/data-types${query}`)).body.data_types.map((t: { name: string }) => t.name);
 
 /** Test-only writes that stand in for the import and records areas, which do not exist yet. */
 async function setStoredAttributes(organizationId: string, dataTypeId: string, attributes: Record<string, unknown>) {
@@ -42,7 +43,10 @@ async function setStoredAttributes(organizationId: string, dataTypeId: string, a
 
 async function putRecord(organizationId: string, dataTypeId: string) {
   await documentClient().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.record(organizationId, dataTypeId, "*", "Acme"), entity: "record", dataId: "Acme", version: 1 } }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.record(organizationId, dataTypeId, "*", "Acme"), entity: "record", dataId: "Acme", version: 1 },
+    }),
   );
 }
 
@@ -57,31 +61,85 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["two title fields", { fields: [titleField, { ...titleField, title: "Other" }] }, "fields.1.type"],
   ["field id with a dash", { fields: [titleField, { id: "first-name", title: "F", type: "text", required: true }] }, "fields.1.id"],
   ["field id that is a system key", { fields: [titleField, { id: "hubId", title: "Hub", type: "text", required: true }] }, "fields.1.id"],
-  ["duplicate field id", { fields: [titleField, { id: "a", title: "A", type: "text", required: true }, { id: "a", title: "B", type: "text", required: true }] }, "fields.2.id"],
+  [
+    "duplicate field id",
+    { fields: [titleField, { id: "a", title: "A", type: "text", required: true }, { id: "a", title: "B", type: "text", required: true }] },
+    "fields.2.id",
+  ],
   ["field without required", { fields: [titleField, { id: "a", title: "A", type: "text" }] }, "fields.1.required"],
   ["unknown field type", { fields: [titleField, { id: "a", title: "A", type: "string", required: true }] }, "fields.1.type"],
   ["option without optionData", { fields: [titleField, { id: "a", title: "A", type: "option", required: true }] }, "fields.1.optionData"],
-  ["text with optionData", { fields: [titleField, { id: "a", title: "A", type: "text", required: true, optionData: ["x"] }] }, "fields.1.optionData"],
-  ["validation the type does not support", { fields: [titleField, { id: "a", title: "A", type: "text", required: true, validations: { max: 3 } }] }, "fields.1.validations.max"],
-  ["min above max", { fields: [titleField, { id: "a", title: "A", type: "time", required: true, validations: { min: "18:00", max: "08:00" } }] }, "fields.1.validations.min"],
-  ["relation field without relation", { fields: [titleField, { id: "a", title: "A", type: "relation", required: true }] }, "fields.1.relation"],
+  [
+    "text with optionData",
+    { fields: [titleField, { id: "a", title: "A", type: "text", required: true, optionData: ["x"] }] },
+    "fields.1.optionData",
+  ],
+  [
+    "validation the type does not support",
+    { fields: [titleField, { id: "a", title: "A", type: "text", required: true, validations: { max: 3 } }] },
+    "fields.1.validations.max",
+  ],
+  [
+    "min above max",
+    { fields: [titleField, { id: "a", title: "A", type: "time", required: true, validations: { min: "18:00", max: "08:00" } }] },
+    "fields.1.validations.min",
+  ],
+  [
+    "relation field without relation",
+    { fields: [titleField, { id: "a", title: "A", type: "relation", required: true }] },
+    "fields.1.relation",
+  ],
   [
     "relation to a data type that does not exist",
-    { fields: [titleField, { id: "a", title: "A", type: "relation", required: true, relation: { kind: "belongsTo", targetKind: "dataType", target: "0123456789abcdef01234567" } }] },
+    {
+      fields: [
+        titleField,
+        {
+          id: "a",
+          title: "A",
+          type: "relation",
+          required: true,
+          relation: { kind: "belongsTo", targetKind: "dataType", target: "0123456789abcdef01234567" },
+        },
+      ],
+    },
     "fields.1.relation.target",
   ],
   ["uniqueTogether with the title", { uniqueTogether: [["dataId", "age"]] }, "uniqueTogether.0.0"],
-  ["uniqueTogether listed twice", { uniqueTogether: [["age", "phone"], ["phone", "age"]] }, "uniqueTogether.1"],
+  [
+    "uniqueTogether listed twice",
+    {
+      uniqueTogether: [
+        ["age", "phone"],
+        ["phone", "age"],
+      ],
+    },
+    "uniqueTogether.1",
+  ],
   [
     "six searchable fields",
-    { fields: [titleField, ...Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, title: `S${i}`, type: "text", required: false, searchable: true }))], uniqueTogether: [] },
+    {
+      fields: [
+        titleField,
+        ...Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, title: `S${i}`, type: "text", required: false, searchable: true })),
+      ],
+      uniqueTogether: [],
+    },
     "fields",
   ],
   ["extension with a title field", { extends: { entity: "user" } }, "fields.0.type"],
   ["extension of an unknown entity", { extends: { entity: "invoice" } }, "extends.entity"],
   ["external-api without config", { provider: "external-api" }, "providerConfig"],
-  ["external-api to the metadata service", { provider: "external-api", providerConfig: { url: "http://169.254.169.254/latest" } }, "providerConfig.url"],
-  ["external-api to a private address", { provider: "external-api", providerConfig: { url: "https://192.168.0.1/items" } }, "providerConfig.url"],
+  [
+    "external-api to the metadata service",
+    { provider: "external-api", providerConfig: { url: "http://169.254.169.254/latest" } },
+    "providerConfig.url",
+  ],
+  [
+    "external-api to a private address",
+    { provider: "external-api", providerConfig: { url: "https://192.168.0.1/items" } },
+    "providerConfig.url",
+  ],
   ["external-api to loopback", { provider: "external-api", providerConfig: { url: "http://localhost:9000/items" } }, "providerConfig.url"],
   ["internal with a config", { provider: "internal", providerConfig: { url: "https://api.example.com" } }, "providerConfig"],
   ["unknown attribute", { colour: "blue" }, "colour"],
@@ -107,8 +165,23 @@ describe("Data types API", () => {
         createdBy: "creator-1",
         organizationId,
       });
-      expect(dataType.fields[0]).toEqual({ id: "dataId", title: "Customer name", type: "title", required: true, unique: true, searchable: true, show: true, optionData: [] });
-      expect(dataType.fields[2]).toMatchObject({ id: "segment", type: "option", required: true, optionData: ["retail", "wholesale"], searchable: true });
+      expect(dataType.fields[0]).toEqual({
+        id: "dataId",
+        title: "Customer name",
+        type: "title",
+        required: true,
+        unique: true,
+        searchable: true,
+        show: true,
+        optionData: [],
+      });
+      expect(dataType.fields[2]).toMatchObject({
+        id: "segment",
+        type: "option",
+        required: true,
+        optionData: ["retail", "wholesale"],
+        searchable: true,
+      });
       expect(dataType.fields[2]).not.toHaveProperty("isRequired");
       expect(dataType.fields.map((f: { type: string }) => f.type)).toEqual(["title", "number", "option", "date", "phoneNumber"]);
       expect(dataType.createdTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -127,7 +200,10 @@ describe("Data types API", () => {
 
     it("creates an external-api type and never echoes the key in full", async () => {
       const { api } = newTenant();
-      const dataType = await createDataType(api, { provider: "external-api", providerConfig: { url: "https://api.example.com/customers", key: "sk_live_0123456789wxyz" } });
+      const dataType = await createDataType(api, {
+        provider: "external-api",
+        providerConfig: { url: "https://api.example.com/customers", key: "sk_live_0123456789wxyz" },
+      });
       expect(dataType.providerConfig).toEqual({ url: "https://api.example.com/customers", key: "****wxyz" });
       const read = await api.get(`/data-type/${dataType._id}`);
       expect(JSON.stringify(read.body)).not.toContain("sk_live_0123456789wxyz");
@@ -135,7 +211,12 @@ describe("Data types API", () => {
 
     it("creates an extension type: no title, commonData forced true", async () => {
       const { api } = newTenant();
-      const dataType = await createDataType(api, { name: "User extras", fields: [{ id: "badge", title: "Badge", type: "text", required: false }], uniqueTogether: [], extends: { entity: "user" } });
+      const dataType = await createDataType(api, {
+        name: "User extras",
+        fields: [{ id: "badge", title: "Badge", type: "text", required: false }],
+        uniqueTogether: [],
+        extends: { entity: "user" },
+      });
       expect(dataType).toMatchObject({ extends: { entity: "user" }, commonData: true });
     });
 
@@ -174,12 +255,18 @@ describe("Data types API", () => {
       const { api } = newTenant();
       const responses = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
-          api.post("/data-type", { name: `Vehicle extras ${i}`, fields: [{ id: "colour", title: "Colour", type: "text", required: false }], extends: { entity: "vehicle" } }),
+          api.post("/data-type", {
+            name: `Vehicle extras ${i}`,
+            fields: [{ id: "colour", title: "Colour", type: "text", required: false }],
+            extends: { entity: "vehicle" },
+          }),
         ),
       );
       expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
       // Losers see the guard (dt-002) or, when DynamoDB cancels a conflicting transaction, the retry answer (sys-410).
-      expect(responses.filter((r) => r.status !== 201).every((r) => r.status === 409 && ["dt-002", "sys-410"].includes(r.body.failedCode))).toBe(true);
+      expect(
+        responses.filter((r) => r.status !== 201).every((r) => r.status === 409 && ["dt-002", "sys-410"].includes(r.body.failedCode)),
+      ).toBe(true);
       expect(await listNames(api)).toHaveLength(1);
     });
 
@@ -189,7 +276,16 @@ describe("Data types API", () => {
       const order = await createDataType(owner.api, { name: "Order", uniqueTogether: [] });
       const withRelation = {
         name: "Invoice",
-        fields: [titleField, { id: "order", title: "Order", type: "relation", required: true, relation: { kind: "belongsTo", targetKind: "dataType", target: order._id } }],
+        fields: [
+          titleField,
+          {
+            id: "order",
+            title: "Order",
+            type: "relation",
+            required: true,
+            relation: { kind: "belongsTo", targetKind: "dataType", target: order._id },
+          },
+        ],
       };
       expect((await owner.api.post("/data-type", withRelation)).status).toBe(201);
       const foreign = await other.api.post("/data-type", withRelation);
@@ -285,7 +381,14 @@ describe("Data types API", () => {
       const response = await api.put(`/data-type/${created._id}`, body);
       expect(response.status).toBe(200);
       expect(response.body.message).toBe("Data type has been updated successfully.");
-      expect(response.body.data_type).toMatchObject({ _id: created._id, name: "Client", limitUser: false, uniqueTogether: [], createdTime: created.createdTime, createdBy: created.createdBy });
+      expect(response.body.data_type).toMatchObject({
+        _id: created._id,
+        name: "Client",
+        limitUser: false,
+        uniqueTogether: [],
+        createdTime: created.createdTime,
+        createdBy: created.createdBy,
+      });
       expect((await api.get(`/data-type/${created._id}`)).body.data_type).toEqual(response.body.data_type);
     });
 
@@ -328,8 +431,15 @@ describe("Data types API", () => {
 
     it("keeps the stored key when the masked key is sent back", async () => {
       const { api, organizationId } = newTenant();
-      const created = await createDataType(api, { provider: "external-api", providerConfig: { url: "https://api.example.com/c", key: "sk_live_0123456789wxyz" } });
-      const response = await api.put(`/data-type/${created._id}`, { ...validDataType, provider: "external-api", providerConfig: created.providerConfig });
+      const created = await createDataType(api, {
+        provider: "external-api",
+        providerConfig: { url: "https://api.example.com/c", key: "sk_live_0123456789wxyz" },
+      });
+      const response = await api.put(`/data-type/${created._id}`, {
+        ...validDataType,
+        provider: "external-api",
+        providerConfig: created.providerConfig,
+      });
       expect(response.status).toBe(200);
       const { dataTypeReader } = await import("#shared/app/data-types");
       expect((await dataTypeReader.findById(organizationId, created._id))?.dataType.providerConfig?.key).toBe("sk_live_0123456789wxyz");
@@ -367,7 +477,17 @@ describe("Data types API", () => {
     it("lets a legacy type above 5 searchable fields be saved as long as the count does not grow", async () => {
       const { api, organizationId } = newTenant();
       const created = await createDataType(api, { uniqueTogether: [] });
-      const searchable = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `s${i}`, title: `S${i}`, type: "text", required: false, searchable: true, unique: false, show: true, optionData: [] }));
+      const searchable = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          id: `s${i}`,
+          title: `S${i}`,
+          type: "text",
+          required: false,
+          searchable: true,
+          unique: false,
+          show: true,
+          optionData: [],
+        }));
       await setStoredAttributes(organizationId, created._id, { fields: [created.fields[0], ...searchable(6)] });
       const body = (n: number) => ({ name: "Customer", fields: [titleField, ...searchable(n)] });
       expect((await api.put(`/data-type/${created._id}`, body(6))).status).toBe(200);
@@ -382,20 +502,45 @@ describe("Data types API", () => {
       const order = await createDataType(api, {
         name: "Order",
         uniqueTogether: [],
-        fields: [titleField, { id: "customer", title: "Customer", type: "relation", required: true, relation: { kind: "belongsTo", targetKind: "dataType", target: customer._id } }],
+        fields: [
+          titleField,
+          {
+            id: "customer",
+            title: "Customer",
+            type: "relation",
+            required: true,
+            relation: { kind: "belongsTo", targetKind: "dataType", target: customer._id },
+          },
+        ],
       });
-      const orders = (via: string) => ({ id: "orders", title: "Orders", type: "relation", required: false, relation: { kind: "hasMany", targetKind: "dataType", target: order._id, via } });
+      const orders = (via: string) => ({
+        id: "orders",
+        title: "Orders",
+        type: "relation",
+        required: false,
+        relation: { kind: "hasMany", targetKind: "dataType", target: order._id, via },
+      });
       const wrongVia = await api.patch(`/data-type/${customer._id}`, { fields: [...customer.fields, orders("dataId")] });
       expect(wrongVia.status).toBe(400);
       expect(wrongVia.body.errors[0].field).toBe("fields.5.relation.via");
       const response = await api.patch(`/data-type/${customer._id}`, { fields: [...customer.fields, orders("customer")] });
       expect(response.status).toBe(200);
-      expect(response.body.data_type.fields[5].relation).toEqual({ kind: "hasMany", targetKind: "dataType", target: order._id, via: "customer" });
+      expect(response.body.data_type.fields[5].relation).toEqual({
+        kind: "hasMany",
+        targetKind: "dataType",
+        target: order._id,
+        via: "customer",
+      });
     });
 
     it("moves the extension guard when the entity changes", async () => {
       const { api } = newTenant();
-      const extension = { name: "Extras", fields: [{ id: "colour", title: "Colour", type: "text", required: false }], uniqueTogether: [], extends: { entity: "vehicle" } };
+      const extension = {
+        name: "Extras",
+        fields: [{ id: "colour", title: "Colour", type: "text", required: false }],
+        uniqueTogether: [],
+        extends: { entity: "vehicle" },
+      };
       const created = await createDataType(api, extension);
       expect((await api.put(`/data-type/${created._id}`, { ...extension, extends: { entity: "hub" } })).status).toBe(200);
       expect((await api.post("/data-type", { ...extension, name: "Vehicle extras" })).status).toBe(201);
@@ -417,7 +562,9 @@ describe("Data types API", () => {
     it("validates the merged type: dropping a field named by uniqueTogether is rejected", async () => {
       const { api } = newTenant();
       const created = await createDataType(api);
-      const response = await api.patch(`/data-type/${created._id}`, { fields: [titleField, { id: "segment", title: "S", type: "option", required: true, optionData: ["a"] }] });
+      const response = await api.patch(`/data-type/${created._id}`, {
+        fields: [titleField, { id: "segment", title: "S", type: "option", required: true, optionData: ["a"] }],
+      });
       expect(response.status).toBe(400);
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain("uniqueTogether.0.1");
       expect((await api.get(`/data-type/${created._id}`)).body.data_type).toEqual(created);
@@ -445,7 +592,12 @@ describe("Data types API", () => {
   describe("DELETE /data-type/{dataTypeId}", () => {
     it("deletes the type and frees its name and extension entity; a second delete is 404", async () => {
       const { api } = newTenant();
-      const extension = { name: "Extras", fields: [{ id: "colour", title: "Colour", type: "text", required: false }], uniqueTogether: [], extends: { entity: "role" } };
+      const extension = {
+        name: "Extras",
+        fields: [{ id: "colour", title: "Colour", type: "text", required: false }],
+        uniqueTogether: [],
+        extends: { entity: "role" },
+      };
       const created = await createDataType(api, extension);
       const response = await api.delete(`/data-type/${created._id}`);
       expect(response.status).toBe(200);
@@ -484,7 +636,11 @@ describe("Data types API", () => {
     ["PATCH", "/data-type/0123456789abcdef01234567"],
     ["DELETE", "/data-type/0123456789abcdef01234567"],
   ])("%s %s without a token answers 401", async (method, path) => {
-    const response = await apiClient(undefined).request(method, path, method === "GET" || method === "DELETE" ? {} : { body: validDataType });
+    const response = await apiClient(undefined).request(
+      method,
+      path,
+      method === "GET" || method === "DELETE" ? {} : { body: validDataType },
+    );
     expect(response.status).toBe(401);
     expect(response.body.status).toBe(false);
   });

@@ -54,49 +54,55 @@ describe("GET /docs: the API reference page", () => {
   });
 });
 
-describe.skipIf(!chromiumPath)(chromiumPath ? "GET /docs in headless Chromium" : `GET /docs in headless Chromium: skipped, ${chromiumMissing}`, () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  it("renders every operation of the route table without any request leaving the API", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const foreignRequests: string[] = [];
-    const apiOrigin = new URL(baseUrl()).origin;
-    page.on("request", (request) => {
-      const url = request.url();
-      if (!url.startsWith(apiOrigin) && !url.startsWith("data:")) foreignRequests.push(url);
+describe.skipIf(!chromiumPath)(
+  chromiumPath ? "GET /docs in headless Chromium" : `GET /docs in headless Chromium: skipped, ${chromiumMissing}`,
+  () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchChromium();
     });
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
+    afterAll(async () => {
+      await browser?.close();
+    });
 
-    await page.goto(`${baseUrl()}/docs`);
-    await page.waitForSelector(".opblock", { timeout: 30_000 });
-    const operations = await page.$$eval(".opblock", (blocks) =>
-      blocks.map((block) => ({
-        id: block.id,
-        method: block.querySelector(".opblock-summary-method")?.textContent?.trim() ?? "",
-        path: block.querySelector(".opblock-summary-path")?.getAttribute("data-path") ?? "",
-        text: block.textContent ?? "",
-      })),
-    );
-    // The document's webhooks section (the events a subscription receives) renders as operations too, named by event type.
-    const webhookOperations = operations.filter((operation) => eventTypes.some((type) => operation.path === type || operation.text.includes(type)) && !operation.path.startsWith("/"));
-    expect(webhookOperations.length).toBe(eventTypes.length);
-    const pathOperations = operations.filter((operation) => operation.path.startsWith("/"));
-    for (const route of routes) {
-      const shown = pathOperations.find((operation) => operation.text.includes(route.operationId));
-      expect(shown, `${route.operationId} on the page`).toBeDefined();
-      expect(shown?.method).toBe(route.method);
-      expect(shown?.path).toBe(route.path);
-    }
-    expect(pathOperations).toHaveLength(routes.length);
-    await page.screenshot({ path: testOutputPath("docs.png"), fullPage: false });
-    expect(foreignRequests).toEqual([]);
-    expect(pageErrors).toEqual([]);
-  });
-});
+    it("renders every operation of the route table without any request leaving the API", async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const foreignRequests: string[] = [];
+      const apiOrigin = new URL(baseUrl()).origin;
+      page.on("request", (request) => {
+        const url = request.url();
+        if (!url.startsWith(apiOrigin) && !url.startsWith("data:")) foreignRequests.push(url);
+      });
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+
+      await page.goto(`${baseUrl()}/docs`);
+      await page.waitForSelector(".opblock", { timeout: 30_000 });
+      const operations = await page.$$eval(".opblock", (blocks) =>
+        blocks.map((block) => ({
+          id: block.id,
+          method: block.querySelector(".opblock-summary-method")?.textContent?.trim() ?? "",
+          path: block.querySelector(".opblock-summary-path")?.getAttribute("data-path") ?? "",
+          text: block.textContent ?? "",
+        })),
+      );
+      // The document's webhooks section (the events a subscription receives) renders as operations too, named by event type.
+      const webhookOperations = operations.filter(
+        (operation) =>
+          eventTypes.some((type) => operation.path === type || operation.text.includes(type)) && !operation.path.startsWith("/"),
+      );
+      expect(webhookOperations.length).toBe(eventTypes.length);
+      const pathOperations = operations.filter((operation) => operation.path.startsWith("/"));
+      for (const route of routes) {
+        const shown = pathOperations.find((operation) => operation.text.includes(route.operationId));
+        expect(shown, `${route.operationId} on the page`).toBeDefined();
+        expect(shown?.method).toBe(route.method);
+        expect(shown?.path).toBe(route.path);
+      }
+      expect(pathOperations).toHaveLength(routes.length);
+      await page.screenshot({ path: testOutputPath("docs.png"), fullPage: false });
+      expect(foreignRequests).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    });
+  },
+);

@@ -68,7 +68,9 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     "visit",
     async () => {
       const { api, hubId } = await tenantWithHub();
-      const visit = await created(api.post("/visit", { name: "Shop", address: "Side St 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId }));
+      const visit = await created(
+        api.post("/visit", { name: "Shop", address: "Side St 2", coordinate: { lat: -6.19, lng: 106.82 }, hubId }),
+      );
       return { api, subject: named(`/visit/${visit._id}`) };
     },
   ],
@@ -85,7 +87,10 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
     async () => {
       const { api, profile } = await schedulingTenant();
       const schedule = await created(api.post("/routing/schedule", scheduleBody({ configurationId: profile })));
-      return { api, subject: named(`/routing/schedule/${schedule._id}`, { ...validWeeklySchedule, configurationId: profile, name: "Replaced" }) };
+      return {
+        api,
+        subject: named(`/routing/schedule/${schedule._id}`, { ...validWeeklySchedule, configurationId: profile, name: "Replaced" }),
+      };
     },
   ],
   [
@@ -97,7 +102,12 @@ const kinds: Array<[string, () => Promise<{ api: ApiClient; subject: Subject }>]
       const id = answer.body.data_type._id;
       return {
         api,
-        subject: { path: `/data-type/${id}`, patch: (writer) => ({ name: `Writer ${writer}` }), valueOf: (body) => body.data_type.name, replace: { ...customerType, name: "Replaced" } },
+        subject: {
+          path: `/data-type/${id}`,
+          patch: (writer) => ({ name: `Writer ${writer}` }),
+          valueOf: (body) => body.data_type.name,
+          replace: { ...customerType, name: "Replaced" },
+        },
       };
     },
   ],
@@ -201,12 +211,13 @@ describe.each(replaceable)("ETag and If-Match on PUT: %s", (_kind, setUp) => {
   it("PUT honours If-Match like PATCH", async () => {
     const { api, subject } = await setUp();
     const etag = (await api.get(subject.path)).headers.get("etag") as string;
-    expect((await withIfMatch(api, "PUT", subject.path, `"${Number(JSON.parse(etag)) + 5}"`, subject.replace as Record<string, unknown>)).status).toBe(412);
+    expect(
+      (await withIfMatch(api, "PUT", subject.path, `"${Number(JSON.parse(etag)) + 5}"`, subject.replace as Record<string, unknown>)).status,
+    ).toBe(412);
     const replaced = await withIfMatch(api, "PUT", subject.path, etag, subject.replace as Record<string, unknown>);
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect(subject.valueOf(replaced.body)).toBe("Replaced");
   });
-
 });
 
 describe("If-Match syntax", () => {
@@ -253,8 +264,13 @@ describe("If-Match syntax", () => {
 describe("ETag and If-Match: app integration (POST update, multipart)", () => {
   const form = (fields: Record<string, string>, certificate?: string) => {
     const boundary = `----etag-${Date.now()}`;
-    const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
-    if (certificate) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="azureCert"; filename="sso.pem"\r\nContent-Type: application/x-pem-file\r\n\r\n${certificate}\r\n`);
+    const parts = Object.entries(fields).map(
+      ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    );
+    if (certificate)
+      parts.push(
+        `--${boundary}\r\nContent-Disposition: form-data; name="azureCert"; filename="sso.pem"\r\nContent-Type: application/x-pem-file\r\n\r\n${certificate}\r\n`,
+      );
     return { rawBody: Buffer.from(`${parts.join("")}--${boundary}--\r\n`), contentType: `multipart/form-data; boundary=${boundary}` };
   };
   const authUrl = "https://login.microsoftonline.com/0f1e2d3c-tenant/saml2";
@@ -262,7 +278,10 @@ describe("ETag and If-Match: app integration (POST update, multipart)", () => {
   it("answers an ETag on GET; the update and DELETE take If-Match", async () => {
     const { api } = newTenant();
     const create = form({ integrationType: "azure", azureAuthUrl: authUrl }, selfSignedCertificate().pem);
-    const createdAnswer = await api.request("POST", "/app-integration", { rawBody: create.rawBody, headers: { "content-type": create.contentType } });
+    const createdAnswer = await api.request("POST", "/app-integration", {
+      rawBody: create.rawBody,
+      headers: { "content-type": create.contentType },
+    });
     expect(createdAnswer.status, JSON.stringify(createdAnswer.body)).toBe(201);
     const path = `/app-integration/${createdAnswer.body.data._id}`;
     const etag = (await api.get(path)).headers.get("etag");

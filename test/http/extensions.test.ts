@@ -29,7 +29,11 @@ async function tenantWithVehicleExtension() {
   const hub = await tenant.api.post("/hub", { name: "Depot", address: "Main street 1", lat: -6.2, lng: 106.8 });
   expect(hub.status).toBe(201);
   const type = await createType(tenant.api, vehicleExtension);
-  const vehicle = (name: string, custom?: Record<string, unknown>) => ({ name, hubId: hub.body.data._id as string, ...(custom ? { custom } : {}) });
+  const vehicle = (name: string, custom?: Record<string, unknown>) => ({
+    name,
+    hubId: hub.body.data._id as string,
+    ...(custom ? { custom } : {}),
+  });
   return { ...tenant, hubId: hub.body.data._id as string, type, vehicle };
 }
 
@@ -108,7 +112,9 @@ describe("Entity extensions: vehicles", () => {
 
   it("concurrent creates with the same unique value: exactly one wins, the others answer 409 and store nothing", async () => {
     const { api, vehicle } = await tenantWithVehicleExtension();
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => api.post("/vehicle", vehicle(`Van ${index}`, { vin: "VIN-RACE" }))));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => api.post("/vehicle", vehicle(`Van ${index}`, { vin: "VIN-RACE" }))),
+    );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
@@ -139,7 +145,12 @@ describe("Entity extensions: vehicles", () => {
     const { api, organizationId, type, vehicle } = await tenantWithVehicleExtension();
     const created = await api.post("/vehicle", vehicle("Van", { vin: "V-9", secretCode: "s3cr3t" }));
     const id = created.body.data._id;
-    const restricted = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["secretCode"] }] }));
+    const restricted = apiClient(
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["secretCode"] }],
+      }),
+    );
     const read = await restricted.get(`/vehicle/${id}`);
     expect(read.status).toBe(200);
     expect(read.body.data.custom).toEqual({ vin: "V-9", color: "red" });
@@ -157,11 +168,20 @@ describe("Entity extensions: vehicles", () => {
     const id = created.body.data._id;
     // Remove insuredUntil and vin (the unique field); add a new optional field.
     const withoutFields = vehicleExtension.fields.filter((field) => field.id !== "insuredUntil" && field.id !== "vin");
-    const changed = await api.put(`/data-type/${type._id}`, { ...vehicleExtension, fields: [...withoutFields, { id: "seats", title: "Seats", type: "number", required: false }] });
+    const changed = await api.put(`/data-type/${type._id}`, {
+      ...vehicleExtension,
+      fields: [...withoutFields, { id: "seats", title: "Seats", type: "number", required: false }],
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect((await api.get(`/vehicle/${id}`)).body.data.custom).toEqual({ color: "red" });
     // Re-adding a removed field before the vehicle's next custom write shows the stored value again.
-    const readded = await api.put(`/data-type/${type._id}`, { ...vehicleExtension, fields: [...vehicleExtension.fields.filter((field) => field.id !== "vin"), { id: "vin", title: "VIN", type: "text", required: false, unique: true }] });
+    const readded = await api.put(`/data-type/${type._id}`, {
+      ...vehicleExtension,
+      fields: [
+        ...vehicleExtension.fields.filter((field) => field.id !== "vin"),
+        { id: "vin", title: "VIN", type: "text", required: false, unique: true },
+      ],
+    });
     expect(readded.status).toBe(200);
     expect((await api.get(`/vehicle/${id}`)).body.data.custom).toEqual({ vin: "V-1", color: "red", insuredUntil: "2027-01-31" });
     // Remove them again; the next custom write drops them and frees the vin claim.
@@ -185,7 +205,11 @@ describe("Entity extensions: vehicles", () => {
     const created = await api.post("/vehicle", vehicle("Van", { vin: "V-1" }));
     expect((await api.delete(`/data-type/${type._id}`)).status).toBe(200);
     expect((await api.get(`/vehicle/${created.body.data._id}`)).body.data).not.toHaveProperty("custom");
-    await createType(api, { ...vehicleExtension, name: "Vehicle extras 2", fields: [{ id: "vin", title: "VIN", type: "text", required: false, unique: true }] });
+    await createType(api, {
+      ...vehicleExtension,
+      name: "Vehicle extras 2",
+      fields: [{ id: "vin", title: "VIN", type: "text", required: false, unique: true }],
+    });
     expect((await api.get(`/vehicle/${created.body.data._id}`)).body.data.custom).toEqual({});
     expect((await api.post("/vehicle", vehicle("Van 2", { vin: "V-1" }))).status).toBe(201);
   });
@@ -203,10 +227,19 @@ describe("Entity extensions: vehicles", () => {
 describe("Entity extensions: hubs", () => {
   it("validates hub custom values, enforces uniqueness across hubs and releases the claim when a hub is deleted", async () => {
     const { api } = newTenant();
-    await createType(api, { name: "Hub extras", extends: { entity: "hub" }, fields: [{ id: "siteCode", title: "Site code", type: "text", required: true, unique: true }, { id: "docks", title: "Docks", type: "number", required: false, validations: { min: 0, max: 50 } }] });
+    await createType(api, {
+      name: "Hub extras",
+      extends: { entity: "hub" },
+      fields: [
+        { id: "siteCode", title: "Site code", type: "text", required: true, unique: true },
+        { id: "docks", title: "Docks", type: "number", required: false, validations: { min: 0, max: 50 } },
+      ],
+    });
     const depot = { name: "Depot", address: "Main street 1", lat: -6.2, lng: 106.8 };
     expect((await api.post("/hub", depot)).body.errors).toEqual([expect.objectContaining({ field: "custom.siteCode" })]);
-    expect((await api.post("/hub", { ...depot, custom: { siteCode: "JKT", docks: 51 } })).body.errors).toEqual([{ field: "custom.docks", message: "custom.docks must be at most 50." }]);
+    expect((await api.post("/hub", { ...depot, custom: { siteCode: "JKT", docks: 51 } })).body.errors).toEqual([
+      { field: "custom.docks", message: "custom.docks must be at most 50." },
+    ]);
     const first = await api.post("/hub", { ...depot, custom: { siteCode: "JKT", docks: 4 } });
     expect(first.status).toBe(201);
     expect(first.body.data.custom).toEqual({ siteCode: "JKT", docks: 4 });
@@ -239,12 +272,26 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
         { id: "salary", title: "Salary", type: "number", required: false },
       ],
     });
-    await createType(api, { name: "Role extras", extends: { entity: "role" }, fields: [{ id: "level", title: "Level", type: "number", required: true }] });
-    await createType(api, { name: "Flow extras", extends: { entity: "flow" }, fields: [{ id: "owner", title: "Owner", type: "text", required: false }] });
+    await createType(api, {
+      name: "Role extras",
+      extends: { entity: "role" },
+      fields: [{ id: "level", title: "Level", type: "number", required: true }],
+    });
+    await createType(api, {
+      name: "Flow extras",
+      extends: { entity: "flow" },
+      fields: [{ id: "owner", title: "Owner", type: "text", required: false }],
+    });
 
     const saved = await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1", salary: 1000 } });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-    expect(saved.body.data).toMatchObject({ entity: "user", entityId: "user-1", dataTypeId: userType._id, custom: { employeeNo: "E-1", salary: 1000 }, organizationId });
+    expect(saved.body.data).toMatchObject({
+      entity: "user",
+      entityId: "user-1",
+      dataTypeId: userType._id,
+      custom: { employeeNo: "E-1", salary: 1000 },
+      organizationId,
+    });
     const read = await api.get("/extension/user/user-1");
     expect(read.status).toBe(200);
     expect(read.body.data.custom).toEqual({ employeeNo: "E-1", salary: 1000 });
@@ -253,7 +300,9 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     const bad = await api.put("/extension/user/user-2", { custom: { salary: "lots" } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["custom.employeeNo", "custom.salary"]);
-    expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-2", bonus: 1 } })).body.errors).toEqual([expect.objectContaining({ field: "custom.bonus" })]);
+    expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-2", bonus: 1 } })).body.errors).toEqual([
+      expect.objectContaining({ field: "custom.bonus" }),
+    ]);
     expect((await api.get("/extension/user/user-2")).status).toBe(404);
 
     // Uniqueness across users; released when user-1 changes its value.
@@ -264,16 +313,26 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-1" } })).status).toBe(200);
 
     // Roles and flows have their own types; a role id may equal a user id.
-    expect((await api.put("/extension/role/user-1", { custom: {} })).body.errors).toEqual([expect.objectContaining({ field: "custom.level" })]);
+    expect((await api.put("/extension/role/user-1", { custom: {} })).body.errors).toEqual([
+      expect.objectContaining({ field: "custom.level" }),
+    ]);
     expect((await api.put("/extension/role/user-1", { custom: { level: 3 } })).body.data.custom).toEqual({ level: 3 });
-    expect((await api.put("/extension/flow/onboarding", { custom: { owner: "ops" } })).body.data).toMatchObject({ entity: "flow", custom: { owner: "ops" } });
+    expect((await api.put("/extension/flow/onboarding", { custom: { owner: "ops" } })).body.data).toMatchObject({
+      entity: "flow",
+      custom: { owner: "ops" },
+    });
     expect((await api.get("/extension/flow/onboarding")).body.data.custom).toEqual({ owner: "ops" });
 
     // Vehicles and hubs use their own routes.
     expect((await api.put("/extension/vehicle/abc", { custom: {} })).status).toBe(400);
 
     // Hidden fields: left out for a restricted role, kept when it PUTs without them.
-    const restricted = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: userType._id, hiddenFields: ["salary"] }] }));
+    const restricted = apiClient(
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: userType._id, hiddenFields: ["salary"] }],
+      }),
+    );
     expect((await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1b", salary: 2000 } })).status).toBe(200);
     expect((await restricted.get("/extension/user/user-1")).body.data.custom).toEqual({ employeeNo: "E-1b" });
     const restrictedPut = await restricted.put("/extension/user/user-1", (await restricted.get("/extension/user/user-1")).body.data);

@@ -126,7 +126,15 @@ describe("Hubs API", () => {
       const hub = await createHub(api);
       const response = await api.put(`/hub/${hub._id}`, { name: "Renamed", address: "Elsewhere 2", lat: 1, lng: 2 });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ _id: hub._id, name: "Renamed", address: "Elsewhere 2", lat: 1, lng: 2, timeZone: null, createdTime: hub.createdTime });
+      expect(response.body.data).toMatchObject({
+        _id: hub._id,
+        name: "Renamed",
+        address: "Elsewhere 2",
+        lat: 1,
+        lng: 2,
+        timeZone: null,
+        createdTime: hub.createdTime,
+      });
       expect((await api.get(`/hub/${hub._id}`)).body.data).toEqual(response.body.data);
     });
 

@@ -7,7 +7,8 @@ import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/lo
 
 const hubBody = { name: "Jakarta depot", address: "Jl. Sudirman 1, Jakarta", lat: -6.2, lng: 106.8, timeZone: "Asia/Jakarta" };
 
-const postWithKey = (api: ApiClient, path: string, body: unknown, key: string) => api.request("POST", path, { body, headers: { "idempotency-key": key } });
+const postWithKey = (api: ApiClient, path: string, body: unknown, key: string) =>
+  api.request("POST", path, { body, headers: { "idempotency-key": key } });
 
 async function hubNames(api: ApiClient): Promise<string[]> {
   const response = await api.get("/hubs?limit=100");
@@ -97,7 +98,10 @@ describe("Idempotency-Key on creating routes", () => {
     const others = [
       tokenFor({ organizationId, hubIds: [hub2] }),
       tokenFor({ organizationId, sub: "user-2" }),
-      tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: "6650b1f0c2a4e8a1b2c3d4e5", hiddenFields: ["email"] }] }),
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: "6650b1f0c2a4e8a1b2c3d4e5", hiddenFields: ["email"] }],
+      }),
     ];
     for (const token of others) {
       const replayed = await postWithKey(apiClient(token), "/visit", visit, key);
@@ -170,7 +174,9 @@ describe("Idempotency-Key on creating routes", () => {
     const { api, organizationId } = newTenant();
     const key = randomUUID();
     expect((await postWithKey(api, "/hub", hubBody, key)).status).toBe(201);
-    const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: recordKey(organizationId, "createHub", key), ConsistentRead: true }));
+    const { Item } = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: recordKey(organizationId, "createHub", key), ConsistentRead: true }),
+    );
     expect(Item?.status).toBe("COMPLETED");
     const hoursLeft = (Number(Item?.expiresAt) - Date.now() / 1000) / 3600;
     expect(hoursLeft).toBeGreaterThan(23.9);

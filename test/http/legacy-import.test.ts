@@ -40,12 +40,19 @@ const legacyType = (name: string) => ({
 });
 
 function exportText(name: string, count: number, options: { badLine?: number; announced?: number } = {}): string {
-  const header = { format: "field-operations-export", formatVersion: 2, dataType: legacyType(name), recordCount: options.announced ?? count };
+  const header = {
+    format: "field-operations-export",
+    formatVersion: 2,
+    dataType: legacyType(name),
+    recordCount: options.announced ?? count,
+  };
   const lines = [JSON.stringify(header)];
   for (let i = 1; i <= count; i++) {
     const line = i + 1;
     const weight = line === options.badLine ? "heavy" : i % 50;
-    lines.push(JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight, size: ["S", "M", "L"][i % 3] } }));
+    lines.push(
+      JSON.stringify({ dataId: `SKU-${String(i).padStart(5, "0")}`, values: { label: `Item ${i}`, weight, size: ["S", "M", "L"][i % 3] } }),
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -54,7 +61,11 @@ function exportText(name: string, count: number, options: { badLine?: number; an
 async function upload(api: ApiClient, text: string, fields: Record<string, string> = {}): Promise<string> {
   const target = await api.post("/data-type/import/upload", undefined);
   expect(target.status, JSON.stringify(target.body)).toBe(201);
-  expect(target.body.data).toMatchObject({ method: "POST", contentType: EXPORT_CONTENT_TYPE, uploadId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+  expect(target.body.data).toMatchObject({
+    method: "POST",
+    contentType: EXPORT_CONTENT_TYPE,
+    uploadId: expect.stringMatching(/^[0-9a-f]{24}$/),
+  });
   const posted = await postExport(target.body.data, text, fields);
   expect(posted.status).toBe(204);
   return target.body.data.uploadId;
@@ -84,7 +95,13 @@ async function importMessages(dataTypeId: string): Promise<Message[]> {
 
 const stepOf = (message: Message) => JSON.parse(message.Body as string).step as number;
 const makeVisible = (message: Message) =>
-  sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: appConfig().IMPORT_QUEUE_URL, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+  sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: appConfig().IMPORT_QUEUE_URL,
+      ReceiptHandle: message.ReceiptHandle as string,
+      VisibilityTimeout: 0,
+    }),
+  );
 
 /**
  * Delivers this import's lowest-step message to the worker alone (batch size 1, as on AWS), deletes
@@ -139,10 +156,16 @@ async function exportExists(organizationId: string, uploadId: string): Promise<b
 }
 
 describe("POST /data-type/import: import from the earlier version", () => {
-  it("imports 5,000 records in pages while the type is locked (writes 409, reads work), then unlocks with the no-space rule and the primaryKey field, and moves the export", { timeout: 600_000 }, async () => {
+  it("imports 5,000 records in pages while the type is locked (writes 409, reads work), then unlocks with the no-space rule and the primaryKey field, and moves the export", {
+    timeout: 600_000,
+  }, async () => {
     const { api, organizationId } = newTenant();
     const { uploadId, dataType } = await startImport(api, exportText("Legacy products", 5000), "move");
-    expect(dataType).toMatchObject({ name: "Legacy products", locked: true, import: { status: "queued", mode: "move", processed: 0, total: 5000, errors: [] } });
+    expect(dataType).toMatchObject({
+      name: "Legacy products",
+      locked: true,
+      import: { status: "queued", mode: "move", processed: 0, total: 5000, errors: [] },
+    });
     expect(dataType.fields.map((field: { id: string; type: string }) => [field.id, field.type])).toEqual([
       ["dataId", "primaryKey"],
       ["label", "text"],
@@ -156,7 +179,11 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.post("/data", record)).body).toMatchObject({ status: false, failedCode: "data-004" });
     expect((await api.post("/data", record)).status).toBe(409);
     const { _id: _ignored, ...body } = dataType;
-    for (const response of [await api.put(`/data-type/${id}`, body), await api.patch(`/data-type/${id}`, { name: "Renamed" }), await api.delete(`/data-type/${id}`)]) {
+    for (const response of [
+      await api.put(`/data-type/${id}`, body),
+      await api.patch(`/data-type/${id}`, { name: "Renamed" }),
+      await api.delete(`/data-type/${id}`),
+    ]) {
       expect(response.status).toBe(409);
       expect(response.body.failedCode).toBe("dt-003");
     }
@@ -167,7 +194,9 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(running).toMatchObject({ locked: true, import: { status: "running", processed: 500, total: 5000 } });
     expect(await countRecords(api, id)).toBe(500);
     expect((await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).status).toBe(200);
-    expect((await api.put(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`, { label: "Changed" })).body.failedCode).toBe("data-004");
+    expect((await api.put(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`, { label: "Changed" })).body.failedCode).toBe(
+      "data-004",
+    );
     expect((await api.delete(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).body.failedCode).toBe("data-004");
 
     const done = await runImport(api, id);
@@ -188,7 +217,9 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(201);
   });
 
-  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", { timeout: 600_000 }, async () => {
+  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", {
+    timeout: 600_000,
+  }, async () => {
     const { api, organizationId } = newTenant();
     const { uploadId, dataType } = await startImport(api, exportText("Redelivered", 1200), "copy");
     const id = dataType._id;
@@ -235,7 +266,9 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(await exportExists(organizationId, uploadId)).toBe(true);
   });
 
-  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", { timeout: 600_000 }, async () => {
+  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", {
+    timeout: 600_000,
+  }, async () => {
     const { api, organizationId } = newTenant();
     const { uploadId, dataType } = await startImport(api, exportText("Broken", 1200, { badLine: 702 }), "move");
     const id = dataType._id;
@@ -261,7 +294,10 @@ describe("POST /data-type/import: import from the earlier version", () => {
     const { api } = newTenant();
     const { dataType } = await startImport(api, exportText("Miscounted", 30, { announced: 20 }), "copy");
     const failed = await runImport(api, dataType._id);
-    expect(failed).toMatchObject({ locked: false, import: { status: "failed", errors: [{ message: expect.stringMatching(/header announces 20/) }] } });
+    expect(failed).toMatchObject({
+      locked: false,
+      import: { status: "failed", errors: [{ message: expect.stringMatching(/header announces 20/) }] },
+    });
     expect(await countRecords(api, dataType._id)).toBe(0);
   });
 
@@ -278,7 +314,18 @@ describe("POST /data-type/import: import from the earlier version", () => {
     const badMode = await api.post("/data-type/import", { mode: "link", source: { uploadId: foreign }, extra: 1 });
     expect(badMode.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["extra", "mode"]);
 
-    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: "Both", fields: [{ title: "Name", type: "title" }, { id: "code", title: "Code", type: "primaryKey", required: true }] }, recordCount: 0 };
+    const header = {
+      format: "field-operations-export",
+      formatVersion: 2,
+      dataType: {
+        name: "Both",
+        fields: [
+          { title: "Name", type: "title" },
+          { id: "code", title: "Code", type: "primaryKey", required: true },
+        ],
+      },
+      recordCount: 0,
+    };
     const both = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, JSON.stringify(header)) } });
     expect(both.status).toBe(400);
     expect(both.body.errors.map((error: { field: string }) => error.field)).toContain("export.dataType.fields.0.type");
@@ -287,7 +334,10 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(notJson.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/line 1/) }]);
 
     const hubLimited = newTenant({ hubIds: ["hub-1"] });
-    const limited = await hubLimited.api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(hubLimited.api, exportText("Limited", 1)) } });
+    const limited = await hubLimited.api.post("/data-type/import", {
+      mode: "copy",
+      source: { uploadId: await upload(hubLimited.api, exportText("Limited", 1)) },
+    });
     expect(limited.status).toBe(403);
     expect(limited.body.failedCode).toBe("dt-403");
 
@@ -301,9 +351,14 @@ describe("POST /data-type/import: import from the earlier version", () => {
     const { api } = newTenant();
     const text = exportText("Typed", 2);
     for (const contentType of ["text/plain", "application/octet-stream"]) {
-      const refused = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text, { "Content-Type": contentType }) } });
+      const refused = await api.post("/data-type/import", {
+        mode: "copy",
+        source: { uploadId: await upload(api, text, { "Content-Type": contentType }) },
+      });
       expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-      expect(refused.body.errors).toEqual([{ field: "export", message: expect.stringContaining(`uploaded as ${contentType}; it must be ${EXPORT_CONTENT_TYPE}`) }]);
+      expect(refused.body.errors).toEqual([
+        { field: "export", message: expect.stringContaining(`uploaded as ${contentType}; it must be ${EXPORT_CONTENT_TYPE}`) },
+      ]);
     }
     expect((await api.get("/data-types")).body.data_types).toEqual([]);
     expect((await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text) } })).status).toBe(202);
@@ -328,13 +383,20 @@ describe("POST /data-type/import: edge exports", () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it("imports a legacy type with 6 searchable fields (earlier types stay savable), and a save keeps them", { timeout: 120_000 }, async () => {
+  it("imports a legacy type with 6 searchable fields (earlier types stay savable), and a save keeps them", {
+    timeout: 120_000,
+  }, async () => {
     const { api } = newTenant();
     const fields = [
       { id: "dataId", title: "Code", type: "primaryKey", required: true, unique: true, searchable: true, primaryKey: true },
       ...["a", "b", "c", "d", "e"].map((id) => ({ id, title: id.toUpperCase(), type: "string", required: false, searchable: true })),
     ];
-    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: "Six searchable", fields, commonData: true }, recordCount: 1 };
+    const header = {
+      format: "field-operations-export",
+      formatVersion: 2,
+      dataType: { name: "Six searchable", fields, commonData: true },
+      recordCount: 1,
+    };
     const text = `${JSON.stringify(header)}\n${JSON.stringify({ dataId: "K-1", values: { a: "alpha", e: "epsilon" } })}\n`;
     const { dataType } = await startImport(api, text, "copy");
     const done = await runImport(api, dataType._id);
@@ -352,22 +414,42 @@ describe("POST /data-type/import: the plan's import limits", () => {
     documentClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.tenant(organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: organizationId, entity: "tenant", organizationId, plan, status: "active", apiKeyValue: `key-${organizationId}`, createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" },
+        Item: {
+          ...keys.tenant(organizationId),
+          GSI1PK: keys.tenantsIndexPartition,
+          GSI1SK: organizationId,
+          entity: "tenant",
+          organizationId,
+          plan,
+          status: "active",
+          apiKeyValue: `key-${organizationId}`,
+          createdTime: "2026-01-01 00:00:00",
+          updatedTime: "2026-01-01 00:00:00",
+        },
       }),
     );
   const seedImportedRecords = (organizationId: string, records: number) =>
-    documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.importRecordsTotal(organizationId, month()), records } }));
-  const importStart = async (api: ApiClient, text: string) => api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text) } });
+    documentClient().send(
+      new PutCommand({ TableName: tableName(), Item: { ...keys.importRecordsTotal(organizationId, month()), records } }),
+    );
+  const importStart = async (api: ApiClient, text: string) =>
+    api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, text) } });
   const dataTypeNames = async (api: ApiClient) => (await api.get("/data-types")).body.data_types.map((type: { name: string }) => type.name);
 
-  it("free plan: one import at a time (429 import-429, also for concurrent calls), the slot frees when it ends", { timeout: 120_000 }, async () => {
+  it("free plan: one import at a time (429 import-429, also for concurrent calls), the slot frees when it ends", {
+    timeout: 120_000,
+  }, async () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     const uploads = await Promise.all([1, 2, 3, 4, 5].map((i) => upload(api, exportText(`Concurrent ${i}`, 3))));
     const answers = await Promise.all(uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429]);
     for (const refused of answers.filter((answer) => answer.status === 429)) {
-      expect(refused.body).toMatchObject({ status: false, failedCode: "import-429", message: expect.stringContaining("1 imports queued or running") });
+      expect(refused.body).toMatchObject({
+        status: false,
+        failedCode: "import-429",
+        message: expect.stringContaining("1 imports queued or running"),
+      });
     }
     // Those 10 calls took the free plan's whole burst (10, refilled at 5 a second): let it refill.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -379,7 +461,9 @@ describe("POST /data-type/import: the plan's import limits", () => {
     expect(await importRecordsUsed(organizationId, month())).toBe(6);
   });
 
-  it("free plan: records per month (429 import-quota-429 naming the quota and its reset, nothing created); a failed import is charged only what it wrote", { timeout: 120_000 }, async () => {
+  it("free plan: records per month (429 import-quota-429 naming the quota and its reset, nothing created); a failed import is charged only what it wrote", {
+    timeout: 120_000,
+  }, async () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     await seedImportedRecords(organizationId, 9_990);
@@ -387,7 +471,9 @@ describe("POST /data-type/import: the plan's import limits", () => {
     expect(over.status).toBe(429);
     expect(over.body).toMatchObject({ status: false, failedCode: "import-quota-429" });
     expect(over.body.message).toContain("plan free allows 10000 imported records per month, 9990 are used");
-    expect(over.body.message).toContain(`resets at ${new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1)).toISOString()}`);
+    expect(over.body.message).toContain(
+      `resets at ${new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1)).toISOString()}`,
+    );
     expect(await dataTypeNames(api)).toEqual([]);
     expect(await importRecordsUsed(organizationId, month())).toBe(9_990);
 
@@ -412,7 +498,9 @@ describe("POST /data-type/import: the plan's import limits", () => {
     expect(policy.conditions).toContainEqual(["content-length-range", 1, 10 * 1024 * 1024]);
     const response = await importStart(api, text);
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) }]);
+    expect(response.body.errors).toEqual([
+      { field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) },
+    ]);
     expect(await dataTypeNames(api)).toEqual([]);
     expect(await importRecordsUsed(organizationId, month())).toBe(0);
   });

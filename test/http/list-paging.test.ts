@@ -38,8 +38,14 @@ const hub = (api: ApiClient, name: string) => created(api, "/hub", { name, addre
 describe("Lists: nextCursor is null on a last page that happens to be full", () => {
   it.each([
     ["/vehicles", (api: ApiClient, hubId: string, i: number) => created(api, "/vehicle", { name: `Van ${i}`, hubId })],
-    ["/visits", (api: ApiClient, hubId: string, i: number) => created(api, "/visit", { name: `Stop ${i}`, hubId, coordinate: "-6.2,106.8" })],
-    ["/routing/configurations", (api: ApiClient, hubId: string, i: number) => created(api, "/routing/configuration", { name: `Plan ${i}`, hubId })],
+    [
+      "/visits",
+      (api: ApiClient, hubId: string, i: number) => created(api, "/visit", { name: `Stop ${i}`, hubId, coordinate: "-6.2,106.8" }),
+    ],
+    [
+      "/routing/configurations",
+      (api: ApiClient, hubId: string, i: number) => created(api, "/routing/configuration", { name: `Plan ${i}`, hubId }),
+    ],
     ["/hubs", (api: ApiClient, _hubId: string, i: number) => hub(api, `Extra ${i}`)],
   ])("GET %s?limit=2 with exactly 2 items", async (path, make) => {
     const { api } = newTenant();
@@ -74,7 +80,6 @@ describe("Lists: nextCursor is null on a last page that happens to be full", () 
     for (const configurationId of [profiles[0]?._id, profiles[0]?._id, profiles[2]?._id]) {
       await created(api, "/routing/schedule", { ...validWeeklySchedule, configurationId });
     }
-
 
     const pages = await allPages(api, `/routing/schedules?hubId=${hubId}`, 1);
     expect(pages.flat()).toHaveLength(3);
@@ -122,7 +127,11 @@ describe("Lists of a hub-limited token read only its hubs", () => {
       const response = await limited.get(`${path}${path.includes("?") ? "&" : "?"}limit=1`);
       expect(response.status, path).toBe(200);
       expect(response.body.data, path).toHaveLength(1);
-      if (expected) expect(response.body.data.map((item: { _id: string }) => item._id), path).toEqual(expected);
+      if (expected)
+        expect(
+          response.body.data.map((item: { _id: string }) => item._id),
+          path,
+        ).toEqual(expected);
       else expect(response.body.data[0].hubId, path).toBe(hubB);
       expect(response.body.nextCursor, path).toBeNull();
     }
@@ -130,20 +139,35 @@ describe("Lists of a hub-limited token read only its hubs", () => {
 
   it("a token with several hubs pages through each hub in turn: full pages, nothing of another hub, null at the end", async () => {
     const { api, organizationId } = newTenant();
-    const [hubA, hubB, hubC, hubD] = (await Promise.all(["A", "B", "C", "D"].map(async (name) => (await hub(api, name))._id))) as [string, string, string, string];
+    const [hubA, hubB, hubC, hubD] = (await Promise.all(["A", "B", "C", "D"].map(async (name) => (await hub(api, name))._id))) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     await inBatches(others, (i) => created(api, "/vehicle", { name: `Van A${i}`, hubId: hubA }));
     const mine = [];
     for (const hubId of [hubB, hubB, hubD, hubD, hubD]) mine.push((await created(api, "/vehicle", { name: "Van", hubId }))._id);
     const limited = apiClient(tokenFor({ organizationId, hubIds: [hubB, hubC, hubD] }));
     for (const limit of [1, 2, 5]) {
       const pages = await allPages(limited, "/vehicles", limit);
-      expect(pages.flat().map((vehicle) => vehicle._id).sort()).toEqual([...mine].sort());
+      expect(
+        pages
+          .flat()
+          .map((vehicle) => vehicle._id)
+          .sort(),
+      ).toEqual([...mine].sort());
       expect(pages).toHaveLength(Math.ceil(mine.length / limit));
     }
     // hubs: only the token's own, full pages, even behind many other hubs
     await inBatches(30, (i) => hub(api, `Other ${i}`));
     const hubPages = await allPages(limited, "/hubs", 1);
-    expect(hubPages.flat().map((item) => item._id).sort()).toEqual([hubB, hubC, hubD].sort());
+    expect(
+      hubPages
+        .flat()
+        .map((item) => item._id)
+        .sort(),
+    ).toEqual([hubB, hubC, hubD].sort());
     expect(hubPages).toHaveLength(3);
     // a token hub id that is only a prefix of a hub id names no hub
     const prefixOnly = apiClient(tokenFor({ organizationId, hubIds: [(hubA as string).slice(0, 4)] }));

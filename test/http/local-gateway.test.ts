@@ -7,13 +7,16 @@ import { startGateway } from "#test/support/gateway-server";
 import { startJobThread } from "#local/job-thread";
 import { resetAppConfig } from "#shared/config/env";
 
-
 describe("Local gateway", () => {
   it("answers a failure of its own (here: a handler module that cannot load) with 500 in the product's error shape", async () => {
     const baseUrl = await startGateway([{ ...openApiRoutes.get, handler: "functions/http/openapi/no-such-handler.ts" }]);
     const response = await fetch(`${baseUrl}/openapi.json`);
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ status: false, message: "Internal server error, please contact support.", failedCode: "sys-500" });
+    expect(await response.json()).toEqual({
+      status: false,
+      message: "Internal server error, please contact support.",
+      failedCode: "sys-500",
+    });
   });
 });
 
@@ -39,7 +42,10 @@ describe("Local gateway with a list of allowed origins (CORS_ALLOWED_ORIGINS)", 
           ["handler", await fetch(`${baseUrl}/openapi.json`, { headers: { origin } })],
           ["404", await fetch(`${baseUrl}/no-such-thing`, { headers: { origin } })],
           ["405", await fetch(`${baseUrl}/openapi.json`, { method: "DELETE", headers: { origin } })],
-          ["preflight", await fetch(`${baseUrl}/openapi.json`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET" } })],
+          [
+            "preflight",
+            await fetch(`${baseUrl}/openapi.json`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET" } }),
+          ],
         ] as const) {
           expect(response.headers.get("access-control-allow-origin"), `${label} ${origin}`).toBe(origin);
           expect(response.headers.get("vary"), `${label} ${origin}`).toBe("Origin");
@@ -58,7 +64,9 @@ describe("Local gateway with a list of allowed origins (CORS_ALLOWED_ORIGINS)", 
 describe("Local job threads", () => {
   it("answer requests while a job keeps its thread busy (the gateway's event loop stays free)", async () => {
     const baseUrl = await startGateway([openApiRoutes.get]);
-    const job = startJobThread<{ channel: string; busyMs: number }, { busyMs: number }>(resolve(repositoryRoot, "test/fixtures/local/cpu-bound-job.ts"));
+    const job = startJobThread<{ channel: string; busyMs: number }, { busyMs: number }>(
+      resolve(repositoryRoot, "test/fixtures/local/cpu-bound-job.ts"),
+    );
     const channelName = `cpu-bound-job-${process.pid}-${Date.now()}`;
     const channel = new BroadcastChannel(channelName);
     try {

@@ -78,11 +78,16 @@ describe("npm start and npm run token", () => {
       expect(stdout.trim().split("\n").at(-1)).toMatch(/^map\.svg: \d+ bytes; GeoJSON features: \d+$/);
       const svg = readFileSync(join(directory, "map.svg"), "utf8");
       expect(svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
-      const geojson = JSON.parse(readFileSync(join(directory, "result.geojson"), "utf8")) as { type: string; features: Array<{ geometry: { type: string } | null; properties: Record<string, unknown> }> };
+      const geojson = JSON.parse(readFileSync(join(directory, "result.geojson"), "utf8")) as {
+        type: string;
+        features: Array<{ geometry: { type: string } | null; properties: Record<string, unknown> }>;
+      };
       expect(geojson.type).toBe("FeatureCollection");
       // One van, three visits: one route line and three stops.
       expect(geojson.features.filter((feature) => feature.geometry?.type === "LineString")).toHaveLength(1);
-      expect(geojson.features.filter((feature) => feature.properties.visitId !== undefined && feature.geometry?.type === "Point")).toHaveLength(3);
+      expect(
+        geojson.features.filter((feature) => feature.properties.visitId !== undefined && feature.geometry?.type === "Point"),
+      ).toHaveLength(3);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -90,7 +95,9 @@ describe("npm start and npm run token", () => {
 
   it("accepts a token printed by npm run --silent token (one JWT, nothing else on stdout)", async () => {
     const mint = async (...extra: string[]) => {
-      const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], { cwd: repositoryRoot });
+      const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "smoke-org", "--user", "smoke-user", ...extra], {
+        cwd: repositoryRoot,
+      });
       expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
       return stdout.trim();
     };
@@ -117,7 +124,9 @@ describe("npm start and npm run token", () => {
   });
 
   it("runs an on-demand routing run to done (the run worker thread behind the gateway)", async () => {
-    const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "run-org", "--user", "planner"], { cwd: repositoryRoot });
+    const { stdout } = await run("npm", ["run", "--silent", "token", "--", "--org", "run-org", "--user", "planner"], {
+      cwd: repositoryRoot,
+    });
     const headers = { authorization: `Bearer ${stdout.trim()}`, "content-type": "application/json" };
     const post = async (path: string, body: unknown) => {
       const response = await fetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -133,7 +142,8 @@ describe("npm start and npm run token", () => {
     let status = "ongoing";
     while (status === "ongoing" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      status = ((await (await fetch(`${baseUrl}/routing/result/${result._id}`, { headers })).json()) as { data: { status: string } }).data.status;
+      status = ((await (await fetch(`${baseUrl}/routing/result/${result._id}`, { headers })).json()) as { data: { status: string } }).data
+        .status;
     }
     expect(status).toBe("done");
   });
@@ -146,7 +156,10 @@ describe("npm start and npm run token", () => {
 describe("npm start's command line and start-up failures", () => {
   const runStart = async (args: string[], env: Record<string, string> = {}) => {
     try {
-      const { stdout, stderr } = await run("npm", ["start", "--silent", "--", ...args], { cwd: repositoryRoot, env: { ...process.env, ...env } });
+      const { stdout, stderr } = await run("npm", ["start", "--silent", "--", ...args], {
+        cwd: repositoryRoot,
+        env: { ...process.env, ...env },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };
@@ -216,12 +229,27 @@ describe("npm start's command line and start-up failures", () => {
     expect(bad.stderr).toContain("endpoint must be http(s)://host[:port]");
     const s3Directory = mkdtempSync(join(tmpdir(), "external-s3-"));
     const [dynamo, s3, sqs] = await Promise.all([startDynamoDbLocal(), startS3Emulator(s3Directory), startSqsEmulator()]);
-    const server = spawn("npm", ["start", "--silent", "--", "--in-memory", "--dynamodb-endpoint", dynamo.endpoint, "--s3-endpoint", s3.endpoint, "--sqs-endpoint", sqs.endpoint], {
-      cwd: repositoryRoot,
-      env: { ...process.env, PORT: "0", LOG_LEVEL: "silent" },
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const server = spawn(
+      "npm",
+      [
+        "start",
+        "--silent",
+        "--",
+        "--in-memory",
+        "--dynamodb-endpoint",
+        dynamo.endpoint,
+        "--s3-endpoint",
+        s3.endpoint,
+        "--sqs-endpoint",
+        sqs.endpoint,
+      ],
+      {
+        cwd: repositoryRoot,
+        env: { ...process.env, PORT: "0", LOG_LEVEL: "silent" },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     try {
       let output = "";
       server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -235,9 +263,19 @@ describe("npm start's command line and start-up failures", () => {
       expect((await fetch(`${baseUrl}/openapi.json`)).status).toBe(200);
       const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
       // The table, bucket and queues were created on the emulators it was pointed at.
-      expect((await new DynamoDBClient({ region: "us-east-1", credentials, endpoint: dynamo.endpoint }).send(new ListTablesCommand({}))).TableNames).toContain("field-operations");
-      expect((await new S3Client({ region: "us-east-1", credentials, endpoint: s3.endpoint, forcePathStyle: true }).send(new ListBucketsCommand({}))).Buckets?.map((bucket) => bucket.Name)).toContain("field-operations-files");
-      const queues = (await new SQSClient({ region: "us-east-1", credentials, endpoint: sqs.endpoint }).send(new ListQueuesCommand({}))).QueueUrls ?? [];
+      expect(
+        (await new DynamoDBClient({ region: "us-east-1", credentials, endpoint: dynamo.endpoint }).send(new ListTablesCommand({})))
+          .TableNames,
+      ).toContain("field-operations");
+      expect(
+        (
+          await new S3Client({ region: "us-east-1", credentials, endpoint: s3.endpoint, forcePathStyle: true }).send(
+            new ListBucketsCommand({}),
+          )
+        ).Buckets?.map((bucket) => bucket.Name),
+      ).toContain("field-operations-files");
+      const queues =
+        (await new SQSClient({ region: "us-east-1", credentials, endpoint: sqs.endpoint }).send(new ListQueuesCommand({}))).QueueUrls ?? [];
       expect(queues.some((url) => url.endsWith("/routing-runs"))).toBe(true);
       expect(output).not.toMatch(/^\s+at /m);
     } finally {

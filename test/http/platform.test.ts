@@ -92,7 +92,8 @@ describe("HTTP platform behaviour through the local gateway", () => {
   it("answers a cursor whose start key was edited with 400 naming cursor, on table and index lists", async () => {
     const { api } = newTenant();
     const hubIds: string[] = [];
-    for (const name of ["North", "South"]) hubIds.push((await api.post("/hub", { name, address: "Jl. 1", lat: -6.2, lng: 106.8 })).body.data._id);
+    for (const name of ["North", "South"])
+      hubIds.push((await api.post("/hub", { name, address: "Jl. 1", lat: -6.2, lng: 106.8 })).body.data._id);
     for (const name of ["Van 1", "Van 2"]) expect((await api.post("/vehicle", { name, hubId: hubIds[0] })).status).toBe(201);
     const decode = (cursor: string) => JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<string, string>;
     const encode = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString("base64url");
@@ -101,7 +102,11 @@ describe("HTTP platform behaviour through the local gateway", () => {
       expect(firstPage.status).toBe(200);
       const key = decode(firstPage.body.nextCursor);
       const sortKey = Object.keys(key).find((attribute) => attribute.endsWith("SK")) as string;
-      for (const edited of [{ ...key, extra: "x" }, { ...key, [sortKey]: "" }, Object.fromEntries(Object.entries(key).filter(([attribute]) => attribute !== "SK"))]) {
+      for (const edited of [
+        { ...key, extra: "x" },
+        { ...key, [sortKey]: "" },
+        Object.fromEntries(Object.entries(key).filter(([attribute]) => attribute !== "SK")),
+      ]) {
         const response = await api.get(`${list}&cursor=${encode(edited)}`);
         expect(response.status, `${list} ${JSON.stringify(edited)}`).toBe(400);
         expect(response.body.errors).toEqual([{ field: "cursor", message: expect.any(String) }]);
@@ -125,10 +130,14 @@ describe("HTTP platform behaviour through the local gateway", () => {
         "404 (route)": await api.get("/no-such-thing"),
         "404 (outside the stage)": await fetch(new URL("/elsewhere", baseUrl())),
         "405": await api.request("PATCH", "/vehicles"),
-        "413": await api.request("POST", "/vehicle", { rawBody: "x".repeat(10 * 1024 * 1024 + 1), headers: { "content-type": "application/json" } }),
+        "413": await api.request("POST", "/vehicle", {
+          rawBody: "x".repeat(10 * 1024 * 1024 + 1),
+          headers: { "content-type": "application/json" },
+        }),
         "401": await apiClient(undefined).get("/vehicles"),
       };
-      for (const [label, response] of Object.entries(answers)) expectPlatformHeaders(response as { status: number; headers: Headers }, label);
+      for (const [label, response] of Object.entries(answers))
+        expectPlatformHeaders(response as { status: number; headers: Headers }, label);
       const ids = Object.values(answers).map((response) => (response as { headers: Headers }).headers.get("x-request-id"));
       expect(new Set(ids).size).toBe(ids.length);
     });
@@ -156,7 +165,11 @@ describe("HTTP platform behaviour through the local gateway", () => {
     it("answer a CORS preflight like API Gateway's: 204 with the allowed methods and headers", async () => {
       const response = await fetch(`${baseUrl()}/vehicle/0123456789abcdef01234567`, {
         method: "OPTIONS",
-        headers: { origin: "https://app.example.com", "access-control-request-method": "PUT", "access-control-request-headers": "authorization,content-type" },
+        headers: {
+          origin: "https://app.example.com",
+          "access-control-request-method": "PUT",
+          "access-control-request-headers": "authorization,content-type",
+        },
       });
       expect(response.status).toBe(204);
       expect(response.headers.get("access-control-allow-origin")).toBe("*");

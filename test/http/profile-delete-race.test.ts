@@ -10,7 +10,9 @@ import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
 describe("Configuration profile delete vs. concurrent schedule writes", () => {
   it.each([1, 2, 3])("round %i: 20 concurrent creates and a delete never leave a schedule on a deleted profile", async () => {
     const { api, profile } = await schedulingTenant();
-    const creates = Array.from({ length: 20 }, (_, i) => api.post("/routing/schedule", { ...validWeeklySchedule, name: `s${i}`, configurationId: profile }));
+    const creates = Array.from({ length: 20 }, (_, i) =>
+      api.post("/routing/schedule", { ...validWeeklySchedule, name: `s${i}`, configurationId: profile }),
+    );
     const deleted = api.delete(`/routing/configuration/${profile}`);
     const [deleteResponse, ...createResponses] = await Promise.all([deleted, ...creates]);
     const created = createResponses.filter((response) => response.status === 201);

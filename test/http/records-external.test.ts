@@ -65,7 +65,8 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     seenHeaders.push(request.headers);
     if (request.url === "/items") return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
-    if (request.url === "/wrapped") return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: items.slice(0, 1) }));
+    if (request.url === "/wrapped")
+      return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: items.slice(0, 1) }));
     if (request.url === "/redirect") return response.writeHead(302, { location: "/items" }).end();
     if (request.url === "/big") return response.writeHead(200).end(`[${"1,".repeat(600_000)}1]`);
     if (request.url === "/text") return response.writeHead(200).end("hello");
@@ -122,10 +123,16 @@ describe("External-API data types", () => {
     expect(rest.body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Three"]);
     expect(rest.body.nextCursor).toBeNull();
 
-    expect((await api.get(`/data?dataTypeId=${type._id}&q=bet`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext One"]);
-    expect((await api.get(`/data?dataTypeId=${type._id}&hubId=hub-2`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Two"]);
+    expect((await api.get(`/data?dataTypeId=${type._id}&q=bet`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual([
+      "Ext One",
+    ]);
+    expect((await api.get(`/data?dataTypeId=${type._id}&hubId=hub-2`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual([
+      "Ext Two",
+    ]);
     const restricted = apiClient(tokenFor({ organizationId, hubIds: ["hub-2"] }));
-    expect((await restricted.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["Ext Two"]);
+    expect((await restricted.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual([
+      "Ext Two",
+    ]);
   });
 
   it("reads one item by dataId, applies hidden fields, and refuses writes", async () => {
@@ -136,7 +143,9 @@ describe("External-API data types", () => {
     expect(one.body.data).toMatchObject({ dataId: "Ext Two", score: 9 });
     expect((await api.get(`/data/Ext%20One?dataTypeId=${type._id}`)).body.data.score).toBe(7);
     expect((await api.get("/data/type/Remote/Bad%20Score")).status).toBe(404);
-    const hidden = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["score"] }] }));
+    const hidden = apiClient(
+      tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["score"] }] }),
+    );
     expect((await hidden.get("/data/type/Remote/Ext%20Two")).body.data).not.toHaveProperty("score");
     expect((await hidden.get("/data/type/Remote/Ext%20Two?fields=score")).status).toBe(403);
 
@@ -147,15 +156,18 @@ describe("External-API data types", () => {
     expect((await api.delete("/data/type/Remote/Ext%20Two")).status).toBe(400);
   });
 
-  it.each(["--", "%20.%20", "_"])("answers 400 on q for a q without letters or digits (%s), as for stored types, without reading the API", async (q) => {
-    const { api } = newTenant();
-    const type = await externalType(api, "/items");
-    const before = seenHeaders.length;
-    const response = await api.get(`/data?dataTypeId=${type._id}&q=${encodeURIComponent(decodeURIComponent(q))}`);
-    expect(response.status, JSON.stringify(response.body)).toBe(400);
-    expect(response.body.errors).toEqual([{ field: "q", message: "q must contain at least one letter or digit" }]);
-    expect(seenHeaders.length).toBe(before);
-  });
+  it.each(["--", "%20.%20", "_"])(
+    "answers 400 on q for a q without letters or digits (%s), as for stored types, without reading the API",
+    async (q) => {
+      const { api } = newTenant();
+      const type = await externalType(api, "/items");
+      const before = seenHeaders.length;
+      const response = await api.get(`/data?dataTypeId=${type._id}&q=${encodeURIComponent(decodeURIComponent(q))}`);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.errors).toEqual([{ field: "q", message: "q must contain at least one letter or digit" }]);
+      expect(seenHeaders.length).toBe(before);
+    },
+  );
 
   it("accepts an object with a data array", async () => {
     const { api } = newTenant();

@@ -38,7 +38,13 @@ async function setup(claims: Parameters<typeof newTenant>[0] = {}) {
   const hubA = await createHub(tenant.api, "A");
   const hubB = await createHub(tenant.api, "B");
   const type = await createDataType(tenant.api, customerType);
-  const record = (overrides: Record<string, unknown> = {}) => ({ dataTypeId: type._id, hubId: hubA, dataId: "Acme Corp", segment: "retail", ...overrides });
+  const record = (overrides: Record<string, unknown> = {}) => ({
+    dataTypeId: type._id,
+    hubId: hubA,
+    dataId: "Acme Corp",
+    segment: "retail",
+    ...overrides,
+  });
   return { ...tenant, hubA, hubB, type, record };
 }
 
@@ -59,7 +65,14 @@ describe("POST /data", () => {
     const { api, organizationId, hubA, type, record } = await setup();
     const response = await api.post(
       "/data",
-      record({ email: "a@acme.test", age: 40, tags: ["b", "a"], phone: "+62 812-3456-789", location: "-6.2,106.8", open: { from: "08:00", to: "17:00" } }),
+      record({
+        email: "a@acme.test",
+        age: 40,
+        tags: ["b", "a"],
+        phone: "+62 812-3456-789",
+        location: "-6.2,106.8",
+        open: { from: "08:00", to: "17:00" },
+      }),
     );
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ status: true, message: expect.any(String) });
@@ -144,7 +157,10 @@ describe("POST /data", () => {
 
   it.each(["__proto__", "constructor"])("rejects the body key %s as unknown on POST, PUT and PATCH, storing nothing", async (key) => {
     const { api, type, record } = await setup();
-    const raw = (body: Record<string, unknown>) => ({ rawBody: `${JSON.stringify(body).slice(0, -1)},"${key}":{"polluted":true}}`, headers: { "content-type": "application/json" } });
+    const raw = (body: Record<string, unknown>) => ({
+      rawBody: `${JSON.stringify(body).slice(0, -1)},"${key}":{"polluted":true}}`,
+      headers: { "content-type": "application/json" },
+    });
     const posted = await api.request("POST", "/data", raw(record()));
     expect(posted.status, JSON.stringify(posted.body)).toBe(400);
     expect(posted.body.errors).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
@@ -179,7 +195,12 @@ describe("POST /data", () => {
     const { documentClient, tableName } = await import("#shared/store/dynamo");
     const { keys } = await import("#shared/store/keys");
     await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), Key: keys.dataType(organizationId, type._id), UpdateExpression: "SET titleRule = :rule", ExpressionAttributeValues: { ":rule": "no-space" } }),
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.dataType(organizationId, type._id),
+        UpdateExpression: "SET titleRule = :rule",
+        ExpressionAttributeValues: { ":rule": "no-space" },
+      }),
     );
     const spaced = await api.post("/data", { dataTypeId: type._id, hubId: hubA, dataId: "Two Words", segment: "retail" });
     expect(spaced.status).toBe(400);
@@ -239,7 +260,9 @@ describe("Uniqueness", () => {
 
   it("lets exactly one of concurrent creates with the same unique value succeed", async () => {
     const { api, type, record } = await setup();
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => api.post("/data", record({ dataId: `U${i}`, email: "same@acme.test" }))));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api.post("/data", record({ dataId: `U${i}`, email: "same@acme.test" }))),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     expect(await listOf(api, `dataTypeId=${type._id}`)).toHaveLength(1);
   });
@@ -289,7 +312,12 @@ describe("GET /data", () => {
     expect(first.body.data).toHaveLength(3);
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const second = await api.get(`/data?dataTypeId=${type._id}&limit=3&cursor=${first.body.nextCursor}`);
-    expect([...first.body.data, ...second.body.data].map((item: { dataId: string }) => item.dataId).sort()).toEqual(["R0", "R1", "R2", "R3"]);
+    expect([...first.body.data, ...second.body.data].map((item: { dataId: string }) => item.dataId).sort()).toEqual([
+      "R0",
+      "R1",
+      "R2",
+      "R3",
+    ]);
     expect((await listOf(api, `dataTypeName=Customer&hubId=${hubB}`)).map((item) => item.dataId)).toEqual(["R3"]);
     const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
     expect((await restricted.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["R3"]);
@@ -311,7 +339,8 @@ describe("GET /data", () => {
     await create(api, record({ dataId: "Central Park", city: "Jakarta", email: "park@central.test" }));
     await create(api, record({ dataId: "Decentral", city: "Surabaya" }));
     await create(api, record({ dataId: "Other", segment: "retail", tags: ["c"] }));
-    const names = async (q: string) => (await listOf(api, `dataTypeId=${type._id}&q=${encodeURIComponent(q)}`)).map((item) => item.dataId).sort();
+    const names = async (q: string) =>
+      (await listOf(api, `dataTypeId=${type._id}&q=${encodeURIComponent(q)}`)).map((item) => item.dataId).sort();
     expect(await names("CENT")).toEqual(["Café Central", "Central Park"]);
     expect(await names("cafe")).toEqual(["Café Central"]);
     expect(await names("jak")).toEqual(["Central Park"]);
@@ -327,7 +356,10 @@ describe("GET /data", () => {
 describe("Field accessibility (view/data hiddenFields)", () => {
   it("omits hidden fields, answers 403 when fields names them, and leaves writes alone", async () => {
     const { api, organizationId, type, record } = await setup();
-    const hiddenToken = tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }] });
+    const hiddenToken = tokenFor({
+      organizationId,
+      permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }],
+    });
     const limited = apiClient(hiddenToken);
     const created = await limited.post("/data", record({ email: "h@acme.test", age: 33, city: "Medan" }));
     expect(created.status).toBe(201);
@@ -341,7 +373,11 @@ describe("Field accessibility (view/data hiddenFields)", () => {
     expect(forbidden.body).toMatchObject({ status: false, restrictedFields: ["email"] });
     expect((await limited.get("/data/Acme%20Corp?fields=age")).status).toBe(403);
     expect((await limited.get("/data/type/Customer/Acme%20Corp?fields=age")).status).toBe(403);
-    expect((await limited.get("/data/type/Customer/Acme%20Corp?fields=city")).body.data).toEqual({ _id: expect.any(String), dataId: "Acme Corp", city: "Medan" });
+    expect((await limited.get("/data/type/Customer/Acme%20Corp?fields=city")).body.data).toEqual({
+      _id: expect.any(String),
+      dataId: "Acme Corp",
+      city: "Medan",
+    });
     // A hidden field cannot be found through q either.
     expect((await limited.get(`/data?dataTypeId=${type._id}&q=h`)).body.data).toEqual([]);
     expect((await api.get(`/data?dataTypeId=${type._id}&q=h`)).body.data).toHaveLength(1);
@@ -354,7 +390,12 @@ describe("Field accessibility (view/data hiddenFields)", () => {
 describe("Field accessibility in write responses", () => {
   it("leaves hidden fields out of POST, PUT and PATCH responses, like GET, while still writing them", async () => {
     const { api, organizationId, type, record } = await setup();
-    const limited = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }] }));
+    const limited = apiClient(
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }],
+      }),
+    );
     const created = await limited.post("/data", record({ email: "h@acme.test", age: 33, city: "Medan" }));
     expect(created.status).toBe(201);
     expect(created.body.data).not.toHaveProperty("email");
@@ -375,17 +416,34 @@ describe("Field accessibility in write responses", () => {
     expect(replaced.body.data.segment).toBe("wholesale");
 
     // The writes happened: the unrestricted token sees the hidden values.
-    expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toMatchObject({ email: "p@acme.test", age: 35, segment: "wholesale" });
+    expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toMatchObject({
+      email: "p@acme.test",
+      age: 35,
+      segment: "wholesale",
+    });
   });
 });
 
 describe("Hidden fields survive a PUT of what the caller read", () => {
   it("keeps the stored values of fields hidden from the caller when a PUT leaves them out; sending one (null too) still writes it", async () => {
     const { api, organizationId, type, record } = await setup();
-    const limited = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }] }));
+    const limited = apiClient(
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email", "age"] }],
+      }),
+    );
     await create(api, record({ email: "h@acme.test", age: 33, city: "Medan" }));
     // Read what the caller may see, change one field, put it back.
-    const { _id, organizationId: _org, createdBy, createdTime, updatedTime, data_type, ...seen } = (await limited.get("/data/type/Customer/Acme%20Corp")).body.data;
+    const {
+      _id,
+      organizationId: _org,
+      createdBy,
+      createdTime,
+      updatedTime,
+      data_type,
+      ...seen
+    } = (await limited.get("/data/type/Customer/Acme%20Corp")).body.data;
     expect(seen).not.toHaveProperty("email");
     const replaced = await limited.put("/data/type/Customer/Acme%20Corp", { ...seen, city: "Bogor" });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
@@ -406,9 +464,19 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
   it("replaces values, renames (moving guards) and keeps the old dataId free afterwards", async () => {
     const { api, record, type } = await setup();
     const original = await create(api, record({ email: "old@acme.test", city: "Bogor" }));
-    const replaced = await api.put("/data/type/Customer/Acme%20Corp", { dataId: "Acme Renamed", segment: "wholesale", email: "new@acme.test" });
+    const replaced = await api.put("/data/type/Customer/Acme%20Corp", {
+      dataId: "Acme Renamed",
+      segment: "wholesale",
+      email: "new@acme.test",
+    });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
-    expect(replaced.body.data).toMatchObject({ _id: original._id, dataId: "Acme Renamed", segment: "wholesale", email: "new@acme.test", createdTime: original.createdTime });
+    expect(replaced.body.data).toMatchObject({
+      _id: original._id,
+      dataId: "Acme Renamed",
+      segment: "wholesale",
+      email: "new@acme.test",
+      createdTime: original.createdTime,
+    });
     expect(replaced.body.data).not.toHaveProperty("city");
     expect((await api.get("/data/type/Customer/Acme%20Corp")).status).toBe(404);
     // Old dataId and old email are free, the new ones are taken.
@@ -417,7 +485,7 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
     expect((await api.post("/data", record({ dataId: "Acme Renamed" }))).status).toBe(409);
     // Search follows the rename.
     expect((await listOf(api, `dataTypeId=${type._id}&q=renamed`)).map((item) => item.dataId)).toEqual(["Acme Renamed"]);
-    expect((await listOf(api, `dataTypeId=${type._id}&q=bogor`))).toEqual([]);
+    expect(await listOf(api, `dataTypeId=${type._id}&q=bogor`)).toEqual([]);
   });
 
   it("re-runs every rule on update and changes nothing when one fails", async () => {
@@ -479,22 +547,58 @@ describe("Relations", () => {
       name: "Contact",
       fields: [
         { type: "title", title: "Name" },
-        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company._id } },
-        { id: "partners", title: "Partners", type: "relation", required: false, relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id } },
-        { id: "car", title: "Car", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" } },
+        {
+          id: "company",
+          title: "Company",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsTo", targetKind: "dataType", target: company._id },
+        },
+        {
+          id: "partners",
+          title: "Partners",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id },
+        },
+        {
+          id: "car",
+          title: "Car",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" },
+        },
       ],
     });
     const withInverse = await api.patch(`/data-type/${company._id}`, {
       fields: [
         { type: "title", title: "Name" },
-        { id: "contacts", title: "Contacts", type: "relation", required: false, relation: { kind: "hasMany", targetKind: "dataType", target: contact._id, via: "company" } },
-        { id: "firstContact", title: "First", type: "relation", required: false, relation: { kind: "hasOne", targetKind: "dataType", target: contact._id, via: "company" } },
+        {
+          id: "contacts",
+          title: "Contacts",
+          type: "relation",
+          required: false,
+          relation: { kind: "hasMany", targetKind: "dataType", target: contact._id, via: "company" },
+        },
+        {
+          id: "firstContact",
+          title: "First",
+          type: "relation",
+          required: false,
+          relation: { kind: "hasOne", targetKind: "dataType", target: contact._id, via: "company" },
+        },
       ],
     });
     expect(withInverse.status, JSON.stringify(withInverse.body)).toBe(200);
     const acme = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Acme" });
     const globex = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Globex" });
-    const ann = await create(api, { dataTypeId: contact._id, hubId: hubA, dataId: "Ann", company: acme._id, partners: [globex._id, acme._id] });
+    const ann = await create(api, {
+      dataTypeId: contact._id,
+      hubId: hubA,
+      dataId: "Ann",
+      company: acme._id,
+      partners: [globex._id, acme._id],
+    });
     const bob = await create(api, { dataTypeId: contact._id, hubId: hubA, dataId: "Bob", company: acme._id });
     expect(ann).toMatchObject({ company: acme._id, partners: [globex._id, acme._id] });
 
@@ -503,7 +607,12 @@ describe("Relations", () => {
     expect([ann._id, bob._id]).toContain(acmeRead.firstContact);
     expect((await api.get("/data/type/Company/Globex")).body.data).toMatchObject({ contacts: [], firstContact: null });
 
-    const missingTarget = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Cy", company: "ffffffffffffffffffffffff" });
+    const missingTarget = await api.post("/data", {
+      dataTypeId: contact._id,
+      hubId: hubA,
+      dataId: "Cy",
+      company: "ffffffffffffffffffffffff",
+    });
     expect(missingTarget.status).toBe(400);
     expect(missingTarget.body.errors[0].field).toBe("company");
     const wrongType = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Cy", partners: [ann._id] });
@@ -531,7 +640,14 @@ describe("Relations", () => {
 describe("GET /data without a data type", () => {
   it("lists the organization's records of every type newest first, paginated, hub-scoped like the typed list, each with its type and its own hidden fields", async () => {
     const { api, organizationId, hubA, hubB, type, record } = await setup();
-    const note = await createDataType(api, { name: "Note", fields: [{ type: "title", title: "Name" }, { id: "body", title: "Body", type: "text", required: false }], commonData: true });
+    const note = await createDataType(api, {
+      name: "Note",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "body", title: "Body", type: "text", required: false },
+      ],
+      commonData: true,
+    });
     await create(api, record({ dataId: "A1", email: "a1@x.test" }));
     await create(api, record({ dataId: "B1", hubId: hubB }));
     await create(api, { dataTypeId: note._id, dataId: "Common", body: "shared" });
@@ -559,12 +675,19 @@ describe("GET /data without a data type", () => {
     expect((await restricted.get("/data")).body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["B1", "B2", "Common"]);
     expect((await restricted.get(`/data?hubId=${hubA}`)).status).toBe(400);
     // Hidden fields of the token's view/data entries are left out; naming one in fields is a 403.
-    const hiding = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email"] }] }));
+    const hiding = apiClient(
+      tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email"] }] }),
+    );
     const seen = (await hiding.get("/data")).body.data as Array<Record<string, unknown>>;
     expect(seen.find((item) => item.dataId === "A1")).not.toHaveProperty("email");
     expect((await hiding.get("/data?fields=email")).status).toBe(403);
     // fields picks the same fields of every type (each item keeps its type).
-    expect((await listOf(api, "fields=dataId&limit=1"))[0]).toEqual({ _id: ids[0], dataId: "B2", dataTypeId: type._id, data_type: expect.any(Object) });
+    expect((await listOf(api, "fields=dataId&limit=1"))[0]).toEqual({
+      _id: ids[0],
+      dataId: "B2",
+      dataTypeId: type._id,
+      data_type: expect.any(Object),
+    });
     // Another organization sees none of them.
     expect(await listOf(newTenant().api, "")).toEqual([]);
   });
@@ -579,8 +702,20 @@ describe("Dangling relations", () => {
       fields: [
         { type: "title", title: "Name" },
         { id: "note", title: "Note", type: "text", required: false },
-        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company._id } },
-        { id: "partners", title: "Partners", type: "relation", required: false, relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id } },
+        {
+          id: "company",
+          title: "Company",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsTo", targetKind: "dataType", target: company._id },
+        },
+        {
+          id: "partners",
+          title: "Partners",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsToMany", targetKind: "dataType", target: company._id },
+        },
       ],
     });
     const acme = await create(api, { dataTypeId: company._id, hubId: hubA, dataId: "Acme" });
@@ -594,7 +729,13 @@ describe("Dangling relations", () => {
     const patched = await api.patch("/data/type/Contact/Ann", { note: "still here" });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.data).toMatchObject({ note: "still here", company: acme._id });
-    const replaced = await api.put("/data/type/Contact/Ann", { dataId: "Ann", hubId: hubA, note: "again", company: acme._id, partners: [acme._id, globex._id] });
+    const replaced = await api.put("/data/type/Contact/Ann", {
+      dataId: "Ann",
+      hubId: hubA,
+      note: "again",
+      company: acme._id,
+      partners: [acme._id, globex._id],
+    });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect((await api.patch("/data/type/Contact/Ann", { partners: [acme._id] })).status).toBe(200);
     // Bringing the dangling id into another field, or any unknown id, is still a 400.
@@ -611,7 +752,13 @@ describe("Dangling relations", () => {
 describe("Data type interplay", () => {
   it("blocks deleting a type with records, allows it once they are gone, and then refuses record writes", async () => {
     const { api, hubA } = await setup();
-    const temp = await createDataType(api, { name: "Temp", fields: [{ type: "title", title: "Name" }, { id: "note", title: "Note", type: "text", required: false, searchable: true, unique: true }] });
+    const temp = await createDataType(api, {
+      name: "Temp",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "note", title: "Note", type: "text", required: false, searchable: true, unique: true },
+      ],
+    });
     await create(api, { dataTypeId: temp._id, hubId: hubA, dataId: "T1", note: "n" });
     expect((await api.delete(`/data-type/${temp._id}`)).status).toBe(409);
     expect((await api.delete("/data/type/Temp/T1")).status).toBe(200);
@@ -644,7 +791,11 @@ describe("Data type interplay", () => {
 
   it("answers 409 for writes to a type locked by an import, and 400 for extension types", async () => {
     const { api, organizationId, hubA, type, record } = await setup();
-    const extension = await createDataType(api, { name: "Hub extras", extends: { entity: "hub" }, fields: [{ id: "code", title: "Code", type: "text", required: false }] });
+    const extension = await createDataType(api, {
+      name: "Hub extras",
+      extends: { entity: "hub" },
+      fields: [{ id: "code", title: "Code", type: "text", required: false }],
+    });
     const toExtension = await api.post("/data", { dataTypeId: extension._id, dataId: "X" });
     expect(toExtension.status).toBe(400);
     expect(toExtension.body.errors[0].field).toBe("dataTypeId");
@@ -652,7 +803,12 @@ describe("Data type interplay", () => {
     const { documentClient, tableName } = await import("#shared/store/dynamo");
     const { keys } = await import("#shared/store/keys");
     await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), Key: keys.dataType(organizationId, type._id), UpdateExpression: "SET locked = :t", ExpressionAttributeValues: { ":t": true } }),
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.dataType(organizationId, type._id),
+        UpdateExpression: "SET locked = :t",
+        ExpressionAttributeValues: { ":t": true },
+      }),
     );
     const locked = await api.post("/data", record({ hubId: hubA }));
     expect(locked.status).toBe(409);
@@ -669,7 +825,13 @@ describe("DynamoDB limits", () => {
     [2 ** 53, "9007199254740991"],
   ])("rejects the number %s, which the store cannot keep, with a 400 naming the field", async (n, fragment) => {
     const { api, hubA } = await setup();
-    const measured = await createDataType(api, { name: "Measured", fields: [{ type: "title", title: "Name" }, { id: "n", title: "N", type: "number", required: false }] });
+    const measured = await createDataType(api, {
+      name: "Measured",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "n", title: "N", type: "number", required: false },
+      ],
+    });
     const response = await api.post("/data", { dataTypeId: measured._id, hubId: hubA, dataId: "M1", n });
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(response.body.errors).toEqual([{ field: "n", message: expect.stringContaining(fragment) }]);
@@ -678,8 +840,18 @@ describe("DynamoDB limits", () => {
 
   it("stores numbers at the edges of the storable range", async () => {
     const { api, hubA } = await setup();
-    const measured = await createDataType(api, { name: "Measured", fields: [{ type: "title", title: "Name" }, { id: "n", title: "N", type: "number", required: false }] });
-    for (const [dataId, n] of [["Big", -9007199254740991], ["Small", 1e-130], ["Precise", 0.1234567890123456]] as const) {
+    const measured = await createDataType(api, {
+      name: "Measured",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "n", title: "N", type: "number", required: false },
+      ],
+    });
+    for (const [dataId, n] of [
+      ["Big", -9007199254740991],
+      ["Small", 1e-130],
+      ["Precise", 0.1234567890123456],
+    ] as const) {
       expect((await create(api, { dataTypeId: measured._id, hubId: hubA, dataId, n })).n).toBe(n);
       expect((await api.get(`/data/type/Measured/${dataId}`)).body.data.n).toBe(n);
     }
@@ -692,7 +864,10 @@ describe("Deep nesting", () => {
     const deep = `${"[".repeat(5000)}"a"${"]".repeat(5000)}`;
     for (const method of ["POST", "PUT"] as const) {
       const path = method === "POST" ? "/data" : "/data/type/Customer/Acme Corp";
-      const response = await api.request(method, path, { rawBody: JSON.stringify(record()).replace('"segment"', `"tags":${deep},"segment"`), headers: { "content-type": "application/json" } });
+      const response = await api.request(method, path, {
+        rawBody: JSON.stringify(record()).replace('"segment"', `"tags":${deep},"segment"`),
+        headers: { "content-type": "application/json" },
+      });
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       expect(response.body.errors).toEqual([{ field: "body", message: expect.stringContaining("32 levels") }]);
     }
@@ -709,9 +884,16 @@ describe("Deep nesting", () => {
 });
 
 describe("DynamoDB item size", () => {
-  const wide = { name: "Wide", fields: [{ type: "title", title: "Name" }, ...Array.from({ length: 30 }, (_, i) => ({ id: `f${i}`, title: `F${i}`, type: "text", required: false }))] };
+  const wide = {
+    name: "Wide",
+    fields: [
+      { type: "title", title: "Name" },
+      ...Array.from({ length: 30 }, (_, i) => ({ id: `f${i}`, title: `F${i}`, type: "text", required: false })),
+    ],
+  };
   /** `count` fields from `from` on, each 10,000 '漢' (30,000 bytes in UTF-8). */
-  const filled = (from: number, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${from + i}`, "漢".repeat(10_000)]));
+  const filled = (from: number, count: number) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${from + i}`, "漢".repeat(10_000)]));
 
   it("rejects a record over DynamoDB's 400 KB item limit with a 400 on body, storing nothing", async () => {
     const { api, hubA } = await setup();
@@ -746,7 +928,11 @@ describe("Authentication", () => {
     ["PATCH", "/data/type/Customer/X"],
     ["DELETE", "/data/type/Customer/X"],
   ])("%s %s without a token is a 401", async (method, path) => {
-    const response = await apiClient(undefined).request(method, path, method === "GET" || method === "DELETE" ? {} : { body: { dataId: "X" } });
+    const response = await apiClient(undefined).request(
+      method,
+      path,
+      method === "GET" || method === "DELETE" ? {} : { body: { dataId: "X" } },
+    );
     expect(response.status).toBe(401);
   });
 });

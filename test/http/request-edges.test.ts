@@ -84,7 +84,13 @@ describe("A cached authorization of an expired token", () => {
       body: null,
       requestContext: {
         authorizer: {
-          ...authorizerContextOf({ organizationId: newOrganizationId(), userId: "user-1", hubIds: [], permissions: new Set(permissionSlugs), permissionDetails: [] }),
+          ...authorizerContextOf({
+            organizationId: newOrganizationId(),
+            userId: "user-1",
+            hubIds: [],
+            permissions: new Set(permissionSlugs),
+            permissionDetails: [],
+          }),
           expiresAt: String(expiresAt),
         },
       },

@@ -48,12 +48,23 @@ describe("Road-network travel (osrm provider)", () => {
   it("plans with the engine's directed durations and distances, then reuses the hub's cache and asks only for new rows and columns", async () => {
     const tenant = newTenant();
     const hub = await hubWithVisits(tenant.api, SPOTS);
-    const profile = await post(tenant.api, "/routing/configuration", { name: "Roads", hubId: hub._id, timeLimitSeconds: 2, travelProvider: "fake-osrm" });
+    const profile = await post(tenant.api, "/routing/configuration", {
+      name: "Roads",
+      hubId: hub._id,
+      timeLimitSeconds: 2,
+      travelProvider: "fake-osrm",
+    });
     expect(profile).toMatchObject({ travelProvider: "fake-osrm", travelFallback: "fail" });
 
     const first = await run(tenant.api, profile._id);
     const points = SPOTS.length + 1;
-    expect(first).toMatchObject({ status: "done", summary: { visitsAssigned: 5, travel: { provider: "fake-osrm", source: "osrm", elementsRequested: points * points, elementsCached: 0, fallbackReason: null } } });
+    expect(first).toMatchObject({
+      status: "done",
+      summary: {
+        visitsAssigned: 5,
+        travel: { provider: "fake-osrm", source: "osrm", elementsRequested: points * points, elementsCached: 0, fallbackReason: null },
+      },
+    });
     const [route] = first.routes;
     const path: Location[] = [DEPOT, ...route.trips.map((trip: { coordinate: Location }) => trip.coordinate), DEPOT];
     // Every leg's distance is the engine's i → j entry, not the straight line × roadFactor.
@@ -61,7 +72,8 @@ describe("Road-network travel (osrm provider)", () => {
       expect(trip.distanceMeters).toBe(Math.round(asymmetricLeg(path[k]!, path[k + 1]!).metres));
       expect(Math.abs(trip.distanceMeters - Math.round(1.3 * haversineMetres(path[k]!, path[k + 1]!)))).toBeGreaterThan(5);
     });
-    const driven = (order: Location[], measure: "seconds" | "metres") => order.slice(1).reduce((sum, to, k) => sum + asymmetricLeg(order[k]!, to)[measure], 0);
+    const driven = (order: Location[], measure: "seconds" | "metres") =>
+      order.slice(1).reduce((sum, to, k) => sum + asymmetricLeg(order[k]!, to)[measure], 0);
     expect(Math.abs(route.distanceMeters - driven(path, "metres"))).toBeLessThanOrEqual(1);
     expect(route.travelMinutes).toBeCloseTo(driven(path, "seconds") / 60, 1);
     // The same tour driven the other way round takes another time: the plan used the directed entries.
@@ -83,14 +95,30 @@ describe("Road-network travel (osrm provider)", () => {
   it("fails the run with the provider's reason, or falls back to great circle, as the profile says", async () => {
     const tenant = newTenant();
     const hub = await hubWithVisits(tenant.api, SPOTS.slice(0, 2));
-    const strict = await post(tenant.api, "/routing/configuration", { name: "Strict", hubId: hub._id, timeLimitSeconds: 1, travelProvider: "down-osrm" });
+    const strict = await post(tenant.api, "/routing/configuration", {
+      name: "Strict",
+      hubId: hub._id,
+      timeLimitSeconds: 1,
+      travelProvider: "down-osrm",
+    });
     const failed = await run(tenant.api, strict._id);
     expect(failed.status).toBe("failed");
-    expect(failed.message).toMatch(/^Travel provider down-osrm: The osrm travel provider failed 2 attempts of a 3×3 request: http:\/\/127\.0\.0\.1:9 could not be reached/);
+    expect(failed.message).toMatch(
+      /^Travel provider down-osrm: The osrm travel provider failed 2 attempts of a 3×3 request: http:\/\/127\.0\.0\.1:9 could not be reached/,
+    );
 
-    const lenient = await post(tenant.api, "/routing/configuration", { name: "Lenient", hubId: hub._id, timeLimitSeconds: 1, travelProvider: "down-osrm", travelFallback: "greatCircle" });
+    const lenient = await post(tenant.api, "/routing/configuration", {
+      name: "Lenient",
+      hubId: hub._id,
+      timeLimitSeconds: 1,
+      travelProvider: "down-osrm",
+      travelFallback: "greatCircle",
+    });
     const done = await run(tenant.api, lenient._id);
-    expect(done).toMatchObject({ status: "done", summary: { visitsAssigned: 2, travel: { provider: "down-osrm", source: "greatCircle", elementsRequested: 0 } } });
+    expect(done).toMatchObject({
+      status: "done",
+      summary: { visitsAssigned: 2, travel: { provider: "down-osrm", source: "greatCircle", elementsRequested: 0 } },
+    });
     expect(done.summary.travel.fallbackReason).toMatch(/could not be reached/);
     const first = done.routes[0].trips[0];
     expect(first.distanceMeters).toBe(Math.round(1.3 * haversineMetres(DEPOT, first.coordinate)));
@@ -101,7 +129,15 @@ describe("Road-network travel (osrm provider)", () => {
     const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
     const refused = await tenant.api.post("/routing/configuration", { name: "X", hubId: hub._id, travelProvider: "google" });
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ status: false, errors: [{ field: "travelProvider", message: "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm" }] });
+    expect(refused.body).toMatchObject({
+      status: false,
+      errors: [
+        {
+          field: "travelProvider",
+          message: "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm",
+        },
+      ],
+    });
     expect((await tenant.api.get(`/routing/configurations?hubId=${hub._id}`)).body.data).toHaveLength(0);
   });
 });

@@ -24,26 +24,32 @@ const FUZZ_SEED = 20_261_124;
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
 
 describe("route table fuzzer", () => {
-  it(
-    `answers ${FUZZ_RUNS} generated requests without a 5xx, with the error envelope, storing nothing on a 4xx`,
-    async () => {
-      await useIsolatedTableAndQueue();
-      // With the usage plans, as `npm start` and `npm run fuzz` run: every admitted call is counted.
-      const gateway = createGateway({ routes, basePath: "/v3", rootDirectory: repositoryRoot, usagePlans: new LocalUsagePlans(configuredPlans()) });
-      await new Promise<void>((listening) => gateway.listen(0, "127.0.0.1", listening));
-      try {
-        const baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;
-        const summary = await fuzzRouteTable({ baseUrl, signingKey: inject("signingKey"), seed: FUZZ_SEED, runs: FUZZ_RUNS });
-        const report = formatSummary(summary);
-        expect(failureGroups(summary.failures).map((group) => group.key), report).toEqual([]);
-        // The fuzzer must get past validation, not only bounce off it: most routes answer a 2xx at least once.
-        const reachedSuccess = Object.values(summary.byRoute).filter((statuses) => Object.keys(statuses).some((status) => status.startsWith("2")));
-        expect(reachedSuccess.length, report).toBeGreaterThanOrEqual(Math.ceil(routes.length * 0.8));
-      } finally {
-        gateway.closeAllConnections();
-        await new Promise<void>((closed) => gateway.close(() => closed()));
-      }
-    },
-    600_000,
-  );
+  it(`answers ${FUZZ_RUNS} generated requests without a 5xx, with the error envelope, storing nothing on a 4xx`, async () => {
+    await useIsolatedTableAndQueue();
+    // With the usage plans, as `npm start` and `npm run fuzz` run: every admitted call is counted.
+    const gateway = createGateway({
+      routes,
+      basePath: "/v3",
+      rootDirectory: repositoryRoot,
+      usagePlans: new LocalUsagePlans(configuredPlans()),
+    });
+    await new Promise<void>((listening) => gateway.listen(0, "127.0.0.1", listening));
+    try {
+      const baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v3`;
+      const summary = await fuzzRouteTable({ baseUrl, signingKey: inject("signingKey"), seed: FUZZ_SEED, runs: FUZZ_RUNS });
+      const report = formatSummary(summary);
+      expect(
+        failureGroups(summary.failures).map((group) => group.key),
+        report,
+      ).toEqual([]);
+      // The fuzzer must get past validation, not only bounce off it: most routes answer a 2xx at least once.
+      const reachedSuccess = Object.values(summary.byRoute).filter((statuses) =>
+        Object.keys(statuses).some((status) => status.startsWith("2")),
+      );
+      expect(reachedSuccess.length, report).toBeGreaterThanOrEqual(Math.ceil(routes.length * 0.8));
+    } finally {
+      gateway.closeAllConnections();
+      await new Promise<void>((closed) => gateway.close(() => closed()));
+    }
+  }, 600_000);
 });

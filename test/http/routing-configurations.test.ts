@@ -135,7 +135,10 @@ describe("Routing configuration profiles API", () => {
     it("names each listed vehicle that is not a vehicle of the hub (other hub, unknown, other organization)", async () => {
       const { api, vehicleA, vehicleB, profile } = await tenantWithHubs();
       const foreign = await tenantWithHubs();
-      const response = await api.post("/routing/configuration", profile({ vehicleIds: [vehicleA, vehicleB, "0123456789abcdef01234567", foreign.vehicleA] }));
+      const response = await api.post(
+        "/routing/configuration",
+        profile({ vehicleIds: [vehicleA, vehicleB, "0123456789abcdef01234567", foreign.vehicleA] }),
+      );
       expect(response.status).toBe(400);
       expect(fields(response)).toEqual(["vehicleIds.1", "vehicleIds.2", "vehicleIds.3"]);
       expect(response.body.errors[0].message).toContain(vehicleB);
@@ -190,11 +193,21 @@ describe("Routing configuration profiles API", () => {
       const created = await createProfile(api, profile());
       const response = await api.put(`/routing/configuration/${created._id}`, { name: "Evening", hubId: hubB, vehicleIds: [vehicleB] });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ _id: created._id, name: "Evening", hubId: hubB, vehicleIds: [vehicleB], returnToHub: true, roadFactor: 1.3, createdTime: created.createdTime });
+      expect(response.body.data).toMatchObject({
+        _id: created._id,
+        name: "Evening",
+        hubId: hubB,
+        vehicleIds: [vehicleB],
+        returnToHub: true,
+        roadFactor: 1.3,
+        createdTime: created.createdTime,
+      });
       expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(response.body.data);
       // The reference moved with it.
       expect((await api.delete(`/hub/${hubB}`)).status).toBe(409);
-      expect((await api.delete(`/hub/${hubA}`)).body.message).toBe("The hub is still used by 1 vehicle; move or delete them before deleting the hub.");
+      expect((await api.delete(`/hub/${hubA}`)).body.message).toBe(
+        "The hub is still used by 1 vehicle; move or delete them before deleting the hub.",
+      );
     });
 
     it.each(invalidBodies)("rejects %s and leaves the stored profile unchanged", async (_case, overrides, field) => {
@@ -290,7 +303,8 @@ describe("Routing configuration profiles API", () => {
     it("pages through all profiles oldest first, and filters by hub", async () => {
       const { api, hubA, hubB, profile } = await tenantWithHubs();
       const created: Array<{ _id: string; hubId: string }> = [];
-      for (let i = 0; i < 5; i++) created.push(await createProfile(api, profile({ name: `P${i}`, hubId: i % 2 ? hubB : hubA, vehicleIds: [] })));
+      for (let i = 0; i < 5; i++)
+        created.push(await createProfile(api, profile({ name: `P${i}`, hubId: i % 2 ? hubB : hubA, vehicleIds: [] })));
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
@@ -301,7 +315,9 @@ describe("Routing configuration profiles API", () => {
         cursor = response.body.nextCursor;
       } while (cursor);
       expect(seen).toEqual(created.map((p) => p._id));
-      expect(ids(await api.get(`/routing/configurations?hubId=${hubB}`))).toEqual(created.filter((p) => p.hubId === hubB).map((p) => p._id));
+      expect(ids(await api.get(`/routing/configurations?hubId=${hubB}`))).toEqual(
+        created.filter((p) => p.hubId === hubB).map((p) => p._id),
+      );
     });
 
     it("lists only the token's hubs when it is restricted", async () => {

@@ -25,8 +25,6 @@ async function runQueued(...resultIds: string[]) {
   await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds);
 }
 
-
-
 const HOME = { lat: -6.3, lng: 106.8 };
 const OFFICE = { lat: -6.1, lng: 106.9 };
 
@@ -55,12 +53,20 @@ describe("Routing features through a run", () => {
     const highB = await post(tenant.api, "/visit", { hubId: hub._id, name: "High B", coordinate: "-6.25,106.8" });
     expect(low.priority).toBe(1);
     expect(highB.priority).toBe(3);
-    const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 2, returnToHub: false });
+    const profile = await post(tenant.api, "/routing/configuration", {
+      name: "Plan",
+      hubId: hub._id,
+      timeLimitSeconds: 2,
+      returnToHub: false,
+    });
 
     const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
     await runQueued(created._id);
     const result = (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
-    expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1, endedBy: expect.stringMatching(/^(earlyStop|budget)$/) } }); // stored and served (which one depends on the machine's speed)
+    expect(result).toMatchObject({
+      status: "done",
+      summary: { visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1, endedBy: expect.stringMatching(/^(earlyStop|budget)$/) },
+    }); // stored and served (which one depends on the machine's speed)
     expect(result.dropped.map((d: { visitId: string }) => d.visitId)).toEqual([low._id]);
     expect(result.routes).toHaveLength(1);
     const [route] = result.routes;

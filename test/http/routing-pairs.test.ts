@@ -27,13 +27,23 @@ describe("Pickup-and-delivery pairs through a run", () => {
     await post(tenant.api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT, capacity: { weight: { max: 10 } } });
     // The delivery lies between the hub and the pickup: the shortest tour would pass it first.
     const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "Pickup", coordinate: "-6.10,106.8", capacity: { weight: 6 } });
-    const delivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "Delivery", coordinate: "-6.15,106.8", pickupVisitId: pickup._id });
+    const delivery = await post(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "Delivery",
+      coordinate: "-6.15,106.8",
+      pickupVisitId: pickup._id,
+    });
     expect(pickup.pickupVisitId).toBeNull();
     expect(delivery.pickupVisitId).toBe(pickup._id);
     const plain = await post(tenant.api, "/visit", { hubId: hub._id, name: "Plain", coordinate: "-6.12,106.81", capacity: { weight: 3 } });
     // A pickup heavier than the van: it cannot be served, so its delivery is dropped with it.
     const heavy = await post(tenant.api, "/visit", { hubId: hub._id, name: "Heavy", coordinate: "-6.18,106.8", capacity: { weight: 20 } });
-    const heavyDelivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "Heavy drop", coordinate: "-6.19,106.8", pickupVisitId: heavy._id });
+    const heavyDelivery = await post(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "Heavy drop",
+      coordinate: "-6.19,106.8",
+      pickupVisitId: heavy._id,
+    });
     const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 2 });
 
     const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
@@ -60,7 +70,8 @@ describe("Pickup-and-delivery pairs through a run", () => {
     const tenant = newTenant();
     const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
     const other = await post(tenant.api, "/hub", { name: "Other", address: "Jl. Other 1", lat: -6.3, lng: 106.9 });
-    const visit = (body: Record<string, unknown>) => tenant.api.post("/visit", { hubId: hub._id, name: "V", coordinate: "-6.2,106.8", ...body });
+    const visit = (body: Record<string, unknown>) =>
+      tenant.api.post("/visit", { hubId: hub._id, name: "V", coordinate: "-6.2,106.8", ...body });
     const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "P", coordinate: "-6.2,106.8" });
     const elsewhere = await post(tenant.api, "/visit", { hubId: other._id, name: "E", coordinate: "-6.3,106.9" });
 

@@ -68,8 +68,14 @@ describe("Routing results", () => {
       const read = await tenant.api.get(`/routing/result/${created.body.data._id}`);
       expect(read.status).toBe(200);
       const result = read.body.data;
-      expect(result).toMatchObject({ status: "done", message: null, summary: { visitsPlanned: 3, visitsAssigned: 3, visitsDropped: 0, timeZone: "UTC" } });
-      const trips = result.routes.flatMap((route: { trips: Array<{ visitId: string; order: number; eta: string; etd: string }> }) => route.trips);
+      expect(result).toMatchObject({
+        status: "done",
+        message: null,
+        summary: { visitsPlanned: 3, visitsAssigned: 3, visitsDropped: 0, timeZone: "UTC" },
+      });
+      const trips = result.routes.flatMap(
+        (route: { trips: Array<{ visitId: string; order: number; eta: string; etd: string }> }) => route.trips,
+      );
       expect(trips.map((trip: { visitId: string }) => trip.visitId).sort()).toEqual(tenant.visits.map((v) => v._id).sort());
       for (const trip of trips) {
         expect(trip.eta <= trip.etd).toBe(true);
@@ -127,7 +133,13 @@ describe("Routing results", () => {
         for (const message of messages) {
           const body = JSON.parse(message.Body as string);
           if (body.organizationId === organizationId) seen.set(message.MessageId as string, body.resultId);
-          await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+          await sqs.send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: queueUrl,
+              ReceiptHandle: message.ReceiptHandle as string,
+              VisibilityTimeout: 0,
+            }),
+          );
         }
       }
       return [...new Set(seen.values())];
@@ -135,13 +147,21 @@ describe("Routing results", () => {
 
     it("the 6th concurrent on-demand run answers 429 run-429 and creates and queues nothing; a finished run frees its slot", async () => {
       const tenant = await tenantWithPlan();
-      const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => tenant.api.post("/routing/result", { configurationId: tenant.profile._id, name: `run ${i}` })));
-      expect(responses.map((response) => response.status).sort(), JSON.stringify(responses.map((response) => response.body))).toEqual([201, 201, 201, 201, 201, 429]);
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => tenant.api.post("/routing/result", { configurationId: tenant.profile._id, name: `run ${i}` })),
+      );
+      expect(responses.map((response) => response.status).sort(), JSON.stringify(responses.map((response) => response.body))).toEqual([
+        201, 201, 201, 201, 201, 429,
+      ]);
       const accepted = responses.filter((response) => response.status === 201);
       const refused = responses.filter((response) => response.status === 429);
       expect(accepted).toHaveLength(5);
       expect(refused).toHaveLength(1);
-      expect(refused[0]?.body).toMatchObject({ status: false, failedCode: "run-429", message: expect.stringContaining("5 routing runs queued or running") });
+      expect(refused[0]?.body).toMatchObject({
+        status: false,
+        failedCode: "run-429",
+        message: expect.stringContaining("5 routing runs queued or running"),
+      });
 
       const acceptedIds = accepted.map((response) => response.body.data._id as string).sort();
       expect((await tenant.api.get("/routing/results")).body.data.map((r: { _id: string }) => r._id).sort()).toEqual(acceptedIds);
@@ -172,7 +192,8 @@ describe("Routing results", () => {
       const otherProfile = await post(tenant.api, "/routing/configuration", { name: "Other plan", hubId: secondHub._id });
       const third = await post(tenant.api, "/routing/result", { configurationId: otherProfile._id, name: "third" });
 
-      const names = async (query: string) => (await tenant.api.get(`/routing/results${query}`)).body.data.map((r: { name: string }) => r.name);
+      const names = async (query: string) =>
+        (await tenant.api.get(`/routing/results${query}`)).body.data.map((r: { name: string }) => r.name);
       expect(await names("")).toEqual(["third", "second", "first"]);
       expect(await names(`?hubId=${tenant.hub._id}`)).toEqual(["second", "first"]);
       expect(await names("?createdFrom=API")).toEqual(["third", "second", "first"]);
@@ -281,7 +302,12 @@ describe("Routing result map (SVG) and GeoJSON", () => {
   /** A done result with routes and one visit no vehicle may serve (tag nobody has): unassigned, with a position. */
   async function resultWithUnassigned() {
     const tenant = await tenantWithPlan();
-    const cold = await post(tenant.api, "/visit", { hubId: tenant.hub._id, name: "Cold <stop>", coordinate: "-6.25,106.85", tags: ["freezer"] });
+    const cold = await post(tenant.api, "/visit", {
+      hubId: tenant.hub._id,
+      name: "Cold <stop>",
+      coordinate: "-6.25,106.85",
+      tags: ["freezer"],
+    });
     const result = await doneResult(tenant);
     expect(result.dropped.map((entry: { visitId: string }) => entry.visitId)).toEqual([cold._id]);
     return { tenant, result, cold };
@@ -295,17 +321,26 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     const geojson = response.body;
     expect(rfc7946Problems(geojson)).toEqual([]);
     expect(geojson.type).toBe("FeatureCollection");
-    const ofKind = (kind: string) => geojson.features.filter((feature: { properties: { kind: string } }) => feature.properties.kind === kind);
+    const ofKind = (kind: string) =>
+      geojson.features.filter((feature: { properties: { kind: string } }) => feature.properties.kind === kind);
 
     expect(ofKind("hub")).toEqual([expect.objectContaining({ geometry: { type: "Point", coordinates: [106.8, -6.2] } })]);
     const lines = ofKind("route");
-    expect(lines.map((line: { properties: { vehicleId: string } }) => line.properties.vehicleId)).toEqual(result.routes.map((route: Route) => route.vehicleId));
+    expect(lines.map((line: { properties: { vehicleId: string } }) => line.properties.vehicleId)).toEqual(
+      result.routes.map((route: Route) => route.vehicleId),
+    );
     for (const [index, line] of lines.entries()) {
       const route = result.routes[index] as Route;
       // [longitude, latitude]: from the hub through the stops in order.
-      expect(line.geometry.coordinates.slice(0, route.trips.length + 1)).toEqual([[106.8, -6.2], ...route.trips.map((trip) => lngLat(trip.coordinate))]);
+      expect(line.geometry.coordinates.slice(0, route.trips.length + 1)).toEqual([
+        [106.8, -6.2],
+        ...route.trips.map((trip) => lngLat(trip.coordinate)),
+      ]);
     }
-    const stops = ofKind("stop").map((stop: { properties: Record<string, unknown>; geometry: unknown }) => ({ ...stop.properties, geometry: stop.geometry }));
+    const stops = ofKind("stop").map((stop: { properties: Record<string, unknown>; geometry: unknown }) => ({
+      ...stop.properties,
+      geometry: stop.geometry,
+    }));
     const trips = result.routes.flatMap((route: Route) =>
       route.trips.map((trip) => ({
         vehicleId: route.vehicleId,
@@ -318,7 +353,10 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     );
     expect(stops).toEqual(trips.map((trip: object) => expect.objectContaining(trip)));
     expect(ofKind("unassigned")).toEqual([
-      expect.objectContaining({ geometry: { type: "Point", coordinates: [106.85, -6.25] }, properties: expect.objectContaining({ visitId: cold._id, visitName: "Cold <stop>" }) }),
+      expect.objectContaining({
+        geometry: { type: "Point", coordinates: [106.85, -6.25] },
+        properties: expect.objectContaining({ visitId: cold._id, visitName: "Cold <stop>" }),
+      }),
     ]);
     // Without the query the answer is unchanged.
     expect((await tenant.api.get(`/routing/result/${result._id}`)).body).toMatchObject({ status: true, data: { _id: result._id } });
@@ -340,14 +378,20 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     expect((await other.api.get(`/routing/result/${result._id}/map.svg`)).status).toBe(404);
     expect((await other.api.get(`/routing/result/${result._id}?format=geojson`)).status).toBe(404);
     const withoutPermission = apiClient(tokenFor({ organizationId: tenant.organizationId, permissions: ["view/hub"] }));
-    expect((await withoutPermission.get(`/routing/result/${result._id}/map.svg`)).body).toMatchObject({ status: false, failedCode: "sys-035" });
+    expect((await withoutPermission.get(`/routing/result/${result._id}/map.svg`)).body).toMatchObject({
+      status: false,
+      failedCode: "sys-035",
+    });
     expect((await apiClient(undefined).get(`/routing/result/${result._id}/map.svg`)).status).toBe(401);
   });
 
   it("both are in the OpenAPI document with their media types", async () => {
     const document = (await apiClient(undefined).get("/openapi.json")).body;
     expect(Object.keys(document.paths["/routing/result/{resultId}/map.svg"].get.responses["200"].content)).toEqual(["image/svg+xml"]);
-    expect(Object.keys(document.paths["/routing/result/{resultId}"].get.responses["200"].content)).toEqual(["application/json", "application/geo+json"]);
+    expect(Object.keys(document.paths["/routing/result/{resultId}"].get.responses["200"].content)).toEqual([
+      "application/json",
+      "application/geo+json",
+    ]);
   });
 
   describe.skipIf(!chromiumPath)(chromiumPath ? "in headless Chromium" : `in headless Chromium: skipped, ${chromiumMissing}`, () => {
@@ -355,7 +399,10 @@ describe("Routing result map (SVG) and GeoJSON", () => {
       const { tenant, result } = await resultWithUnassigned();
       const browser = await launchChromium();
       try {
-        const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${tokenFor({ organizationId: tenant.organizationId })}` }, viewport: { width: 1000, height: 720 } });
+        const context = await browser.newContext({
+          extraHTTPHeaders: { authorization: `Bearer ${tokenFor({ organizationId: tenant.organizationId })}` },
+          viewport: { width: 1000, height: 720 },
+        });
         const page = await context.newPage();
         const requests: string[] = [];
         page.on("request", (request) => requests.push(request.url()));
@@ -364,13 +411,21 @@ describe("Routing result map (SVG) and GeoJSON", () => {
         expect(response?.status()).toBe(200);
         const rendered = await page.evaluate(() => {
           // Runs in the page: the browser's DOM, not Node's.
-          const document = (globalThis as unknown as { document: { documentElement: { localName: string; getBoundingClientRect(): { width: number } }; getElementsByTagName(name: string): { length: number }; querySelectorAll(selector: string): { length: number } } }).document;
+          const document = (
+            globalThis as unknown as {
+              document: {
+                documentElement: { localName: string; getBoundingClientRect(): { width: number } };
+                getElementsByTagName(name: string): { length: number };
+                querySelectorAll(selector: string): { length: number };
+              };
+            }
+          ).document;
           return {
-          root: document.documentElement.localName,
-          parseErrors: document.getElementsByTagName("parsererror").length,
-          routes: document.querySelectorAll("g.route").length,
-          stops: document.querySelectorAll("g.stop").length,
-          width: document.documentElement.getBoundingClientRect().width,
+            root: document.documentElement.localName,
+            parseErrors: document.getElementsByTagName("parsererror").length,
+            routes: document.querySelectorAll("g.route").length,
+            stops: document.querySelectorAll("g.stop").length,
+            width: document.documentElement.getBoundingClientRect().width,
           };
         });
         expect(rendered).toEqual({ root: "svg", parseErrors: 0, routes: result.routes.length, stops: 3, width: 1000 });
@@ -382,4 +437,3 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     });
   });
 });
-

@@ -71,7 +71,9 @@ describe("Store: routing schedule due index", () => {
     const resumed = await rawItem(organizationId, schedule._id);
     expect(resumed?.GSI1SK).toMatch(/T07:00Z#/);
 
-    expect((await api.put(path, scheduleBody({ configurationId: profile, periode: "daily", schedules: [{ time: ["08:30"] }] }))).status).toBe(200);
+    expect(
+      (await api.put(path, scheduleBody({ configurationId: profile, periode: "daily", schedules: [{ time: ["08:30"] }] }))).status,
+    ).toBe(200);
     const moved = await rawItem(organizationId, schedule._id);
     expect(moved?.GSI1SK).toMatch(/T08:30Z#/);
     expect(moved?.GSI1PK).toBe(resumed?.GSI1PK);
@@ -137,11 +139,15 @@ describe("Store: listing schedules of several configuration profiles", () => {
   it("rejects a tampered cursor", async () => {
     const { organizationId } = newTenant();
     const forged = Buffer.from(JSON.stringify({ p: 5, c: "" })).toString("base64url");
-    await expect(dynamoScheduleStore.list(organizationId, { configurationIds: ["conf-a"], limit: 2, cursor: forged })).rejects.toMatchObject({
+    await expect(
+      dynamoScheduleStore.list(organizationId, { configurationIds: ["conf-a"], limit: 2, cursor: forged }),
+    ).rejects.toMatchObject({
       errors: [{ field: "cursor", message: expect.any(String) }],
     });
-    await expect(dynamoScheduleStore.list(organizationId, { configurationIds: ["conf-a"], limit: 2, cursor: "%%%" })).rejects.toMatchObject({
-      errors: [{ field: "cursor", message: expect.any(String) }],
-    });
+    await expect(dynamoScheduleStore.list(organizationId, { configurationIds: ["conf-a"], limit: 2, cursor: "%%%" })).rejects.toMatchObject(
+      {
+        errors: [{ field: "cursor", message: expect.any(String) }],
+      },
+    );
   });
 });

@@ -53,7 +53,8 @@ describe("Routing schedules API", () => {
       expect(new Date(`${schedule.nextRunTime.replace(" ", "T")}:00Z`).getTime()).toBeGreaterThan(Date.now() - 60_000);
       expect(schedule.createdTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       expect(schedule).not.toHaveProperty("logExecuted");
-      for (const storage of ["PK", "SK", "GSI1PK", "GSI1SK", "version", "entity", "nextRunAt"]) expect(schedule).not.toHaveProperty(storage);
+      for (const storage of ["PK", "SK", "GSI1PK", "GSI1SK", "version", "entity", "nextRunAt"])
+        expect(schedule).not.toHaveProperty(storage);
     });
 
     it("ignores read-only fields sent by the client", async () => {
@@ -77,7 +78,17 @@ describe("Routing schedules API", () => {
 
     it.each([
       ["daily", { periode: "daily", schedules: [{ time: ["19:00", "07:00"] }] }, ["07:00", "19:00"]],
-      ["monthly", { periode: "monthly", schedules: [{ date: "31", time: ["07:00"] }, { date: "05", time: ["07:00"] }] }, ["05 07:00", "31 07:00"]],
+      [
+        "monthly",
+        {
+          periode: "monthly",
+          schedules: [
+            { date: "31", time: ["07:00"] },
+            { date: "05", time: ["07:00"] },
+          ],
+        },
+        ["05 07:00", "31 07:00"],
+      ],
       ["custom weekly", { periode: "custom", frequency: "weekly", interval: 2 }, ["monday 07:00", "monday 13:00", "friday 07:00"]],
     ])("creates a %s schedule", async (_name, overrides, timeSchedules) => {
       const { api, profile } = await schedulingTenant();
@@ -238,7 +249,10 @@ describe("Routing schedules API", () => {
     it.each(invalidScheduleBodies)("rejects %s with 400 naming the field, changing nothing", async (_name, overrides, field) => {
       const { api, profile } = await schedulingTenant();
       const created = await createSchedule(api, profile);
-      expectBadRequestNaming(await api.put(`/routing/schedule/${created._id}`, scheduleBody({ configurationId: profile, ...overrides })), field);
+      expectBadRequestNaming(
+        await api.put(`/routing/schedule/${created._id}`, scheduleBody({ configurationId: profile, ...overrides })),
+        field,
+      );
       expect((await api.get(`/routing/schedule/${created._id}`)).body.data).toEqual(created);
     });
 
@@ -252,7 +266,10 @@ describe("Routing schedules API", () => {
     it("changes only the fields sent and recomputes the derived ones", async () => {
       const { api, profile } = await schedulingTenant();
       const created = await createSchedule(api, profile);
-      const response = await api.patch(`/routing/schedule/${created._id}`, { schedules: [{ day: "sunday", time: ["06:00"] }], name: "Sunday" });
+      const response = await api.patch(`/routing/schedule/${created._id}`, {
+        schedules: [{ day: "sunday", time: ["06:00"] }],
+        name: "Sunday",
+      });
       expect(response.status).toBe(200);
       expect(response.body.data).toMatchObject({
         name: "Sunday",
@@ -351,8 +368,14 @@ describe("Routing schedules API", () => {
       expect((await northOnly.get(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
       expect((await northOnly.patch(`/routing/schedule/${mainSchedule._id}`, { active: false })).status).toBe(404);
       expect((await northOnly.delete(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
-      expectBadRequestNaming(await northOnly.post("/routing/schedule", scheduleBody({ configurationId: owner.profile })), "configurationId");
-      expectBadRequestNaming(await northOnly.patch(`/routing/schedule/${northSchedule._id}`, { configurationId: owner.profile }), "configurationId");
+      expectBadRequestNaming(
+        await northOnly.post("/routing/schedule", scheduleBody({ configurationId: owner.profile })),
+        "configurationId",
+      );
+      expectBadRequestNaming(
+        await northOnly.patch(`/routing/schedule/${northSchedule._id}`, { configurationId: owner.profile }),
+        "configurationId",
+      );
       expect((await owner.api.get(`/routing/schedule/${mainSchedule._id}`)).body.data).toEqual(mainSchedule);
       expect((await owner.api.get(`/routing/schedule/${northSchedule._id}`)).body.data).toEqual(northSchedule);
     });
@@ -367,11 +390,23 @@ describe("Routing schedules API", () => {
   });
 
   describe("permissions", () => {
-    const routes: Array<[string, string, string, (api: ApiClient, id: string, configurationId: string) => Promise<{ status: number; body: any }>]> = [
+    const routes: Array<
+      [string, string, string, (api: ApiClient, id: string, configurationId: string) => Promise<{ status: number; body: any }>]
+    > = [
       ["GET /routing/schedules", "view/routing-schedule", "list", (api) => api.get("/routing/schedules")],
       ["GET /routing/schedule/{id}", "view/routing-schedule", "get", (api, id) => api.get(`/routing/schedule/${id}`)],
-      ["POST /routing/schedule", "add/routing-schedule", "create", (api, _id, configurationId) => api.post("/routing/schedule", { ...validWeeklySchedule, configurationId })],
-      ["PUT /routing/schedule/{id}", "edit/routing-schedule", "replace", (api, id, configurationId) => api.put(`/routing/schedule/${id}`, { ...validWeeklySchedule, configurationId, name: "x" })],
+      [
+        "POST /routing/schedule",
+        "add/routing-schedule",
+        "create",
+        (api, _id, configurationId) => api.post("/routing/schedule", { ...validWeeklySchedule, configurationId }),
+      ],
+      [
+        "PUT /routing/schedule/{id}",
+        "edit/routing-schedule",
+        "replace",
+        (api, id, configurationId) => api.put(`/routing/schedule/${id}`, { ...validWeeklySchedule, configurationId, name: "x" }),
+      ],
       ["PATCH /routing/schedule/{id}", "edit/routing-schedule", "patch", (api, id) => api.patch(`/routing/schedule/${id}`, { name: "x" })],
       ["DELETE /routing/schedule/{id}", "delete/routing-schedule", "delete", (api, id) => api.delete(`/routing/schedule/${id}`)],
     ];
@@ -412,7 +447,11 @@ describe("Routing schedules API", () => {
       ["PATCH", `/routing/schedule/${unknownId}`],
       ["DELETE", `/routing/schedule/${unknownId}`],
     ])("%s %s without a token answers 401", async (method, path) => {
-      const response = await apiClient(undefined).request(method, path, method === "GET" || method === "DELETE" ? {} : { body: validWeeklySchedule });
+      const response = await apiClient(undefined).request(
+        method,
+        path,
+        method === "GET" || method === "DELETE" ? {} : { body: validWeeklySchedule },
+      );
       expect(response.status).toBe(401);
       expect(response.body.status).toBe(false);
     });

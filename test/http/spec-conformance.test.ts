@@ -39,7 +39,12 @@ describe("Spec conformance: routing schedules", () => {
       autoDispatch: true,
     });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ startTime: null, endTime: null, timeSchedules: ["2030-12-01 07:00"], nextRunTime: "2030-12-01 07:00" });
+    expect(response.body.data).toMatchObject({
+      startTime: null,
+      endTime: null,
+      timeSchedules: ["2030-12-01 07:00"],
+      nextRunTime: "2030-12-01 07:00",
+    });
     const read = await api.get(`/routing/schedule/${response.body.data._id}`);
     expect(read.body.data).toMatchObject({ startTime: null, endTime: null });
   });
@@ -61,7 +66,11 @@ describe("Spec conformance: routing schedules", () => {
     });
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({ periode: "weekly", frequency: null, interval: null });
-    const patched = await api.patch(`/routing/schedule/${response.body.data._id}`, { periode: "daily", schedules: [{ time: ["08:00"] }], interval: 1 });
+    const patched = await api.patch(`/routing/schedule/${response.body.data._id}`, {
+      periode: "daily",
+      schedules: [{ time: ["08:00"] }],
+      interval: 1,
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ periode: "daily", frequency: null, interval: null });
   });
@@ -97,8 +106,26 @@ describe("Spec conformance: data types", () => {
       name: "Ticket",
       fields: [
         { id: "dataId", title: "Code", type: "title", required: true, primaryKey: null, description: null },
-        { id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "user", via: null } },
-        { id: "note", title: "Note", type: "text", required: false, default: null, optionData: null, unique: null, searchable: null, validations: null, relation: null, format: null },
+        {
+          id: "owner",
+          title: "Owner",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsTo", targetKind: "standard", target: "user", via: null },
+        },
+        {
+          id: "note",
+          title: "Note",
+          type: "text",
+          required: false,
+          default: null,
+          optionData: null,
+          unique: null,
+          searchable: null,
+          validations: null,
+          relation: null,
+          format: null,
+        },
         { id: "due", title: "Due", type: "date", required: false, validations: { min: "2026-01-01", max: null, minInclusive: null } },
       ],
       limitUser: null,
@@ -110,7 +137,14 @@ describe("Spec conformance: data types", () => {
     });
     expect(response.status).toBe(201);
     const dataType = response.body.data_type;
-    expect(dataType).toMatchObject({ limitUser: false, commonData: false, uniqueTogether: [], extends: null, provider: "internal", providerConfig: null });
+    expect(dataType).toMatchObject({
+      limitUser: false,
+      commonData: false,
+      uniqueTogether: [],
+      extends: null,
+      provider: "internal",
+      providerConfig: null,
+    });
     expect(dataType.fields[1].relation).toEqual({ kind: "belongsTo", targetKind: "standard", target: "user" });
     expect(dataType.fields[2]).toMatchObject({ unique: false, searchable: false, optionData: [] });
     expect(dataType.fields[2]).not.toHaveProperty("validations");
@@ -126,14 +160,26 @@ describe("Spec conformance: data types", () => {
 });
 
 describe("Spec conformance: read-modify-write (server-set keys in a body are ignored)", () => {
-  const forged = { _id: "ffffffffffffffffffffffff", organizationId: "another-org", createdBy: "someone-else", createdTime: "2000-01-01 00:00:00", updatedTime: "2000-01-01 00:00:00" };
+  const forged = {
+    _id: "ffffffffffffffffffffffff",
+    organizationId: "another-org",
+    createdBy: "someone-else",
+    createdTime: "2000-01-01 00:00:00",
+    updatedTime: "2000-01-01 00:00:00",
+  };
   const serverSet = ["_id", "organizationId", "createdBy", "createdTime"] as const;
 
   /**
    * GET the resource, send the exact body back (200), then send it with forged server-set values
    * (200): the server-set values read back are the original ones.
    */
-  async function roundTrip(api: ApiClient, path: string, key: string, method: "PUT" | "PATCH" = "PUT", extraForged: Record<string, unknown> = {}) {
+  async function roundTrip(
+    api: ApiClient,
+    path: string,
+    key: string,
+    method: "PUT" | "PATCH" = "PUT",
+    extraForged: Record<string, unknown> = {},
+  ) {
     const read = (await api.get(path)).body[key] as Record<string, unknown>;
     expect(read).toBeTruthy();
     const same = await api.request(method, path, { body: read });
@@ -149,7 +195,13 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
 
   it("data types: PUT of the body read by GET, with _id, locked, createdBy, organizationId and times", async () => {
     const { api } = newTenant();
-    const created = await api.post("/data-type", { name: "Customer", fields: [{ type: "title", title: "Name" }, { id: "phone", title: "Phone", type: "phoneNumber", required: false }] });
+    const created = await api.post("/data-type", {
+      name: "Customer",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "phone", title: "Phone", type: "phoneNumber", required: false },
+      ],
+    });
     const { after } = await roundTrip(api, `/data-type/${created.body.data_type._id}`, "data_type", "PUT", { locked: true });
     expect(after.locked).toBe(false);
     // Any other unknown key is still a 400 naming it.
@@ -173,7 +225,10 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
       endTime: "2030-12-31 23:59",
       autoDispatch: false,
     });
-    await roundTrip(api, `/routing/schedule/${schedule.body.data._id}`, "data", "PUT", { timeSchedules: ["sunday 01:00"], nextRunTime: "2020-01-01 00:00" });
+    await roundTrip(api, `/routing/schedule/${schedule.body.data._id}`, "data", "PUT", {
+      timeSchedules: ["sunday 01:00"],
+      nextRunTime: "2020-01-01 00:00",
+    });
     const unknown = await api.put(`/vehicle/${vehicle.body.data._id}`, { ...vehicle.body.data, colour: "red" });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors.map((error: { field: string }) => error.field)).toContain("colour");
@@ -183,7 +238,10 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
     const { api, hubId } = await schedulingTenant();
     const visit = await api.post("/visit", { hubId, name: "Shop", coordinate: { lat: -6.2, lng: 106.8 } });
     expect(visit.status).toBe(201);
-    const { after } = await roundTrip(api, `/visit/${visit.body.data._id}`, "data", "PATCH", { assignedVehicleId: "ffffffffffffffffffffffff", eta: "2026-12-01 09:00" });
+    const { after } = await roundTrip(api, `/visit/${visit.body.data._id}`, "data", "PATCH", {
+      assignedVehicleId: "ffffffffffffffffffffffff",
+      eta: "2026-12-01 09:00",
+    });
     expect(after).toMatchObject({ assignedVehicleId: null, eta: null, status: "UNASSIGNED" });
   });
 
@@ -194,12 +252,24 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
       name: "Contact",
       fields: [
         { type: "title", title: "Name" },
-        { id: "company", title: "Company", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: company.body.data_type._id } },
+        {
+          id: "company",
+          title: "Company",
+          type: "relation",
+          required: false,
+          relation: { kind: "belongsTo", targetKind: "dataType", target: company.body.data_type._id },
+        },
       ],
     });
     const companyFields = [
       { type: "title", title: "Name" },
-      { id: "contacts", title: "Contacts", type: "relation", required: false, relation: { kind: "hasMany", targetKind: "dataType", target: contact.body.data_type._id, via: "company" } },
+      {
+        id: "contacts",
+        title: "Contacts",
+        type: "relation",
+        required: false,
+        relation: { kind: "hasMany", targetKind: "dataType", target: contact.body.data_type._id, via: "company" },
+      },
     ];
     expect((await api.put(`/data-type/${company.body.data_type._id}`, { name: "Company", fields: companyFields })).status).toBe(200);
     const acme = await api.post("/data", { dataTypeId: company.body.data_type._id, hubId, dataId: "Acme" });
@@ -258,24 +328,40 @@ describe("Spec conformance: search without a data type", () => {
       ],
     });
     const product = await api.post("/data-type", { name: "Product", commonData: true, fields: [{ type: "title", title: "Name" }] });
-    expect((await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Bandung Motors", city: "Jakarta" })).status).toBe(201);
-    expect((await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Quiet One", secret: "bandung" })).status).toBe(201);
+    expect(
+      (await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Bandung Motors", city: "Jakarta" })).status,
+    ).toBe(201);
+    expect(
+      (await api.post("/data", { dataTypeId: customer.body.data_type._id, hubId, dataId: "Quiet One", secret: "bandung" })).status,
+    ).toBe(201);
     expect((await api.post("/data", { dataTypeId: product.body.data_type._id, dataId: "Bandung Batik" })).status).toBe(201);
     expect((await api.post("/data", { dataTypeId: product.body.data_type._id, dataId: "Surabaya Batik" })).status).toBe(201);
 
     const found = await api.get("/data?q=band");
     expect(found.status).toBe(200);
     expect(found.body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["Bandung Batik", "Bandung Motors", "Quiet One"]);
-    for (const item of found.body.data) expect(item.data_type.name).toBe(item.dataTypeId === product.body.data_type._id ? "Product" : "Customer");
+    for (const item of found.body.data)
+      expect(item.data_type.name).toBe(item.dataTypeId === product.body.data_type._id ? "Product" : "Customer");
     expect(found.body.nextCursor).toBeNull();
 
     const projected = await api.get("/data?q=bandung%20jak&fields=city");
     expect(projected.body.data).toEqual([
-      { _id: expect.any(String), dataId: "Bandung Motors", dataTypeId: customer.body.data_type._id, data_type: { _id: customer.body.data_type._id, name: "Customer" }, city: "Jakarta" },
+      {
+        _id: expect.any(String),
+        dataId: "Bandung Motors",
+        dataTypeId: customer.body.data_type._id,
+        data_type: { _id: customer.body.data_type._id, name: "Customer" },
+        city: "Jakarta",
+      },
     ]);
 
     // A field hidden from the caller neither matches nor shows; naming it in fields is a 403.
-    const hiding = apiClient(tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: customer.body.data_type._id, hiddenFields: ["secret"] }] }));
+    const hiding = apiClient(
+      tokenFor({
+        organizationId,
+        permissionDetails: [{ permissionName: "view/data", dataTypeId: customer.body.data_type._id, hiddenFields: ["secret"] }],
+      }),
+    );
     const hidden = await hiding.get("/data?q=bandung");
     expect(hidden.body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["Bandung Batik", "Bandung Motors"]);
     expect((await hiding.get("/data?q=bandung&fields=secret")).status).toBe(403);
@@ -312,7 +398,8 @@ describe("Spec conformance: the machine description", () => {
       ["/data/type/{dataTypeName}/{dataId}", "put"],
     ] as const) {
       const schema = bodyOf(path, method);
-      for (const key of ["_id", "organizationId", "createdTime", "updatedTime"]) expect(schema.properties[key], `${method} ${path} ${key}`).toMatchObject({ readOnly: true });
+      for (const key of ["_id", "organizationId", "createdTime", "updatedTime"])
+        expect(schema.properties[key], `${method} ${path} ${key}`).toMatchObject({ readOnly: true });
       expect(schema).not.toHaveProperty("x-server-set-keys");
     }
     expect(bodyOf("/data-type/{dataTypeId}", "put").properties.locked).toMatchObject({ readOnly: true });

@@ -28,7 +28,15 @@ const isCreate = (route: RouteDefinition) => route.method === "POST" && !route.p
 const isReadOrDelete = (route: RouteDefinition) => route.method === "GET" || route.method === "DELETE";
 const isList = (route: RouteDefinition) => route.method === "GET" && !route.path.includes("{");
 
-type Fixtures = { organizationId: string; params: Record<string, string>; hubA: string; hubB: string; typeId: string; configurationId: string; uploadId: string };
+type Fixtures = {
+  organizationId: string;
+  params: Record<string, string>;
+  hubA: string;
+  hubB: string;
+  typeId: string;
+  configurationId: string;
+  uploadId: string;
+};
 type Body = { json: unknown } | { form: Array<[string, string | { filename: string; content: string }]> };
 
 /** Request bodies by operationId, built from the fixtures; valid for organization A itself. */
@@ -58,7 +66,9 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   createRoutingResult: (f) => ({ json: { configurationId: f.configurationId } }),
   replaceExtensionValues: () => ({ json: { custom: { badge: `${marker}-badge-2` } } }),
   importDataType: (f) => ({ json: { mode: "copy", source: { uploadId: f.uploadId } } }),
-  createWebhook: () => ({ json: { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook 2` } }),
+  createWebhook: () => ({
+    json: { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook 2` },
+  }),
   patchWebhook: () => ({ json: { description: "renamed hook" } }),
 };
 /** Query strings lists need to name organization A's resource. */
@@ -70,7 +80,13 @@ const requiredQueries: Record<string, () => string> = {
   getUsage: () => "?from=2026-01-01&to=2026-01-31",
 };
 /** Creates that name no resource: for another organization they are its own creates, not a tenancy question. */
-const createsNamingNothing = new Set(["createAppIntegration", "createDataType", "createHub", "createDataTypeImportUpload", "createWebhook"]);
+const createsNamingNothing = new Set([
+  "createAppIntegration",
+  "createDataType",
+  "createHub",
+  "createDataTypeImportUpload",
+  "createWebhook",
+]);
 
 function integrationForm(): Array<[string, string | { filename: string; content: string }]> {
   return [
@@ -84,7 +100,8 @@ async function send(api: ApiClient, route: RouteDefinition, fixtures: Fixtures):
   const path =
     route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = fixtures.params[name];
-      if (value === undefined) throw new Error(`no fixture for path parameter {${name}} of ${route.operationId}: add one to the tenancy matrix`);
+      if (value === undefined)
+        throw new Error(`no fixture for path parameter {${name}} of ${route.operationId}: add one to the tenancy matrix`);
       return encodeURIComponent(value);
     }) + (queries[route.operationId]?.(fixtures) ?? requiredQueries[route.operationId]?.() ?? "");
   if (!route.body) return api.request(route.method, path);
@@ -103,7 +120,10 @@ async function multipartBody(parts: Array<[string, string | { filename: string; 
     else form.set(name, new Blob([value.content]), value.filename);
   }
   const request = new Request("http://form.invalid/", { method: "POST", body: form });
-  return { rawBody: new Uint8Array(await request.arrayBuffer()), headers: { "content-type": request.headers.get("content-type") as string } };
+  return {
+    rawBody: new Uint8Array(await request.arrayBuffer()),
+    headers: { "content-type": request.headers.get("content-type") as string },
+  };
 }
 
 async function created(api: ApiClient, path: string, body: unknown): Promise<Record<string, any>> {
@@ -130,19 +150,36 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     const vehicle = await created(owner, "/vehicle", { name: `${marker} van`, hubId: hubA._id });
     const visit = await created(owner, "/visit", { name: `${marker} stop`, hubId: hubA._id, coordinate: "-6.2,106.8" });
     const configuration = await created(owner, "/routing/configuration", { name: `${marker} plan`, hubId: hubA._id });
-    const schedule = await created(owner, "/routing/schedule", { ...validWeeklySchedule, name: `${marker} s`, configurationId: configuration._id });
+    const schedule = await created(owner, "/routing/schedule", {
+      ...validWeeklySchedule,
+      name: `${marker} s`,
+      configurationId: configuration._id,
+    });
     const result = await created(owner, "/routing/result", { configurationId: configuration._id });
     const dataType = await created(owner, "/data-type", { name: `${marker} type`, fields: [{ type: "title", title: "Name" }] });
     const record = await created(owner, "/data", { dataTypeId: dataType._id, hubId: hubA._id, dataId: `${marker}-1` });
-    await created(owner, "/data-type", { name: `${marker} user extras`, extends: { entity: "user" }, fields: [{ id: "badge", title: "Badge", type: "text", required: false }] });
+    await created(owner, "/data-type", {
+      name: `${marker} user extras`,
+      extends: { entity: "user" },
+      fields: [{ id: "badge", title: "Badge", type: "text", required: false }],
+    });
     expect((await owner.put("/extension/user/user-a1", { custom: { badge: `${marker}-badge` } })).status).toBe(200);
     const integration = await owner.request("POST", "/app-integration", await multipartBody(integrationForm()));
     expect(integration.status).toBe(201);
     // An export of the earlier version uploaded by A (docs/api/legacy-import.md): another organization's import of it names nothing.
     const upload = await owner.post("/data-type/import/upload", undefined);
-    const header = { format: "field-operations-export", formatVersion: 2, dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] }, recordCount: 0 };
+    const header = {
+      format: "field-operations-export",
+      formatVersion: 2,
+      dataType: { name: `${marker} legacy`, fields: [{ type: "title", title: "Name" }] },
+      recordCount: 0,
+    };
     expect((await postExport(upload.body.data, JSON.stringify(header))).status).toBe(204);
-    const webhook = await created(owner, "/webhook", { url: "https://hooks.example.com/field-operations", events: ["routing.result.completed"], description: `${marker} hook` });
+    const webhook = await created(owner, "/webhook", {
+      url: "https://hooks.example.com/field-operations",
+      events: ["routing.result.completed"],
+      description: `${marker} hook`,
+    });
     fixtures = {
       uploadId: upload.body.data.uploadId,
       organizationId,
@@ -183,7 +220,9 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
   });
 
   it.each(cases)("%s without its permission → 403 sys-035", async (_name, route) => {
-    const withoutIt = apiClient(tokenFor({ organizationId: fixtures.organizationId, permissions: permissionSlugs.filter((slug) => slug !== route.permission) }));
+    const withoutIt = apiClient(
+      tokenFor({ organizationId: fixtures.organizationId, permissions: permissionSlugs.filter((slug) => slug !== route.permission) }),
+    );
     const response = await send(withoutIt, route, fixtures);
     expect(response.status).toBe(403);
     expect(response.body).toMatchObject({ status: false, failedCode: "sys-035" });

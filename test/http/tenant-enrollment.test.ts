@@ -47,7 +47,11 @@ describe("Enrollment with auto-enroll off (the stack's default)", { timeout: 120
     const baseUrl = await startGateway(routes);
     const response = await get(baseUrl, tokenFor({ organizationId: newOrganizationId() }));
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ status: false, message: "Organization not enrolled: ask the operator to enroll it on a plan.", failedCode: "tenant-403-not-enrolled" });
+    expect(response.body).toEqual({
+      status: false,
+      message: "Organization not enrolled: ask the operator to enroll it on a plan.",
+      failedCode: "tenant-403-not-enrolled",
+    });
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
   });
 
@@ -59,7 +63,9 @@ describe("Enrollment with auto-enroll off (the stack's default)", { timeout: 120
     expect(created.stdout).toMatch(new RegExp(`^enrolled\\t${organizationId}\\tfree\\tactive\\t`));
     expect((await get(baseUrl, tokenFor({ organizationId, sub: "enrolled" }))).status).toBe(200);
     // The local record names its key by reference only: no key value is stored in clear.
-    const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ConsistentRead: true }));
+    const { Item } = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ConsistentRead: true }),
+    );
     expect(Item).toMatchObject({ organizationId, apiKeyId: expect.stringMatching(/^local-[0-9a-f-]{36}$/) });
     expect(Item).not.toHaveProperty("apiKeyValue");
 
@@ -74,8 +80,14 @@ describe("Enrollment with auto-enroll off (the stack's default)", { timeout: 120
 
   it("refuses an unknown plan and a second enrollment, with a message and exit code 1", async () => {
     const organizationId = newOrganizationId();
-    await expect(tenantCli("create", "--org", organizationId, "--plan", "platinum")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("no plan named platinum") });
+    await expect(tenantCli("create", "--org", organizationId, "--plan", "platinum")).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("no plan named platinum"),
+    });
     await tenantCli("create", "--org", organizationId);
-    await expect(tenantCli("create", "--org", organizationId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("enrolled already") });
+    await expect(tenantCli("create", "--org", organizationId)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("enrolled already"),
+    });
   });
 });

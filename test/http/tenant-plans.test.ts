@@ -59,7 +59,9 @@ describe("Tenant plans at the local gateway", { timeout: 240_000 }, () => {
     expect(statuses).toEqual(Array(20).fill(200));
     expect(over.status).toBe(429);
     expect(over.body).toMatchObject({ status: false, failedCode: "sys-429-quota" });
-    expect(over.body.message).toBe("The daily call quota of plan test-daily-20 (20 calls per day) is used up; it resets at 00:00 UTC every day.");
+    expect(over.body.message).toBe(
+      "The daily call quota of plan test-daily-20 (20 calls per day) is used up; it resets at 00:00 UTC every day.",
+    );
     const counter = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.callCounter(organizationId, today()) }));
     expect(counter.Item?.calls).toBe(20);
   });
@@ -94,7 +96,11 @@ describe("Tenant plans at the local gateway", { timeout: 240_000 }, () => {
 
     // Assess
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ status: false, message: "The organization is suspended: ask the operator to resume it.", failedCode: "tenant-403-suspended" });
+    expect(refused.body).toEqual({
+      status: false,
+      message: "The organization is suspended: ask the operator to resume it.",
+      failedCode: "tenant-403-suspended",
+    });
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     expect(served.status).toBe(200);
   });

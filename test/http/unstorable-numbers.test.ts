@@ -22,7 +22,18 @@ async function setup() {
   const visit = await created(tenant.api, "/visit", { name: "Stop", hubId: hub._id, coordinate: { lat: -6.19, lng: 106.82 } });
   const profileBody = { name: "Run", hubId: hub._id, vehicleIds: [vehicle._id] };
   const profile = await created(tenant.api, "/routing/configuration", profileBody);
-  const dataType = await created(tenant.api, "/data-type", { name: "Place", fields: [{ type: "title", title: "Name" }, { id: "where", title: "Where", type: "geolocation", required: false }] }, "data_type");
+  const dataType = await created(
+    tenant.api,
+    "/data-type",
+    {
+      name: "Place",
+      fields: [
+        { type: "title", title: "Name" },
+        { id: "where", title: "Where", type: "geolocation", required: false },
+      ],
+    },
+    "data_type",
+  );
   return { ...tenant, hub, vehicle, visit, profile, profileBody, dataType };
 }
 
@@ -51,7 +62,10 @@ describe("Numbers the store cannot keep", () => {
     for (const [method, path, body, field] of cases) {
       const response = await api.request(method, path, { body });
       expect(response.status, `${method} ${path} ${JSON.stringify(body).slice(0, 120)} → ${JSON.stringify(response.body)}`).toBe(400);
-      expect(errorFields(response.body).some((name) => name === field || name.startsWith(`${field}.`)), `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(true);
+      expect(
+        errorFields(response.body).some((name) => name === field || name.startsWith(`${field}.`)),
+        `${method} ${path}: ${JSON.stringify(response.body)}`,
+      ).toBe(true);
     }
     // Nothing changed: one hub, one vehicle, one visit, one profile, no record.
     expect((await api.get("/hubs")).body.data).toHaveLength(1);

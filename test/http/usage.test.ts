@@ -30,7 +30,8 @@ async function organizationWithProfile() {
   const tenant = newTenant();
   const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
   for (const name of ["Van 1", "Van 2"]) await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
-  for (let i = 0; i < 3; i++) await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` });
+  for (let i = 0; i < 3; i++)
+    await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` });
   const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
   return { ...tenant, hub, profile };
 }
@@ -44,7 +45,10 @@ async function runQueued(resultIds: string[], deliveries = 1) {
     for (const message of await receive(sqs, queueUrl)) {
       const resultId = JSON.parse(message.Body as string).resultId;
       if (waiting.delete(resultId)) mine.push(message);
-      else await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+      else
+        await sqs.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }),
+        );
     }
     if (mine.length === 0) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -59,10 +63,21 @@ async function runQueued(resultIds: string[], deliveries = 1) {
 
 const put = (item: Record<string, unknown>) => documentClient().send(new PutCommand({ TableName: tableName(), Item: item }));
 const seedCalls = (organizationId: string, day: string, calls: number) => put({ ...keys.callCounter(organizationId, day), calls });
-const seedMonthSeconds = (organizationId: string, seconds: number) => put({ ...keys.runSecondsTotal(organizationId, new Date().toISOString().slice(0, 7)), seconds });
+const seedMonthSeconds = (organizationId: string, seconds: number) =>
+  put({ ...keys.runSecondsTotal(organizationId, new Date().toISOString().slice(0, 7)), seconds });
 /** The tenant record the operator's CLI writes (overwrites one written by auto-enrollment). */
 const seedTenant = (organizationId: string, plan: string) =>
-  put({ ...keys.tenant(organizationId), GSI1PK: keys.tenantsIndexPartition, GSI1SK: organizationId, entity: "tenant", organizationId, plan, status: "active", createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" });
+  put({
+    ...keys.tenant(organizationId),
+    GSI1PK: keys.tenantsIndexPartition,
+    GSI1SK: organizationId,
+    entity: "tenant",
+    organizationId,
+    plan,
+    status: "active",
+    createdTime: "2026-01-01 00:00:00",
+    updatedTime: "2026-01-01 00:00:00",
+  });
 
 const nextMonthStart = () => {
   const now = new Date();
@@ -87,7 +102,16 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     const runs = await runUsageItemsBetween(tenant.organizationId, start, dayAfter(today()));
     expect(runs.map((run) => run.runId).sort()).toEqual([first._id, second._id].sort());
     for (const run of runs) {
-      expect(run).toMatchObject({ organizationId: tenant.organizationId, kind: "onDemand", scheduleId: null, hubId: tenant.hub._id, configurationId: tenant.profile._id, outcome: "done", visits: 3, vehicles: 2 });
+      expect(run).toMatchObject({
+        organizationId: tenant.organizationId,
+        kind: "onDemand",
+        scheduleId: null,
+        hubId: tenant.hub._id,
+        configurationId: tenant.profile._id,
+        outcome: "done",
+        visits: 3,
+        vehicles: 2,
+      });
       expect(run.optimizerSeconds).toBeGreaterThan(0);
       expect(run.memoryMb).toBeGreaterThan(0);
     }
@@ -98,7 +122,12 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     const response = await tenant.api.get(`/usage?from=${start}&to=${dayAfter(today())}`);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const report = response.body.data;
-    expect(report).toMatchObject({ organizationId: tenant.organizationId, from: start, to: dayAfter(today()), callsSource: "local-gateway" });
+    expect(report).toMatchObject({
+      organizationId: tenant.organizationId,
+      from: start,
+      to: dayAfter(today()),
+      callsSource: "local-gateway",
+    });
     expect(report.days.map((day: { day: string }) => day.day)).toEqual([0, 1, 2, 3, 4].map((i) => dayAfter(start, i)));
     expect(report.days.slice(0, 2).map((day: { calls: number }) => day.calls)).toEqual([7, 3]);
     expect(report.days.reduce((sum: number, day: { runs: { count: number } }) => sum + day.runs.count, 0)).toBe(2);
@@ -153,7 +182,14 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
 
   it("validates the range: 400 for a missing or impossible date, to before from, or more than 366 days", async () => {
     const { api } = newTenant();
-    for (const query of ["", "?from=2026-01-01", "?from=2026-02-30&to=2026-03-01", "?from=2026-1-01&to=2026-01-02", "?from=2026-03-02&to=2026-03-01", "?from=2025-01-01&to=2026-01-02"]) {
+    for (const query of [
+      "",
+      "?from=2026-01-01",
+      "?from=2026-02-30&to=2026-03-01",
+      "?from=2026-1-01&to=2026-01-02",
+      "?from=2026-03-02&to=2026-03-01",
+      "?from=2025-01-01&to=2026-01-02",
+    ]) {
       const response = await api.get(`/usage${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body, query).toMatchObject({ status: false, failedCode: expect.any(String) });
@@ -198,7 +234,9 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
     it("an operator plan binds runs too: on tiny (3 run-seconds a month, 1 run queued) the 2nd concurrent run and a 4-second run are refused", async () => {
       const tenant = await organizationWithProfile();
       await seedTenant(tenant.organizationId, "tiny");
-      const [first, second] = await Promise.all([0, 1].map(() => tenant.api.post("/routing/result", { configurationId: tenant.profile._id })));
+      const [first, second] = await Promise.all(
+        [0, 1].map(() => tenant.api.post("/routing/result", { configurationId: tenant.profile._id })),
+      );
       expect([first?.status, second?.status].sort()).toEqual([201, 429]);
       const refused = first?.status === 429 ? first : second;
       expect(refused?.body).toMatchObject({ status: false, failedCode: "run-429", message: expect.stringContaining("1 routing run") });
@@ -207,7 +245,11 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
       await runQueued([(first?.status === 201 ? first : second)?.body.data._id]);
       const overQuota = await tenant.api.post("/routing/result", { configurationId: long._id });
       expect(overQuota.status).toBe(429);
-      expect(overQuota.body).toMatchObject({ status: false, failedCode: "run-quota-429", message: expect.stringContaining("plan tiny allows 3 optimizer seconds") });
+      expect(overQuota.body).toMatchObject({
+        status: false,
+        failedCode: "run-quota-429",
+        message: expect.stringContaining("plan tiny allows 3 optimizer seconds"),
+      });
     });
 
     it("the cap on runs queued or running is the tenant plan's maxRunsQueued (free: 2)", async () => {
@@ -216,7 +258,10 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push(await tenant.api.post("/routing/result", { configurationId: tenant.profile._id }));
       expect(statuses.map((response) => response.status)).toEqual([201, 201, 429]);
-      expect(statuses[2]?.body).toMatchObject({ failedCode: "run-429", message: expect.stringContaining("2 routing runs queued or running") });
+      expect(statuses[2]?.body).toMatchObject({
+        failedCode: "run-429",
+        message: expect.stringContaining("2 routing runs queued or running"),
+      });
       await runQueued(statuses.slice(0, 2).map((response) => response.body.data._id));
     });
   });

@@ -98,10 +98,13 @@ describe("Vehicles API", () => {
 
     it("accepts a night shift spanning midnight with multiday", async () => {
       const { api, vehicle: body } = await tenantWithHubs();
-      const vehicle = await createVehicle(api, body({
-        workingTime: { startTime: "22:00", endTime: "06:00", multiday: 1 },
-        breakTime: { startTime: "02:00", endTime: "02:30" },
-      }));
+      const vehicle = await createVehicle(
+        api,
+        body({
+          workingTime: { startTime: "22:00", endTime: "06:00", multiday: 1 },
+          breakTime: { startTime: "02:00", endTime: "02:30" },
+        }),
+      );
       expect(vehicle.workingTime).toEqual({ startTime: "22:00", endTime: "06:00", multiday: 1 });
     });
 
@@ -214,7 +217,13 @@ describe("Vehicles API", () => {
       const created = await createVehicle(api, vehicle());
       const response = await api.put(`/vehicle/${created._id}`, { name: "Renamed", hubId: hubA });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ _id: created._id, name: "Renamed", tags: [], speed: 25, createdTime: created.createdTime });
+      expect(response.body.data).toMatchObject({
+        _id: created._id,
+        name: "Renamed",
+        tags: [],
+        speed: 25,
+        createdTime: created.createdTime,
+      });
       expect((await api.get(`/vehicle/${created._id}`)).body.data.name).toBe("Renamed");
     });
 

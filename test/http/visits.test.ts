@@ -52,8 +52,16 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["time window ending before it starts", { timeWindows: [{ startTime: "12:00", endTime: "09:00" }] }, "timeWindows.0.endTime"],
   ["empty time window", { timeWindows: [{ startTime: "2026-12-01 09:00", endTime: "2026-12-01 09:00" }] }, "timeWindows.0.endTime"],
   ["time window mixing forms", { timeWindows: [{ startTime: "09:00", endTime: "2026-12-01 12:00" }] }, "timeWindows.0.endTime"],
-  ["time window on a date that does not exist", { timeWindows: [{ startTime: "2026-02-30 09:00", endTime: "2026-02-30 10:00" }] }, "timeWindows.0.startTime"],
-  ["more than 10 time windows", { timeWindows: Array.from({ length: 11 }, () => ({ startTime: "09:00", endTime: "10:00" })) }, "timeWindows"],
+  [
+    "time window on a date that does not exist",
+    { timeWindows: [{ startTime: "2026-02-30 09:00", endTime: "2026-02-30 10:00" }] },
+    "timeWindows.0.startTime",
+  ],
+  [
+    "more than 10 time windows",
+    { timeWindows: Array.from({ length: 11 }, () => ({ startTime: "09:00", endTime: "10:00" })) },
+    "timeWindows",
+  ],
   ["negative visitTime", { visitTime: -1 }, "visitTime"],
   ["negative weight", { capacity: { weight: -1 } }, "capacity.weight"],
   ["weight the store cannot keep", { capacity: { weight: 1e20 } }, "capacity.weight"],
@@ -128,7 +136,10 @@ describe("Visits API", () => {
     // eta is a dispatch field (server-set, ignored when sent): visitTime is the third bad field here.
     it.each(["NOPE", "ASSIGNED"])("lists every bad field in one answer, as sentences: lat, status %s and visitTime", async (status) => {
       const { api, visit } = await tenantWithHubs();
-      const response = await api.post("/visit", visit({ coordinate: { lat: "north", lng: 106.8 }, status, visitTime: "long", name: undefined }));
+      const response = await api.post(
+        "/visit",
+        visit({ coordinate: { lat: "north", lng: 106.8 }, status, visitTime: "long", name: undefined }),
+      );
       expect(response.status).toBe(400);
       expect(fields(response).sort()).toEqual(["coordinate", "name", "status", "visitTime"]);
       for (const error of response.body.errors as Array<{ field: string; message: string }>) {
@@ -203,7 +214,13 @@ describe("Visits API", () => {
       const created = await createVisit(api, visit());
       const response = await api.patch(`/visit/${created._id}`, { coordinate: "1,2", tags: [], address: null });
       expect(response.status).toBe(200);
-      expect(response.body.data).toEqual({ ...created, coordinate: { lat: 1, lng: 2 }, tags: [], address: null, updatedTime: expect.any(String) });
+      expect(response.body.data).toEqual({
+        ...created,
+        coordinate: { lat: 1, lng: 2 },
+        tags: [],
+        address: null,
+        updatedTime: expect.any(String),
+      });
       expect((await api.get(`/visit/${created._id}`)).body.data).toEqual(response.body.data);
     });
 
@@ -339,7 +356,8 @@ describe("Visits API", () => {
     it("oldestActiveVisits: the hub's UNASSIGNED/ONGOING visits, oldest first, at most max", async () => {
       const { api, organizationId, hubA, hubB, visit } = await tenantWithHubs();
       const active: string[] = [];
-      for (let i = 0; i < 4; i++) active.push((await createVisit(api, visit({ name: `A${i}`, status: i === 2 ? "ONGOING" : "UNASSIGNED" })))._id);
+      for (let i = 0; i < 4; i++)
+        active.push((await createVisit(api, visit({ name: `A${i}`, status: i === 2 ? "ONGOING" : "UNASSIGNED" })))._id);
       await createVisit(api, visit({ status: "DONE" }));
       await createVisit(api, visit({ status: "CANCELLED" }));
       await createVisit(api, visit({ hubId: hubB }));
@@ -353,18 +371,33 @@ describe("Visits API", () => {
     it("markVisitDispatched assigns an active visit once; UNASSIGNED puts it back and clears the dispatch fields", async () => {
       const { api, organizationId, hubA, visit } = await tenantWithHubs();
       const created = await createVisit(api, visit());
-      const dispatch = { assignedVehicleId: "v1", routingResultId: "r1", routePlannedOrder: 3, eta: "2026-12-01 09:10", etd: "2026-12-01 09:25" };
+      const dispatch = {
+        assignedVehicleId: "v1",
+        routingResultId: "r1",
+        routePlannedOrder: 3,
+        eta: "2026-12-01 09:10",
+        etd: "2026-12-01 09:25",
+      };
       expect(await markVisitDispatched(organizationId, hubA, created._id, dispatch, "2026-12-01 08:00:00")).toBe(true);
       const assigned = (await api.get(`/visit/${created._id}`)).body.data;
       expect(assigned).toMatchObject({ status: "ASSIGNED", ...dispatch });
       expect(await oldestActiveVisits(organizationId, hubA, 10)).toEqual([]);
       // No longer active: a second dispatch (a retried run) does not overwrite it.
-      expect(await markVisitDispatched(organizationId, hubA, created._id, { ...dispatch, assignedVehicleId: "v2" }, "2026-12-01 08:01:00")).toBe(false);
+      expect(
+        await markVisitDispatched(organizationId, hubA, created._id, { ...dispatch, assignedVehicleId: "v2" }, "2026-12-01 08:01:00"),
+      ).toBe(false);
 
       // An assigned visit keeps ASSIGNED through other edits.
       expect((await api.patch(`/visit/${created._id}`, { name: "Renamed" })).body.data).toMatchObject({ status: "ASSIGNED", ...dispatch });
       const back = await api.patch(`/visit/${created._id}`, { status: "UNASSIGNED" });
-      expect(back.body.data).toMatchObject({ status: "UNASSIGNED", assignedVehicleId: null, routingResultId: null, routePlannedOrder: null, eta: null, etd: null });
+      expect(back.body.data).toMatchObject({
+        status: "UNASSIGNED",
+        assignedVehicleId: null,
+        routingResultId: null,
+        routePlannedOrder: null,
+        eta: null,
+        etd: null,
+      });
       expect((await oldestActiveVisits(organizationId, hubA, 10)).map((v) => v._id)).toEqual([created._id]);
     });
   });

@@ -21,12 +21,16 @@ describe("webhook cap (strict DynamoDB semantics)", () => {
     const countKey = keys.webhookCount(organizationId);
     const mine = strictDynamoDb()
       .transactionLog()
-      .filter((record) => record.items.some((item) => item.includes(JSON.stringify(countKey.PK)) && item.includes(JSON.stringify(countKey.SK))));
+      .filter((record) =>
+        record.items.some((item) => item.includes(JSON.stringify(countKey.PK)) && item.includes(JSON.stringify(countKey.SK))),
+      );
     expect(mine.length).toBeGreaterThanOrEqual(defaultMaxWebhooks);
     const committed = mine.filter((record) => record.outcome === "committed");
     for (const [index, record] of committed.entries()) {
       for (const other of committed.slice(index + 1)) {
-        const overlap = record.arrivedAt < (other.releasedAt ?? Number.POSITIVE_INFINITY) && other.arrivedAt < (record.releasedAt ?? Number.POSITIVE_INFINITY);
+        const overlap =
+          record.arrivedAt < (other.releasedAt ?? Number.POSITIVE_INFINITY) &&
+          other.arrivedAt < (record.releasedAt ?? Number.POSITIVE_INFINITY);
         expect(overlap, `transactions ${record.id} and ${other.id} both committed while overlapping`).toBe(false);
       }
     }

@@ -26,7 +26,8 @@ describe("Webhook subscriptions", () => {
     expect(listed.body.data.map((item: { _id: string }) => item._id)).toEqual([webhook._id]);
     expect(JSON.stringify(listed.body)).not.toContain(webhook.secret.slice(6));
 
-    const item = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhook(organizationId, webhook._id) }))).Item;
+    const item = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhook(organizationId, webhook._id) })))
+      .Item;
     expect(item?.sealedSecret).toMatch(/^v1\./);
     expect(JSON.stringify(item)).not.toContain(webhook.secret.slice(6));
   });
@@ -35,14 +36,22 @@ describe("Webhook subscriptions", () => {
     const { api } = newTenant();
     const other = newTenant();
     const id = (await api.post("/webhook", subscription)).body.data._id;
-    for (const answer of [await other.api.get(`/webhook/${id}`), await other.api.patch(`/webhook/${id}`, { enabled: false }), await other.api.delete(`/webhook/${id}`)]) {
+    for (const answer of [
+      await other.api.get(`/webhook/${id}`),
+      await other.api.patch(`/webhook/${id}`, { enabled: false }),
+      await other.api.delete(`/webhook/${id}`),
+    ]) {
       expect(answer.status).toBe(404);
     }
     expect((await other.api.get("/webhooks")).body.data).toEqual([]);
 
     const patched = await api.patch(`/webhook/${id}`, { events: ["routing.schedule.skipped"], enabled: false });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ events: ["routing.schedule.skipped"], enabled: false, disabledReason: "disabled by a client" });
+    expect(patched.body.data).toMatchObject({
+      events: ["routing.schedule.skipped"],
+      enabled: false,
+      disabledReason: "disabled by a client",
+    });
     expect((await api.patch(`/webhook/${id}`, { enabled: true })).body.data).toMatchObject({ enabled: true, disabledReason: null });
     expect((await api.delete(`/webhook/${id}`)).status).toBe(200);
     expect((await api.get(`/webhook/${id}`)).status).toBe(404);
@@ -78,7 +87,8 @@ describe("Webhook subscriptions", () => {
 
   it("holds at most the plan's number of webhooks per organization (409 beyond it)", async () => {
     const { api } = newTenant();
-    for (let i = 0; i < defaultMaxWebhooks; i++) expect((await api.post("/webhook", { ...subscription, url: `${subscription.url}/${i}` })).status).toBe(201);
+    for (let i = 0; i < defaultMaxWebhooks; i++)
+      expect((await api.post("/webhook", { ...subscription, url: `${subscription.url}/${i}` })).status).toBe(201);
     const refused = await api.post("/webhook", subscription);
     expect(refused.status).toBe(409);
     expect(refused.body.failedCode).toBe("webhook-409");
@@ -110,7 +120,9 @@ describe("Webhook subscriptions", () => {
     await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId) }));
     expect((await api.post("/webhook", subscription)).status).toBe(201);
     expect((await api.post("/webhook", subscription)).status).toBe(409);
-    const count = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
+    const count = (
+      await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))
+    ).Item;
     expect(count?.count).toBe(defaultMaxWebhooks);
   });
 
@@ -120,7 +132,12 @@ describe("Webhook subscriptions", () => {
     for (let i = 0; i < 3; i++) ids.push((await api.post("/webhook", subscription)).body.data._id);
     await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId) }));
     expect((await api.delete(`/webhook/${ids[0]}`)).status).toBe(200);
-    const countItem = async () => (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
+    const countItem = async () =>
+      (
+        await documentClient().send(
+          new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }),
+        )
+      ).Item;
     expect((await countItem())?.count).toBe(2);
     expect((await api.post("/webhook", subscription)).status).toBe(201);
     expect((await countItem())?.count).toBe(3);

@@ -76,13 +76,21 @@ describe("writes under contention", () => {
     await new DynamoDBClient({ maxAttempts: 1 }).send(
       new TransactWriteItemsCommand({
         TransactItems: [
-          { ConditionCheck: { TableName: process.env.TABLE_NAME as string, Key: marshall(keys.vehicle(organizationId, vehicleId)), ConditionExpression: "attribute_exists(PK)" } },
+          {
+            ConditionCheck: {
+              TableName: process.env.TABLE_NAME as string,
+              Key: marshall(keys.vehicle(organizationId, vehicleId)),
+              ConditionExpression: "attribute_exists(PK)",
+            },
+          },
         ],
       }),
     );
     const patched = api.patch(`/vehicle/${vehicleId}`, { name: "Renamed" });
     // The PATCH meets the held item (a conflict), backs off and tries again; release the hold meanwhile.
-    await expect.poll(() => semantics.counters().transactionConflicts + semantics.counters().singleWriteConflicts, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => semantics.counters().transactionConflicts + semantics.counters().singleWriteConflicts, { timeout: 20_000 })
+      .toBeGreaterThan(0);
     semantics.releaseHeldTransactions();
     const response = await patched;
     expect(response.status).toBe(200);
@@ -94,7 +102,10 @@ describe("writes under contention", () => {
     process.env.DYNAMODB_RETRY_BUDGET_MS = "300";
     resetAppConfig();
     // Only the writes: the authorizer's reads stay answered (its answer is cached anyway).
-    const semantics = resetStrictDynamoDb({ throttleRate: 1, throttleOperations: ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"] });
+    const semantics = resetStrictDynamoDb({
+      throttleRate: 1,
+      throttleOperations: ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"],
+    });
     const response = await api.post("/vehicle", { ...validVehicle, hubId });
     semantics.configure({ throttleRate: 0 });
     expect(response.status).toBe(503);
@@ -118,7 +129,13 @@ describe("writes under contention", () => {
     await new DynamoDBClient({ maxAttempts: 1 }).send(
       new TransactWriteItemsCommand({
         TransactItems: [
-          { ConditionCheck: { TableName: process.env.TABLE_NAME as string, Key: marshall(keys.vehicle(organizationId, vehicleId)), ConditionExpression: "attribute_exists(PK)" } },
+          {
+            ConditionCheck: {
+              TableName: process.env.TABLE_NAME as string,
+              Key: marshall(keys.vehicle(organizationId, vehicleId)),
+              ConditionExpression: "attribute_exists(PK)",
+            },
+          },
         ],
       }),
     );

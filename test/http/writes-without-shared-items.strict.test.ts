@@ -37,12 +37,23 @@ async function measured(burst: () => Promise<ApiResponse[]>) {
 }
 
 async function partitionItems(partition: string): Promise<number> {
-  const output = await documentClient().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": partition }, ConsistentRead: true, Select: "COUNT" }));
+  const output = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "PK = :pk",
+      ExpressionAttributeValues: { ":pk": partition },
+      ConsistentRead: true,
+      Select: "COUNT",
+    }),
+  );
   return output.Count ?? 0;
 }
 
 async function typeWithTitle(api: ApiClient, extra: Array<Record<string, unknown>> = []) {
-  return (await created(api, "/data-type", { name: `T ${Math.random()}`, fields: [{ type: "title", title: "Name" }, ...extra] })) as { _id: string; name: string };
+  return (await created(api, "/data-type", { name: `T ${Math.random()}`, fields: [{ type: "title", title: "Name" }, ...extra] })) as {
+    _id: string;
+    name: string;
+  };
 }
 
 describe("independent writes of one parent share no item", () => {
@@ -50,7 +61,9 @@ describe("independent writes of one parent share no item", () => {
     const { api } = newTenant();
     const hub = await created(api, "/hub", hubBody("A"));
     const type = await typeWithTitle(api);
-    const { responses, conflictShare, transactions } = await measured(() => Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}` }))));
+    const { responses, conflictShare, transactions } = await measured(() =>
+      Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}` }))),
+    );
     expect(statuses(responses), JSON.stringify(responses.find((response) => response.status !== 201)?.body)).toEqual(Array(50).fill(201));
     expect(transactions).toBeGreaterThanOrEqual(50);
     expect(conflictShare).toBeLessThanOrEqual(0.1);
@@ -62,23 +75,31 @@ describe("independent writes of one parent share no item", () => {
     const hub = await created(api, "/hub", hubBody("A"));
     for (let i = 0; i < 20; i += 1) await created(api, "/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}` });
     const { responses, conflictShare } = await measured(() =>
-      Promise.all(Array.from({ length: 20 }, (_, i) => api.patch(`/data/type/${encodeURIComponent(type.name)}/R${i}?hubId=${hub._id}`, { note: `changed ${i}` }))),
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          api.patch(`/data/type/${encodeURIComponent(type.name)}/R${i}?hubId=${hub._id}`, { note: `changed ${i}` }),
+        ),
+      ),
     );
     expect(statuses(responses), JSON.stringify(responses.find((response) => response.status !== 200)?.body)).toEqual(Array(20).fill(200));
     expect(conflictShare).toBeLessThanOrEqual(0.1);
   });
 
-  it.each(["/visit", "/vehicle"])("50 concurrent %s creates in one hub: 50 × 201, at most 10% conflicted, and the hub then refuses its delete", async (path) => {
-    const { api } = newTenant();
-    const hub = await created(api, "/hub", hubBody("A"));
-    const body = (i: number) => (path === "/visit" ? { hubId: hub._id, name: `V${i}`, coordinate: "-6.19,106.82" } : { hubId: hub._id, name: `Van ${i}` });
-    const { responses, conflictShare } = await measured(() => Promise.all(Array.from({ length: 50 }, (_, i) => api.post(path, body(i)))));
-    expect(statuses(responses), JSON.stringify(responses.find((response) => response.status !== 201)?.body)).toEqual(Array(50).fill(201));
-    expect(conflictShare).toBeLessThanOrEqual(0.1);
-    const refused = await api.delete(`/hub/${hub._id}`);
-    expect(refused.status).toBe(409);
-    expect(refused.body.message).toContain(path === "/visit" ? "50 visits" : "50 vehicles");
-  });
+  it.each(["/visit", "/vehicle"])(
+    "50 concurrent %s creates in one hub: 50 × 201, at most 10% conflicted, and the hub then refuses its delete",
+    async (path) => {
+      const { api } = newTenant();
+      const hub = await created(api, "/hub", hubBody("A"));
+      const body = (i: number) =>
+        path === "/visit" ? { hubId: hub._id, name: `V${i}`, coordinate: "-6.19,106.82" } : { hubId: hub._id, name: `Van ${i}` };
+      const { responses, conflictShare } = await measured(() => Promise.all(Array.from({ length: 50 }, (_, i) => api.post(path, body(i)))));
+      expect(statuses(responses), JSON.stringify(responses.find((response) => response.status !== 201)?.body)).toEqual(Array(50).fill(201));
+      expect(conflictShare).toBeLessThanOrEqual(0.1);
+      const refused = await api.delete(`/hub/${hub._id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toContain(path === "/visit" ? "50 visits" : "50 vehicles");
+    },
+  );
 });
 
 describe("races the shared items used to decide", () => {
@@ -86,7 +107,9 @@ describe("races the shared items used to decide", () => {
     const { api } = newTenant();
     const type = await typeWithTitle(api);
     const hub = await created(api, "/hub", hubBody("A"));
-    const responses = await Promise.all(Array.from({ length: 50 }, () => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: "same" })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: "same" })),
+    );
     // Writers of one value are a real hot item: each loser is a 409, or a 503 when the contention
     // retries spent their budget first (nothing written either way).
     expect(count(responses, 201), JSON.stringify(statuses(responses))).toBe(1);
@@ -97,7 +120,11 @@ describe("races the shared items used to decide", () => {
     const { api } = newTenant();
     const type = await typeWithTitle(api, [{ id: "email", title: "Email", type: "text", required: false, unique: true }]);
     const hub = await created(api, "/hub", hubBody("A"));
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}`, email: "one@example.com" })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api.post("/data", { dataTypeId: type._id, hubId: hub._id, dataId: `R${i}`, email: "one@example.com" }),
+      ),
+    );
     // Writers of one value are a real hot item: each loser is a 409, or a 503 when the contention
     // retries spent their budget first (nothing written either way).
     expect(count(responses, 201), JSON.stringify(statuses(responses))).toBe(1);
@@ -124,8 +151,12 @@ describe("races the shared items used to decide", () => {
     for (let round = 0; round < 3; round += 1) {
       const { api } = newTenant();
       const hub = await created(api, "/hub", hubBody("A"));
-      const body = (i: number) => (path === "/visit" ? { hubId: hub._id, name: `V${i}`, coordinate: "-6.19,106.82" } : { hubId: hub._id, name: `Van ${i}` });
-      const [deleted, ...responses] = await Promise.all([api.delete(`/hub/${hub._id}`), ...Array.from({ length: 20 }, (_, i) => api.post(path, body(i)))]);
+      const body = (i: number) =>
+        path === "/visit" ? { hubId: hub._id, name: `V${i}`, coordinate: "-6.19,106.82" } : { hubId: hub._id, name: `Van ${i}` };
+      const [deleted, ...responses] = await Promise.all([
+        api.delete(`/hub/${hub._id}`),
+        ...Array.from({ length: 20 }, (_, i) => api.post(path, body(i))),
+      ]);
       const listed = (await api.get(`${path === "/visit" ? "/visits" : "/vehicles"}?limit=100`)).body.data as unknown[];
       if (deleted.status === 200) {
         expect(listed).toHaveLength(0);

@@ -22,7 +22,9 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
   it("has an SNS topic (TLS only) with the e-mail subscription from context alarmEmail, and every alarm notifies it", () => {
     root().hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "oncall@example.com" });
     root().hasResourceProperties("AWS::SNS::TopicPolicy", {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]),
+      },
     });
     for (const alarm of alarms()) expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmDescription).toHaveLength(1);
   });
@@ -50,15 +52,25 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
       Metrics: Match.arrayWith([Match.objectLike({ Expression: "IF(requests >= 20, 100 * errors / requests, 0)" })]),
     });
     root().hasResourceProperties("AWS::CloudWatch::Alarm", { Namespace: "AWS/Lambda", MetricName: "Errors", Threshold: 0, Period: 60 });
-    root().hasResourceProperties("AWS::CloudWatch::Alarm", { Namespace: "AWS/Lambda", MetricName: "Duration", Statistic: "Maximum", Threshold: 44_000 });
+    root().hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "AWS/Lambda",
+      MetricName: "Duration",
+      Statistic: "Maximum",
+      Threshold: 44_000,
+    });
   });
 
   it("alarms on Lambda errors and throttles once per function group (each API area, the jobs), summing its functions", () => {
-    const groupAlarms = alarms().filter((alarm) => alarm.Properties.Metrics?.some((metric: { Expression?: string }) => metric.Expression?.includes("f0")));
+    const groupAlarms = alarms().filter((alarm) =>
+      alarm.Properties.Metrics?.some((metric: { Expression?: string }) => metric.Expression?.includes("f0")),
+    );
     const areaCount = synthesized.stack.areaStacks.length;
     expect(groupAlarms).toHaveLength(2 * (areaCount + 1));
     const summed = groupAlarms.filter((alarm) => /Errors/.test(alarm.Properties.AlarmDescription));
-    const functionsCovered = summed.reduce((count, alarm) => count + alarm.Properties.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).length, 0);
+    const functionsCovered = summed.reduce(
+      (count, alarm) => count + alarm.Properties.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).length,
+      0,
+    );
     // One per route plus the scheduler tick, the routing-run and legacy-import workers and the tenant authorizer.
     expect(functionsCovered).toBe(routes.length + 6);
     expect(alarms().length).toBeLessThan(routes.length);

@@ -17,7 +17,9 @@ const headroomLimit = resourceLimit * 0.6;
 function tripledRoutes(): RouteDefinition[] {
   return [1, 2, 3].flatMap((copy) =>
     routes.map((route) =>
-      copy === 1 ? route : { ...route, operationId: `${route.operationId}Copy${copy}`, path: route.path.replace(/^\/([^/]+)/, `/$1-copy${copy}`) },
+      copy === 1
+        ? route
+        : { ...route, operationId: `${route.operationId}Copy${copy}`, path: route.path.replace(/^\/([^/]+)/, `/$1-copy${copy}`) },
     ),
   );
 }

@@ -11,7 +11,8 @@ import { functionActions, functionStatements, synthesize, type SynthesizedStack 
 const baseline = ["xray:PutTelemetryRecords", "xray:PutTraceSegments"];
 const forbidden = ["dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:*", "s3:*", "sqs:*", "*"];
 
-const expectedActions = (grants: readonly RouteGrant[]) => [...new Set([...grants.flatMap((grant) => routeGrantActions[grant]), ...baseline])].sort();
+const expectedActions = (grants: readonly RouteGrant[]) =>
+  [...new Set([...grants.flatMap((grant) => routeGrantActions[grant]), ...baseline])].sort();
 
 describe("Least privilege: each function's role allows exactly the actions its route's grants name", { timeout: 240_000 }, () => {
   let outdir: string;
@@ -29,7 +30,13 @@ describe("Least privilege: each function's role allows exactly the actions its r
     { id: "LegacyImportFunction", grants: importWorkerGrants, consumes: true },
   ];
   // The SQS event source polls the run queue with the worker's role (CDK's grantConsumeMessages).
-  const consumeActions = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
+  const consumeActions = [
+    "sqs:ChangeMessageVisibility",
+    "sqs:DeleteMessage",
+    "sqs:GetQueueAttributes",
+    "sqs:GetQueueUrl",
+    "sqs:ReceiveMessage",
+  ];
   const ownActions = (id: string, consumes = false) =>
     functionActions(synthesized, id).filter((action) => !baseline.includes(action) && !(consumes && consumeActions.includes(action)));
 
@@ -39,9 +46,15 @@ describe("Least privilege: each function's role allows exactly the actions its r
       const actions = ownActions(id, consumes);
       listing.push(`${id} [${grants.join(", ")}]: ${actions.join(" ")}`);
       for (const action of forbidden) expect(actions, id).not.toContain(action);
-      expect(actions.every((action) => !action.includes("*")), `${id}: ${actions.join(" ")}`).toBe(true);
+      expect(
+        actions.every((action) => !action.includes("*")),
+        `${id}: ${actions.join(" ")}`,
+      ).toBe(true);
       const allowed = new Set(grants.flatMap((grant) => routeGrantActions[grant]));
-      expect(actions.filter((action) => !allowed.has(action)), id).toEqual([]);
+      expect(
+        actions.filter((action) => !allowed.has(action)),
+        id,
+      ).toEqual([]);
     }
     console.log(listing.join("\n"));
   });
@@ -54,8 +67,12 @@ describe("Least privilege: each function's role allows exactly the actions its r
   });
 
   it("lets the tenant authorizer read one item of the table (GetItem) and nothing else", () => {
-    expect(functionActions(synthesized, "TenantAuthorizerFunction").filter((action) => !baseline.includes(action))).toEqual(["dynamodb:GetItem"]);
-    const onTable = functionStatements(synthesized, "TenantAuthorizerFunction").filter((statement) => [statement.Action].flat().includes("dynamodb:GetItem"));
+    expect(functionActions(synthesized, "TenantAuthorizerFunction").filter((action) => !baseline.includes(action))).toEqual([
+      "dynamodb:GetItem",
+    ]);
+    const onTable = functionStatements(synthesized, "TenantAuthorizerFunction").filter((statement) =>
+      [statement.Action].flat().includes("dynamodb:GetItem"),
+    );
     expect(JSON.stringify(onTable.map((statement) => statement.Resource))).not.toContain("/index/");
   });
 
@@ -69,7 +86,8 @@ describe("Least privilege: each function's role allows exactly the actions its r
       for (const statement of functionStatements(synthesized, id)) {
         const actions = [statement.Action].flat() as string[];
         const resources = JSON.stringify(statement.Resource);
-        if (actions.some((action) => action.startsWith("s3:") && action !== "s3:ListBucket")) expect(resources, id).toMatch(/"\/imports\/\*"/);
+        if (actions.some((action) => action.startsWith("s3:") && action !== "s3:ListBucket"))
+          expect(resources, id).toMatch(/"\/imports\/\*"/);
         // ListBucket only on the bucket itself, alone in its statement.
         if (actions.includes("s3:ListBucket")) {
           expect(actions, id).toEqual(["s3:ListBucket"]);
@@ -79,35 +97,57 @@ describe("Least privilege: each function's role allows exactly the actions its r
       }
     }
     // Reading an export may tell a missing one (404) from a forbidden one: S3 answers a missing object 403 without ListBucket.
-    for (const id of ["importDataTypeFunction", "LegacyImportFunction"]) expect(ownActions(id, id === "LegacyImportFunction"), id).toContain("s3:ListBucket");
+    for (const id of ["importDataTypeFunction", "LegacyImportFunction"])
+      expect(ownActions(id, id === "LegacyImportFunction"), id).toContain("s3:ListBucket");
     // The upload form is signed by a function that may only put exports in the bucket.
     expect(ownActions("createDataTypeImportUploadFunction").filter((action) => !action.startsWith("dynamodb:"))).toEqual(["s3:PutObject"]);
     // It reads the tenant record (the plan bounds the upload): table reads only.
-    expect(ownActions("createDataTypeImportUploadFunction").filter((action) => action.startsWith("dynamodb:")).sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]);
+    expect(
+      ownActions("createDataTypeImportUploadFunction")
+        .filter((action) => action.startsWith("dynamodb:"))
+        .sort(),
+    ).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]);
   });
 
   it("gives each bucket-using function only its kind of object: certificates for app integrations, results for routing results and the run worker", () => {
-    const kindOf = (id: string) => (id === "RoutingRunFunction" || routes.find((route) => `${route.operationId}Function` === id)?.handler.includes("/routing-results/") ? "results" : "certificates");
-    const bucketUsers = [...routes.filter((route) => route.grants?.some((grant) => grant === "bucketRead" || grant === "bucketWrite")).map((route) => `${route.operationId}Function`), "RoutingRunFunction"];
+    const kindOf = (id: string) =>
+      id === "RoutingRunFunction" || routes.find((route) => `${route.operationId}Function` === id)?.handler.includes("/routing-results/")
+        ? "results"
+        : "certificates";
+    const bucketUsers = [
+      ...routes
+        .filter((route) => route.grants?.some((grant) => grant === "bucketRead" || grant === "bucketWrite"))
+        .map((route) => `${route.operationId}Function`),
+      "RoutingRunFunction",
+    ];
     expect(bucketUsers.length).toBeGreaterThan(4);
     for (const id of bucketUsers) {
-      const onObjects = functionStatements(synthesized, id).filter((statement) => [statement.Action].flat().some((action) => action.startsWith("s3:")));
+      const onObjects = functionStatements(synthesized, id).filter((statement) =>
+        [statement.Action].flat().some((action) => action.startsWith("s3:")),
+      );
       const resources = onObjects.map((statement) => JSON.stringify(statement.Resource));
       const legacy = kindOf(id) === "results" ? "/org/*/routing-results/*" : "/org/*/app-integrations/*";
-      for (const resource of resources) expect(resource.includes(`"/${kindOf(id)}/*"`) || resource.includes(`"${legacy}"`), `${id}: ${resource}`).toBe(true);
+      for (const resource of resources)
+        expect(resource.includes(`"/${kindOf(id)}/*"`) || resource.includes(`"${legacy}"`), `${id}: ${resource}`).toBe(true);
       // Writes reach only the kind's own prefix; the earlier layout is read (certificates also deleted), never written.
       for (const statement of onObjects) {
-        if ([statement.Action].flat().includes("s3:PutObject")) expect(JSON.stringify(statement.Resource), id).toContain(`/${kindOf(id)}/*`);
+        if ([statement.Action].flat().includes("s3:PutObject"))
+          expect(JSON.stringify(statement.Resource), id).toContain(`/${kindOf(id)}/*`);
       }
     }
   });
 
   it("keeps read routes to GetItem, BatchGetItem and Query", () => {
-    const readOnly = routes.filter((route) => !route.grants?.some((grant) => grant === "tableWrite" || grant === "bucketWrite" || grant === "queueSend"));
+    const readOnly = routes.filter(
+      (route) => !route.grants?.some((grant) => grant === "tableWrite" || grant === "bucketWrite" || grant === "queueSend"),
+    );
     expect(readOnly.length).toBeGreaterThan(10);
     for (const route of readOnly) {
       const tableActions = functionActions(synthesized, `${route.operationId}Function`).filter((action) => action.startsWith("dynamodb:"));
-      expect(tableActions.every((action) => ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"].includes(action)), route.operationId).toBe(true);
+      expect(
+        tableActions.every((action) => ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"].includes(action)),
+        route.operationId,
+      ).toBe(true);
     }
   });
 
@@ -118,7 +158,11 @@ describe("Least privilege: each function's role allows exactly the actions its r
         const actions = [statement.Action].flat();
         if (resources.includes("/index/*")) expect(actions, id).toEqual(["dynamodb:Query"]);
         // X-Ray actions have no resource-level permissions; nothing else may use "*".
-        if (resources === '"*"') expect(actions.every((action) => baseline.includes(action)), id).toBe(true);
+        if (resources === '"*"')
+          expect(
+            actions.every((action) => baseline.includes(action)),
+            id,
+          ).toBe(true);
       }
     }
   });

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeholderJwt } from "#infra/placeholders";
 import { publicRouteThrottle } from "#infra/stacks/field-operations-stack";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
-import { deadLetterOldestMessageAlarmSeconds, defaultRunWorkerMaxConcurrency, duePageQueueDefinition, importQueueDefinition, runQueueDefinition, runSpilloverQueueDefinition } from "#shared/queue/definitions";
+import {
+  deadLetterOldestMessageAlarmSeconds,
+  defaultRunWorkerMaxConcurrency,
+  duePageQueueDefinition,
+  importQueueDefinition,
+  runQueueDefinition,
+  runSpilloverQueueDefinition,
+} from "#shared/queue/definitions";
 import { featureFlags, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
 const outdirs: string[] = [];
@@ -42,14 +49,17 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     it("the authorizer's identity source", () => {
       const changed = synthesizeIn({
         beforeSynth: (stack) => {
-          (stack.authorizer.node.defaultChild as CfnAuthorizer).identitySource = "method.request.header.Authorization,method.request.header.X-Tenant";
+          (stack.authorizer.node.defaultChild as CfnAuthorizer).identitySource =
+            "method.request.header.Authorization,method.request.header.X-Tenant";
         },
       });
       expect(deploymentIdOf(changed)).not.toBe(deploymentIdOf(base));
     });
 
     it("a gateway response", () => {
-      const changed = synthesizeIn({ beforeSynth: (stack) => stack.api.addGatewayResponse("Expired", { type: ResponseType.EXPIRED_TOKEN, statusCode: "401" }) });
+      const changed = synthesizeIn({
+        beforeSynth: (stack) => stack.api.addGatewayResponse("Expired", { type: ResponseType.EXPIRED_TOKEN, statusCode: "401" }),
+      });
       expect(deploymentIdOf(changed)).not.toBe(deploymentIdOf(base));
     });
 
@@ -73,7 +83,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
   });
 
   it("alarms on the oldest message of the run, spillover, due-page and import queues and both dead-letter queues", () => {
-    const ageAlarms = Object.values(rootOf(base).findResources("AWS::CloudWatch::Alarm", { Properties: { MetricName: "ApproximateAgeOfOldestMessage" } }));
+    const ageAlarms = Object.values(
+      rootOf(base).findResources("AWS::CloudWatch::Alarm", { Properties: { MetricName: "ApproximateAgeOfOldestMessage" } }),
+    );
     const thresholds = ageAlarms.map((alarm) => alarm.Properties.Threshold).sort((a, b) => a - b);
     expect(thresholds).toEqual(
       [
@@ -87,7 +99,10 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     );
     for (const alarm of ageAlarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     // Run messages live SQS's maximum, 14 days; the age alarm fires within the first hour.
-    rootOf(base).hasResourceProperties("AWS::SQS::Queue", { MessageRetentionPeriod: 14 * 24 * 3600, VisibilityTimeout: runQueueDefinition.visibilityTimeoutSeconds });
+    rootOf(base).hasResourceProperties("AWS::SQS::Queue", {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      VisibilityTimeout: runQueueDefinition.visibilityTimeoutSeconds,
+    });
     expect(runQueueDefinition.messageRetentionSeconds).toBe(14 * 24 * 3600);
     expect(runQueueDefinition.oldestMessageAlarmSeconds * 3).toBeLessThan(3600);
   });
@@ -106,7 +121,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     // Run queue, run spillover, due pages, import queue, webhook deliveries, the table's stream (webhook publisher).
     const mappings = Object.values(rootOf(base).findResources("AWS::Lambda::EventSourceMapping"));
     expect(mappings).toHaveLength(6);
-    expect(mappings.map((mapping) => mapping.Properties.ScalingConfig?.MaximumConcurrency).sort()).toContain(duePageQueueDefinition.maxConcurrency);
+    expect(mappings.map((mapping) => mapping.Properties.ScalingConfig?.MaximumConcurrency).sort()).toContain(
+      duePageQueueDefinition.maxConcurrency,
+    );
   });
 
   it("keeps the runs beyond an organization's share in a spillover queue: 14 days, the run dead-letter queue after 3 deliveries, read by one share of workers", () => {
@@ -119,7 +136,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     });
     const mappings = Object.values(rootOf(base).findResources("AWS::Lambda::EventSourceMapping"));
     const onSpillover = mappings.filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes(spilloverId as string));
-    expect(onSpillover.map((mapping) => mapping.Properties.ScalingConfig)).toEqual([{ MaximumConcurrency: tenantSlotCap(defaultRunWorkerMaxConcurrency) }]);
+    expect(onSpillover.map((mapping) => mapping.Properties.ScalingConfig)).toEqual([
+      { MaximumConcurrency: tenantSlotCap(defaultRunWorkerMaxConcurrency) },
+    ]);
   });
 
   it("creates no account-wide API Gateway setting by default, and the execution-log group with a retention period", () => {
@@ -128,11 +147,15 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
       LogGroupName: Match.objectLike({ "Fn::Join": Match.arrayWith([Match.arrayWith(["API-Gateway-Execution-Logs_"])]) }),
       RetentionInDays: 30,
     });
-    rootOf(base).hasResourceProperties("AWS::ApiGateway::Stage", { MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: "*", LoggingLevel: "OFF" })]) });
+    rootOf(base).hasResourceProperties("AWS::ApiGateway::Stage", {
+      MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: "*", LoggingLevel: "OFF" })]),
+    });
     const optedIn = synthesizeIn({ context: { apiGatewayAccountRole: "true" } });
     rootOf(optedIn).resourceCountIs("AWS::ApiGateway::Account", 1);
     rootOf(optedIn).hasResource("AWS::ApiGateway::Account", { DeletionPolicy: "Retain" });
-    rootOf(optedIn).hasResourceProperties("AWS::ApiGateway::Stage", { MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: "*", LoggingLevel: "ERROR" })]) });
+    rootOf(optedIn).hasResourceProperties("AWS::ApiGateway::Stage", {
+      MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: "*", LoggingLevel: "ERROR" })]),
+    });
   });
 
   describe("refuses the placeholder JWT settings at deploy time, not at synth", () => {
@@ -149,11 +172,21 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
       throw new Error(`rule function ${name} not modelled`);
     };
     const parameterDefaults = (synthesized: SynthesizedStack) =>
-      Object.fromEntries(Object.entries(rootOf(synthesized).toJSON().Parameters as Record<string, { Default?: string }>).map(([name, parameter]) => [name, parameter.Default ?? ""]));
+      Object.fromEntries(
+        Object.entries(rootOf(synthesized).toJSON().Parameters as Record<string, { Default?: string }>).map(([name, parameter]) => [
+          name,
+          parameter.Default ?? "",
+        ]),
+      );
     const failingAssertions = (synthesized: SynthesizedStack, parameters: Record<string, string>) => {
-      const rules = rootOf(synthesized).toJSON().Rules as Record<string, { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }>;
+      const rules = rootOf(synthesized).toJSON().Rules as Record<
+        string,
+        { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }
+      >;
       // Only this stack's rule (CDK adds its own over the bootstrap version).
-      return [rules.JwtSettingsAreReal!].flatMap((rule) => rule.Assertions.filter((assertion) => !holds(assertion.Assert, parameters)).map((assertion) => assertion.AssertDescription));
+      return [rules.JwtSettingsAreReal!].flatMap((rule) =>
+        rule.Assertions.filter((assertion) => !holds(assertion.Assert, parameters)).map((assertion) => assertion.AssertDescription),
+      );
     };
 
     it("the default context (cdk.json's placeholders) synthesizes, and its rule fails before any resource is created", () => {
@@ -166,21 +199,37 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     });
 
     it("real settings pass the rule, and every function reads them from the parameters", () => {
-      const real = synthesizeIn({ context: { jwtIssuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc", jwtJwksUri: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json", jwtAudience: "client-123" } });
+      const real = synthesizeIn({
+        context: {
+          jwtIssuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc",
+          jwtJwksUri: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json",
+          jwtAudience: "client-123",
+        },
+      });
       expect(failingAssertions(real, parameterDefaults(real))).toEqual([]);
-      const authorizer = Object.values(rootOf(real).findResources("AWS::Lambda::Function")).find((fn) => fn.Properties.Environment.Variables.TENANT_AUTO_ENROLL !== undefined);
+      const authorizer = Object.values(rootOf(real).findResources("AWS::Lambda::Function")).find(
+        (fn) => fn.Properties.Environment.Variables.TENANT_AUTO_ENROLL !== undefined,
+      );
       expect(authorizer?.Properties.Environment.Variables.JWT_ISSUER).toEqual({ Ref: "JwtIssuer" });
     });
   });
 
   it("throttles each public route on its own, below the stage limit", () => {
     const stage = Object.values(rootOf(base).findResources("AWS::ApiGateway::Stage"))[0]!;
-    const settings = stage.Properties.MethodSettings as Array<{ ResourcePath: string; HttpMethod: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    const settings = stage.Properties.MethodSettings as Array<{
+      ResourcePath: string;
+      HttpMethod: string;
+      ThrottlingRateLimit: number;
+      ThrottlingBurstLimit: number;
+    }>;
     const stageLimit = settings.find((setting) => setting.HttpMethod === "*")!;
     const publicRoutes = settings.filter((setting) => setting.HttpMethod === "GET");
     expect(publicRoutes.map((setting) => setting.ResourcePath).sort()).toEqual(["/~1docs", "/~1openapi.json"]);
     for (const setting of publicRoutes) {
-      expect(setting).toMatchObject({ ThrottlingRateLimit: publicRouteThrottle.rateLimit, ThrottlingBurstLimit: publicRouteThrottle.burstLimit });
+      expect(setting).toMatchObject({
+        ThrottlingRateLimit: publicRouteThrottle.rateLimit,
+        ThrottlingBurstLimit: publicRouteThrottle.burstLimit,
+      });
       expect(setting.ThrottlingRateLimit).toBeLessThan(stageLimit.ThrottlingRateLimit);
     }
   });
@@ -190,12 +239,21 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: "JSON", ApplicationLogLevel: "INFO", SystemLogLevel: "WARN" });
     }
     const debug = synthesizeIn({ context: { logLevel: "debug" } });
-    expect(Object.values(rootOf(debug).findResources("AWS::Lambda::Function", { Properties: { Runtime: "nodejs24.x" } }))[0]!.Properties.LoggingConfig.ApplicationLogLevel).toBe("DEBUG");
+    expect(
+      Object.values(rootOf(debug).findResources("AWS::Lambda::Function", { Properties: { Runtime: "nodejs24.x" } }))[0]!.Properties
+        .LoggingConfig.ApplicationLogLevel,
+    ).toBe("DEBUG");
     const stage = Object.values(rootOf(base).findResources("AWS::ApiGateway::Stage"))[0]!;
     const format = JSON.parse(stage.Properties.AccessLogSetting.Format);
-    expect(format).toMatchObject({ organizationId: "$context.authorizer.organizationId", apiKeyId: "$context.identity.apiKeyId", integrationLatency: "$context.integration.latency", error: "$context.error.message" });
+    expect(format).toMatchObject({
+      organizationId: "$context.authorizer.organizationId",
+      apiKeyId: "$context.identity.apiKeyId",
+      integrationLatency: "$context.integration.latency",
+      error: "$context.error.message",
+    });
     const responses = Object.values(rootOf(base).findResources("AWS::ApiGateway::GatewayResponse"));
-    for (const response of responses) expect(response.Properties.ResponseParameters["gatewayresponse.header.X-Content-Type-Options"]).toBe("'nosniff'");
+    for (const response of responses)
+      expect(response.Properties.ResponseParameters["gatewayresponse.header.X-Content-Type-Options"]).toBe("'nosniff'");
     const tooMany = responses.filter((response) => response.Properties.StatusCode === "429");
     expect(tooMany).toHaveLength(2);
     for (const response of tooMany) expect(response.Properties.ResponseParameters["gatewayresponse.header.Retry-After"]).toMatch(/^'\d+'$/);
@@ -203,7 +261,8 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
 
   it("ends what the file bucket stores: uploads expire, old versions expire, unfinished multipart uploads abort; periods by context", () => {
     const bucketWithRules = (synthesized: SynthesizedStack) =>
-      Object.values(rootOf(synthesized).findResources("AWS::S3::Bucket")).find((bucket) => bucket.Properties.VersioningConfiguration)!.Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>;
+      Object.values(rootOf(synthesized).findResources("AWS::S3::Bucket")).find((bucket) => bucket.Properties.VersioningConfiguration)!
+        .Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>;
     const rules = bucketWithRules(base);
     expect(rules).toEqual(
       expect.arrayContaining([
@@ -213,7 +272,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
       ]),
     );
     expect(rules.some((rule) => rule.Prefix === "results/")).toBe(false);
-    const configured = bucketWithRules(synthesizeIn({ context: { importRetentionDays: 2, noncurrentVersionDays: 10, resultRetentionDays: 400 } }));
+    const configured = bucketWithRules(
+      synthesizeIn({ context: { importRetentionDays: 2, noncurrentVersionDays: 10, resultRetentionDays: 400 } }),
+    );
     expect(configured).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 10 } }),
@@ -226,7 +287,18 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
   it("has one operations dashboard over the API, the areas, the queues, the tick, the runs and the imports", () => {
     const dashboards = Object.values(rootOf(base).findResources("AWS::CloudWatch::Dashboard"));
     expect(dashboards).toHaveLength(1);
-    const body = JSON.stringify(rootOf(base).toJSON().Resources[Object.keys(rootOf(base).findResources("AWS::CloudWatch::Dashboard"))[0]!].Properties.DashboardBody);
-    for (const metric of ["ApproximateAgeOfOldestMessage", "5XXError", "Latency", "TickEnqueued", "RunDone", "OptimizerSeconds", "ImportStepFinished"]) expect(body).toContain(metric);
+    const body = JSON.stringify(
+      rootOf(base).toJSON().Resources[Object.keys(rootOf(base).findResources("AWS::CloudWatch::Dashboard"))[0]!].Properties.DashboardBody,
+    );
+    for (const metric of [
+      "ApproximateAgeOfOldestMessage",
+      "5XXError",
+      "Latency",
+      "TickEnqueued",
+      "RunDone",
+      "OptimizerSeconds",
+      "ImportStepFinished",
+    ])
+      expect(body).toContain(metric);
   });
 });

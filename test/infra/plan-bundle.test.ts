@@ -15,7 +15,14 @@ import { synthesize } from "./synthesize.ts";
  * One plan source on AWS: the operator's plan document is fixed at synth time and bundled into the
  * functions' code (an esbuild define), not passed in environment variables (4 KB for all of them).
  */
-const tiny = { name: "tiny-operator-plan", description: "3 run-seconds a month, 1 run queued", rate: 5, burst: 5, runSecondsPerMonth: 3, maxRunsQueued: 1 };
+const tiny = {
+  name: "tiny-operator-plan",
+  description: "3 run-seconds a month, 1 run queued",
+  rate: 5,
+  burst: 5,
+  runSecondsPerMonth: 3,
+  maxRunsQueued: 1,
+};
 const document = { plans: [tiny] };
 const outdirs: string[] = [];
 const outdir = (prefix: string) => {
@@ -58,10 +65,16 @@ describe("The plan document in the bundles", { timeout: 600_000 }, () => {
         if (existsSync(file)) codeOf.set(logicalId, readFileSync(file, "utf8"));
       }
     }
-    const bundleOf = (functionId: string) => [...codeOf].find(([logicalId]) => new RegExp(`^${functionId}[0-9A-F]{8}$`).test(logicalId))?.[1];
+    const bundleOf = (functionId: string) =>
+      [...codeOf].find(([logicalId]) => new RegExp(`^${functionId}[0-9A-F]{8}$`).test(logicalId))?.[1];
     // The authorizer (usage-plan keys), on-demand runs (quota and cap), the tick (cap), imports (records, concurrency, size). Any other
     // function that reads configuredPlans gets the same constant (the define is in every bundle).
-    for (const functionId of ["TenantAuthorizerFunction", "createRoutingResultFunction", "SchedulerTickFunction", "importDataTypeFunction"]) {
+    for (const functionId of [
+      "TenantAuthorizerFunction",
+      "createRoutingResultFunction",
+      "SchedulerTickFunction",
+      "importDataTypeFunction",
+    ]) {
       const code = bundleOf(functionId);
       expect(code, functionId).toBeDefined();
       expect(code?.includes(tiny.name), functionId).toBe(true);

@@ -19,11 +19,15 @@ function synthesize(context: Record<string, unknown> = {}): Template {
   const root = Template.fromStack(stack);
   nestedTemplates.set(
     root,
-    stack.node.findAll().filter((construct): construct is NestedStack => construct instanceof NestedStack).map((nested) => Template.fromStack(nested)),
+    stack.node
+      .findAll()
+      .filter((construct): construct is NestedStack => construct instanceof NestedStack)
+      .map((nested) => Template.fromStack(nested)),
   );
   return root;
 }
-const everyFunction = (root: Template) => [root, ...(nestedTemplates.get(root) ?? [])].flatMap((template) => Object.values(template.findResources("AWS::Lambda::Function")));
+const everyFunction = (root: Template) =>
+  [root, ...(nestedTemplates.get(root) ?? [])].flatMap((template) => Object.values(template.findResources("AWS::Lambda::Function")));
 
 afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
@@ -68,13 +72,20 @@ describe("Stack: bounded run concurrency", () => {
         .map((mapping) => mapping.Properties.ScalingConfig?.MaximumConcurrency);
     expect(spilloverConcurrency(defaults)).toEqual([19]);
     expect(spilloverConcurrency(configured)).toEqual([6]);
-    const byDescription = (prefix: string) => everyFunction(configured).filter((fn) => String(fn.Properties.Description ?? "").startsWith(prefix));
-    const enqueuers = [...byDescription("Every minute: enqueue"), ...everyFunction(configured).filter((fn) => fn.Properties.Description === "POST /v3/routing/result"), ...byDescription("Runs one routing")];
+    const byDescription = (prefix: string) =>
+      everyFunction(configured).filter((fn) => String(fn.Properties.Description ?? "").startsWith(prefix));
+    const enqueuers = [
+      ...byDescription("Every minute: enqueue"),
+      ...everyFunction(configured).filter((fn) => fn.Properties.Description === "POST /v3/routing/result"),
+      ...byDescription("Runs one routing"),
+    ];
     // The tick, POST /routing/result and the worker (due pages; deferrals).
     expect(enqueuers).toHaveLength(3);
     for (const fn of enqueuers) {
       expect(fn.Properties.Environment?.Variables?.RUN_WORKER_SLOTS_PER_TENANT, String(fn.Properties.Description)).toBe("6");
-      expect(JSON.stringify(fn.Properties.Environment?.Variables?.RUN_SPILLOVER_QUEUE_URL), String(fn.Properties.Description)).toMatch(/RunSpilloverQueue/);
+      expect(JSON.stringify(fn.Properties.Environment?.Variables?.RUN_SPILLOVER_QUEUE_URL), String(fn.Properties.Description)).toMatch(
+        /RunSpilloverQueue/,
+      );
     }
     // A route that enqueues no run carries neither.
     for (const fn of byDescription("GET /v3/hubs")) expect(fn.Properties.Environment?.Variables?.RUN_SPILLOVER_QUEUE_URL).toBeUndefined();

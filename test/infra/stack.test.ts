@@ -50,7 +50,12 @@ describe("Stack: FieldOperations", () => {
     root.hasResourceProperties("AWS::ApiGateway::Stage", {
       StageName: "v3",
       // The stage admits the fastest product plan (enterprise); each tenant's own limit is its usage plan's.
-      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: Math.max(100, ...plans.map((plan) => plan.rate)), ThrottlingBurstLimit: Math.max(200, ...plans.map((plan) => plan.burst)) })]),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          ThrottlingRateLimit: Math.max(100, ...plans.map((plan) => plan.rate)),
+          ThrottlingBurstLimit: Math.max(200, ...plans.map((plan) => plan.burst)),
+        }),
+      ]),
     });
     const methods = Object.values(template.findResources("AWS::ApiGateway::Method")).filter((m) => m.Properties.HttpMethod !== "OPTIONS");
     expect(methods).toHaveLength(routes.length);
@@ -58,13 +63,18 @@ describe("Stack: FieldOperations", () => {
   });
 
   it("lets API Gateway invoke each route's function only for that route's method and path on the v3 stage", () => {
-    const permissions = Object.values(template.findResources("AWS::Lambda::Permission", { Properties: { Principal: "apigateway.amazonaws.com" } }));
+    const permissions = Object.values(
+      template.findResources("AWS::Lambda::Permission", { Properties: { Principal: "apigateway.amazonaws.com" } }),
+    );
     // One per route, plus API Gateway's permission to call the tenant authorizer.
     expect(permissions).toHaveLength(routes.length + 1);
     const sourceArns = permissions.map((permission) => JSON.stringify(permission.Properties.SourceArn));
     for (const route of routes) {
       const arnPath = `/v3/${route.method}${route.path.replace(/\{[^}]+\}/g, "*")}`;
-      expect(sourceArns.filter((arn) => arn.includes(`${arnPath}"`)), arnPath).toHaveLength(1);
+      expect(
+        sourceArns.filter((arn) => arn.includes(`${arnPath}"`)),
+        arnPath,
+      ).toHaveLength(1);
     }
   });
 
@@ -94,7 +104,9 @@ describe("Stack: FieldOperations", () => {
         ],
         GlobalSecondaryIndexes: Match.arrayWith([Match.objectLike({ IndexName: "GSI1" }), Match.objectLike({ IndexName: "GSI2" })]),
         TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
-        Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+        Replicas: [
+          Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true }),
+        ],
       }),
     });
   });

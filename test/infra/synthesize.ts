@@ -11,7 +11,9 @@ import { repositoryRoot } from "#infra/repository-root";
 
 /** The feature flags of cdk.json (`@aws-cdk/...`), which `cdk synth` applies: tests synthesize with them too. */
 export const featureFlags: Record<string, unknown> = Object.fromEntries(
-  Object.entries((JSON.parse(readFileSync(join(repositoryRoot, "cdk.json"), "utf8")) as { context: Record<string, unknown> }).context).filter(([key]) => key.startsWith("@aws-cdk")),
+  Object.entries(
+    (JSON.parse(readFileSync(join(repositoryRoot, "cdk.json"), "utf8")) as { context: Record<string, unknown> }).context,
+  ).filter(([key]) => key.startsWith("@aws-cdk")),
 );
 
 export interface SynthesizedStack {
@@ -26,13 +28,22 @@ export interface SynthesizedStack {
 /** Synthesizes without bundling (fast) unless asked; tests that bundle for real say so. */
 export function synthesize(
   outdir: string,
-  options: { context?: Record<string, unknown>; routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides; flags?: Record<string, unknown>; beforeSynth?: (stack: FieldOperationsStack) => void } = {},
+  options: {
+    context?: Record<string, unknown>;
+    routes?: readonly RouteDefinition[];
+    planOverrides?: PlanOverrides;
+    flags?: Record<string, unknown>;
+    beforeSynth?: (stack: FieldOperationsStack) => void;
+  } = {},
 ): SynthesizedStack {
   const context = { ...(options.flags ?? featureFlags), "aws:cdk:bundling-stacks": [], ...options.context };
   const { app, stack } = buildApp(new App({ outdir, context }), { routes: options.routes, planOverrides: options.planOverrides });
   options.beforeSynth?.(stack);
   const assembly = app.synth();
-  const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
+  const stacks: Stack[] = [
+    stack,
+    ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct)),
+  ];
   const templates = stacks.map((each) => {
     const template = Template.fromStack(each);
     return { name: each.node.path, template, resourceCount: Object.keys(template.toJSON().Resources ?? {}).length };
@@ -48,7 +59,10 @@ export function synthesize(
  * The IAM statements of the role a function runs as (inline policies of that role in the
  * function's own template), found by the function's construct id (`<operationId>Function`).
  */
-export function functionStatements(synthesized: SynthesizedStack, functionId: string): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
+export function functionStatements(
+  synthesized: SynthesizedStack,
+  functionId: string,
+): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
   for (const { template } of synthesized.templates) {
     const functions = template.findResources("AWS::Lambda::Function");
     const match = Object.entries(functions).find(([logicalId]) => new RegExp(`^${functionId}[0-9A-F]{8}$`).test(logicalId));

@@ -9,7 +9,14 @@ import { synthesize, type SynthesizedStack } from "./synthesize.ts";
 
 /** Tenancy at the gateway: the tenant authorizer, usage plans from the plan config, keys from the authorizer. */
 describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
-  const operatorPlan = { name: "gold", description: "An operator's own plan", rate: 20, burst: 40, callQuota: { limit: 300, period: "day" as const }, maxRunsQueued: 3 };
+  const operatorPlan = {
+    name: "gold",
+    description: "An operator's own plan",
+    rate: 20,
+    burst: 40,
+    callQuota: { limit: 300, period: "day" as const },
+    maxRunsQueued: 3,
+  };
   const outdirs: string[] = [];
   let product: SynthesizedStack;
   let customized: SynthesizedStack;
@@ -20,7 +27,10 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
       return directory;
     };
     product = synthesize(outdir());
-    customized = synthesize(outdir(), { planOverrides: { plans: [operatorPlan] }, context: { authorizerCacheTtlSeconds: 60, tenantAutoEnroll: "true" } });
+    customized = synthesize(outdir(), {
+      planOverrides: { plans: [operatorPlan] },
+      context: { authorizerCacheTtlSeconds: 60, tenantAutoEnroll: "true" },
+    });
   });
   afterAll(() => {
     for (const directory of outdirs) rmSync(directory, { recursive: true, force: true });
@@ -42,7 +52,9 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
   });
 
   it("puts every authenticated method behind the authorizer with an API key required; the OpenAPI document stays open", () => {
-    const methods = Object.values(product.all.findResources("AWS::ApiGateway::Method")).filter((method) => method.Properties.HttpMethod !== "OPTIONS");
+    const methods = Object.values(product.all.findResources("AWS::ApiGateway::Method")).filter(
+      (method) => method.Properties.HttpMethod !== "OPTIONS",
+    );
     expect(methods).toHaveLength(routes.length);
     const open = methods.filter((method) => method.Properties.AuthorizationType === "NONE");
     expect(open).toHaveLength(routes.filter((route) => route.auth === "none").length);
@@ -71,7 +83,9 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
       Throttle: { RateLimit: 20, BurstLimit: 40 },
       Quota: { Limit: 300, Period: "DAY" },
     });
-    root(customized).hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ TENANT_AUTO_ENROLL: "true" }) } });
+    root(customized).hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ TENANT_AUTO_ENROLL: "true" }) },
+    });
     for (const { template } of customized.templates) {
       for (const [logicalId, lambda] of Object.entries(template.findResources("AWS::Lambda::Function"))) {
         expect(Object.keys(lambda.Properties.Environment?.Variables ?? {}), logicalId).not.toContain("TENANT_PLANS_JSON");
@@ -80,7 +94,9 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
   });
 
   it("keeps auto-enroll off by default; with it on, unknown organizations share one key on the default plan", () => {
-    root(product).hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ TENANT_AUTO_ENROLL: "false" }) } });
+    root(product).hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ TENANT_AUTO_ENROLL: "false" }) },
+    });
     root(product).resourceCountIs("AWS::ApiGateway::ApiKey", 0);
     root(customized).resourceCountIs("AWS::ApiGateway::ApiKey", 1);
     root(customized).resourceCountIs("AWS::ApiGateway::UsagePlanKey", 1);
@@ -90,14 +106,27 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
     const responses = root(product).findResources("AWS::ApiGateway::GatewayResponse");
     const byType = new Map(Object.values(responses).map((response) => [response.Properties.ResponseType, response.Properties]));
     const body = (type: string) => JSON.parse(String(byType.get(type)?.ResponseTemplates["application/json"]));
-    expect(byType.get("UNAUTHORIZED")).toMatchObject({ StatusCode: "401", ResponseParameters: { "gatewayresponse.header.WWW-Authenticate": "'Bearer'" } });
+    expect(byType.get("UNAUTHORIZED")).toMatchObject({
+      StatusCode: "401",
+      ResponseParameters: { "gatewayresponse.header.WWW-Authenticate": "'Bearer'" },
+    });
     expect(body("UNAUTHORIZED")).toMatchObject({ status: false, failedCode: "sys-401" });
     expect(byType.get("ACCESS_DENIED")).toMatchObject({ StatusCode: "403" });
-    expect(body("ACCESS_DENIED")).toEqual({ status: false, message: "$context.authorizer.message", failedCode: "$context.authorizer.failedCode", statusCode: 403 });
+    expect(body("ACCESS_DENIED")).toEqual({
+      status: false,
+      message: "$context.authorizer.message",
+      failedCode: "$context.authorizer.failedCode",
+      statusCode: 403,
+    });
     expect(byType.get("THROTTLED")).toMatchObject({ StatusCode: "429" });
     expect(body("THROTTLED")).toMatchObject({ failedCode: "sys-429" });
     expect(byType.get("QUOTA_EXCEEDED")).toMatchObject({ StatusCode: "429" });
-    expect(body("QUOTA_EXCEEDED")).toEqual({ status: false, message: "$context.authorizer.quotaExceededMessage", failedCode: "sys-429-quota", statusCode: 429 });
+    expect(body("QUOTA_EXCEEDED")).toEqual({
+      status: false,
+      message: "$context.authorizer.quotaExceededMessage",
+      failedCode: "sys-429-quota",
+      statusCode: 429,
+    });
     for (const type of ["UNAUTHORIZED", "ACCESS_DENIED", "THROTTLED", "QUOTA_EXCEEDED", "INVALID_API_KEY"]) {
       expect(byType.get(type)?.ResponseParameters, type).toMatchObject({ "gatewayresponse.header.Access-Control-Allow-Origin": "'*'" });
     }

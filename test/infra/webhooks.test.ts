@@ -34,9 +34,16 @@ describe("Stack: webhooks and events", () => {
   });
 
   it("delivers through an encrypted SQS queue with a dead-letter queue and an alarm on it", () => {
-    const queues = root.findResources("AWS::SQS::Queue", { Properties: { VisibilityTimeout: webhookQueueDefinition.visibilityTimeoutSeconds } });
+    const queues = root.findResources("AWS::SQS::Queue", {
+      Properties: { VisibilityTimeout: webhookQueueDefinition.visibilityTimeoutSeconds },
+    });
     expect(Object.keys(queues)).toHaveLength(1);
-    const queue = Object.values(queues)[0] as { Properties: { RedrivePolicy: { deadLetterTargetArn: { "Fn::GetAtt": [string, string] }; maxReceiveCount: number }; SqsManagedSseEnabled: boolean } };
+    const queue = Object.values(queues)[0] as {
+      Properties: {
+        RedrivePolicy: { deadLetterTargetArn: { "Fn::GetAtt": [string, string] }; maxReceiveCount: number };
+        SqsManagedSseEnabled: boolean;
+      };
+    };
     expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(webhookQueueDefinition.maxReceiveCount);
     expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
     const deadLetterId = queue.Properties.RedrivePolicy.deadLetterTargetArn["Fn::GetAtt"][0];
@@ -47,7 +54,10 @@ describe("Stack: webhooks and events", () => {
       Threshold: 0,
       AlarmActions: Match.anyValue(),
     });
-    root.hasResourceProperties("AWS::Lambda::EventSourceMapping", { FunctionResponseTypes: ["ReportBatchItemFailures"], ScalingConfig: { MaximumConcurrency: webhookQueueDefinition.maxConcurrency } });
+    root.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      ScalingConfig: { MaximumConcurrency: webhookQueueDefinition.maxConcurrency },
+    });
     expect(webhookQueueDefinition.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * webhookWorkerTimeoutSeconds);
   });
 

@@ -7,7 +7,9 @@ import { repositoryRoot } from "#infra/repository-root";
  * `chromium` package (.ci/run installs it when missing), or the binary named by CHROMIUM_PATH.
  * Where none exists, those tests are skipped with `chromiumMissing` printed (never silently).
  */
-const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((path): path is string => Boolean(path));
+const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((path): path is string =>
+  Boolean(path),
+);
 
 export const chromiumPath: string | undefined = candidates.find((path) => existsSync(path));
 

@@ -68,15 +68,21 @@ export async function startFakeOsrm(options: FakeOsrmOptions = {}): Promise<Fake
     const coordinates = decodeURIComponent(match[2]!)
       .split(";")
       .map((pair) => pair.split(",").map(Number));
-    if (coordinates.some((pair) => pair.length !== 2 || pair.some((n) => !Number.isFinite(n)))) return answer(400, { code: "InvalidQuery", message: "Query string malformed" });
+    if (coordinates.some((pair) => pair.length !== 2 || pair.some((n) => !Number.isFinite(n))))
+      return answer(400, { code: "InvalidQuery", message: "Query string malformed" });
     const indices = (name: string) => (url.searchParams.get(name) ?? "").split(";").filter(Boolean).map(Number);
     const sources = url.searchParams.has("sources") ? indices("sources") : coordinates.map((_, i) => i);
     const destinations = url.searchParams.has("destinations") ? indices("destinations") : coordinates.map((_, i) => i);
-    if ([...sources, ...destinations].some((i) => !Number.isInteger(i) || i < 0 || i >= coordinates.length)) return answer(400, { code: "InvalidOptions", message: "Index out of bounds" });
-    if (sources.length * destinations.length > maxTableSize * maxTableSize) return answer(400, { code: "TooBig", message: "Too many table coordinates" });
+    if ([...sources, ...destinations].some((i) => !Number.isInteger(i) || i < 0 || i >= coordinates.length))
+      return answer(400, { code: "InvalidOptions", message: "Index out of bounds" });
+    if (sources.length * destinations.length > maxTableSize * maxTableSize)
+      return answer(400, { code: "TooBig", message: "Too many table coordinates" });
     if (url.searchParams.get("annotations") !== "duration,distance") return answer(400, { code: "InvalidOptions", message: "annotations" });
     state.elements += sources.length * destinations.length;
-    state.largest = { sources: Math.max(state.largest.sources, sources.length), destinations: Math.max(state.largest.destinations, destinations.length) };
+    state.largest = {
+      sources: Math.max(state.largest.sources, sources.length),
+      destinations: Math.max(state.largest.destinations, destinations.length),
+    };
     const point = (i: number): Location => ({ lng: coordinates[i]![0]!, lat: coordinates[i]![1]! });
     const durations = sources.map((s) => destinations.map((d) => (s === d ? 0 : (leg(point(s), point(d))?.seconds ?? null))));
     const distances = sources.map((s) => destinations.map((d) => (s === d ? 0 : (leg(point(s), point(d))?.metres ?? null))));

@@ -24,7 +24,8 @@ export function rfc7946Problems(document: Json): string[] {
     }
     const [lng, lat] = value as number[];
     if ((lng as number) < -180 || (lng as number) > 180) problem(path, `longitude ${lng} outside -180..180`);
-    if ((lat as number) < -90 || (lat as number) > 90) problem(path, `latitude ${lat} outside -90..90 (positions are [longitude, latitude])`);
+    if ((lat as number) < -90 || (lat as number) > 90)
+      problem(path, `latitude ${lat} outside -90..90 (positions are [longitude, latitude])`);
   };
   const positions = (value: Json, path: string, min: number) => {
     if (!Array.isArray(value)) return problem(path, "expected an array of positions");
@@ -33,11 +34,13 @@ export function rfc7946Problems(document: Json): string[] {
   };
   const ring = (value: Json, path: string) => {
     positions(value, path, 4);
-    if (Array.isArray(value) && value.length > 0 && JSON.stringify(value[0]) !== JSON.stringify(value.at(-1))) problem(path, "a linear ring is closed");
+    if (Array.isArray(value) && value.length > 0 && JSON.stringify(value[0]) !== JSON.stringify(value.at(-1)))
+      problem(path, "a linear ring is closed");
   };
   const bbox = (value: Json, path: string) => {
     if (value === undefined) return;
-    if (!Array.isArray(value) || (value.length !== 4 && value.length !== 6) || !value.every((n) => typeof n === "number")) return problem(path, "bbox is 2·n numbers");
+    if (!Array.isArray(value) || (value.length !== 4 && value.length !== 6) || !value.every((n) => typeof n === "number"))
+      return problem(path, "bbox is 2·n numbers");
     const half = value.length / 2;
     if ((value[1] as number) > (value[1 + half] as number)) problem(path, "bbox south above north");
   };
@@ -49,7 +52,8 @@ export function rfc7946Problems(document: Json): string[] {
   const geometry = (value: Json, path: string) => {
     if (!isObject(value)) return problem(path, "expected a Geometry object");
     const type = value.type;
-    if (!geometryTypes.includes(type as (typeof geometryTypes)[number])) return problem(path, `unknown geometry type ${JSON.stringify(type)}`);
+    if (!geometryTypes.includes(type as (typeof geometryTypes)[number]))
+      return problem(path, `unknown geometry type ${JSON.stringify(type)}`);
     bbox(value.bbox, `${path}.bbox`);
     foreignKinds(value, path, ["features", "geometry", "properties"]);
     const coordinates = value.coordinates;
@@ -75,7 +79,9 @@ export function rfc7946Problems(document: Json): string[] {
       case "Polygon":
         return each(0, ring);
       case "MultiPolygon":
-        return each(0, (entry, at) => (Array.isArray(entry) ? entry.forEach((r, i) => ring(r, `${at}[${i}]`)) : problem(at, "expected an array of rings")));
+        return each(0, (entry, at) =>
+          Array.isArray(entry) ? entry.forEach((r, i) => ring(r, `${at}[${i}]`)) : problem(at, "expected an array of rings"),
+        );
     }
   };
 

@@ -67,7 +67,11 @@ export default async function setup(project: TestProject) {
   entry.users += 1;
   const { stack, signingKey, answers, osrm } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
-  project.provide("localEnvironment", { ...stack.environment, LOG_LEVEL: "silent", DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000" });
+  project.provide("localEnvironment", {
+    ...stack.environment,
+    LOG_LEVEL: "silent",
+    DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000",
+  });
   project.provide("signingKey", signingKey);
   return async () => {
     entry.users -= 1;
@@ -80,7 +84,9 @@ export default async function setup(project: TestProject) {
     if (undeclared.length > 0) {
       // Vitest reports a teardown error but keeps the run's exit code: set it, then report.
       process.exitCode = 1;
-      throw new Error(`${undeclared.length} route answers the route table does not declare (add them to the route's responses[status].failedCodes):\n${undeclared.join("\n")}`);
+      throw new Error(
+        `${undeclared.length} route answers the route table does not declare (add them to the route's responses[status].failedCodes):\n${undeclared.join("\n")}`,
+      );
     }
   };
 }

@@ -25,7 +25,11 @@ export interface ApiResponse {
 }
 
 export interface ApiClient {
-  request(method: string, path: string, options?: { body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> }): Promise<ApiResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
   get(path: string): Promise<ApiResponse>;
   post(path: string, body?: unknown): Promise<ApiResponse>;
   put(path: string, body?: unknown): Promise<ApiResponse>;

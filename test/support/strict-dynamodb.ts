@@ -8,7 +8,13 @@ import { createGateway } from "#local/gateway";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
 import { LocalUsagePlans } from "#local/usage-plans";
 import { invokeHandler } from "#local/invocation";
-import { defaultSemanticsOptions, type DynamoDbSemanticsOptions, type DynamoDbSemanticsProxy, startDynamoDbSemanticsProxy, strictSemanticsOptions } from "#local/dynamodb-semantics";
+import {
+  defaultSemanticsOptions,
+  type DynamoDbSemanticsOptions,
+  type DynamoDbSemanticsProxy,
+  startDynamoDbSemanticsProxy,
+  strictSemanticsOptions,
+} from "#local/dynamodb-semantics";
 import { resetAppConfig } from "#shared/config/env";
 import { configuredPlans, resetConfiguredPlans } from "#shared/config/tenant-plans";
 import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
@@ -29,7 +35,8 @@ let proxy: DynamoDbSemanticsProxy | undefined;
 let gateway: Server | undefined;
 
 const dynamodbLocal = inject("localEnvironment").DYNAMODB_LOCAL_ENDPOINT;
-if (!dynamodbLocal) throw new Error("strict-dynamodb: the suite's local stack did not say where DynamoDB Local is (DYNAMODB_LOCAL_ENDPOINT)");
+if (!dynamodbLocal)
+  throw new Error("strict-dynamodb: the suite's local stack did not say where DynamoDB Local is (DYNAMODB_LOCAL_ENDPOINT)");
 
 proxy = await startDynamoDbSemanticsProxy(dynamodbLocal, strictSemanticsOptions);
 process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
@@ -39,7 +46,10 @@ gateway = createGateway({
   routes,
   basePath: "/v3",
   rootDirectory: repositoryRoot,
-  authorizer: new LocalAuthorizer({ modulePath: resolve(repositoryRoot, authorizerEntry), cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds }),
+  authorizer: new LocalAuthorizer({
+    modulePath: resolve(repositoryRoot, authorizerEntry),
+    cacheTtlSeconds: defaultAuthorizerCacheTtlSeconds,
+  }),
   usagePlans: new LocalUsagePlans(configuredPlans()),
 });
 await new Promise<void>((listening) => (gateway as Server).listen(0, "127.0.0.1", listening));

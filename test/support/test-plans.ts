@@ -11,7 +11,21 @@ export const testDefaultPlan = "test-roomy";
 export const testPlans = [
   { name: "test-roomy", description: "the suite's default: far above any test's pace", rate: 10_000, burst: 5_000, maxRunsQueued: 5 },
   { name: "test-5rps", description: "5 requests per second, no quota", rate: 5, burst: 5, maxRunsQueued: 5 },
-  { name: "test-daily-20", description: "20 calls a day", rate: 100, burst: 100, callQuota: { limit: 20, period: "day" }, maxRunsQueued: 5 },
-  { name: "test-monthly-15", description: "15 calls a month", rate: 100, burst: 100, callQuota: { limit: 15, period: "month" }, maxRunsQueued: 5 },
+  {
+    name: "test-daily-20",
+    description: "20 calls a day",
+    rate: 100,
+    burst: 100,
+    callQuota: { limit: 20, period: "day" },
+    maxRunsQueued: 5,
+  },
+  {
+    name: "test-monthly-15",
+    description: "15 calls a month",
+    rate: 100,
+    burst: 100,
+    callQuota: { limit: 15, period: "month" },
+    maxRunsQueued: 5,
+  },
   { name: "tiny", description: "3 run-seconds a month, 1 run queued", rate: 100, burst: 100, runSecondsPerMonth: 3, maxRunsQueued: 1 },
 ] as const satisfies readonly Plan[];

@@ -20,14 +20,18 @@ export async function createsAtCapRace(api: ApiClient, organizationId: string, r
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     ids.push(created.body.data._id);
   }
-  const answers = await Promise.all(Array.from({ length: racers }, (_, i) => api.post("/webhook", { ...subscription, url: `${subscription.url}/race-${i}` })));
+  const answers = await Promise.all(
+    Array.from({ length: racers }, (_, i) => api.post("/webhook", { ...subscription, url: `${subscription.url}/race-${i}` })),
+  );
   for (const answer of answers) {
     expect([201, 409], JSON.stringify(answer.body)).toContain(answer.status);
     if (answer.status === 409) expect(answer.body).toMatchObject({ status: false, failedCode: "webhook-409" });
   }
   const listed = await api.get(`/webhooks?limit=100`);
   expect(listed.status).toBe(200);
-  const count = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))).Item;
+  const count = (
+    await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))
+  ).Item;
   return {
     ids,
     created: answers.filter((answer) => answer.status === 201).length,
@@ -62,11 +66,17 @@ export function webhookRecord(organizationId: string, index: number) {
  * transactions then conflict, which its test checks.)
  */
 export async function storeInsertsAtCapRace(organizationId: string, racers: number) {
-  for (let i = 0; i < defaultMaxWebhooks - 1; i++) expect(await dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, i), defaultMaxWebhooks)).toBe(true);
+  for (let i = 0; i < defaultMaxWebhooks - 1; i++)
+    expect(await dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, i), defaultMaxWebhooks)).toBe(true);
   // One open connection per racer first, so no racer's read waits for a connection to be set up.
-  const readCount = () => documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }));
+  const readCount = () =>
+    documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }));
   await Promise.all(Array.from({ length: racers }, readCount));
-  const outcomes = await Promise.all(Array.from({ length: racers }, (_, i) => dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, 100 + i), defaultMaxWebhooks)));
+  const outcomes = await Promise.all(
+    Array.from({ length: racers }, (_, i) =>
+      dynamoWebhookStore.insertWithinCap(webhookRecord(organizationId, 100 + i), defaultMaxWebhooks),
+    ),
+  );
   const count = (await readCount()).Item;
   const listed = await dynamoWebhookStore.list(organizationId, { limit: 100 });
   return { inserted: outcomes.filter(Boolean).length, listed: listed.items.length, counted: Number(count?.count) };

@@ -34,6 +34,7 @@ const withoutCertificateUrl = (caller: Caller): SecretFreeAnswer => ({
 
 export const handler = httpHandler(
   appIntegrationRoutes.create,
-  async ({ caller, body }) => success(201, "Integration has been added successfully.", { code: 201, data: await appIntegrationService.create(caller, body) }),
+  async ({ caller, body }) =>
+    success(201, "Integration has been added successfully.", { code: 201, data: await appIntegrationService.create(caller, body) }),
   { readMultipart: parseMultipartBody, answerIdempotently, secretFree: withoutCertificateUrl },
 );

@@ -109,12 +109,16 @@ export const appIntegrationRoutes = {
     path: "/app-integration/{appIntegrationId}",
     handler: "functions/http/app-integrations/delete.ts",
     summary: "Delete an integration and its certificate file",
-    description: "The item is deleted first, then its file (that exact object version in a versioned bucket). A trailing slash on the path is accepted.",
+    description:
+      "The item is deleted first, then its file (that exact object version in a versioned bucket). A trailing slash on the path is accepted.",
     tag,
     permission: "delete/app-integration",
     params: appIntegrationParamsSchema,
     responses: () => ({
-      200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string().check(clientText) }) },
+      200: {
+        description: "Deleted",
+        schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string().check(clientText) }),
+      },
     }),
     grants: ["tableWrite", "bucketWrite"],
     versioned: true,

@@ -4,5 +4,8 @@ import { created } from "#shared/http/responses";
 import { dataTypeRoutes } from "./routes.ts";
 
 export const handler = httpHandler(dataTypeRoutes.importUpload, async ({ caller }) =>
-  created("POST the export to url as a form (fields, then file), then POST /data-type/import with its uploadId.", await legacyImportService.uploadTarget(caller)),
+  created(
+    "POST the export to url as a form (fields, then file), then POST /data-type/import with its uploadId.",
+    await legacyImportService.uploadTarget(caller),
+  ),
 );

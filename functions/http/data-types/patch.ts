@@ -4,5 +4,7 @@ import { success } from "#shared/http/responses";
 import { dataTypeRoutes } from "./routes.ts";
 
 export const handler = httpHandler(dataTypeRoutes.patch, async ({ caller, params, body, versions }) =>
-  success(200, "Data type has been updated successfully.", { data_type: await dataTypeService.patch(caller, params.dataTypeId, body, versions) }),
+  success(200, "Data type has been updated successfully.", {
+    data_type: await dataTypeService.patch(caller, params.dataTypeId, body, versions),
+  }),
 );

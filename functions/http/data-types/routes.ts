@@ -55,7 +55,8 @@ export const dataTypeRoutes = {
     path: "/data-types",
     handler: "functions/http/data-types/list.ts",
     summary: "List data types",
-    description: "Sorted by name (case-insensitive). `name` filters by a case-insensitive name prefix. Pages hold at most `limit` types; follow `nextCursor` until it is null.",
+    description:
+      "Sorted by name (case-insensitive). `name` filters by a case-insensitive name prefix. Pages hold at most `limit` types; follow `nextCursor` until it is null.",
     tag,
     permission: "view/data-type",
     query: dataTypeListQuerySchema,
@@ -89,7 +90,10 @@ export const dataTypeRoutes = {
     body: dataTypeInputSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
+      409: {
+        description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).",
+        failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"],
+      },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -107,7 +111,10 @@ export const dataTypeRoutes = {
     body: dataTypePatchSchema,
     responses: () => ({
       200: { description: "The updated data type", schema: dataTypeBody() },
-      409: { description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).", failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"] },
+      409: {
+        description: "Locked by an import (dt-003), name/extension taken (dt-001/dt-002), or changed concurrently (sys-410, dt-005).",
+        failedCodes: ["dt-001", "dt-002", "dt-003", "dt-005", "sys-410"],
+      },
     }),
     grants: ["tableRead", "tableWrite"],
     versioned: true,
@@ -118,7 +125,8 @@ export const dataTypeRoutes = {
     path: "/data-type/{dataTypeId}",
     handler: "functions/http/data-types/delete.ts",
     summary: "Delete a data type",
-    description: "Only a data type without records can be deleted: otherwise 409 (failedCode dt-004). A locked type answers 409 (dt-003). The name and extension entity become free again.",
+    description:
+      "Only a data type without records can be deleted: otherwise 409 (failedCode dt-004). A locked type answers 409 (dt-003). The name and extension entity become free again.",
     tag,
     permission: "delete/data-type",
     params: dataTypeParamsSchema,

@@ -15,7 +15,13 @@ import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/sc
 import { defineRoute } from "#shared/http/route";
 
 const recordBody = () => successBodySchema(recordViewSchema);
-const restrictedBody = () => z.object({ status: z.literal(false), message: z.string().check(clientText), failedCode: z.literal("data-403"), restrictedFields: z.array(z.string().check(clientText)) });
+const restrictedBody = () =>
+  z.object({
+    status: z.literal(false),
+    message: z.string().check(clientText),
+    failedCode: z.literal("data-403"),
+    restrictedFields: z.array(z.string().check(clientText)),
+  });
 const tag = "Data source records";
 
 const valueRules = [
@@ -23,7 +29,7 @@ const valueRules = [
   "`dataId` letters, digits, `-`, `_` and single inner spaces, 1–200 characters (no spaces on a type imported from the earlier version and not saved since);",
   "text a string (≤ 10,000 characters); number a finite JSON number, 0 or of magnitude 1e-130 to 9007199254740991 (`decimals` caps decimal places); boolean; option one of `optionData`; multiOption an array of distinct options within minSelected/maxSelected;",
   "date `YYYY-MM-DD`, dateTime `YYYY-MM-DD HH:mm[:ss]` or ISO 8601 (no offset = UTC; the same texts validation bounds accept), stored and answered as `YYYY-MM-DD HH:mm:ss` UTC, time `HH:mm` or `HH:mm:ss`; with `inputType: range` also `{ from, to }` (from ≤ to);",
-  "geolocation `{ lat, lng }` or `\"lat,lng\"` (stored as `{ lat, lng }`); phoneNumber `+` and 7–15 digits (spaces and dashes removed);",
+  'geolocation `{ lat, lng }` or `"lat,lng"` (stored as `{ lat, lng }`); phoneNumber `+` and 7–15 digits (spaces and dashes removed);',
   "relation belongsTo one `_id`, belongsToMany an array of at most 20 distinct `_id`s, each id the write brings into the field an existing record of the target data type (hub and vehicle targets: an existing hub/vehicle; user, role, flow: not checked; ids the field already held are not checked again, so a target deleted since never blocks an edit); hasOne/hasMany are server-set (resolved on read): sent values are ignored, like `_id`, `data_type`, `organizationId`, `createdBy`, `createdTime` and `updatedTime`, so a record read by GET can be sent back.",
   "Required fields must be present and non-empty; an absent value takes the field's `default`; keys that are not fields of the type are rejected;",
   "`validations.min/max` literal or `{ ref }` (another field of the same record, skipped while it is empty), minInclusive/maxInclusive default true.",
@@ -37,7 +43,7 @@ const lookupNotes =
   "When several hubs of a non-commonData type hold the dataId and no hubId is given: 400 listing the hubs. Records of hubs outside the token's hubIds are not found (404).";
 
 const accessNotes =
-  "Field accessibility: fields listed in the token's permissionDetails entry `{ permissionName: \"view/data\", dataTypeId, hiddenFields }` (an entry without dataTypeId applies to every type) are left out; `fields` naming one of them is a 403 `{ status: false, message, failedCode: \"data-403\", restrictedFields }`. Writes may set hidden fields; their responses leave them out too.";
+  'Field accessibility: fields listed in the token\'s permissionDetails entry `{ permissionName: "view/data", dataTypeId, hiddenFields }` (an entry without dataTypeId applies to every type) are left out; `fields` naming one of them is a 403 `{ status: false, message, failedCode: "data-403", restrictedFields }`. Writes may set hidden fields; their responses leave them out too.';
 
 export const recordRoutes = {
   create: defineRoute({
@@ -50,7 +56,14 @@ export const recordRoutes = {
     tag,
     permission: "add/data",
     body: recordCreateSchema,
-    responses: () => ({ 201: { description: "Created", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
+    responses: () => ({
+      201: { description: "Created", schema: recordBody() },
+      409: {
+        description:
+          "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).",
+        failedCodes: ["data-001", "data-002", "data-003", "data-004"],
+      },
+    }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -64,7 +77,14 @@ export const recordRoutes = {
     tag,
     permission: "view/data",
     query: recordListQuerySchema,
-    responses: () => ({ 200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
+    responses: () => ({
+      200: { description: "A page of records", schema: pageBodySchema(recordViewSchema) },
+      403: {
+        description: "fields names a hidden field (failedCode data-403, with restrictedFields)",
+        schema: restrictedBody(),
+        failedCodes: ["data-403"],
+      },
+    }),
     grants: ["tableRead"],
   }),
   getByDataId: defineRoute({
@@ -78,7 +98,14 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordDataIdParamsSchema,
     query: recordGetQuerySchema,
-    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
+    responses: () => ({
+      200: { description: "The record", schema: recordBody() },
+      403: {
+        description: "fields names a hidden field (failedCode data-403, with restrictedFields)",
+        schema: restrictedBody(),
+        failedCodes: ["data-403"],
+      },
+    }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -93,7 +120,14 @@ export const recordRoutes = {
     permission: "view/data",
     params: recordPathParamsSchema,
     query: recordTypeQuerySchema,
-    responses: () => ({ 200: { description: "The record", schema: recordBody() }, 403: { description: "fields names a hidden field (failedCode data-403, with restrictedFields)", schema: restrictedBody(), failedCodes: ["data-403"] } }),
+    responses: () => ({
+      200: { description: "The record", schema: recordBody() },
+      403: {
+        description: "fields names a hidden field (failedCode data-403, with restrictedFields)",
+        schema: restrictedBody(),
+        failedCodes: ["data-403"],
+      },
+    }),
     grants: ["tableRead"],
     versioned: true,
   }),
@@ -109,7 +143,14 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordReplaceSchema,
-    responses: () => ({ 200: { description: "The updated record", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
+    responses: () => ({
+      200: { description: "The updated record", schema: recordBody() },
+      409: {
+        description:
+          "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).",
+        failedCodes: ["data-001", "data-002", "data-003", "data-004"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -125,7 +166,14 @@ export const recordRoutes = {
     params: recordPathParamsSchema,
     query: recordScopeQuerySchema,
     body: recordPatchSchema,
-    responses: () => ({ 200: { description: "The updated record", schema: recordBody() }, 409: { description: "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-001", "data-002", "data-003", "data-004"] } }),
+    responses: () => ({
+      200: { description: "The updated record", schema: recordBody() },
+      409: {
+        description:
+          "dataId or a unique value taken (data-001 / data-002), the data type changed meanwhile (data-003, retry) or is locked by an import (data-004).",
+        failedCodes: ["data-001", "data-002", "data-003", "data-004"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -142,7 +190,10 @@ export const recordRoutes = {
     query: recordScopeQuerySchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
-      409: { description: "The data type changed meanwhile (data-003, retry) or is locked by an import (data-004).", failedCodes: ["data-003", "data-004"] },
+      409: {
+        description: "The data type changed meanwhile (data-003, retry) or is locked by an import (data-004).",
+        failedCodes: ["data-003", "data-004"],
+      },
     }),
     grants: ["tableWrite"],
     versioned: true,

@@ -32,7 +32,13 @@ export const extensionRoutes = {
     permission: "edit/extension",
     params: extensionParamsSchema,
     body: extensionValuesInputSchema,
-    responses: () => ({ 200: { description: "The stored custom values", schema: extensionBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      200: { description: "The stored custom values", schema: extensionBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
   }),
 };

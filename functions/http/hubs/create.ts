@@ -4,7 +4,8 @@ import { answerIdempotently } from "#shared/http/idempotency";
 import { created } from "#shared/http/responses";
 import { hubRoutes } from "./routes.ts";
 
-export const handler = httpHandler(hubRoutes.create, async ({ caller, body }) =>
-  created("Hub has been added successfully.", await hubService.create(caller, body)),
+export const handler = httpHandler(
+  hubRoutes.create,
+  async ({ caller, body }) => created("Hub has been added successfully.", await hubService.create(caller, body)),
   { answerIdempotently },
 );

@@ -22,7 +22,10 @@ export const hubRoutes = {
     responses: () => ({
       201: { description: "Created", schema: hubBody() },
       403: { description: "The token is restricted to some hubs (failedCode hub-403).", failedCodes: ["hub-403"] },
-      409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
     }),
     grants: ["tableWrite"],
     idempotent: true,
@@ -64,7 +67,13 @@ export const hubRoutes = {
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubInputSchema,
-    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      200: { description: "The updated hub", schema: hubBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -74,12 +83,19 @@ export const hubRoutes = {
     path: "/hub/{hubId}",
     handler: "functions/http/hubs/patch.ts",
     summary: "Change some fields of a hub",
-    description: "Fields sent replace the stored ones (null clears timeZone); the merged hub is validated as a whole and a rejected patch changes nothing.",
+    description:
+      "Fields sent replace the stored ones (null clears timeZone); the merged hub is validated as a whole and a rejected patch changes nothing.",
     tag,
     permission: "edit/hub",
     params: hubParamsSchema,
     body: hubPatchSchema,
-    responses: () => ({ 200: { description: "The updated hub", schema: hubBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      200: { description: "The updated hub", schema: hubBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -96,7 +112,10 @@ export const hubRoutes = {
     params: hubParamsSchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
-      409: { description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410).", failedCodes: ["hub-409", "sys-410"] },
+      409: {
+        description: "The hub is still used (failedCode hub-409), or it changed concurrently (sys-410).",
+        failedCodes: ["hub-409", "sys-410"],
+      },
     }),
     grants: ["tableWrite"],
     versioned: true,

@@ -10,7 +10,12 @@ import { openApiRoutes } from "./routes.ts";
  * sets style attributes), images from data: URLs, and calls only this API (Try it out).
  */
 export function docsPageContentSecurityPolicy(page: string): string {
-  const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => `'sha256-${createHash("sha256").update(match[1] ?? "").digest("base64")}'`);
+  const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (match) =>
+      `'sha256-${createHash("sha256")
+        .update(match[1] ?? "")
+        .digest("base64")}'`,
+  );
   return [
     "default-src 'none'",
     `script-src ${scripts.join(" ")}`,
@@ -30,5 +35,9 @@ let policy: string | undefined;
 export const handler = httpHandler(openApiRoutes.docs, async () => {
   const page = await publishedDocument("page");
   policy ??= docsPageContentSecurityPolicy(page);
-  return documentResult("text/html; charset=utf-8", page, { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff", "content-security-policy": policy });
+  return documentResult("text/html; charset=utf-8", page, {
+    "cache-control": "public, max-age=300",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": policy,
+  });
 });

@@ -15,7 +15,8 @@ export const openApiRoutes = {
       200: { description: "OpenAPI 3.1 document", schema: z.looseObject({ openapi: z.string().check(clientText) }) },
       304: { description: "Not modified: If-None-Match names the current ETag (no body)." },
     }),
-  }),  docs: defineRoute({
+  }),
+  docs: defineRoute({
     operationId: "getApiDocs",
     method: "GET",
     path: "/docs",

@@ -99,7 +99,10 @@ export const configurationRoutes = {
     params: configurationParamsSchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
-      409: { description: "A routing schedule still names the profile (failedCode configuration-409).", failedCodes: ["configuration-409", "sys-410"] },
+      409: {
+        description: "A routing schedule still names the profile (failedCode configuration-409).",
+        failedCodes: ["configuration-409", "sys-410"],
+      },
     }),
     grants: ["tableWrite"],
     versioned: true,

@@ -4,7 +4,8 @@ import { answerIdempotently } from "#shared/http/idempotency";
 import { created } from "#shared/http/responses";
 import { routingResultRoutes } from "./routes.ts";
 
-export const handler = httpHandler(routingResultRoutes.create, async ({ caller, body }) =>
-  created("Routing run has been queued.", await onDemandRuns.createOnDemand(caller, body)),
+export const handler = httpHandler(
+  routingResultRoutes.create,
+  async ({ caller, body }) => created("Routing run has been queued.", await onDemandRuns.createOnDemand(caller, body)),
   { answerIdempotently },
 );

@@ -4,7 +4,9 @@ import { answerIdempotently } from "#shared/http/idempotency";
 import { ok } from "#shared/http/responses";
 import { routingResultRoutes } from "./routes.ts";
 
-export const handler = httpHandler(routingResultRoutes.dispatch, async ({ caller, params, query }) =>
-  ok("Routing result has been dispatched.", await routingResultDispatch.dispatch(caller, params.resultId, query)),
+export const handler = httpHandler(
+  routingResultRoutes.dispatch,
+  async ({ caller, params, query }) =>
+    ok("Routing result has been dispatched.", await routingResultDispatch.dispatch(caller, params.resultId, query)),
   { answerIdempotently },
 );

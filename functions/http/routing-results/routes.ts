@@ -49,7 +49,8 @@ export const routingResultRoutes = {
     query: resultGetQuerySchema,
     responses: () => ({
       200: {
-        description: "The routing result (application/json), or with `?format=geojson` its GeoJSON FeatureCollection (application/geo+json)",
+        description:
+          "The routing result (application/json), or with `?format=geojson` its GeoJSON FeatureCollection (application/geo+json)",
         schema: successBodySchema(routingResultSchema),
         alternatives: { "application/geo+json": resultGeoJsonSchema },
       },

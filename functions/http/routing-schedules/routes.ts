@@ -13,7 +13,7 @@ const scheduleBody = () => successBodySchema(scheduleSchema);
 const tag = "Routing schedules";
 
 const bodyRules = [
-  "Entries in `schedules` follow `periode`: daily `{ time }`, weekly `{ day: monday…sunday, time }`, monthly `{ date: \"01\"…\"31\", time }`, byDate `{ date: \"Y-m-d\", time }`, custom like its `frequency`.",
+  'Entries in `schedules` follow `periode`: daily `{ time }`, weekly `{ day: monday…sunday, time }`, monthly `{ date: "01"…"31", time }`, byDate `{ date: "Y-m-d", time }`, custom like its `frequency`.',
   "Times are `HH:mm` (00:00–23:59), distinct within an entry (and across daily entries); at least one entry; no day or date listed twice; at most 100 run times in total.",
   "daily, weekly, monthly and custom need the active window `startTime`/`endTime` (`Y-m-d H:i`, start before end, both inclusive); byDate dates are absolute, so a window sent with byDate is accepted and ignored (stored and answered as null). custom also needs `frequency` (daily|weekly|monthly) and `interval` (1–99); with another periode they are accepted and ignored (stored and answered as null).",
   "`name` is optional (the spec has none; it names run results `{name} - {Y-m-d H:i}`): null or absent takes the configuration profile's name when the schedule is written.",
@@ -59,7 +59,8 @@ export const scheduleRoutes = {
     path: "/routing/schedule/{scheduleId}",
     handler: "functions/http/routing-schedules/get.ts",
     summary: "Read a routing schedule",
-    description: "`nextRunTime` is the run the scheduler starts next (`Y-m-d H:i`, application time zone), null when paused or when no run is left.",
+    description:
+      "`nextRunTime` is the run the scheduler starts next (`Y-m-d H:i`, application time zone), null when paused or when no run is left.",
     tag,
     permission: "view/routing-schedule",
     params: scheduleParamsSchema,
@@ -103,11 +104,14 @@ export const scheduleRoutes = {
     path: "/routing/schedule/{scheduleId}",
     handler: "functions/http/routing-schedules/delete.ts",
     summary: "Delete a routing schedule",
-    description: "Deletes the schedule and, in the same write, its due-index entry: no run starts after the delete. To stop runs but keep the schedule, PATCH `active: false`.",
+    description:
+      "Deletes the schedule and, in the same write, its due-index entry: no run starts after the delete. To stop runs but keep the schedule, PATCH `active: false`.",
     tag,
     permission: "delete/routing-schedule",
     params: scheduleParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
+    responses: () => ({
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

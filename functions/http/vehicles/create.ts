@@ -4,7 +4,8 @@ import { answerIdempotently } from "#shared/http/idempotency";
 import { created } from "#shared/http/responses";
 import { vehicleRoutes } from "./routes.ts";
 
-export const handler = httpHandler(vehicleRoutes.create, async ({ caller, body }) =>
-  created("Vehicle has been added successfully.", await vehicleService.create(caller, body)),
+export const handler = httpHandler(
+  vehicleRoutes.create,
+  async ({ caller, body }) => created("Vehicle has been added successfully.", await vehicleService.create(caller, body)),
   { answerIdempotently },
 );

@@ -24,7 +24,13 @@ export const vehicleRoutes = {
     tag,
     permission: "add/vehicle",
     body: vehicleInputSchema,
-    responses: () => ({ 201: { description: "Created", schema: vehicleBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      201: { description: "Created", schema: vehicleBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
     idempotent: true,
   }),
@@ -66,7 +72,13 @@ export const vehicleRoutes = {
     permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehicleInputSchema,
-    responses: () => ({ 200: { description: "The updated vehicle", schema: vehicleBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      200: { description: "The updated vehicle", schema: vehicleBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -82,7 +94,13 @@ export const vehicleRoutes = {
     permission: "edit/vehicle",
     params: vehicleParamsSchema,
     body: vehiclePatchSchema,
-    responses: () => ({ 200: { description: "The updated vehicle", schema: vehicleBody() }, 409: { description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).", failedCodes: ["ext-001", "data-003"] } }),
+    responses: () => ({
+      200: { description: "The updated vehicle", schema: vehicleBody() },
+      409: {
+        description: "A unique custom value is taken (ext-001), or the extension type changed meanwhile (data-003, retry).",
+        failedCodes: ["ext-001", "data-003"],
+      },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -95,7 +113,9 @@ export const vehicleRoutes = {
     tag,
     permission: "delete/vehicle",
     params: vehicleParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
+    responses: () => ({
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

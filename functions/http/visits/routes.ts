@@ -15,7 +15,7 @@ export const visitRoutes = {
     summary: "Create a visit",
     description: [
       "A stop for a vehicle of the hub. `hubId` must name an existing hub of the organization (and be one of the token's hubIds when it lists any); a hub cannot be deleted while visits name it.",
-      "`coordinate` takes `{ lat, lng }` or `\"lat,lng\"` and is always answered as `{ lat, lng }`. `timeWindows` entries are `H:i` (the day of the run that plans the visit) or `Y-m-d H:i`, both ends in the same form, start before end.",
+      '`coordinate` takes `{ lat, lng }` or `"lat,lng"` and is always answered as `{ lat, lng }`. `timeWindows` entries are `H:i` (the day of the run that plans the visit) or `Y-m-d H:i`, both ends in the same form, start before end.',
       "`status` defaults to UNASSIGNED; ASSIGNED and the dispatch fields (`assignedVehicleId`, `routingResultId`, `routePlannedOrder`, `eta`, `etd`) are set only by dispatching a routing result: sent, they are ignored (like `_id`, `organizationId`, `createdTime`, `updatedTime`), so a visit read by GET can be sent back; any other unknown key is a 400.",
     ].join("\n\n"),
     tag,
@@ -78,7 +78,9 @@ export const visitRoutes = {
     tag,
     permission: "delete/visit",
     params: visitParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) } }),
+    responses: () => ({
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), message: z.string().check(clientText) }) },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),

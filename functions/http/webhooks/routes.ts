@@ -14,9 +14,13 @@ const deliverySchema = z.object({
   deliveryId: z.string(),
   eventId: z.string().check(z.describe("The event's id, sent as `webhook-id`.")),
   eventType: z.string(),
-  status: z.enum(["pending", "retrying", "delivered", "failed", "disabled", "dropped"]).check(
-    z.describe("pending: queued; retrying: an attempt failed, the next is due at nextRetryAt; delivered: a 2xx answer; failed: the schedule ran out; disabled: the receiver answered 410; dropped: the webhook was disabled before the attempt."),
-  ),
+  status: z
+    .enum(["pending", "retrying", "delivered", "failed", "disabled", "dropped"])
+    .check(
+      z.describe(
+        "pending: queued; retrying: an attempt failed, the next is due at nextRetryAt; delivered: a 2xx answer; failed: the schedule ran out; disabled: the receiver answered 410; dropped: the webhook was disabled before the attempt.",
+      ),
+    ),
   attempts: z.number(),
   lastResponseCode: z.nullable(z.number()),
   lastError: z.nullable(z.string()),
@@ -44,7 +48,10 @@ export const webhookRoutes = {
     tag,
     permission: "add/webhook",
     body: webhookCreateSchema,
-    responses: () => ({ 201: { description: "Created, with the secret", schema: webhookBody(201, webhookCreatedSchema) }, 409: { description: "The plan's cap of webhooks is reached (webhook-409).", failedCodes: ["webhook-409"] } }),
+    responses: () => ({
+      201: { description: "Created, with the secret", schema: webhookBody(201, webhookCreatedSchema) },
+      409: { description: "The plan's cap of webhooks is reached (webhook-409).", failedCodes: ["webhook-409"] },
+    }),
     grants: ["tableWrite", "webhookSecretSeal"],
   }),
   list: defineRoute({
@@ -60,7 +67,13 @@ export const webhookRoutes = {
     responses: () => ({
       200: {
         description: "A page of webhooks",
-        schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string(), data: z.array(webhookSchema), nextCursor: z.nullable(z.string()) }),
+        schema: z.object({
+          status: z.literal(true),
+          code: z.literal(200),
+          message: z.string(),
+          data: z.array(webhookSchema),
+          nextCursor: z.nullable(z.string()),
+        }),
       },
     }),
     grants: ["tableRead"],
@@ -84,7 +97,8 @@ export const webhookRoutes = {
     path: "/webhook/{webhookId}",
     handler: "functions/http/webhooks/patch.ts",
     summary: "Change a webhook",
-    description: "Fields sent replace the stored ones; `enabled: true` resumes a webhook disabled by a client or by a 410 answer. The secret does not change.",
+    description:
+      "Fields sent replace the stored ones; `enabled: true` resumes a webhook disabled by a client or by a 410 answer. The secret does not change.",
     tag,
     permission: "edit/webhook",
     params: webhookParamsSchema,
@@ -103,7 +117,9 @@ export const webhookRoutes = {
     tag,
     permission: "delete/webhook",
     params: webhookParamsSchema,
-    responses: () => ({ 200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) } }),
+    responses: () => ({
+      200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -113,13 +129,23 @@ export const webhookRoutes = {
     path: "/webhook/{webhookId}/deliveries",
     handler: "functions/http/webhooks/deliveries.ts",
     summary: "List a webhook's deliveries",
-    description: "Newest first, kept 30 days: each event sent to this webhook with its status, attempts, last response code and next retry.",
+    description:
+      "Newest first, kept 30 days: each event sent to this webhook with its status, attempts, last response code and next retry.",
     tag,
     permission: "view/webhook",
     params: webhookParamsSchema,
     query: pageQuery({}),
     responses: () => ({
-      200: { description: "A page of deliveries", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string(), data: z.array(deliverySchema), nextCursor: z.nullable(z.string()) }) },
+      200: {
+        description: "A page of deliveries",
+        schema: z.object({
+          status: z.literal(true),
+          code: z.literal(200),
+          message: z.string(),
+          data: z.array(deliverySchema),
+          nextCursor: z.nullable(z.string()),
+        }),
+      },
     }),
     grants: ["tableRead"],
   }),
@@ -129,11 +155,14 @@ export const webhookRoutes = {
     path: "/webhook/{webhookId}/test",
     handler: "functions/http/webhooks/test.ts",
     summary: "Send a test event",
-    description: "Queues one `webhook.test` event (`data`: organizationId, webhookId) to this webhook, signed and retried like any event; it is not put on the event bus. Answers the delivery to follow in GET /webhook/{id}/deliveries.",
+    description:
+      "Queues one `webhook.test` event (`data`: organizationId, webhookId) to this webhook, signed and retried like any event; it is not put on the event bus. Answers the delivery to follow in GET /webhook/{id}/deliveries.",
     tag,
     permission: "edit/webhook",
     params: webhookParamsSchema,
-    responses: () => ({ 202: { description: "Queued", schema: webhookBody(202, z.object({ deliveryId: z.string(), eventId: z.string() })) } }),
+    responses: () => ({
+      202: { description: "Queued", schema: webhookBody(202, z.object({ deliveryId: z.string(), eventId: z.string() })) },
+    }),
     grants: ["tableWrite", "webhookQueueSend"],
   }),
 };

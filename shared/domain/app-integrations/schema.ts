@@ -20,7 +20,13 @@ export interface FormFile {
 
 function isFormFile(value: unknown): value is FormFile {
   const file = value as FormFile | null;
-  return typeof file === "object" && file !== null && typeof file.filename === "string" && typeof file.contentType === "string" && Buffer.isBuffer(file.content);
+  return (
+    typeof file === "object" &&
+    file !== null &&
+    typeof file.filename === "string" &&
+    typeof file.contentType === "string" &&
+    Buffer.isBuffer(file.content)
+  );
 }
 
 const missingOr = (otherwise: string) => (issue: { input: unknown }) => (issue.input === undefined ? "is required" : otherwise);
@@ -46,16 +52,14 @@ const azureAuthUrlField = z
     z.describe("Single sign-on authentication URL: absolute `https://` URL, at most 2048 characters, no credentials in it."),
   );
 
-const azureCertField = z
-  .custom<FormFile>(isFormFile, { error: missingOr("must be a file upload (a part with a filename)") })
-  .check(
-    z.meta({
-      type: "string",
-      format: "binary",
-      description:
-        "The identity provider's X.509 certificate, PEM or DER, at most 65536 bytes (larger: 413). Private keys or other PEM blocks are refused. Stored as sent, with its file name.",
-    }),
-  );
+const azureCertField = z.custom<FormFile>(isFormFile, { error: missingOr("must be a file upload (a part with a filename)") }).check(
+  z.meta({
+    type: "string",
+    format: "binary",
+    description:
+      "The identity provider's X.509 certificate, PEM or DER, at most 65536 bytes (larger: 413). Private keys or other PEM blocks are refused. Stored as sent, with its file name.",
+  }),
+);
 
 export const appIntegrationCreateFormSchema = z.strictObject({
   integrationType: integrationTypeField,
@@ -72,7 +76,12 @@ export type AppIntegrationUpdateInput = z.infer<typeof appIntegrationUpdateFormS
 export const appIntegrationParamsSchema = z.strictObject({
   appIntegrationId: z
     .string()
-    .check(clientText, z.minLength(1), z.maxLength(64), z.describe("`_id` of the integration; an unknown id (or one of another organization) is 404.")),
+    .check(
+      clientText,
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("`_id` of the integration; an unknown id (or one of another organization) is 404."),
+    ),
 });
 
 export const appIntegrationListQuerySchema = pageQuery({});
@@ -108,11 +117,14 @@ export const appIntegrationSchema = z.object({
   _id: idSchema,
   integrationType: z.enum(integrationTypes),
   azureAuthUrl: z.string().check(clientText),
-  azureCert: z.string().check(clientText, 
-    z.describe(
-      "Short-lived presigned GET URL of the stored certificate file (valid for PRESIGN_TTL_SECONDS, default 15 minutes); the bucket itself is private. Read the integration again for a fresh URL.",
+  azureCert: z
+    .string()
+    .check(
+      clientText,
+      z.describe(
+        "Short-lived presigned GET URL of the stored certificate file (valid for PRESIGN_TTL_SECONDS, default 15 minutes); the bucket itself is private. Read the integration again for a fresh URL.",
+      ),
     ),
-  ),
   organizationId: z.string().check(clientText),
   createdTime: z.string().check(clientText, z.describe(isoMicros)),
   updatedTime: z.string().check(clientText, z.describe(isoMicros)),

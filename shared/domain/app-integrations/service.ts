@@ -39,7 +39,11 @@ export interface CertificateStorage {
   downloadUrl(certificate: StoredCertificate): Promise<string>;
 }
 
-export function createAppIntegrationService(store: AppIntegrationStore, certificates: CertificateStorage, now: () => Date = () => new Date()) {
+export function createAppIntegrationService(
+  store: AppIntegrationStore,
+  certificates: CertificateStorage,
+  now: () => Date = () => new Date(),
+) {
   async function view(record: AppIntegrationRecord): Promise<AppIntegration> {
     return {
       _id: record._id,
@@ -67,7 +71,12 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
     try {
       await certificates.remove(certificate);
     } catch (error) {
-      logger.error("certificate object could not be deleted", { reason, objectKey: certificate.objectKey, versionId: certificate.versionId, error });
+      logger.error("certificate object could not be deleted", {
+        reason,
+        objectKey: certificate.objectKey,
+        versionId: certificate.versionId,
+        error,
+      });
     }
   }
 
@@ -101,7 +110,12 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
     },
 
     /** Fields sent replace the stored ones; a new file replaces the old object, which is deleted once the item points to the new one. */
-    async update(caller: Caller, integrationId: string, input: AppIntegrationUpdateInput, versions?: VersionCondition): Promise<AppIntegration> {
+    async update(
+      caller: Caller,
+      integrationId: string,
+      input: AppIntegrationUpdateInput,
+      versions?: VersionCondition,
+    ): Promise<AppIntegration> {
       const upload = input.azureCert ? readCertificateUpload(input.azureCert) : undefined;
       const existing = await findOwned(caller, integrationId);
       versions?.check(existing.version);
@@ -134,7 +148,8 @@ export function createAppIntegrationService(store: AppIntegrationStore, certific
     async remove(caller: Caller, integrationId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findOwned(caller, integrationId);
       versions?.check(existing.version);
-      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, integrationId, existing.version)))) throw new NotFoundError();
+      if (!(await writeUnder(versions, () => store.remove(caller.organizationId, integrationId, existing.version))))
+        throw new NotFoundError();
       await discard(existing.record.certificate, "integration deleted");
     },
   };

@@ -1,7 +1,6 @@
 import * as z from "zod/mini";
 import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 
-
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
  * vehicles, and the optimizer settings. Routing schedules name a profile by `configurationId` and
@@ -15,7 +14,15 @@ export const maxListedVehicles = 95;
 
 const configurationShape = {
   name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)),
-  hubId: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run.")),
+  hubId: z
+    .string()
+    .check(
+      clientText,
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("An existing hub of the organization (400 otherwise): the depot and the visits of every run."),
+    ),
   vehicleIds: z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64))).check(
     z.maxLength(maxListedVehicles),
     z.refine((ids) => new Set(ids).size === ids.length, { message: "vehicleIds must be distinct" }),
@@ -24,8 +31,16 @@ const configurationShape = {
     ),
   ),
   returnToHub: z.boolean().check(z.describe("true: routes end back at the hub; false: a route ends at its last visit.")),
-  defaultSpeed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h for travel estimates where a vehicle gives none.")),
-  defaultVisitTime: storableNumber().check(z.minimum(0), z.maximum(1440), z.describe("Service minutes of a visit whose visitTime is null.")),
+  defaultSpeed: storableNumber().check(
+    z.minimum(5),
+    z.maximum(200),
+    z.describe("Average speed in km/h for travel estimates where a vehicle gives none."),
+  ),
+  defaultVisitTime: storableNumber().check(
+    z.minimum(0),
+    z.maximum(1440),
+    z.describe("Service minutes of a visit whose visitTime is null."),
+  ),
   capacityConstraint: z
     .strictObject({
       weight: z._default(z.boolean(), true).check(z.describe("Enforce vehicle weight capacity against visit weight.")),
@@ -34,9 +49,17 @@ const configurationShape = {
     .check(z.describe("Which capacity dimensions the optimizer enforces; a dimension that is off is ignored.")),
   objective: z
     .enum(routingObjectives)
-    .check(z.describe("hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance.")),
+    .check(
+      z.describe(
+        "hierarchical: serve the most visits, then use the cheapest vehicles (fixedCost), then the least distance. distance: serve the most visits, then the least distance.",
+      ),
+    ),
   timeLimitSeconds: storableNumber().check(z.int(), z.minimum(1), z.maximum(240), z.describe("Optimizer time budget per run, in seconds.")),
-  roadFactor: storableNumber().check(z.minimum(1), z.maximum(3), z.describe("Road distance ÷ straight-line distance used by the great-circle estimate (not by a road-network provider).")),
+  roadFactor: storableNumber().check(
+    z.minimum(1),
+    z.maximum(3),
+    z.describe("Road distance ÷ straight-line distance used by the great-circle estimate (not by a road-network provider)."),
+  ),
   travelProvider: z
     .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64)))
     .check(
@@ -46,7 +69,11 @@ const configurationShape = {
     ),
   travelFallback: z
     .enum(travelFallbacks)
-    .check(z.describe("When the travel provider fails (after its retries) or the plan's travel elements are used up: fail the run with the reason, or plan with the great-circle estimate; the result's summary.travel says which source was used.")),
+    .check(
+      z.describe(
+        "When the travel provider fails (after its retries) or the plan's travel elements are used up: fail the run with the reason, or plan with the great-circle estimate; the result's summary.travel says which source was used.",
+      ),
+    ),
 };
 
 export const configurationDefaults = {
@@ -79,7 +106,9 @@ const configurationInputBody = z.strictObject({
 export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
 
-const configurationPatchBody = z.partial(z.strictObject(configurationShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+const configurationPatchBody = z
+  .partial(z.strictObject(configurationShape))
+  .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
 export const configurationPatchSchema = ignoringServerSetKeys(configurationPatchBody);
 export type ConfigurationPatch = z.infer<typeof configurationPatchSchema>;
 

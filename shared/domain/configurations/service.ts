@@ -59,14 +59,23 @@ function assertTravelProviderDeclared(input: ConfigurationInput, declared: reado
   throw ValidationError.single("travelProvider", `travelProvider must be one of the declared travel providers: ${declared.join(", ")}`);
 }
 
-export function createConfigurationService(store: ConfigurationStore, now: () => Date = () => new Date(), travelProviders: () => readonly string[] = () => ["greatCircle"]) {
+export function createConfigurationService(
+  store: ConfigurationStore,
+  now: () => Date = () => new Date(),
+  travelProviders: () => readonly string[] = () => ["greatCircle"],
+) {
   async function findVisible(caller: Caller, configurationId: string) {
     const found = await store.find(caller.organizationId, configurationId);
     if (!found || !callerMayUseHub(caller, found.configuration.hubId)) throw new NotFoundError();
     return found;
   }
 
-  async function write(caller: Caller, existing: { configuration: RoutingConfiguration; version: number }, input: ConfigurationInput, versions?: VersionCondition) {
+  async function write(
+    caller: Caller,
+    existing: { configuration: RoutingConfiguration; version: number },
+    input: ConfigurationInput,
+    versions?: VersionCondition,
+  ) {
     assertHubAllowed(caller, input.hubId);
     assertTravelProviderDeclared(input, travelProviders());
     const configuration: RoutingConfiguration = {
@@ -76,7 +85,11 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       createdTime: existing.configuration.createdTime,
       updatedTime: formatDateTimeUtc(now()),
     };
-    await writeUnder(versions, () => store.replace(configuration, { version: existing.version, hubId: existing.configuration.hubId }), existing.version + 1);
+    await writeUnder(
+      versions,
+      () => store.replace(configuration, { version: existing.version, hubId: existing.configuration.hubId }),
+      existing.version + 1,
+    );
     return configuration;
   }
 
@@ -102,14 +115,24 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       return found.configuration;
     },
 
-    async replace(caller: Caller, configurationId: string, input: ConfigurationInput, versions?: VersionCondition): Promise<RoutingConfiguration> {
+    async replace(
+      caller: Caller,
+      configurationId: string,
+      input: ConfigurationInput,
+      versions?: VersionCondition,
+    ): Promise<RoutingConfiguration> {
       const existing = await findVisible(caller, configurationId);
       versions?.check(existing.version);
       return write(caller, existing, input, versions);
     },
 
     /** Merges the patch over the stored profile and validates the result as a whole (vehicles re-checked against the hub). */
-    async patch(caller: Caller, configurationId: string, patch: ConfigurationPatch, versions?: VersionCondition): Promise<RoutingConfiguration> {
+    async patch(
+      caller: Caller,
+      configurationId: string,
+      patch: ConfigurationPatch,
+      versions?: VersionCondition,
+    ): Promise<RoutingConfiguration> {
       const existing = await findVisible(caller, configurationId);
       versions?.check(existing.version);
       const current = Object.fromEntries(writableConfigurationFields.map((field) => [field, existing.configuration[field]]));
@@ -131,7 +154,10 @@ export function createConfigurationService(store: ConfigurationStore, now: () =>
       if (!(await writeUnder(versions, () => store.remove(caller.organizationId, configurationId, previous)))) throw new NotFoundError();
     },
 
-    async list(caller: Caller, query: { hubId?: string | undefined; limit: number; cursor?: string | undefined }): Promise<ConfigurationPage> {
+    async list(
+      caller: Caller,
+      query: { hubId?: string | undefined; limit: number; cursor?: string | undefined },
+    ): Promise<ConfigurationPage> {
       if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
       return store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds });
     },

@@ -14,7 +14,13 @@ import {
 } from "#shared/domain/data-types/legacy-import";
 import { dataTypeIssues, normalizeFields, relationTargetIds } from "#shared/domain/data-types/rules";
 import { type DataType, type DataTypeView, dataTypeInputSchema } from "#shared/domain/data-types/schema";
-import { type DataTypeStore, MAX_RELATED_DATA_TYPES, MAX_STORED_BYTES, type ReadVersion, type VersionedDataType } from "#shared/domain/data-types/service";
+import {
+  type DataTypeStore,
+  MAX_RELATED_DATA_TYPES,
+  MAX_STORED_BYTES,
+  type ReadVersion,
+  type VersionedDataType,
+} from "#shared/domain/data-types/service";
 import { toDataTypeView } from "#shared/domain/data-types/view";
 import { AppError, type FieldIssue, ForbiddenError, ValidationError } from "#shared/domain/errors";
 import { DEFAULT_MAX_IMPORT_BYTES, exportTooLarge, type ImportLimits } from "#shared/domain/usage/import-quota";
@@ -32,7 +38,8 @@ import { parseWith, zodIssues } from "#shared/domain/validation";
  * runs again and finds its records already written (deterministic `_id`s, writes conditional on absence).
  */
 
-const noUpload = () => ValidationError.single("source.uploadId", "names no uploaded export: POST the file to the url of POST /data-type/import/upload first");
+const noUpload = () =>
+  ValidationError.single("source.uploadId", "names no uploaded export: POST the file to the url of POST /data-type/import/upload first");
 
 /** `type/subtype` of a Content-Type, lowercased, without parameters. */
 const mediaType = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase();
@@ -40,11 +47,20 @@ const mediaType = (contentType: string | undefined) => contentType?.split(";")[0
 /** The uploaded export in the file bucket, under the organization's prefix. */
 export interface ImportSource {
   /** A presigned POST (form `url` and `fields`) that accepts only an object of 1 to `maxBytes` bytes with `contentType`. */
-  uploadTarget(organizationId: string, uploadId: string, rules: { maxBytes: number; contentType: string }): Promise<{ url: string; fields: Record<string, string>; expiresInSeconds: number }>;
+  uploadTarget(
+    organizationId: string,
+    uploadId: string,
+    rules: { maxBytes: number; contentType: string },
+  ): Promise<{ url: string; fields: Record<string, string>; expiresInSeconds: number }>;
   /** The uploaded object's size, content type and version (HeadObject); undefined when nothing was uploaded under this id. */
   describe(organizationId: string, uploadId: string): Promise<{ sizeBytes: number; contentType?: string; versionId?: string } | undefined>;
   /** Up to `length` bytes from `offset` (of `versionId` when given); undefined when nothing was uploaded under this id. */
-  read(organizationId: string, uploadId: string, range: { offset: number; length: number }, versionId?: string): Promise<{ bytes: Buffer; sizeBytes: number; versionId?: string } | undefined>;
+  read(
+    organizationId: string,
+    uploadId: string,
+    range: { offset: number; length: number },
+    versionId?: string,
+  ): Promise<{ bytes: Buffer; sizeBytes: number; versionId?: string } | undefined>;
   remove(organizationId: string, uploadId: string, versionId?: string): Promise<void>;
 }
 
@@ -110,9 +126,23 @@ const terminal = (state: ImportState) => state.phase === "done" || state.phase =
 export function isTableBackpressure(error: unknown): boolean {
   if (error instanceof AppError) return error.failedCode === "sys-410" || error.statusCode === 503;
   if (!(error instanceof Error)) return false;
-  if (["ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded", "TransactionConflictException", "InternalServerError"].includes(error.name)) return true;
+  if (
+    [
+      "ThrottlingException",
+      "ProvisionedThroughputExceededException",
+      "RequestLimitExceeded",
+      "TransactionConflictException",
+      "InternalServerError",
+    ].includes(error.name)
+  )
+    return true;
   const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  return error.name === "TransactionCanceledException" && (reasons ?? []).every((reason) => ["None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"].includes(reason.Code ?? "None"));
+  return (
+    error.name === "TransactionCanceledException" &&
+    (reasons ?? []).every((reason) =>
+      ["None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"].includes(reason.Code ?? "None"),
+    )
+  );
 }
 
 /**
@@ -174,7 +204,12 @@ export class AdaptiveLimit {
 const MAX_ITEM_ATTEMPTS = 12;
 
 /** Runs `work` over `items` under the adaptive `limit`; an item the table pushes back is retried after a jittered backoff. */
-async function eachAdaptive<T>(items: readonly T[], limit: AdaptiveLimit, sleep: (ms: number) => Promise<void>, work: (item: T) => Promise<void>): Promise<void> {
+async function eachAdaptive<T>(
+  items: readonly T[],
+  limit: AdaptiveLimit,
+  sleep: (ms: number) => Promise<void>,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   await Promise.all(
     items.map(async (item) => {
       for (let attempt = 0; ; attempt += 1) {
@@ -200,7 +235,11 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
   const now = dependencies.now ?? (() => new Date());
   const sleep = dependencies.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // One limit per warm worker: what the table took on the last page is where the next one starts.
-  const writes = new AdaptiveLimit(dependencies.concurrency?.initial ?? 8, dependencies.concurrency?.min ?? 1, dependencies.concurrency?.max ?? 64);
+  const writes = new AdaptiveLimit(
+    dependencies.concurrency?.initial ?? 8,
+    dependencies.concurrency?.min ?? 1,
+    dependencies.concurrency?.max ?? 64,
+  );
 
   /** The header's data type as today's input, checked by every create rule (primaryKey allowed); issues name `export.dataType.…`. */
   async function importedType(organizationId: string, headerText: string) {
@@ -214,7 +253,8 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     if (!header.success) throw new ValidationError(zodIssues(header.error, "export"));
     const input = parseWith(dataTypeInputSchema, header.data.dataType, "export.dataType");
     const targetIds = relationTargetIds(input);
-    if (targetIds.length > MAX_RELATED_DATA_TYPES) throw ValidationError.single("export.dataType.fields", `relation fields may name at most ${MAX_RELATED_DATA_TYPES} other data types`);
+    if (targetIds.length > MAX_RELATED_DATA_TYPES)
+      throw ValidationError.single("export.dataType.fields", `relation fields may name at most ${MAX_RELATED_DATA_TYPES} other data types`);
     const relationTargets = new Map<string, DataType>();
     const related: ReadVersion[] = [];
     for (const found of await Promise.all(targetIds.map((id) => dataTypes.findById(organizationId, id)))) {
@@ -246,8 +286,16 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     if (state.byteOffset >= state.sizeBytes) {
       page = { lines: [], nextLine: state.line, nextByteOffset: state.byteOffset, atEnd: true };
     } else {
-      const chunk = await source.read(dataType.organizationId, state.uploadId, { offset: state.byteOffset, length: IMPORT_PAGE_BYTES }, state.versionId);
-      if (!chunk) return failing(state, [{ line: state.line, message: "the uploaded export is gone (deleted or expired) before the import finished" }]);
+      const chunk = await source.read(
+        dataType.organizationId,
+        state.uploadId,
+        { offset: state.byteOffset, length: IMPORT_PAGE_BYTES },
+        state.versionId,
+      );
+      if (!chunk)
+        return failing(state, [
+          { line: state.line, message: "the uploaded export is gone (deleted or expired) before the import finished" },
+        ]);
       page = cutPage(chunk.bytes, state, state.sizeBytes);
       if (!page) return failing(state, [{ line: state.line, message: `line ${state.line} is longer than ${IMPORT_PAGE_BYTES} bytes` }]);
     }
@@ -285,14 +333,36 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     const processed = state.processed + page.lines.length;
     if (problems.length > 0) return failing(state, problems);
     if (processed > state.total || (page.atEnd && processed !== state.total)) {
-      return failing(state, [{ line: page.nextLine, message: `the export holds ${page.atEnd ? processed : `more than ${state.total}`} records; its header announces ${state.total}` }], processed);
+      return failing(
+        state,
+        [
+          {
+            line: page.nextLine,
+            message: `the export holds ${page.atEnd ? processed : `more than ${state.total}`} records; its header announces ${state.total}`,
+          },
+        ],
+        processed,
+      );
     }
-    return { ...state, phase: page.atEnd ? "finishing" : "importing", step: state.step + 1, line: page.nextLine, byteOffset: page.nextByteOffset, processed };
+    return {
+      ...state,
+      phase: page.atEnd ? "finishing" : "importing",
+      step: state.step + 1,
+      line: page.nextLine,
+      byteOffset: page.nextByteOffset,
+      processed,
+    };
   }
 
   async function finish(dataType: DataType, state: ImportState): Promise<ImportState> {
     if (state.mode === "move") await source.remove(dataType.organizationId, state.uploadId, state.versionId);
-    return { ...state, phase: "done", step: state.step + 1, message: `Imported ${state.processed} records.`, finishedTime: formatDateTimeUtc(now()) };
+    return {
+      ...state,
+      phase: "done",
+      step: state.step + 1,
+      message: `Imported ${state.processed} records.`,
+      finishedTime: formatDateTimeUtc(now()),
+    };
   }
 
   async function rollBack(dataType: DataType, state: ImportState): Promise<ImportState> {
@@ -316,26 +386,50 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       const uploadId = newId(now());
       const maxBytes = (await quota?.limits(caller.organizationId))?.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
       const target = await source.uploadTarget(caller.organizationId, uploadId, { maxBytes, contentType: EXPORT_CONTENT_TYPE });
-      return { uploadId, method: "POST" as const, url: target.url, fields: target.fields, contentType: EXPORT_CONTENT_TYPE, maxBytes, expiresInSeconds: target.expiresInSeconds };
+      return {
+        uploadId,
+        method: "POST" as const,
+        url: target.url,
+        fields: target.fields,
+        contentType: EXPORT_CONTENT_TYPE,
+        maxBytes,
+        expiresInSeconds: target.expiresInSeconds,
+      };
     },
 
     /** Creates the data type locked, with its import queued; the records follow in the background. */
     async start(caller: Caller, request: ImportRequest): Promise<DataTypeView> {
       // The export may hold records of any hub: only a token that is not limited to hubs may write them all.
-      if (caller.hubIds.length > 0) throw new ForbiddenError("Your token is limited to some hubs; only a token without hubIds can import from the earlier version.", "dt-403");
+      if (caller.hubIds.length > 0)
+        throw new ForbiddenError(
+          "Your token is limited to some hubs; only a token without hubIds can import from the earlier version.",
+          "dt-403",
+        );
       const { uploadId } = request.source;
       // The object's size and type before any byte is read: the emulator ignores the POST policy, and an
       // object put under the key by other means never met it.
-      const [limits, uploaded] = await Promise.all([quota?.limits(caller.organizationId), source.describe(caller.organizationId, uploadId)]);
+      const [limits, uploaded] = await Promise.all([
+        quota?.limits(caller.organizationId),
+        source.describe(caller.organizationId, uploadId),
+      ]);
       if (!uploaded) throw noUpload();
-      if (uploaded.sizeBytes === 0) throw ValidationError.single("export", "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)");
+      if (uploaded.sizeBytes === 0)
+        throw ValidationError.single(
+          "export",
+          "the uploaded export is empty: line 1 must be the JSON header with the data type (docs/legacy-import.md)",
+        );
       if (limits && uploaded.sizeBytes > limits.maxBytes) throw exportTooLarge(limits, uploaded.sizeBytes);
       if (mediaType(uploaded.contentType) !== EXPORT_CONTENT_TYPE) {
-        throw ValidationError.single("export", `the export was uploaded as ${uploaded.contentType ?? "no content type"}; it must be ${EXPORT_CONTENT_TYPE}: send the fields of POST /data-type/import/upload as they are`);
+        throw ValidationError.single(
+          "export",
+          `the export was uploaded as ${uploaded.contentType ?? "no content type"}; it must be ${EXPORT_CONTENT_TYPE}: send the fields of POST /data-type/import/upload as they are`,
+        );
       }
       const first = await source.read(caller.organizationId, uploadId, { offset: 0, length: MAX_HEADER_BYTES }, uploaded.versionId);
       if (!first) throw noUpload();
-      const header = headerOf(first.bytes) ?? (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
+      const header =
+        headerOf(first.bytes) ??
+        (first.bytes.length >= first.sizeBytes ? { text: first.bytes.toString("utf8"), recordsOffset: first.sizeBytes } : undefined);
       if (!header) throw ValidationError.single("export", `line 1 of the export (the data type) must end within ${MAX_HEADER_BYTES} bytes`);
       const { input, fields, related, total } = await importedType(caller.organizationId, header.text);
       const time = now();
@@ -372,7 +466,11 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
         updatedTime: formatDateTimeUtc(time),
       };
       const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
-      if (bytes > MAX_STORED_BYTES) throw ValidationError.single("export.dataType", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES})`);
+      if (bytes > MAX_STORED_BYTES)
+        throw ValidationError.single(
+          "export.dataType",
+          `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES})`,
+        );
       const state = dataType.import as ImportState;
       if (quota && limits) await quota.take(caller.organizationId, dataType._id, total, limits, time);
       try {
@@ -385,7 +483,19 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
         await queue.send({ kind: "legacyImportStep", organizationId: caller.organizationId, dataTypeId: dataType._id, step: 0 });
       } catch (error) {
         // Nothing will run it: unlock as failed rather than leave the type locked for good.
-        await imports.advance(caller.organizationId, dataType._id, 0, { ...state, phase: "failed", step: 1, message: "The import could not be queued; import again.", finishedTime: formatDateTimeUtc(now()) }, true);
+        await imports.advance(
+          caller.organizationId,
+          dataType._id,
+          0,
+          {
+            ...state,
+            phase: "failed",
+            step: 1,
+            message: "The import could not be queued; import again.",
+            finishedTime: formatDateTimeUtc(now()),
+          },
+          true,
+        );
         await quota?.end(caller.organizationId, dataType._id, state.startedTime, 0, "failed");
         throw error;
       }
@@ -417,12 +527,24 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
         else next = await rollBack(found.dataType, state);
       } catch (error) {
         if (state.phase !== "importing" || delivery.receiveCount < delivery.maxReceiveCount) throw error;
-        next = failing(state, [{ line: state.line, message: `the page starting at line ${state.line} failed ${delivery.receiveCount} times on the server; retry the import later` }]);
+        next = failing(state, [
+          {
+            line: state.line,
+            message: `the page starting at line ${state.line} failed ${delivery.receiveCount} times on the server; retry the import later`,
+          },
+        ]);
       }
       if (!terminal(next)) await queue.send({ ...message, step: next.step });
       if (!(await imports.advance(message.organizationId, message.dataTypeId, state.step, next, terminal(next)))) return "ignored";
       // A failed import is charged the records it wrote before failing (removed again by its rollback).
-      if (terminal(next)) await quota?.end(message.organizationId, message.dataTypeId, next.startedTime, next.processed, next.phase === "done" ? "done" : "failed");
+      if (terminal(next))
+        await quota?.end(
+          message.organizationId,
+          message.dataTypeId,
+          next.startedTime,
+          next.processed,
+          next.phase === "done" ? "done" : "failed",
+        );
       return next.phase === "done" ? "finished" : next.phase === "failed" ? "failed" : "advanced";
     },
   };

@@ -57,7 +57,9 @@ export const importViewSchema = z
     mode: z.enum(importModes),
     processed: z.number().check(z.describe("Records written so far (on failure: how far the import got; those records were removed).")),
     total: z.number().check(z.describe("Records the export's header announces.")),
-    errors: z.array(importErrorSchema).check(z.describe(`Why the import failed: at most ${MAX_IMPORT_ERRORS} problems, each with its line.`)),
+    errors: z
+      .array(importErrorSchema)
+      .check(z.describe(`Why the import failed: at most ${MAX_IMPORT_ERRORS} problems, each with its line.`)),
     message: z.optional(z.string()),
     startedTime: z.string(),
     finishedTime: z.optional(z.string()),
@@ -84,4 +86,3 @@ export function toImportView(state: ImportState): ImportView {
     ...(state.finishedTime !== undefined ? { finishedTime: state.finishedTime } : {}),
   };
 }
-

@@ -22,7 +22,9 @@ export const ROLLBACK_PAGE_RECORDS = 100;
 
 /** The earlier version named the text type `string`; everything else is today's field model. */
 const legacyFieldSchema = z.pipe(
-  z.transform((field: unknown) => (typeof field === "object" && field !== null && (field as { type?: unknown }).type === "string" ? { ...field, type: "text" } : field)),
+  z.transform((field: unknown) =>
+    typeof field === "object" && field !== null && (field as { type?: unknown }).type === "string" ? { ...field, type: "text" } : field,
+  ),
   fieldInputSchema,
 );
 
@@ -54,9 +56,13 @@ export type ExportRecord = z.infer<typeof exportRecordSchema>;
 export const importRequestSchema = z.strictObject({
   mode: z
     .enum(importModes)
-    .check(z.describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way.")),
+    .check(
+      z.describe("`copy` keeps the uploaded export after a successful import; `move` deletes it. A failed import keeps it either way."),
+    ),
   source: z
-    .strictObject({ uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose form received the export.")) })
+    .strictObject({
+      uploadId: idSchema.check(z.describe("The `uploadId` answered by POST /data-type/import/upload, whose form received the export.")),
+    })
     .check(z.describe("The uploaded export (JSON lines, docs/api/legacy-import.md).")),
 });
 
@@ -87,7 +93,9 @@ export const importUploadSchema = z.object({
       ),
     ),
   contentType: z.literal(EXPORT_CONTENT_TYPE).check(z.describe("The Content-Type the upload must declare (it is among `fields`).")),
-  maxBytes: z.number().check(z.describe("The largest export the upload and the import take: the plan's `maxImportBytes` (1 GiB when the plan sets none).")),
+  maxBytes: z
+    .number()
+    .check(z.describe("The largest export the upload and the import take: the plan's `maxImportBytes` (1 GiB when the plan sets none).")),
   expiresInSeconds: z.number(),
 });
 
@@ -121,7 +129,12 @@ export interface ExportPage {
  * ones. Undefined when the chunk holds no complete line although the export goes on (a line longer
  * than a page).
  */
-export function cutPage(chunk: Buffer, start: { line: number; byteOffset: number }, sizeBytes: number, maxRecords = IMPORT_PAGE_RECORDS): ExportPage | undefined {
+export function cutPage(
+  chunk: Buffer,
+  start: { line: number; byteOffset: number },
+  sizeBytes: number,
+  maxRecords = IMPORT_PAGE_RECORDS,
+): ExportPage | undefined {
   const reachesEnd = start.byteOffset + chunk.length >= sizeBytes;
   const lines: PageLine[] = [];
   let position = 0;

@@ -91,7 +91,10 @@ export function normalizeField(field: FieldInput): Field {
       Object.entries(field.validations)
         .filter(([, value]) => value !== undefined)
         // dateTime bounds are stored in the one form record values are stored in (YYYY-MM-DD HH:mm:ss, UTC).
-        .map(([key, value]) => [key, field.type === "dateTime" && typeof value === "string" ? (normalizeDateTimeValue(value) ?? value) : value]),
+        .map(([key, value]) => [
+          key,
+          field.type === "dateTime" && typeof value === "string" ? (normalizeDateTimeValue(value) ?? value) : value,
+        ]),
     );
     if (Object.keys(validations).length > 0) normalized.validations = validations;
   }
@@ -121,7 +124,9 @@ function checkIdentity(input: DataTypeInput, context: RuleContext, issues: Issue
   const isExtension = input.extends !== null;
   const titles = input.fields.flatMap((field, index) => (field.type === "title" ? [index] : []));
   const primaryKeys = input.fields.flatMap((field, index) => (field.type === "primaryKey" ? [index] : []));
-  const isLegacyPrimaryKeyType = (context.existing?.fields.some((field) => field.type === "primaryKey") ?? false) || (context.legacyImport === true && primaryKeys.length > 0);
+  const isLegacyPrimaryKeyType =
+    (context.existing?.fields.some((field) => field.type === "primaryKey") ?? false) ||
+    (context.legacyImport === true && primaryKeys.length > 0);
 
   if (isExtension) {
     for (const index of [...titles, ...primaryKeys]) {
@@ -140,10 +145,14 @@ function checkIdentity(input: DataTypeInput, context: RuleContext, issues: Issue
   } else if (isLegacyPrimaryKeyType && titles.length > 0) {
     // Its records' dataId came from the primaryKey field; swapping it for a title would leave
     // them keyed by a field the type no longer has.
-    for (const index of titles) issues.add(`fields.${index}.type`, "this legacy data type keeps its primaryKey field and cannot take a title field");
+    for (const index of titles)
+      issues.add(`fields.${index}.type`, "this legacy data type keeps its primaryKey field and cannot take a title field");
   }
   if (titles.length === 0 && primaryKeys.length === 0) {
-    issues.add("fields", isLegacyPrimaryKeyType ? "the primaryKey field of this legacy data type must be kept" : "exactly one field must have type title");
+    issues.add(
+      "fields",
+      isLegacyPrimaryKeyType ? "the primaryKey field of this legacy data type must be kept" : "exactly one field must have type title",
+    );
   }
 }
 
@@ -200,7 +209,9 @@ function checkValidations(field: FieldInput, index: number, fields: readonly Fie
   if (!validations) return;
   const path = `fields.${index}.validations`;
   const supported = supportedValidations[field.type] ?? [];
-  const setKeys = Object.entries(validations).filter(([, value]) => value !== undefined).map(([key]) => key);
+  const setKeys = Object.entries(validations)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
   const unsupported = setKeys.filter((key) => !supported.includes(key));
   for (const key of unsupported) issues.add(`${path}.${key}`, `validation ${key} is not supported for type ${field.type}`);
   if (unsupported.length > 0) return;
@@ -215,7 +226,8 @@ function checkValidations(field: FieldInput, index: number, fields: readonly Fie
         const target = fields.findIndex((other) => fieldIdOf(other) === bound.ref);
         if (bound.ref === fieldIdOf(field)) issues.add(`${path}.${key}.ref`, "ref must name another field, not the field itself");
         else if (target < 0) issues.add(`${path}.${key}.ref`, `ref "${bound.ref}" names no field of this data type`);
-        else if (fields[target]?.type !== field.type) issues.add(`${path}.${key}.ref`, `ref must name a field of the same type (${field.type})`);
+        else if (fields[target]?.type !== field.type)
+          issues.add(`${path}.${key}.ref`, `ref must name a field of the same type (${field.type})`);
         continue;
       }
       const value = comparableValue(type, bound);
@@ -232,8 +244,10 @@ function checkValidations(field: FieldInput, index: number, fields: readonly Fie
     if (minSelected !== undefined && maxSelected !== undefined && minSelected > maxSelected) {
       issues.add(`${path}.minSelected`, "minSelected must not exceed maxSelected");
     }
-    if (maxSelected !== undefined && maxSelected > options) issues.add(`${path}.maxSelected`, "maxSelected must not exceed the number of options");
-    if (minSelected !== undefined && minSelected > options) issues.add(`${path}.minSelected`, "minSelected must not exceed the number of options");
+    if (maxSelected !== undefined && maxSelected > options)
+      issues.add(`${path}.maxSelected`, "maxSelected must not exceed the number of options");
+    if (minSelected !== undefined && minSelected > options)
+      issues.add(`${path}.minSelected`, "minSelected must not exceed the number of options");
   }
 }
 
@@ -252,13 +266,19 @@ function checkRelation(field: FieldInput, path: string, input: DataTypeInput, co
     if (!(standardEntities as readonly string[]).includes(relation.target)) {
       issues.add(`${path}.relation.target`, `target must be one of ${standardEntities.join(", ")} for targetKind standard`);
     }
-    if (resolvesThroughTarget) issues.add(`${path}.relation.targetKind`, `${relation.kind} resolves through a field of the target data type: use targetKind dataType`);
+    if (resolvesThroughTarget)
+      issues.add(
+        `${path}.relation.targetKind`,
+        `${relation.kind} resolves through a field of the target data type: use targetKind dataType`,
+      );
     else if (relation.via !== undefined) issues.add(`${path}.relation.via`, "via only applies to hasOne and hasMany");
     return;
   }
   const ownId = context.existing?._id;
   const isSelf = ownId !== undefined && relation.target === ownId;
-  const targetFields: readonly (FieldInput | Field)[] | undefined = isSelf ? input.fields : context.relationTargets.get(relation.target)?.fields;
+  const targetFields: readonly (FieldInput | Field)[] | undefined = isSelf
+    ? input.fields
+    : context.relationTargets.get(relation.target)?.fields;
   if (!ID_PATTERN.test(relation.target) || !targetFields) {
     issues.add(`${path}.relation.target`, "target must be the _id of an existing data type of this organization");
     return;
@@ -299,7 +319,10 @@ function checkUniqueTogether(input: DataTypeInput, issues: IssueList) {
       const field = byId.get(fieldId);
       if (!field) issues.add(`${path}.${position}`, `"${fieldId}" names no field of this data type`);
       else if (isIdentityType(field.type)) issues.add(`${path}.${position}`, "a combination cannot include the title field");
-      else if (field.type === "relation" && (field.relation?.targetKind === "dataType" || field.relation?.kind === "hasOne" || field.relation?.kind === "hasMany")) {
+      else if (
+        field.type === "relation" &&
+        (field.relation?.targetKind === "dataType" || field.relation?.kind === "hasOne" || field.relation?.kind === "hasMany")
+      ) {
         issues.add(`${path}.${position}`, "a combination cannot include a relation field filled from another data type");
       }
     });
@@ -367,7 +390,10 @@ export function dataTypeIssues(input: DataTypeInput, context: RuleContext): Fiel
 /** Ids of the other data types the input's relation fields point at (the service loads them). */
 export function relationTargetIds(input: Pick<DataTypeInput, "fields">, ownId?: string): string[] {
   const ids = input.fields.flatMap((field) =>
-    field.type === "relation" && field.relation?.targetKind === "dataType" && ID_PATTERN.test(field.relation.target) && field.relation.target !== ownId
+    field.type === "relation" &&
+    field.relation?.targetKind === "dataType" &&
+    ID_PATTERN.test(field.relation.target) &&
+    field.relation.target !== ownId
       ? [field.relation.target]
       : [],
   );

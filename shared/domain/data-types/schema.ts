@@ -1,6 +1,15 @@
 import * as z from "zod/mini";
 import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
-import { idSchema, ignoringServerSetKeys, nullableMembers, nullAsAbsent, pageQuery, storableNumber, clientFreeText, clientText } from "#shared/domain/schemas";
+import {
+  idSchema,
+  ignoringServerSetKeys,
+  nullableMembers,
+  nullAsAbsent,
+  pageQuery,
+  storableNumber,
+  clientFreeText,
+  clientText,
+} from "#shared/domain/schemas";
 
 /**
  * Data type model (spec "Data type"). The zod schemas here check the *shape* of a request; the
@@ -36,12 +45,15 @@ export const MAX_FIELDS = 200;
 export const MAX_SEARCHABLE_FIELDS = 5;
 export { TITLE_FIELD_ID } from "#shared/domain/data-types/title-field";
 
-
 const fieldIdText = z.string().check(clientText, z.maxLength(64));
 
 /** A literal bound (number, or a date/dateTime/time string) or a reference to another field of the same record. */
 const boundSchema = z
-  .union([storableNumber(), z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(40)), z.strictObject({ ref: fieldIdText.check(z.minLength(1)) })])
+  .union([
+    storableNumber(),
+    z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(40)),
+    z.strictObject({ ref: fieldIdText.check(z.minLength(1)) }),
+  ])
   .check(
     z.describe(
       "A literal (number for number fields; `YYYY-MM-DD`, `YYYY-MM-DD HH:mm[:ss]` / ISO 8601, `HH:mm[:ss]` for date, dateTime, time) or `{ ref: <field id> }` naming another field of the same type.",
@@ -50,44 +62,53 @@ const boundSchema = z
 
 export const validationsSchema = nullAsAbsent(
   z
-      .strictObject({
-        min: z.optional(boundSchema),
-        max: z.optional(boundSchema),
-        minInclusive: z.optional(z.boolean()).check(z.describe("date, dateTime, time only; default true.")),
-        maxInclusive: z.optional(z.boolean()).check(z.describe("date, dateTime, time only; default true.")),
-        decimals: z.optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(10))).check(z.describe("number only: maximum decimal places.")),
-        minSelected: z.optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(1000))).check(z.describe("multiOption only.")),
-        maxSelected: z.optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(1000))).check(z.describe("multiOption only.")),
-      })
-      .check(
-        z.describe("Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved. A null key is the same as an absent one."),
+    .strictObject({
+      min: z.optional(boundSchema),
+      max: z.optional(boundSchema),
+      minInclusive: z.optional(z.boolean()).check(z.describe("date, dateTime, time only; default true.")),
+      maxInclusive: z.optional(z.boolean()).check(z.describe("date, dateTime, time only; default true.")),
+      decimals: z
+        .optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(10)))
+        .check(z.describe("number only: maximum decimal places.")),
+      minSelected: z.optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(1000))).check(z.describe("multiOption only.")),
+      maxSelected: z.optional(storableNumber().check(z.int(), z.minimum(0), z.maximum(1000))).check(z.describe("multiOption only.")),
+    })
+    .check(
+      z.describe(
+        "Checked when a record is saved. A key the field's type does not support is rejected when the data type is saved. A null key is the same as an absent one.",
       ),
+    ),
 );
 
 export type FieldValidations = z.infer<typeof validationsSchema>;
 
 export const relationSchema = nullAsAbsent(
   z.strictObject({
-      kind: z
-        .enum(relationKinds)
-        .check(z.describe("belongsTo stores one target _id; belongsToMany an array; hasOne/hasMany store nothing and resolve through the target's `via` field.")),
-      targetKind: z.enum(relationTargetKinds),
-      target: z
-        .string()
-        .check(clientText, 
-          z.trim(),
-          z.minLength(1),
-          z.maxLength(64),
-          z.describe("A data type _id of this organization (targetKind dataType) or one of user, hub, vehicle, role, flow (standard)."),
+    kind: z
+      .enum(relationKinds)
+      .check(
+        z.describe(
+          "belongsTo stores one target _id; belongsToMany an array; hasOne/hasMany store nothing and resolve through the target's `via` field.",
         ),
-      via: z
-        .optional(fieldIdText.check(z.minLength(1)))
-        .check(
-          z.describe(
-            "hasOne/hasMany only (required there): id of the belongsTo/belongsToMany field on the target data type that points back to this data type. null is the same as absent.",
-          ),
+      ),
+    targetKind: z.enum(relationTargetKinds),
+    target: z
+      .string()
+      .check(
+        clientText,
+        z.trim(),
+        z.minLength(1),
+        z.maxLength(64),
+        z.describe("A data type _id of this organization (targetKind dataType) or one of user, hub, vehicle, role, flow (standard)."),
+      ),
+    via: z
+      .optional(fieldIdText.check(z.minLength(1)))
+      .check(
+        z.describe(
+          "hasOne/hasMany only (required there): id of the belongsTo/belongsToMany field on the target data type that points back to this data type. null is the same as absent.",
         ),
-    }),
+      ),
+  }),
 );
 
 export type FieldRelation = z.infer<typeof relationSchema>;
@@ -97,39 +118,49 @@ const optionalText = (max: number) => z.nullish(z.string().check(clientText, z.m
 
 export const fieldInputSchema = nullAsAbsent(
   z
-      .strictObject({
-        id: z
-          .optional(fieldIdText)
-          .check(
-            z.describe(
-              "Required except on the title field (whose id is always `dataId`). Pattern ^[A-Za-z][A-Za-z0-9_]*$, unique in the data type, not a record system key.",
-            ),
+    .strictObject({
+      id: z
+        .optional(fieldIdText)
+        .check(
+          z.describe(
+            "Required except on the title field (whose id is always `dataId`). Pattern ^[A-Za-z][A-Za-z0-9_]*$, unique in the data type, not a record system key.",
           ),
-        title: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)),
-        type: z
-          .enum(fieldTypes)
-          .check(z.describe("Responses echo this request enumeration; the legacy `string` name seen in an old response example is never produced.")),
-        required: z
-          .optional(z.boolean())
-          .check(z.describe("Either `required` or its synonym `isRequired` must be sent (title fields: forced true). Responses carry `required` only.")),
-        isRequired: z.optional(z.boolean()).check(z.describe("Synonym of `required`; when both are sent they must agree.")),
-        description: z.nullish(z.string().check(clientFreeText, z.maxLength(2000))),
-        inputType: optionalText(100),
-        default: optionalText(1000),
-        optionData: z
-          .optional(z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))).check(z.maxLength(500)))
-          .check(z.describe("option/multiOption: required, non-empty, distinct. Other types: absent or empty.")),
-        unique: z.optional(z.boolean()).check(z.describe("Default false; always true on the title field.")),
-        searchable: z
-          .optional(z.boolean())
-          .check(z.describe("Default false; always true on the title field. At most 5 searchable fields per data type, title included.")),
-        show: z.optional(z.boolean()).check(z.describe("Default true; always true on the title field.")),
-        validations: z.nullish(validationsSchema),
-        relation: z.nullish(relationSchema).check(z.describe("Required when type is relation, rejected otherwise.")),
-        primaryKey: z.optional(z.boolean()).check(z.describe("Legacy marker: accepted only on the identifying (title or primaryKey) field; not stored.")),
-        format: optionalText(50),
-      })
-      .check(z.describe("Every optional attribute also accepts null, read as absent (its default applies).")),
+        ),
+      title: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)),
+      type: z
+        .enum(fieldTypes)
+        .check(
+          z.describe(
+            "Responses echo this request enumeration; the legacy `string` name seen in an old response example is never produced.",
+          ),
+        ),
+      required: z
+        .optional(z.boolean())
+        .check(
+          z.describe(
+            "Either `required` or its synonym `isRequired` must be sent (title fields: forced true). Responses carry `required` only.",
+          ),
+        ),
+      isRequired: z.optional(z.boolean()).check(z.describe("Synonym of `required`; when both are sent they must agree.")),
+      description: z.nullish(z.string().check(clientFreeText, z.maxLength(2000))),
+      inputType: optionalText(100),
+      default: optionalText(1000),
+      optionData: z
+        .optional(z.array(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))).check(z.maxLength(500)))
+        .check(z.describe("option/multiOption: required, non-empty, distinct. Other types: absent or empty.")),
+      unique: z.optional(z.boolean()).check(z.describe("Default false; always true on the title field.")),
+      searchable: z
+        .optional(z.boolean())
+        .check(z.describe("Default false; always true on the title field. At most 5 searchable fields per data type, title included.")),
+      show: z.optional(z.boolean()).check(z.describe("Default true; always true on the title field.")),
+      validations: z.nullish(validationsSchema),
+      relation: z.nullish(relationSchema).check(z.describe("Required when type is relation, rejected otherwise.")),
+      primaryKey: z
+        .optional(z.boolean())
+        .check(z.describe("Legacy marker: accepted only on the identifying (title or primaryKey) field; not stored.")),
+      format: optionalText(50),
+    })
+    .check(z.describe("Every optional attribute also accepts null, read as absent (its default applies).")),
 );
 
 export type FieldInput = z.infer<typeof fieldInputSchema>;
@@ -144,29 +175,31 @@ const extendsSchema = z
 
 const providerConfigInputSchema = nullAsAbsent(
   z.strictObject({
-      url: z
-        .string()
-        .check(clientText, 
-          z.trim(),
-          z.minLength(1),
-          z.maxLength(2048),
-          z.describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
+    url: z
+      .string()
+      .check(
+        clientText,
+        z.trim(),
+        z.minLength(1),
+        z.maxLength(2048),
+        z.describe("Absolute http(s) URL of the external GET API; loopback, link-local and private addresses are rejected."),
+      ),
+    key: z
+      .optional(z.string().check(clientText, z.minLength(1), z.maxLength(2048)))
+      .check(
+        z.describe(
+          "Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again.",
         ),
-      key: z
-        .optional(z.string().check(clientText, z.minLength(1), z.maxLength(2048)))
-        .check(
-          z.describe(
-            "Credential presented to the external API. Never echoed in full (responses mask it); sending the masked value back keeps the stored key while the URL keeps its origin; a URL on another origin needs the real key again.",
-          ),
-        ),
-    }),
+      ),
+  }),
 );
 
 /** Every writable attribute, shared by POST/PUT (whole, with defaults) and PATCH (any subset). */
 const dataTypeShape = {
   name: z
     .string()
-    .check(clientText, 
+    .check(
+      clientText,
       z.trim(),
       z.normalize(),
       z.minLength(1),
@@ -197,15 +230,15 @@ export const dataTypeServerSetKeys = ["locked", "import"];
 export const dataTypeInputSchema = ignoringServerSetKeys(
   nullAsAbsent(
     z.strictObject({
-        name: dataTypeShape.name,
-        fields: dataTypeShape.fields,
-        limitUser: z._default(dataTypeShape.limitUser, false),
-        commonData: z.optional(dataTypeShape.commonData),
-        uniqueTogether: z._default(dataTypeShape.uniqueTogether, []),
-        extends: z._default(dataTypeShape.extends, null),
-        provider: z._default(dataTypeShape.provider, "internal"),
-        providerConfig: z._default(dataTypeShape.providerConfig, null),
-      }),
+      name: dataTypeShape.name,
+      fields: dataTypeShape.fields,
+      limitUser: z._default(dataTypeShape.limitUser, false),
+      commonData: z.optional(dataTypeShape.commonData),
+      uniqueTogether: z._default(dataTypeShape.uniqueTogether, []),
+      extends: z._default(dataTypeShape.extends, null),
+      provider: z._default(dataTypeShape.provider, "internal"),
+      providerConfig: z._default(dataTypeShape.providerConfig, null),
+    }),
   ),
   dataTypeServerSetKeys,
 );
@@ -215,8 +248,8 @@ export type DataTypeInput = z.output<typeof dataTypeInputSchema>;
 /** PATCH: any subset; a null attribute resets it (the merged data type takes that attribute's default). */
 export const dataTypePatchSchema = ignoringServerSetKeys(
   z
-      .partial(z.strictObject(nullableMembers(dataTypeShape)))
-      .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" })),
+    .partial(z.strictObject(nullableMembers(dataTypeShape)))
+    .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" })),
   dataTypeServerSetKeys,
 );
 
@@ -257,7 +290,10 @@ export const dataTypeSchema = z.object({
   uniqueTogether: z._default(z.array(z.array(z.string().check(clientText))), []),
   extends: z._default(z.nullable(z.object({ entity: z.enum(standardEntities) })), null),
   provider: z._default(z.enum(providers), "internal"),
-  providerConfig: z._default(z.nullable(z.object({ url: z.string().check(clientText), key: z.optional(z.string().check(clientText)) })), null),
+  providerConfig: z._default(
+    z.nullable(z.object({ url: z.string().check(clientText), key: z.optional(z.string().check(clientText)) })),
+    null,
+  ),
   /** True while a background import from the earlier version runs: updates and deletes answer 409. */
   locked: z._default(z.boolean(), false),
   /** `no-space`: imported from the earlier version and not yet saved here, titles may not contain spaces. */
@@ -274,9 +310,14 @@ export type DataType = z.infer<typeof dataTypeSchema>;
 
 export const dataTypeViewSchema = z.extend(z.omit(dataTypeSchema, { titleRule: true }), {
   providerConfig: z.nullable(
-    z.object({ url: z.string().check(clientText), key: z.optional(z.string().check(clientText)).check(z.describe("Masked: `****` plus at most the last 4 characters.")) }),
+    z.object({
+      url: z.string().check(clientText),
+      key: z.optional(z.string().check(clientText)).check(z.describe("Masked: `****` plus at most the last 4 characters.")),
+    }),
   ),
-  locked: z.boolean().check(z.describe("True while an import from the earlier version runs; updates and deletes answer 409 until it is ready.")),
+  locked: z
+    .boolean()
+    .check(z.describe("True while an import from the earlier version runs; updates and deletes answer 409 until it is ready.")),
   import: z.optional(importViewSchema),
   createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
@@ -287,5 +328,7 @@ export type DataTypeView = z.infer<typeof dataTypeViewSchema>;
 export const dataTypeParamsSchema = z.strictObject({ dataTypeId: z.string().check(clientText, z.minLength(1), z.maxLength(64)) });
 
 export const dataTypeListQuerySchema = pageQuery({
-  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe("Case-insensitive prefix of the name.")),
+  name: z
+    .optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)))
+    .check(z.describe("Case-insensitive prefix of the name.")),
 });

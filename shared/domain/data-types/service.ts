@@ -55,7 +55,10 @@ export interface DataTypeStore {
   replace(next: DataType, previous: DataType, expectedVersion: number, related: readonly ReadVersion[]): Promise<void>;
   /** Deletes type and guards unless the type still has records. */
   removeUnlessRecords(dataType: DataType, expectedVersion: number): Promise<"deleted" | "has-records">;
-  list(organizationId: string, filter: { namePrefix?: string | undefined; limit: number; cursor?: string | undefined }): Promise<DataTypePage>;
+  list(
+    organizationId: string,
+    filter: { namePrefix?: string | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<DataTypePage>;
 }
 
 /** At most this many other data types may be named by relation fields (a transaction holds 100 items). */
@@ -67,7 +70,10 @@ export const MAX_STORED_BYTES = 350_000;
 function assertStorable(dataType: DataType): void {
   const bytes = Buffer.byteLength(JSON.stringify(dataType), "utf8");
   if (bytes > MAX_STORED_BYTES) {
-    throw ValidationError.single("fields", `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES}); shorten descriptions or option lists`);
+    throw ValidationError.single(
+      "fields",
+      `the data type is too large to store (${bytes} bytes of JSON, at most ${MAX_STORED_BYTES}); shorten descriptions or option lists`,
+    );
   }
 }
 
@@ -77,7 +83,16 @@ export interface DataTypeServiceOptions {
   allowLoopbackProviders?: boolean;
 }
 
-const writableAttributes = ["name", "fields", "limitUser", "commonData", "uniqueTogether", "extends", "provider", "providerConfig"] as const;
+const writableAttributes = [
+  "name",
+  "fields",
+  "limitUser",
+  "commonData",
+  "uniqueTogether",
+  "extends",
+  "provider",
+  "providerConfig",
+] as const;
 
 export function createDataTypeService(store: DataTypeStore, options: DataTypeServiceOptions = {}) {
   const now = options.now ?? (() => new Date());
@@ -153,7 +168,12 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
     };
   }
 
-  async function write(caller: Caller, existing: VersionedDataType, rawInput: DataTypeInput, versions?: VersionCondition): Promise<DataTypeView> {
+  async function write(
+    caller: Caller,
+    existing: VersionedDataType,
+    rawInput: DataTypeInput,
+    versions?: VersionCondition,
+  ): Promise<DataTypeView> {
     const input = unmaskProviderKey(rawInput, existing.dataType);
     const { fields, related } = await validate(caller.organizationId, input, existing.dataType);
     const next: DataType = {
@@ -217,7 +237,8 @@ export function createDataTypeService(store: DataTypeStore, options: DataTypeSer
     async remove(caller: Caller, dataTypeId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findWritable(caller, dataTypeId);
       versions?.check(existing.version);
-      if ((await writeUnder(versions, () => store.removeUnlessRecords(existing.dataType, existing.version))) === "has-records") throw dataTypeConflicts.hasRecords();
+      if ((await writeUnder(versions, () => store.removeUnlessRecords(existing.dataType, existing.version))) === "has-records")
+        throw dataTypeConflicts.hasRecords();
     },
   };
 }
@@ -232,4 +253,3 @@ export function createDataTypeReader(store: Pick<DataTypeStore, "findById" | "fi
     findByName: (organizationId: string, name: string) => store.findByName(organizationId, name.trim().normalize()),
   };
 }
-

@@ -35,7 +35,8 @@ export function parseDateTimeValue(text: string): number | undefined {
   if (!match) return undefined;
   const [hours, minutes, seconds] = [Number(match[4]), Number(match[5]), Number(match[6] ?? 0)];
   // 24:00 is the end of the day (ISO 8601), the next day's 00:00.
-  if (hours > 24 || minutes > 59 || seconds > 59 || (hours === 24 && (minutes > 0 || seconds > 0 || Number(match[7] ?? 0) > 0))) return undefined;
+  if (hours > 24 || minutes > 59 || seconds > 59 || (hours === 24 && (minutes > 0 || seconds > 0 || Number(match[7] ?? 0) > 0)))
+    return undefined;
   const day = utcDateMillis(Number(match[1]), Number(match[2]), Number(match[3]));
   if (day === undefined) return undefined;
   const [offsetHours, offsetMinutes] = [Number(match[10] ?? 0), Number(match[11] ?? 0)];

@@ -10,7 +10,6 @@ import { ignoringServerSetKeys, clientText } from "#shared/domain/schemas";
  * its values checked by the same value rules as a data source record.
  */
 
-
 /** Entities this product stores: their own POST/PUT/PATCH take `custom`, their GET answers it. */
 export const storedEntities = ["vehicle", "hub"] as const satisfies readonly StandardEntity[];
 /** Entities of the identity provider: custom values through `PUT/GET /extension/{entity}/{entityId}`. */
@@ -26,25 +25,30 @@ export interface StoredCustomValues {
 
 /** The `custom` object of a write body: field id → value, checked against the extension data type. */
 export const customValuesSchema = rejectingPrototypeKeys(
-  z.record(z.string().check(clientText, z.minLength(1), z.maxLength(64)), z.unknown()).check(
-    z.describe(
-      "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/api/extensions.md.",
+  z
+    .record(z.string().check(clientText, z.minLength(1), z.maxLength(64)), z.unknown())
+    .check(
+      z.describe(
+        "Custom values: `{ <field id of the organization's extension data type for this entity>: value }`, checked by the record value rules (types, validations, defaults, required, unique, uniqueTogether). Sent with no extension data type for the entity: 400 (an empty object is accepted). Details: docs/api/extensions.md.",
+      ),
     ),
-  ),
 );
 
 /** `custom` in responses: the values of the current extension type's fields, without the caller's hidden fields. */
-export const customValuesViewSchema = z.optional(z.record(z.string().check(clientText), z.unknown())).check(
-  z.describe(
-    "Present when the organization has an extension data type for this entity: the values of its current fields (values of removed fields are not shown), without fields hidden from the caller (permissionDetails `view/data` naming the extension data type).",
-  ),
-);
+export const customValuesViewSchema = z
+  .optional(z.record(z.string().check(clientText), z.unknown()))
+  .check(
+    z.describe(
+      "Present when the organization has an extension data type for this entity: the values of its current fields (values of removed fields are not shown), without fields hidden from the caller (permissionDetails `view/data` naming the extension data type).",
+    ),
+  );
 
 export const extensionParamsSchema = z.strictObject({
   entity: z.enum(identityEntities).check(z.describe("An identity-provider entity; vehicles and hubs carry `custom` on their own routes.")),
   entityId: z
     .string()
-    .check(clientText, 
+    .check(
+      clientText,
       z.trim(),
       z.minLength(1),
       z.maxLength(128),
@@ -57,12 +61,12 @@ export const extensionValuesServerSetKeys = ["entity", "entityId", "dataTypeId",
 
 export const extensionValuesInputSchema = ignoringServerSetKeys(
   z.strictObject({
-      custom: customValuesSchema.check(
-        z.describe(
-          "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
-        ),
+    custom: customValuesSchema.check(
+      z.describe(
+        "The entity's whole custom object (PUT semantics: omitted fields are cleared or take their default; a field hidden from the caller that is omitted keeps its stored value).",
       ),
-    }),
+    ),
+  }),
   extensionValuesServerSetKeys,
 );
 export type ExtensionValuesInput = z.infer<typeof extensionValuesInputSchema>;

@@ -56,9 +56,11 @@ export interface CustomValuesDependencies {
   relations: { store: Pick<RecordStore, "findById">; entities: EntityLookup };
 }
 
-const writableFieldIds = (dataType: DataType) => new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
+const writableFieldIds = (dataType: DataType) =>
+  new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
 
-const pick = (values: Record<string, unknown>, keep: (key: string) => boolean) => Object.fromEntries(Object.entries(values).filter(([key]) => keep(key)));
+const pick = (values: Record<string, unknown>, keep: (key: string) => boolean) =>
+  Object.fromEntries(Object.entries(values).filter(([key]) => keep(key)));
 
 /** The records' issues under `custom.`, each a sentence whose subject is the field (`custom.vin is required.`). */
 const underCustom = (issues: FieldIssue[], prefix: string): FieldIssue[] =>
@@ -107,14 +109,20 @@ export function createCustomValues(dependencies: CustomValuesDependencies) {
       if (checked.issues.length > 0) throw new ValidationError(underCustom(checked.issues, field));
       const bytes = estimatedValueBytes(checked.values);
       if (bytes > MAX_CUSTOM_VALUE_BYTES) {
-        throw ValidationError.single(field, `custom values would take about ${Math.ceil(bytes / 1024)} KB stored, more than ${MAX_CUSTOM_VALUE_BYTES / 1024} KB; shorten or clear some values`);
+        throw ValidationError.single(
+          field,
+          `custom values would take about ${Math.ceil(bytes / 1024)} KB stored, more than ${MAX_CUSTOM_VALUE_BYTES / 1024} KB; shorten or clear some values`,
+        );
       }
       const relationProblems = await relationTargetIssues(relations, caller.organizationId, dataType, checked.values, stored);
       if (relationProblems.length > 0) throw new ValidationError(underCustom(relationProblems, field));
       // Claims are scoped by entity, so a type that moves to another entity never clashes with its old values' claims.
       const guards = uniqueGuards(dataType, checked.values, entity);
       if (guards.length > MAX_CUSTOM_GUARDS) {
-        throw ValidationError.single(field, `these values need ${guards.length} uniqueness claims in one transaction; at most ${MAX_CUSTOM_GUARDS}: clear some unique values`);
+        throw ValidationError.single(
+          field,
+          `these values need ${guards.length} uniqueness claims in one transaction; at most ${MAX_CUSTOM_GUARDS}: clear some unique values`,
+        );
       }
       return { next: { dataTypeId: dataType._id, values: checked.values, guards }, typeVersion: type.version };
     },
@@ -152,13 +160,21 @@ export interface StoredEntityExtension {
 
 /** Persistence port (shared/store/extension-store.ts). */
 export interface EntityExtensionStore {
-  find(organizationId: string, entity: IdentityEntity, entityId: string): Promise<{ item: StoredEntityExtension; version: number } | undefined>;
+  find(
+    organizationId: string,
+    entity: IdentityEntity,
+    entityId: string,
+  ): Promise<{ item: StoredEntityExtension; version: number } | undefined>;
   /**
    * One transaction: the item (conditional on `previous`'s version, or on being new), the guard
    * moves and a check of the extension type at `typeVersion`. Throws ext-001 (a unique value is
    * taken), data-003 (the type changed), sys-410 (the item changed meanwhile).
    */
-  put(next: StoredEntityExtension, previous: { item: StoredEntityExtension; version: number } | undefined, typeVersion: number): Promise<void>;
+  put(
+    next: StoredEntityExtension,
+    previous: { item: StoredEntityExtension; version: number } | undefined,
+    typeVersion: number,
+  ): Promise<void>;
 }
 
 /** `PUT/GET /extension/{entity}/{entityId}` for the entities this service does not store. */
@@ -181,13 +197,21 @@ export function createEntityExtensionService(dependencies: { custom: CustomValue
   return {
     /** 404 when no values were ever stored for this id in the caller's organization, or it has no extension type for the entity. */
     async get(caller: Caller, entity: IdentityEntity, entityId: string): Promise<ExtensionValuesView> {
-      const [type, found] = await Promise.all([custom.typeFor(caller.organizationId, entity), store.find(caller.organizationId, entity, entityId)]);
+      const [type, found] = await Promise.all([
+        custom.typeFor(caller.organizationId, entity),
+        store.find(caller.organizationId, entity, entityId),
+      ]);
       if (!found || !type) throw new NotFoundError();
       return toView(caller, type, found.item);
     },
 
     /** Creates or replaces the entity's custom values (PUT semantics). */
-    async put(caller: Caller, entity: IdentityEntity, entityId: string, body: ExtensionValuesInput): Promise<{ created: boolean; view: ExtensionValuesView }> {
+    async put(
+      caller: Caller,
+      entity: IdentityEntity,
+      entityId: string,
+      body: ExtensionValuesInput,
+    ): Promise<{ created: boolean; view: ExtensionValuesView }> {
       const type = await custom.typeFor(caller.organizationId, entity);
       if (!type) throw extensionErrors.noExtensionType(entity, "entity");
       const previous = await store.find(caller.organizationId, entity, entityId);

@@ -17,8 +17,5 @@ export function hubInUseError(counts: HubReferenceCounts): ConflictError {
   const parts = (Object.keys(nouns) as Array<keyof HubReferenceCounts>)
     .filter((kind) => counts[kind] > 0)
     .map((kind) => `${counts[kind]} ${nouns[kind][counts[kind] === 1 ? 0 : 1]}`);
-  return new ConflictError(
-    `The hub is still used by ${parts.join(", ")}; move or delete them before deleting the hub.`,
-    "hub-409",
-  );
+  return new ConflictError(`The hub is still used by ${parts.join(", ")}; move or delete them before deleting the hub.`, "hub-409");
 }

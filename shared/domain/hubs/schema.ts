@@ -14,7 +14,13 @@ function canonicalZone(zone: string): string {
 }
 
 export const timeZoneSchema = z.pipe(
-  z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.refine((zone) => isValidTimeZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" })),
+  z.string().check(
+    clientText,
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(64),
+    z.refine((zone) => isValidTimeZone(zone), { message: "must be an IANA time zone such as Europe/Berlin" }),
+  ),
   z.transform(canonicalZone),
 );
 
@@ -25,7 +31,11 @@ const hubShape = {
   lng: storableNumber().check(z.minimum(-180), z.maximum(180), z.describe("Longitude of the depot, WGS84 degrees.")),
   timeZone: z
     .nullable(timeZoneSchema)
-    .check(z.describe("IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE).")),
+    .check(
+      z.describe(
+        "IANA zone of the hub's wall-clock times (visit windows, working hours); null = the application time zone (APP_TIMEZONE).",
+      ),
+    ),
 };
 
 const hubInputBody = z.strictObject({
@@ -47,7 +57,11 @@ const hubPatchBody = z
   .partial(
     z.strictObject({
       ...hubShape,
-      custom: customValuesSchema.check(z.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.")),
+      custom: customValuesSchema.check(
+        z.describe(
+          "Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.",
+        ),
+      ),
     }),
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));

@@ -60,7 +60,13 @@ export function createHubService(store: HubStore, custom: CustomValues, now: () 
     return shown === undefined ? hub : { ...hub, custom: shown };
   };
 
-  async function write(caller: Caller, existing: StoredHub, input: HubInput, mode: CustomWriteMode, versions?: VersionCondition): Promise<HubView> {
+  async function write(
+    caller: Caller,
+    existing: StoredHub,
+    input: HubInput,
+    mode: CustomWriteMode,
+    versions?: VersionCondition,
+  ): Promise<HubView> {
     const { custom: sentCustom, ...fields } = input;
     const type = await custom.typeFor(caller.organizationId, "hub");
     const customWrite = await custom.prepare(caller, "hub", type, existing.custom, sentCustom, mode);
@@ -122,7 +128,10 @@ export function createHubService(store: HubStore, custom: CustomValues, now: () 
     },
 
     async list(caller: Caller, query: { limit: number; cursor?: string | undefined }) {
-      const [page, type] = await Promise.all([store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }), custom.typeFor(caller.organizationId, "hub")]);
+      const [page, type] = await Promise.all([
+        store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }),
+        custom.typeFor(caller.organizationId, "hub"),
+      ]);
       return { items: page.items.map((item) => toView(caller, type, item.hub, item.custom)), nextCursor: page.nextCursor };
     },
   };

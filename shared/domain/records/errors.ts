@@ -25,11 +25,17 @@ export class UpstreamError extends AppError {
 /** The records area's errors (failedCode `data-NNN`). */
 export const recordErrors = {
   dataIdTaken: (dataId: string, commonData: boolean) =>
-    new RecordConflictError(`A record with dataId "${dataId}" already exists ${commonData ? "in this data type" : "in this hub and data type"}.`, "data-001", [
-      { field: "dataId", message: "already used by another record" },
-    ]),
+    new RecordConflictError(
+      `A record with dataId "${dataId}" already exists ${commonData ? "in this data type" : "in this hub and data type"}.`,
+      "data-001",
+      [{ field: "dataId", message: "already used by another record" }],
+    ),
   valuesTaken: (fields: string[]) =>
-    new RecordConflictError(`Another record already has the same value for: ${fields.join(", ")}.`, "data-002", fields.map((field) => ({ field, message: "must be unique: another record has this value" }))),
+    new RecordConflictError(
+      `Another record already has the same value for: ${fields.join(", ")}.`,
+      "data-002",
+      fields.map((field) => ({ field, message: "must be unique: another record has this value" })),
+    ),
   dataTypeChanged: () =>
     new ConflictError("The data type was changed or is being deleted at the same time; read it again and retry.", "data-003"),
   dataTypeLocked: () =>

@@ -52,25 +52,38 @@ export interface RecordIndex {
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;
 
-
-const dataTypeIdParam = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
+const dataTypeIdParam = z
+  .string()
+  .check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("The data type's `_id`. Either this or dataTypeName."));
 const dataTypeNameParam = z
   .string()
-  .check(clientText, z.trim(), z.minLength(1), z.maxLength(100), z.describe("The data type's name (case-insensitive). Either this or dataTypeId."));
+  .check(
+    clientText,
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(100),
+    z.describe("The data type's name (case-insensitive). Either this or dataTypeId."),
+  );
 const hubIdParam = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64));
-const fieldsParam = z.string().check(clientText, 
-  z.maxLength(2000),
-  z.describe(
-    "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
-  ),
-);
+const fieldsParam = z
+  .string()
+  .check(
+    clientText,
+    z.maxLength(2000),
+    z.describe(
+      "Comma-separated field ids (custom fields or `hubId`, `dataTypeId`, `data_type`, `organizationId`, `createdBy`, `createdTime`, `updatedTime`); the response carries only these plus `_id` and `dataId`. Naming a field hidden from the caller (permissionDetails `view/data`) is a 403 listing them.",
+    ),
+  );
 
-const dataIdBody = z.string().check(clientText, 
-  z.maxLength(200),
-  z.describe(
-    "The record's title: letters, digits, `-`, `_` and single spaces between words, 1–200 characters (no spaces at all on a type imported from the earlier version and not saved since). Unique per hub and type (per type when commonData).",
-  ),
-);
+const dataIdBody = z
+  .string()
+  .check(
+    clientText,
+    z.maxLength(200),
+    z.describe(
+      "The record's title: letters, digits, `-`, `_` and single spaces between words, 1–200 characters (no spaces at all on a type imported from the earlier version and not saved since). Unique per hub and type (per type when commonData).",
+    ),
+  );
 
 /**
  * Keys a JSON body may carry as its own but that a plain object cannot hold as data (`__proto__`
@@ -84,7 +97,8 @@ export function rejectingPrototypeKeys<T extends z.core.$ZodType>(schema: T) {
     z.transform((input: unknown, context) => {
       if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
       for (const key of PROTOTYPE_KEYS) {
-        if (Object.hasOwn(input, key)) context.issues.push({ code: "custom", path: [key], message: "unknown field: not a field of this data type", input });
+        if (Object.hasOwn(input, key))
+          context.issues.push({ code: "custom", path: [key], message: "unknown field: not a field of this data type", input });
       }
       return input;
     }),
@@ -105,21 +119,21 @@ export const recordServerSetKeys = ["data_type", "updatedBy"];
  */
 export const recordCreateSchema = ignoringServerSetKeys(
   rejectingPrototypeKeys(
-      z
-        .looseObject({
-          dataTypeId: z.optional(dataTypeIdParam),
-          dataTypeName: z.optional(dataTypeNameParam),
-          hubId: z
-            .nullish(hubIdParam)
-            .check(
-              z.describe(
-                "Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them.",
-              ),
+    z
+      .looseObject({
+        dataTypeId: z.optional(dataTypeIdParam),
+        dataTypeName: z.optional(dataTypeNameParam),
+        hubId: z
+          .nullish(hubIdParam)
+          .check(
+            z.describe(
+              "Required unless the type has commonData true (then it must be absent or null). Must name an existing hub of the organization and, when the token lists hubIds, one of them.",
             ),
-          dataId: z.optional(dataIdBody),
-        })
-        .check(z.describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`")),
-    ),
+          ),
+        dataId: z.optional(dataIdBody),
+      })
+      .check(z.describe("`{ dataTypeId | dataTypeName, hubId, dataId, <fieldId>: value, … }`")),
+  ),
   recordServerSetKeys,
 );
 
@@ -139,8 +153,10 @@ export type RecordReplaceInput = z.infer<typeof recordReplaceSchema>;
 
 export const recordPatchSchema = ignoringServerSetKeys(
   rejectingPrototypeKeys(
-      recordReplaceObject.check(z.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole.")),
+    recordReplaceObject.check(
+      z.describe("Keys sent replace the stored values; `null` clears a field. The merged record is validated as a whole."),
     ),
+  ),
   recordServerSetKeys,
 );
 
@@ -168,7 +184,9 @@ export const recordListQuerySchema = pageQuery({
 export type RecordListQuery = z.infer<typeof recordListQuerySchema>;
 
 export const recordGetQuerySchema = z.strictObject({
-  dataTypeId: z.optional(dataTypeIdParam).check(z.describe("Needed when the same dataId exists in more than one data type (400 lists them).")),
+  dataTypeId: z
+    .optional(dataTypeIdParam)
+    .check(z.describe("Needed when the same dataId exists in more than one data type (400 lists them).")),
   dataTypeName: z.optional(dataTypeNameParam),
   hubId: z.optional(hubIdParam).check(z.describe("Needed when a non-commonData type holds the dataId in several hubs (400 lists them).")),
   fields: z.optional(fieldsParam),

@@ -4,14 +4,7 @@ import type { DataType } from "#shared/domain/data-types/schema";
 import { NotFoundError, ValidationError, type FieldIssue } from "#shared/domain/errors";
 import { ID_PATTERN, newId } from "#shared/domain/ids";
 import { recordErrors } from "#shared/domain/records/errors";
-import {
-  hiddenFieldsFor,
-  isReportedHit,
-  parseSearch,
-  relationLinks,
-  searchTokens,
-  uniqueGuards,
-} from "#shared/domain/records/rules";
+import { hiddenFieldsFor, isReportedHit, parseSearch, relationLinks, searchTokens, uniqueGuards } from "#shared/domain/records/rules";
 import {
   COMMON_SCOPE,
   envelopeKeys,
@@ -80,15 +73,29 @@ export interface RecordStore {
   create(record: StoredRecord, context: WriteContext & { commonData: boolean }): Promise<void>;
   replace(next: StoredRecord, previous: VersionedRecord, context: WriteContext & { commonData: boolean }): Promise<void>;
   remove(previous: VersionedRecord): Promise<void>;
-  list(organizationId: string, dataTypeId: string, filter: ScopeFilter & { limit: number; cursor?: string | undefined }): Promise<RecordPage>;
-  search(organizationId: string, dataTypeId: string, filter: ScopeFilter & { indexWord: string; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
+  list(
+    organizationId: string,
+    dataTypeId: string,
+    filter: ScopeFilter & { limit: number; cursor?: string | undefined },
+  ): Promise<RecordPage>;
+  search(
+    organizationId: string,
+    dataTypeId: string,
+    filter: ScopeFilter & { indexWord: string; limit: number; cursor?: string | undefined },
+  ): Promise<SearchPage>;
   /**
    * The same search across every type of the organization (one index read, one cursor). `hubScopes`:
    * only records of these hubs or common to all; undefined = every hub.
    */
-  searchOrganization(organizationId: string, filter: { indexWord: string; hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined }): Promise<SearchPage>;
+  searchOrganization(
+    organizationId: string,
+    filter: { indexWord: string; hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<SearchPage>;
   /** Every stored record of the organization, newest first (`_id` order); `hubScopes` keeps those scopes and common records. */
-  listOrganization(organizationId: string, filter: { hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined }): Promise<{ items: StoredRecord[]; nextCursor: string | null }>;
+  listOrganization(
+    organizationId: string,
+    filter: { hubScopes?: string[] | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{ items: StoredRecord[]; nextCursor: string | null }>;
   /** `_id`s of records of `sourceDataTypeId` whose field `fieldId` names `targetRecordId` (at most `limit`). */
   linkedIds(organizationId: string, targetRecordId: string, sourceDataTypeId: string, fieldId: string, limit: number): Promise<string[]>;
 }
@@ -125,7 +132,8 @@ interface ResolvedType {
 /** hasMany reads return at most this many `_id`s. */
 export const MAX_RESOLVED_RELATIONS = 100;
 
-const writableKeys = (dataType: DataType) => new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
+const writableKeys = (dataType: DataType) =>
+  new Set(dataType.fields.filter((field) => !isTitleField(field) && !isReadOnlyField(field)).map((field) => field.id));
 
 /** The custom keys of a body, as own data properties (a key such as `constructor` is data, never inherited). */
 function splitEnvelope(body: Record<string, unknown>): Record<string, unknown> {
@@ -134,7 +142,14 @@ function splitEnvelope(body: Record<string, unknown>): Record<string, unknown> {
 
 function parseFieldList(dataType: DataType, text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
-  const names = [...new Set(text.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
+  const names = [
+    ...new Set(
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== ""),
+    ),
+  ];
   if (names.length === 0) throw ValidationError.single("fields", "name at least one field");
   const known = new Set([...dataType.fields.map((field) => field.id), ...systemViewKeys]);
   const unknown = names.filter((name) => !known.has(name));
@@ -173,17 +188,24 @@ export async function relationTargetIssues(
   const { store, entities } = lookups;
   const held = new Map(relationReferences(dataType, previous).map(({ field, ids }) => [field.id, new Set(ids)]));
   const checks = relationReferences(dataType, values).flatMap(({ field, ids }) =>
-    ids.filter((id) => !held.get(field.id)?.has(id)).map(async (id): Promise<FieldIssue | undefined> => {
-      const relation = field.relation;
-      if (!relation) return undefined;
-      let exists = true;
-      if (relation.targetKind === "dataType") {
-        const target = ID_PATTERN.test(id) ? await store.findById(organizationId, id) : undefined;
-        exists = target?.record.dataTypeId === relation.target;
-      } else if (relation.target === "vehicle") exists = await entities.vehicleExists(organizationId, id);
-      else if (relation.target === "hub") exists = await entities.hubExists(organizationId, id);
-      return exists ? undefined : { field: field.id, message: `${id} is not an existing ${relation.targetKind === "dataType" ? "record of the target data type" : relation.target} of this organization` };
-    }),
+    ids
+      .filter((id) => !held.get(field.id)?.has(id))
+      .map(async (id): Promise<FieldIssue | undefined> => {
+        const relation = field.relation;
+        if (!relation) return undefined;
+        let exists = true;
+        if (relation.targetKind === "dataType") {
+          const target = ID_PATTERN.test(id) ? await store.findById(organizationId, id) : undefined;
+          exists = target?.record.dataTypeId === relation.target;
+        } else if (relation.target === "vehicle") exists = await entities.vehicleExists(organizationId, id);
+        else if (relation.target === "hub") exists = await entities.hubExists(organizationId, id);
+        return exists
+          ? undefined
+          : {
+              field: field.id,
+              message: `${id} is not an existing ${relation.targetKind === "dataType" ? "record of the target data type" : relation.target} of this organization`,
+            };
+      }),
   );
   return (await Promise.all(checks)).filter((issue): issue is FieldIssue => issue !== undefined);
 }
@@ -193,8 +215,13 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
   const now = dependencies.now ?? (() => new Date());
 
   /** The type named by id and/or name; `missing` decides 400 (a body reference) or 404 (a read). */
-  async function resolveType(organizationId: string, ref: { dataTypeId?: string | undefined; dataTypeName?: string | undefined }, missing: "400" | "404"): Promise<ResolvedType> {
-    if (ref.dataTypeId === undefined && ref.dataTypeName === undefined) throw ValidationError.single("dataTypeId", "dataTypeId or dataTypeName is required");
+  async function resolveType(
+    organizationId: string,
+    ref: { dataTypeId?: string | undefined; dataTypeName?: string | undefined },
+    missing: "400" | "404",
+  ): Promise<ResolvedType> {
+    if (ref.dataTypeId === undefined && ref.dataTypeName === undefined)
+      throw ValidationError.single("dataTypeId", "dataTypeId or dataTypeName is required");
     const byId = ref.dataTypeId !== undefined ? await dataTypes.findById(organizationId, ref.dataTypeId) : undefined;
     const byName = ref.dataTypeName !== undefined ? await dataTypes.findByName(organizationId, ref.dataTypeName) : undefined;
     const field = ref.dataTypeId !== undefined ? "dataTypeId" : "dataTypeName";
@@ -203,33 +230,52 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       if (missing === "404") throw new NotFoundError();
       throw ValidationError.single(field, "names no data type of this organization");
     }
-    if (byId && byName && byId.dataType._id !== byName.dataType._id) throw ValidationError.single("dataTypeName", "dataTypeId and dataTypeName name different data types");
+    if (byId && byName && byId.dataType._id !== byName.dataType._id)
+      throw ValidationError.single("dataTypeName", "dataTypeId and dataTypeName name different data types");
     return found;
   }
 
   function assertWritable(dataType: DataType): void {
-    if (dataType.extends) throw ValidationError.single("dataTypeId", `an extension data type (extends ${dataType.extends.entity}) adds fields to a platform entity; it has no records of its own`);
-    if (dataType.provider === "external-api") throw ValidationError.single("dataTypeId", "records of an external-api data type are read from its API and cannot be written here");
+    if (dataType.extends)
+      throw ValidationError.single(
+        "dataTypeId",
+        `an extension data type (extends ${dataType.extends.entity}) adds fields to a platform entity; it has no records of its own`,
+      );
+    if (dataType.provider === "external-api")
+      throw ValidationError.single("dataTypeId", "records of an external-api data type are read from its API and cannot be written here");
     if (dataType.locked) throw recordErrors.dataTypeLocked();
   }
 
   /** Hub of a written record: null for commonData; else required and allowed by the token. */
   function hubIssues(caller: Caller, dataType: DataType, hubId: string | null | undefined): FieldIssue[] {
     if (dataType.commonData) {
-      return hubId === undefined || hubId === null ? [] : [{ field: "hubId", message: "records of a commonData data type are shared by every hub: send no hubId" }];
+      return hubId === undefined || hubId === null
+        ? []
+        : [{ field: "hubId", message: "records of a commonData data type are shared by every hub: send no hubId" }];
     }
     if (hubId === undefined || hubId === null) return [{ field: "hubId", message: "hubId is required (the data type is not commonData)" }];
     return callerMayUseHub(caller, hubId) ? [] : [{ field: "hubId", message: "hubId must be one of the hubs your token allows" }];
   }
 
-  const relationIssues = (organizationId: string, dataType: DataType, values: Record<string, unknown>, previous?: Record<string, unknown>) =>
-    relationTargetIssues({ store, entities }, organizationId, dataType, values, previous);
+  const relationIssues = (
+    organizationId: string,
+    dataType: DataType,
+    values: Record<string, unknown>,
+    previous?: Record<string, unknown>,
+  ) => relationTargetIssues({ store, entities }, organizationId, dataType, values, previous);
 
   /** Runs every rule on a record to be written and returns it with its index; throws the 400. */
   async function prepare(
     caller: Caller,
     type: ResolvedType,
-    draft: { _id: string; dataId: unknown; hubId: string | null | undefined; sent: Record<string, unknown>; createdBy?: string | undefined; previousValues?: Record<string, unknown> },
+    draft: {
+      _id: string;
+      dataId: unknown;
+      hubId: string | null | undefined;
+      sent: Record<string, unknown>;
+      createdBy?: string | undefined;
+      previousValues?: Record<string, unknown>;
+    },
   ) {
     const { dataType } = type;
     const issues: FieldIssue[] = [];
@@ -277,12 +323,20 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     const wanted = (id: string) => !projection.hidden.has(id) && (projection.fields === undefined || projection.fields.includes(id));
     const resolved: Record<string, unknown> = {};
     await Promise.all(
-      dataType.fields.filter((field) => isReadOnlyField(field) && wanted(field.id)).map(async (field) => {
-        const relation = field.relation;
-        if (!relation?.via) return;
-        const ids = await store.linkedIds(caller.organizationId, record._id, relation.target, relation.via, relation.kind === "hasOne" ? 1 : MAX_RESOLVED_RELATIONS);
-        resolved[field.id] = relation.kind === "hasOne" ? (ids[0] ?? null) : ids;
-      }),
+      dataType.fields
+        .filter((field) => isReadOnlyField(field) && wanted(field.id))
+        .map(async (field) => {
+          const relation = field.relation;
+          if (!relation?.via) return;
+          const ids = await store.linkedIds(
+            caller.organizationId,
+            record._id,
+            relation.target,
+            relation.via,
+            relation.kind === "hasOne" ? 1 : MAX_RESOLVED_RELATIONS,
+          );
+          resolved[field.id] = relation.kind === "hasOne" ? (ids[0] ?? null) : ids;
+        }),
     );
     return resolved;
   }
@@ -297,9 +351,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
   async function findInType(caller: Caller, dataType: DataType, dataId: string, hubId: string | undefined): Promise<VersionedRecord> {
     let scope: string | undefined = dataType.commonData ? COMMON_SCOPE : hubId;
     if (scope === undefined) {
-      const hubs = (await store.locate(caller.organizationId, dataId)).filter((location) => location.dataTypeId === dataType._id && visibleTo(caller, location.hubScope));
+      const hubs = (await store.locate(caller.organizationId, dataId)).filter(
+        (location) => location.dataTypeId === dataType._id && visibleTo(caller, location.hubScope),
+      );
       if (hubs.length > 1) {
-        throw ValidationError.single("hubId", `dataId "${dataId}" exists in several hubs of this data type (${hubs.map((hub) => hub.hubScope).join(", ")}); send hubId`);
+        throw ValidationError.single(
+          "hubId",
+          `dataId "${dataId}" exists in several hubs of this data type (${hubs.map((hub) => hub.hubScope).join(", ")}); send hubId`,
+        );
       }
       scope = hubs[0]?.hubScope;
     }
@@ -325,13 +384,22 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       const hubId = typeof raw.hubId === "string" && !dataType.commonData ? raw.hubId : null;
       if (!dataType.commonData && hubId === null) continue;
       const fieldIds = new Set(dataType.fields.map((field) => field.id));
-      const sent = Object.fromEntries(Object.entries(raw).filter(([key]) => !ignoredKeys.has(key) && fieldIds.has(key) && key !== "dataId"));
+      const sent = Object.fromEntries(
+        Object.entries(raw).filter(([key]) => !ignoredKeys.has(key) && fieldIds.has(key) && key !== "dataId"),
+      );
       const checked = checkRecordValues(dataType, sent);
       if (checked.issues.length > 0) continue;
       const dataId = raw.dataId as string;
-      const time = (value: unknown) => (typeof value === "string" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? value : fetchedAt);
+      const time = (value: unknown) =>
+        typeof value === "string" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? value : fetchedAt;
       records.push({
-        _id: typeof raw._id === "string" && ID_PATTERN.test(raw._id) ? raw._id : createHash("sha256").update(`${dataType._id}\u0000${hubId ?? ""}\u0000${dataId}`).digest("hex").slice(0, 24),
+        _id:
+          typeof raw._id === "string" && ID_PATTERN.test(raw._id)
+            ? raw._id
+            : createHash("sha256")
+                .update(`${dataType._id}\u0000${hubId ?? ""}\u0000${dataId}`)
+                .digest("hex")
+                .slice(0, 24),
         dataId,
         dataTypeId: dataType._id,
         hubId,
@@ -355,14 +423,21 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     if (cursor === undefined) return 0;
     try {
       const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { ext?: unknown; offset?: unknown };
-      if (decoded.ext === dataTypeId && Number.isInteger(decoded.offset) && (decoded.offset as number) >= 0) return decoded.offset as number;
+      if (decoded.ext === dataTypeId && Number.isInteger(decoded.offset) && (decoded.offset as number) >= 0)
+        return decoded.offset as number;
     } catch {
       // fall through to the 400
     }
     throw ValidationError.single("cursor", "cursor is not a cursor returned by this list");
   }
 
-  async function listExternal(caller: Caller, dataType: DataType, query: RecordListQuery, projection: Projection, search: ReturnType<typeof parseSearch>) {
+  async function listExternal(
+    caller: Caller,
+    dataType: DataType,
+    query: RecordListQuery,
+    projection: Projection,
+    search: ReturnType<typeof parseSearch>,
+  ) {
     const matching = (await externalRecords(caller, dataType)).filter((record) => {
       const scope = hubScopeOf(record);
       if (!visibleTo(caller, scope)) return false;
@@ -380,9 +455,16 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
 
   async function getExternal(caller: Caller, dataType: DataType, dataId: string, hubId: string | undefined, projection: Projection) {
     const found = (await externalRecords(caller, dataType)).filter(
-      (record) => record.dataId === dataId && visibleTo(caller, hubScopeOf(record)) && (hubId === undefined || dataType.commonData || record.hubId === hubId),
+      (record) =>
+        record.dataId === dataId &&
+        visibleTo(caller, hubScopeOf(record)) &&
+        (hubId === undefined || dataType.commonData || record.hubId === hubId),
     );
-    if (found.length > 1) throw ValidationError.single("hubId", `dataId "${dataId}" exists in several hubs of this data type (${found.map((record) => record.hubId).join(", ")}); send hubId`);
+    if (found.length > 1)
+      throw ValidationError.single(
+        "hubId",
+        `dataId "${dataId}" exists in several hubs of this data type (${found.map((record) => record.hubId).join(", ")}); send hubId`,
+      );
     const record = found[0];
     if (!record) throw new NotFoundError();
     return view(caller, dataType, record, projection);
@@ -400,7 +482,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
   function fieldsAcrossTypes(caller: Caller, query: RecordListQuery): string[] | undefined {
     let fields: string[] | undefined;
     if (query.fields !== undefined) {
-      const names = [...new Set(query.fields.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
+      const names = [
+        ...new Set(
+          query.fields
+            .split(",")
+            .map((name) => name.trim())
+            .filter((name) => name !== ""),
+        ),
+      ];
       if (names.length === 0) throw ValidationError.single("fields", "name at least one field");
       const hiddenAnywhere = new Set(
         caller.permissionDetails.filter((detail) => detail.permissionName === "view/data").flatMap((detail) => detail.hiddenFields ?? []),
@@ -415,7 +504,8 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
 
   /** The hub scopes a list across types keeps (the given hubId, else the token's hubs; common records always), or undefined for all. */
   function hubScopesAcrossTypes(caller: Caller, query: RecordListQuery): string[] | undefined {
-    if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId)) throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
+    if (query.hubId !== undefined && !callerMayUseHub(caller, query.hubId))
+      throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
     return query.hubId !== undefined ? [query.hubId] : caller.hubIds.length > 0 ? caller.hubIds : undefined;
   }
 
@@ -436,14 +526,21 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
    */
   async function listAcrossTypes(caller: Caller, query: RecordListQuery) {
     const fields = fieldsAcrossTypes(caller, query);
-    const page = await store.listOrganization(caller.organizationId, { hubScopes: hubScopesAcrossTypes(caller, query), limit: query.limit, cursor: query.cursor });
+    const page = await store.listOrganization(caller.organizationId, {
+      hubScopes: hubScopesAcrossTypes(caller, query),
+      limit: query.limit,
+      cursor: query.cursor,
+    });
     const types = await typesOf(caller, page.items);
     const items = page.items.flatMap((record) => {
       const dataType = types.get(record.dataTypeId);
       if (!dataType || !visibleTo(caller, hubScopeOf(record))) return [];
       return [{ dataType, record, projection: { hidden: hiddenFieldsFor(caller, dataType._id), fields } satisfies Projection }];
     });
-    return { items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))), nextCursor: page.nextCursor };
+    return {
+      items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   async function searchAcrossTypes(caller: Caller, query: RecordListQuery) {
@@ -451,8 +548,16 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     if (!search) throw ValidationError.single("q", "q must contain at least one letter or digit");
     const fields = fieldsAcrossTypes(caller, query);
     const hubScopes = hubScopesAcrossTypes(caller, query);
-    const page = await store.searchOrganization(caller.organizationId, { indexWord: search.indexWord, hubScopes, limit: query.limit, cursor: query.cursor });
-    const types = await typesOf(caller, page.hits.map((hit) => hit.record));
+    const page = await store.searchOrganization(caller.organizationId, {
+      indexWord: search.indexWord,
+      hubScopes,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    const types = await typesOf(
+      caller,
+      page.hits.map((hit) => hit.record),
+    );
     const items = page.hits.flatMap((hit) => {
       const dataType = types.get(hit.record.dataTypeId);
       if (!dataType || !visibleTo(caller, hubScopeOf(hit.record))) return [];
@@ -460,7 +565,10 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       if (!isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, hidden)) return [];
       return [{ dataType, record: hit.record, projection: { hidden, fields } satisfies Projection }];
     });
-    return { items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))), nextCursor: page.nextCursor };
+    return {
+      items: await Promise.all(items.map((item) => view(caller, item.dataType, item.record, item.projection))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   // ---------------------------------------------------------------- writes
@@ -472,7 +580,8 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
   }
 
   function assertSameType(type: ResolvedType, body: RecordReplaceInput): void {
-    if (body.dataTypeId !== undefined && body.dataTypeId !== type.dataType._id) throw ValidationError.single("dataTypeId", "must be the data type of the path (a record cannot change its data type)");
+    if (body.dataTypeId !== undefined && body.dataTypeId !== type.dataType._id)
+      throw ValidationError.single("dataTypeId", "must be the data type of the path (a record cannot change its data type)");
     if (body.dataTypeName !== undefined && body.dataTypeName.toLowerCase() !== type.dataType.name.toLowerCase()) {
       throw ValidationError.single("dataTypeName", "must be the data type of the path (a record cannot change its data type)");
     }
@@ -484,7 +593,14 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
     return found.record;
   }
 
-  async function write(caller: Caller, type: ResolvedType, existing: VersionedRecord, body: RecordReplaceInput, sent: Record<string, unknown>, versions?: VersionCondition) {
+  async function write(
+    caller: Caller,
+    type: ResolvedType,
+    existing: VersionedRecord,
+    body: RecordReplaceInput,
+    sent: Record<string, unknown>,
+    versions?: VersionCondition,
+  ) {
     assertSameType(type, body);
     const previous = existing.record;
     const prepared = await prepare(caller, type, {
@@ -529,12 +645,17 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         createdTime: formatDateTimeUtc(time),
         updatedTime: formatDateTimeUtc(time),
       };
-      await store.create(record, { dataTypeVersion: type.version, hubToCheck: record.hubId ?? undefined, commonData: type.dataType.commonData });
+      await store.create(record, {
+        dataTypeVersion: type.version,
+        hubToCheck: record.hubId ?? undefined,
+        commonData: type.dataType.commonData,
+      });
       return view(caller, type.dataType, record, writeProjection(caller, type.dataType));
     },
 
     async list(caller: Caller, query: RecordListQuery) {
-      if (query.dataTypeId === undefined && query.dataTypeName === undefined) return query.q !== undefined ? searchAcrossTypes(caller, query) : listAcrossTypes(caller, query);
+      if (query.dataTypeId === undefined && query.dataTypeName === undefined)
+        return query.q !== undefined ? searchAcrossTypes(caller, query) : listAcrossTypes(caller, query);
       const { dataType } = await resolveType(caller.organizationId, query, "404");
       const projection = projectionFor(caller, dataType, query.fields);
       if (query.hubId !== undefined && !dataType.commonData && !callerMayUseHub(caller, query.hubId)) {
@@ -548,12 +669,25 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         ? {}
         : { hubScope: query.hubId, allowedHubScopes: query.hubId === undefined && caller.hubIds.length > 0 ? caller.hubIds : undefined };
       if (search) {
-        const page = await store.search(caller.organizationId, dataType._id, { ...scope, indexWord: search.indexWord, limit: query.limit, cursor: query.cursor });
-        const reported = page.hits.filter((hit) => isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, projection.hidden));
-        return { items: await Promise.all(reported.map((hit) => view(caller, dataType, hit.record, projection))), nextCursor: page.nextCursor };
+        const page = await store.search(caller.organizationId, dataType._id, {
+          ...scope,
+          indexWord: search.indexWord,
+          limit: query.limit,
+          cursor: query.cursor,
+        });
+        const reported = page.hits.filter((hit) =>
+          isReportedHit(searchTokens(dataType, hit.record.dataId, hit.record.values), search, hit.token, projection.hidden),
+        );
+        return {
+          items: await Promise.all(reported.map((hit) => view(caller, dataType, hit.record, projection))),
+          nextCursor: page.nextCursor,
+        };
       }
       const page = await store.list(caller.organizationId, dataType._id, { ...scope, limit: query.limit, cursor: query.cursor });
-      return { items: await Promise.all(page.items.map((record) => view(caller, dataType, record, projection))), nextCursor: page.nextCursor };
+      return {
+        items: await Promise.all(page.items.map((record) => view(caller, dataType, record, projection))),
+        nextCursor: page.nextCursor,
+      };
     },
 
     /** GET /data/{dataId}: the type may be left out when only one type (and hub) holds the dataId. */
@@ -565,14 +699,19 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         return view(caller, dataType, checked(await findInType(caller, dataType, dataId, query.hubId), versions), projection);
       }
       const locations = (await store.locate(caller.organizationId, dataId)).filter(
-        (location) => visibleTo(caller, location.hubScope) && (query.hubId === undefined || location.hubScope === query.hubId || location.hubScope === COMMON_SCOPE),
+        (location) =>
+          visibleTo(caller, location.hubScope) &&
+          (query.hubId === undefined || location.hubScope === query.hubId || location.hubScope === COMMON_SCOPE),
       );
       const typeIds = [...new Set(locations.map((location) => location.dataTypeId))];
       if (typeIds.length === 0) throw new NotFoundError();
       if (typeIds.length > 1) {
         const types = await Promise.all(typeIds.map((id) => dataTypes.findById(caller.organizationId, id)));
         const names = types.flatMap((type) => (type ? [`${type.dataType.name} (${type.dataType._id})`] : []));
-        throw ValidationError.single("dataTypeId", `dataId "${dataId}" exists in several data types: ${names.join(", ")}; send dataTypeId or dataTypeName`);
+        throw ValidationError.single(
+          "dataTypeId",
+          `dataId "${dataId}" exists in several data types: ${names.join(", ")}; send dataTypeId or dataTypeName`,
+        );
       }
       const type = await dataTypes.findById(caller.organizationId, typeIds[0] as string);
       if (!type) throw new NotFoundError();
@@ -580,7 +719,13 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       return view(caller, type.dataType, checked(await findInType(caller, type.dataType, dataId, query.hubId), versions), projection);
     },
 
-    async getByTypeName(caller: Caller, dataTypeName: string, dataId: string, query: { hubId?: string | undefined; fields?: string | undefined }, versions?: VersionCondition) {
+    async getByTypeName(
+      caller: Caller,
+      dataTypeName: string,
+      dataId: string,
+      query: { hubId?: string | undefined; fields?: string | undefined },
+      versions?: VersionCondition,
+    ) {
       const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
       const projection = projectionFor(caller, dataType, query.fields);
       if (dataType.provider === "external-api") return getExternal(caller, dataType, dataId, query.hubId, projection);
@@ -592,18 +737,34 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
      * are kept — except fields hidden from the caller: a caller who cannot read a value cannot send it
      * back, so an omitted hidden field keeps its stored value (sending it, null included, still writes it).
      */
-    async replace(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput, versions?: VersionCondition) {
+    async replace(
+      caller: Caller,
+      dataTypeName: string,
+      dataId: string,
+      hubId: string | undefined,
+      body: RecordReplaceInput,
+      versions?: VersionCondition,
+    ) {
       const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
       versions?.check(existing.version);
       const sent = splitEnvelope(body);
       const hidden = hiddenFieldsFor(caller, type.dataType._id);
       const writable = writableKeys(type.dataType);
-      const keptHidden = Object.fromEntries(Object.entries(existing.record.values).filter(([key]) => hidden.has(key) && writable.has(key) && !Object.hasOwn(sent, key)));
+      const keptHidden = Object.fromEntries(
+        Object.entries(existing.record.values).filter(([key]) => hidden.has(key) && writable.has(key) && !Object.hasOwn(sent, key)),
+      );
       return write(caller, type, existing, body, { ...keptHidden, ...sent }, versions);
     },
 
     /** PATCH: sent keys replace the stored values (null clears); the merged record is checked as a whole. */
-    async patch(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, body: RecordReplaceInput, versions?: VersionCondition) {
+    async patch(
+      caller: Caller,
+      dataTypeName: string,
+      dataId: string,
+      hubId: string | undefined,
+      body: RecordReplaceInput,
+      versions?: VersionCondition,
+    ) {
       if (Object.keys(body).length === 0) throw ValidationError.single("body", "send at least one field to change");
       const { type, existing } = await findForWrite(caller, dataTypeName, dataId, hubId);
       versions?.check(existing.version);
@@ -619,9 +780,18 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
      * absence: a record already there with this `_id` (a redelivered page) answers "existed"; another
      * record with the dataId or a unique value throws the usual 409.
      */
-    async importRecord(type: ResolvedType, draft: { _id: string; dataId: unknown; hubId: string | null | undefined; values: Record<string, unknown>; createdBy: string }) {
+    async importRecord(
+      type: ResolvedType,
+      draft: { _id: string; dataId: unknown; hubId: string | null | undefined; values: Record<string, unknown>; createdBy: string },
+    ) {
       const { dataType } = type;
-      const importer: Caller = { userId: draft.createdBy, organizationId: dataType.organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] };
+      const importer: Caller = {
+        userId: draft.createdBy,
+        organizationId: dataType.organizationId,
+        hubIds: [],
+        permissions: new Set(),
+        permissionDetails: [],
+      };
       const time = formatDateTimeUtc(now());
       const prepared = await prepare(importer, type, { _id: draft._id, dataId: draft.dataId, hubId: draft.hubId, sent: draft.values });
       const record: StoredRecord = {
@@ -638,7 +808,11 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
         updatedTime: time,
       };
       try {
-        await store.create(record, { dataTypeVersion: type.version, hubToCheck: record.hubId ?? undefined, commonData: dataType.commonData });
+        await store.create(record, {
+          dataTypeVersion: type.version,
+          hubToCheck: record.hubId ?? undefined,
+          commonData: dataType.commonData,
+        });
         return "created" as const;
       } catch (error) {
         if ((await store.findById(dataType.organizationId, draft._id)) !== undefined) return "existed" as const;
@@ -658,10 +832,19 @@ export function createRecordService(dependencies: RecordServiceDependencies) {
       return page.items.length;
     },
 
-    async remove(caller: Caller, dataTypeName: string, dataId: string, hubId: string | undefined, versions?: VersionCondition): Promise<void> {
-
+    async remove(
+      caller: Caller,
+      dataTypeName: string,
+      dataId: string,
+      hubId: string | undefined,
+      versions?: VersionCondition,
+    ): Promise<void> {
       const { dataType } = await resolveType(caller.organizationId, { dataTypeName }, "404");
-      if (dataType.provider === "external-api") throw ValidationError.single("dataTypeName", "records of an external-api data type are read from its API and cannot be deleted here");
+      if (dataType.provider === "external-api")
+        throw ValidationError.single(
+          "dataTypeName",
+          "records of an external-api data type are read from its API and cannot be deleted here",
+        );
       if (dataType.locked) throw recordErrors.dataTypeLocked();
       const existing = await findInType(caller, dataType, dataId, hubId);
       versions?.check(existing.version);

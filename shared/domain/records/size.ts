@@ -23,12 +23,21 @@ export function estimatedValueBytes(value: unknown): number {
   if (typeof value === "string") return Buffer.byteLength(value, "utf8");
   if (Array.isArray(value)) return 3 + value.reduce<number>((sum, item) => sum + 1 + estimatedValueBytes(item), 0);
   if (typeof value === "object") {
-    return 3 + Object.entries(value).reduce((sum, [key, item]) => (item === undefined ? sum : sum + 1 + Buffer.byteLength(key, "utf8") + estimatedValueBytes(item)), 0);
+    return (
+      3 +
+      Object.entries(value).reduce(
+        (sum, [key, item]) => (item === undefined ? sum : sum + 1 + Buffer.byteLength(key, "utf8") + estimatedValueBytes(item)),
+        0,
+      )
+    );
   }
   return Buffer.byteLength(String(value), "utf8");
 }
 
 /** Estimated size of an item's attributes (top-level names and values). */
 export function estimatedItemBytes(attributes: Record<string, unknown>): number {
-  return Object.entries(attributes).reduce((sum, [key, item]) => (item === undefined ? sum : sum + Buffer.byteLength(key, "utf8") + estimatedValueBytes(item)), 0);
+  return Object.entries(attributes).reduce(
+    (sum, [key, item]) => (item === undefined ? sum : sum + Buffer.byteLength(key, "utf8") + estimatedValueBytes(item)),
+    0,
+  );
 }

@@ -29,7 +29,9 @@ export function titleProblem(dataId: unknown, rule: DataType["titleRule"]): stri
       ? undefined
       : "dataId may contain only letters, digits, - and _ (this data type comes from the earlier version: no spaces until it is saved again)";
   }
-  return TITLE_WORDS.test(dataId) ? undefined : "dataId may contain only letters, digits, - and _ with single spaces between words (no leading or trailing space)";
+  return TITLE_WORDS.test(dataId)
+    ? undefined
+    : "dataId may contain only letters, digits, - and _ with single spaces between words (no leading or trailing space)";
 }
 
 /** A key's own value (a field id such as `constructor` or `toString` never reads an inherited member). */
@@ -39,7 +41,8 @@ export const isEmptyValue = (value: unknown) =>
   value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
 /** hasOne/hasMany fields store nothing: they are resolved from the target's `via` field on read. */
-export const isReadOnlyField = (field: Field) => field.type === "relation" && (field.relation?.kind === "hasOne" || field.relation?.kind === "hasMany");
+export const isReadOnlyField = (field: Field) =>
+  field.type === "relation" && (field.relation?.kind === "hasOne" || field.relation?.kind === "hasMany");
 
 /** The title (or a legacy primaryKey named dataId) is the record's `dataId`, not a custom value. */
 export const isTitleField = (field: Field) => field.type === "title" || (field.type === "primaryKey" && field.id === TITLE_FIELD_ID);
@@ -68,14 +71,16 @@ const temporalPoint = (type: "date" | "dateTime" | "time", value: unknown): numb
 const storedTemporal = (type: "date" | "dateTime" | "time", value: unknown) =>
   type === "dateTime" && typeof value === "string" ? (normalizeDateTimeValue(value) ?? value) : value;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function checkTemporal(field: Field, type: "date" | "dateTime" | "time", value: unknown): Checked {
   const format = temporalFormats[type];
   if (isPlainObject(value)) {
     if (field.inputType !== "range") return bad(`must be ${format} (a { from, to } range needs inputType range)`);
     const keys = Object.keys(value);
-    if (keys.some((key) => key !== "from" && key !== "to") || !("from" in value) || !("to" in value)) return bad("a range must be { from, to }");
+    if (keys.some((key) => key !== "from" && key !== "to") || !("from" in value) || !("to" in value))
+      return bad("a range must be { from, to }");
     const from = temporalPoint(type, value.from);
     const to = temporalPoint(type, value.to);
     if (from === undefined) return bad(`from must be ${format}`);
@@ -102,7 +107,10 @@ function checkGeolocation(value: unknown): Checked {
   }
   if (typeof lat !== "number" || !Number.isFinite(lat) || lat < -90 || lat > 90) return bad("lat must be a number from -90 to 90");
   if (typeof lng !== "number" || !Number.isFinite(lng) || lng < -180 || lng > 180) return bad("lng must be a number from -180 to 180");
-  for (const [name, coordinate] of [["lat", lat], ["lng", lng]] as const) {
+  for (const [name, coordinate] of [
+    ["lat", lat],
+    ["lng", lng],
+  ] as const) {
     const problem = storableNumberProblem(coordinate);
     if (problem) return bad(`${name} ${problem}`);
   }
@@ -186,7 +194,9 @@ export function checkFieldValue(field: Field, value: unknown): Checked {
     case "boolean":
       return typeof value === "boolean" ? good(value) : bad("must be true or false");
     case "option":
-      return typeof value === "string" && field.optionData.includes(value) ? good(value) : bad(`must be one of ${field.optionData.join(", ")}`);
+      return typeof value === "string" && field.optionData.includes(value)
+        ? good(value)
+        : bad(`must be one of ${field.optionData.join(", ")}`);
     case "multiOption":
       return checkMultiOption(field, value);
     case "date":
@@ -218,7 +228,10 @@ export function defaultValueOf(field: Field): unknown {
       } catch {
         // not JSON: a comma-separated list
       }
-      return text.split(",").map((option) => option.trim()).filter((option) => option !== "");
+      return text
+        .split(",")
+        .map((option) => option.trim())
+        .filter((option) => option !== "");
     }
     default:
       return text;
@@ -267,8 +280,10 @@ export function boundsProblem(field: Field, value: unknown, values: Record<strin
   const min = resolveBound(type, validations.min, "min", values);
   const max = resolveBound(type, validations.max, "max", values);
   for (const point of boundedPoints(type, value)) {
-    if (min && (minInclusive ? point < min.limit : point <= min.limit)) return `must be ${minInclusive ? "at least" : "after"} ${min.label}`;
-    if (max && (maxInclusive ? point > max.limit : point >= max.limit)) return `must be ${maxInclusive ? "at most" : "before"} ${max.label}`;
+    if (min && (minInclusive ? point < min.limit : point <= min.limit))
+      return `must be ${minInclusive ? "at least" : "after"} ${min.label}`;
+    if (max && (maxInclusive ? point > max.limit : point >= max.limit))
+      return `must be ${maxInclusive ? "at most" : "before"} ${max.label}`;
   }
   return undefined;
 }
@@ -306,13 +321,20 @@ export function checkRecordValues(dataType: DataType, sent: Record<string, unkno
     const checked = checkFieldValue(field, value);
     if (checked.ok) values[field.id] = checked.value;
     else {
-      issues.push({ field: field.id, message: fromDefault ? `${checked.problem} (the data type's default ${JSON.stringify(field.default)})` : checked.problem });
+      issues.push({
+        field: field.id,
+        message: fromDefault ? `${checked.problem} (the data type's default ${JSON.stringify(field.default)})` : checked.problem,
+      });
       if (checked.value !== undefined) brokeOnlyARule[field.id] = checked.value;
     }
   }
   // Every rule a value breaks is reported in the same answer (e.g. both decimals and max).
   for (const field of dataType.fields) {
-    const own = Object.hasOwn(values, field.id) ? values[field.id] : Object.hasOwn(brokeOnlyARule, field.id) ? brokeOnlyARule[field.id] : undefined;
+    const own = Object.hasOwn(values, field.id)
+      ? values[field.id]
+      : Object.hasOwn(brokeOnlyARule, field.id)
+        ? brokeOnlyARule[field.id]
+        : undefined;
     if (own === undefined) continue;
     const problem = boundsProblem(field, own, values);
     if (problem) issues.push({ field: field.id, message: problem });

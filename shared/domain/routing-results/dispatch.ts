@@ -18,9 +18,14 @@ export type VisitRoutingResultId = (organizationId: string, hubId: string, visit
  * visits failed: a visit no longer active counts as dispatched when this very result assigned it,
  * as failed otherwise (deleted, completed or cancelled meanwhile, or taken by another result).
  */
-export function countingOwnAssignments(resultId: string, mark: MarkVisitDispatched, visitRoutingResultId: VisitRoutingResultId): MarkVisitDispatched {
+export function countingOwnAssignments(
+  resultId: string,
+  mark: MarkVisitDispatched,
+  visitRoutingResultId: VisitRoutingResultId,
+): MarkVisitDispatched {
   return async (organizationId, hubId, visitId, dispatch, updatedTime) =>
-    (await mark(organizationId, hubId, visitId, dispatch, updatedTime)) || (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
+    (await mark(organizationId, hubId, visitId, dispatch, updatedTime)) ||
+    (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
 }
 
 /** Parallel visit updates per dispatch: 1,500 conditional writes finish in seconds without a burst. */

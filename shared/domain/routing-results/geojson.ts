@@ -52,13 +52,21 @@ const stopFeatureSchema = z.object({
 const unassignedFeatureSchema = z.object({
   type: z.literal("Feature"),
   geometry: z.nullable(pointSchema).check(z.describe("null when the visit has no usable position (bad coordinates, or deleted since).")),
-  properties: z.object({ kind: z.literal("unassigned"), visitId: z.string(), visitName: z.string(), reason: z.string(), "marker-color": z.string() }),
+  properties: z.object({
+    kind: z.literal("unassigned"),
+    visitId: z.string(),
+    visitName: z.string(),
+    reason: z.string(),
+    "marker-color": z.string(),
+  }),
 });
 
 export const resultGeoJsonSchema = z
   .object({
     type: z.literal("FeatureCollection"),
-    bbox: z.optional(z.tuple([z.number(), z.number(), z.number(), z.number()])).check(z.describe("[west, south, east, north] of every located feature.")),
+    bbox: z
+      .optional(z.tuple([z.number(), z.number(), z.number(), z.number()]))
+      .check(z.describe("[west, south, east, north] of every located feature.")),
     features: z.array(z.union([hubFeatureSchema, routeFeatureSchema, stopFeatureSchema, unassignedFeatureSchema])),
   })
   .check(z.describe("RFC 7946 FeatureCollection (application/geo+json)."));
@@ -74,12 +82,20 @@ const position = (at: Position): [number, number] => [sixDecimals(at.lng), sixDe
 export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInput): ResultGeoJson {
   const features: Feature[] = [];
   if (hub) {
-    features.push({ type: "Feature", geometry: { type: "Point", coordinates: position(hub) }, properties: { kind: "hub", hubId: result.hubId, name: hub.name, "marker-color": HUB_COLOUR } });
+    features.push({
+      type: "Feature",
+      geometry: { type: "Point", coordinates: position(hub) },
+      properties: { kind: "hub", hubId: result.hubId, name: hub.name, "marker-color": HUB_COLOUR },
+    });
   }
   result.routes.forEach((route, index) => {
     const colour = routeColour(index);
     const returns = returnsToHub(route);
-    const line = [...(hub ? [position(hub)] : []), ...route.trips.map((trip) => position(trip.coordinate)), ...(hub && returns ? [position(hub)] : [])];
+    const line = [
+      ...(hub ? [position(hub)] : []),
+      ...route.trips.map((trip) => position(trip.coordinate)),
+      ...(hub && returns ? [position(hub)] : []),
+    ];
     // A LineString has two or more positions (RFC 7946 §3.1.4): a lone stop without a known hub has no line.
     if (line.length >= 2) {
       features.push({
@@ -122,7 +138,13 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
     features.push({
       type: "Feature",
       geometry: at ? { type: "Point", coordinates: position(at) } : null,
-      properties: { kind: "unassigned", visitId: dropped.visitId, visitName: dropped.visitName, reason: dropped.reason, "marker-color": UNASSIGNED_COLOUR },
+      properties: {
+        kind: "unassigned",
+        visitId: dropped.visitId,
+        visitName: dropped.visitName,
+        reason: dropped.reason,
+        "marker-color": UNASSIGNED_COLOUR,
+      },
     });
   }
   const box = boundingBox(features);

@@ -40,13 +40,28 @@ export async function loadResultMapInput(ports: ResultMapPorts, caller: Caller, 
   const droppedIds = result.dropped.filter((entry) => !unplaceable(entry.reason)).map((entry) => entry.visitId);
   const [hub, droppedPositions] = await Promise.all([
     ports.findHub(caller.organizationId, result.hubId),
-    droppedIds.length > 0 ? ports.visitPositions(caller.organizationId, result.hubId, droppedIds) : Promise.resolve(new Map<string, Position>()),
+    droppedIds.length > 0
+      ? ports.visitPositions(caller.organizationId, result.hubId, droppedIds)
+      : Promise.resolve(new Map<string, Position>()),
   ]);
   return { result, hub, droppedPositions };
 }
 
 /** Twelve colours that stay apart on white (Tableau 10 and two more); then hues a golden angle apart. */
-const palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#2f4b7c", "#d45087", "#665191"];
+const palette = [
+  "#4e79a7",
+  "#f28e2b",
+  "#e15759",
+  "#76b7b2",
+  "#59a14f",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#2f4b7c",
+  "#d45087",
+  "#665191",
+];
 
 export function routeColour(index: number): string {
   return palette[index] ?? `hsl(${Math.round((index * 137.508) % 360)}, 65%, 42%)`;

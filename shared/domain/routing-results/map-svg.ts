@@ -25,9 +25,16 @@ const UNASSIGNED_COLOUR = "#7f7f7f";
  * tab, LF and CR, lone surrogates, U+FFFE and U+FFFF). Names stored before the text rule
  * (shared/domain/schemas.ts) may still hold them; they are drawn as U+FFFD so the SVG stays well-formed.
  */
-const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML_CHAR =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const escapeXml = (text: string) =>
-  text.replace(NOT_XML_CHAR, "\ufffd").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+  text
+    .replace(NOT_XML_CHAR, "\ufffd")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
 const fixed = (value: number) => (Math.round(value * 10) / 10).toString();
 
 /** 1, 2 or 5 × 10^k metres, the largest not above `metres`. */
@@ -84,7 +91,9 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
   );
 
   if (!view) {
-    out.push(`<text x="${MAP.left + MAP.width / 2}" y="${MAP.top + MAP.height / 2}" text-anchor="middle" fill="#555555">Nothing to draw: no hub, stop or unassigned visit with a position.</text>`);
+    out.push(
+      `<text x="${MAP.left + MAP.width / 2}" y="${MAP.top + MAP.height / 2}" text-anchor="middle" fill="#555555">Nothing to draw: no hub, stop or unassigned visit with a position.</text>`,
+    );
   } else {
     // Unassigned visits first, under the routes.
     out.push(`<g id="unassigned" stroke="${UNASSIGNED_COLOUR}" stroke-width="2">`);
@@ -103,11 +112,15 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
       out.push(`<g class="route" data-vehicle-id="${escapeXml(route.vehicleId)}">`);
       const path = [...start, ...points];
       if (path.length >= 2) {
-        out.push(`<polyline points="${path.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="3" stroke-linejoin="round" stroke-linecap="round" stroke-opacity="0.85"/>`);
+        out.push(
+          `<polyline points="${path.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="3" stroke-linejoin="round" stroke-linecap="round" stroke-opacity="0.85"/>`,
+        );
       }
       const last = points.at(-1);
       if (hub && last && returnsToHub(route)) {
-        out.push(`<polyline points="${xy(last)} ${xy(view.point(hub))}" fill="none" stroke="${colour}" stroke-width="2" stroke-dasharray="6 4" stroke-opacity="0.7"/>`);
+        out.push(
+          `<polyline points="${xy(last)} ${xy(view.point(hub))}" fill="none" stroke="${colour}" stroke-width="2" stroke-dasharray="6 4" stroke-opacity="0.7"/>`,
+        );
       }
       route.trips.forEach((trip, tripIndex) => {
         const { x, y } = points[tripIndex] as { x: number; y: number };
@@ -183,11 +196,17 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
     `<path d="M${LEGEND_X + 5},${y - 5}L${LEGEND_X + 15},${y + 5}M${LEGEND_X + 5},${y + 5}L${LEGEND_X + 15},${y - 5}" stroke="${UNASSIGNED_COLOUR}" stroke-width="2"/>`,
     `Unassigned: ${result.dropped.length}${unplaced > 0 ? ` (${unplaced} without a position)` : ""}`,
   );
-  row(`<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`, "Drive back to the hub");
+  row(
+    `<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`,
+    "Drive back to the hub",
+  );
   if (result.summary) {
     y += 8;
     row("", `${result.summary.visitsAssigned} of ${result.summary.visitsPlanned} visits assigned`);
-    row("", `${result.summary.vehiclesUsed} of ${result.summary.vehiclesAvailable} vehicles used, ${formatDistance(result.summary.distanceMeters)}`);
+    row(
+      "",
+      `${result.summary.vehiclesUsed} of ${result.summary.vehiclesAvailable} vehicles used, ${formatDistance(result.summary.distanceMeters)}`,
+    );
   }
   lines.push(`</g>`);
   return lines.join("");

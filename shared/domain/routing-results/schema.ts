@@ -12,7 +12,9 @@ export type ResultStatus = (typeof resultStatuses)[number];
 export const resultOrigins = ["SCHEDULER", "API"] as const;
 export type ResultOrigin = (typeof resultOrigins)[number];
 
-const loadSchema = z.record(z.string().check(clientText), z.number()).check(z.describe("Load per enforced capacity dimension (weight, volume)."));
+const loadSchema = z
+  .record(z.string().check(clientText), z.number())
+  .check(z.describe("Load per enforced capacity dimension (weight, volume)."));
 
 export const resultTripSchema = z.object({
   order: z.number().check(z.int(), z.describe("1-based position on the route.")),
@@ -38,7 +40,13 @@ export const resultRouteSchema = z.object({
   waitingMinutes: z.number(),
   serviceMinutes: z.number(),
   load: loadSchema,
-  breaks: z.array(z.object({ start: z.string().check(clientText), end: z.string().check(clientText), afterOrder: z.number().check(z.int(), z.describe("0 = before the first visit.")) })),
+  breaks: z.array(
+    z.object({
+      start: z.string().check(clientText),
+      end: z.string().check(clientText),
+      afterOrder: z.number().check(z.int(), z.describe("0 = before the first visit.")),
+    }),
+  ),
   trips: z.array(resultTripSchema),
 });
 
@@ -47,16 +55,29 @@ export const resultDroppedSchema = z.object({
   visitName: z.string().check(clientText),
   reason: z
     .string()
-    .check(clientText, z.describe("bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted")),
+    .check(
+      clientText,
+      z.describe(
+        "bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted",
+      ),
+    ),
 });
 
 export const travelReportSchema = z.object({
   provider: z.string().check(z.describe("The travel provider the profile named (greatCircle when it named none).")),
-  source: z.string().check(z.describe("Where the plan's durations and distances came from: greatCircle, osrm or amazonLocation (greatCircle after a fallback).")),
-  elementsRequested: z.number().check(z.int(), z.describe("Road-matrix entries asked of the provider (metered; cached entries are not asked again).")),
+  source: z
+    .string()
+    .check(
+      z.describe("Where the plan's durations and distances came from: greatCircle, osrm or amazonLocation (greatCircle after a fallback)."),
+    ),
+  elementsRequested: z
+    .number()
+    .check(z.int(), z.describe("Road-matrix entries asked of the provider (metered; cached entries are not asked again).")),
   elementsCached: z.number().check(z.int(), z.describe("Entries taken from the hub's travel cache.")),
   matrixSeconds: z.number().check(z.describe("Time spent getting the matrix; it came out of the optimizer's time budget.")),
-  fallbackReason: z.nullable(z.string()).check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
+  fallbackReason: z
+    .nullable(z.string())
+    .check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
 });
 export type TravelReport = z.infer<typeof travelReportSchema>;
 
@@ -71,20 +92,26 @@ export const resultSummarySchema = z.object({
   planningDay: z.string().check(clientText, z.describe("Y-m-d the `H:i` visit windows referred to.")),
   timeZone: z.string().check(clientText, z.describe("Zone of every wall-clock time of the result (the hub's, else the application's).")),
   endedBy: z.optional(
-    z.enum(routingEnds).check(
-      z.describe(
-        "How the optimizer's search ended: earlyStop (it had stopped improving), budget (the profile's time limit), deadline (the worker's own time was running out; the best plan so far) or threadFailure (a search thread failed; the best plan the searches reached). Absent on results stored without it.",
+    z
+      .enum(routingEnds)
+      .check(
+        z.describe(
+          "How the optimizer's search ended: earlyStop (it had stopped improving), budget (the profile's time limit), deadline (the worker's own time was running out; the best plan so far) or threadFailure (a search thread failed; the best plan the searches reached). Absent on results stored without it.",
+        ),
       ),
-    ),
   ),
-  travel: z.optional(travelReportSchema).check(z.describe("The run's travel source and matrix figures (absent on results stored before travel providers).")),
+  travel: z
+    .optional(travelReportSchema)
+    .check(z.describe("The run's travel source and matrix figures (absent on results stored before travel providers).")),
 });
 
 export const resultDispatchSchema = z.object({
   dispatchedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC, of the last dispatch.")),
   vehicleIds: z.array(z.string().check(clientText)).check(z.describe("Vehicles dispatched so far.")),
   success: z.number().check(z.int(), z.describe("Visits assigned by the last dispatch.")),
-  failed: z.number().check(z.int(), z.describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run).")),
+  failed: z
+    .number()
+    .check(z.int(), z.describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run).")),
 });
 
 /** What the result item stores (without the body, which lives in S3: routes and dropped visits of 1,500 visits exceed an item). */
@@ -119,7 +146,11 @@ export const resultParamsSchema = z.strictObject({ resultId: z.string().check(cl
 
 /** GET /routing/result/{id}: the JSON envelope (default) or the routes as GeoJSON (RFC 7946). Other query keys are ignored, as before. */
 export const resultGetQuerySchema = z.object({
-  format: z.optional(z.enum(["json", "geojson"])).check(z.describe("`geojson`: answer the routes as an RFC 7946 FeatureCollection (application/geo+json) instead of the JSON envelope.")),
+  format: z
+    .optional(z.enum(["json", "geojson"]))
+    .check(
+      z.describe("`geojson`: answer the routes as an RFC 7946 FeatureCollection (application/geo+json) instead of the JSON envelope."),
+    ),
 });
 
 export const resultListQuerySchema = pageQuery({
@@ -129,25 +160,37 @@ export const resultListQuerySchema = pageQuery({
 export type ResultListQuery = z.infer<typeof resultListQuerySchema>;
 
 export const resultCreateSchema = z.strictObject({
-  configurationId: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings.")),
-  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone).")),
+  configurationId: z
+    .string()
+    .check(
+      clientText,
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("The configuration profile to run: it supplies the hub, vehicles and optimizer settings."),
+    ),
+  name: z
+    .optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)))
+    .check(z.describe("Default: `{profile name} - {Y-m-d H:i}` (application time zone).")),
 });
 export type ResultCreateInput = z.infer<typeof resultCreateSchema>;
 
 /** Dispatch takes no body: every vehicle of the result, or the ones named in `vehicleIds`. */
 export const resultDispatchQuerySchema = z.strictObject({
-  vehicleIds: z.optional(
-    z
-      .pipe(
-        z.string().check(clientText, z.minLength(1), z.maxLength(4000)),
-        z.transform((text: string) => text.split(",").map((id) => id.trim())),
-      )
-      .check(
-        z.refine((ids) => ids.every((id) => id.length > 0) && new Set(ids).size === ids.length, {
-          message: "vehicleIds must be distinct, comma-separated vehicle ids",
-        }),
-      ),
-  ).check(z.describe("Comma-separated ids of the result's vehicles to dispatch; absent = every vehicle of the result.")),
+  vehicleIds: z
+    .optional(
+      z
+        .pipe(
+          z.string().check(clientText, z.minLength(1), z.maxLength(4000)),
+          z.transform((text: string) => text.split(",").map((id) => id.trim())),
+        )
+        .check(
+          z.refine((ids) => ids.every((id) => id.length > 0) && new Set(ids).size === ids.length, {
+            message: "vehicleIds must be distinct, comma-separated vehicle ids",
+          }),
+        ),
+    )
+    .check(z.describe("Comma-separated ids of the result's vehicles to dispatch; absent = every vehicle of the result.")),
 });
 export type ResultDispatchQuery = z.infer<typeof resultDispatchQuerySchema>;
 

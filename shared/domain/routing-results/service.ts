@@ -2,7 +2,12 @@ import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import { newId } from "#shared/domain/ids";
-import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type VisitRoutingResultId } from "#shared/domain/routing-results/dispatch";
+import {
+  countingOwnAssignments,
+  dispatchRoutes,
+  type MarkVisitDispatched,
+  type VisitRoutingResultId,
+} from "#shared/domain/routing-results/dispatch";
 import type {
   DispatchOutcome,
   ResultCreateInput,
@@ -42,7 +47,12 @@ export interface RoutingResultStore {
     changes: { summary: NonNullable<RoutingResultRecord["summary"]>; time: string },
   ): Promise<boolean>;
   fail(organizationId: string, resultId: string, message: string, time: string): Promise<boolean>;
-  recordDispatch(organizationId: string, resultId: string, dispatch: NonNullable<RoutingResultRecord["dispatch"]>, time: string): Promise<void>;
+  recordDispatch(
+    organizationId: string,
+    resultId: string,
+    dispatch: NonNullable<RoutingResultRecord["dispatch"]>,
+    time: string,
+  ): Promise<void>;
   list(organizationId: string, filter: ResultListFilter): Promise<{ items: RoutingResultRecord[]; nextCursor: string | null }>;
 }
 
@@ -130,7 +140,8 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
       const runKey = onDemandRunKey(resultId);
       const refusal = await deps.runQuota.refusal(caller.organizationId, configuration.timeLimitSeconds, time);
       if (refusal) throw new RunQuotaExceededError(refusal, (runQuotaResetsAt(time).getTime() - time.getTime()) / 1000);
-      if (!(await deps.activeRuns.take(caller.organizationId, runKey))) throw new TooManyActiveRunsError(await deps.activeRuns.max(caller.organizationId));
+      if (!(await deps.activeRuns.take(caller.organizationId, runKey)))
+        throw new TooManyActiveRunsError(await deps.activeRuns.max(caller.organizationId));
       const result: RoutingResultRecord = {
         _id: resultId,
         name: input.name ?? `${configuration.name} - ${resultNameTime(time, deps.appTimeZone())}`,
@@ -159,7 +170,12 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         await deps.enqueue({ kind: "onDemand", organizationId: caller.organizationId, resultId: result._id });
       } catch (error) {
         // Never leave an ongoing result no worker will ever pick up, nor a slot no run will free.
-        await store.fail(caller.organizationId, result._id, "The run could not be queued; create the result again.", formatDateTimeUtc(now()));
+        await store.fail(
+          caller.organizationId,
+          result._id,
+          "The run could not be queued; create the result again.",
+          formatDateTimeUtc(now()),
+        );
         await deps.activeRuns.release(caller.organizationId, runKey);
         throw error;
       }
@@ -196,4 +212,3 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
     },
   };
 }
-

@@ -4,7 +4,16 @@ import type { Hub } from "#shared/domain/hubs/schema";
 import { minutesOfDay } from "#shared/domain/schemas";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit } from "#shared/domain/visits/schema";
-import type { DropReason, RoutingEnd, RoutingProblem, RoutingSolution, RoutingVehicle, RoutingVisit, TimeWindow, VehicleBreak } from "#shared/routing/model";
+import type {
+  DropReason,
+  RoutingEnd,
+  RoutingProblem,
+  RoutingSolution,
+  RoutingVehicle,
+  RoutingVisit,
+  TimeWindow,
+  VehicleBreak,
+} from "#shared/routing/model";
 import { greatCircleTravel } from "#shared/routing/matrix";
 
 /**
@@ -107,7 +116,10 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   const dimensions = capacityDimensions.filter((dimension) => configuration.capacityConstraint[dimension]);
 
   const shifts = input.vehicles.map((vehicle) => currentOrNextShift(vehicle, origin));
-  const earliestStart = shifts.reduce<DateTime | undefined>((earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest), undefined);
+  const earliestStart = shifts.reduce<DateTime | undefined>(
+    (earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest),
+    undefined,
+  );
   const planningDay = (earliestStart && earliestStart > origin ? earliestStart : origin).startOf("day");
 
   const vehicles: RoutingVehicle[] = input.vehicles.map((vehicle, index) => {
@@ -189,7 +201,9 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
 
 /** `Y-m-d H:i` of `minutes` after the run instant, in the hub's zone. */
 export function wallClockAt(runAt: Date, minutes: number, timeZone: string): string {
-  return DateTime.fromJSDate(runAt, { zone: timeZone }).plus({ minutes: Math.round(minutes) }).toFormat("yyyy-MM-dd HH:mm");
+  return DateTime.fromJSDate(runAt, { zone: timeZone })
+    .plus({ minutes: Math.round(minutes) })
+    .toFormat("yyyy-MM-dd HH:mm");
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;

@@ -34,7 +34,15 @@ export type OnDemandRunMessage = z.infer<typeof onDemandRunMessageSchema>;
 export const duePageMessageSchema = z.object({
   kind: z.literal("duePage"),
   tickTime: z.string().check(z.minLength(1)),
-  entries: z.array(z.object({ organizationId: z.string().check(z.minLength(1)), scheduleId: z.string().check(z.minLength(1)), nextRunAt: z.string().check(z.minLength(1)) })).check(z.minLength(1)),
+  entries: z
+    .array(
+      z.object({
+        organizationId: z.string().check(z.minLength(1)),
+        scheduleId: z.string().check(z.minLength(1)),
+        nextRunAt: z.string().check(z.minLength(1)),
+      }),
+    )
+    .check(z.minLength(1)),
 });
 
 export type DuePageMessage = z.infer<typeof duePageMessageSchema>;
@@ -43,4 +51,8 @@ export type DuePageMessage = z.infer<typeof duePageMessageSchema>;
 export type RunQueueMessage = RoutingRunMessage | OnDemandRunMessage;
 
 /** Everything the run queue carries: runs, and the tick's fan-out pages. */
-export const runQueueMessageSchema = z.discriminatedUnion("kind", [routingRunMessageSchema, onDemandRunMessageSchema, duePageMessageSchema]);
+export const runQueueMessageSchema = z.discriminatedUnion("kind", [
+  routingRunMessageSchema,
+  onDemandRunMessageSchema,
+  duePageMessageSchema,
+]);

@@ -1,7 +1,12 @@
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { Hub } from "#shared/domain/hubs/schema";
 import { ID_PATTERN, newId } from "#shared/domain/ids";
-import { countingOwnAssignments, dispatchRoutes, type MarkVisitDispatched, type VisitRoutingResultId } from "#shared/domain/routing-results/dispatch";
+import {
+  countingOwnAssignments,
+  dispatchRoutes,
+  type MarkVisitDispatched,
+  type VisitRoutingResultId,
+} from "#shared/domain/routing-results/dispatch";
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
@@ -71,8 +76,22 @@ export interface RunWorkerPorts {
   now(): Date;
   appTimeZone: string;
   readClaim(organizationId: string, scheduleId: string, slot: string): Promise<RunClaimView | undefined>;
-  startClaim(organizationId: string, scheduleId: string, slot: string, proposedResultId: string, now: Date, leaseMs: number): Promise<RunClaimView | undefined>;
-  finishClaim(organizationId: string, scheduleId: string, slot: string, status: "DONE" | "SKIPPED" | "FAILED", message: string | null, now: Date): Promise<void>;
+  startClaim(
+    organizationId: string,
+    scheduleId: string,
+    slot: string,
+    proposedResultId: string,
+    now: Date,
+    leaseMs: number,
+  ): Promise<RunClaimView | undefined>;
+  finishClaim(
+    organizationId: string,
+    scheduleId: string,
+    slot: string,
+    status: "DONE" | "SKIPPED" | "FAILED",
+    message: string | null,
+    now: Date,
+  ): Promise<void>;
   findSchedule(organizationId: string, scheduleId: string): Promise<ScheduleRecord | undefined>;
   recordLogExecuted(organizationId: string, scheduleId: string, log: LogExecuted): Promise<void>;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
@@ -97,7 +116,13 @@ export interface RunWorkerPorts {
    * cache, within the plan's travel-elements cap); undefined when the provider is the great-circle
    * estimate. Throws TravelMatrixError with the reason when it cannot be had.
    */
-  roadMatrix(request: { organizationId: string; hubId: string; provider: string; locations: readonly Location[]; now: Date }): Promise<{ kind: string; matrix: RoadMatrix } | undefined>;
+  roadMatrix(request: {
+    organizationId: string;
+    hubId: string;
+    provider: string;
+    locations: readonly Location[];
+    now: Date;
+  }): Promise<{ kind: string; matrix: RoadMatrix } | undefined>;
 }
 
 export interface DeliveryContext {
@@ -125,12 +150,16 @@ class RunFailure extends Error {}
 async function prepare(ports: RunWorkerPorts, organizationId: string, configurationId: string, runAt: Date): Promise<Prepared> {
   const configuration = await ports.findConfiguration(organizationId, configurationId);
   // Retrying cannot bring a deleted profile back: skip (no result, no retry) instead of failing three times into the DLQ.
-  if (!configuration) return { kind: "skip", reason: `The configuration profile ${configurationId} no longer exists; the run was skipped.` };
+  if (!configuration)
+    return { kind: "skip", reason: `The configuration profile ${configurationId} no longer exists; the run was skipped.` };
   const hub = await ports.findHub(organizationId, configuration.hubId);
   if (!hub) throw new RunFailure(`Hub ${configuration.hubId} of configuration profile ${configurationId} does not exist.`);
   const vehicles = await ports.vehiclesForRun(organizationId, hub._id, configuration.vehicleIds);
   if (vehicles.length === 0) {
-    return { kind: "skip", reason: `No vehicles: configuration profile ${configuration.name} lists none that still belong to hub ${hub.name}, or the hub has none.` };
+    return {
+      kind: "skip",
+      reason: `No vehicles: configuration profile ${configuration.name} lists none that still belong to hub ${hub.name}, or the hub has none.`,
+    };
   }
   const visits = await ports.oldestActiveVisits(organizationId, hub._id, MAX_VISITS_PER_RUN);
   if (visits.length === 0) return { kind: "skip", reason: `No active (UNASSIGNED or ONGOING) visits in hub ${hub.name}.` };
@@ -175,7 +204,10 @@ async function recordUsage(
 /** The points a run's matrix must cover: every visit and vehicle location that is a WGS84 point. */
 function runLocations(problem: RoutingProblem): Location[] {
   const isPoint = (l: Location) => Number.isFinite(l.lat) && Number.isFinite(l.lng) && Math.abs(l.lat) <= 90 && Math.abs(l.lng) <= 180;
-  const all = [...problem.visits.map((visit) => visit.location), ...problem.vehicles.flatMap((vehicle) => [vehicle.start, vehicle.end ?? vehicle.start])];
+  const all = [
+    ...problem.visits.map((visit) => visit.location),
+    ...problem.vehicles.flatMap((vehicle) => [vehicle.start, vehicle.end ?? vehicle.start]),
+  ];
   return all.filter(isPoint);
 }
 
@@ -184,7 +216,11 @@ function runLocations(problem: RoutingProblem): Location[] {
  * great-circle estimate — the default, or the fallback when the provider fails and the profile says so.
  * A provider failure with `travelFallback: fail` fails the run with the provider's reason.
  */
-async function planTravel(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, problem: RoutingProblem): Promise<TravelReport> {
+async function planTravel(
+  ports: RunWorkerPorts,
+  prepared: Extract<Prepared, { kind: "ready" }>,
+  problem: RoutingProblem,
+): Promise<TravelReport> {
   const { configuration } = prepared;
   const provider = configuration.travelProvider ?? "greatCircle";
   const startedAt = performance.now();
@@ -197,7 +233,13 @@ async function planTravel(ports: RunWorkerPorts, prepared: Extract<Prepared, { k
     fallbackReason,
   });
   try {
-    const road = await ports.roadMatrix({ organizationId: configuration.organizationId, hubId: prepared.input.hub._id, provider, locations: runLocations(problem), now: ports.now() });
+    const road = await ports.roadMatrix({
+      organizationId: configuration.organizationId,
+      hubId: prepared.input.hub._id,
+      provider,
+      locations: runLocations(problem),
+      now: ports.now(),
+    });
     if (!road) return report("greatCircle");
     problem.travel = matrixTravel(road.matrix.spec);
     return report(road.kind, road.matrix);
@@ -209,11 +251,22 @@ async function planTravel(ports: RunWorkerPorts, prepared: Extract<Prepared, { k
 }
 
 /** Runs the optimizer for a prepared run and stores the result (done). The matrix's time comes out of the optimizer's budget. */
-async function optimiseAndStore(ports: RunWorkerPorts, prepared: Extract<Prepared, { kind: "ready" }>, resultId: string, delivery: DeliveryContext, meter: RunMeter) {
+async function optimiseAndStore(
+  ports: RunWorkerPorts,
+  prepared: Extract<Prepared, { kind: "ready" }>,
+  resultId: string,
+  delivery: DeliveryContext,
+  meter: RunMeter,
+) {
   const planned = buildRunProblem(prepared.input);
   const budget = budgetMs(prepared.configuration, delivery);
   const travel = await planTravel(ports, prepared, planned.problem);
-  meter.pass = { seconds: 0, visits: planned.problem.visits.length, vehicles: planned.problem.vehicles.length, travelElements: travel.elementsRequested };
+  meter.pass = {
+    seconds: 0,
+    visits: planned.problem.visits.length,
+    vehicles: planned.problem.vehicles.length,
+    travelElements: travel.elementsRequested,
+  };
   const startedAt = performance.now();
   const solution = await ports.solve(planned.problem, {
     timeLimitMs: Math.max(1000, budget - travel.matrixSeconds * 1000),
@@ -241,15 +294,34 @@ function retryNote(delivery: DeliveryContext): string {
 }
 
 /** Dispatches every vehicle of the result and records the dispatch on it. */
-async function dispatchAll(ports: RunWorkerPorts, organizationId: string, hubId: string, resultId: string, body: RoutingResultBody, mark: MarkVisitDispatched) {
+async function dispatchAll(
+  ports: RunWorkerPorts,
+  organizationId: string,
+  hubId: string,
+  resultId: string,
+  body: RoutingResultBody,
+  mark: MarkVisitDispatched,
+) {
   const dispatchTime = formatDateTimeUtc(ports.now());
   const dispatched = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
-  await ports.results.recordDispatch(organizationId, resultId, { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched }, dispatchTime);
+  await ports.results.recordDispatch(
+    organizationId,
+    resultId,
+    { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched },
+    dispatchTime,
+  );
   return dispatched;
 }
 
 /** logExecuted SUCCESS and the claim DONE. */
-async function succeed(ports: RunWorkerPorts, message: RoutingRunMessage, resultId: string, body: RoutingResultBody, collected: number, dispatched: LogExecuted["dispatched"]): Promise<RunOutcome> {
+async function succeed(
+  ports: RunWorkerPorts,
+  message: RoutingRunMessage,
+  resultId: string,
+  body: RoutingResultBody,
+  collected: number,
+  dispatched: LogExecuted["dispatched"],
+): Promise<RunOutcome> {
   const { organizationId, scheduleId, slot } = message;
   const assigned = body.routes.reduce((sum, route) => sum + route.trips.length, 0);
   const now = ports.now();
@@ -270,7 +342,12 @@ async function succeed(ports: RunWorkerPorts, message: RoutingRunMessage, result
  * ones the earlier delivery assigned are not written twice; they count as dispatched when this result
  * assigned them, as failed otherwise (deleted, completed or cancelled meanwhile).
  */
-async function resumeDone(ports: RunWorkerPorts, message: RoutingRunMessage, schedule: ScheduleRecord, result: RoutingResultRecord): Promise<RunOutcome> {
+async function resumeDone(
+  ports: RunWorkerPorts,
+  message: RoutingRunMessage,
+  schedule: ScheduleRecord,
+  result: RoutingResultRecord,
+): Promise<RunOutcome> {
   const { organizationId } = message;
   const body = await ports.results.readBody(organizationId, result._id);
   if (!body) throw new RunFailure(`The stored routes of routing result ${result._id} could not be read.`);
@@ -307,7 +384,13 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     const now = ports.now();
     await ports.finishClaim(organizationId, scheduleId, slot, "SKIPPED", reason, now);
     if (schedule) {
-      await ports.recordLogExecuted(organizationId, scheduleId, { status: "SKIPPED", message: reason, routingResultId: null, dispatched: null, lastExecute: formatDateTimeUtc(now) });
+      await ports.recordLogExecuted(organizationId, scheduleId, {
+        status: "SKIPPED",
+        message: reason,
+        routingResultId: null,
+        dispatched: null,
+        lastExecute: formatDateTimeUtc(now),
+      });
     }
     return { outcome: "skipped", reason };
   };
@@ -316,13 +399,24 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
   if (!schedule) return skip("The schedule was deleted before its run started.", undefined);
   if (!schedule.active) return skip("The schedule was paused before its run started.", schedule);
   if (schedule.updatedTime !== message.scheduleUpdatedTime) {
-    return skip(`The schedule was changed (at ${schedule.updatedTime} UTC) after this run was enqueued; the run follows the new timetable instead.`, schedule);
+    return skip(
+      `The schedule was changed (at ${schedule.updatedTime} UTC) after this run was enqueued; the run follows the new timetable instead.`,
+      schedule,
+    );
   }
 
-  const started = await ports.startClaim(organizationId, scheduleId, slot, newId(ports.now()), ports.now(), delivery.remainingTimeMs() + 60_000);
+  const started = await ports.startClaim(
+    organizationId,
+    scheduleId,
+    slot,
+    newId(ports.now()),
+    ports.now(),
+    delivery.remainingTimeMs() + 60_000,
+  );
   if (!started) {
     const again = await ports.readClaim(organizationId, scheduleId, slot);
-    if (again && (again.status === "DONE" || again.status === "SKIPPED")) return { outcome: "ignored", reason: `slot already ${again.status}` };
+    if (again && (again.status === "DONE" || again.status === "SKIPPED"))
+      return { outcome: "ignored", reason: `slot already ${again.status}` };
     return { outcome: "busy", retry: true };
   }
   const resultId = started.resultId as string;
@@ -368,11 +462,20 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     };
     await ports.results.upsertOngoing(result);
     resultCreated = true;
-    usageRun = { organizationId, runId: resultId, kind: "scheduled", scheduleId, hubId: prepared.input.hub._id, configurationId: prepared.configuration._id };
+    usageRun = {
+      organizationId,
+      runId: resultId,
+      kind: "scheduled",
+      scheduleId,
+      hubId: prepared.input.hub._id,
+      configurationId: prepared.configuration._id,
+    };
     const body = await optimiseAndStore(ports, prepared, resultId, delivery, meter);
     await recordUsage(ports, meter, usageRun, "done");
 
-    const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched) : null;
+    const dispatched = schedule.autoDispatch
+      ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched)
+      : null;
     return await succeed(ports, message, resultId, body, prepared.input.visits.length, dispatched);
   } catch (error) {
     const reason = failureReason(error) + retryNote(delivery);
@@ -416,7 +519,14 @@ async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessag
       await ports.results.fail(organizationId, resultId, overQuota, formatDateTimeUtc(ports.now()));
       return { outcome: "skipped", reason: overQuota };
     }
-    usageRun = { organizationId, runId: resultId, kind: "onDemand", scheduleId: null, hubId: prepared.input.hub._id, configurationId: prepared.configuration._id };
+    usageRun = {
+      organizationId,
+      runId: resultId,
+      kind: "onDemand",
+      scheduleId: null,
+      hubId: prepared.input.hub._id,
+      configurationId: prepared.configuration._id,
+    };
     await optimiseAndStore(ports, prepared, resultId, delivery, meter);
     await recordUsage(ports, meter, usageRun, "done");
     return { outcome: "done", resultId, dispatched: null };

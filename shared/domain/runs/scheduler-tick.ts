@@ -148,18 +148,36 @@ function minuteOf(instantIso: string): string {
 /** A worker took the slot's message (RUNNING or later; SENT is what claims of earlier versions said once sent). */
 const isSent = (claim: SlotClaimView) => claim.status !== "ENQUEUED";
 
-const emptyOutcome = (): TickOutcome => ({ enqueued: [], alreadyClaimed: 0, resent: 0, advancedLate: 0, missed: 0, failed: 0, overCap: 0, fannedOut: 0, pages: 0 });
+const emptyOutcome = (): TickOutcome => ({
+  enqueued: [],
+  alreadyClaimed: 0,
+  resent: 0,
+  advancedLate: 0,
+  missed: 0,
+  failed: 0,
+  overCap: 0,
+  fannedOut: 0,
+  pages: 0,
+});
 
-export async function runSchedulerTick<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
+export async function runSchedulerTick<S extends TickScheduleView>(
+  ports: SchedulerTickPorts<S>,
+  now: Date,
+  tickOptions: Partial<TickOptions> = {},
+): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
-  const shards = await Promise.all(Array.from({ length: ports.shardCount }, (_, shard) => readShard(ports, shard, now, options.maxPerShard)));
+  const shards = await Promise.all(
+    Array.from({ length: ports.shardCount }, (_, shard) => readShard(ports, shard, now, options.maxPerShard)),
+  );
   const due = shards.flat();
   if (due.length <= options.fanOutAbove) return handleDueEntries(ports, due, now, options);
 
   const outcome = emptyOutcome();
   // An organization's due schedules are spread over the shards: grouped, they share a page, so its
   // cap is taken with one write per page (oldest first within the organization).
-  due.sort((a, b) => (a.organizationId < b.organizationId ? -1 : a.organizationId > b.organizationId ? 1 : a.nextRunAt.localeCompare(b.nextRunAt)));
+  due.sort((a, b) =>
+    a.organizationId < b.organizationId ? -1 : a.organizationId > b.organizationId ? 1 : a.nextRunAt.localeCompare(b.nextRunAt),
+  );
   const pages: DuePageMessage[] = [];
   for (let i = 0; i < due.length; i += options.pageSize) {
     pages.push({ kind: "duePage", tickTime: now.toISOString(), entries: due.slice(i, i + options.pageSize) });
@@ -239,7 +257,11 @@ async function releaseUnsent(ports: SchedulerTickPorts<TickScheduleView>, messag
  * starts any more; once the started ones have settled, answers their results (undefined where not
  * run or failed) and that first error.
  */
-async function bounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<{ results: Array<R | undefined>; error: unknown }> {
+async function bounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<{ results: Array<R | undefined>; error: unknown }> {
   const results: Array<R | undefined> = new Array(items.length);
   let next = 0;
   let failed = false;
@@ -280,14 +302,21 @@ function chunked<T>(items: readonly T[], size: number): T[][] {
  * every claim not sent (and its cap slot) is released, so the next tick takes it again, and the
  * error is rethrown. A message SQS rejects in a batch answer is released the same way.
  */
-export async function handleDueEntries<S extends TickScheduleView>(ports: SchedulerTickPorts<S>, due: DueEntry[], now: Date, tickOptions: Partial<TickOptions> = {}): Promise<TickOutcome> {
+export async function handleDueEntries<S extends TickScheduleView>(
+  ports: SchedulerTickPorts<S>,
+  due: DueEntry[],
+  now: Date,
+  tickOptions: Partial<TickOptions> = {},
+): Promise<TickOutcome> {
   const options: TickOptions = { ...defaultTickOptions, ...tickOptions };
   const outcome = emptyOutcome();
   const read = await bounded(chunked(due, READ_BATCH), options.concurrency, (entries) => ports.readSchedules(entries));
   if (read.error) throw read.error; // nothing claimed yet
   const schedules = read.results.flatMap((chunk) => chunk ?? []);
 
-  const prepared = await bounded(due, options.concurrency, (entry, index) => prepareEntry(ports, entry, schedules[index], now, options, outcome));
+  const prepared = await bounded(due, options.concurrency, (entry, index) =>
+    prepareEntry(ports, entry, schedules[index], now, options, outcome),
+  );
   const claimed = prepared.results.filter((p): p is NonNullable<Prepared<S>> => p !== undefined);
   /** Claimed and not (yet) sent nor skipped: released at the end, whatever happened. */
   const unsent = new Set(claimed.map((p) => p.send));
@@ -310,7 +339,13 @@ export async function handleDueEntries<S extends TickScheduleView>(ports: Schedu
       return cap;
     };
     const capped = await bounded(failure === undefined ? [...byOrganization] : [], options.concurrency, async ([organizationId, runs]) => {
-      const taken = new Set(await ports.takeActiveRuns(organizationId, runs.map((p) => p.send), capOf(organizationId)));
+      const taken = new Set(
+        await ports.takeActiveRuns(
+          organizationId,
+          runs.map((p) => p.send),
+          capOf(organizationId),
+        ),
+      );
       for (const p of runs) (taken.has(p.send) ? sendable : overCap).push(p);
     });
     failure ??= capped.error;
@@ -342,7 +377,9 @@ export async function handleDueEntries<S extends TickScheduleView>(ports: Schedu
   });
   failure ??= sending.error;
   // What SQS took is advanced even when another step failed: otherwise it would be sent again after the grace period.
-  const advancing = await bounded(sent, options.concurrency, ({ send, seen }) => ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen));
+  const advancing = await bounded(sent, options.concurrency, ({ send, seen }) =>
+    ports.advance(send.organizationId, send.scheduleId, send.scheduledFor, seen),
+  );
   failure ??= advancing.error;
   const released = await bounded([...unsent], options.concurrency, (message) => releaseUnsent(ports, message));
   failure ??= released.error;

@@ -1,15 +1,15 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
-import { whenFieldsParsed } from "#shared/domain/validation";
 import {
-  effectiveFrequency,
-  frequencies,
-  parseCivilDate,
-  parseWallClock,
-  periodes,
-  weekdays,
-} from "#shared/domain/schedules/timetable";
-
+  idSchema,
+  ignoringServerSetKeys,
+  writableKeysOf,
+  pageQuery,
+  storableNumber,
+  timeOfDaySchema,
+  clientText,
+} from "#shared/domain/schemas";
+import { whenFieldsParsed } from "#shared/domain/validation";
+import { effectiveFrequency, frequencies, parseCivilDate, parseWallClock, periodes, weekdays } from "#shared/domain/schedules/timetable";
 
 /**
  * Routing schedule model. The spec lists the attributes; everything it leaves open (the name, value
@@ -20,19 +20,22 @@ export const MAX_RUN_TIMES = 100;
 
 const distinct = (values: readonly string[]) => new Set(values).size === values.length;
 
-const wallClockSchema = z
-  .string()
-  .check(clientText, 
-    z.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true }),
-    z.refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" }),
-  );
+const wallClockSchema = z.string().check(
+  clientText,
+  z.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/, { message: "must be a date and time Y-m-d H:i, e.g. 2026-12-01 07:00", abort: true }),
+  z.refine((value) => parseWallClock(value) !== undefined, { message: "must be a real calendar date and time, e.g. 2026-12-01 07:00" }),
+);
 
 const scheduleEntrySchema = z
   .strictObject({
     day: z.optional(z.enum(weekdays)).check(z.describe("weekly entries (and custom with frequency weekly): weekday, lower case.")),
     date: z
       .optional(z.string().check(clientText))
-      .check(z.describe("monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`.")),
+      .check(
+        z.describe(
+          "monthly entries: day of month, exactly two digits `01`–`31` (past the month's end runs on its last day); byDate entries: `Y-m-d`.",
+        ),
+      ),
     time: z
       .array(timeOfDaySchema)
       .check(
@@ -43,7 +46,9 @@ const scheduleEntrySchema = z
       ),
   })
   .check(
-    z.describe("Entry shape by periode: daily `{ time }`, weekly `{ day, time }`, monthly `{ date: \"05\", time }`, byDate `{ date: \"2026-12-01\", time }`, custom like its frequency."),
+    z.describe(
+      'Entry shape by periode: daily `{ time }`, weekly `{ day, time }`, monthly `{ date: "05", time }`, byDate `{ date: "2026-12-01", time }`, custom like its frequency.',
+    ),
   );
 
 export type ScheduleEntryInput = z.infer<typeof scheduleEntrySchema>;
@@ -59,7 +64,8 @@ const scheduleShape = {
     ),
   configurationId: z
     .string()
-    .check(clientText, 
+    .check(
+      clientText,
       z.trim(),
       z.minLength(1),
       z.maxLength(64),
@@ -103,7 +109,6 @@ const scheduleShape = {
 
 /** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
 const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "logExecuted"];
-
 
 interface TimetableFields {
   periode: (typeof periodes)[number];
@@ -196,22 +201,24 @@ function withoutUnusedFields<T extends TimetableFields>(schedule: T): T {
 }
 
 const scheduleInputObject = z.strictObject({
-      name: z._default(scheduleShape.name, null),
-      configurationId: scheduleShape.configurationId,
-      periode: scheduleShape.periode,
-      schedules: scheduleShape.schedules,
-      startTime: z._default(scheduleShape.startTime, null),
-      endTime: z._default(scheduleShape.endTime, null),
-      frequency: z._default(scheduleShape.frequency, null),
-      interval: z._default(scheduleShape.interval, null),
-      autoDispatch: z._default(scheduleShape.autoDispatch, false),
-      active: z._default(scheduleShape.active, true),
-    });
+  name: z._default(scheduleShape.name, null),
+  configurationId: scheduleShape.configurationId,
+  periode: scheduleShape.periode,
+  schedules: scheduleShape.schedules,
+  startTime: z._default(scheduleShape.startTime, null),
+  endTime: z._default(scheduleShape.endTime, null),
+  frequency: z._default(scheduleShape.frequency, null),
+  interval: z._default(scheduleShape.interval, null),
+  autoDispatch: z._default(scheduleShape.autoDispatch, false),
+  active: z._default(scheduleShape.active, true),
+});
 /** The fields a PATCH merges over the stored schedule. */
 export const writableScheduleFields = writableKeysOf(scheduleInputObject);
 
 const scheduleInputBody = z.pipe(
-  scheduleInputObject.check(z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) })),
+  scheduleInputObject.check(
+    z.superRefine(checkTimetable, { when: whenFieldsParsed(["periode", "schedules", "startTime", "endTime", "frequency", "interval"]) }),
+  ),
   z.transform(withoutUnusedFields),
 );
 /** POST and PUT body (PUT is a full replace: omitted optional fields take these defaults). */
@@ -234,16 +241,27 @@ export const logExecutedSchema = z
     status: z.enum(["SUCCESS", "SKIPPED", "FAILED"]).check(z.describe("Outcome of the last run.")),
     message: z
       .string()
-      .check(clientText, z.describe("What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue).")),
+      .check(
+        clientText,
+        z.describe(
+          "What happened: the result summary, or why the run was skipped or failed (a failure on the last attempt says the run message moved to the dead-letter queue).",
+        ),
+      ),
     routingResultId: z.nullable(z.string().check(clientText)).check(z.describe("The routing result the run produced; null when none.")),
     dispatched: z
       .nullable(z.object({ success: z.number().check(z.int()), failed: z.number().check(z.int()) }))
       .check(z.describe("Visits assigned / not assigned (no longer active) by autoDispatch; null when the run did not dispatch.")),
     lastExecute: z.string().check(clientText, z.describe("When the outcome was recorded, Y-m-d H:i:s UTC.")),
   })
-  .check(z.describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients."));
+  .check(
+    z.describe("Outcome of the last run; absent until the first run. Written by the scheduler (tick and run worker), never by clients."),
+  );
 
-const storedEntrySchema = z.object({ day: z.optional(z.enum(weekdays)), date: z.optional(z.string().check(clientText)), time: z.array(z.string().check(clientText)) });
+const storedEntrySchema = z.object({
+  day: z.optional(z.enum(weekdays)),
+  date: z.optional(z.string().check(clientText)),
+  time: z.array(z.string().check(clientText)),
+});
 
 /** The fields every stored schedule and every response carry. */
 const scheduleCommonShape = {
@@ -260,7 +278,11 @@ const scheduleCommonShape = {
   active: z.boolean(),
   timeSchedules: z
     .array(z.string().check(clientText))
-    .check(z.describe('Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.')),
+    .check(
+      z.describe(
+        'Derived timetable, sorted: daily "07:00", weekly "monday 07:00", monthly "05 07:00", byDate "2026-12-01 07:00", custom like its frequency.',
+      ),
+    ),
 };
 
 const auditShape = {
@@ -283,7 +305,9 @@ export type ScheduleRecord = z.infer<typeof scheduleRecordSchema>;
 /** A schedule as answered. */
 export const scheduleSchema = z.object({
   ...scheduleCommonShape,
-  nextRunTime: z.nullable(z.string().check(clientText)).check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
+  nextRunTime: z
+    .nullable(z.string().check(clientText))
+    .check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
   ...auditShape,
 });
 
@@ -295,7 +319,9 @@ export const scheduleListQuerySchema = pageQuery({
   hubId: z
     .optional(z.string().check(clientText, z.minLength(1), z.maxLength(64)))
     .check(z.describe("Schedules whose configuration profile belongs to this hub (resolved through configuration profiles).")),
-  configurationId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Schedules of this configuration profile.")),
+  configurationId: z
+    .optional(z.string().check(clientText, z.minLength(1), z.maxLength(64)))
+    .check(z.describe("Schedules of this configuration profile.")),
 });
 
 export type ScheduleListQuery = z.infer<typeof scheduleListQuerySchema>;

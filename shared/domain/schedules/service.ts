@@ -137,7 +137,12 @@ export function createScheduleService({
     return { name, timeSchedules: timeSchedules(input), nextRunAt: nextRunAt(input, time, timeZone()) };
   }
 
-  async function write(caller: Caller, existing: { schedule: ScheduleRecord; version: number }, input: ScheduleInput, versions?: VersionCondition) {
+  async function write(
+    caller: Caller,
+    existing: { schedule: ScheduleRecord; version: number },
+    input: ScheduleInput,
+    versions?: VersionCondition,
+  ) {
     if (input.configurationId !== existing.schedule.configurationId) await assertConfigurationUsable(caller, input.configurationId);
     const time = now();
     const schedule: ScheduleRecord = {
@@ -150,7 +155,11 @@ export function createScheduleService({
       createdTime: existing.schedule.createdTime,
       updatedTime: formatDateTimeUtc(time),
     };
-    await writeUnder(versions, () => store.replace(schedule, { version: existing.version, configurationId: existing.schedule.configurationId }), existing.version + 1);
+    await writeUnder(
+      versions,
+      () => store.replace(schedule, { version: existing.version, configurationId: existing.schedule.configurationId }),
+      existing.version + 1,
+    );
     return toResponse(schedule);
   }
 
@@ -209,7 +218,9 @@ export function createScheduleService({
       } else if (caller.hubIds.length > 0) {
         // A hub-restricted token lists only the schedules of its hubs' profiles (a query per
         // profile, bounded by the token's hubs), never the whole organization's.
-        const ofHubs = (await Promise.all(caller.hubIds.map((hubId) => hubConfigurations.configurationIdsOfHub(caller.organizationId, hubId)))).flat();
+        const ofHubs = (
+          await Promise.all(caller.hubIds.map((hubId) => hubConfigurations.configurationIdsOfHub(caller.organizationId, hubId)))
+        ).flat();
         configurationIds = configurationIds === undefined ? ofHubs : configurationIds.filter((id) => ofHubs.includes(id));
       }
       // No profile matches: nothing can match, nothing to read.

@@ -59,7 +59,13 @@ function civilMs(year: number, month: number, day: number, hour = 0, minute = 0,
 /** Civil parts of a civil ms (the inverse of civilMs). */
 function civilParts(ms: number): { year: number; month: number; day: number; hour: number; minute: number } {
   const date = new Date(ms);
-  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: date.getUTCHours(), minute: date.getUTCMinutes() };
+  return {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+  };
 }
 
 /** The effective shape of a schedule's entries: a custom schedule's follow its frequency. */
@@ -75,7 +81,9 @@ function exactCivil(year: number, month: number, day: number, hour = 0, minute =
   if (month < 1 || month > 12 || day < 1 || day > 31 || minute > 59 || hour > 24 || (hour === 24 && minute > 0)) return undefined;
   const date = civilMs(year, month, day);
   const parts = civilParts(date);
-  return parts.year === year && parts.month === month && parts.day === day ? new Date(date + hour * 3_600_000 + minute * MINUTE_MS) : undefined;
+  return parts.year === year && parts.month === month && parts.day === day
+    ? new Date(date + hour * 3_600_000 + minute * MINUTE_MS)
+    : undefined;
 }
 
 /** Parses `Y-m-d H:i` into a civil date-time (as a UTC Date); undefined when it is not a real calendar date and time. */

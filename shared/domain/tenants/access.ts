@@ -48,7 +48,11 @@ export function tenantAccess(tenant: Tenant | undefined, settings: TenantAccessS
     return { allowed: true, plan: settings.plans.defaultPlan, enrollment: "auto", apiKeyValue: settings.autoEnrollApiKeyValue };
   }
   if (tenant.status === "suspended") {
-    return { allowed: false, message: "The organization is suspended: ask the operator to resume it.", failedCode: tenantFailedCodes.suspended };
+    return {
+      allowed: false,
+      message: "The organization is suspended: ask the operator to resume it.",
+      failedCode: tenantFailedCodes.suspended,
+    };
   }
   const plan = settings.plans.named(tenant.plan);
   // Enrolled means a key was made: a value on AWS, a reference only locally.

@@ -40,7 +40,10 @@ export interface PlanCatalog {
 /** Product plans plus `overrides` (parsed and checked: a malformed document throws, naming the problem). */
 export function planCatalog(overrides: unknown = {}): PlanCatalog {
   const parsed = planOverridesSchema.safeParse(overrides);
-  if (!parsed.success) throw new Error(`tenant plans: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "document"}: ${issue.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `tenant plans: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "document"}: ${issue.message}`).join("; ")}`,
+    );
   const byName = new Map<string, Plan>((productPlans as readonly Plan[]).map((plan) => [plan.name, plan]));
   for (const plan of parsed.data.plans) byName.set(plan.name, plan);
   const defaultName = parsed.data.defaultPlan ?? defaultPlanName;

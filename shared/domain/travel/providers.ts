@@ -51,7 +51,11 @@ const amazonLocationDeclaration = z.strictObject({
   ...retrySettings,
 });
 
-export const travelProviderDeclarationSchema = z.discriminatedUnion("kind", [greatCircleDeclaration, osrmDeclaration, amazonLocationDeclaration]);
+export const travelProviderDeclarationSchema = z.discriminatedUnion("kind", [
+  greatCircleDeclaration,
+  osrmDeclaration,
+  amazonLocationDeclaration,
+]);
 export type TravelProviderDeclaration = z.infer<typeof travelProviderDeclarationSchema>;
 export type RoadProviderDeclaration = Exclude<TravelProviderDeclaration, { kind: "greatCircle" }>;
 
@@ -59,7 +63,10 @@ export const providerNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export const travelProvidersDocumentSchema = z.strictObject({
   providers: z
-    .record(z.string().check(z.regex(providerNamePattern, "a provider name is letters, digits, _ and -, at most 64")), travelProviderDeclarationSchema)
+    .record(
+      z.string().check(z.regex(providerNamePattern, "a provider name is letters, digits, _ and -, at most 64")),
+      travelProviderDeclarationSchema,
+    )
     .check(z.describe("Named providers; a profile's travelProvider names one.")),
   /** Cached matrix entries are asked again after this many days (roads and speeds change). */
   cacheTtlDays: z._default(z.number().check(z.positive(), z.maximum(365)), 30),
@@ -76,4 +83,5 @@ export function parseTravelProviders(document: unknown): TravelProvidersDocument
 }
 
 /** Whether any declared provider is Amazon Location (the stack grants the routes-matrix action only then). */
-export const declaresAmazonLocation = (document: TravelProvidersDocument) => Object.values(document.providers).some((provider) => provider.kind === "amazonLocation");
+export const declaresAmazonLocation = (document: TravelProvidersDocument) =>
+  Object.values(document.providers).some((provider) => provider.kind === "amazonLocation");

@@ -35,7 +35,12 @@ export interface TravelTableSource {
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly retries: number;
-  table(points: readonly Location[], sources: readonly number[], destinations: readonly number[], signal: AbortSignal): Promise<TableAnswer>;
+  table(
+    points: readonly Location[],
+    sources: readonly number[],
+    destinations: readonly number[],
+    signal: AbortSignal,
+  ): Promise<TableAnswer>;
 }
 
 /** What the cache of a hub and provider holds: the full directed matrix between `keys`, with when each key's row and column were asked. */
@@ -186,25 +191,41 @@ function tilesOf(rows: readonly number[], columns: readonly number[], source: Tr
   return tiles;
 }
 
-async function askWithRetries(source: TravelTableSource, points: readonly Location[], tile: Tile, sleep: (ms: number) => Promise<void>): Promise<TableAnswer> {
+async function askWithRetries(
+  source: TravelTableSource,
+  points: readonly Location[],
+  tile: Tile,
+  sleep: (ms: number) => Promise<void>,
+): Promise<TableAnswer> {
   let last = "";
   for (let attempt = 0; attempt <= source.retries; attempt++) {
     if (attempt > 0) await sleep(200 * 2 ** (attempt - 1));
     try {
       const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(source.timeoutMs));
-      if (!isComplete(answer, tile)) throw new TravelSourceError(`a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`, true);
+      if (!isComplete(answer, tile))
+        throw new TravelSourceError(`a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`, true);
       return answer;
     } catch (error) {
       const retryable = error instanceof TravelSourceError ? error.retryable : true;
-      last = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${source.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      last =
+        error instanceof Error && error.name === "TimeoutError"
+          ? `no answer within ${source.timeoutMs} ms`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider refused a request: ${last}`);
     }
   }
   const attempts = source.retries + 1;
-  throw new TravelMatrixError(`The ${source.kind} travel provider failed ${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request: ${last}`);
+  throw new TravelMatrixError(
+    `The ${source.kind} travel provider failed ${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request: ${last}`,
+  );
 }
 
 function isComplete(answer: TableAnswer, tile: Tile): boolean {
-  const full = (rows: (number | null)[][]) => Array.isArray(rows) && rows.length === tile.sources.length && rows.every((row) => Array.isArray(row) && row.length === tile.destinations.length);
+  const full = (rows: (number | null)[][]) =>
+    Array.isArray(rows) &&
+    rows.length === tile.sources.length &&
+    rows.every((row) => Array.isArray(row) && row.length === tile.destinations.length);
   return full(answer.durationsSeconds) && full(answer.distancesMetres);
 }

@@ -42,7 +42,10 @@ export const IMPORT_CAP_FAILED_CODE = "import-429";
 
 /** The export is larger than the plan lets one import read (nothing is created). */
 export function exportTooLarge(limits: ImportLimits, sizeBytes: number): ValidationError {
-  return ValidationError.single("export", `the uploaded export is ${sizeBytes} bytes; plan ${limits.plan} lets an import read at most ${limits.maxBytes} bytes`);
+  return ValidationError.single(
+    "export",
+    `the uploaded export is ${sizeBytes} bytes; plan ${limits.plan} lets an import read at most ${limits.maxBytes} bytes`,
+  );
 }
 
 /** POST /data-type/import whose records do not fit in what is left of the month's import quota. */

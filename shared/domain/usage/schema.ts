@@ -14,7 +14,8 @@ export const MAX_USAGE_RANGE_DAYS = 366;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A UTC calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
-export const usageDaySchema = z.string().check(clientText, 
+export const usageDaySchema = z.string().check(
+  clientText,
   z.regex(dayPattern, "must be a date YYYY-MM-DD"),
   z.refine((day) => isCalendarDay(day), "must be a date that exists"),
 );
@@ -31,7 +32,8 @@ export const usageQuerySchema = z.strictObject({ from: usageDaySchema, to: usage
     if (!isCalendarDay(query.from) || !isCalendarDay(query.to)) return;
     const days = daysBetween(query.from, query.to);
     if (days < 1) context.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
-    else if (days > MAX_USAGE_RANGE_DAYS) context.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_USAGE_RANGE_DAYS} days` });
+    else if (days > MAX_USAGE_RANGE_DAYS)
+      context.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_USAGE_RANGE_DAYS} days` });
   }),
 );
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
@@ -57,7 +59,12 @@ export type CallsSource = (typeof callsSources)[number];
 const runFiguresSchema = z.object({
   count: z.number().check(z.int(), z.describe("Routing runs metered that day (each run once, by the UTC day it started).")),
   seconds: z.number().check(z.describe("Optimizer seconds those runs used.")),
-  travelElements: z.number().check(z.int(), z.describe("Road-network matrix entries those runs asked of travel providers (capped by the plan's travelElementsPerMonth).")),
+  travelElements: z
+    .number()
+    .check(
+      z.int(),
+      z.describe("Road-network matrix entries those runs asked of travel providers (capped by the plan's travelElementsPerMonth)."),
+    ),
 });
 
 export const usageDayFiguresSchema = z.object({
@@ -66,7 +73,14 @@ export const usageDayFiguresSchema = z.object({
     .nullable(z.number().check(z.int()))
     .check(z.describe("API calls that day; null when calls are counted by the AWS usage plan (callsSource usage-plan).")),
   runs: runFiguresSchema,
-  webhookAttempts: z.number().check(z.int(), z.describe("Webhook delivery attempts made that day (each POST to a subscription's URL, retries included; POST /webhook/{id}/test too).")),
+  webhookAttempts: z
+    .number()
+    .check(
+      z.int(),
+      z.describe(
+        "Webhook delivery attempts made that day (each POST to a subscription's URL, retries included; POST /webhook/{id}/test too).",
+      ),
+    ),
 });
 
 export const usageReportSchema = z.object({
@@ -129,7 +143,12 @@ export function buildUsageReport(
   }
   const days: UsageDay[] = daysOf(query.from, query.to).map((day) => {
     const figures = perDay.get(day) ?? { count: 0, seconds: 0, travelElements: 0 };
-    return { day, calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null, runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements }, webhookAttempts: webhookAttemptsPerDay.get(day) ?? 0 };
+    return {
+      day,
+      calls: callsPerDay ? (callsPerDay.get(day) ?? 0) : null,
+      runs: { count: figures.count, seconds: roundSeconds(figures.seconds), travelElements: figures.travelElements },
+      webhookAttempts: webhookAttemptsPerDay.get(day) ?? 0,
+    };
   });
   return {
     organizationId,

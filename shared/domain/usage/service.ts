@@ -25,7 +25,12 @@ export function createUsageService(deps: UsageServiceDependencies) {
         deps.runUsage(caller.organizationId, query.from, query.to, MAX_RUNS_PER_USAGE_READ),
         deps.webhookAttempts(caller.organizationId, query.from, query.to),
       ]);
-      if (!runs) throw ValidationError.single("to", `the range holds more than ${MAX_RUNS_PER_USAGE_READ} routing runs; ask for a shorter range`, "usage-400");
+      if (!runs)
+        throw ValidationError.single(
+          "to",
+          `the range holds more than ${MAX_RUNS_PER_USAGE_READ} routing runs; ask for a shorter range`,
+          "usage-400",
+        );
       return buildUsageReport(caller.organizationId, query, source, calls, runs, webhookAttempts);
     },
   };

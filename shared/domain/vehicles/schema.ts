@@ -1,9 +1,17 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, writableKeysOf, minutesOfDay, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
+import {
+  idSchema,
+  ignoringServerSetKeys,
+  writableKeysOf,
+  minutesOfDay,
+  pageQuery,
+  storableNumber,
+  timeOfDaySchema,
+  clientText,
+} from "#shared/domain/schemas";
 import { whenFieldsParsed } from "#shared/domain/validation";
 import { coordinateSchema } from "#shared/domain/coordinates";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
-
 
 /**
  * Vehicle model. The spec names only the attribute groups (identifiers, capacity, speed, working
@@ -26,7 +34,9 @@ const capacityRangeSchema = z
 const workingTimeSchema = z.strictObject({
   startTime: timeOfDaySchema,
   endTime: timeOfDaySchema,
-  multiday: z._default(storableNumber().check(z.int(), z.minimum(0), z.maximum(7)), 0).check(z.describe("Extra days a shift spans (0 = ends the day it starts).")),
+  multiday: z
+    ._default(storableNumber().check(z.int(), z.minimum(0), z.maximum(7)), 0)
+    .check(z.describe("Extra days a shift spans (0 = ends the day it starts).")),
 });
 
 const breakTimeSchema = z.strictObject({ startTime: timeOfDaySchema, endTime: timeOfDaySchema });
@@ -42,7 +52,8 @@ const vehicleShape = {
   plateNumber: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(20))),
   hubId: z
     .string()
-    .check(clientText, 
+    .check(
+      clientText,
       z.trim(),
       z.minLength(1),
       z.maxLength(64),
@@ -53,20 +64,26 @@ const vehicleShape = {
   speed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h.")),
   workingTime: workingTimeSchema,
   breakTime: z.nullable(breakTimeSchema),
-  tags: z
-    .array(tagSchema)
-    .check(
-      z.maxLength(10),
-      z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
-      z.describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
-    ),
-  fixedCost: storableNumber().check(z.minimum(0), z.maximum(100), z.describe("Cost of using this vehicle at all (0–100): lower is preferred.")),
+  tags: z.array(tagSchema).check(
+    z.maxLength(10),
+    z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
+    z.describe("A vehicle serves a visit only if its tags include all of the visit's tags."),
+  ),
+  fixedCost: storableNumber().check(
+    z.minimum(0),
+    z.maximum(100),
+    z.describe("Cost of using this vehicle at all (0–100): lower is preferred."),
+  ),
   startLocation: z
     .nullable(coordinateSchema)
     .check(z.describe("Where the vehicle's route starts (e.g. the driver's home); null = the hub. Same forms as a visit coordinate.")),
   endLocation: z
     .nullable(coordinateSchema)
-    .check(z.describe("Where the vehicle's route ends; null = the hub (or, when the profile does not return to the hub, the last visit). Set, the route always ends here.")),
+    .check(
+      z.describe(
+        "Where the vehicle's route ends; null = the hub (or, when the profile does not return to the hub, the last visit). Set, the route always ends here.",
+      ),
+    ),
   constraints: z.strictObject({
     maxVisits: z.optional(positive.check(z.int())).check(z.describe("Most visits on one route.")),
     maxDistanceKm: z.optional(positive),
@@ -97,7 +114,11 @@ function checkSchedule(vehicle: ScheduleFields, ctx: z.core.$RefinementCtx<Sched
   let end = minutesOfDay(vehicle.workingTime.endTime) + vehicle.workingTime.multiday * 1440;
   if (end <= start) {
     if (vehicle.workingTime.multiday === 0) {
-      ctx.addIssue({ code: "custom", path: ["workingTime", "endTime"], message: "endTime must be after startTime (set multiday for shifts past midnight)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["workingTime", "endTime"],
+        message: "endTime must be after startTime (set multiday for shifts past midnight)",
+      });
       return;
     }
     end += 1440;
@@ -151,7 +172,11 @@ const vehiclePatchBody = z
   .partial(
     z.strictObject({
       ...vehicleShape,
-      custom: customValuesSchema.check(z.describe("Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.")),
+      custom: customValuesSchema.check(
+        z.describe(
+          "Keys sent replace the stored custom values (null clears one); the merged custom values are checked as a whole. Absent: unchanged.",
+        ),
+      ),
     }),
   )
   .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));

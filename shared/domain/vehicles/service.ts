@@ -52,7 +52,6 @@ export interface VehicleStore {
   list(organizationId: string, filter: VehicleListFilter): Promise<VehiclePage>;
 }
 
-
 function assertHubAllowed(caller: Caller, hubId: string): void {
   if (!callerMayUseHub(caller, hubId)) {
     throw ValidationError.single("hubId", "hubId must be one of the hubs your token allows");
@@ -72,12 +71,23 @@ export function createVehicleService(store: VehicleStore, custom: CustomValues, 
     return found;
   }
 
-  const toView = (caller: Caller, type: ExtensionType | undefined, vehicle: Vehicle, stored: StoredCustomValues | undefined): VehicleView => {
+  const toView = (
+    caller: Caller,
+    type: ExtensionType | undefined,
+    vehicle: Vehicle,
+    stored: StoredCustomValues | undefined,
+  ): VehicleView => {
     const shown = custom.view(caller, type, stored);
     return shown === undefined ? vehicle : { ...vehicle, custom: shown };
   };
 
-  async function write(caller: Caller, existing: StoredVehicle, input: VehicleInput, mode: CustomWriteMode, versions?: VersionCondition): Promise<VehicleView> {
+  async function write(
+    caller: Caller,
+    existing: StoredVehicle,
+    input: VehicleInput,
+    mode: CustomWriteMode,
+    versions?: VersionCondition,
+  ): Promise<VehicleView> {
     const { custom: sentCustom, ...fields } = input;
     assertHubAllowed(caller, fields.hubId);
     const type = await custom.typeFor(caller.organizationId, "vehicle");
@@ -139,9 +149,15 @@ export function createVehicleService(store: VehicleStore, custom: CustomValues, 
       if (!removed) throw new NotFoundError();
     },
 
-    async list(caller: Caller, query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined }) {
+    async list(
+      caller: Caller,
+      query: { hubId?: string | undefined; tag?: string | undefined; limit: number; cursor?: string | undefined },
+    ) {
       if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
-      const [page, type] = await Promise.all([store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }), custom.typeFor(caller.organizationId, "vehicle")]);
+      const [page, type] = await Promise.all([
+        store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }),
+        custom.typeFor(caller.organizationId, "vehicle"),
+      ]);
       return { items: page.items.map((item) => toView(caller, type, item.vehicle, item.custom)), nextCursor: page.nextCursor };
     },
   };

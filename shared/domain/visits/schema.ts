@@ -1,6 +1,14 @@
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
-import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, timeOfDaySchema, clientText } from "#shared/domain/schemas";
+import {
+  idSchema,
+  ignoringServerSetKeys,
+  writableKeysOf,
+  pageQuery,
+  storableNumber,
+  timeOfDaySchema,
+  clientText,
+} from "#shared/domain/schemas";
 
 /**
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
@@ -27,12 +35,11 @@ export function isWindowTimeOfDay(value: string): boolean {
   return timeOfDaySchema.safeParse(value).success;
 }
 
-const windowTimeSchema = z
-  .string()
-  .check(clientText, 
-    z.refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" }),
-    z.describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone."),
-  );
+const windowTimeSchema = z.string().check(
+  clientText,
+  z.refine((value) => isWindowDateTime(value) || isWindowTimeOfDay(value), { message: "must be Y-m-d H:i or H:i" }),
+  z.describe("`H:i` (the day of the run) or `Y-m-d H:i`, in the hub's time zone."),
+);
 
 /**
  * A window in which service should start. `H:i` windows refer to the day of the run that plans
@@ -60,24 +67,30 @@ const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrd
 const visitShape = {
   hubId: z
     .string()
-    .check(clientText, z.trim(), z.minLength(1), z.maxLength(64), z.describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub.")),
+    .check(
+      clientText,
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("An existing hub of the organization (400 otherwise). Changing it moves the visit to that hub."),
+    ),
   name: z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200)),
   address: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(500))),
   coordinate: coordinateSchema,
-  timeWindows: z.array(timeWindowSchema).check(z.maxLength(10), z.describe("Service must start inside one of them; empty = any time the vehicle works.")),
+  timeWindows: z
+    .array(timeWindowSchema)
+    .check(z.maxLength(10), z.describe("Service must start inside one of them; empty = any time the vehicle works.")),
   visitTime: z
     .nullable(storableNumber().check(z.minimum(0), z.maximum(1440)))
     .check(z.describe("Service duration in minutes; null = the configuration profile's defaultVisitTime.")),
   capacity: z
     .strictObject({ weight: z.optional(storableNumber().check(z.minimum(0))), volume: z.optional(storableNumber().check(z.minimum(0))) })
     .check(z.describe("Load the visit takes up on the vehicle, in the units of the vehicles' capacity.")),
-  tags: z
-    .array(tagSchema)
-    .check(
-      z.maxLength(10),
-      z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
-      z.describe("Only a vehicle whose tags include all of these may serve the visit."),
-    ),
+  tags: z.array(tagSchema).check(
+    z.maxLength(10),
+    z.refine((tags) => new Set(tags).size === tags.length, { message: "tags must be distinct" }),
+    z.describe("Only a vehicle whose tags include all of these may serve the visit."),
+  ),
   status: z
     .enum(visitStatuses)
     .check(
@@ -102,7 +115,16 @@ const visitShape = {
     ),
 };
 
-export const visitDefaults = { address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3, pickupVisitId: null } as const;
+export const visitDefaults = {
+  address: null,
+  timeWindows: [],
+  visitTime: null,
+  capacity: {},
+  tags: [],
+  status: "UNASSIGNED",
+  priority: 3,
+  pickupVisitId: null,
+} as const;
 
 const visitInputObject = z.strictObject({
   hubId: visitShape.hubId,
@@ -122,14 +144,20 @@ export type VisitInput = z.infer<typeof visitInputSchema>;
 
 const visitCreateBody = z.extend(visitInputObject, {
   status: z._default(
-    visitShape.status.check(z.refine((status) => status !== "ASSIGNED", { message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit" })),
+    visitShape.status.check(
+      z.refine((status) => status !== "ASSIGNED", {
+        message: "status cannot be ASSIGNED: only dispatching a routing result assigns a visit",
+      }),
+    ),
     visitDefaults.status,
   ),
 });
 /** POST: a new visit cannot start ASSIGNED — checked in the schema, so it is listed with every other bad field. */
 export const visitCreateSchema = ignoringServerSetKeys(visitCreateBody, dispatchFields);
 
-const visitPatchBody = z.partial(z.strictObject(visitShape)).check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
+const visitPatchBody = z
+  .partial(z.strictObject(visitShape))
+  .check(z.refine((patch) => Object.keys(patch).length > 0, { message: "send at least one field to change" }));
 export const visitPatchSchema = ignoringServerSetKeys(visitPatchBody, dispatchFields);
 export type VisitPatch = z.infer<typeof visitPatchSchema>;
 

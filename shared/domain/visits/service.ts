@@ -43,7 +43,11 @@ export interface VisitStore {
    * A changed `pickupVisitId` moves the pickup's claim (see `deliveryOf`) in the same transaction.
    */
   replace(visit: Visit, previous: { version: number; hubId: string; pickupVisitId: string | null }): Promise<void>;
-  remove(organizationId: string, visitId: string, previous: { version: number; hubId: string; pickupVisitId: string | null }): Promise<boolean>;
+  remove(
+    organizationId: string,
+    visitId: string,
+    previous: { version: number; hubId: string; pickupVisitId: string | null },
+  ): Promise<boolean>;
   /**
    * The delivery whose pickup is `pickupVisitId`, if any. Each pickup is claimed by one delivery: a
    * write that names a claimed pickup fails with a 400 (the claim is written with the delivery).
@@ -86,12 +90,21 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
    * is in at most one pair (a pickup is not itself a delivery, nor claimed by another delivery, and a
    * delivery is nobody's pickup); a pickup keeps its delivery's hub. Every mistake is a 400 on the field.
    */
-  async function assertPairValid(caller: Caller, visitId: string, visit: { hubId: string; pickupVisitId: string | null }, before?: Visit): Promise<void> {
+  async function assertPairValid(
+    caller: Caller,
+    visitId: string,
+    visit: { hubId: string; pickupVisitId: string | null },
+    before?: Visit,
+  ): Promise<void> {
     const fail = (message: string) => ValidationError.single("pickupVisitId", message);
     const claimedBy = before ? await store.deliveryOf(caller.organizationId, visitId) : undefined;
     if (claimedBy !== undefined) {
       if (visit.pickupVisitId !== null) throw fail(`this visit is the pickup of delivery ${claimedBy}: a visit is in at most one pair`);
-      if (visit.hubId !== before?.hubId) throw ValidationError.single("hubId", `this visit is the pickup of delivery ${claimedBy}, which is in hub ${before?.hubId}: both must stay in one hub`);
+      if (visit.hubId !== before?.hubId)
+        throw ValidationError.single(
+          "hubId",
+          `this visit is the pickup of delivery ${claimedBy}, which is in hub ${before?.hubId}: both must stay in one hub`,
+        );
     }
     if (visit.pickupVisitId === null) return;
     if (visit.pickupVisitId === visitId) throw fail("a visit cannot be its own pickup");
@@ -155,7 +168,10 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
       versions?.check(existing.version);
       const delivery = await store.deliveryOf(caller.organizationId, visitId);
       if (delivery !== undefined) {
-        throw ValidationError.single("visitId", `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`);
+        throw ValidationError.single(
+          "visitId",
+          `this visit is the pickup of delivery ${delivery}: delete the delivery or clear its pickupVisitId first`,
+        );
       }
       const previous = { version: existing.version, hubId: existing.visit.hubId, pickupVisitId: existing.visit.pickupVisitId };
       if (!(await writeUnder(versions, () => store.remove(caller.organizationId, visitId, previous)))) {

@@ -40,7 +40,10 @@ export function parseRetrySchedule(text: string | undefined): number[] {
   return delays;
 }
 
-export type AttemptResult = { kind: "delivered"; status: number } | { kind: "gone"; status: 410 } | { kind: "failed"; status: number | null; reason: string };
+export type AttemptResult =
+  | { kind: "delivered"; status: number }
+  | { kind: "gone"; status: 410 }
+  | { kind: "failed"; status: number | null; reason: string };
 
 export function classifyAnswer(status: number): AttemptResult {
   if (status >= 200 && status < 300) return { kind: "delivered", status };
@@ -57,5 +60,7 @@ export function nextAttempt(schedule: readonly number[], failedAttempt: number):
 /** The SQS delay of the next hop toward `due`, and whether the message must carry `notBefore` (a longer wait). */
 export function hopToward(due: Date, now: Date): { delaySeconds: number; notBefore?: string } {
   const remaining = Math.max(0, Math.ceil((due.getTime() - now.getTime()) / 1000));
-  return remaining <= MAX_SQS_DELAY_SECONDS ? { delaySeconds: remaining } : { delaySeconds: MAX_SQS_DELAY_SECONDS, notBefore: due.toISOString() };
+  return remaining <= MAX_SQS_DELAY_SECONDS
+    ? { delaySeconds: remaining }
+    : { delaySeconds: MAX_SQS_DELAY_SECONDS, notBefore: due.toISOString() };
 }

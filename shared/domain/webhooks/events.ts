@@ -60,7 +60,12 @@ export const eventSchemas = {
   ),
   "data-type.import.completed": eventSchema(
     "data-type.import.completed",
-    z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), processed: z.number().check(z.describe("Records written.")) }),
+    z.object({
+      organizationId: organizationField,
+      dataTypeId: z.string(),
+      importId: z.string(),
+      processed: z.number().check(z.describe("Records written.")),
+    }),
     "An import of records into a data type finished.",
   ),
   "data-type.import.failed": eventSchema(

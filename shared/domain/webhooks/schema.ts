@@ -21,16 +21,16 @@ const urlField = z
     ),
   );
 
-const eventsField = z
-  .array(z.enum(eventTypes))
-  .check(
-    z.minLength(1, "name at least one event type"),
-    z.maxLength(eventTypes.length),
-    z.refine((events) => new Set(events).size === events.length, "must not repeat an event type"),
-    z.describe(`Event types to receive: ${eventTypes.join(", ")}.`),
-  );
+const eventsField = z.array(z.enum(eventTypes)).check(
+  z.minLength(1, "name at least one event type"),
+  z.maxLength(eventTypes.length),
+  z.refine((events) => new Set(events).size === events.length, "must not repeat an event type"),
+  z.describe(`Event types to receive: ${eventTypes.join(", ")}.`),
+);
 
-const descriptionField = z.nullable(z.string().check(clientFreeText, z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH), z.describe("Free text for your own records.")));
+const descriptionField = z.nullable(
+  z.string().check(clientFreeText, z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH), z.describe("Free text for your own records.")),
+);
 
 export const webhookCreateSchema = z.strictObject({
   url: urlField,
@@ -50,7 +50,14 @@ export const webhookPatchSchema = z
 export type WebhookPatch = z.infer<typeof webhookPatchSchema>;
 
 export const webhookParamsSchema = z.strictObject({
-  webhookId: z.string().check(clientText, z.minLength(1), z.maxLength(64), z.describe("`_id` of the webhook; an unknown id (or one of another organization) is 404.")),
+  webhookId: z
+    .string()
+    .check(
+      clientText,
+      z.minLength(1),
+      z.maxLength(64),
+      z.describe("`_id` of the webhook; an unknown id (or one of another organization) is 404."),
+    ),
 });
 
 export const webhookListQuerySchema = pageQuery({});
@@ -72,14 +79,20 @@ export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 
 /** What clients see: never the secret (only the create answer carries it, once). */
 export const webhookSchema = z.extend(z.omit(webhookRecordSchema, { sealedSecret: true }), {
-  disabledReason: z.nullable(z.string().check(z.describe("Why deliveries stopped, e.g. the receiver answered 410 Gone; null while enabled."))),
+  disabledReason: z.nullable(
+    z.string().check(z.describe("Why deliveries stopped, e.g. the receiver answered 410 Gone; null while enabled.")),
+  ),
 });
 export type Webhook = z.infer<typeof webhookSchema>;
 
 export const webhookCreatedSchema = z.extend(webhookSchema, {
-  secret: z.string().check(
-    z.describe("The signing secret (`whsec_…`, Standard Webhooks). Shown only in this answer: store it now; it is kept encrypted and never shown again."),
-  ),
+  secret: z
+    .string()
+    .check(
+      z.describe(
+        "The signing secret (`whsec_…`, Standard Webhooks). Shown only in this answer: store it now; it is kept encrypted and never shown again.",
+      ),
+    ),
 });
 export type WebhookCreated = z.infer<typeof webhookCreatedSchema>;
 

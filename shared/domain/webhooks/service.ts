@@ -27,7 +27,10 @@ export interface WebhookStore {
   find(organizationId: string, webhookId: string): Promise<StoredWebhook | undefined>;
   replace(record: WebhookRecord, expectedVersion: number): Promise<void>;
   remove(organizationId: string, webhookId: string, expectedVersion: number): Promise<boolean>;
-  list(organizationId: string, page: { limit: number; cursor?: string | undefined }): Promise<{ items: WebhookRecord[]; nextCursor: string | null }>;
+  list(
+    organizationId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ items: WebhookRecord[]; nextCursor: string | null }>;
 }
 
 export interface WebhookServiceOptions {
@@ -46,7 +49,8 @@ export interface WebhookServiceOptions {
  */
 export function webhookUrlProblem(text: string, allowLoopback: boolean): string | undefined {
   const problem = providerUrlProblem(text, { allowLoopback });
-  if (problem) return problem.replace("http:// or https://", "https://").replace("send them as providerConfig.key", "the payload is signed instead");
+  if (problem)
+    return problem.replace("http:// or https://", "https://").replace("send them as providerConfig.key", "the payload is signed instead");
   const url = new URL(text);
   if (url.protocol === "https:") return undefined;
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
@@ -73,7 +77,8 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
     async create(caller: Caller, input: WebhookCreateInput): Promise<WebhookCreated> {
       checkUrl(input.url);
       const cap = await options.maxWebhooks(caller.organizationId);
-      const atCap = () => new ConflictError(`The organization has ${cap} webhooks, the most its plan allows; delete one first.`, "webhook-409");
+      const atCap = () =>
+        new ConflictError(`The organization has ${cap} webhooks, the most its plan allows; delete one first.`, "webhook-409");
       const time = now();
       const webhookId = newId(time);
       const secret = newSigningSecret();

@@ -36,7 +36,10 @@ export function signDelivery(secret: string, messageId: string, at: Date, body: 
 export function verifyDelivery(secret: string, headers: SignedHeaders, body: string, now: Date, toleranceSeconds = 300): boolean {
   const timestamp = Number(headers["webhook-timestamp"]);
   if (!Number.isInteger(timestamp) || Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return false;
-  const expected = Buffer.from(signDelivery(secret, headers["webhook-id"], new Date(timestamp * 1000), body)["webhook-signature"].slice(3), "base64");
+  const expected = Buffer.from(
+    signDelivery(secret, headers["webhook-id"], new Date(timestamp * 1000), body)["webhook-signature"].slice(3),
+    "base64",
+  );
   return headers["webhook-signature"].split(" ").some((entry) => {
     const [version, value = ""] = entry.split(",");
     const sent = Buffer.from(value, "base64");

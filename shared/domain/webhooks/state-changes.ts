@@ -17,7 +17,10 @@ const objectOf = (value: unknown): Record<string, unknown> | undefined =>
   value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 function eventIdOf(...parts: Array<string | undefined>): string {
-  return `evt_${createHash("sha256").update(parts.map((part) => part ?? "").join("\u0000")).digest("hex").slice(0, 32)}`;
+  return `evt_${createHash("sha256")
+    .update(parts.map((part) => part ?? "").join("\u0000"))
+    .digest("hex")
+    .slice(0, 32)}`;
 }
 
 /** "Y-m-d H:i:s" (UTC, as results store it) or ISO → ISO 8601 UTC. */
@@ -47,28 +50,34 @@ function resultEvents(before: Image, after: Record<string, unknown>, at: Date): 
   const finishedTime = text(after.finishedTime);
   const finishedNow = status !== text(before?.status) || finishedTime !== text(before?.finishedTime);
   if (status === "done" && finishedNow) {
-    events.push(stored(organizationId, eventIdOf("routing.result.completed", organizationId, resultId, finishedTime), {
-      type: "routing.result.completed",
-      timestamp: isoOf(finishedTime, at),
-      data: { ...base, status: "done" },
-    }));
+    events.push(
+      stored(organizationId, eventIdOf("routing.result.completed", organizationId, resultId, finishedTime), {
+        type: "routing.result.completed",
+        timestamp: isoOf(finishedTime, at),
+        data: { ...base, status: "done" },
+      }),
+    );
   }
   if (status === "failed" && finishedNow) {
-    events.push(stored(organizationId, eventIdOf("routing.result.failed", organizationId, resultId, finishedTime), {
-      type: "routing.result.failed",
-      timestamp: isoOf(finishedTime, at),
-      data: { ...base, status: "failed", message: text(after.message) ?? "" },
-    }));
+    events.push(
+      stored(organizationId, eventIdOf("routing.result.failed", organizationId, resultId, finishedTime), {
+        type: "routing.result.failed",
+        timestamp: isoOf(finishedTime, at),
+        data: { ...base, status: "failed", message: text(after.message) ?? "" },
+      }),
+    );
   }
   const dispatch = objectOf(after.dispatch);
   const dispatchedTime = text(dispatch?.dispatchedTime);
   if (dispatch && dispatchedTime !== text(objectOf(before?.dispatch)?.dispatchedTime)) {
     const vehicleIds = Array.isArray(dispatch.vehicleIds) ? dispatch.vehicleIds.filter((id): id is string => typeof id === "string") : [];
-    events.push(stored(organizationId, eventIdOf("routing.result.dispatched", organizationId, resultId, dispatchedTime), {
-      type: "routing.result.dispatched",
-      timestamp: isoOf(dispatchedTime, at),
-      data: { ...base, vehicleIds },
-    }));
+    events.push(
+      stored(organizationId, eventIdOf("routing.result.dispatched", organizationId, resultId, dispatchedTime), {
+        type: "routing.result.dispatched",
+        timestamp: isoOf(dispatchedTime, at),
+        data: { ...base, vehicleIds },
+      }),
+    );
   }
   return events;
 }
@@ -101,8 +110,16 @@ function importEvents(before: Image, after: Record<string, unknown>, at: Date): 
   const timestamp = isoOf(text(state?.finishedTime), at);
   return [
     phase === "done"
-      ? stored(organizationId, id, { type: "data-type.import.completed", timestamp, data: { organizationId, dataTypeId, importId, processed: Number(state?.processed ?? 0) } })
-      : stored(organizationId, id, { type: "data-type.import.failed", timestamp, data: { organizationId, dataTypeId, importId, message: text(state?.message) ?? "the import failed" } }),
+      ? stored(organizationId, id, {
+          type: "data-type.import.completed",
+          timestamp,
+          data: { organizationId, dataTypeId, importId, processed: Number(state?.processed ?? 0) },
+        })
+      : stored(organizationId, id, {
+          type: "data-type.import.failed",
+          timestamp,
+          data: { organizationId, dataTypeId, importId, message: text(state?.message) ?? "the import failed" },
+        }),
   ];
 }
 

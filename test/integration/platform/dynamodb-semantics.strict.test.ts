@@ -24,7 +24,9 @@ let client: DynamoDBClient;
 const s = (value: string) => ({ S: value });
 const key = (pk: string, sk = "A") => ({ PK: s(pk), SK: s(sk) });
 
-async function failure(call: Promise<unknown>): Promise<Error & { CancellationReasons?: Array<{ Code?: string }>; $metadata?: { httpStatusCode?: number } }> {
+async function failure(
+  call: Promise<unknown>,
+): Promise<Error & { CancellationReasons?: Array<{ Code?: string }>; $metadata?: { httpStatusCode?: number } }> {
   try {
     await call;
   } catch (error) {
@@ -68,7 +70,9 @@ describe("transaction conflicts", () => {
 
     const committed = outcomes.flatMap((outcome, index) => (outcome.status === "fulfilled" ? [children[index] as string] : []));
     expect(committed).toHaveLength(1);
-    const refused = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as Error & { CancellationReasons?: Array<{ Code?: string }> }] : []));
+    const refused = outcomes.flatMap((outcome) =>
+      outcome.status === "rejected" ? [outcome.reason as Error & { CancellationReasons?: Array<{ Code?: string }> }] : [],
+    );
     expect(refused).toHaveLength(39);
     for (const error of refused) {
       expect(error.name).toBe("TransactionCanceledException");
@@ -120,7 +124,14 @@ describe("transaction conflicts", () => {
 
     const put = await failure(client.send(new PutItemCommand({ TableName: table, Item: { ...key(parent), n: s("1") } })));
     const update = await failure(
-      client.send(new UpdateItemCommand({ TableName: table, Key: key(parent), UpdateExpression: "SET n = :n", ExpressionAttributeValues: { ":n": s("2") } })),
+      client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: key(parent),
+          UpdateExpression: "SET n = :n",
+          ExpressionAttributeValues: { ":n": s("2") },
+        }),
+      ),
     );
     const remove = await failure(client.send(new DeleteItemCommand({ TableName: table, Key: key(parent) })));
     for (const error of [put, update, remove]) {
@@ -131,7 +142,14 @@ describe("transaction conflicts", () => {
     expect(await exists(parent)).toBe(true);
 
     semantics.releaseHeldTransactions();
-    await client.send(new UpdateItemCommand({ TableName: table, Key: key(parent), UpdateExpression: "SET n = :n", ExpressionAttributeValues: { ":n": s("3") } }));
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key(parent),
+        UpdateExpression: "SET n = :n",
+        ExpressionAttributeValues: { ":n": s("3") },
+      }),
+    );
     expect(semantics.counters().singleWriteConflicts).toBe(3);
   });
 });
@@ -143,16 +161,29 @@ describe("throttling", () => {
     for (const call of [
       client.send(new GetItemCommand({ TableName: table, Key: key("any") })),
       client.send(new PutItemCommand({ TableName: table, Item: key(`p-${randomUUID()}`) })),
-      client.send(new QueryCommand({ TableName: table, KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": s("any") } })),
+      client.send(
+        new QueryCommand({ TableName: table, KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": s("any") } }),
+      ),
     ]) {
       const error = await failure(call);
       expect(error.name).toBe("ProvisionedThroughputExceededException");
       expect(error.$metadata?.httpStatusCode).toBe(400);
     }
     semantics.configure({ throttleError: "ThrottlingException" });
-    expect((await failure(client.send(new UpdateItemCommand({ TableName: table, Key: key("x"), UpdateExpression: "SET n = :n", ExpressionAttributeValues: { ":n": s("1") } })))).name).toBe(
-      "ThrottlingException",
-    );
+    expect(
+      (
+        await failure(
+          client.send(
+            new UpdateItemCommand({
+              TableName: table,
+              Key: key("x"),
+              UpdateExpression: "SET n = :n",
+              ExpressionAttributeValues: { ":n": s("1") },
+            }),
+          ),
+        )
+      ).name,
+    ).toBe("ThrottlingException");
   });
 
   it("transactions: TransactionCanceledException with a ThrottlingError reason, nothing written", async () => {
@@ -175,7 +206,9 @@ describe("throttling", () => {
     const semantics = strictDynamoDb();
     const ids = Array.from({ length: 25 }, () => `b-${randomUUID()}`);
     semantics.configure({ throttleRate: 0.5, seed: 7 });
-    const written = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: ids.map((id) => ({ PutRequest: { Item: key(id) } })) } }));
+    const written = await client.send(
+      new BatchWriteItemCommand({ RequestItems: { [table]: ids.map((id) => ({ PutRequest: { Item: key(id) } })) } }),
+    );
     semantics.configure({ throttleRate: 0 });
     const unprocessed = (written.UnprocessedItems?.[table] ?? []).map((entry) => entry.PutRequest?.Item?.PK?.S as string);
     expect(unprocessed.length).toBeGreaterThan(0);
@@ -183,7 +216,9 @@ describe("throttling", () => {
     for (const id of ids) expect(await exists(id)).toBe(!unprocessed.includes(id));
 
     semantics.configure({ throttleRate: 0.5, seed: 11 });
-    const read = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: ids.map((id) => key(id)), ConsistentRead: true } } }));
+    const read = await client.send(
+      new BatchGetItemCommand({ RequestItems: { [table]: { Keys: ids.map((id) => key(id)), ConsistentRead: true } } }),
+    );
     const unread = read.UnprocessedKeys?.[table]?.Keys ?? [];
     expect(unread.length).toBeGreaterThan(0);
     expect(read.UnprocessedKeys?.[table]?.ConsistentRead).toBe(true);
@@ -193,9 +228,13 @@ describe("throttling", () => {
     for (const id of ids) if (!unprocessed.includes(id)) expect(returned.includes(id) || unreadIds.includes(id)).toBe(true);
 
     semantics.configure({ throttleRate: 1 });
-    expect((await failure(client.send(new BatchWriteItemCommand({ RequestItems: { [table]: [{ PutRequest: { Item: key(`b-${randomUUID()}`) } }] } })))).name).toBe(
-      "ProvisionedThroughputExceededException",
-    );
+    expect(
+      (
+        await failure(
+          client.send(new BatchWriteItemCommand({ RequestItems: { [table]: [{ PutRequest: { Item: key(`b-${randomUUID()}`) } }] } })),
+        )
+      ).name,
+    ).toBe("ProvisionedThroughputExceededException");
   });
 
   it("a rate of 5% throttles about 5% of calls, the same calls for the same seed", async () => {
@@ -223,10 +262,22 @@ describe("throttling", () => {
 });
 
 describe("global secondary index lag", () => {
-  const indexed = (pk: string, partition: string, sortKey: string, extra: Record<string, { S: string }> = {}) => ({ ...key(pk), GSI1PK: s(partition), GSI1SK: s(sortKey), ...extra });
+  const indexed = (pk: string, partition: string, sortKey: string, extra: Record<string, { S: string }> = {}) => ({
+    ...key(pk),
+    GSI1PK: s(partition),
+    GSI1SK: s(sortKey),
+    ...extra,
+  });
   const queryIndex = async (partition: string) =>
     (
-      await client.send(new QueryCommand({ TableName: table, IndexName: "GSI1", KeyConditionExpression: "GSI1PK = :p", ExpressionAttributeValues: { ":p": s(partition) } }))
+      await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :p",
+          ExpressionAttributeValues: { ":p": s(partition) },
+        }),
+      )
     ).Items ?? [];
 
   it("during the lag an index query misses a new item, shows an updated item's previous image and still shows a deleted item; the table itself is current", async () => {
@@ -236,14 +287,30 @@ describe("global secondary index lag", () => {
     const changed = `changed-${randomUUID()}`;
     const moved = `moved-${randomUUID()}`;
     const removed = `removed-${randomUUID()}`;
-    for (const pk of [kept, changed, moved, removed]) await client.send(new PutItemCommand({ TableName: table, Item: indexed(pk, partition, pk, { name: s("old") }) }));
+    for (const pk of [kept, changed, moved, removed])
+      await client.send(new PutItemCommand({ TableName: table, Item: indexed(pk, partition, pk, { name: s("old") }) }));
     semantics.configure({ indexLag: "manual" });
     expect((await queryIndex(partition)).map((item) => item.PK?.S).sort()).toEqual([kept, changed, moved, removed].sort());
 
     const added = `added-${randomUUID()}`;
     await client.send(new PutItemCommand({ TableName: table, Item: indexed(added, partition, added) }));
-    await client.send(new UpdateItemCommand({ TableName: table, Key: key(changed), UpdateExpression: "SET #n = :n", ExpressionAttributeNames: { "#n": "name" }, ExpressionAttributeValues: { ":n": s("new") } }));
-    await client.send(new UpdateItemCommand({ TableName: table, Key: key(moved), UpdateExpression: "SET GSI1PK = :p", ExpressionAttributeValues: { ":p": s(`${partition}-other`) } }));
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key(changed),
+        UpdateExpression: "SET #n = :n",
+        ExpressionAttributeNames: { "#n": "name" },
+        ExpressionAttributeValues: { ":n": s("new") },
+      }),
+    );
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key(moved),
+        UpdateExpression: "SET GSI1PK = :p",
+        ExpressionAttributeValues: { ":p": s(`${partition}-other`) },
+      }),
+    );
     await client.send(new DeleteItemCommand({ TableName: table, Key: key(removed) }));
 
     const lagging = await queryIndex(partition);
@@ -268,6 +335,8 @@ describe("global secondary index lag", () => {
     const added = `added-${randomUUID()}`;
     await client.send(new PutItemCommand({ TableName: table, Item: indexed(added, partition, added) }));
     expect(await queryIndex(partition)).toEqual([]);
-    await expect.poll(async () => (await queryIndex(partition)).map((item) => item.PK?.S), { timeout: 20_000, interval: 100 }).toEqual([added]);
+    await expect
+      .poll(async () => (await queryIndex(partition)).map((item) => item.PK?.S), { timeout: 20_000, interval: 100 })
+      .toEqual([added]);
   });
 });

@@ -81,7 +81,13 @@ function probeEvent(token: string): APIGatewayProxyEvent {
     caller = undefined;
   }
   const requestContext = { authorizer: caller ? authorizerContextOf(caller) : null };
-  return { httpMethod: "GET", path: "/logging-probe", headers: { Authorization: `Bearer ${token}` }, requestContext, body: null } as unknown as APIGatewayProxyEvent;
+  return {
+    httpMethod: "GET",
+    path: "/logging-probe",
+    headers: { Authorization: `Bearer ${token}` },
+    requestContext,
+    body: null,
+  } as unknown as APIGatewayProxyEvent;
 }
 
 const requestContext = (awsRequestId: string) => ({ awsRequestId, functionName: "loggingProbe" }) as Context;
@@ -110,7 +116,11 @@ async function onStandardRuntime(work: () => Promise<void>): Promise<void> {
 
 const linesWith = (message: string) => lines.filter((line) => line.message === message);
 const emfOf = (metricName: string) =>
-  lines.filter((line) => (line._aws as { CloudWatchMetrics?: Array<{ Metrics: Array<{ Name: string }> }> } | undefined)?.CloudWatchMetrics?.[0]?.Metrics.some((m) => m.Name === metricName));
+  lines.filter((line) =>
+    (line._aws as { CloudWatchMetrics?: Array<{ Metrics: Array<{ Name: string }> }> } | undefined)?.CloudWatchMetrics?.[0]?.Metrics.some(
+      (m) => m.Name === metricName,
+    ),
+  );
 
 describe("Module: per-invocation logging", () => {
   it("a tick that runs while a request is in flight carries none of the request's keys, and the request keeps its own", async () => {
@@ -137,7 +147,12 @@ describe("Module: per-invocation logging", () => {
     expect(tickLine?.function_request_id).not.toBe("request-1");
     for (const message of ["probe working", "probe resumed", "request completed"]) {
       const [line] = linesWith(message);
-      expect(line, message).toMatchObject({ operationId: "loggingProbe", organizationId, userId: "alice", function_request_id: "request-1" });
+      expect(line, message).toMatchObject({
+        operationId: "loggingProbe",
+        organizationId,
+        userId: "alice",
+        function_request_id: "request-1",
+      });
       expect(line, message).not.toHaveProperty("job");
       expect(line, message).not.toHaveProperty("tickTime");
     }
@@ -159,7 +174,9 @@ describe("Module: per-invocation logging", () => {
     } as unknown as RunWorkerPorts;
     const worker = createRoutingRunHandler(() => ports);
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-1" };
-    const sqsEvent = { Records: [{ messageId: "message-1", body: JSON.stringify(message), attributes: { ApproximateReceiveCount: "1" } }] } as unknown as SQSEvent;
+    const sqsEvent = {
+      Records: [{ messageId: "message-1", body: JSON.stringify(message), attributes: { ApproximateReceiveCount: "1" } }],
+    } as unknown as SQSEvent;
     captureOutput();
 
     // Act
@@ -245,7 +262,11 @@ describe("Module: metrics", () => {
     captureOutput();
 
     // Act
-    await invokeHandler(createRoutingRunHandler(() => ports), sqsEvent, jobContext("routing-run", 60));
+    await invokeHandler(
+      createRoutingRunHandler(() => ports),
+      sqsEvent,
+      jobContext("routing-run", 60),
+    );
     await invokeHandler(tick, quietTick, jobContext("scheduler-tick", 55));
 
     // Assess

@@ -75,7 +75,12 @@ describe("Module: queryPage (DynamoDB Local)", () => {
     await insertItem(keys.hub(organization, "h2"), {});
     const hubs = await queryPage({ partition: keys.organizationPartition(organization), sortKeyPrefix: keys.hubPrefix, limit: 1 });
     await expect(
-      queryPage({ partition: keys.organizationPartition(organization), sortKeyPrefix: keys.vehiclePrefix, limit: 1, cursor: hubs.nextCursor as string }),
+      queryPage({
+        partition: keys.organizationPartition(organization),
+        sortKeyPrefix: keys.vehiclePrefix,
+        limit: 1,
+        cursor: hubs.nextCursor as string,
+      }),
     ).rejects.toBeInstanceOf(ValidationError);
   });
 
@@ -92,6 +97,8 @@ describe("Module: S3 client (s3rver)", () => {
     const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7) % 256);
     await s3Client().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: bytes }));
     const object = await s3Client().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
-    expect(Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray())).toEqual(Buffer.from(bytes));
+    expect(Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray())).toEqual(
+      Buffer.from(bytes),
+    );
   });
 });

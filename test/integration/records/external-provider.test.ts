@@ -29,7 +29,10 @@ describe("External provider fetch", () => {
 
   it("refuses loopback unless the test-only setting allows it", async () => {
     const provider = createExternalProvider({ allowLoopback: () => false });
-    await expect(provider.fetchItems({ url: `${baseUrl}/items` })).rejects.toMatchObject({ statusCode: 502, message: expect.stringContaining("loopback") });
+    await expect(provider.fetchItems({ url: `${baseUrl}/items` })).rejects.toMatchObject({
+      statusCode: 502,
+      message: expect.stringContaining("loopback"),
+    });
     await expect(provider.fetchItems({ url: "http://[::ffff:127.0.0.1]:1/" })).rejects.toMatchObject({
       statusCode: 502,
       message: expect.stringContaining("must not point at a loopback address"),
@@ -49,14 +52,21 @@ describe("External provider fetch", () => {
   );
 
   it("re-checks the resolved address of a host name", async () => {
-    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => checkedLookup(false)("localhost", {}, (error) => resolve(error)));
+    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      checkedLookup(false)("localhost", {}, (error) => resolve(error)),
+    );
     expect(refused?.code).toBe("EDISALLOWED");
-    const allowed = await new Promise<string>((resolve, reject) => checkedLookup(true)("localhost", {}, (error, address) => (error ? reject(error) : resolve(String(address)))));
+    const allowed = await new Promise<string>((resolve, reject) =>
+      checkedLookup(true)("localhost", {}, (error, address) => (error ? reject(error) : resolve(String(address)))),
+    );
     expect(["127.0.0.1", "::1"]).toContain(allowed);
   });
 
   it("gives up after the timeout", async () => {
     const provider = createExternalProvider({ allowLoopback: () => true, timeoutMs: 200 });
-    await expect(provider.fetchItems({ url: `${baseUrl}/slow` })).rejects.toMatchObject({ statusCode: 502, message: expect.stringContaining("200 ms") });
+    await expect(provider.fetchItems({ url: `${baseUrl}/slow` })).rejects.toMatchObject({
+      statusCode: 502,
+      message: expect.stringContaining("200 ms"),
+    });
   });
 });

@@ -50,7 +50,12 @@ describe("Record search across data types: read cost", () => {
     const caller: Caller = { userId: "loader", organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] };
     const unused = async () => false;
     const service = (store = createDynamoRecordStore()) =>
-      createRecordService({ store, dataTypes: dataTypeReader, entities: { hubExists: unused, vehicleExists: unused }, external: { fetchItems: async () => [] } });
+      createRecordService({
+        store,
+        dataTypes: dataTypeReader,
+        entities: { hubExists: unused, vehicleExists: unused },
+        external: { fetchItems: async () => [] },
+      });
     const loader = service();
     // Records 7, 340, 673 (one per type) mention a zebra; every record mentions common words.
     await inBatches(RECORDS, 100, (index) =>
@@ -64,8 +69,11 @@ describe("Record search across data types: read cost", () => {
     const searchMeter = capacityMeter();
     const searched = await service(createDynamoRecordStore({ recorder: searchMeter.recorder })).list(caller, { q: "zeb", limit: 100 });
     expect(searched.items.map((item) => item.dataId).sort()).toEqual(["Item 0007", "Item 0340", "Item 0673"]);
-    expect(new Set(searched.items.map((item) => item.dataTypeId))).toEqual(new Set(typeIds.filter((_, i) => [7, 340, 673].some((n) => n % 3 === i))));
-    for (const item of searched.items) expect(item.data_type).toEqual({ _id: item.dataTypeId, name: TYPES[typeIds.indexOf(item.dataTypeId as string)] });
+    expect(new Set(searched.items.map((item) => item.dataTypeId))).toEqual(
+      new Set(typeIds.filter((_, i) => [7, 340, 673].some((n) => n % 3 === i))),
+    );
+    for (const item of searched.items)
+      expect(item.data_type).toEqual({ _id: item.dataTypeId, name: TYPES[typeIds.indexOf(item.dataTypeId as string)] });
     expect(searched.nextCursor).toBeNull();
 
     // One index read of a few small token entries: at most one unit; each returned record one unit at most.

@@ -46,7 +46,12 @@ describe("Record search read cost", () => {
     const caller: Caller = { userId: "loader", organizationId, hubIds: [], permissions: new Set(), permissionDetails: [] };
     const unused = async () => false;
     const service = (store = createDynamoRecordStore()) =>
-      createRecordService({ store, dataTypes: dataTypeReader, entities: { hubExists: unused, vehicleExists: unused }, external: { fetchItems: async () => [] } });
+      createRecordService({
+        store,
+        dataTypes: dataTypeReader,
+        entities: { hubExists: unused, vehicleExists: unused },
+        external: { fetchItems: async () => [] },
+      });
     const loader = service();
     await inBatches(RECORDS, 100, (index) =>
       loader.create(caller, {
@@ -57,7 +62,11 @@ describe("Record search read cost", () => {
     );
 
     const searchMeter = capacityMeter();
-    const searched = await service(createDynamoRecordStore({ recorder: searchMeter.recorder })).list(caller, { dataTypeId, q: "zeb", limit: 100 });
+    const searched = await service(createDynamoRecordStore({ recorder: searchMeter.recorder })).list(caller, {
+      dataTypeId,
+      q: "zeb",
+      limit: 100,
+    });
     expect(searched.items.map((item) => item.dataId).sort()).toEqual(["Item 0007", "Item 0257", "Item 0507", "Item 0757"]);
     expect(searched.nextCursor).toBeNull();
 
@@ -82,7 +91,11 @@ describe("Record search read cost", () => {
 
     // A q that matches nothing reads (almost) nothing, however large the type.
     const emptyMeter = capacityMeter();
-    const none = await service(createDynamoRecordStore({ recorder: emptyMeter.recorder })).list(caller, { dataTypeId, q: "unicorn", limit: 100 });
+    const none = await service(createDynamoRecordStore({ recorder: emptyMeter.recorder })).list(caller, {
+      dataTypeId,
+      q: "unicorn",
+      limit: 100,
+    });
     expect(none.items).toEqual([]);
     expect(emptyMeter.total()).toBeLessThanOrEqual(0.5);
   });

@@ -35,10 +35,22 @@ describe("Job: routing run worker — metering and the run-seconds quota", () =>
     const day = new Date().toISOString().slice(0, 10);
     const runs = await runUsageItemsBetween(owner.organizationId, "2020-01-01", "2099-12-31");
     expect(runs).toEqual([
-      expect.objectContaining({ runId: result?._id, kind: "scheduled", scheduleId: schedule._id, hubId: hub._id, configurationId: profile._id, outcome: "done", visits: 4, vehicles: 2 }),
+      expect.objectContaining({
+        runId: result?._id,
+        kind: "scheduled",
+        scheduleId: schedule._id,
+        hubId: hub._id,
+        configurationId: profile._id,
+        outcome: "done",
+        visits: 4,
+        vehicles: 2,
+      }),
     ]);
     expect([day, new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)]).toContain(runs[0]?.day);
-    expect(await runSecondsUsed(owner.organizationId, utcMonth(new Date(`${runs[0]?.day}T00:00:00Z`)))).toBeCloseTo(runs[0]?.optimizerSeconds ?? -1, 3);
+    expect(await runSecondsUsed(owner.organizationId, utcMonth(new Date(`${runs[0]?.day}T00:00:00Z`)))).toBeCloseTo(
+      runs[0]?.optimizerSeconds ?? -1,
+      3,
+    );
   });
 
   it("a scheduled run that no longer fits in the month's run seconds is SKIPPED with the quota and its reset in logExecuted; nothing runs or is metered", async () => {
@@ -46,8 +58,26 @@ describe("Job: routing run worker — metering and the run-seconds quota", () =>
     const { profile } = await seedHub(owner);
     const now = new Date();
     // Plan standard (the tenant record the operator's CLI writes) allows 360,000 s a month; the profile's run may use up to 1 s.
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.tenant(owner.organizationId), organizationId: owner.organizationId, entity: "tenant", plan: "standard", status: "active", createdTime: "2026-01-01 00:00:00", updatedTime: "2026-01-01 00:00:00" } }));
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.runSecondsTotal(owner.organizationId, utcMonth(now)), seconds: 359_999.5 } }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.tenant(owner.organizationId),
+          organizationId: owner.organizationId,
+          entity: "tenant",
+          plan: "standard",
+          status: "active",
+          createdTime: "2026-01-01 00:00:00",
+          updatedTime: "2026-01-01 00:00:00",
+        },
+      }),
+    );
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.runSecondsTotal(owner.organizationId, utcMonth(now)), seconds: 359_999.5 },
+      }),
+    );
     const { schedule, afterDue } = await createDueSchedule(owner, profile._id);
     await tickAt(afterDue);
     const messages = await receive(sqs, queueUrl);

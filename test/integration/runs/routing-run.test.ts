@@ -68,7 +68,13 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     const results = await resultsOf(owner.organizationId);
     expect(results).toHaveLength(1);
     const result = results[0];
-    expect(result).toMatchObject({ createdFrom: "SCHEDULER", status: "done", scheduleId: schedule._id, configurationId: profile._id, hubId: profile.hubId });
+    expect(result).toMatchObject({
+      createdFrom: "SCHEDULER",
+      status: "done",
+      scheduleId: schedule._id,
+      configurationId: profile._id,
+      hubId: profile.hubId,
+    });
     expect(result?.name).toMatch(/^Morning run - \d{4}-\d{2}-\d{2} 07:00$/);
     expect(result?.summary).toMatchObject({ visitsPlanned: visits.length, visitsAssigned: visits.length, visitsDropped: 0 });
     const body = await dynamoRoutingResultStore.readBody(owner.organizationId, result?._id as string);
@@ -108,7 +114,10 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     const seeded = await seedHub(manual, { visits: 2 });
     const off = await createDueSchedule(manual, seeded.profile._id, { autoDispatch: false });
     await tickAndRun(off.afterDue);
-    expect((await storedSchedule(manual.organizationId, off.schedule._id))?.logExecuted).toMatchObject({ status: "SUCCESS", dispatched: null });
+    expect((await storedSchedule(manual.organizationId, off.schedule._id))?.logExecuted).toMatchObject({
+      status: "SUCCESS",
+      dispatched: null,
+    });
     for (const visit of seeded.visits) expect((await visitService.get(manual, visit._id)).status).toBe("UNASSIGNED");
   });
 
@@ -150,7 +159,10 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
       const [result] = await resultsOf(owner.organizationId);
       expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 1500 } });
       const body = await dynamoRoutingResultStore.readBody(owner.organizationId, result?._id as string);
-      const planned = [...(body?.routes.flatMap((route) => route.trips.map((trip) => trip.visitId)) ?? []), ...(body?.dropped.map((d) => d.visitId) ?? [])];
+      const planned = [
+        ...(body?.routes.flatMap((route) => route.trips.map((trip) => trip.visitId)) ?? []),
+        ...(body?.dropped.map((d) => d.visitId) ?? []),
+      ];
       expect(planned.sort()).toEqual(ids.slice(0, 1500).sort());
     } finally {
       if (previousThreads === undefined) delete process.env.ROUTING_THREADS;
@@ -208,7 +220,9 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     // The store refuses (409) while a schedule names the profile, race-free; a profile can still be
     // gone under a schedule written before schedules were counted: remove the item behind the store's back.
     const stored = await dynamoConfigurationStore.find(owner.organizationId, profile._id);
-    await expect(dynamoConfigurationStore.remove(owner.organizationId, profile._id, { version: stored?.version as number, hubId: profile.hubId })).rejects.toMatchObject({
+    await expect(
+      dynamoConfigurationStore.remove(owner.organizationId, profile._id, { version: stored?.version as number, hubId: profile.hubId }),
+    ).rejects.toMatchObject({
       statusCode: 409,
     });
     await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.configuration(owner.organizationId, profile._id) }));
@@ -254,7 +268,10 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
     );
     const first = await flaky(sqsEvent(messages));
     expect(first.batchItemFailures).toHaveLength(1);
-    expect((await storedSchedule(owner.organizationId, schedule._id))?.logExecuted).toMatchObject({ status: "FAILED", message: expect.stringContaining("throttled") });
+    expect((await storedSchedule(owner.organizationId, schedule._id))?.logExecuted).toMatchObject({
+      status: "FAILED",
+      message: expect.stringContaining("throttled"),
+    });
     const [result] = await resultsOf(owner.organizationId);
     expect(result?.status).toBe("done");
 
@@ -268,12 +285,14 @@ describe("Job: routing run worker (DynamoDB Local + S3 + local SQS)", () => {
       routingResultId: result?._id,
       dispatched: { success: 3, failed: 0 },
     });
-    for (const visit of visits) expect(await visitService.get(owner, visit._id)).toMatchObject({ status: "ASSIGNED", routingResultId: result?._id });
+    for (const visit of visits)
+      expect(await visitService.get(owner, visit._id)).toMatchObject({ status: "ASSIGNED", routingResultId: result?._id });
   });
 
   it("a failing optimizer records FAILED and is retried by SQS until the message lands in the dead-letter queue", async () => {
     const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `runs-dlq-${Date.now()}` }));
-    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ["QueueArn"] }))).Attributes?.QueueArn;
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ["QueueArn"] }))).Attributes
+      ?.QueueArn;
     const retried = await sqs.send(
       new CreateQueueCommand({
         QueueName: `runs-retry-${Date.now()}`,

@@ -1,6 +1,12 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { ChangeMessageVisibilityCommand, DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { handler as runWorker } from "#functions/jobs/routing-run";
 import { handler as tick } from "#functions/jobs/scheduler-tick";
@@ -37,15 +43,21 @@ export async function seedHub(owner: Caller, options: { vehicles?: number; visit
   const vehicles = [];
   for (let i = 0; i < (options.vehicles ?? 2); i++) {
     vehicles.push(
-      await vehicleService.create(
-        owner,
-        vehicleInputSchema.parse({ name: `Van ${i + 1}`, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT }),
-      ),
+      await vehicleService.create(owner, vehicleInputSchema.parse({ name: `Van ${i + 1}`, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT })),
     );
   }
   const visits: Visit[] = [];
   for (let i = 0; i < (options.visits ?? 4); i++) {
-    visits.push(await visitService.create(owner, visitInputSchema.parse({ hubId: hub._id, name: `Stop ${i + 1}`, coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 + 0.005 * i } })));
+    visits.push(
+      await visitService.create(
+        owner,
+        visitInputSchema.parse({
+          hubId: hub._id,
+          name: `Stop ${i + 1}`,
+          coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 + 0.005 * i },
+        }),
+      ),
+    );
   }
   const profile = await configurationService.create(
     owner,
@@ -138,7 +150,13 @@ export async function storedSchedule(organizationId: string, scheduleId: string)
 /** Receives what is in the queue now (not deleted: delivery decides), with the receive count. */
 export async function receive(sqs: SQSClient, queueUrl: string, waitSeconds = 0): Promise<Message[]> {
   const received = await sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds, MessageSystemAttributeNames: ["All"], AttributeNames: ["All"] }),
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: waitSeconds,
+      MessageSystemAttributeNames: ["All"],
+      AttributeNames: ["All"],
+    }),
   );
   return [...new Map((received.Messages ?? []).map((message) => [message.MessageId, message])).values()];
 }
@@ -178,7 +196,10 @@ export async function acknowledge(sqs: SQSClient, queueUrl: string, messages: Me
   const done = messages.filter((message) => !failed.has(message.MessageId as string));
   if (done.length === 0) return;
   await sqs.send(
-    new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })) }),
+    new DeleteMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: done.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle as string })),
+    }),
   );
 }
 
@@ -194,7 +215,9 @@ export async function deliverQueuedRuns(sqs: SQSClient, queueUrl: string, result
         mine.push(message);
         waiting.delete(resultId);
       } else {
-        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }));
+        await sqs.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }),
+        );
       }
     }
     if (mine.length > 0) await acknowledge(sqs, queueUrl, mine, await runWorker(sqsEvent(mine)));

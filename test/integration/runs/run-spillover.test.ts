@@ -40,11 +40,14 @@ describe.sequential("Module: run spillover (a flooding organization delays anoth
   async function workersReceive(queueUrl: string): Promise<Array<{ organizationId: string; id: string }>> {
     const received: Message[] = [];
     for (let empty = 0; empty < 2; ) {
-      const message = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 60, WaitTimeSeconds: 0 }))).Messages?.[0];
+      const message = (
+        await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 60, WaitTimeSeconds: 0 }))
+      ).Messages?.[0];
       if (message) received.push(message);
       else empty++;
     }
-    for (const message of received) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string }));
+    for (const message of received)
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string }));
     return received.map((message) => {
       const body = JSON.parse(message.Body as string) as { organizationId: string; resultId?: string; scheduleId?: string };
       return { organizationId: body.organizationId, id: body.resultId ?? body.scheduleId ?? "" };
@@ -62,7 +65,10 @@ describe.sequential("Module: run spillover (a flooding organization delays anoth
     await enqueue(other, "b-0");
 
     const fromRunQueue = await workersReceive(runQueueUrl);
-    expect(fromRunQueue).toEqual([...["a-0", "a-1", "a-2"].map((id) => ({ organizationId: flooding, id })), { organizationId: other, id: "b-0" }]);
+    expect(fromRunQueue).toEqual([
+      ...["a-0", "a-1", "a-2"].map((id) => ({ organizationId: flooding, id })),
+      { organizationId: other, id: "b-0" },
+    ]);
     const fromSpillover = await workersReceive(spilloverQueueUrl);
     expect(fromSpillover.map((run) => run.id).sort()).toEqual(["a-3", "a-4", "a-5", "a-6", "a-7", "a-8", "a-9"]);
   });
@@ -83,7 +89,13 @@ describe.sequential("Module: run spillover (a flooding organization delays anoth
     expect(await ports.enqueue(taken)).toEqual([]);
 
     expect((await workersReceive(runQueueUrl)).map((run) => run.id)).toEqual(["schedule-0", "schedule-1", "schedule-2"]);
-    expect((await workersReceive(spilloverQueueUrl)).map((run) => run.id).sort()).toEqual(["schedule-3", "schedule-4", "schedule-5", "schedule-6", "schedule-7"]);
+    expect((await workersReceive(spilloverQueueUrl)).map((run) => run.id).sort()).toEqual([
+      "schedule-3",
+      "schedule-4",
+      "schedule-5",
+      "schedule-6",
+      "schedule-7",
+    ]);
   });
 
   it("a run found in the run queue while its organization holds its share of the workers moves to the spillover queue, not back to the run queue", async () => {
@@ -101,7 +113,12 @@ describe.sequential("Module: run spillover (a flooding organization delays anoth
     expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl: runQueueUrl, WaitTimeSeconds: 0 }))).Messages ?? []).toEqual([]);
     // Deferred with a delay (4–6 s on the first deferral).
     const moved = await sqs.send(new ReceiveMessageCommand({ QueueUrl: spilloverQueueUrl, WaitTimeSeconds: 10 }));
-    expect(JSON.parse(moved.Messages?.[0]?.Body ?? "{}")).toEqual({ kind: "onDemand", organizationId: flooding, resultId: "late", deferrals: 1 });
+    expect(JSON.parse(moved.Messages?.[0]?.Body ?? "{}")).toEqual({
+      kind: "onDemand",
+      organizationId: flooding,
+      resultId: "late",
+      deferrals: 1,
+    });
   });
 
   it("when one queue's send fails, answers only that queue's runs as unsent: the other queue's runs are queued and must not be released", async () => {

@@ -19,7 +19,13 @@ import { acknowledge, receive, seedHub, sqsEvent } from "./run-fixtures.ts";
 const profileOf = async (owner: Caller) => (await seedHub(owner, { vehicles: 0, visits: 0 })).profile._id;
 
 const tickAt = (time: Date) => tick({ time: time.toISOString() } as ScheduledEvent);
-const caller = (): Caller => ({ userId: "u", organizationId: newOrganizationId(), hubIds: [], permissions: new Set(), permissionDetails: [] });
+const caller = (): Caller => ({
+  userId: "u",
+  organizationId: newOrganizationId(),
+  hubIds: [],
+  permissions: new Set(),
+  permissionDetails: [],
+});
 
 function dailySchedule(time: string, overrides: Record<string, unknown> = {}) {
   return {
@@ -62,7 +68,12 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     const messages = (await drainQueue(sqs, queueUrl)).filter((m: any) => m.scheduleId === schedule._id);
 
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ kind: "schedule", organizationId: owner.organizationId, scheduleId: schedule._id, scheduledFor: dueAt });
+    expect(messages[0]).toMatchObject({
+      kind: "schedule",
+      organizationId: owner.organizationId,
+      scheduleId: schedule._id,
+      scheduledFor: dueAt,
+    });
     expect(outcomes.reduce((sum, o) => sum + o.enqueued, 0)).toBe(1);
     expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
 
@@ -140,7 +151,12 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     }
     runs.push(...((await drainQueue(sqs, queueUrl)) as Array<{ scheduleId: string }>));
     expect(pagesHandled).toBe(outcome.pages);
-    expect(runs.filter((m) => mine.has(m.scheduleId)).map((m) => m.scheduleId).sort()).toEqual([...mine].sort());
+    expect(
+      runs
+        .filter((m) => mine.has(m.scheduleId))
+        .map((m) => m.scheduleId)
+        .sort(),
+    ).toEqual([...mine].sort());
     for (const schedule of schedules) {
       expect(await nextRunOf(owner.organizationId, schedule._id)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
     }
@@ -150,19 +166,26 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     const owner = caller();
     const configurationId = await profileOf(owner);
     const schedules = [];
-    for (let i = 0; i < 6; i++) schedules.push(await scheduleService.create(owner, dailySchedule("05:00", { configurationId, name: `run ${i}` })));
+    for (let i = 0; i < 6; i++)
+      schedules.push(await scheduleService.create(owner, dailySchedule("05:00", { configurationId, name: `run ${i}` })));
     const dueAt = (await nextRunOf(owner.organizationId, schedules[0]?._id as string)) as string;
     await drainQueue(sqs, queueUrl);
 
     const outcome = await tickAt(new Date(new Date(dueAt).getTime() + 20_000));
     expect(outcome).toMatchObject({ enqueued: 5, overCap: 1 });
-    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string }>).filter((m) => m.organizationId === owner.organizationId);
+    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string }>).filter(
+      (m) => m.organizationId === owner.organizationId,
+    );
     expect(queued).toHaveLength(5);
     expect(Object.keys(await activeRunLeases(owner.organizationId))).toHaveLength(5);
 
     const skipped = schedules.find((s) => !queued.some((m) => m.scheduleId === s._id));
     const stored = await dynamoScheduleStore.find(owner.organizationId, skipped?._id as string);
-    expect(stored?.schedule.logExecuted).toMatchObject({ status: "SKIPPED", routingResultId: null, message: expect.stringContaining("already had 5 routing runs queued or running") });
+    expect(stored?.schedule.logExecuted).toMatchObject({
+      status: "SKIPPED",
+      routingResultId: null,
+      message: expect.stringContaining("already had 5 routing runs queued or running"),
+    });
     expect((await readRunClaim(owner.organizationId, skipped?._id as string, `${dueAt.slice(0, 16)}Z`))?.status).toBe("SKIPPED");
     // Every schedule moved on to its next run, the skipped one too.
     for (const schedule of schedules) {
@@ -196,7 +219,9 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
       handleDueEntries(schedulerTickPorts(afterDue), [...entries].reverse(), afterDue),
     ]);
     const mine = new Set(schedules.map((s) => s.scheduleId));
-    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string; slot: string }>).filter((m) => mine.has(m.scheduleId));
+    const queued = ((await drainQueue(sqs, queueUrl)) as Array<{ organizationId: string; scheduleId: string; slot: string }>).filter((m) =>
+      mine.has(m.scheduleId),
+    );
     const slots = queued.map((m) => `${m.scheduleId}#${m.slot}`);
     expect(new Set(slots).size).toBe(slots.length);
     expect(outcomes.reduce((sum, o) => sum + o.enqueued.length, 0)).toBe(queued.length);
@@ -205,14 +230,17 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
       expect(Object.keys(await activeRunLeases(owner.organizationId))).toHaveLength(5);
     }
     expect(outcomes.reduce((sum, o) => sum + o.overCap, 0)).toBe(3);
-    for (const s of schedules) expect(await nextRunOf(s.organizationId, s.scheduleId)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
+    for (const s of schedules)
+      expect(await nextRunOf(s.organizationId, s.scheduleId)).toBe(new Date(new Date(dueAt).getTime() + 86_400_000).toISOString());
   });
 
   it("cap store, several runs in one write: concurrent takers never pass the cap, held runs keep their slot, ended leases are reclaimed", async () => {
     const organizationId = caller().organizationId;
     const start = new Date("2026-12-01T07:00:00Z");
     // Four takers of three runs each, at once, on an organization without its map yet.
-    const taken = await Promise.all(Array.from({ length: 4 }, (_, t) => takeActiveRunSlots(organizationId, [`S#${t}a`, `S#${t}b`, `S#${t}c`], 5, start, 3600)));
+    const taken = await Promise.all(
+      Array.from({ length: 4 }, (_, t) => takeActiveRunSlots(organizationId, [`S#${t}a`, `S#${t}b`, `S#${t}c`], 5, start, 3600)),
+    );
     expect(taken.flat()).toHaveLength(5);
     expect(Object.keys(await activeRunLeases(organizationId)).sort()).toEqual(taken.flat().sort());
     // A run holding a slot (a resent run) keeps it in a full map; the others asked with it get none. The
@@ -232,16 +260,27 @@ describe("Job: scheduler tick (DynamoDB Local + local SQS)", () => {
     expect(commands).toEqual(["UpdateItemCommand", "UpdateItemCommand"]);
     // Two hours later every lease has ended: the next taker removes them and takes what fits.
     const later = new Date(start.getTime() + 2 * 3_600_000);
-    expect(await takeActiveRunSlots(organizationId, ["S#x1", "S#x2", "S#x3", "S#x4", "S#x5", "S#x6"], 5, later, 3600)).toEqual(["S#x1", "S#x2", "S#x3", "S#x4", "S#x5"]);
+    expect(await takeActiveRunSlots(organizationId, ["S#x1", "S#x2", "S#x3", "S#x4", "S#x5", "S#x6"], 5, later, 3600)).toEqual([
+      "S#x1",
+      "S#x2",
+      "S#x3",
+      "S#x4",
+      "S#x5",
+    ]);
     expect(Object.keys(await activeRunLeases(organizationId)).sort()).toEqual(["S#x1", "S#x2", "S#x3", "S#x4", "S#x5"]);
     // More runs than one write holds (chunks of 40) under a roomy cap: all taken.
     const many = Array.from({ length: 90 }, (_, i) => `S#m${i}`);
     const roomy = caller().organizationId;
     expect(await takeActiveRunSlots(roomy, many, 100, start, 3600)).toEqual(many);
-    expect(await takeActiveRunSlots(roomy, ["S#m0", "S#y1", "S#y2", "S#y3", "S#y4", "S#y5", "S#y6", "S#y7", "S#y8", "S#y9", "S#y10", "S#y11"], 100, start, 3600)).toEqual([
-      "S#m0",
-      ...Array.from({ length: 10 }, (_, i) => `S#y${i + 1}`),
-    ]);
+    expect(
+      await takeActiveRunSlots(
+        roomy,
+        ["S#m0", "S#y1", "S#y2", "S#y3", "S#y4", "S#y5", "S#y6", "S#y7", "S#y8", "S#y9", "S#y10", "S#y11"],
+        100,
+        start,
+        3600,
+      ),
+    ).toEqual(["S#m0", ...Array.from({ length: 10 }, (_, i) => `S#y${i + 1}`)]);
   });
 
   it("cap store: concurrent takers never pass the cap, release is idempotent, and ended leases (crashed runs) are reclaimed", async () => {

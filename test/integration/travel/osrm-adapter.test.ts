@@ -23,9 +23,13 @@ async function engine(options: FakeOsrmOptions = {}) {
 }
 
 const declared = (server: FakeOsrm, settings: Record<string, unknown> = {}) =>
-  parseTravelProviders({ providers: { city: { kind: "osrm", url: server.url, ...settings } } }).providers.city as Extract<TravelProviderDeclaration, { kind: "osrm" }>;
+  parseTravelProviders({ providers: { city: { kind: "osrm", url: server.url, ...settings } } }).providers.city as Extract<
+    TravelProviderDeclaration,
+    { kind: "osrm" }
+  >;
 
-const grid = (count: number): Location[] => Array.from({ length: count }, (_, i) => ({ lat: -6.2 + 0.003 * (i % 7) + 1e-6 * i, lng: 106.8 + 0.004 * Math.floor(i / 7) }));
+const grid = (count: number): Location[] =>
+  Array.from({ length: count }, (_, i) => ({ lat: -6.2 + 0.003 * (i % 7) + 1e-6 * i, lng: 106.8 + 0.004 * Math.floor(i / 7) }));
 
 const noSleep = async () => undefined;
 
@@ -40,14 +44,17 @@ describe("OSRM table adapter", () => {
     const source = osrmTableSource(declared(server, { maxTableSize: 5, concurrency: 3 }));
     let inFlight = 0;
     let most = 0;
-    const counted = { ...source, table: async (...args: Parameters<typeof source.table>) => {
-      most = Math.max(most, ++inFlight);
-      try {
-        return await source.table(...args);
-      } finally {
-        inFlight--;
-      }
-    } };
+    const counted = {
+      ...source,
+      table: async (...args: Parameters<typeof source.table>) => {
+        most = Math.max(most, ++inFlight);
+        try {
+          return await source.table(...args);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
     const matrix = await buildRoadMatrix({ locations: points, source: counted, cacheTtlMs: 1, now: () => 0, sleep: noSleep });
     expect(matrix.requests).toBe(9); // ⌈12/5⌉²
     expect(matrix.elementsRequested).toBe(144);
@@ -78,7 +85,13 @@ describe("OSRM table adapter", () => {
     ];
     for (const fault of faults) {
       const server = await engine({ fault });
-      const matrix = await buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(server, { timeoutMs: 300 })), cacheTtlMs: 1, now: () => 0, sleep: noSleep });
+      const matrix = await buildRoadMatrix({
+        locations: grid(3),
+        source: osrmTableSource(declared(server, { timeoutMs: 300 })),
+        cacheTtlMs: 1,
+        now: () => 0,
+        sleep: noSleep,
+      });
       expect(server.requests).toBe(2);
       expect(matrix.spec.durationsSeconds[1]).toBe(Math.fround(leg(grid(3)[0]!, grid(3)[1]!).seconds));
     }
@@ -86,23 +99,45 @@ describe("OSRM table adapter", () => {
 
   it("gives up after the retries with the last reason, and does not retry what the server refuses", async () => {
     const down = await engine({ fault: () => ({ status: 502, code: "BadGateway" }) });
-    await expect(buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(down, { retries: 2 })), cacheTtlMs: 1, now: () => 0, sleep: noSleep })).rejects.toThrow(
+    await expect(
+      buildRoadMatrix({
+        locations: grid(3),
+        source: osrmTableSource(declared(down, { retries: 2 })),
+        cacheTtlMs: 1,
+        now: () => 0,
+        sleep: noSleep,
+      }),
+    ).rejects.toThrow(
       new TravelMatrixError("The osrm travel provider failed 3 attempts of a 3×3 request: BadGateway: injected BadGateway (HTTP 502)"),
     );
     expect(down.requests).toBe(3);
 
     // The operator declared a larger table than the server allows: OSRM answers TooBig, which asking again cannot cure.
     const small = await engine({ maxTableSize: 2 });
-    await expect(buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(small, { maxTableSize: 3 })), cacheTtlMs: 1, now: () => 0, sleep: noSleep })).rejects.toThrow(
-      "The osrm travel provider refused a request: TooBig: Too many table coordinates (HTTP 400)",
-    );
+    await expect(
+      buildRoadMatrix({
+        locations: grid(3),
+        source: osrmTableSource(declared(small, { maxTableSize: 3 })),
+        cacheTtlMs: 1,
+        now: () => 0,
+        sleep: noSleep,
+      }),
+    ).rejects.toThrow("The osrm travel provider refused a request: TooBig: Too many table coordinates (HTTP 400)");
     expect(small.requests).toBe(1);
   });
 
   it("marks pairs the engine cannot route (null) as unreachable rather than free", async () => {
     const island: Location = { lat: -7, lng: 110 };
-    const server = await engine({ leg: (from, to) => (from === island || to === island || from.lat === -7 || to.lat === -7 ? null : asymmetricLeg(from, to)) });
-    const matrix = await buildRoadMatrix({ locations: [...grid(2), island], source: osrmTableSource(declared(server)), cacheTtlMs: 1, now: () => 0, sleep: noSleep });
+    const server = await engine({
+      leg: (from, to) => (from === island || to === island || from.lat === -7 || to.lat === -7 ? null : asymmetricLeg(from, to)),
+    });
+    const matrix = await buildRoadMatrix({
+      locations: [...grid(2), island],
+      source: osrmTableSource(declared(server)),
+      cacheTtlMs: 1,
+      now: () => 0,
+      sleep: noSleep,
+    });
     expect(matrix.spec.distancesMetres[0 * 3 + 2]).toBe(UNREACHABLE_METRES);
     expect(matrix.spec.distancesMetres[2 * 3 + 0]).toBe(UNREACHABLE_METRES);
     expect(matrix.spec.distancesMetres[2 * 3 + 2]).toBe(0);
@@ -118,7 +153,14 @@ describe("OSRM table adapter", () => {
     const first = await buildRoadMatrix({ locations: points, source, cache, cacheTtlMs: 30 * day, now: () => 0, sleep: noSleep });
     expect(first).toMatchObject({ elementsRequested: 400, elementsCached: 0 });
 
-    const again = await buildRoadMatrix({ locations: [...points].reverse(), source, cache, cacheTtlMs: 30 * day, now: () => day, sleep: noSleep });
+    const again = await buildRoadMatrix({
+      locations: [...points].reverse(),
+      source,
+      cache,
+      cacheTtlMs: 30 * day,
+      now: () => day,
+      sleep: noSleep,
+    });
     expect(again).toMatchObject({ elementsRequested: 0, elementsCached: 400, requests: 0 });
     // Same numbers whatever the order of the points.
     const i = again.spec.keys.indexOf(locationKey(points[3]!));
@@ -129,10 +171,11 @@ describe("OSRM table adapter", () => {
     const today = [...points.slice(0, 18), { lat: -6.3, lng: 106.9 }, { lat: -6.31, lng: 106.91 }];
     const mixed = await buildRoadMatrix({ locations: today, source, cache, cacheTtlMs: 30 * day, now: () => 2 * day, sleep: noSleep });
     expect(mixed).toMatchObject({ elementsRequested: 2 * 20 + 18 * 2, elementsCached: 18 * 18 });
-    for (let a = 0; a < 20; a++) for (let b = 0; b < 20; b++) {
-      const expected = a === b ? 0 : leg(today[a]!, today[b]!).metres;
-      expect(mixed.spec.distancesMetres[a * 20 + b]).toBe(Math.fround(expected));
-    }
+    for (let a = 0; a < 20; a++)
+      for (let b = 0; b < 20; b++) {
+        const expected = a === b ? 0 : leg(today[a]!, today[b]!).metres;
+        expect(mixed.spec.distancesMetres[a * 20 + b]).toBe(Math.fround(expected));
+      }
 
     // Past the TTL, everything is asked again.
     const stale = await buildRoadMatrix({ locations: today, source, cache, cacheTtlMs: 30 * day, now: () => 40 * day, sleep: noSleep });
@@ -142,7 +185,9 @@ describe("OSRM table adapter", () => {
   it("asks nothing when the plan's cap refuses the elements, and says why", async () => {
     const server = await engine();
     const refusal = async (elements: number) => (elements > 5 ? `cap: ${elements} > 5` : undefined);
-    await expect(buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(server)), cacheTtlMs: 1, now: () => 0, refusal })).rejects.toThrow("cap: 9 > 5");
+    await expect(
+      buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(server)), cacheTtlMs: 1, now: () => 0, refusal }),
+    ).rejects.toThrow("cap: 9 > 5");
     expect(server.requests).toBe(0);
   });
 });

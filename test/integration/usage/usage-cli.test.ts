@@ -16,7 +16,10 @@ import { newOrganizationId } from "#test/support/local-api";
 /** `npm run usage` is `tsx local/usage-cli.ts`; run against the test stack's DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB). */
 const run = promisify(execFile);
 const usageCli = (...args: string[]) =>
-  run(join(repositoryRoot, "node_modules", ".bin", "tsx"), [join(repositoryRoot, "local", "usage-cli.ts"), ...args], { cwd: repositoryRoot, env: process.env }).then(
+  run(join(repositoryRoot, "node_modules", ".bin", "tsx"), [join(repositoryRoot, "local", "usage-cli.ts"), ...args], {
+    cwd: repositoryRoot,
+    env: process.env,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
@@ -71,7 +74,11 @@ describe("npm run usage (local/usage-cli.ts)", () => {
   }, 120_000);
 
   it("refuses a bad range or a missing --org with the usage (exit 2)", async () => {
-    const cases = [["--from", "2026-03-01", "--to", "2026-03-02"], ["--org", "o", "--from", "2026-03-02", "--to", "2026-03-01"], ["--org", "o", "--from", "2025-01-01", "--to", "2026-03-01"]];
+    const cases = [
+      ["--from", "2026-03-01", "--to", "2026-03-02"],
+      ["--org", "o", "--from", "2026-03-02", "--to", "2026-03-01"],
+      ["--org", "o", "--from", "2025-01-01", "--to", "2026-03-01"],
+    ];
     const results = await Promise.all(cases.map((args) => usageCli(...args)));
     results.forEach((result, i) => {
       expect(result.code, cases[i]?.join(" ")).toBe(2);
@@ -82,7 +89,12 @@ describe("npm run usage (local/usage-cli.ts)", () => {
   it("--aws reads calls per day from the usage plan of the tenant's API key (GetUsagePlans, then GetUsage pages)", async () => {
     // No API Gateway emulator exists: a stand-in client answers the two commands as API Gateway documents them.
     const organizationId = newOrganizationId();
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.tenant(organizationId), organizationId, plan: "standard", status: "active", apiKeyId: "key-1" } }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.tenant(organizationId), organizationId, plan: "standard", status: "active", apiKeyId: "key-1" },
+      }),
+    );
     const sent: unknown[] = [];
     const client = {
       send: async (command: unknown) => {
@@ -90,14 +102,34 @@ describe("npm run usage (local/usage-cli.ts)", () => {
         if (command instanceof GetUsagePlansCommand) return { items: [{ id: "plan-1" }] };
         if (command instanceof GetUsageCommand) {
           return command.input.position === undefined
-            ? { items: { "key-1": [[4, 96], [0, 96]] }, position: "next" }
-            : { items: { "key-1": [[0, 100], [7, 93]] } };
+            ? {
+                items: {
+                  "key-1": [
+                    [4, 96],
+                    [0, 96],
+                  ],
+                },
+                position: "next",
+              }
+            : {
+                items: {
+                  "key-1": [
+                    [0, 100],
+                    [7, 93],
+                  ],
+                },
+              };
         }
         throw new Error("unexpected command");
       },
     } as unknown as APIGatewayClient;
     const calls = await usagePlanCalls(organizationId, { from: "2026-03-01", to: "2026-03-02" }, client);
     expect(Object.fromEntries(calls)).toEqual({ "2026-03-01": 4, "2026-03-02": 7 });
-    expect((sent[1] as GetUsageCommand).input).toMatchObject({ usagePlanId: "plan-1", keyId: "key-1", startDate: "2026-03-01", endDate: "2026-03-02" });
+    expect((sent[1] as GetUsageCommand).input).toMatchObject({
+      usagePlanId: "plan-1",
+      keyId: "key-1",
+      startDate: "2026-03-01",
+      endDate: "2026-03-02",
+    });
   });
 });

@@ -79,7 +79,12 @@ afterAll(async () => {
   receiver.closeAllConnections();
   await pollers?.stop();
   await new Promise<void>((closed) => receiver.close(() => closed()));
-  for (const name of ["WEBHOOK_QUEUE_URL", "WEBHOOKS_ALLOW_LOOPBACK", "WEBHOOK_RETRY_SCHEDULE_SECONDS", "WEBHOOK_WORKER_SLOTS_PER_TENANT"]) {
+  for (const name of [
+    "WEBHOOK_QUEUE_URL",
+    "WEBHOOKS_ALLOW_LOOPBACK",
+    "WEBHOOK_RETRY_SCHEDULE_SECONDS",
+    "WEBHOOK_WORKER_SLOTS_PER_TENANT",
+  ]) {
     if (environmentBefore[name] === undefined) delete process.env[name];
     else process.env[name] = environmentBefore[name];
   }
@@ -113,15 +118,39 @@ async function subscription(organizationId: string, path: string) {
 async function delivery(hook: { organizationId: string; webhookId: string }, index: number): Promise<DeliveryMessage> {
   const eventId = `evt_fairness_${hook.organizationId}_${index}`;
   const timestamp = new Date().toISOString();
-  const body = JSON.stringify({ type: "routing.result.completed", timestamp, data: { organizationId: hook.organizationId, resultId: newId(new Date()), hubId: "h", configurationId: "c", scheduleId: null, status: "done" } });
+  const body = JSON.stringify({
+    type: "routing.result.completed",
+    timestamp,
+    data: {
+      organizationId: hook.organizationId,
+      resultId: newId(new Date()),
+      hubId: "h",
+      configurationId: "c",
+      scheduleId: null,
+      status: "done",
+    },
+  });
   const deliveryId = `${timestamp}_${eventId}`;
   await openDelivery(hook.organizationId, hook.webhookId, deliveryId, eventId, "routing.result.completed", new Date());
-  return { organizationId: hook.organizationId, webhookId: hook.webhookId, eventId, eventType: "routing.result.completed", deliveryId, body, attempt: 1 };
+  return {
+    organizationId: hook.organizationId,
+    webhookId: hook.webhookId,
+    eventId,
+    eventType: "routing.result.completed",
+    deliveryId,
+    body,
+    attempt: 1,
+  };
 }
 
 async function enqueue(messages: DeliveryMessage[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 10) {
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: messages.slice(i, i + 10).map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
+      }),
+    );
   }
 }
 
@@ -144,19 +173,29 @@ describe("Webhook delivery fairness (the real delivery worker behind local polle
     await enqueue(messagesOfA);
     await enqueue([await delivery(aliveB, 0)]);
 
-    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }))).Attributes?.QueueArn as string;
-    pollers = startQueuePoller(sqs, queueUrl, arn, async () => (await import("#functions/jobs/webhook-delivery")).handler, () => undefined, {
-      name: "webhook-delivery",
-      timeoutSeconds: webhookWorkerTimeoutSeconds,
-      batchSize: webhookQueueDefinition.batchSize,
-      concurrency: workers,
-    });
+    const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }))).Attributes
+      ?.QueueArn as string;
+    pollers = startQueuePoller(
+      sqs,
+      queueUrl,
+      arn,
+      async () => (await import("#functions/jobs/webhook-delivery")).handler,
+      () => undefined,
+      {
+        name: "webhook-delivery",
+        timeoutSeconds: webhookWorkerTimeoutSeconds,
+        batchSize: webhookQueueDefinition.batchSize,
+        concurrency: workers,
+      },
+    );
 
     const toB = await until("B's delivery", () => arrivals.find((arrival) => arrival.path === "/alive"), 60_000);
     const attemptsOfA = arrivals.filter((arrival) => arrival.path === "/dead").length;
     const stillHanging = hanging.size;
 
-    expect(new Webhook(aliveB.secret).verify(toB.body, { ...(toB.headers as Record<string, string>) })).toMatchObject({ data: { organizationId: aliveB.organizationId } });
+    expect(new Webhook(aliveB.secret).verify(toB.body, { ...(toB.headers as Record<string, string>) })).toMatchObject({
+      data: { organizationId: aliveB.organizationId },
+    });
     // B overtook A's backlog: when B's event arrived, A's dead receiver had seen at most A's share of
     // attempts (not the backlog), and they were all still waiting for an answer.
     expect(attemptsOfA).toBeGreaterThan(0);

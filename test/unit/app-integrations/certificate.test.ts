@@ -15,7 +15,11 @@ function rejection(run: () => unknown) {
     run();
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return { status: error.statusCode, field: error instanceof ValidationError ? error.errors[0]?.field : undefined, message: error.message };
+    return {
+      status: error.statusCode,
+      field: error instanceof ValidationError ? error.errors[0]?.field : undefined,
+      message: error.message,
+    };
   }
   throw new Error("expected a rejection");
 }
@@ -44,14 +48,26 @@ describe("Function: readCertificateUpload", () => {
     ["plain text", Buffer.from("just some text"), "must be an X.509 certificate (PEM or DER)"],
     ["random bytes", Buffer.from([0x30, 0x03, 0x02, 0x01, 0x01]), "must be an X.509 certificate (PEM or DER)"],
     ["a truncated DER certificate", certificate.der.subarray(0, certificate.der.length - 5), "must be an X.509 certificate (PEM or DER)"],
-    ["a DER certificate with bytes after it", Buffer.concat([certificate.der, Buffer.from([0])]), "must be an X.509 certificate (PEM or DER) with nothing after it"],
-    ["a PEM block with broken base64", Buffer.from("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"), "must be an X.509 certificate (PEM or DER)"],
+    [
+      "a DER certificate with bytes after it",
+      Buffer.concat([certificate.der, Buffer.from([0])]),
+      "must be an X.509 certificate (PEM or DER) with nothing after it",
+    ],
+    [
+      "a PEM block with broken base64",
+      Buffer.from("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"),
+      "must be an X.509 certificate (PEM or DER)",
+    ],
     [
       "a certificate bundled with its private key",
       Buffer.from(certificate.pem + certificate.privateKey.export({ type: "pkcs8", format: "pem" }).toString()),
       'must contain only certificates; remove the "PRIVATE KEY" block',
     ],
-    ["a public key instead of a certificate", Buffer.from("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"), 'must contain only certificates; remove the "PUBLIC KEY" block'],
+    [
+      "a public key instead of a certificate",
+      Buffer.from("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"),
+      'must contain only certificates; remove the "PUBLIC KEY" block',
+    ],
   ])("rejects %s with 400 naming azureCert", (_case, content, message) => {
     const error = (() => {
       try {

@@ -4,7 +4,8 @@ import { parseMultipart } from "#shared/http/multipart";
 
 /** The product's rules where busboy alone would answer differently (skip, truncate, reclassify). */
 const CRLF = "\r\n";
-const form = (boundary: string, parts: string[]) => Buffer.from(`${parts.map((part) => `--${boundary}${CRLF}${part}${CRLF}`).join("")}--${boundary}--${CRLF}`, "utf8");
+const form = (boundary: string, parts: string[]) =>
+  Buffer.from(`${parts.map((part) => `--${boundary}${CRLF}${part}${CRLF}`).join("")}--${boundary}--${CRLF}`, "utf8");
 const text = (name: string, value: string) => `Content-Disposition: form-data; name="${name}"${CRLF}${CRLF}${value}`;
 
 function fieldsOfError(run: () => unknown): string[] {
@@ -37,8 +38,14 @@ describe("Function: parseMultipart (strict rules over busboy)", () => {
   });
 
   it("keeps a file's declared content type and its bytes", () => {
-    const raw = form("b", [`Content-Disposition: form-data; name="f"; filename="a.pem"${CRLF}Content-Type: application/x-pem-file${CRLF}${CRLF}-----BEGIN`]);
-    expect(parseMultipart(raw, "b").f).toEqual({ filename: "a.pem", contentType: "application/x-pem-file", content: Buffer.from("-----BEGIN") });
+    const raw = form("b", [
+      `Content-Disposition: form-data; name="f"; filename="a.pem"${CRLF}Content-Type: application/x-pem-file${CRLF}${CRLF}-----BEGIN`,
+    ]);
+    expect(parseMultipart(raw, "b").f).toEqual({
+      filename: "a.pem",
+      contentType: "application/x-pem-file",
+      content: Buffer.from("-----BEGIN"),
+    });
   });
 
   it("reads a boundary with spaces, colons and underscores (handed to busboy quoted)", () => {

@@ -8,7 +8,10 @@ import type { RouteDefinition } from "#shared/http/route";
 const CRLF = "\r\n";
 
 function body(boundary: string, parts: string[], { preamble = "", epilogue = CRLF } = {}): Buffer {
-  return Buffer.from(`${preamble}${parts.map((part) => `--${boundary}${CRLF}${part}${CRLF}`).join("")}--${boundary}--${epilogue}`, "latin1");
+  return Buffer.from(
+    `${preamble}${parts.map((part) => `--${boundary}${CRLF}${part}${CRLF}`).join("")}--${boundary}--${epilogue}`,
+    "latin1",
+  );
 }
 
 const text = (name: string, value: string) => `Content-Disposition: form-data; name="${name}"${CRLF}${CRLF}${value}`;
@@ -29,7 +32,9 @@ describe("Function: parseMultipart", () => {
     const bytes = Buffer.from([0x30, 0x82, 0x00, 0x0d, 0x0a, 0xff, 0x2d, 0x2d]);
     const raw = Buffer.concat([
       Buffer.from(`--b${CRLF}${text("integrationType", "azure")}${CRLF}--b${CRLF}`),
-      Buffer.from(`Content-Disposition: form-data; name="azureCert"; filename="sso.cer"${CRLF}Content-Type: application/pkix-cert${CRLF}${CRLF}`),
+      Buffer.from(
+        `Content-Disposition: form-data; name="azureCert"; filename="sso.cer"${CRLF}Content-Type: application/pkix-cert${CRLF}${CRLF}`,
+      ),
       bytes,
       Buffer.from(`${CRLF}--b--${CRLF}`),
     ]);
@@ -108,9 +113,20 @@ describe("Function: parseMultipart", () => {
     ["an unterminated quoted name", body("b", [`Content-Disposition: form-data; name="a${CRLF}${CRLF}1`]), ["body"]],
     ["a header line without a colon", body("b", [`Content-Disposition: form-data; name="a"${CRLF}junk${CRLF}${CRLF}1`]), ["body"]],
     ["a part whose headers never end", Buffer.from(`--b${CRLF}Content-Disposition: form-data; name="a"${CRLF}--b--`), ["body"]],
-    ["more than 20 parts", body("b", Array.from({ length: 21 }, (_, i) => text(`f${i}`, "1"))), ["body"]],
+    [
+      "more than 20 parts",
+      body(
+        "b",
+        Array.from({ length: 21 }, (_, i) => text(`f${i}`, "1")),
+      ),
+      ["body"],
+    ],
     ["a field sent twice", body("b", [text("a", "1"), text("a", "2")]), ["a"]],
-    ["text that is not UTF-8", Buffer.concat([Buffer.from(`--b${CRLF}${text("a", "")}`), Buffer.from([0xc3, 0x28]), Buffer.from(`${CRLF}--b--`)]), ["a"]],
+    [
+      "text that is not UTF-8",
+      Buffer.concat([Buffer.from(`--b${CRLF}${text("a", "")}`), Buffer.from([0xc3, 0x28]), Buffer.from(`${CRLF}--b--`)]),
+      ["a"],
+    ],
   ])("rejects %s with 400", (_case, raw, fields) => {
     expect(issueOf(() => parseMultipart(raw, "b"))).toEqual({ status: 400, fields });
   });
@@ -130,7 +146,9 @@ describe("Function: parseMultipart", () => {
             typeof fieldValue === "string"
               ? [Buffer.from(`--${boundary}${CRLF}${text(fieldName, fieldValue)}${CRLF}`)]
               : [
-                  Buffer.from(`--${boundary}${CRLF}Content-Disposition: form-data; name="${fieldName}"; filename="${fieldValue.filename}"${CRLF}${CRLF}`),
+                  Buffer.from(
+                    `--${boundary}${CRLF}Content-Disposition: form-data; name="${fieldName}"; filename="${fieldValue.filename}"${CRLF}${CRLF}`,
+                  ),
                   fieldValue.content,
                   Buffer.from(CRLF),
                 ],
@@ -144,7 +162,12 @@ describe("Function: parseMultipart", () => {
         expect(Object.keys(parsed).sort()).toEqual(entries.map(([n]) => n).sort());
         for (const [fieldName, fieldValue] of entries) {
           if (typeof fieldValue === "string") expect(parsed[fieldName]).toBe(fieldValue);
-          else expect(parsed[fieldName]).toEqual({ filename: fieldValue.filename, contentType: "application/octet-stream", content: fieldValue.content });
+          else
+            expect(parsed[fieldName]).toEqual({
+              filename: fieldValue.filename,
+              contentType: "application/octet-stream",
+              content: fieldValue.content,
+            });
         }
       }),
       { numRuns: 300 },
@@ -153,7 +176,19 @@ describe("Function: parseMultipart", () => {
 
   // Fuzz: no input makes the parser crash or answer anything but a typed 400.
   it("answers any byte sequence with fields or a 400, never another error (property)", () => {
-    const fragments = fc.constantFrom("--b", "--b--", CRLF, `${CRLF}${CRLF}`, 'Content-Disposition: form-data; name="a"', '; filename="f"', "x", "\u00ff", ":", ";", '"');
+    const fragments = fc.constantFrom(
+      "--b",
+      "--b--",
+      CRLF,
+      `${CRLF}${CRLF}`,
+      'Content-Disposition: form-data; name="a"',
+      '; filename="f"',
+      "x",
+      "\u00ff",
+      ":",
+      ";",
+      '"',
+    );
     const bytes = fc.oneof(
       fc.uint8Array({ maxLength: 400 }).map((a) => Buffer.from(a)),
       fc.array(fragments, { maxLength: 40 }).map((list) => Buffer.from(list.join(""), "latin1")),
@@ -182,12 +217,15 @@ describe("Function: multipartBoundary", () => {
     expect(multipartBoundary(contentType)).toBe(boundary);
   });
 
-  it.each(["multipart/form-data", "multipart/form-data; boundary=", `multipart/form-data; boundary=${"a".repeat(71)}`, 'multipart/form-data; boundary="ends with space "', "multipart/form-data; boundary=a{b}"])(
-    "rejects %s with 400",
-    (contentType) => {
-      expect(issueOf(() => multipartBoundary(contentType))).toEqual({ status: 400, fields: ["body"] });
-    },
-  );
+  it.each([
+    "multipart/form-data",
+    "multipart/form-data; boundary=",
+    `multipart/form-data; boundary=${"a".repeat(71)}`,
+    'multipart/form-data; boundary="ends with space "',
+    "multipart/form-data; boundary=a{b}",
+  ])("rejects %s with 400", (contentType) => {
+    expect(issueOf(() => multipartBoundary(contentType))).toEqual({ status: 400, fields: ["body"] });
+  });
 });
 
 describe("Function: headerParameters", () => {
@@ -205,7 +243,11 @@ describe("Function: headerParameters", () => {
 describe("Function: parseMultipartBody", () => {
   const route = { maxBodyBytes: 100 } as RouteDefinition;
   const event = (contentType: string | undefined, raw: Buffer) =>
-    ({ headers: contentType ? { "Content-Type": contentType } : {}, body: raw.toString("base64"), isBase64Encoded: true }) as unknown as APIGatewayProxyEvent;
+    ({
+      headers: contentType ? { "Content-Type": contentType } : {},
+      body: raw.toString("base64"),
+      isBase64Encoded: true,
+    }) as unknown as APIGatewayProxyEvent;
 
   it("decodes the base64 body API Gateway delivers for binary media types", () => {
     expect({ ...parseMultipartBody(event("Multipart/Form-Data; boundary=b", body("b", [text("a", "1")])), route) }).toEqual({ a: "1" });
@@ -218,6 +260,9 @@ describe("Function: parseMultipartBody", () => {
 
   it("answers 413 over the route's limit and 400 for an empty body", () => {
     expect(() => parseMultipartBody(event("multipart/form-data; boundary=b", Buffer.alloc(101)), route)).toThrow(PayloadTooLargeError);
-    expect(issueOf(() => parseMultipartBody(event("multipart/form-data; boundary=b", Buffer.alloc(0)), route))).toEqual({ status: 400, fields: ["body"] });
+    expect(issueOf(() => parseMultipartBody(event("multipart/form-data; boundary=b", Buffer.alloc(0)), route))).toEqual({
+      status: 400,
+      fields: ["body"],
+    });
   });
 });

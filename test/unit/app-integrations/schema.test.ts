@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  appIntegrationCreateFormSchema,
-  appIntegrationUpdateFormSchema,
-  isAbsoluteHttpsUrl,
-} from "#shared/domain/app-integrations/schema";
+import { appIntegrationCreateFormSchema, appIntegrationUpdateFormSchema, isAbsoluteHttpsUrl } from "#shared/domain/app-integrations/schema";
 import { ValidationError } from "#shared/domain/errors";
 import { parseWith } from "#shared/domain/validation";
 
@@ -59,7 +55,9 @@ describe("Schema: appIntegrationCreateFormSchema", () => {
     const base = "https://a.example.com/";
     const url2048 = base + "a".repeat(2048 - base.length);
     expect(parseWith(appIntegrationCreateFormSchema, { ...validForm, azureAuthUrl: url2048 }).azureAuthUrl).toHaveLength(2048);
-    expect(issues(() => parseWith(appIntegrationCreateFormSchema, { ...validForm, azureAuthUrl: `${url2048}a` }))[0]?.field).toBe("azureAuthUrl");
+    expect(issues(() => parseWith(appIntegrationCreateFormSchema, { ...validForm, azureAuthUrl: `${url2048}a` }))[0]?.field).toBe(
+      "azureAuthUrl",
+    );
   });
 
   it("names every missing field as required", () => {
@@ -82,7 +80,11 @@ describe("Schema: appIntegrationCreateFormSchema", () => {
   it("rejects unknown fields by name, including prototype-looking ones", () => {
     const form = Object.assign(Object.create(null), validForm, { files: "x" });
     Object.defineProperty(form, "__proto__", { value: "y", enumerable: true });
-    expect(issues(() => parseWith(appIntegrationCreateFormSchema, form)).map((issue) => issue.field).sort()).toEqual(["__proto__", "files"]);
+    expect(
+      issues(() => parseWith(appIntegrationCreateFormSchema, form))
+        .map((issue) => issue.field)
+        .sort(),
+    ).toEqual(["__proto__", "files"]);
   });
 
   it("rejects an integrationType other than azure", () => {

@@ -42,7 +42,10 @@ function memoryPorts() {
       return true;
     },
     async list(organizationId) {
-      return { items: [...items.values()].filter((entry) => entry.record.organizationId === organizationId).map((entry) => entry.record), nextCursor: null };
+      return {
+        items: [...items.values()].filter((entry) => entry.record.organizationId === organizationId).map((entry) => entry.record),
+        nextCursor: null,
+      };
     },
   };
 
@@ -51,7 +54,14 @@ function memoryPorts() {
       const objectKey = `org/${organizationId}/app-integrations/${integrationId}/${objectId}/${upload.fileName}`;
       events.push(`object:put ${objectKey}`);
       objects.set(objectKey, upload.content);
-      return { objectKey, fileName: upload.fileName, contentType: upload.contentType, format: upload.format, sizeBytes: upload.content.length, sha256: upload.sha256 };
+      return {
+        objectKey,
+        fileName: upload.fileName,
+        contentType: upload.contentType,
+        format: upload.format,
+        sizeBytes: upload.content.length,
+        sha256: upload.sha256,
+      };
     },
     async remove(certificate: StoredCertificate) {
       events.push(`object:remove ${certificate.objectKey}`);
@@ -67,7 +77,11 @@ function memoryPorts() {
 
 const caller: Caller = { userId: "u1", organizationId: "org-a", hubIds: [], permissions: new Set(), permissionDetails: [] };
 const otherCaller: Caller = { ...caller, organizationId: "org-b" };
-const pemFile = (name = "sso.pem") => ({ filename: name, contentType: "application/x-pem-file", content: Buffer.from(selfSignedCertificate().pem) });
+const pemFile = (name = "sso.pem") => ({
+  filename: name,
+  contentType: "application/x-pem-file",
+  content: Buffer.from(selfSignedCertificate().pem),
+});
 const createInput = () => ({ integrationType: "azure" as const, azureAuthUrl: "https://login.example.com/sso", azureCert: pemFile() });
 const fixedClock = (iso: string) => () => new Date(iso);
 
@@ -81,8 +95,14 @@ describe("Service: app integrations", () => {
       const created = await service.create(caller, createInput());
       // Assess
       expect(ports.events.map((event) => event.split(" ")[0])).toEqual(["object:put", "item:insert"]);
-      expect(created).toMatchObject({ organizationId: "org-a", createdTime: "2026-11-22T09:25:03.123000Z", updatedTime: "2026-11-22T09:25:03.123000Z" });
-      expect(created.azureCert).toMatch(/^https:\/\/files\.example\/org\/org-a\/app-integrations\/[0-9a-f]{24}\/[0-9a-f]{24}\/sso\.pem\?signed$/);
+      expect(created).toMatchObject({
+        organizationId: "org-a",
+        createdTime: "2026-11-22T09:25:03.123000Z",
+        updatedTime: "2026-11-22T09:25:03.123000Z",
+      });
+      expect(created.azureCert).toMatch(
+        /^https:\/\/files\.example\/org\/org-a\/app-integrations\/[0-9a-f]{24}\/[0-9a-f]{24}\/sso\.pem\?signed$/,
+      );
       expect(created).not.toHaveProperty("certificate");
     });
 
@@ -107,7 +127,9 @@ describe("Service: app integrations", () => {
     it("validates the certificate before touching storage", async () => {
       const ports = memoryPorts();
       const service = createAppIntegrationService(ports.store, ports.certificates);
-      await expect(service.create(caller, { ...createInput(), azureCert: { ...pemFile(), content: Buffer.from("nope") } })).rejects.toThrow(ValidationError);
+      await expect(service.create(caller, { ...createInput(), azureCert: { ...pemFile(), content: Buffer.from("nope") } })).rejects.toThrow(
+        ValidationError,
+      );
       expect(ports.events).toEqual([]);
     });
   });

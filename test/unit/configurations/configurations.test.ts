@@ -1,12 +1,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Caller } from "#shared/domain/caller";
-import { configurationInputSchema, configurationPatchSchema, maxListedVehicles, type RoutingConfiguration } from "#shared/domain/configurations/schema";
+import {
+  configurationInputSchema,
+  configurationPatchSchema,
+  maxListedVehicles,
+  type RoutingConfiguration,
+} from "#shared/domain/configurations/schema";
 import { type ConfigurationStore, createConfigurationService } from "#shared/domain/configurations/service";
 import { NotFoundError } from "#shared/domain/errors";
 
 const base = { name: "Daily", hubId: "h1" };
-const caller = (hubIds: string[] = []): Caller => ({ userId: "u", organizationId: "o", hubIds, permissions: new Set(), permissionDetails: [] });
+const caller = (hubIds: string[] = []): Caller => ({
+  userId: "u",
+  organizationId: "o",
+  hubIds,
+  permissions: new Set(),
+  permissionDetails: [],
+});
 
 function memoryStore() {
   const profiles = new Map<string, { configuration: RoutingConfiguration; version: number }>();
@@ -20,7 +31,8 @@ function memoryStore() {
     remove: async (_o, id) => profiles.delete(id),
     hasSchedules: async () => false,
     list: async () => ({ items: [...profiles.values()].map((entry) => entry.configuration), nextCursor: null }),
-    idsOfHub: async (_o, hubId) => [...profiles.values()].filter((entry) => entry.configuration.hubId === hubId).map((entry) => entry.configuration._id),
+    idsOfHub: async (_o, hubId) =>
+      [...profiles.values()].filter((entry) => entry.configuration.hubId === hubId).map((entry) => entry.configuration._id),
   };
   return { store, profiles };
 }
@@ -40,7 +52,10 @@ describe("Schema: configuration profile", () => {
       travelProvider: null,
       travelFallback: "fail",
     });
-    expect(configurationInputSchema.parse({ ...base, capacityConstraint: { volume: false } }).capacityConstraint).toEqual({ weight: true, volume: false });
+    expect(configurationInputSchema.parse({ ...base, capacityConstraint: { volume: false } }).capacityConstraint).toEqual({
+      weight: true,
+      volume: false,
+    });
   });
 
   it.each([
@@ -90,13 +105,18 @@ describe("Service: configuration profiles", () => {
   it("takes only a travel provider the operator declared, and says which ones are", async () => {
     const { store, profiles } = memoryStore();
     const service = createConfigurationService(store, undefined, () => ["greatCircle", "city-osrm"]);
-    const created = await service.create(caller(), configurationInputSchema.parse({ ...base, travelProvider: "city-osrm", travelFallback: "greatCircle" }));
+    const created = await service.create(
+      caller(),
+      configurationInputSchema.parse({ ...base, travelProvider: "city-osrm", travelFallback: "greatCircle" }),
+    );
     expect(created).toMatchObject({ travelProvider: "city-osrm", travelFallback: "greatCircle" });
     await expect(service.create(caller(), configurationInputSchema.parse({ ...base, travelProvider: "here" }))).rejects.toMatchObject({
       statusCode: 400,
       errors: [{ field: "travelProvider", message: "travelProvider must be one of the declared travel providers: greatCircle, city-osrm" }],
     });
-    await expect(service.patch(caller(), created._id, { travelProvider: "gone" })).rejects.toMatchObject({ errors: [{ field: "travelProvider" }] });
+    await expect(service.patch(caller(), created._id, { travelProvider: "gone" })).rejects.toMatchObject({
+      errors: [{ field: "travelProvider" }],
+    });
     expect(profiles.get(created._id)?.configuration.travelProvider).toBe("city-osrm");
     expect((await service.patch(caller(), created._id, { travelProvider: null })).travelProvider).toBeNull();
   });

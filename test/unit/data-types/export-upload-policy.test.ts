@@ -27,10 +27,17 @@ describe("export upload: the presigned POST policy", () => {
 
   it("bounds the size from 1 byte to the plan's maximum, fixes the content type and the kind-first key, and expires with PRESIGN_TTL_SECONDS", async () => {
     const before = Date.now();
-    const target = await source.uploadTarget("org.acme", "0123456789abcdef01234567", { maxBytes: 10 * 1024 * 1024, contentType: EXPORT_CONTENT_TYPE });
+    const target = await source.uploadTarget("org.acme", "0123456789abcdef01234567", {
+      maxBytes: 10 * 1024 * 1024,
+      contentType: EXPORT_CONTENT_TYPE,
+    });
     expect(target.expiresInSeconds).toBe(600);
     expect(target.url).toMatch(/^https:\/\/files-bucket\.s3\.eu-west-1\.amazonaws\.com\/?$/);
-    expect(target.fields).toMatchObject({ key: "imports/org.acme/0123456789abcdef01234567.jsonl", "Content-Type": EXPORT_CONTENT_TYPE, "X-Amz-Algorithm": "AWS4-HMAC-SHA256" });
+    expect(target.fields).toMatchObject({
+      key: "imports/org.acme/0123456789abcdef01234567.jsonl",
+      "Content-Type": EXPORT_CONTENT_TYPE,
+      "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
+    });
     expect(target.fields["X-Amz-Signature"]).toMatch(/^[0-9a-f]{64}$/);
 
     const policy = decodedPolicy(target.fields);

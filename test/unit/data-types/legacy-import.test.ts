@@ -12,7 +12,15 @@ describe("Module: legacy import (pure rules)", () => {
     it.each([
       ["whole file, no trailing newline", text, { line: 2, byteOffset: 0 }, text.length, 10, [2, 4, 5], true],
       ["at most maxRecords non-blank lines", text, { line: 2, byteOffset: 0 }, text.length, 2, [2, 4], false],
-      ["a chunk cut mid-line stops at the last complete line", text.subarray(0, 12), { line: 2, byteOffset: 0 }, text.length, 10, [2], false],
+      [
+        "a chunk cut mid-line stops at the last complete line",
+        text.subarray(0, 12),
+        { line: 2, byteOffset: 0 },
+        text.length,
+        10,
+        [2],
+        false,
+      ],
     ] as const)("%s", (_name, chunk, start, size, max, lines, atEnd) => {
       // Prepare + Act
       const page = cutPage(Buffer.from(chunk), start, size, max);
@@ -23,8 +31,17 @@ describe("Module: legacy import (pure rules)", () => {
 
     it("resumes at the byte offset and line it answered, so pages tile the file", () => {
       const first = cutPage(text, { line: 2, byteOffset: 0 }, text.length, 2);
-      const rest = cutPage(text.subarray(first?.nextByteOffset), { line: first?.nextLine ?? 0, byteOffset: first?.nextByteOffset ?? 0 }, text.length, 10);
-      expect([...(first?.lines ?? []), ...(rest?.lines ?? [])].map((line) => JSON.parse(line.text))).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+      const rest = cutPage(
+        text.subarray(first?.nextByteOffset),
+        { line: first?.nextLine ?? 0, byteOffset: first?.nextByteOffset ?? 0 },
+        text.length,
+        10,
+      );
+      expect([...(first?.lines ?? []), ...(rest?.lines ?? [])].map((line) => JSON.parse(line.text))).toEqual([
+        { a: 1 },
+        { b: 2 },
+        { c: 3 },
+      ]);
       expect(rest).toMatchObject({ nextLine: 6, atEnd: true });
     });
 
@@ -77,7 +94,14 @@ describe("Module: legacy import (pure rules)", () => {
         errors: [],
         startedTime: "2026-11-24 08:00:00",
       };
-      expect(toImportView(state)).toEqual({ status: "running", mode: "copy", processed: 1000, total: 5000, errors: [], startedTime: "2026-11-24 08:00:00" });
+      expect(toImportView(state)).toEqual({
+        status: "running",
+        mode: "copy",
+        processed: 1000,
+        total: 5000,
+        errors: [],
+        startedTime: "2026-11-24 08:00:00",
+      });
     });
   });
 
@@ -98,9 +122,14 @@ describe("Module: legacy import (pure rules)", () => {
   });
 
   describe("Rule: primaryKey on an imported type", () => {
-    const fields = (types: string[]) => types.map((type, index) => (type === "title" ? { title: "Name", type } : { id: `f${index}`, title: `F${index}`, type, required: true }));
+    const fields = (types: string[]) =>
+      types.map((type, index) =>
+        type === "title" ? { title: "Name", type } : { id: `f${index}`, title: `F${index}`, type, required: true },
+      );
     const issuesOf = (types: string[], legacyImport: boolean) =>
-      dataTypeIssues(dataTypeInputSchema.parse({ name: "T", fields: fields(types) }), { relationTargets: new Map(), legacyImport }).map((issue) => issue.field);
+      dataTypeIssues(dataTypeInputSchema.parse({ name: "T", fields: fields(types) }), { relationTargets: new Map(), legacyImport }).map(
+        (issue) => issue.field,
+      );
 
     it.each([
       [["primaryKey", "text"], true, []],

@@ -54,7 +54,13 @@ function runCases(cases: Case[], context: Partial<RuleContext> = {}) {
 
 describe("Rules: data type", () => {
   describe("null on optional attributes is read as absent", () => {
-    const relationTo = (via: unknown) => ({ id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "user", via } });
+    const relationTo = (via: unknown) => ({
+      id: "owner",
+      title: "Owner",
+      type: "relation",
+      required: false,
+      relation: { kind: "belongsTo", targetKind: "standard", target: "user", via },
+    });
     runCases([
       ["relation.via null", base([relationTo(null)]), []],
       [
@@ -88,7 +94,19 @@ describe("Rules: data type", () => {
     ]);
 
     it("stores dateTime bounds in the records' form (YYYY-MM-DD HH:mm:ss, UTC)", () => {
-      const [, stored] = normalizeFields(dataTypeInputSchema.parse(base([{ id: "at", title: "At", type: "dateTime", required: false, validations: { min: "2026-01-01T08:00:00+07:00", max: "2026-01-02 09:00" } }])).fields);
+      const [, stored] = normalizeFields(
+        dataTypeInputSchema.parse(
+          base([
+            {
+              id: "at",
+              title: "At",
+              type: "dateTime",
+              required: false,
+              validations: { min: "2026-01-01T08:00:00+07:00", max: "2026-01-02 09:00" },
+            },
+          ]),
+        ).fields,
+      );
       expect(stored?.validations).toEqual({ min: "2026-01-01 01:00:00", max: "2026-01-02 09:00:00" });
     });
 
@@ -132,7 +150,11 @@ describe("Rules: data type", () => {
       ["a field without type", base([{ id: "a", title: "A", required: true }]), ["fields.1.type"]],
       ["neither required nor isRequired", base([{ id: "a", title: "A", type: "text" }]), ["fields.1.required"]],
       ["isRequired alone is valid", base([{ id: "a", title: "A", type: "text", isRequired: true }]), []],
-      ["required and isRequired disagree", base([{ id: "a", title: "A", type: "text", required: true, isRequired: false }]), ["fields.1.isRequired"]],
+      [
+        "required and isRequired disagree",
+        base([{ id: "a", title: "A", type: "text", required: true, isRequired: false }]),
+        ["fields.1.isRequired"],
+      ],
       ["an unknown field attribute", base([text("a", { colour: "red" })]), ["fields.1.colour"]],
       ["show accepted as boolean", base([text("a", { show: false })]), []],
       ["show not boolean", base([text("a", { show: "yes" })]), ["fields.1.show"]],
@@ -159,22 +181,43 @@ describe("Rules: data type", () => {
       ["the legacy response type string", base([{ id: "a", title: "A", type: "string", required: false }]), ["fields.1.type"]],
       ["no title field", { name: "X", fields: [text("a")] }, ["fields"]],
       ["two title fields", base([{ type: "title", title: "Other" }]), ["fields.1.type"]],
-      ["a primaryKey field on a new type", { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }] }, ["fields.0.type"]],
+      [
+        "a primaryKey field on a new type",
+        { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }] },
+        ["fields.0.type"],
+      ],
       ["title and primaryKey together", base([{ id: "code", title: "Code", type: "primaryKey", required: true }]), ["fields.1.type"]],
     ]);
 
     it("forces id dataId, required, unique, show and searchable on the title, whatever is sent", () => {
       const sent = { type: "title", title: "Name", id: "name", required: false, unique: false, show: false, searchable: false };
       const [field] = normalizeFields(dataTypeInputSchema.parse({ name: "X", fields: [sent] }).fields);
-      expect(field).toEqual({ id: "dataId", title: "Name", type: "title", required: true, unique: true, show: true, searchable: true, optionData: [] });
+      expect(field).toEqual({
+        id: "dataId",
+        title: "Name",
+        type: "title",
+        required: true,
+        unique: true,
+        show: true,
+        searchable: true,
+        optionData: [],
+      });
     });
 
     describe("a legacy primaryKey type", () => {
       const existing = storedType({ fields: normalizeFields([{ id: "code", title: "Code", type: "primaryKey", required: true }]) });
       runCases(
         [
-          ["keeps its primaryKey field", { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, text("a")] }, []],
-          ["cannot add a title next to it", { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, title] }, ["fields.1.type"]],
+          [
+            "keeps its primaryKey field",
+            { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, text("a")] },
+            [],
+          ],
+          [
+            "cannot add a title next to it",
+            { name: "X", fields: [{ id: "code", title: "Code", type: "primaryKey", required: true }, title] },
+            ["fields.1.type"],
+          ],
           ["cannot drop its identifying field", { name: "X", fields: [text("a")] }, ["fields"]],
           ["cannot swap its primaryKey for a title", { name: "X", fields: [title, text("a")] }, ["fields.0.type"]],
         ],
@@ -188,8 +231,16 @@ describe("Rules: data type", () => {
       ["option with options is valid", base([{ id: "o", title: "O", type: "option", required: false, optionData: ["a", "b"] }]), []],
       ["multiOption with options is valid", base([{ id: "o", title: "O", type: "multiOption", required: false, optionData: ["a"] }]), []],
       ["option without optionData", base([{ id: "o", title: "O", type: "option", required: false }]), ["fields.1.optionData"]],
-      ["multiOption with empty optionData", base([{ id: "o", title: "O", type: "multiOption", required: false, optionData: [] }]), ["fields.1.optionData"]],
-      ["repeated options", base([{ id: "o", title: "O", type: "option", required: false, optionData: ["a", "a"] }]), ["fields.1.optionData"]],
+      [
+        "multiOption with empty optionData",
+        base([{ id: "o", title: "O", type: "multiOption", required: false, optionData: [] }]),
+        ["fields.1.optionData"],
+      ],
+      [
+        "repeated options",
+        base([{ id: "o", title: "O", type: "option", required: false, optionData: ["a", "a"] }]),
+        ["fields.1.optionData"],
+      ],
       ["a blank option", base([{ id: "o", title: "O", type: "option", required: false, optionData: [" "] }]), ["fields.1.optionData.0"]],
       ["text with empty optionData is valid", base([text("a", { optionData: [] })]), []],
       ["text with options", base([text("a", { optionData: ["x"] })]), ["fields.1.optionData"]],
@@ -198,9 +249,29 @@ describe("Rules: data type", () => {
   });
 
   describe("Rule 5: validations", () => {
-    const number = (validations: unknown, extra: Record<string, unknown> = {}) => ({ id: "n", title: "N", type: "number", required: false, validations, ...extra });
-    const typed = (id: string, type: string, validations?: unknown) => ({ id, title: id, type, required: false, ...(validations ? { validations } : {}) });
-    const multi = (validations: unknown) => ({ id: "m", title: "M", type: "multiOption", required: false, optionData: ["a", "b", "c"], validations });
+    const number = (validations: unknown, extra: Record<string, unknown> = {}) => ({
+      id: "n",
+      title: "N",
+      type: "number",
+      required: false,
+      validations,
+      ...extra,
+    });
+    const typed = (id: string, type: string, validations?: unknown) => ({
+      id,
+      title: id,
+      type,
+      required: false,
+      ...(validations ? { validations } : {}),
+    });
+    const multi = (validations: unknown) => ({
+      id: "m",
+      title: "M",
+      type: "multiOption",
+      required: false,
+      optionData: ["a", "b", "c"],
+      validations,
+    });
     runCases([
       ["number min/max/decimals is valid", base([number({ min: 0, max: 10, decimals: 2 })]), []],
       ["number min equal to max is valid", base([number({ min: 5, max: 5 })]), []],
@@ -220,17 +291,29 @@ describe("Rules: data type", () => {
       ["date bound as number", base([typed("d", "date", { min: 20260101 })]), ["fields.1.validations.min"]],
       ["date with decimals", base([typed("d", "date", { decimals: 1 })]), ["fields.1.validations.decimals"]],
       ["dateTime bounds are valid", base([typed("dt", "dateTime", { min: "2026-01-01 08:00:00", max: "2026-01-01T09:00:00Z" })]), []],
-      ["dateTime min after max across offsets", base([typed("dt", "dateTime", { min: "2026-01-01T10:00:00+00:00", max: "2026-01-01T10:30:00+01:00" })]), ["fields.1.validations.min"]],
+      [
+        "dateTime min after max across offsets",
+        base([typed("dt", "dateTime", { min: "2026-01-01T10:00:00+00:00", max: "2026-01-01T10:30:00+01:00" })]),
+        ["fields.1.validations.min"],
+      ],
       ["dateTime bound not a date-time", base([typed("dt", "dateTime", { max: "tomorrow" })]), ["fields.1.validations.max"]],
       ["time bounds are valid", base([typed("t", "time", { min: "08:00", max: "17:30:00", maxInclusive: false })]), []],
       ["time bound 24:00", base([typed("t", "time", { max: "24:00" })]), ["fields.1.validations.max"]],
       ["time min after max", base([typed("t", "time", { min: "18:00", max: "08:00" })]), ["fields.1.validations.min"]],
       ["ref to a field of the same type is valid", base([typed("start", "date"), typed("end", "date", { min: { ref: "start" } })]), []],
       ["ref with a literal max is valid", base([typed("a", "number"), number({ min: { ref: "a" }, max: 3 })]), []],
-      ["ref to a field of another type", base([typed("start", "time"), typed("end", "date", { min: { ref: "start" } })]), ["fields.2.validations.min.ref"]],
+      [
+        "ref to a field of another type",
+        base([typed("start", "time"), typed("end", "date", { min: { ref: "start" } })]),
+        ["fields.2.validations.min.ref"],
+      ],
       ["ref to an unknown field", base([typed("end", "date", { min: { ref: "nope" } })]), ["fields.1.validations.min.ref"]],
       ["ref to the field itself", base([typed("end", "date", { max: { ref: "end" } })]), ["fields.1.validations.max.ref"]],
-      ["ref with an extra key", base([typed("a", "date"), typed("end", "date", { min: { ref: "a", x: 1 } })]), ["fields.2.validations.min.x"]],
+      [
+        "ref with an extra key",
+        base([typed("a", "date"), typed("end", "date", { min: { ref: "a", x: 1 } })]),
+        ["fields.2.validations.min.x"],
+      ],
       ["multiOption selections are valid", base([multi({ minSelected: 1, maxSelected: 3 })]), []],
       ["minSelected above maxSelected", base([multi({ minSelected: 3, maxSelected: 2 })]), ["fields.1.validations.minSelected"]],
       ["maxSelected above the number of options", base([multi({ maxSelected: 4 })]), ["fields.1.validations.maxSelected"]],
@@ -246,20 +329,64 @@ describe("Rules: data type", () => {
     const context = { relationTargets: new Map([[ids.order, orderType]]) };
     runCases(
       [
-        ["belongsTo an existing data type is valid", base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.order })]), []],
-        ["belongsToMany a standard entity is valid", base([relation({ kind: "belongsToMany", targetKind: "standard", target: "user" })]), []],
+        [
+          "belongsTo an existing data type is valid",
+          base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.order })]),
+          [],
+        ],
+        [
+          "belongsToMany a standard entity is valid",
+          base([relation({ kind: "belongsToMany", targetKind: "standard", target: "user" })]),
+          [],
+        ],
         ["type relation without relation", base([{ id: "r", title: "R", type: "relation", required: false }]), ["fields.1.relation"]],
-        ["relation on a text field", base([relation({ kind: "belongsTo", targetKind: "standard", target: "hub" }, "text")]), ["fields.1.relation"]],
+        [
+          "relation on a text field",
+          base([relation({ kind: "belongsTo", targetKind: "standard", target: "hub" }, "text")]),
+          ["fields.1.relation"],
+        ],
         ["an unknown kind", base([relation({ kind: "owns", targetKind: "standard", target: "hub" })]), ["fields.1.relation.kind"]],
-        ["an unknown targetKind", base([relation({ kind: "belongsTo", targetKind: "table", target: "hub" })]), ["fields.1.relation.targetKind"]],
+        [
+          "an unknown targetKind",
+          base([relation({ kind: "belongsTo", targetKind: "table", target: "hub" })]),
+          ["fields.1.relation.targetKind"],
+        ],
         ["a missing target", base([relation({ kind: "belongsTo", targetKind: "standard" })]), ["fields.1.relation.target"]],
-        ["an unknown standard entity", base([relation({ kind: "belongsTo", targetKind: "standard", target: "invoice" })]), ["fields.1.relation.target"]],
-        ["a data type that does not exist", base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.missing })]), ["fields.1.relation.target"]],
-        ["a target that is not an id", base([relation({ kind: "belongsTo", targetKind: "dataType", target: "Order" })]), ["fields.1.relation.target"]],
-        ["via on belongsTo", base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.order, via: "x" })]), ["fields.1.relation.via"]],
-        ["hasMany without via", base([relation({ kind: "hasMany", targetKind: "dataType", target: ids.order })]), ["fields.1.relation.via"]],
-        ["hasOne on a standard entity", base([relation({ kind: "hasOne", targetKind: "standard", target: "user", via: "x" })]), ["fields.1.relation.targetKind"]],
-        ["hasMany on create (nothing can point back yet)", base([relation({ kind: "hasMany", targetKind: "dataType", target: ids.order, via: "customer" })]), ["fields.1.relation.via"]],
+        [
+          "an unknown standard entity",
+          base([relation({ kind: "belongsTo", targetKind: "standard", target: "invoice" })]),
+          ["fields.1.relation.target"],
+        ],
+        [
+          "a data type that does not exist",
+          base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.missing })]),
+          ["fields.1.relation.target"],
+        ],
+        [
+          "a target that is not an id",
+          base([relation({ kind: "belongsTo", targetKind: "dataType", target: "Order" })]),
+          ["fields.1.relation.target"],
+        ],
+        [
+          "via on belongsTo",
+          base([relation({ kind: "belongsTo", targetKind: "dataType", target: ids.order, via: "x" })]),
+          ["fields.1.relation.via"],
+        ],
+        [
+          "hasMany without via",
+          base([relation({ kind: "hasMany", targetKind: "dataType", target: ids.order })]),
+          ["fields.1.relation.via"],
+        ],
+        [
+          "hasOne on a standard entity",
+          base([relation({ kind: "hasOne", targetKind: "standard", target: "user", via: "x" })]),
+          ["fields.1.relation.targetKind"],
+        ],
+        [
+          "hasMany on create (nothing can point back yet)",
+          base([relation({ kind: "hasMany", targetKind: "dataType", target: ids.order, via: "customer" })]),
+          ["fields.1.relation.via"],
+        ],
       ],
       context,
     );
@@ -269,7 +396,10 @@ describe("Rules: data type", () => {
         storedType({
           _id: ids.order,
           name: "Order",
-          fields: normalizeFields([title as never, { id: "customer", title: "C", type: "relation", required: false, relation: { kind, targetKind: "dataType", target } } as never]),
+          fields: normalizeFields([
+            title as never,
+            { id: "customer", title: "C", type: "relation", required: false, relation: { kind, targetKind: "dataType", target } } as never,
+          ]),
         });
       const hasMany = (via: string) => base([relation({ kind: "hasMany", targetKind: "dataType", target: ids.order, via })]);
       const existing = storedType();
@@ -288,7 +418,13 @@ describe("Rules: data type", () => {
       it("accepts a self relation whose via is a field of the same save", () => {
         const body = base([
           relation({ kind: "belongsTo", targetKind: "dataType", target: ids.self }),
-          { id: "children", title: "Children", type: "relation", required: false, relation: { kind: "hasMany", targetKind: "dataType", target: ids.self, via: "r" } },
+          {
+            id: "children",
+            title: "Children",
+            type: "relation",
+            required: false,
+            relation: { kind: "hasMany", targetKind: "dataType", target: ids.self, via: "r" },
+          },
         ]);
         expect(issuesOf(body, { existing })).toEqual([]);
       });
@@ -312,21 +448,51 @@ describe("Rules: data type", () => {
       text("a"),
       text("b"),
       text("c"),
-      { id: "owner", title: "Owner", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: ids.order } },
-      { id: "hub", title: "Hub", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "standard", target: "hub" } },
+      {
+        id: "owner",
+        title: "Owner",
+        type: "relation",
+        required: false,
+        relation: { kind: "belongsTo", targetKind: "dataType", target: ids.order },
+      },
+      {
+        id: "hub",
+        title: "Hub",
+        type: "relation",
+        required: false,
+        relation: { kind: "belongsTo", targetKind: "standard", target: "hub" },
+      },
     ];
     const context = { relationTargets: new Map([[ids.order, storedType({ _id: ids.order })]]) };
     runCases(
       [
         ["two known fields are valid", base(fields, { uniqueTogether: [["a", "b"]] }), []],
-        ["two combinations are valid", base(fields, { uniqueTogether: [["a", "b"], ["b", "c"]] }), []],
+        [
+          "two combinations are valid",
+          base(fields, {
+            uniqueTogether: [
+              ["a", "b"],
+              ["b", "c"],
+            ],
+          }),
+          [],
+        ],
         ["a standard relation in a combination is valid", base(fields, { uniqueTogether: [["a", "hub"]] }), []],
         ["a single field", base(fields, { uniqueTogether: [["a"]] }), ["uniqueTogether.0"]],
         ["the same field twice", base(fields, { uniqueTogether: [["a", "a"]] }), ["uniqueTogether.0"]],
         ["an unknown field", base(fields, { uniqueTogether: [["a", "zz"]] }), ["uniqueTogether.0.1"]],
         ["the title field", base(fields, { uniqueTogether: [["dataId", "a"]] }), ["uniqueTogether.0.0"]],
         ["a relation filled from another data type", base(fields, { uniqueTogether: [["a", "owner"]] }), ["uniqueTogether.0.1"]],
-        ["the same combination twice, reordered", base(fields, { uniqueTogether: [["a", "b"], ["b", "a"]] }), ["uniqueTogether.1"]],
+        [
+          "the same combination twice, reordered",
+          base(fields, {
+            uniqueTogether: [
+              ["a", "b"],
+              ["b", "a"],
+            ],
+          }),
+          ["uniqueTogether.1"],
+        ],
         ["not an array of arrays", base(fields, { uniqueTogether: ["a", "b"] }), ["uniqueTogether.0"]],
       ],
       context,
@@ -369,9 +535,16 @@ describe("Rules: data type", () => {
   });
 
   describe("Rule 10: extends", () => {
-    const extension = (entity: unknown, extra: Record<string, unknown> = {}) => ({ name: "User fields", fields: [text("badge")], extends: { entity }, ...extra });
+    const extension = (entity: unknown, extra: Record<string, unknown> = {}) => ({
+      name: "User fields",
+      fields: [text("badge")],
+      extends: { entity },
+      ...extra,
+    });
     runCases([
-      ...["user", "hub", "vehicle", "role", "flow"].map((entity): Case => [`extends ${entity} without a title is valid`, extension(entity), []]),
+      ...["user", "hub", "vehicle", "role", "flow"].map(
+        (entity): Case => [`extends ${entity} without a title is valid`, extension(entity), []],
+      ),
       ["an unknown entity", extension("invoice"), ["extends.entity"]],
       ["an extra key", { ...extension("user"), extends: { entity: "user", x: 1 } }, ["extends.x"]],
       ["a title field on an extension", { ...extension("user"), fields: [title, text("badge")] }, ["fields.0.type"]],
@@ -388,9 +561,12 @@ describe("Rules: data type", () => {
       ],
       { existing: storedType({ extends: { entity: "user" }, commonData: true, fields: normalizeFields([text("badge")] as never) }) },
     );
-    runCases([["adding extends on update", extension("user")]].map(([c, b]) => [c, b, ["extends"]] as Case), {
-      existing: storedType({ commonData: true }),
-    });
+    runCases(
+      [["adding extends on update", extension("user")]].map(([c, b]) => [c, b, ["extends"]] as Case),
+      {
+        existing: storedType({ commonData: true }),
+      },
+    );
   });
 
   describe("Rule 11: provider", () => {
@@ -398,7 +574,11 @@ describe("Rules: data type", () => {
     runCases([
       ["internal by default is valid", base([]), []],
       ["internal with null config is valid", base([], { provider: "internal", providerConfig: null }), []],
-      ["internal with a config", base([], { provider: "internal", providerConfig: { url: "https://api.example.com" } }), ["providerConfig"]],
+      [
+        "internal with a config",
+        base([], { provider: "internal", providerConfig: { url: "https://api.example.com" } }),
+        ["providerConfig"],
+      ],
       ["an unknown provider", base([], { provider: "ftp" }), ["provider"]],
       ["external-api with url and key is valid", external({ url: "https://api.example.com/items?x=1", key: "secret" }), []],
       ["external-api over http is valid", external({ url: "http://api.example.com" }), []],
@@ -412,18 +592,26 @@ describe("Rules: data type", () => {
       ["an IPv6 loopback url", external({ url: "http://[::1]/x" }), ["providerConfig.url"]],
       ["an unknown config key", external({ url: "https://api.example.com", token: "x" }), ["providerConfig.token"]],
     ]);
-    runCases([["a loopback url when loopback is allowed (tests only)", external({ url: "http://127.0.0.1:8080/x" }), []]], { allowLoopbackProviders: true });
-    runCases([["a private url even when loopback is allowed", external({ url: "http://192.168.1.1/x" }), ["providerConfig.url"]]], { allowLoopbackProviders: true });
+    runCases([["a loopback url when loopback is allowed (tests only)", external({ url: "http://127.0.0.1:8080/x" }), []]], {
+      allowLoopbackProviders: true,
+    });
+    runCases([["a private url even when loopback is allowed", external({ url: "http://192.168.1.1/x" }), ["providerConfig.url"]]], {
+      allowLoopbackProviders: true,
+    });
   });
 
   it("reports every violation of one body together", () => {
     const body = base([text("1x"), { id: "o", title: "O", type: "option", required: false }], { uniqueTogether: [["dataId"]] });
-    expect(fieldsOf(issuesOf(body))).toEqual(expect.arrayContaining(["fields.1.id", "fields.2.optionData", "uniqueTogether.0", "uniqueTogether.0.0"]));
+    expect(fieldsOf(issuesOf(body))).toEqual(
+      expect.arrayContaining(["fields.1.id", "fields.2.optionData", "uniqueTogether.0", "uniqueTogether.0.0"]),
+    );
   });
 });
 
 describe("Properties: rules that combine", () => {
-  const fieldId = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((id) => !recordSystemKeys.some((key) => key.toLowerCase() === id.toLowerCase()));
+  const fieldId = fc
+    .stringMatching(/^[a-z][a-z0-9_]{0,8}$/)
+    .filter((id) => !recordSystemKeys.some((key) => key.toLowerCase() === id.toLowerCase()));
   const plainField = fc.record({
     id: fieldId,
     type: fc.constantFrom("text", "number", "boolean", "date", "dateTime", "time", "geolocation", "phoneNumber"),
@@ -446,7 +634,9 @@ describe("Properties: rules that combine", () => {
   it("the order of the fields never changes whether a type is valid", () => {
     fc.assert(
       fc.property(validType, fc.integer({ min: 0, max: 1000 }), (body, seed) => {
-        const shuffled = [...body.fields].sort((a, b) => ((JSON.stringify(a).length * 31 + seed) % 7) - ((JSON.stringify(b).length * 31 + seed) % 7));
+        const shuffled = [...body.fields].sort(
+          (a, b) => ((JSON.stringify(a).length * 31 + seed) % 7) - ((JSON.stringify(b).length * 31 + seed) % 7),
+        );
         expect(issuesOf({ ...body, fields: shuffled }).length === 0).toBe(issuesOf(body).length === 0);
       }),
     );
@@ -457,7 +647,10 @@ describe("Properties: rules that combine", () => {
     const combination = fc.uniqueArray(fc.constantFrom(...ids), { minLength: 2, maxLength: 4 });
     fc.assert(
       fc.property(fc.array(combination, { maxLength: 5 }), (combinations) => {
-        const body = base(ids.map((id) => text(id)), { uniqueTogether: combinations });
+        const body = base(
+          ids.map((id) => text(id)),
+          { uniqueTogether: combinations },
+        );
         const keys = combinations.map((c) => [...c].sort().join());
         expect(issuesOf(body).length === 0).toBe(new Set(keys).size === keys.length);
       }),
@@ -476,7 +669,9 @@ describe("Properties: rules that combine", () => {
   });
 
   it("a number field's literal bounds (any number the store can keep) are accepted exactly when min ≤ max", () => {
-    const bound = fc.double({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, noNaN: true }).filter((value) => storableNumberProblem(value) === undefined);
+    const bound = fc
+      .double({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, noNaN: true })
+      .filter((value) => storableNumberProblem(value) === undefined);
     fc.assert(
       fc.property(bound, bound, (min, max) => {
         const body = base([{ id: "n", title: "N", type: "number", required: false, validations: { min, max } }]);

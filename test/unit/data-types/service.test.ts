@@ -13,7 +13,14 @@ const fixedNow = new Date("2026-03-04T05:06:07Z");
 const input = (body: Record<string, unknown>): DataTypeInput => dataTypeInputSchema.parse(body);
 const patchOf = (body: Record<string, unknown>): DataTypePatch => dataTypePatchSchema.parse(body);
 const customer = (extra: Record<string, unknown> = {}) =>
-  input({ name: "Customer", fields: [{ type: "title", title: "Name" }, { id: "age", title: "Age", type: "number", required: false }], ...extra });
+  input({
+    name: "Customer",
+    fields: [
+      { type: "title", title: "Name" },
+      { id: "age", title: "Age", type: "number", required: false },
+    ],
+    ...extra,
+  });
 
 function setup(options: { allowLoopbackProviders?: boolean } = {}) {
   const memory = memoryDataTypeStore();
@@ -28,7 +35,11 @@ async function failure(action: Promise<unknown>) {
   );
   expect(error).toBeInstanceOf(AppError);
   const appError = error as AppError;
-  return { status: appError.statusCode, failedCode: appError.failedCode, fields: ((appError.details().errors as Array<{ field: string }>) ?? []).map((e) => e.field) };
+  return {
+    status: appError.statusCode,
+    failedCode: appError.failedCode,
+    fields: ((appError.details().errors as Array<{ field: string }>) ?? []).map((e) => e.field),
+  };
 }
 
 describe("Service: data types", () => {
@@ -36,7 +47,14 @@ describe("Service: data types", () => {
     it("stores the type with its creator, organization and Y-m-d H:i:s times", async () => {
       const { service, memory } = setup();
       const created = await service.create(caller, customer());
-      expect(created).toMatchObject({ name: "Customer", createdBy: "user-9", organizationId: "org-1", createdTime: "2026-03-04 05:06:07", locked: false, commonData: false });
+      expect(created).toMatchObject({
+        name: "Customer",
+        createdBy: "user-9",
+        organizationId: "org-1",
+        createdTime: "2026-03-04 05:06:07",
+        locked: false,
+        commonData: false,
+      });
       expect(created).not.toHaveProperty("titleRule");
       expect(memory.raw("org-1", created._id)?.dataType.titleRule).toBe("words");
     });
@@ -55,15 +73,25 @@ describe("Service: data types", () => {
 
     it("forces commonData true on an extension type and allows one per entity", async () => {
       const { service } = setup();
-      const extension = input({ name: "User extras", fields: [{ id: "badge", title: "Badge", type: "text", required: false }], extends: { entity: "user" } });
+      const extension = input({
+        name: "User extras",
+        fields: [{ id: "badge", title: "Badge", type: "text", required: false }],
+        extends: { entity: "user" },
+      });
       expect(await service.create(caller, extension)).toMatchObject({ commonData: true, extends: { entity: "user" } });
-      expect(await failure(service.create(caller, { ...extension, name: "More user extras" }))).toMatchObject({ status: 409, failedCode: "dt-002" });
+      expect(await failure(service.create(caller, { ...extension, name: "More user extras" }))).toMatchObject({
+        status: 409,
+        failedCode: "dt-002",
+      });
       await expect(service.create(caller, { ...extension, name: "Hub extras", extends: { entity: "hub" } })).resolves.toBeDefined();
     });
 
     it("masks the provider key in the response but stores it in clear for the fetch side", async () => {
       const { service, memory } = setup();
-      const created = await service.create(caller, customer({ provider: "external-api", providerConfig: { url: "https://api.example.com/x", key: "sk_live_1234567890abcd" } }));
+      const created = await service.create(
+        caller,
+        customer({ provider: "external-api", providerConfig: { url: "https://api.example.com/x", key: "sk_live_1234567890abcd" } }),
+      );
       expect(created.providerConfig).toEqual({ url: "https://api.example.com/x", key: "****abcd" });
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig?.key).toBe("sk_live_1234567890abcd");
     });
@@ -71,7 +99,10 @@ describe("Service: data types", () => {
     it("rejects a type too large for one stored item with 400 on fields, storing nothing", async () => {
       const { service } = setup();
       const options = Array.from({ length: 500 }, (_, i) => `${i}`.padEnd(200, "x"));
-      const fields = [{ type: "title", title: "Name" }, ...Array.from({ length: 4 }, (_, i) => ({ id: `o${i}`, title: "O", type: "option", required: false, optionData: options }))];
+      const fields = [
+        { type: "title", title: "Name" },
+        ...Array.from({ length: 4 }, (_, i) => ({ id: `o${i}`, title: "O", type: "option", required: false, optionData: options })),
+      ];
       expect(await failure(service.create(caller, customer({ fields })))).toMatchObject({ status: 400, fields: ["fields"] });
       expect((await service.list(caller, { limit: 10 })).items).toEqual([]);
     });
@@ -79,11 +110,23 @@ describe("Service: data types", () => {
     it("checks relation targets in the caller's organization only", async () => {
       const { service } = setup();
       const foreign = await service.create(otherOrg, customer({ name: "Order" }));
-      const relation = { id: "order", title: "Order", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: foreign._id } };
+      const relation = {
+        id: "order",
+        title: "Order",
+        type: "relation",
+        required: false,
+        relation: { kind: "belongsTo", targetKind: "dataType", target: foreign._id },
+      };
       const body = customer({ fields: [{ type: "title", title: "Name" }, relation] });
       expect(await failure(service.create(caller, body))).toMatchObject({ status: 400, fields: ["fields.1.relation.target"] });
       const own = await service.create(caller, customer({ name: "Order" }));
-      const ok = customer({ name: "Invoice", fields: [{ type: "title", title: "Name" }, { ...relation, relation: { ...relation.relation, target: own._id } }] });
+      const ok = customer({
+        name: "Invoice",
+        fields: [
+          { type: "title", title: "Name" },
+          { ...relation, relation: { ...relation.relation, target: own._id } },
+        ],
+      });
       await expect(service.create(caller, ok)).resolves.toBeDefined();
     });
 
@@ -96,7 +139,13 @@ describe("Service: data types", () => {
         if (id === order._id) memory.mutate(organizationId, id, () => {}); // someone saves Order right after our read
         return found;
       };
-      const relation = { id: "order", title: "Order", type: "relation", required: false, relation: { kind: "belongsTo", targetKind: "dataType", target: order._id } };
+      const relation = {
+        id: "order",
+        title: "Order",
+        type: "relation",
+        required: false,
+        relation: { kind: "belongsTo", targetKind: "dataType", target: order._id },
+      };
       expect(await failure(service.create(caller, customer({ fields: [{ type: "title", title: "Name" }, relation] })))).toMatchObject({
         status: 409,
         failedCode: "dt-005",
@@ -118,13 +167,22 @@ describe("Service: data types", () => {
       const { service } = setup();
       const created = await service.create(caller, customer({ commonData: true }));
       const replaced = await service.replace({ ...caller, userId: "someone-else" }, created._id, customer({ name: "Client" }));
-      expect(replaced).toMatchObject({ _id: created._id, name: "Client", createdBy: "user-9", createdTime: created.createdTime, commonData: true });
+      expect(replaced).toMatchObject({
+        _id: created._id,
+        name: "Client",
+        createdBy: "user-9",
+        createdTime: created.createdTime,
+        commonData: true,
+      });
     });
 
     it("rejects a commonData change with 400 and changes nothing", async () => {
       const { service } = setup();
       const created = await service.create(caller, customer());
-      expect(await failure(service.replace(caller, created._id, customer({ name: "Other", commonData: true })))).toMatchObject({ status: 400, fields: ["commonData"] });
+      expect(await failure(service.replace(caller, created._id, customer({ name: "Other", commonData: true })))).toMatchObject({
+        status: 400,
+        fields: ["commonData"],
+      });
       expect(await service.get(caller, created._id)).toEqual(created);
     });
 
@@ -134,7 +192,11 @@ describe("Service: data types", () => {
       const created = await service.create(caller, customer({ provider: "external-api", providerConfig }));
       await service.replace(caller, created._id, customer({ provider: "external-api", providerConfig: created.providerConfig }));
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig?.key).toBe(providerConfig.key);
-      await service.replace(caller, created._id, customer({ provider: "external-api", providerConfig: { url: providerConfig.url, key: "new-key-000000000" } }));
+      await service.replace(
+        caller,
+        created._id,
+        customer({ provider: "external-api", providerConfig: { url: providerConfig.url, key: "new-key-000000000" } }),
+      );
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig?.key).toBe("new-key-000000000");
       await service.replace(caller, created._id, customer());
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toBeNull();
@@ -146,17 +208,31 @@ describe("Service: data types", () => {
       const created = await service.create(caller, customer({ provider: "external-api", providerConfig }));
       const masked = created.providerConfig?.key;
       for (const url of ["https://attacker.example/collect", "http://api.example.com/x", "https://api.example.com:8443/x"]) {
-        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url, key: masked } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
-        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
-        expect(await failure(service.replace(caller, created._id, customer({ provider: "external-api", providerConfig: { url, key: masked } })))).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
+        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url, key: masked } })))).toMatchObject({
+          status: 400,
+          fields: ["providerConfig.key"],
+        });
+        expect(await failure(service.patch(caller, created._id, patchOf({ providerConfig: { url } })))).toMatchObject({
+          status: 400,
+          fields: ["providerConfig.key"],
+        });
+        expect(
+          await failure(service.replace(caller, created._id, customer({ provider: "external-api", providerConfig: { url, key: masked } }))),
+        ).toMatchObject({ status: 400, fields: ["providerConfig.key"] });
       }
       expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual(providerConfig);
       // Same origin, another path (default port spelled out): the masked key keeps the stored one.
       await service.patch(caller, created._id, patchOf({ providerConfig: { url: "https://api.example.com:443/v2", key: masked } }));
-      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({ url: "https://api.example.com:443/v2", key: providerConfig.key });
+      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({
+        url: "https://api.example.com:443/v2",
+        key: providerConfig.key,
+      });
       // Another origin with the real key sent again is a normal change.
       await service.patch(caller, created._id, patchOf({ providerConfig: { url: "https://other.example/x", key: "sk_other_000000000" } }));
-      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({ url: "https://other.example/x", key: "sk_other_000000000" });
+      expect(memory.raw("org-1", created._id)?.dataType.providerConfig).toEqual({
+        url: "https://other.example/x",
+        key: "sk_other_000000000",
+      });
     });
 
     it("answers 409 dt-003 while the type is locked by an import, and accepts the save once it is ready", async () => {
@@ -165,8 +241,14 @@ describe("Service: data types", () => {
       memory.mutate("org-1", created._id, (dataType) => {
         dataType.locked = true;
       });
-      expect(await failure(service.replace(caller, created._id, customer({ name: "X" })))).toMatchObject({ status: 409, failedCode: "dt-003" });
-      expect(await failure(service.patch(caller, created._id, patchOf({ name: "X" })))).toMatchObject({ status: 409, failedCode: "dt-003" });
+      expect(await failure(service.replace(caller, created._id, customer({ name: "X" })))).toMatchObject({
+        status: 409,
+        failedCode: "dt-003",
+      });
+      expect(await failure(service.patch(caller, created._id, patchOf({ name: "X" })))).toMatchObject({
+        status: 409,
+        failedCode: "dt-003",
+      });
       expect(await failure(service.remove(caller, created._id))).toMatchObject({ status: 409, failedCode: "dt-003" });
       expect((await service.get(caller, created._id)).locked).toBe(true);
       memory.mutate("org-1", created._id, (dataType) => {
@@ -188,9 +270,13 @@ describe("Service: data types", () => {
     it("lets a legacy type above 5 searchable fields be saved while the count does not grow", async () => {
       const { service, memory } = setup();
       const created = await service.create(caller, customer());
-      const searchable = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `s${i}`, title: `S${i}`, type: "text", required: false, searchable: true }));
+      const searchable = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({ id: `s${i}`, title: `S${i}`, type: "text", required: false, searchable: true }));
       memory.mutate("org-1", created._id, (dataType) => {
-        dataType.fields = [dataType.fields[0]!, ...searchable(6).map((f) => ({ ...f, type: "text" as const, unique: false, show: true, optionData: [] }))];
+        dataType.fields = [
+          dataType.fields[0]!,
+          ...searchable(6).map((f) => ({ ...f, type: "text" as const, unique: false, show: true, optionData: [] })),
+        ];
       });
       const body = (n: number) => customer({ fields: [{ type: "title", title: "Name" }, ...searchable(n)] });
       await expect(service.replace(caller, created._id, body(6))).resolves.toBeDefined();
@@ -215,7 +301,10 @@ describe("Service: data types", () => {
       const created = await service.create(caller, customer());
       await service.patch(caller, created._id, patchOf({ name: "Client" }));
       await expect(service.create(caller, customer())).resolves.toMatchObject({ name: "Customer" });
-      expect(await failure(service.patch(caller, created._id, patchOf({ name: "customer" })))).toMatchObject({ status: 409, failedCode: "dt-001" });
+      expect(await failure(service.patch(caller, created._id, patchOf({ name: "customer" })))).toMatchObject({
+        status: 409,
+        failedCode: "dt-001",
+      });
     });
   });
 
@@ -234,7 +323,10 @@ describe("Service: data types", () => {
   describe("Reader: for the records area", () => {
     it("finds a type by id and by name (case-insensitive, trimmed), with the key in clear", async () => {
       const { service, memory } = setup();
-      const created = await service.create(caller, customer({ provider: "external-api", providerConfig: { url: "https://api.example.com", key: "k-123456789012" } }));
+      const created = await service.create(
+        caller,
+        customer({ provider: "external-api", providerConfig: { url: "https://api.example.com", key: "k-123456789012" } }),
+      );
       const reader = createDataTypeReader(memory.store);
       expect((await reader.findById("org-1", created._id))?.dataType.providerConfig?.key).toBe("k-123456789012");
       expect((await reader.findByName("org-1", "  customer "))?.dataType._id).toBe(created._id);

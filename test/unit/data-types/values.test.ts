@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { comparableValue, normalizeDateTimeValue, parseDateTimeValue, parseDateValue, parseTimeValue } from "#shared/domain/data-types/values";
+import {
+  comparableValue,
+  normalizeDateTimeValue,
+  parseDateTimeValue,
+  parseDateValue,
+  parseTimeValue,
+} from "#shared/domain/data-types/values";
 
 describe("Functions: literal values of typed fields", () => {
   it.each([

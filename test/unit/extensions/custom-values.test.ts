@@ -36,7 +36,11 @@ const custom = createCustomValues({
   relations: { store: { findById: async () => undefined }, entities: { hubExists: async () => true, vehicleExists: async () => true } },
 });
 
-const stored = { dataTypeId: type.dataType._id, values: { vin: "V-1", color: "blue", secret: "s", removed: "old" }, guards: [{ name: "vin", scope: "vehicle", value: "V-1" }] };
+const stored = {
+  dataTypeId: type.dataType._id,
+  values: { vin: "V-1", color: "blue", secret: "s", removed: "old" },
+  guards: [{ name: "vin", scope: "vehicle", value: "V-1" }],
+};
 
 describe("Domain: custom values of an entity", () => {
   describe("Method: prepare", () => {
@@ -50,7 +54,14 @@ describe("Domain: custom values of an entity", () => {
 
     it("create: checks, normalises and claims unique values scoped by entity, remembering the type version", async () => {
       const write = await custom.prepare(caller(), "vehicle", type, undefined, { vin: "V-9" }, "create");
-      expect(write).toEqual({ next: { dataTypeId: type.dataType._id, values: { vin: "V-9", color: "red" }, guards: [{ name: "vin", scope: "vehicle", value: "V-9" }] }, typeVersion: 3 });
+      expect(write).toEqual({
+        next: {
+          dataTypeId: type.dataType._id,
+          values: { vin: "V-9", color: "red" },
+          guards: [{ name: "vin", scope: "vehicle", value: "V-9" }],
+        },
+        typeVersion: 3,
+      });
     });
 
     it("replace/patch without custom leave the stored values alone", async () => {
@@ -69,14 +80,18 @@ describe("Domain: custom values of an entity", () => {
     });
 
     it("values checked against another type id are not carried over", async () => {
-      const error = await custom.prepare(caller(), "vehicle", type, { ...stored, dataTypeId: "665f1c2e9b1d4a00ffffffff" }, { color: "blue" }, "patch").catch((caught: unknown) => caught);
+      const error = await custom
+        .prepare(caller(), "vehicle", type, { ...stored, dataTypeId: "665f1c2e9b1d4a00ffffffff" }, { color: "blue" }, "patch")
+        .catch((caught: unknown) => caught);
       // the old vin is not merged in: the required field is missing
       expect((error as ValidationError).errors).toEqual([{ field: "custom.vin", message: "custom.vin is required." }]);
     });
 
     it("without an extension type, only an empty custom object is accepted", async () => {
       expect(await custom.prepare(caller(), "vehicle", undefined, undefined, {}, "create")).toBeUndefined();
-      await expect(custom.prepare(caller(), "vehicle", undefined, undefined, { vin: "V" }, "create")).rejects.toBeInstanceOf(ValidationError);
+      await expect(custom.prepare(caller(), "vehicle", undefined, undefined, { vin: "V" }, "create")).rejects.toBeInstanceOf(
+        ValidationError,
+      );
     });
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { deferralDelaySeconds, MAX_DEFER_SECONDS, sharedQueueRoom, type TenantWorkerSlots, tenantSlotCap, workInTenantSlot } from "#shared/domain/fairness/worker-slots";
+import {
+  deferralDelaySeconds,
+  MAX_DEFER_SECONDS,
+  sharedQueueRoom,
+  type TenantWorkerSlots,
+  tenantSlotCap,
+  workInTenantSlot,
+} from "#shared/domain/fairness/worker-slots";
 
 /** Slots held in memory under the same rule the store enforces (at most `cap` per tenant). */
 function memorySlots(cap: number): TenantWorkerSlots & { held: Map<string, Set<string>> } {
@@ -49,12 +56,24 @@ describe("Module: worker slots per tenant", () => {
 
   it("works a message in a slot and frees it afterwards, even when the work throws", async () => {
     const slots = memorySlots(1);
-    const outcome = await workInTenantSlot(slots, { tenantId: "a", workKey: "run-1", deferrals: 0 }, async () => "done", async () => {
-      throw new Error("not deferred");
-    });
+    const outcome = await workInTenantSlot(
+      slots,
+      { tenantId: "a", workKey: "run-1", deferrals: 0 },
+      async () => "done",
+      async () => {
+        throw new Error("not deferred");
+      },
+    );
     expect(outcome).toEqual({ started: true, value: "done" });
     expect(slots.held.get("a")?.size).toBe(0);
-    await expect(workInTenantSlot(slots, { tenantId: "a", workKey: "run-2", deferrals: 0 }, async () => Promise.reject(new Error("boom")), async () => undefined)).rejects.toThrow("boom");
+    await expect(
+      workInTenantSlot(
+        slots,
+        { tenantId: "a", workKey: "run-2", deferrals: 0 },
+        async () => Promise.reject(new Error("boom")),
+        async () => undefined,
+      ),
+    ).rejects.toThrow("boom");
     expect(slots.held.get("a")?.size).toBe(0);
   });
 
@@ -63,15 +82,29 @@ describe("Module: worker slots per tenant", () => {
     await slots.take("a", "running");
     const deferred: number[] = [];
     let worked = false;
-    const outcome = await workInTenantSlot(slots, { tenantId: "a", workKey: "run-2", deferrals: 1 }, async () => {
-      worked = true;
-    }, async (delay) => {
-      deferred.push(delay);
-    });
+    const outcome = await workInTenantSlot(
+      slots,
+      { tenantId: "a", workKey: "run-2", deferrals: 1 },
+      async () => {
+        worked = true;
+      },
+      async (delay) => {
+        deferred.push(delay);
+      },
+    );
     expect(outcome.started).toBe(false);
     expect(worked).toBe(false);
     expect(deferred).toHaveLength(1);
     expect(deferred[0]).toBeGreaterThanOrEqual(8);
-    expect((await workInTenantSlot(slots, { tenantId: "b", workKey: "run-3", deferrals: 0 }, async () => 1, async () => undefined)).started).toBe(true);
+    expect(
+      (
+        await workInTenantSlot(
+          slots,
+          { tenantId: "b", workKey: "run-3", deferrals: 0 },
+          async () => 1,
+          async () => undefined,
+        )
+      ).started,
+    ).toBe(true);
   });
 });

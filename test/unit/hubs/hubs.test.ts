@@ -9,7 +9,13 @@ import { createHubService as createHubServiceWith, type HubStore } from "#shared
 import { storableNumberProblem } from "#shared/domain/schemas";
 
 const base = { name: "Depot", address: "Main St 1", lat: 52.5, lng: 13.4 };
-const caller = (hubIds: string[] = []): Caller => ({ userId: "u", organizationId: "o", hubIds, permissions: new Set(), permissionDetails: [] });
+const caller = (hubIds: string[] = []): Caller => ({
+  userId: "u",
+  organizationId: "o",
+  hubIds,
+  permissions: new Set(),
+  permissionDetails: [],
+});
 
 /** No extension data type in these organizations: hubs carry no custom values. */
 const noCustomValues = createCustomValues({
@@ -47,7 +53,13 @@ describe("Schema: hub input", () => {
   it("property: a coordinate is valid exactly when lat ∈ [-90, 90] and lng ∈ [-180, 180] and both are numbers the store can keep", () => {
     fc.assert(
       fc.property(fc.double({ min: -200, max: 200, noNaN: true }), fc.double({ min: -200, max: 200, noNaN: true }), (lat, lng) => {
-        const valid = lat >= -90 && lat <= 90 && lng >= -180 && lng <= 180 && storableNumberProblem(lat) === undefined && storableNumberProblem(lng) === undefined;
+        const valid =
+          lat >= -90 &&
+          lat <= 90 &&
+          lng >= -180 &&
+          lng <= 180 &&
+          storableNumberProblem(lat) === undefined &&
+          storableNumberProblem(lng) === undefined;
         expect(hubInputSchema.safeParse({ ...base, lat, lng }).success).toBe(valid);
       }),
     );
@@ -82,7 +94,13 @@ describe("Service: hubs", () => {
     const { store } = memoryStore();
     const service = createHubService(store, () => new Date("2026-11-22T10:00:00Z"));
     const hub = await service.create(caller(), hubInputSchema.parse(base));
-    expect(hub).toMatchObject({ ...base, timeZone: null, organizationId: "o", createdTime: "2026-11-22 10:00:00", updatedTime: "2026-11-22 10:00:00" });
+    expect(hub).toMatchObject({
+      ...base,
+      timeZone: null,
+      organizationId: "o",
+      createdTime: "2026-11-22 10:00:00",
+      updatedTime: "2026-11-22 10:00:00",
+    });
     expect(hub._id.slice(0, 8)).toBe(Math.floor(Date.parse("2026-11-22T10:00:00Z") / 1000).toString(16));
   });
 

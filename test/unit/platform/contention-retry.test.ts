@@ -54,11 +54,14 @@ describe("the retry budget", () => {
 
   it("retries contention until it clears", async () => {
     let calls = 0;
-    const result = await retryContention(async () => {
-      calls += 1;
-      if (calls < 4) throw cancelled("TransactionConflict", "None");
-      return "written";
-    }, { baseMs: 1, capMs: 2 });
+    const result = await retryContention(
+      async () => {
+        calls += 1;
+        if (calls < 4) throw cancelled("TransactionConflict", "None");
+        return "written";
+      },
+      { baseMs: 1, capMs: 2 },
+    );
     expect(result).toBe("written");
     expect(calls).toBe(4);
   });
@@ -78,9 +81,12 @@ describe("the retry budget", () => {
   it("once the budget is spent: 503 sys-503 with Retry-After, never a 409", async () => {
     const startedAt = Date.now();
     const error = await withInvocationDeadline({ getRemainingTimeInMillis: () => 1_700 - (Date.now() - startedAt) }, () =>
-      retryContention(async () => {
-        throw named("ThrottlingException");
-      }, { baseMs: 5, capMs: 20 }).catch((thrown: unknown) => thrown),
+      retryContention(
+        async () => {
+          throw named("ThrottlingException");
+        },
+        { baseMs: 5, capMs: 20 },
+      ).catch((thrown: unknown) => thrown),
     );
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(1_500);

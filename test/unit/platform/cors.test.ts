@@ -4,7 +4,10 @@ import { bearerChallenge, corsHeaders } from "#shared/http/responses";
 
 describe("Function: corsHeaders", () => {
   it("answers any origin with * when every origin is allowed", () => {
-    expect(corsHeaders("*", "https://a.example")).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed,Retry-After" });
+    expect(corsHeaders("*", "https://a.example")).toEqual({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "X-Request-Id,ETag,Idempotency-Replayed,Retry-After",
+    });
     expect(corsHeaders("*", undefined)["access-control-allow-origin"]).toBe("*");
   });
 

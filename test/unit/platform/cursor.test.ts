@@ -38,7 +38,11 @@ describe("Module: pagination cursors", () => {
   it("an index query's cursor must carry the index key and the table key, nothing else", () => {
     const key = { GSI1PK: "ORG#o1#HUB#h", GSI1SK: "VEH#1", PK: "ORG#o1", SK: "VEH#1" };
     expect(decodeCursor(encodeCursor(key) as string, "GSI1PK", "ORG#o1#HUB#h")).toEqual(key);
-    for (const broken of [{ GSI1PK: "ORG#o1#HUB#h", GSI1SK: "VEH#1" }, { ...key, GSI2PK: "x" }, { ...key, PK: "" }]) {
+    for (const broken of [
+      { GSI1PK: "ORG#o1#HUB#h", GSI1SK: "VEH#1" },
+      { ...key, GSI2PK: "x" },
+      { ...key, PK: "" },
+    ]) {
       expect(() => decodeCursor(encodeCursor(broken) as string, "GSI1PK", "ORG#o1#HUB#h")).toThrow(ValidationError);
     }
     expect(() => decodeCursor(encodeCursor(key) as string, "GSI9PK", "ORG#o1#HUB#h")).toThrow(ValidationError);

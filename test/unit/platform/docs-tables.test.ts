@@ -29,7 +29,12 @@ describe("Docs tables generated from the code (npm run docs:tables)", () => {
   });
 
   it("each area doc lists every route of its area with the permission it needs, and none says no permission is needed", () => {
-    for (const file of ["docs/api/data-types.md", "docs/api/records.md", "docs/api/hubs-visits-configurations.md", "docs/api/routing-runs.md"]) {
+    for (const file of [
+      "docs/api/data-types.md",
+      "docs/api/records.md",
+      "docs/api/hubs-visits-configurations.md",
+      "docs/api/routing-runs.md",
+    ]) {
       const text = read(file);
       expect(text, file).toContain("<!-- generated:permissions begin -->");
       expect(text, file).not.toMatch(/no permission slugs? (is|are) (needed|required)|names no permissions/i);
@@ -38,8 +43,14 @@ describe("Docs tables generated from the code (npm run docs:tables)", () => {
   });
 
   it("the routes table has a row per permission module and a cell per route", () => {
-    const route = (method: RouteDefinition["method"], path: string, permission?: string) => ({ method, path, permission }) as RouteDefinition;
-    const table = routesTable([route("GET", "/things", "view/thing"), route("POST", "/thing", "add/thing"), route("GET", "/thing/{id}", "view/thing"), route("GET", "/docs")]);
+    const route = (method: RouteDefinition["method"], path: string, permission?: string) =>
+      ({ method, path, permission }) as RouteDefinition;
+    const table = routesTable([
+      route("GET", "/things", "view/thing"),
+      route("POST", "/thing", "add/thing"),
+      route("GET", "/thing/{id}", "view/thing"),
+      route("GET", "/docs"),
+    ]);
     expect(table.split("\n")).toEqual([
       "| module | `view/…` | `add/…` | `edit/…` | `delete/…` |",
       "|---|---|---|---|---|",
@@ -66,7 +77,13 @@ describe("The environment variables table of docs/operations.md", () => {
       // `AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS` stands for three names.
       const documented = [...names.matchAll(/`([A-Z0-9_]+)((?:\/_[A-Z0-9]+)*)`/g)].flatMap(([, first = "", rest = ""]) => {
         const base = first.replace(/_[A-Z0-9]+$/, "");
-        return [first, ...rest.split("/").filter(Boolean).map((suffix) => `${base}${suffix}`)];
+        return [
+          first,
+          ...rest
+            .split("/")
+            .filter(Boolean)
+            .map((suffix) => `${base}${suffix}`),
+        ];
       });
       return { documented, defaults };
     });
@@ -95,7 +112,13 @@ describe("The environment variables table of docs/operations.md", () => {
 
 describe("Links in the README and docs/", () => {
   it("point at files that exist", () => {
-    const files = ["README.md", "shared/routing/README.md", ...readdirSync(join(repositoryRoot, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).map((f) => join("docs", f))];
+    const files = [
+      "README.md",
+      "shared/routing/README.md",
+      ...readdirSync(join(repositoryRoot, "docs"), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join("docs", f)),
+    ];
     const broken: string[] = [];
     for (const file of files) {
       for (const [, target = ""] of read(file).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {

@@ -5,7 +5,13 @@ import type { CapturedCall, Item } from "#local/dynamodb-semantics";
 const indexes = [{ indexName: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" }];
 const s = (value: string) => ({ S: value });
 const item = (extra: Record<string, { S: string }> = {}): Item => ({ PK: s("p"), SK: s("s"), ...extra });
-const write = (operation: string, items: CapturedCall["items"], status = 200): CapturedCall => ({ operation, request: {}, status, response: {}, items });
+const write = (operation: string, items: CapturedCall["items"], status = 200): CapturedCall => ({
+  operation,
+  request: {},
+  status,
+  response: {},
+  items,
+});
 
 describe("write units from captured calls", () => {
   it("sizes an item by its attribute names and values", () => {
@@ -21,7 +27,10 @@ describe("write units from captured calls", () => {
 
   it("a ConditionCheck costs 2 per KB of the checked item and writes no index entry", () => {
     const checked = item({ GSI1PK: s("g"), GSI1SK: s("1") });
-    const cost = costOf(write("TransactWriteItems", [{ table: "t", key: {}, action: "ConditionCheck", before: checked, after: checked }]), indexes);
+    const cost = costOf(
+      write("TransactWriteItems", [{ table: "t", key: {}, action: "ConditionCheck", before: checked, after: checked }]),
+      indexes,
+    );
     expect(cost).toMatchObject({ writeUnits: 2, indexWriteUnits: 0 });
   });
 
@@ -36,7 +45,10 @@ describe("write units from captured calls", () => {
   });
 
   it("reads: ½ per 4 KB eventually consistent, 1 strongly, 2 in a transaction", () => {
-    const read = (operation: string, consistent: boolean): CapturedCall => ({ ...write(operation, [{ table: "t", key: {}, action: "Read", after: item({ body: s("x".repeat(5000)) }) }]), consistent });
+    const read = (operation: string, consistent: boolean): CapturedCall => ({
+      ...write(operation, [{ table: "t", key: {}, action: "Read", after: item({ body: s("x".repeat(5000)) }) }]),
+      consistent,
+    });
     expect(costOf(read("GetItem", false), indexes).readUnits).toBe(1);
     expect(costOf(read("GetItem", true), indexes).readUnits).toBe(2);
     expect(costOf(read("TransactGetItems", false), indexes).readUnits).toBe(4);

@@ -9,7 +9,12 @@ describe("Module: error mapping", () => {
   it("maps a validation error to 400 with the contract message and errors", () => {
     expect(errorToHttpResult(ValidationError.single("name", "required"))).toEqual({
       statusCode: 400,
-      body: { status: false, message: "Bad request - invalid parameters provided.", failedCode: "sys-400", errors: [{ field: "name", message: "required" }] },
+      body: {
+        status: false,
+        message: "Bad request - invalid parameters provided.",
+        failedCode: "sys-400",
+        errors: [{ field: "name", message: "required" }],
+      },
     });
   });
 
@@ -25,7 +30,10 @@ describe("Module: error mapping", () => {
   it("never leaks internals of unexpected errors", () => {
     process.env.LOG_LEVEL = "silent";
     const result = errorToHttpResult(new Error("connect ECONNREFUSED 10.0.0.1:8000 at Socket.connect (node:net:1)"));
-    expect(result).toEqual({ statusCode: 500, body: { status: false, message: "Internal server error, please contact support.", failedCode: "sys-500" } });
+    expect(result).toEqual({
+      statusCode: 500,
+      body: { status: false, message: "Internal server error, please contact support.", failedCode: "sys-500" },
+    });
   });
 });
 

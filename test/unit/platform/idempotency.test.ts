@@ -62,7 +62,10 @@ describe("Functions: packAnswer / unpackAnswer", () => {
   });
 
   it("keeps header values as strings", () => {
-    expect(packAnswer({ statusCode: 200, headers: { "x-count": 3, "x-flag": true }, body: "{}" }).headers).toEqual({ "x-count": "3", "x-flag": "true" });
+    expect(packAnswer({ statusCode: 200, headers: { "x-count": 3, "x-flag": true }, body: "{}" }).headers).toEqual({
+      "x-count": "3",
+      "x-flag": "true",
+    });
   });
 });
 
@@ -71,9 +74,23 @@ describe("Route flags in the route table and the OpenAPI document", () => {
   const operation = (route: (typeof routes)[number]) => (document.paths[route.path] as Record<string, any>)[route.method.toLowerCase()];
 
   it("makes every creating POST, dispatch and on-demand runs idempotent, each with tableWrite for its records", () => {
-    const idempotent = routes.filter((route) => route.idempotent).map((route) => route.operationId).sort();
+    const idempotent = routes
+      .filter((route) => route.idempotent)
+      .map((route) => route.operationId)
+      .sort();
     expect(idempotent).toEqual(
-      ["createAppIntegration", "createDataType", "createHub", "createRecord", "createRoutingConfiguration", "createRoutingResult", "createRoutingSchedule", "createVehicle", "createVisit", "dispatchRoutingResult"].sort(),
+      [
+        "createAppIntegration",
+        "createDataType",
+        "createHub",
+        "createRecord",
+        "createRoutingConfiguration",
+        "createRoutingResult",
+        "createRoutingSchedule",
+        "createVehicle",
+        "createVisit",
+        "dispatchRoutingResult",
+      ].sort(),
     );
     for (const route of routes.filter((each) => each.idempotent)) expect(route.grants, route.operationId).toContain("tableWrite");
   });
@@ -81,9 +98,14 @@ describe("Route flags in the route table and the OpenAPI document", () => {
   it("documents Idempotency-Key, Idempotency-Replayed, 409 and 422 on idempotent routes", () => {
     for (const route of routes.filter((each) => each.idempotent)) {
       const documented = operation(route);
-      expect(documented.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`), route.operationId).toContain("header:Idempotency-Key");
+      expect(
+        documented.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`),
+        route.operationId,
+      ).toContain("header:Idempotency-Key");
       expect(Object.keys(documented.responses), route.operationId).toEqual(expect.arrayContaining(["409", "422"]));
-      const success = Object.entries(documented.responses).find(([status]) => status.startsWith("2"))?.[1] as { headers: Record<string, unknown> };
+      const success = Object.entries(documented.responses).find(([status]) => status.startsWith("2"))?.[1] as {
+        headers: Record<string, unknown>;
+      };
       expect(Object.keys(success.headers), route.operationId).toContain("Idempotency-Replayed");
     }
   });
@@ -91,11 +113,14 @@ describe("Route flags in the route table and the OpenAPI document", () => {
   it("documents ETag on versioned reads and writes, If-Match and 412 on versioned writes, and nothing on other routes", () => {
     for (const route of routes) {
       const documented = operation(route);
-      const headerNames = documented.parameters.filter((parameter: { in: string }) => parameter.in === "header").map((parameter: { name: string }) => parameter.name);
+      const headerNames = documented.parameters
+        .filter((parameter: { in: string }) => parameter.in === "header")
+        .map((parameter: { name: string }) => parameter.name);
       const takesIfMatch = route.versioned === true && route.method !== "GET";
       expect(headerNames.includes("If-Match"), route.operationId).toBe(takesIfMatch);
       expect("412" in documented.responses, route.operationId).toBe(takesIfMatch);
-      if (route.versioned && route.method === "GET") expect(Object.keys(documented.responses["200"].headers ?? {}), route.operationId).toContain("ETag");
+      if (route.versioned && route.method === "GET")
+        expect(Object.keys(documented.responses["200"].headers ?? {}), route.operationId).toContain("ETag");
     }
   });
 });

@@ -37,6 +37,8 @@ describe("Module: keys", () => {
   });
 
   it("strips storage attributes from items returned to clients", () => {
-    expect(withoutStorageAttributes({ PK: "p", SK: "s", GSI1PK: "g", version: 3, expiresAt: 1, entity: "x", name: "n" })).toEqual({ name: "n" });
+    expect(withoutStorageAttributes({ PK: "p", SK: "s", GSI1PK: "g", version: 3, expiresAt: 1, entity: "x", name: "n" })).toEqual({
+      name: "n",
+    });
   });
 });

@@ -29,12 +29,23 @@ describe("Module: the one number rule", () => {
     const numbers = routes.flatMap((route) =>
       (["body", "query", "params"] as const).flatMap((part) => {
         const schema = route[part];
-        return schema ? numberSchemas(schema).map((entry) => ({ name: `${route.operationId} ${part}: ${entry.path}`, ruled: usesStorableNumberRule(entry.schema) })) : [];
+        return schema
+          ? numberSchemas(schema).map((entry) => ({
+              name: `${route.operationId} ${part}: ${entry.path}`,
+              ruled: usesStorableNumberRule(entry.schema),
+            }))
+          : [];
       }),
     );
     // The walk reaches numbers at every depth and through the "lat,lng" text form's pipe.
     expect(numbers.map((entry) => entry.name)).toEqual(
-      expect.arrayContaining(["createHub body: lat", "patchHub body: lng", "createVisit body: coordinate.lat", "createVehicle body: fixedCost", "listVehicles query: limit"]),
+      expect.arrayContaining([
+        "createHub body: lat",
+        "patchHub body: lng",
+        "createVisit body: coordinate.lat",
+        "createVehicle body: fixedCost",
+        "listVehicles query: limit",
+      ]),
     );
     expect(numbers.filter((entry) => !entry.ruled).map((entry) => entry.name)).toEqual([]);
   });

@@ -4,10 +4,13 @@ import { openApiDocument } from "#functions/http/openapi/document";
 import { declaredFailures } from "#shared/http/openapi";
 import { RouteAnswerLog } from "#test/support/failed-code-observations";
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }>; "x-failedCodes"?: string[] }> };
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }>; "x-failedCodes"?: string[] }>;
+};
 // Built once: rendering the whole document takes a while.
 let document: ReturnType<typeof openApiDocument> | undefined;
-const operation = (path: string, method: string) => ((document ??= openApiDocument()).paths[path] as Record<string, Operation>)[method] as Operation;
+const operation = (path: string, method: string) =>
+  ((document ??= openApiDocument()).paths[path] as Record<string, Operation>)[method] as Operation;
 
 /** Every failedCode enum a response schema allows (a route's own body and the generic one under anyOf). */
 function failedCodesIn(schema: Record<string, unknown>): string[] {
@@ -19,7 +22,9 @@ function failedCodesIn(schema: Record<string, unknown>): string[] {
 }
 
 describe("OpenAPI errors follow the route table's failedCodes", () => {
-  it("every error status of every route has a JSON schema whose failedCode lists exactly what the route declares", { timeout: 120_000 }, () => {
+  it("every error status of every route has a JSON schema whose failedCode lists exactly what the route declares", {
+    timeout: 120_000,
+  }, () => {
     for (const route of routes) {
       const responses = operation(route.path, route.method.toLowerCase()).responses;
       for (const [status, codes] of declaredFailures(route)) {
@@ -57,7 +62,9 @@ describe("OpenAPI errors follow the route table's failedCodes", () => {
       expect.stringMatching(/^GET \/data \(listRecords\) answered 204, a status its responses do not declare$/),
       expect.stringMatching(/^GET \/data \(listRecords\) answered 400 with failedCode \(none\)/),
       expect.stringMatching(/^GET \/data \(listRecords\) answered 418 sys-418, a status it does not declare$/),
-      expect.stringMatching(/^POST \/data-type \(createDataType\) answered 409 with failedCode data-001, not among its declared dt-001, dt-002, idem-409/),
+      expect.stringMatching(
+        /^POST \/data-type \(createDataType\) answered 409 with failedCode data-001, not among its declared dt-001, dt-002, idem-409/,
+      ),
     ]);
   });
 });

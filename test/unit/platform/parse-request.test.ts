@@ -4,8 +4,18 @@ import { ValidationError } from "#shared/domain/errors";
 import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from "#shared/http/parse-request";
 import type { RouteDefinition } from "#shared/http/route";
 
-const route = { operationId: "x", method: "POST", path: "/x", handler: "x", summary: "x", tag: "x", permission: "add/vehicle", responses: () => ({}) } satisfies RouteDefinition;
-const eventWith = (body: string) => ({ body, isBase64Encoded: false, headers: { "Content-Type": "application/json" } }) as unknown as APIGatewayProxyEvent;
+const route = {
+  operationId: "x",
+  method: "POST",
+  path: "/x",
+  handler: "x",
+  summary: "x",
+  tag: "x",
+  permission: "add/vehicle",
+  responses: () => ({}),
+} satisfies RouteDefinition;
+const eventWith = (body: string) =>
+  ({ body, isBase64Encoded: false, headers: { "Content-Type": "application/json" } }) as unknown as APIGatewayProxyEvent;
 const nestedArrays = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 
 describe("Module: parse-request", () => {
@@ -27,7 +37,7 @@ describe("Module: parse-request", () => {
   describe("Method: parseJsonBody", () => {
     it(`accepts ${MAX_JSON_DEPTH} levels and refuses ${MAX_JSON_DEPTH + 1} with a 400 naming the body`, () => {
       expect(parseJsonBody(eventWith(`{"a":${nestedArrays(MAX_JSON_DEPTH - 1)}}`), route)).toBeTruthy();
-      for (const body of [`{"a":${nestedArrays(MAX_JSON_DEPTH)}}`, nestedArrays(5000), `{"a":${"{\"b\":".repeat(200)}1${"}".repeat(200)}}`]) {
+      for (const body of [`{"a":${nestedArrays(MAX_JSON_DEPTH)}}`, nestedArrays(5000), `{"a":${'{"b":'.repeat(200)}1${"}".repeat(200)}}`]) {
         let thrown: unknown;
         try {
           parseJsonBody(eventWith(body), route);
@@ -35,7 +45,9 @@ describe("Module: parse-request", () => {
           thrown = error;
         }
         expect(thrown).toBeInstanceOf(ValidationError);
-        expect((thrown as ValidationError).errors).toEqual([{ field: "body", message: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) }]);
+        expect((thrown as ValidationError).errors).toEqual([
+          { field: "body", message: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) },
+        ]);
       }
     });
   });

@@ -28,7 +28,14 @@ describe("PATCH merges", () => {
     ["visits", visitPatchSchema, writableVisitFields],
     ["configurations", configurationPatchSchema, writableConfigurationFields],
     ["schedules", schedulePatchSchema, writableScheduleFields],
-  ] as const)("%s: the fields merged over the stored entity are the fields a PATCH may send (custom values apart)", (_area, patchSchema, writable) => {
-    expect([...writable].sort()).toEqual(patchObjectKeys(patchSchema).filter((key) => key !== "custom").sort());
-  });
+  ] as const)(
+    "%s: the fields merged over the stored entity are the fields a PATCH may send (custom values apart)",
+    (_area, patchSchema, writable) => {
+      expect([...writable].sort()).toEqual(
+        patchObjectKeys(patchSchema)
+          .filter((key) => key !== "custom")
+          .sort(),
+      );
+    },
+  );
 });

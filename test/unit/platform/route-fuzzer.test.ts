@@ -14,7 +14,12 @@ const answer = (status: number, body: unknown) => ({ status, text: JSON.stringif
 describe("Module: route fuzzer", () => {
   describe("Function: answerProblems", () => {
     it("accepts the product's envelopes", () => {
-      const badRequest = { status: false, message: "Bad request - invalid parameters provided.", failedCode: "sys-400", errors: [{ field: "name", message: "must be a text of 1 to 100 characters" }] };
+      const badRequest = {
+        status: false,
+        message: "Bad request - invalid parameters provided.",
+        failedCode: "sys-400",
+        errors: [{ field: "name", message: "must be a text of 1 to 100 characters" }],
+      };
       expect(answerProblems(jsonRoute, answer(400, badRequest))).toEqual([]);
       expect(answerProblems(jsonRoute, answer(404, { status: false, message: "Data not found", failedCode: "sys-404" }))).toEqual([]);
       expect(answerProblems(jsonRoute, answer(201, { status: true, message: "Created", data: {} }))).toEqual([]);
@@ -28,19 +33,41 @@ describe("Module: route fuzzer", () => {
         "error envelope: no message",
         "error envelope: no failedCode",
       ]);
-      expect(answerProblems(jsonRoute, answer(400, { status: false, message: "Bad request", failedCode: "sys-400" }))).toEqual(["400 without an errors list"]);
-      expect(
-        answerProblems(jsonRoute, answer(400, { status: false, message: "Bad", failedCode: "sys-400", errors: [{ field: "lat", message: "Invalid input: expected number, received string" }] })),
-      ).toEqual(["raw validation-library text in an error message"]);
-      expect(answerProblems(jsonRoute, answer(400, { status: false, message: "RangeError: Maximum call stack size exceeded", failedCode: "x", errors: [{ field: "a", message: "b" }] }))).toEqual([
-        "error body names internals",
+      expect(answerProblems(jsonRoute, answer(400, { status: false, message: "Bad request", failedCode: "sys-400" }))).toEqual([
+        "400 without an errors list",
       ]);
+      expect(
+        answerProblems(
+          jsonRoute,
+          answer(400, {
+            status: false,
+            message: "Bad",
+            failedCode: "sys-400",
+            errors: [{ field: "lat", message: "Invalid input: expected number, received string" }],
+          }),
+        ),
+      ).toEqual(["raw validation-library text in an error message"]);
+      expect(
+        answerProblems(
+          jsonRoute,
+          answer(400, {
+            status: false,
+            message: "RangeError: Maximum call stack size exceeded",
+            failedCode: "x",
+            errors: [{ field: "a", message: "b" }],
+          }),
+        ),
+      ).toEqual(["error body names internals"]);
       expect(answerProblems(jsonRoute, answer(200, { data: [] }))).toEqual(["success body without status: true"]);
     });
   });
 
   describe("Function: storeChanges", () => {
-    const snapshot = (items: Record<string, string>, queueDepth = 0): StoreSnapshot => ({ items: new Map(Object.entries(items)), objects: new Map(), queueDepth });
+    const snapshot = (items: Record<string, string>, queueDepth = 0): StoreSnapshot => ({
+      items: new Map(Object.entries(items)),
+      objects: new Map(),
+      queueDepth,
+    });
 
     it("attributes added, changed and removed items to their organization, and a grown queue", () => {
       const before = snapshot({ "ORG#a VEH#1": "h1", "ORG#a#HUB#h VISIT#1": "h2", "ORG#b HUB#1": "h3" });
@@ -55,14 +82,18 @@ describe("Module: route fuzzer", () => {
     });
 
     it("does not take one organization's items for another's whose id it begins with", () => {
-      expect(storeChanges(snapshot({}), snapshot({ "ORG#ab VEH#1": "h" }), ["a", "ab"])).toEqual([{ organizationId: "ab", description: "item added: ORG#ab VEH#1" }]);
+      expect(storeChanges(snapshot({}), snapshot({ "ORG#ab VEH#1": "h" }), ["a", "ab"])).toEqual([
+        { organizationId: "ab", description: "item added: ORG#ab VEH#1" },
+      ]);
     });
   });
 
   describe("Function: toJsonText", () => {
     it("writes own __proto__ keys, -0, raw text and fixture ids", () => {
       const body = withOwnKey({ lat: -0 }, "__proto__", { polluted: true });
-      expect(toJsonText([body, new RawJson("1e400", "big"), new FixtureRef("hubId")], () => "hub-1")).toBe('[{"lat":-0,"__proto__":{"polluted":true}},1e400,"hub-1"]');
+      expect(toJsonText([body, new RawJson("1e400", "big"), new FixtureRef("hubId")], () => "hub-1")).toBe(
+        '[{"lat":-0,"__proto__":{"polluted":true}},1e400,"hub-1"]',
+      );
     });
   });
 
@@ -86,7 +117,16 @@ describe("Module: route fuzzer", () => {
 
   describe("Function: failureGroups", () => {
     it("groups by route, status and check, keeping the first example", () => {
-      const failure = (runIndex: number, check = "5xx") => ({ operationId: "getHub", check, status: 500, request: "GET /hub/x", labels: [], answer: "", seed: 1, runIndex });
+      const failure = (runIndex: number, check = "5xx") => ({
+        operationId: "getHub",
+        check,
+        status: 500,
+        request: "GET /hub/x",
+        labels: [],
+        answer: "",
+        seed: 1,
+        runIndex,
+      });
       const groups = failureGroups([failure(0), failure(1), failure(2, "4xx changed stored data")]);
       expect(groups.map(({ key, count, example }) => [key, count, example.runIndex])).toEqual([
         ["getHub 500 5xx", 2, 0],

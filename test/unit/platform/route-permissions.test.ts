@@ -16,7 +16,14 @@ describe("Route table: permissions", () => {
   it("reads need view/…, creates add/…, updates edit/…, deletes delete/…", () => {
     for (const route of routes.filter((candidate) => candidate.auth !== "none")) {
       const verb = route.permission?.split("/")[0];
-      const expected = route.method === "GET" ? "view" : route.method === "DELETE" ? "delete" : route.method === "POST" && !/\}(\/dispatch|\/test)?$/.test(route.path) ? "add" : "edit";
+      const expected =
+        route.method === "GET"
+          ? "view"
+          : route.method === "DELETE"
+            ? "delete"
+            : route.method === "POST" && !/\}(\/dispatch|\/test)?$/.test(route.path)
+              ? "add"
+              : "edit";
       expect(verb, `${route.method} ${route.path}`).toBe(expected);
     }
   });
@@ -32,7 +39,9 @@ describe("Route table: permissions", () => {
   });
 
   it("permissionSlugs (the token CLI's `all`) lists every slug once", () => {
-    expect([...permissionSlugs].sort()).toEqual([...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))].sort());
+    expect([...permissionSlugs].sort()).toEqual(
+      [...new Set(routes.flatMap((route) => (route.permission ? [route.permission] : [])))].sort(),
+    );
     expect(permissionSlugs).toContain("delete/app-integration");
   });
 

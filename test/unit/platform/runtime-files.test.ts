@@ -20,7 +20,10 @@ describe("Module: runtime files", () => {
 
     // A file left behind by an instance that no longer runs (a pid no process has) is not a runtime.
     rmSync(join(runtimeDirectory(stateDirectory), "4000.json"));
-    writeFileSync(join(runtimeDirectory(stateDirectory), "4000.json"), JSON.stringify({ port: 4000, pid: 2 ** 22 + 12345, baseUrl: "x", environment: {} }));
+    writeFileSync(
+      join(runtimeDirectory(stateDirectory), "4000.json"),
+      JSON.stringify({ port: 4000, pid: 2 ** 22 + 12345, baseUrl: "x", environment: {} }),
+    );
     expect(findRuntime(stateDirectory).environment).toEqual({ TABLE_NAME: "first" });
   });
 

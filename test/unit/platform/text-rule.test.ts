@@ -47,13 +47,22 @@ describe("Module: the one text rule", () => {
       (["body", "query", "params"] as const).flatMap((part) => {
         const schema = route[part];
         return schema
-          ? stringSchemas(schema).map((entry) => ({ name: `${route.operationId} ${part}: ${entry.path}`, ruled: usesTextRule(entry.schema) || closedPattern(entry.schema) }))
+          ? stringSchemas(schema).map((entry) => ({
+              name: `${route.operationId} ${part}: ${entry.path}`,
+              ruled: usesTextRule(entry.schema) || closedPattern(entry.schema),
+            }))
           : [];
       }),
     );
     // The walk reaches names, ids, titles, tags and extension entity ids at every depth.
     expect(strings.map((entry) => entry.name)).toEqual(
-      expect.arrayContaining(["createHub body: name", "createVisit body: name", "createVehicle body: name", "createDataType body: fields[].title", "listVehicles query: cursor"]),
+      expect.arrayContaining([
+        "createHub body: name",
+        "createVisit body: name",
+        "createVehicle body: name",
+        "createDataType body: fields[].title",
+        "listVehicles query: cursor",
+      ]),
     );
     expect(strings.filter((entry) => !entry.ruled).map((entry) => entry.name)).toEqual([]);
   });

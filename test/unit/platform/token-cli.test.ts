@@ -7,7 +7,9 @@ import { repositoryRoot } from "#infra/repository-root";
 /** `npm run token` is `tsx local/token-cli.ts`; run the same file without npm's banner. */
 const run = promisify(execFile);
 const tokenCli = (...args: string[]) =>
-  run(join(repositoryRoot, "node_modules", ".bin", "tsx"), [join(repositoryRoot, "local", "token-cli.ts"), ...args], { cwd: repositoryRoot }).then(
+  run(join(repositoryRoot, "node_modules", ".bin", "tsx"), [join(repositoryRoot, "local", "token-cli.ts"), ...args], {
+    cwd: repositoryRoot,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );

@@ -25,7 +25,7 @@ describe("Function: parseIfMatch", () => {
     expect(parseIfMatch(header)).toEqual(expected);
   });
 
-  it.each([["1"], ['"1",*'], [""], [", ,"], ['"1'], ['"1" "2"'], ['"1", two'], ['W/1'], ['"a"b"'], ['"'.repeat(2) + "x".repeat(5000)]])(
+  it.each([["1"], ['"1",*'], [""], [", ,"], ['"1'], ['"1" "2"'], ['"1", two'], ["W/1"], ['"a"b"'], ['"'.repeat(2) + "x".repeat(5000)]])(
     "refuses %j (neither * nor an entity-tag list) with a 400 naming If-Match",
     (header) => {
       try {
@@ -39,7 +39,12 @@ describe("Function: parseIfMatch", () => {
   );
 
   it("round-trips every version through formatETag", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (version) => (parseIfMatch(formatETag(version)) as number[])[0] === version));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        (version) => (parseIfMatch(formatETag(version)) as number[])[0] === version,
+      ),
+    );
   });
 });
 
@@ -91,14 +96,20 @@ describe("Class: VersionCondition", () => {
 
     it("turns a lost condition (409 sys-410, or false from a delete) into 412 when If-Match named a version", async () => {
       const named = new VersionCondition([2]);
-      await expect(named.write(async () => Promise.reject(new ConflictError("changed", "sys-410")))).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(named.write(async () => Promise.reject(new ConflictError("changed", "sys-410")))).rejects.toBeInstanceOf(
+        PreconditionFailedError,
+      );
       await expect(named.write(async () => false)).rejects.toBeInstanceOf(PreconditionFailedError);
     });
 
     it("leaves other errors, and every error without a named version, as they are", async () => {
-      await expect(new VersionCondition([2]).write(async () => Promise.reject(new ConflictError("in use", "hub-409")))).rejects.toMatchObject({ failedCode: "hub-409" });
+      await expect(
+        new VersionCondition([2]).write(async () => Promise.reject(new ConflictError("in use", "hub-409"))),
+      ).rejects.toMatchObject({ failedCode: "hub-409" });
       await expect(new VersionCondition([2]).write(async () => Promise.reject(new NotFoundError()))).rejects.toBeInstanceOf(NotFoundError);
-      await expect(new VersionCondition("*").write(async () => Promise.reject(new ConflictError("changed", "sys-410")))).rejects.toMatchObject({ failedCode: "sys-410" });
+      await expect(
+        new VersionCondition("*").write(async () => Promise.reject(new ConflictError("changed", "sys-410"))),
+      ).rejects.toMatchObject({ failedCode: "sys-410" });
       await expect(new VersionCondition().write(async () => false)).resolves.toBe(false);
     });
   });

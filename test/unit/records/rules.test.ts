@@ -15,7 +15,8 @@ import type { StoredRecord } from "#shared/domain/records/schema";
 import { buildView } from "#shared/domain/records/view";
 import { keys } from "#shared/store/keys";
 
-const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field => fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
+const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field =>
+  fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
 
 const TYPE_ID = "0123456789abcdef01234567";
 function dataType(fields: Field[], extra: Partial<DataType> = {}): DataType {
@@ -49,7 +50,12 @@ const type = dataType(
     field({ id: "parent", type: "relation", relation: { kind: "belongsTo", targetKind: "dataType", target: TYPE_ID } }),
     field({ id: "owner", type: "relation", relation: { kind: "belongsTo", targetKind: "standard", target: "user" } }),
   ],
-  { uniqueTogether: [["tags", "vip"], ["city", "email"]] },
+  {
+    uniqueTogether: [
+      ["tags", "vip"],
+      ["city", "email"],
+    ],
+  },
 );
 
 describe("Records: uniqueness guards", () => {
@@ -127,10 +133,18 @@ describe("Records: search tokens and q semantics", () => {
 
 describe("Records: relation links, hidden fields, view", () => {
   it("links only relations to data type records", () => {
-    expect(relationLinks(type, { parent: "aaaaaaaaaaaaaaaaaaaaaaaa", owner: "u1" })).toEqual([{ fieldId: "parent", targetId: "aaaaaaaaaaaaaaaaaaaaaaaa" }]);
+    expect(relationLinks(type, { parent: "aaaaaaaaaaaaaaaaaaaaaaaa", owner: "u1" })).toEqual([
+      { fieldId: "parent", targetId: "aaaaaaaaaaaaaaaaaaaaaaaa" },
+    ]);
   });
 
-  const caller = (permissionDetails: Caller["permissionDetails"]): Caller => ({ userId: "u", organizationId: "o", hubIds: [], permissions: new Set(), permissionDetails });
+  const caller = (permissionDetails: Caller["permissionDetails"]): Caller => ({
+    userId: "u",
+    organizationId: "o",
+    hubIds: [],
+    permissions: new Set(),
+    permissionDetails,
+  });
 
   it("collects view/data hiddenFields of this type (or of every type) and never hides _id or dataId", () => {
     const hidden = hiddenFieldsFor(
@@ -161,11 +175,27 @@ describe("Records: relation links, hidden fields, view", () => {
 
   it("orders the view like the spec, in the type's field order, without values of removed fields", () => {
     const view = buildView(type, record, {}, { hidden: new Set() });
-    expect(Object.keys(view)).toEqual(["_id", "dataId", "dataTypeId", "data_type", "hubId", "email", "city", "organizationId", "createdBy", "createdTime", "updatedTime"]);
+    expect(Object.keys(view)).toEqual([
+      "_id",
+      "dataId",
+      "dataTypeId",
+      "data_type",
+      "hubId",
+      "email",
+      "city",
+      "organizationId",
+      "createdBy",
+      "createdTime",
+      "updatedTime",
+    ]);
   });
 
   it("projects to fields plus _id and dataId, and leaves hidden fields out", () => {
-    expect(buildView(type, record, {}, { hidden: new Set(), fields: ["city"] })).toEqual({ _id: record._id, dataId: "R1", city: "Jakarta" });
+    expect(buildView(type, record, {}, { hidden: new Set(), fields: ["city"] })).toEqual({
+      _id: record._id,
+      dataId: "R1",
+      city: "Jakarta",
+    });
     expect(buildView(type, record, {}, { hidden: new Set(["email"]) })).not.toHaveProperty("email");
   });
 });

@@ -3,7 +3,8 @@ import { type DataType, type Field, fieldSchema } from "#shared/domain/data-type
 import { checkFieldValue, checkRecordValues, decimalPlaces, defaultValueOf, titleProblem } from "#shared/domain/records/values";
 import { significantDigits, storableNumberProblem } from "#shared/domain/schemas";
 
-const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field => fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
+const field = (attributes: Partial<Field> & Pick<Field, "id" | "type">): Field =>
+  fieldSchema.parse({ title: attributes.id, required: false, ...attributes });
 
 function dataType(fields: Field[], extra: Partial<DataType> = {}): DataType {
   return {
@@ -86,7 +87,12 @@ describe("Records: value types", () => {
     ],
     ["time H:i", field({ id: "f", type: "time" }), "07:30", "07:30"],
     ["time H:i:s", field({ id: "f", type: "time" }), "23:59:59", "23:59:59"],
-    ["date range", field({ id: "f", type: "date", inputType: "range" }), { from: "2026-01-01", to: "2026-01-01" }, { from: "2026-01-01", to: "2026-01-01" }],
+    [
+      "date range",
+      field({ id: "f", type: "date", inputType: "range" }),
+      { from: "2026-01-01", to: "2026-01-01" },
+      { from: "2026-01-01", to: "2026-01-01" },
+    ],
     ["single date on a range field", field({ id: "f", type: "date", inputType: "range" }), "2026-01-01", "2026-01-01"],
     ["time range", field({ id: "f", type: "time", inputType: "range" }), { from: "08:00", to: "17:00" }, { from: "08:00", to: "17:00" }],
     ["geolocation object", field({ id: "f", type: "geolocation" }), { lat: -6.2, lng: 106.8 }, { lat: -6.2, lng: 106.8 }],
@@ -106,7 +112,12 @@ describe("Records: value types", () => {
       ["aaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb"],
       ["aaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb"],
     ],
-    ["standard user relation (any id)", field({ id: "f", type: "relation", relation: { kind: "belongsTo", targetKind: "standard", target: "user" } }), "user-7", "user-7"],
+    [
+      "standard user relation (any id)",
+      field({ id: "f", type: "relation", relation: { kind: "belongsTo", targetKind: "standard", target: "user" } }),
+      "user-7",
+      "user-7",
+    ],
   ];
   it.each(cases)("accepts %s", (_, f, value, stored) => {
     expect(checkFieldValue(f, value)).toEqual({ ok: true, value: stored });
@@ -129,10 +140,25 @@ describe("Records: value types", () => {
     ["option not listed", field({ id: "f", type: "option", optionData: ["a"] }), "z", "one of"],
     ["multiOption not an array", field({ id: "f", type: "multiOption", optionData: ["a"] }), "a", "array"],
     ["multiOption unknown", field({ id: "f", type: "multiOption", optionData: ["a"] }), ["a", "z"], "not one of"],
-    ["multiOption item nested 5,000 arrays deep", field({ id: "f", type: "multiOption", optionData: ["a"] }), [Array.from({ length: 5000 }).reduce<unknown>((inner) => [inner], "a")], "an array is not one of"],
+    [
+      "multiOption item nested 5,000 arrays deep",
+      field({ id: "f", type: "multiOption", optionData: ["a"] }),
+      [Array.from({ length: 5000 }).reduce<unknown>((inner) => [inner], "a")],
+      "an array is not one of",
+    ],
     ["multiOption duplicate", field({ id: "f", type: "multiOption", optionData: ["a", "b"] }), ["a", "a"], "distinct"],
-    ["multiOption below minSelected", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { minSelected: 2 } }), ["a"], "at least 2"],
-    ["multiOption above maxSelected", field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { maxSelected: 1 } }), ["a", "b"], "at most 1"],
+    [
+      "multiOption below minSelected",
+      field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { minSelected: 2 } }),
+      ["a"],
+      "at least 2",
+    ],
+    [
+      "multiOption above maxSelected",
+      field({ id: "f", type: "multiOption", optionData: ["a", "b", "c"], validations: { maxSelected: 1 } }),
+      ["a", "b"],
+      "at most 1",
+    ],
     ["date format", field({ id: "f", type: "date" }), "28/02/2026", "YYYY-MM-DD"],
     ["date impossible", field({ id: "f", type: "date" }), "2026-02-30", "YYYY-MM-DD"],
     ["dateTime as a date", field({ id: "f", type: "dateTime" }), "2026-02-28", "date-time"],
@@ -140,9 +166,19 @@ describe("Records: value types", () => {
     ["time 24:00", field({ id: "f", type: "time" }), "24:00", "HH:mm"],
     ["time with letters", field({ id: "f", type: "time" }), "7am", "HH:mm"],
     ["range without inputType range", field({ id: "f", type: "date" }), { from: "2026-01-01", to: "2026-01-02" }, "inputType range"],
-    ["range from after to", field({ id: "f", type: "date", inputType: "range" }), { from: "2026-01-02", to: "2026-01-01" }, "from must not be after to"],
+    [
+      "range from after to",
+      field({ id: "f", type: "date", inputType: "range" }),
+      { from: "2026-01-02", to: "2026-01-01" },
+      "from must not be after to",
+    ],
     ["range bad end", field({ id: "f", type: "time", inputType: "range" }), { from: "08:00", to: "25:00" }, "to must be"],
-    ["range extra key", field({ id: "f", type: "date", inputType: "range" }), { from: "2026-01-01", to: "2026-01-02", at: 1 }, "{ from, to }"],
+    [
+      "range extra key",
+      field({ id: "f", type: "date", inputType: "range" }),
+      { from: "2026-01-01", to: "2026-01-02", at: 1 },
+      "{ from, to }",
+    ],
     ["geolocation lat out of range", field({ id: "f", type: "geolocation" }), { lat: 91, lng: 0 }, "lat"],
     ["geolocation lng out of range", field({ id: "f", type: "geolocation" }), "0,181", "lng"],
     ["geolocation text", field({ id: "f", type: "geolocation" }), "north", "lat,lng"],
@@ -175,7 +211,12 @@ describe("Records: value types", () => {
       Array.from({ length: 21 }, (_, i) => i.toString(16).padStart(24, "0")),
       "at most 20",
     ],
-    ["vehicle relation not an ObjectId", field({ id: "f", type: "relation", relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" } }), "van-1", "24-character"],
+    [
+      "vehicle relation not an ObjectId",
+      field({ id: "f", type: "relation", relation: { kind: "belongsTo", targetKind: "standard", target: "vehicle" } }),
+      "van-1",
+      "24-character",
+    ],
   ];
   it.each(rejected)("rejects %s", (_, f, value, fragment) => {
     const checked = checkFieldValue(f, value);
@@ -184,7 +225,12 @@ describe("Records: value types", () => {
   });
 
   it("counts significant digits and rejects more than 38", () => {
-    expect([significantDigits(0.00120), significantDigits(1.2345678901234567e300), significantDigits(120), significantDigits(-1e-7)]).toEqual([2, 17, 2, 1]);
+    expect([
+      significantDigits(0.0012),
+      significantDigits(1.2345678901234567e300),
+      significantDigits(120),
+      significantDigits(-1e-7),
+    ]).toEqual([2, 17, 2, 1]);
     // JSON numbers parse to doubles (≤ 17 significant digits), so this guards other number sources.
     expect(storableNumberProblem(Number("1.23456789012345678901234567890123456789"))).toBeUndefined();
   });
@@ -201,7 +247,11 @@ describe("Records: required, default, unknown and read-only keys", () => {
     field({ id: "active", type: "boolean", default: "true" }),
     field({ id: "tags", type: "multiOption", optionData: ["a", "b"], default: "a,b" }),
     field({ id: "kind", type: "option", optionData: ["x"], default: "bogus" }),
-    field({ id: "children", type: "relation", relation: { kind: "hasMany", targetKind: "dataType", target: "0123456789abcdef01234567", via: "parent" } }),
+    field({
+      id: "children",
+      type: "relation",
+      relation: { kind: "hasMany", targetKind: "dataType", target: "0123456789abcdef01234567", via: "parent" },
+    }),
   ]);
 
   it("reports every rule a number breaks in one answer (decimals and max)", () => {
@@ -243,17 +293,21 @@ describe("Records: required, default, unknown and read-only keys", () => {
     expect(issuesOf(type, sent)).toContain(fieldId);
   });
 
-  it.each(['{"name":"n","kind":"x","constructor":"c"}', '{"name":"n","kind":"x","toString":"t"}', '{"name":"n","kind":"x","__proto__":{"a":1}}'])(
-    "reports prototype member names as unknown keys: %s",
-    (json) => {
-      const sent = JSON.parse(json) as Record<string, unknown>;
-      const key = Object.keys(sent)[2] as string;
-      expect(checkRecordValues(type, sent).issues).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
-    },
-  );
+  it.each([
+    '{"name":"n","kind":"x","constructor":"c"}',
+    '{"name":"n","kind":"x","toString":"t"}',
+    '{"name":"n","kind":"x","__proto__":{"a":1}}',
+  ])("reports prototype member names as unknown keys: %s", (json) => {
+    const sent = JSON.parse(json) as Record<string, unknown>;
+    const key = Object.keys(sent)[2] as string;
+    expect(checkRecordValues(type, sent).issues).toEqual([{ field: key, message: expect.stringContaining("unknown field") }]);
+  });
 
   it("never reads an inherited member for a field whose id is a prototype member name", () => {
-    const odd = dataType([field({ id: "constructor", type: "text" }), field({ id: "toString", type: "number", validations: { min: { ref: "constructor" } } })]);
+    const odd = dataType([
+      field({ id: "constructor", type: "text" }),
+      field({ id: "toString", type: "number", validations: { min: { ref: "constructor" } } }),
+    ]);
     expect(checkRecordValues(odd, {})).toEqual({ values: {}, issues: [] });
     expect(checkRecordValues(odd, { constructor: "c", toString: 2 })).toEqual({ values: { constructor: "c", toString: 2 }, issues: [] });
   });

@@ -76,7 +76,11 @@ const dropped = [
   { visitId: "far-away", visitName: "Far", reason: "could not be fitted" },
   { visitId: "broken", visitName: "Broken", reason: "bad coordinates" },
 ];
-const input: ResultMapInput = { result: result([vanA, vanB], dropped), hub, droppedPositions: new Map([["far-away", { lat: -6.25, lng: 106.9 }]]) };
+const input: ResultMapInput = {
+  result: result([vanA, vanB], dropped),
+  hub,
+  droppedPositions: new Map([["far-away", { lat: -6.25, lng: 106.9 }]]),
+};
 
 describe("resultToGeoJson (RFC 7946)", () => {
   const geojson = resultToGeoJson(input);
@@ -92,18 +96,32 @@ describe("resultToGeoJson (RFC 7946)", () => {
       { kind: "route", vehicleId: "A", stops: 2, returnsToHub: true, stroke: routeColour(0) },
       { kind: "route", vehicleId: "B", stops: 1, returnsToHub: false, stroke: routeColour(1) },
     ]);
-    expect(lines[0]?.geometry?.coordinates).toEqual([[106.8, -6.2], [106.81, -6.21], [106.83, -6.22], [106.8, -6.2]]);
-    expect(lines[1]?.geometry?.coordinates).toEqual([[106.8, -6.2], [106.79, -6.19]]);
+    expect(lines[0]?.geometry?.coordinates).toEqual([
+      [106.8, -6.2],
+      [106.81, -6.21],
+      [106.83, -6.22],
+      [106.8, -6.2],
+    ]);
+    expect(lines[1]?.geometry?.coordinates).toEqual([
+      [106.8, -6.2],
+      [106.79, -6.19],
+    ]);
   });
 
   it("has a Point per stop with vehicle, order, eta and etd, the hub, and every unassigned visit (null geometry when unplaceable)", () => {
     const stops = geojson.features.filter((feature) => feature.properties.kind === "stop");
     expect(stops.map((stop) => [stop.properties, stop.geometry])).toEqual([
-      [expect.objectContaining({ vehicleId: "A", order: 1, eta: "2026-11-24 08:10", etd: "2026-11-24 08:15" }), { type: "Point", coordinates: [106.81, -6.21] }],
+      [
+        expect.objectContaining({ vehicleId: "A", order: 1, eta: "2026-11-24 08:10", etd: "2026-11-24 08:15" }),
+        { type: "Point", coordinates: [106.81, -6.21] },
+      ],
       [expect.objectContaining({ vehicleId: "A", order: 2 }), { type: "Point", coordinates: [106.83, -6.22] }],
       [expect.objectContaining({ vehicleId: "B", order: 1, vehicleName: "Van B" }), { type: "Point", coordinates: [106.79, -6.19] }],
     ]);
-    expect(geojson.features.find((feature) => feature.properties.kind === "hub")).toMatchObject({ geometry: { type: "Point", coordinates: [106.8, -6.2] }, properties: { name: "Depot" } });
+    expect(geojson.features.find((feature) => feature.properties.kind === "hub")).toMatchObject({
+      geometry: { type: "Point", coordinates: [106.8, -6.2] },
+      properties: { name: "Depot" },
+    });
     const unassigned = geojson.features.filter((feature) => feature.properties.kind === "unassigned");
     expect(unassigned.map((feature) => [(feature.properties as { visitId: string }).visitId, feature.geometry])).toEqual([
       ["far-away", { type: "Point", coordinates: [106.9, -6.25] }],
@@ -113,7 +131,11 @@ describe("resultToGeoJson (RFC 7946)", () => {
   });
 
   it("leaves out a LineString of a single position (no hub, one stop) and rounds to 6 decimals", () => {
-    const lone = resultToGeoJson({ result: result([route("C", [trip(1, -6.123456789, 106.987654321, 10)], 10)]), hub: undefined, droppedPositions: new Map() });
+    const lone = resultToGeoJson({
+      result: result([route("C", [trip(1, -6.123456789, 106.987654321, 10)], 10)]),
+      hub: undefined,
+      droppedPositions: new Map(),
+    });
     expect(rfc7946Problems(lone)).toEqual([]);
     expect(lone.features.map((feature) => feature.geometry?.type)).toEqual(["Point"]);
     expect(lone.features[0]?.geometry?.coordinates).toEqual([106.987654, -6.123457]);
@@ -123,10 +145,12 @@ describe("resultToGeoJson (RFC 7946)", () => {
     expect(rfc7946Problems({ type: "Feature", geometry: { type: "Point", coordinates: [-6.2, 106.8] }, properties: {} })).toEqual([
       "$.geometry.coordinates: latitude 106.8 outside -90..90 (positions are [longitude, latitude])",
     ]);
-    expect(rfc7946Problems({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "LineString", coordinates: [[1, 2]] } }] })).toEqual([
-      "$.features[0].geometry.coordinates: needs at least 2 positions",
-      "$.features[0]: a Feature has a properties member",
-    ]);
+    expect(
+      rfc7946Problems({
+        type: "FeatureCollection",
+        features: [{ type: "Feature", geometry: { type: "LineString", coordinates: [[1, 2]] } }],
+      }),
+    ).toEqual(["$.features[0].geometry.coordinates: needs at least 2 positions", "$.features[0]: a Feature has a properties member"]);
   });
 });
 
@@ -155,10 +179,20 @@ describe("resultToSvg", () => {
 
   it("is well-formed XML for any stored name: characters XML cannot carry (controls, lone surrogates, U+FFFF) become U+FFFD", () => {
     const hostile = "Depot\u0000\u001b[31m\ud800 \uffff<x>&";
-    const drawn = resultToSvg({ ...input, hub: { ...input.hub, name: hostile }, result: { ...input.result, name: hostile } } as ResultMapInput);
+    const drawn = resultToSvg({
+      ...input,
+      hub: { ...input.hub, name: hostile },
+      result: { ...input.result, name: hostile },
+    } as ResultMapInput);
     const illegal = [...drawn].filter((character) => {
       const code = character.codePointAt(0) as number;
-      const legal = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000;
+      const legal =
+        code === 0x9 ||
+        code === 0xa ||
+        code === 0xd ||
+        (code >= 0x20 && code <= 0xd7ff) ||
+        (code >= 0xe000 && code <= 0xfffd) ||
+        code >= 0x10000;
       return !legal;
     });
     expect(illegal).toEqual([]);

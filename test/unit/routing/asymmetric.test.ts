@@ -43,7 +43,12 @@ function randomProblem(seed: number, visitCount: number, vehicleCount: number, w
       ...(windows ? { timeWindows: [{ start, end: start + 60 + Math.round(random.next() * 90) }] } : {}),
     };
   });
-  const vehicles = Array.from({ length: vehicleCount }, (_, k) => ({ id: `k${k}`, start: depot, capacity: [windows ? 12 : 100], workingTime: { start: 0, end: 600 } }));
+  const vehicles = Array.from({ length: vehicleCount }, (_, k) => ({
+    id: `k${k}`,
+    start: depot,
+    capacity: [windows ? 12 : 100],
+    workingTime: { start: 0, end: 600 },
+  }));
   const travel = matrixTravel(asymmetricSpec(random, [...visits.map((visit) => visit.location), depot]));
   return { visits, vehicles, travel };
 }
@@ -118,14 +123,23 @@ describe("asymmetric travel", () => {
     ] as const;
     for (const [seed, visits, vehicles] of corpus) {
       const problem = randomProblem(seed, visits, vehicles, false);
-      const solution = solveRouting(problem, { seed: 1, objective: "distance", maxIterations: 3000, timeLimitMs: Infinity, earlyStop: false });
+      const solution = solveRouting(problem, {
+        seed: 1,
+        objective: "distance",
+        maxIterations: 3000,
+        timeLimitMs: Infinity,
+        earlyStop: false,
+      });
       expect(checkSolution(problem, solution).violations).toEqual([]);
       expect(solution.totals.visits).toBe(visits);
       const optimum = bruteForce(problem);
       expect(solution.totals.distance, `seed ${seed}`).toBeCloseTo(optimum, 6);
       // The optimum reversed costs something else: the instance is asymmetric where it matters.
       const reversedProblem = { ...problem, travel: matrixTravel(transposed(problem)) };
-      expect(Math.abs(bruteForce(reversedProblem) - optimum) + Math.abs(reversedCost(problem, solution) - solution.totals.distance), `seed ${seed}`).toBeGreaterThan(1);
+      expect(
+        Math.abs(bruteForce(reversedProblem) - optimum) + Math.abs(reversedCost(problem, solution) - solution.totals.distance),
+        `seed ${seed}`,
+      ).toBeGreaterThan(1);
     }
   }, 60_000);
 });
@@ -134,7 +148,13 @@ describe("asymmetric travel in parallel search threads", () => {
   it("hands the matrices to the threads (no single-thread fallback) and the plan still matches the checker exactly", async () => {
     const problem = randomProblem(7, 20, 3, true);
     const idleBefore = idleRoutingThreads();
-    const solution = await solveRoutingInParallel(problem, { threads: 2, seed: 3, maxIterations: 300, timeLimitMs: Infinity, sync: { iterations: 100 } });
+    const solution = await solveRoutingInParallel(problem, {
+      threads: 2,
+      seed: 3,
+      maxIterations: 300,
+      timeLimitMs: Infinity,
+      sync: { iterations: 100 },
+    });
     // The pool kept the two threads it started: the solve ran in them.
     expect(idleRoutingThreads()).toBe(Math.max(idleBefore, 2));
     const check = checkSolution(problem, solution);

@@ -37,8 +37,16 @@ describe("routing benchmark script", () => {
   });
 
   it("DIMACS convention: arcs truncated to one decimal", () => {
-    const exact = euclideanTravel().distances([{ lat: 0, lng: 0 }, { lat: 1, lng: 1 }, { lat: 4, lng: 3 }]);
-    const dimacs = euclideanTravel({ truncate: true }).distances([{ lat: 0, lng: 0 }, { lat: 1, lng: 1 }, { lat: 4, lng: 3 }]);
+    const exact = euclideanTravel().distances([
+      { lat: 0, lng: 0 },
+      { lat: 1, lng: 1 },
+      { lat: 4, lng: 3 },
+    ]);
+    const dimacs = euclideanTravel({ truncate: true }).distances([
+      { lat: 0, lng: 0 },
+      { lat: 1, lng: 1 },
+      { lat: 4, lng: 3 },
+    ]);
     expect(exact[1]).toBeCloseTo(Math.SQRT2, 12);
     expect(dimacs[1]).toBe(1.4);
     expect(dimacs[2]).toBe(5); // exact lengths stay whole

@@ -54,7 +54,13 @@ describe("early stop rule", () => {
     expect(new Budget(() => 0, Infinity, 5).progress()).toBe(0);
 
     let stop = false;
-    const guarded = new Budget(() => 0, Infinity, Infinity, undefined, () => stop);
+    const guarded = new Budget(
+      () => 0,
+      Infinity,
+      Infinity,
+      undefined,
+      () => stop,
+    );
     expect(guarded.done()).toBe(false);
     expect(guarded.progress()).toBe(0);
     stop = true;
@@ -72,7 +78,14 @@ describe("early stop rule", () => {
     expect(early.iterations).toBeLessThan(horizon + 50_000);
     expect(early.endedBy).toBe("earlyStop");
     expect(checkSolution(problem, early).violations).toEqual([]);
-    const full = solveRouting(problem, { seed: 1, timeLimitMs: 60_000, now: frozen, objective: "distance", earlyStop: false, maxIterations: 3 * horizon });
+    const full = solveRouting(problem, {
+      seed: 1,
+      timeLimitMs: 60_000,
+      now: frozen,
+      objective: "distance",
+      earlyStop: false,
+      maxIterations: 3 * horizon,
+    });
     expect(full.iterations).toBe(3 * horizon);
     expect(full.endedBy).toBe("budget");
     expect(full.totals.visits).toBe(early.totals.visits);
@@ -81,7 +94,13 @@ describe("early stop rule", () => {
   it("mustStop during fleet minimisation (hierarchical objective) ends that phase and the search", () => {
     const problem = randomProblem(5, 40);
     let checks = 0;
-    const stopped = solveRouting(problem, { seed: 1, timeLimitMs: 60_000, objective: "hierarchical", earlyStop: false, mustStop: () => ++checks > 50 });
+    const stopped = solveRouting(problem, {
+      seed: 1,
+      timeLimitMs: 60_000,
+      objective: "hierarchical",
+      earlyStop: false,
+      mustStop: () => ++checks > 50,
+    });
     expect(stopped.endedBy).toBe("deadline");
     expect(stopped.iterations).toBeLessThanOrEqual(50);
     expect(checkSolution(problem, stopped).violations).toEqual([]);
@@ -90,7 +109,13 @@ describe("early stop rule", () => {
   it("mustStop (a caller's deadline) ends the search with its best plan so far, feasible, and says so", () => {
     const problem = randomProblem(3, 30);
     let checks = 0;
-    const stopped = solveRouting(problem, { seed: 1, timeLimitMs: 60_000, objective: "distance", earlyStop: false, mustStop: () => ++checks > 500 });
+    const stopped = solveRouting(problem, {
+      seed: 1,
+      timeLimitMs: 60_000,
+      objective: "distance",
+      earlyStop: false,
+      mustStop: () => ++checks > 500,
+    });
     expect(stopped.endedBy).toBe("deadline");
     expect(stopped.iterations).toBeLessThanOrEqual(500);
     expect(stopped.totals.visits).toBeGreaterThan(0);

@@ -5,8 +5,14 @@ import type { RoutingProblem, RoutingVisit } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 
 const at = (x: number, y: number) => ({ lat: y, lng: x });
-const visit = (id: string, x: number, extra: Partial<RoutingVisit> = {}): RoutingVisit => ({ id, location: at(x, 0), visitTime: 1, ...extra });
-const solve = (problem: RoutingProblem, seed = 1) => solveRouting(problem, { seed, timeLimitMs: Infinity, maxIterations: 2000, objective: "distance" });
+const visit = (id: string, x: number, extra: Partial<RoutingVisit> = {}): RoutingVisit => ({
+  id,
+  location: at(x, 0),
+  visitTime: 1,
+  ...extra,
+});
+const solve = (problem: RoutingProblem, seed = 1) =>
+  solveRouting(problem, { seed, timeLimitMs: Infinity, maxIterations: 2000, objective: "distance" });
 
 describe("visit priority", () => {
   it("drops the lowest priority first when the route is full", () => {

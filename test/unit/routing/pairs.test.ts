@@ -9,7 +9,8 @@ const at = (x: number, y = 0) => ({ lat: y, lng: x });
 const visit = (id: string, x: number, extra: Partial<RoutingVisit> = {}): RoutingVisit => ({ id, location: at(x), visitTime: 1, ...extra });
 const solve = (problem: RoutingProblem, seed = 1, objective: "distance" | "hierarchical" = "distance") =>
   solveRouting(problem, { seed, timeLimitMs: Infinity, maxIterations: 1000, objective });
-const order = (solution: RoutingSolution, vehicleId: string) => solution.routes.find((r) => r.vehicleId === vehicleId)?.stops.map((s) => s.visitId) ?? [];
+const order = (solution: RoutingSolution, vehicleId: string) =>
+  solution.routes.find((r) => r.vehicleId === vehicleId)?.stops.map((s) => s.visitId) ?? [];
 
 describe("pickup-and-delivery pairs", () => {
   it("serves the pickup before the delivery on one vehicle even when the naive order is the other way round", () => {
@@ -17,9 +18,12 @@ describe("pickup-and-delivery pairs", () => {
       // The delivery lies on the way out, the pickup beyond it: the shortest tour would deliver first.
       const problem: RoutingProblem = {
         travel: euclideanTravel(),
-        visits: [visit("drop", 5), visit("far", 10, { demand: [4] }), visit("take", 20, { demand: [6] }), visit("drop-2", 3, { pickupVisitId: "take" })].map(
-          (v) => (v.id === "drop" ? { ...v, pickupVisitId: "far" } : v),
-        ),
+        visits: [
+          visit("drop", 5),
+          visit("far", 10, { demand: [4] }),
+          visit("take", 20, { demand: [6] }),
+          visit("drop-2", 3, { pickupVisitId: "take" }),
+        ].map((v) => (v.id === "drop" ? { ...v, pickupVisitId: "far" } : v)),
         vehicles: [
           { id: "a", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
           { id: "b", start: at(0), workingTime: { start: 0, end: 1000 }, capacity: [10] },
@@ -144,7 +148,10 @@ describe("pickup-and-delivery pairs", () => {
 
     const halved = structuredClone(solution);
     const halvedStops = halved.routes.find((r) => r.vehicleId === route.vehicleId)!.stops;
-    halvedStops.splice(halvedStops.findIndex((s) => s.visitId === "d"), 1);
+    halvedStops.splice(
+      halvedStops.findIndex((s) => s.visitId === "d"),
+      1,
+    );
     halved.dropped.push({ visitId: "d", reason: "could not be fitted" });
     expect(checkSolution(problem, halved).violations.join("\n")).toMatch(/d: pair with p is served only in part/);
 
@@ -193,7 +200,9 @@ describe("moves on routes with pairs", () => {
           expect(route.feasible).toBe(true);
           // The profile replayed by hand: ordinary demand from the start, each pair from pickup to delivery.
           const { dims, demand, pairLoad, capacity } = instance;
-          const onBoard = Array.from({ length: dims }, (_, d) => route.nodes.reduce((sum, node) => sum + (demand[node * dims + d] ?? 0), 0));
+          const onBoard = Array.from({ length: dims }, (_, d) =>
+            route.nodes.reduce((sum, node) => sum + (demand[node * dims + d] ?? 0), 0),
+          );
           for (const node of route.nodes) {
             for (let d = 0; d < dims; d++) {
               onBoard[d] = onBoard[d]! - (demand[node * dims + d] ?? 0) + (node < instance.visitCount ? pairLoad[node * dims + d]! : 0);

@@ -31,7 +31,9 @@ describe("the parallel search in the Lambda bundle", () => {
   });
 
   it("starts its threads from the bundle and finds what the source run finds", async () => {
-    const bundled = createRequire(import.meta.url)(join(bundles.get(poolEntry)!, "index.js")) as { solveRoutingInParallel: typeof solveRoutingInParallel };
+    const bundled = createRequire(import.meta.url)(join(bundles.get(poolEntry)!, "index.js")) as {
+      solveRoutingInParallel: typeof solveRoutingInParallel;
+    };
     const problem = randomProblem(5, 25);
     const options = { seed: 2, timeLimitMs: Infinity, maxIterations: 300, objective: "distance" as const, threads: 2 };
     const solution = await bundled.solveRoutingInParallel(problem, options);

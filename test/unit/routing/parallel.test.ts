@@ -13,7 +13,8 @@ const single = solveRouting(problem, options);
 
 /** Fewer visits dropped, then less distance: the distance objective's order. */
 const notWorse = (solution: RoutingSolution, than: RoutingSolution) =>
-  solution.dropped.length < than.dropped.length || (solution.dropped.length === than.dropped.length && solution.totals.distance <= than.totals.distance + 1e-9);
+  solution.dropped.length < than.dropped.length ||
+  (solution.dropped.length === than.dropped.length && solution.totals.distance <= than.totals.distance + 1e-9);
 
 describe("solveRoutingInParallel", () => {
   it("with one thread is exactly the single-thread solve", async () => {
@@ -43,7 +44,10 @@ describe("solveRoutingInParallel", () => {
     const key = (s: RoutingSolution) => [s.dropped.length, s.totals.fixedCost, s.totals.distance] as const;
     const [dropped, fixed, distance] = key(three);
     const [aloneDropped, aloneFixed, aloneDistance] = key(alone);
-    expect(dropped < aloneDropped || (dropped === aloneDropped && (fixed < aloneFixed || (fixed === aloneFixed && distance <= aloneDistance + 1e-9)))).toBe(true);
+    expect(
+      dropped < aloneDropped ||
+        (dropped === aloneDropped && (fixed < aloneFixed || (fixed === aloneFixed && distance <= aloneDistance + 1e-9))),
+    ).toBe(true);
   }, 60_000);
 
   it("solves a problem with a custom travel provider (which cannot be rebuilt in a thread) on the calling thread", async () => {
@@ -53,12 +57,14 @@ describe("solveRoutingInParallel", () => {
 });
 
 /** Threads that run failing-thread.ts: right after sharing their first elite, those in `failing` throw, those in `stuck` block for ever. */
-const failingThreads = (failing: number[], stuck: number[] = []) => (_index: number) => {
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./failing-thread.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { failing, stuck } });
-};
+const failingThreads =
+  (failing: number[], stuck: number[] = []) =>
+  (_index: number) => {
+    const tsx = import.meta.resolve("tsx/esm/api");
+    const entry = new URL("./failing-thread.ts", import.meta.url).href;
+    const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+    return new Worker(bootstrap, { eval: true, workerData: { failing, stuck } });
+  };
 
 describe("solveRoutingInParallel when threads fail", () => {
   const hierarchical = { ...options, maxIterations: 400, sync: { iterations: 40 } };
@@ -84,7 +90,15 @@ describe("solveRoutingInParallel when threads fail", () => {
     const startedAt = Date.now();
     const solution = await solveRoutingInParallel(
       problem,
-      { ...options, maxIterations: undefined, timeLimitMs: 60_000, earlyStop: false, threads: 2, sync: { iterations: 40 }, mustStop: () => Date.now() - startedAt > 8000 },
+      {
+        ...options,
+        maxIterations: undefined,
+        timeLimitMs: 60_000,
+        earlyStop: false,
+        threads: 2,
+        sync: { iterations: 40 },
+        mustStop: () => Date.now() - startedAt > 8000,
+      },
       failingThreads([], [1]),
     );
     expect(solution.endedBy).toBe("threadFailure");
@@ -94,7 +108,14 @@ describe("solveRoutingInParallel when threads fail", () => {
 
   it("mustStop ends every thread with its best plan (deadline)", async () => {
     const startedAt = Date.now();
-    const solution = await solveRoutingInParallel(problem, { ...options, maxIterations: undefined, timeLimitMs: 60_000, earlyStop: false, threads: 2, mustStop: () => Date.now() - startedAt > 3000 });
+    const solution = await solveRoutingInParallel(problem, {
+      ...options,
+      maxIterations: undefined,
+      timeLimitMs: 60_000,
+      earlyStop: false,
+      threads: 2,
+      mustStop: () => Date.now() - startedAt > 3000,
+    });
     expect(solution.endedBy).toBe("deadline");
     expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(checkSolution(problem, solution).violations).toEqual([]);

@@ -28,7 +28,8 @@ function expectFeasibleRoutes(solution: Solution): void {
     if (route.visitCount === 0) continue;
     expect(referenceRoute(solution, route, route.nodes).feasible).toBe(true);
     for (const node of route.nodes) {
-      if (node < solution.instance.visitCount) expect(solution.instance.compatible[node * solution.instance.vehicleCount + route.vehicle]).toBe(1);
+      if (node < solution.instance.visitCount)
+        expect(solution.instance.compatible[node * solution.instance.vehicleCount + route.vehicle]).toBe(1);
     }
   }
 }
@@ -81,7 +82,14 @@ describe("ejection search", { timeout: 60_000 }, () => {
                 enumerated++;
                 const sum = set.reduce((total, q) => total + penalty[scratch.nodes[q]!]!, 0);
                 if (sum >= expected) continue;
-                if (referenceRoute(solution, scratch, scratch.nodes.filter((_, q) => !set.includes(q))).feasible) expected = sum;
+                if (
+                  referenceRoute(
+                    solution,
+                    scratch,
+                    scratch.nodes.filter((_, q) => !set.includes(q)),
+                  ).feasible
+                )
+                  expected = sum;
               }
               const found = search.search(scratch, p, penalty, Infinity, out);
               visited += search.visited;
@@ -89,7 +97,13 @@ describe("ejection search", { timeout: 60_000 }, () => {
               if (found < Infinity) {
                 expect(out.every((q, i) => q !== p && scratch.nodes[q]! < instance.visitCount && (i === 0 || q > out[i - 1]!))).toBe(true);
                 expect(out.reduce((total, q) => total + penalty[scratch.nodes[q]!]!, 0)).toBe(found);
-                expect(referenceRoute(solution, scratch, scratch.nodes.filter((_, q) => !out.includes(q))).feasible).toBe(true);
+                expect(
+                  referenceRoute(
+                    solution,
+                    scratch,
+                    scratch.nodes.filter((_, q) => !out.includes(q)),
+                  ).feasible,
+                ).toBe(true);
                 // A bound at the optimum finds nothing cheaper.
                 expect(search.search(scratch, p, penalty, found, out)).toBe(Infinity);
               }
@@ -173,13 +187,22 @@ describe("route minimisation", { timeout: 60_000 }, () => {
     const routing = (visits: number) => ({
       travel: euclideanTravel(),
       visits: Array.from({ length: visits }, (_, i) => ({ id: `v${i}`, location: at(i), visitTime: 5 })),
-      vehicles: Array.from({ length: 8 }, (_, k) => ({ id: `k${k}`, start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 1000 }, maxVisits: 5 })),
+      vehicles: Array.from({ length: 8 }, (_, k) => ({
+        id: `k${k}`,
+        start: { lat: 0, lng: 0 },
+        workingTime: { start: 0, end: 1000 },
+        maxVisits: 5,
+      })),
     });
-    for (const [visits, leftOut] of [[38, 0], [41, 1]] as const) {
+    for (const [visits, leftOut] of [
+      [38, 0],
+      [41, 1],
+    ] as const) {
       const instance = buildInstance(routing(visits));
       const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
       // Seven routes full, the eighth with one visit: the rest left out, as a tight regret insertion can leave them.
-      for (let v = 0; v < 36; v++) solution.insert(v, Math.floor(v / 5), solution.routes[Math.floor(v / 5)]!.nodes.length - 1, instance.windowOffset[v]!);
+      for (let v = 0; v < 36; v++)
+        solution.insert(v, Math.floor(v / 5), solution.routes[Math.floor(v / 5)]!.nodes.length - 1, instance.windowOffset[v]!);
       expect(solution.unassigned.size).toBe(visits - 36);
       const incumbent = new Incumbent(solution);
       const budget = new Budget(() => 0, Infinity, 40_000);

@@ -54,7 +54,11 @@ describe("solveRouting drop reasons", () => {
   it("drops visits heavier than every vehicle with the right tags can carry, in any dimension", () => {
     const solution = solveChecked({
       vehicles: [vehicle("small", { tags: ["fridge"], capacity: [100, 10] }), vehicle("big", { capacity: [1000, 100] })],
-      visits: [visit("bulky", { demand: [50, 11], requiredTags: ["fridge"] }), visit("heavy", { demand: [1001, 1] }), visit("fine", { demand: [900, 90] })],
+      visits: [
+        visit("bulky", { demand: [50, 11], requiredTags: ["fridge"] }),
+        visit("heavy", { demand: [1001, 1] }),
+        visit("fine", { demand: [900, 90] }),
+      ],
     });
     expect(reasonOf(solution, "bulky")).toBe("exceeds every vehicle's capacity");
     expect(reasonOf(solution, "heavy")).toBe("exceeds every vehicle's capacity");
@@ -67,7 +71,12 @@ describe("solveRouting drop reasons", () => {
       visits: [
         visit("night", { timeWindows: [{ start: 1100, end: 1200 }] }),
         visit("too long", { visitTime: 600 }),
-        visit("second window", { timeWindows: [{ start: 0, end: 60 }, { start: 900, end: 960 }] }),
+        visit("second window", {
+          timeWindows: [
+            { start: 0, end: 60 },
+            { start: 900, end: 960 },
+          ],
+        }),
       ],
     });
     expect(reasonOf(solution, "night")).toBe("outside every working time");
@@ -101,7 +110,10 @@ describe("solveRouting drop reasons", () => {
     const window = [{ start: 600, end: 605 }];
     const solution = solveChecked({
       vehicles: [vehicle("van")],
-      visits: [visit("north", { location: near(10, 0), timeWindows: window }), visit("south", { location: near(-10, 0), timeWindows: window })],
+      visits: [
+        visit("north", { location: near(10, 0), timeWindows: window }),
+        visit("south", { location: near(-10, 0), timeWindows: window }),
+      ],
     });
     expect(solution.routes[0]!.stops).toHaveLength(1);
     expect(solution.dropped.map((d) => d.reason)).toEqual(["could not be fitted"]);
@@ -130,7 +142,15 @@ describe("solveRouting field-operation rules", () => {
     // 20 km × 1.3 road factor at 40 km/h is 39 minutes: the 8:00–8:10 window is out of reach.
     const solution = solveChecked({
       vehicles: [vehicle("van")],
-      visits: [visit("far", { location: near(20, 0), timeWindows: [{ start: 480, end: 490 }, { start: 900, end: 960 }] })],
+      visits: [
+        visit("far", {
+          location: near(20, 0),
+          timeWindows: [
+            { start: 480, end: 490 },
+            { start: 900, end: 960 },
+          ],
+        }),
+      ],
     });
     const stop = solution.routes[0]!.stops[0]!;
     expect(stop.start).toBeGreaterThanOrEqual(900);
@@ -139,7 +159,10 @@ describe("solveRouting field-operation rules", () => {
   });
 
   it("ends an open route at the last visit", () => {
-    const problem = { vehicles: [vehicle("van", { returnToEnd: false })], visits: [visit("a", { location: near(5, 0) }), visit("b", { location: near(10, 0) })] };
+    const problem = {
+      vehicles: [vehicle("van", { returnToEnd: false })],
+      visits: [visit("a", { location: near(5, 0) }), visit("b", { location: near(10, 0) })],
+    };
     const [route] = solveChecked(problem).routes;
     expect(route!.stops.map((s) => s.visitId)).toEqual(["a", "b"]);
     expect(route!.arrival).toBeCloseTo(route!.stops[1]!.departure, 9);
@@ -161,7 +184,10 @@ describe("solveRouting field-operation rules", () => {
 
   it("loads a second vehicle when one dimension is full, and reports cumulative loads", () => {
     const solution = solveChecked(
-      { vehicles: [vehicle("a", { capacity: [100, 5] }), vehicle("b", { capacity: [100, 5] })], visits: [1, 2, 3, 4].map((i) => visit(`v${i}`, { demand: [10, 2] })) },
+      {
+        vehicles: [vehicle("a", { capacity: [100, 5] }), vehicle("b", { capacity: [100, 5] })],
+        visits: [1, 2, 3, 4].map((i) => visit(`v${i}`, { demand: [10, 2] })),
+      },
       { ...quick, objective: "hierarchical" },
     );
     expect(solution.routes).toHaveLength(2);
@@ -186,7 +212,10 @@ describe("solveRouting field-operation rules", () => {
 
   it("measures great-circle distance in metres with the road factor", () => {
     const provider = greatCircleTravel(1.3);
-    const locations = [{ lat: 0, lng: 0 }, { lat: 1, lng: 0 }];
+    const locations = [
+      { lat: 0, lng: 0 },
+      { lat: 1, lng: 0 },
+    ];
     const distances = provider.distances(locations);
     expect(distances[1]).toBeCloseTo(111_195 * 1.3, -2);
     expect(provider.travelMinutes(distances, 60, locations)[1]).toBeCloseTo((111.195 * 1.3 * 60) / 60, 1);
@@ -196,11 +225,15 @@ describe("solveRouting field-operation rules", () => {
 describe("solveRouting search", () => {
   it("returns feasible solutions on random problems with breaks, windows, limits and open ends", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom("distance" as const, "hierarchical" as const), (seed, objective) => {
-        const problem = randomProblem(seed, 25);
-        const solution = solveRouting(problem, { ...quick, seed, objective, maxIterations: 100 });
-        expect(checkSolution(problem, solution).violations).toEqual([]);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom("distance" as const, "hierarchical" as const),
+        (seed, objective) => {
+          const problem = randomProblem(seed, 25);
+          const solution = solveRouting(problem, { ...quick, seed, objective, maxIterations: 100 });
+          expect(checkSolution(problem, solution).violations).toEqual([]);
+        },
+      ),
       { numRuns: 15 },
     );
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "#shared/domain/errors";
-import { endedLeases, leaseEnd, mayTakeSlot, onDemandRunKey, planSlotTake, scheduleRunKey, TooManyActiveRunsError } from "#shared/domain/runs/active-runs";
+import {
+  endedLeases,
+  leaseEnd,
+  mayTakeSlot,
+  onDemandRunKey,
+  planSlotTake,
+  scheduleRunKey,
+  TooManyActiveRunsError,
+} from "#shared/domain/runs/active-runs";
 
 const now = new Date("2026-12-01T07:00:00Z");
 const live = now.getTime() + 60_000;

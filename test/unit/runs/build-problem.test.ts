@@ -113,7 +113,9 @@ describe("Domain: building the optimizer problem of a run", () => {
       maxDuration: 480,
     });
     expect(planned.problem.visits[0]).toMatchObject({ id: "a", visitTime: 12, demand: [3], requiredTags: [] });
-    expect(buildRunProblem(input("2026-03-02T06:00:00Z", { configuration: profile({ returnToHub: false }) })).problem.vehicles[0]?.returnToEnd).toBe(false);
+    expect(
+      buildRunProblem(input("2026-03-02T06:00:00Z", { configuration: profile({ returnToHub: false }) })).problem.vehicles[0]?.returnToEnd,
+    ).toBe(false);
   });
 
   it("maps a vehicle's own start and end locations (a set end is always driven to) and each visit's priority", () => {
@@ -184,8 +186,14 @@ describe("Domain: building the optimizer problem of a run", () => {
     // 00:00–23:59 with multiday 1 runs 48 hours from every midnight (the README's walkthrough van).
     const aroundTheClock = vehicle({ workingTime: { startTime: "00:00", endTime: "23:59", multiday: 1 } });
     // At 23:30 yesterday's shift has 29 minutes left; today's runs until 23:59 tomorrow.
-    expect(buildRunProblem(input("2026-03-02T23:30:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({ start: 0, end: 1469 });
-    expect(buildRunProblem(input("2026-03-02T06:00:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({ start: 0, end: 2519 });
+    expect(buildRunProblem(input("2026-03-02T23:30:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({
+      start: 0,
+      end: 1469,
+    });
+    expect(buildRunProblem(input("2026-03-02T06:00:00Z", { vehicles: [aroundTheClock] })).problem.vehicles[0]?.workingTime).toEqual({
+      start: 0,
+      end: 2519,
+    });
   });
 
   it("places the break, cut to what is left of it", () => {
@@ -229,7 +237,14 @@ describe("Domain: building the optimizer problem of a run", () => {
     const planned = buildRunProblem(run);
     const solution = solveRouting(planned.problem, { timeLimitMs: Infinity, maxIterations: 50 });
     const { body, summary } = describeSolution(run, planned, solution);
-    expect(summary).toMatchObject({ vehiclesUsed: 1, vehiclesAvailable: 1, visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1, timeZone: "UTC" });
+    expect(summary).toMatchObject({
+      vehiclesUsed: 1,
+      vehiclesAvailable: 1,
+      visitsPlanned: 3,
+      visitsAssigned: 2,
+      visitsDropped: 1,
+      timeZone: "UTC",
+    });
     expect(body.dropped).toEqual([{ visitId: "heavy", visitName: "Visit heavy", reason: "exceeds every vehicle's capacity" }]);
     const [route] = body.routes;
     expect(route?.trips.map((trip) => trip.order)).toEqual([1, 2]);

@@ -63,7 +63,10 @@ const message: RoutingRunMessage = {
 const delivery = (receiveCount = 1, remainingMs = 300_000) => ({ receiveCount, maxReceiveCount: 3, remainingTimeMs: () => remainingMs });
 
 /** In-memory ports: one hub with one all-day vehicle and two visits near the depot. */
-function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | undefined = { status: "ENQUEUED", resultId: null, attempts: 0 }) {
+function setup(
+  overrides: Partial<RunWorkerPorts> = {},
+  claim: RunClaimView | undefined = { status: "ENQUEUED", resultId: null, attempts: 0 },
+) {
   const state = {
     claim,
     logs: [] as LogExecuted[],
@@ -94,7 +97,17 @@ function setup(overrides: Partial<RunWorkerPorts> = {}, claim: RunClaimView | un
     findSchedule: async () => schedule,
     recordLogExecuted: async (_o, _s, log) => void state.logs.push(log),
     findConfiguration: async () => configuration,
-    findHub: async () => ({ _id: "hub-1", name: "Depot", address: "x", lat: -6.2, lng: 106.8, timeZone: null, organizationId: "o", createdTime: "x", updatedTime: "x" }),
+    findHub: async () => ({
+      _id: "hub-1",
+      name: "Depot",
+      address: "x",
+      lat: -6.2,
+      lng: 106.8,
+      timeZone: null,
+      organizationId: "o",
+      createdTime: "x",
+      updatedTime: "x",
+    }),
     vehiclesForRun: async () => [
       {
         _id: "veh-1",
@@ -193,10 +206,20 @@ describe("Domain: routing run worker", () => {
     const outcome = await processRunMessage(ports, message, delivery());
     expect(outcome).toMatchObject({ outcome: "done", dispatched: { success: 2, failed: 0 } });
     const [result] = [...state.results.values()];
-    expect(result).toMatchObject({ name: "Morning run - 2026-03-02 06:00", createdFrom: "SCHEDULER", status: "done", scheduleId: "sched-1" });
+    expect(result).toMatchObject({
+      name: "Morning run - 2026-03-02 06:00",
+      createdFrom: "SCHEDULER",
+      status: "done",
+      scheduleId: "sched-1",
+    });
     expect(state.dispatched.sort()).toEqual(["v1", "v2"]);
     expect(state.logs).toEqual([
-      expect.objectContaining({ status: "SUCCESS", routingResultId: result?._id, dispatched: { success: 2, failed: 0 }, lastExecute: "2026-03-02 06:00:30" }),
+      expect.objectContaining({
+        status: "SUCCESS",
+        routingResultId: result?._id,
+        dispatched: { success: 2, failed: 0 },
+        lastExecute: "2026-03-02 06:00:30",
+      }),
     ]);
     expect(state.claim?.status).toBe("DONE");
   });
@@ -221,7 +244,15 @@ describe("Domain: routing run worker", () => {
         const n = keys.length;
         const seconds = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 600 + k));
         const metres = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 5_000 + 10 * k));
-        return { kind: "osrm", matrix: { spec: { kind: "matrix", keys, durationsSeconds: seconds, distancesMetres: metres }, elementsRequested: n * n, elementsCached: 0, requests: 1 } };
+        return {
+          kind: "osrm",
+          matrix: {
+            spec: { kind: "matrix", keys, durationsSeconds: seconds, distancesMetres: metres },
+            elementsRequested: n * n,
+            elementsCached: 0,
+            requests: 1,
+          },
+        };
       },
     });
     expect((await processRunMessage(ports, message, delivery(1, 300_000))).outcome).toBe("done");
@@ -230,7 +261,13 @@ describe("Domain: routing run worker", () => {
     expect(budget).toBeLessThanOrEqual(20_000 - 1_150);
     expect(budget).toBeGreaterThan(20_000 - 5_000);
     const [result] = [...state.results.values()];
-    expect(result?.summary?.travel).toMatchObject({ provider: "city-osrm", source: "osrm", elementsRequested: 9, elementsCached: 0, fallbackReason: null });
+    expect(result?.summary?.travel).toMatchObject({
+      provider: "city-osrm",
+      source: "osrm",
+      elementsRequested: 9,
+      elementsCached: 0,
+      fallbackReason: null,
+    });
     expect(result?.summary?.travel?.matrixSeconds).toBeGreaterThanOrEqual(1.15);
     expect([...state.metered.values()]).toEqual([expect.objectContaining({ travelElements: 9, outcome: "done" })]);
   });
@@ -240,11 +277,21 @@ describe("Domain: routing run worker", () => {
       throw new TravelMatrixError("The osrm travel provider failed 3 attempts of a 3×3 request: HTTP 502");
     };
     const strict = setup({ findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm" }), roadMatrix: failing });
-    expect(await processRunMessage(strict.ports, message, delivery())).toMatchObject({ outcome: "failed", reason: expect.stringMatching(/^Travel provider city-osrm: The osrm travel provider failed 3 attempts/) });
+    expect(await processRunMessage(strict.ports, message, delivery())).toMatchObject({
+      outcome: "failed",
+      reason: expect.stringMatching(/^Travel provider city-osrm: The osrm travel provider failed 3 attempts/),
+    });
     expect(strict.state.solves).toBe(0);
-    const lenient = setup({ findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm", travelFallback: "greatCircle" }), roadMatrix: failing });
+    const lenient = setup({
+      findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm", travelFallback: "greatCircle" }),
+      roadMatrix: failing,
+    });
     expect((await processRunMessage(lenient.ports, message, delivery())).outcome).toBe("done");
-    expect([...lenient.state.results.values()][0]?.summary?.travel).toMatchObject({ source: "greatCircle", elementsRequested: 0, fallbackReason: expect.stringContaining("HTTP 502") });
+    expect([...lenient.state.results.values()][0]?.summary?.travel).toMatchObject({
+      source: "greatCircle",
+      elementsRequested: 0,
+      fallbackReason: expect.stringContaining("HTTP 502"),
+    });
   });
 
   it("deadline guard: a search still running when the Lambda nears its timeout stops, and its best plan is stored with endedBy deadline", async () => {
@@ -317,7 +364,13 @@ describe("Domain: routing run worker", () => {
     const outcome = await processRunMessage(ports, message, delivery(1));
     expect(outcome).toMatchObject({ outcome: "skipped" });
     expect(shouldRetry(outcome)).toBe(false);
-    expect(state.logs).toEqual([expect.objectContaining({ status: "SKIPPED", routingResultId: null, message: expect.stringContaining("configuration profile conf-1 no longer exists") })]);
+    expect(state.logs).toEqual([
+      expect.objectContaining({
+        status: "SKIPPED",
+        routingResultId: null,
+        message: expect.stringContaining("configuration profile conf-1 no longer exists"),
+      }),
+    ]);
     expect(state.results.size).toBe(0);
     expect(state.claim?.status).toBe("SKIPPED");
   });
@@ -422,7 +475,17 @@ describe("Domain: routing run worker", () => {
       expect(outcome.outcome).toBe("done");
       const runId = state.claim?.resultId as string;
       expect([...state.metered.values()]).toEqual([
-        expect.objectContaining({ runId, kind: "scheduled", scheduleId: "sched-1", hubId: "hub-1", configurationId: "conf-1", outcome: "done", visits: 2, vehicles: 1, memoryMb: 2048 }),
+        expect.objectContaining({
+          runId,
+          kind: "scheduled",
+          scheduleId: "sched-1",
+          hubId: "hub-1",
+          configurationId: "conf-1",
+          outcome: "done",
+          visits: 2,
+          vehicles: 1,
+          memoryMb: 2048,
+        }),
       ]);
       expect(state.metered.get(runId)?.day).toBe(new Date(Number.parseInt(runId.slice(0, 8), 16) * 1000).toISOString().slice(0, 10));
       expect(state.metered.get(runId)?.optimizerSeconds).toBeGreaterThanOrEqual(0);
@@ -454,7 +517,10 @@ describe("Domain: routing run worker", () => {
       expect(state.logs.at(-1)).toMatchObject({ status: "SKIPPED", message: `Skipped: ${reason}`, routingResultId: null });
       expect(state.claim?.status).toBe("SKIPPED");
       state.results.set("res-1", { _id: "res-1", configurationId: "conf-1", status: "ongoing" } as RoutingResultRecord);
-      expect(await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "res-1" }, delivery())).toMatchObject({ outcome: "skipped", reason });
+      expect(await processRunMessage(ports, { kind: "onDemand", organizationId: "o", resultId: "res-1" }, delivery())).toMatchObject({
+        outcome: "skipped",
+        reason,
+      });
       expect(state.results.get("res-1")).toMatchObject({ status: "failed", message: reason });
       expect(budgets).toEqual([configuration.timeLimitSeconds, configuration.timeLimitSeconds]);
       expect(state.solves).toBe(0);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { DuePageMessage, RoutingRunMessage } from "#shared/domain/runs/messages";
-import { type DueEntry, handleDueEntries, runSchedulerTick, type SchedulerTickPorts, type TickScheduleView } from "#shared/domain/runs/scheduler-tick";
+import {
+  type DueEntry,
+  handleDueEntries,
+  runSchedulerTick,
+  type SchedulerTickPorts,
+  type TickScheduleView,
+} from "#shared/domain/runs/scheduler-tick";
 
 const now = new Date("2026-12-01T07:00:30Z");
 
@@ -8,7 +14,21 @@ type ReadOne = (organizationId: string, scheduleId: string) => Promise<TickSched
 
 /** `readSchedule` (one schedule) stands for the batch read, which the fake answers one by one; `batches` counts its calls. */
 function fakePorts(due: DueEntry[][], { readSchedule, ...overrides }: Partial<SchedulerTickPorts> & { readSchedule?: ReadOne } = {}) {
-  const calls = { reads: [] as number[], claimed: [] as string[], released: [] as string[], advanced: [] as string[], missed: [] as string[], listed: 0, sent: [] as string[], pages: [] as DuePageMessage[], taken: [] as string[], takeCalls: 0, capReads: [] as string[][], freed: [] as string[], overCap: [] as string[] };
+  const calls = {
+    reads: [] as number[],
+    claimed: [] as string[],
+    released: [] as string[],
+    advanced: [] as string[],
+    missed: [] as string[],
+    listed: 0,
+    sent: [] as string[],
+    pages: [] as DuePageMessage[],
+    taken: [] as string[],
+    takeCalls: 0,
+    capReads: [] as string[][],
+    freed: [] as string[],
+    overCap: [] as string[],
+  };
   /** Claim items by `scheduleId#slot`, like the conditional put/update/delete of the real store. */
   const claims = new Map<string, { status: string; claimedAt: string }>();
   const ports: SchedulerTickPorts = {
@@ -96,7 +116,12 @@ describe("Function: runSchedulerTick", () => {
     const outcome = await runSchedulerTick(ports, now);
     expect(outcome.enqueued).toHaveLength(13);
     expect(Math.max(...batches)).toBeLessThanOrEqual(10);
-    expect(calls.advanced.sort()).toEqual(shards.flat().map((e) => e.scheduleId).sort());
+    expect(calls.advanced.sort()).toEqual(
+      shards
+        .flat()
+        .map((e) => e.scheduleId)
+        .sort(),
+    );
     expect(outcome.enqueued[0]).toMatchObject({ slot: "2026-12-01T07:00Z", scheduledFor: "2026-12-01T07:00:00.000Z" });
   });
 
@@ -238,17 +263,33 @@ describe("Function: runSchedulerTick", () => {
     expect(outcome).toMatchObject({ enqueued: [], fannedOut: 225, pages: 12 });
     expect(pageBatches).toEqual([10, 2]);
     expect(calls.claimed).toEqual([]);
-    expect(calls.pages.flatMap((page) => page.entries.map((e) => e.scheduleId)).sort()).toEqual(shards.flat().map((e) => e.scheduleId).sort());
-    expect(calls.pages.every((page) => page.kind === "duePage" && page.tickTime === now.toISOString() && page.entries.length <= 20)).toBe(true);
+    expect(calls.pages.flatMap((page) => page.entries.map((e) => e.scheduleId)).sort()).toEqual(
+      shards
+        .flat()
+        .map((e) => e.scheduleId)
+        .sort(),
+    );
+    expect(calls.pages.every((page) => page.kind === "duePage" && page.tickTime === now.toISOString() && page.entries.length <= 20)).toBe(
+      true,
+    );
 
     // A worker handling every page enqueues each due schedule exactly once.
     for (const page of calls.pages) await handleDueEntries(ports, page.entries, now);
-    expect(calls.sent.sort()).toEqual(shards.flat().map((e) => e.scheduleId).sort());
+    expect(calls.sent.sort()).toEqual(
+      shards
+        .flat()
+        .map((e) => e.scheduleId)
+        .sort(),
+    );
     expect(new Set(calls.advanced).size).toBe(225);
   });
 
   it("fan-out keeps an organization's due schedules of every shard together in one page (one cap write per organization and page)", async () => {
-    const at = (organizationId: string, scheduleId: string): DueEntry => ({ organizationId, scheduleId, nextRunAt: "2026-12-01T07:00:00.000Z" });
+    const at = (organizationId: string, scheduleId: string): DueEntry => ({
+      organizationId,
+      scheduleId,
+      nextRunAt: "2026-12-01T07:00:00.000Z",
+    });
     // Each shard is ordered by minute, organization and id: one organization's schedules are in every shard.
     const shards = [0, 1, 2].map((shard) => ["o1", "o2", "o3", "o4"].map((o) => at(o, `${o}-${shard}`)));
     const { ports, calls } = fakePorts(shards);
@@ -299,13 +340,28 @@ describe("Function: runSchedulerTick", () => {
 
     // The next tick takes the rest: every schedule ends up sent exactly once.
     const rest = shards[0]?.filter((e) => !calls.advanced.includes(e.scheduleId)) ?? [];
-    await handleDueEntries({ ...ports, enqueue: async (messages) => (calls.sent.push(...messages.map((m) => m.scheduleId)), []) }, rest, now);
+    await handleDueEntries(
+      { ...ports, enqueue: async (messages) => (calls.sent.push(...messages.map((m) => m.scheduleId)), []) },
+      rest,
+      now,
+    );
     expect(calls.sent.sort()).toEqual(shards[0]?.map((e) => e.scheduleId).sort());
   });
 
   it("reads the caps of a page's organizations together and takes each organization's cap slots with one call, whatever the order of the entries", async () => {
-    const orgEntry = (organizationId: string, scheduleId: string): DueEntry => ({ organizationId, scheduleId, nextRunAt: "2026-12-01T07:00:00.000Z" });
-    const due = [orgEntry("o1", "a"), orgEntry("o2", "b"), orgEntry("o1", "c"), orgEntry("o3", "d"), orgEntry("o2", "e"), orgEntry("o1", "f")];
+    const orgEntry = (organizationId: string, scheduleId: string): DueEntry => ({
+      organizationId,
+      scheduleId,
+      nextRunAt: "2026-12-01T07:00:00.000Z",
+    });
+    const due = [
+      orgEntry("o1", "a"),
+      orgEntry("o2", "b"),
+      orgEntry("o1", "c"),
+      orgEntry("o3", "d"),
+      orgEntry("o2", "e"),
+      orgEntry("o1", "f"),
+    ];
     const asked: Array<{ organizationId: string; runs: string[] }> = [];
     const { ports, calls } = fakePorts([due], {
       readSchedule: readBack(due),

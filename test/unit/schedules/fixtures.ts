@@ -38,13 +38,32 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
   ["weekly entry without day", { schedules: [{ time: ["07:00"] }] }, "schedules.0.day"],
   ["weekday not lower case", { schedules: [{ day: "Monday", time: ["07:00"] }] }, "schedules.0.day"],
   ["weekday misspelt", { schedules: [{ day: "mon", time: ["07:00"] }] }, "schedules.0.day"],
-  ["weekly day listed twice", { schedules: [{ day: "monday", time: ["07:00"] }, { day: "monday", time: ["08:00"] }] }, "schedules.1.day"],
+  [
+    "weekly day listed twice",
+    {
+      schedules: [
+        { day: "monday", time: ["07:00"] },
+        { day: "monday", time: ["08:00"] },
+      ],
+    },
+    "schedules.1.day",
+  ],
   ["weekly entry with a date", { schedules: [{ day: "monday", date: "05", time: ["07:00"] }] }, "schedules.0.date"],
   ["monthly date with one digit", { periode: "monthly", schedules: [{ date: "5", time: ["07:00"] }] }, "schedules.0.date"],
   ["monthly date 32", { periode: "monthly", schedules: [{ date: "32", time: ["07:00"] }] }, "schedules.0.date"],
   ["monthly date 00", { periode: "monthly", schedules: [{ date: "00", time: ["07:00"] }] }, "schedules.0.date"],
   ["monthly entry without date", { periode: "monthly", schedules: [{ time: ["07:00"] }] }, "schedules.0.date"],
-  ["monthly date listed twice", { periode: "monthly", schedules: [{ date: "05", time: ["07:00"] }, { date: "05", time: ["08:00"] }] }, "schedules.1.date"],
+  [
+    "monthly date listed twice",
+    {
+      periode: "monthly",
+      schedules: [
+        { date: "05", time: ["07:00"] },
+        { date: "05", time: ["08:00"] },
+      ],
+    },
+    "schedules.1.date",
+  ],
   ["monthly entry with a day", { periode: "monthly", schedules: [{ date: "05", day: "monday", time: ["07:00"] }] }, "schedules.0.day"],
   ["daily entry with a day", { periode: "daily", schedules: [{ day: "monday", time: ["07:00"] }] }, "schedules.0.day"],
   ["daily time repeated across entries", { periode: "daily", schedules: [{ time: ["07:00"] }, { time: ["07:00"] }] }, "schedules.1.time"],
@@ -71,7 +90,11 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
     },
     "schedules.1.date",
   ],
-  ["byDate with a malformed (unused) window", { periode: "byDate", startTime: "tomorrow", schedules: [{ date: "2026-12-01", time: ["07:00"] }] }, "startTime"],
+  [
+    "byDate with a malformed (unused) window",
+    { periode: "byDate", startTime: "tomorrow", schedules: [{ date: "2026-12-01", time: ["07:00"] }] },
+    "startTime",
+  ],
   ["missing startTime", { startTime: undefined }, "startTime"],
   ["missing endTime", { endTime: undefined }, "endTime"],
   ["startTime in ISO format", { startTime: "2026-01-01T00:00" }, "startTime"],
@@ -96,7 +119,10 @@ export const invalidScheduleBodies: Array<[string, Record<string, unknown>, stri
 ];
 
 /** Applies overrides; an undefined override removes the field. */
-export function scheduleBody(overrides: Record<string, unknown> = {}, base: Record<string, unknown> = validWeeklySchedule): Record<string, unknown> {
+export function scheduleBody(
+  overrides: Record<string, unknown> = {},
+  base: Record<string, unknown> = validWeeklySchedule,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...base, ...overrides };
   for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete body[key];
   return body;

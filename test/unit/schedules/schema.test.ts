@@ -3,7 +3,11 @@ import { schedulePatchSchema, scheduleInputSchema } from "#shared/domain/schedul
 import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "./fixtures.ts";
 
 const fieldsOf = (result: ReturnType<typeof scheduleInputSchema.safeParse>) =>
-  result.success ? [] : result.error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key].join(".")) : [issue.path.join(".")]));
+  result.success
+    ? []
+    : result.error.issues.flatMap((issue) =>
+        issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key].join(".")) : [issue.path.join(".")],
+      );
 
 describe("Schema: scheduleInputSchema", () => {
   it("accepts a valid weekly schedule and fills the defaults", () => {
@@ -13,12 +17,34 @@ describe("Schema: scheduleInputSchema", () => {
 
   it.each([
     ["daily", { periode: "daily", schedules: [{ time: ["07:00"] }, { time: ["19:00"] }] }],
-    ["monthly", { periode: "monthly", schedules: [{ date: "31", time: ["07:00"] }, { date: "01", time: ["07:00"] }] }],
+    [
+      "monthly",
+      {
+        periode: "monthly",
+        schedules: [
+          { date: "31", time: ["07:00"] },
+          { date: "01", time: ["07:00"] },
+        ],
+      },
+    ],
     ["byDate", { periode: "byDate", startTime: null, endTime: null, schedules: [{ date: "2028-02-29", time: ["07:00"] }] }],
     ["custom weekly", { periode: "custom", frequency: "weekly", interval: 2 }],
     ["custom daily", { periode: "custom", frequency: "daily", interval: 99, schedules: [{ time: ["00:00", "23:59"] }] }],
     ["custom monthly", { periode: "custom", frequency: "monthly", interval: 1, schedules: [{ date: "29", time: ["07:00"] }] }],
-    ["exactly 100 run times", { periode: "daily", schedules: [{ time: Array.from({ length: 100 }, (_, i) => `${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`) }] }],
+    [
+      "exactly 100 run times",
+      {
+        periode: "daily",
+        schedules: [
+          {
+            time: Array.from(
+              { length: 100 },
+              (_, i) => `${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`,
+            ),
+          },
+        ],
+      },
+    ],
   ])("accepts %s", (_name, overrides) => {
     expect(scheduleInputSchema.safeParse(scheduleBody(overrides)).success).toBe(true);
   });
@@ -34,13 +60,21 @@ describe("Schema: scheduleInputSchema", () => {
   });
 
   it.each(["daily", "weekly", "monthly", "byDate"])("accepts frequency/interval with %s and stores null", (periode) => {
-    const schedules = { daily: [{ time: ["07:00"] }], weekly: [{ day: "monday", time: ["07:00"] }], monthly: [{ date: "05", time: ["07:00"] }], byDate: [{ date: "2026-12-01", time: ["07:00"] }] }[periode];
+    const schedules = {
+      daily: [{ time: ["07:00"] }],
+      weekly: [{ day: "monday", time: ["07:00"] }],
+      monthly: [{ date: "05", time: ["07:00"] }],
+      byDate: [{ date: "2026-12-01", time: ["07:00"] }],
+    }[periode];
     const parsed = scheduleInputSchema.parse(scheduleBody({ periode, schedules, frequency: "weekly", interval: 1 }));
     expect(parsed).toMatchObject({ frequency: null, interval: null });
   });
 
   it("keeps frequency/interval with custom", () => {
-    expect(scheduleInputSchema.parse(scheduleBody({ periode: "custom", frequency: "weekly", interval: 2 }))).toMatchObject({ frequency: "weekly", interval: 2 });
+    expect(scheduleInputSchema.parse(scheduleBody({ periode: "custom", frequency: "weekly", interval: 2 }))).toMatchObject({
+      frequency: "weekly",
+      interval: 2,
+    });
   });
 
   it("ignores read-only fields sent by a client", () => {
@@ -55,7 +89,16 @@ describe("Schema: scheduleInputSchema", () => {
       createdTime: "2020-01-01 00:00:00",
       updatedTime: "2020-01-01 00:00:00",
     });
-    for (const field of ["_id", "timeSchedules", "nextRunTime", "logExecuted", "organizationId", "createdBy", "createdTime", "updatedTime"]) {
+    for (const field of [
+      "_id",
+      "timeSchedules",
+      "nextRunTime",
+      "logExecuted",
+      "organizationId",
+      "createdBy",
+      "createdTime",
+      "updatedTime",
+    ]) {
       expect(parsed).not.toHaveProperty(field);
     }
   });

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Caller } from "#shared/domain/caller";
 import { NotFoundError, ValidationError } from "#shared/domain/errors";
 import { scheduleInputSchema, schedulePatchSchema, type ScheduleRecord } from "#shared/domain/schedules/schema";
-import { createScheduleService, type HubConfigurations, type ScheduleListFilter, type ScheduleStore } from "#shared/domain/schedules/service";
+import {
+  createScheduleService,
+  type HubConfigurations,
+  type ScheduleListFilter,
+  type ScheduleStore,
+} from "#shared/domain/schedules/service";
 import { scheduleBody } from "./fixtures.ts";
 
 /** In-memory port: enough to observe what the service writes. */
@@ -75,7 +80,9 @@ describe("Service: routing schedules", () => {
   describe("Method: create", () => {
     it("names a schedule sent without a name after its configuration profile", async () => {
       // Prepare
-      const { service } = setup({ configurationName: async (o, id) => (o === "org-a" && id === "conf-1" ? "North depot plan" : undefined) });
+      const { service } = setup({
+        configurationName: async (o, id) => (o === "org-a" && id === "conf-1" ? "North depot plan" : undefined),
+      });
       // Act
       const named = await service.create(caller(), input({ name: undefined }));
       const unknownProfile = await service.create(caller(), input({ name: null, configurationId: "conf-9" }));
@@ -132,9 +139,19 @@ describe("Service: routing schedules", () => {
       const created = await service.create(caller(), input());
       const stored = items.get(`org-a/${created._id}`);
       if (!stored) throw new Error("not stored");
-      stored.schedule.logExecuted = { status: "SUCCESS", message: "done", routingResultId: "r1", dispatched: null, lastExecute: "2026-05-01 07:00:00" };
+      stored.schedule.logExecuted = {
+        status: "SUCCESS",
+        message: "done",
+        routingResultId: "r1",
+        dispatched: null,
+        lastExecute: "2026-05-01 07:00:00",
+      };
       setNow("2026-05-15T08:00:00Z");
-      const replaced = await service.replace(caller({ userId: "user-9" }), created._id, input({ schedules: [{ day: "sunday", time: ["06:00"] }] }));
+      const replaced = await service.replace(
+        caller({ userId: "user-9" }),
+        created._id,
+        input({ schedules: [{ day: "sunday", time: ["06:00"] }] }),
+      );
       expect(replaced).toMatchObject({
         createdBy: "user-7",
         createdTime: created.createdTime,
@@ -162,16 +179,26 @@ describe("Service: routing schedules", () => {
       // weekly entries carry `day`, which a daily schedule does not use
       const attempt = service.patch(caller(), created._id, schedulePatchSchema.parse({ periode: "daily" }));
       await expect(attempt).rejects.toBeInstanceOf(ValidationError);
-      await expect(attempt).rejects.toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ field: "schedules.0.day" })]) });
+      await expect(attempt).rejects.toMatchObject({
+        errors: expect.arrayContaining([expect.objectContaining({ field: "schedules.0.day" })]),
+      });
       expect(items.get(`org-a/${created._id}`)).toEqual(before);
     });
 
     it("patch to custom needs frequency and interval, and clearing them leaves custom", async () => {
       const { service } = setup();
       const created = await service.create(caller(), input());
-      const custom = await service.patch(caller(), created._id, schedulePatchSchema.parse({ periode: "custom", frequency: "weekly", interval: 2 }));
+      const custom = await service.patch(
+        caller(),
+        created._id,
+        schedulePatchSchema.parse({ periode: "custom", frequency: "weekly", interval: 2 }),
+      );
       expect(custom).toMatchObject({ periode: "custom", frequency: "weekly", interval: 2 });
-      const back = await service.patch(caller(), created._id, schedulePatchSchema.parse({ periode: "weekly", frequency: null, interval: null }));
+      const back = await service.patch(
+        caller(),
+        created._id,
+        schedulePatchSchema.parse({ periode: "weekly", frequency: null, interval: null }),
+      );
       expect(back).toMatchObject({ periode: "weekly", frequency: null, interval: null });
     });
   });
@@ -246,7 +273,9 @@ describe("Service: routing schedules", () => {
       await expect(service.create(hub1Caller, input({ configurationId: "conf-gone" }))).rejects.toBeInstanceOf(ValidationError);
       expect(items.size).toBe(0);
       const own = await service.create(hub1Caller, input({ configurationId: "conf-1" }));
-      await expect(service.patch(hub1Caller, own._id, schedulePatchSchema.parse({ configurationId: "conf-2" }))).rejects.toBeInstanceOf(ValidationError);
+      await expect(service.patch(hub1Caller, own._id, schedulePatchSchema.parse({ configurationId: "conf-2" }))).rejects.toBeInstanceOf(
+        ValidationError,
+      );
       expect(items.get(`org-a/${own._id}`)?.schedule.configurationId).toBe("conf-1");
     });
 
@@ -255,7 +284,9 @@ describe("Service: routing schedules", () => {
       const foreign = await service.create(caller(), input({ configurationId: "conf-2" }));
       await expect(service.get(hub1Caller, foreign._id)).rejects.toBeInstanceOf(NotFoundError);
       await expect(service.replace(hub1Caller, foreign._id, input({ configurationId: "conf-1" }))).rejects.toBeInstanceOf(NotFoundError);
-      await expect(service.patch(hub1Caller, foreign._id, schedulePatchSchema.parse({ active: false }))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(service.patch(hub1Caller, foreign._id, schedulePatchSchema.parse({ active: false }))).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
       await expect(service.remove(hub1Caller, foreign._id)).rejects.toBeInstanceOf(NotFoundError);
       expect(items.get(`org-a/${foreign._id}`)?.schedule).toMatchObject({ configurationId: "conf-2", active: true });
       await expect(service.get(caller({ hubIds: ["hub-1", "hub-2"] }), foreign._id)).resolves.toMatchObject({ _id: foreign._id });

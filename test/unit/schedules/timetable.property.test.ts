@@ -23,30 +23,42 @@ const MAX_RUNS = 40;
 const timeArb = fc.oneof(
   // times around DST transitions, to hit gaps and repeats often
   fc.constantFrom("00:00", "00:30", "01:00", "01:30", "01:59", "02:00", "02:15", "02:30", "02:59", "03:00", "23:59"),
-  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`),
+  fc
+    .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+    .map(([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`),
 );
 const timesArb = fc.uniqueArray(timeArb, { minLength: 1, maxLength: 3 });
-const monthDayArb = fc.oneof(fc.constantFrom("28", "29", "30", "31"), fc.integer({ min: 1, max: 31 }).map((d) => String(d).padStart(2, "0")));
+const monthDayArb = fc.oneof(
+  fc.constantFrom("28", "29", "30", "31"),
+  fc.integer({ min: 1, max: 31 }).map((d) => String(d).padStart(2, "0")),
+);
 
 const entriesArb = (shape: "daily" | "weekly" | "monthly" | "byDate") => {
   switch (shape) {
     case "daily":
       return timesArb.map((time) => [{ time }]);
     case "weekly":
-      return fc.uniqueArray(fc.constantFrom(...weekdays), { minLength: 1, maxLength: 3 }).chain((days) =>
-        fc.tuple(...days.map(() => timesArb)).map((times) => days.map((day, i) => ({ day, time: times[i] as string[] }))),
-      );
+      return fc
+        .uniqueArray(fc.constantFrom(...weekdays), { minLength: 1, maxLength: 3 })
+        .chain((days) => fc.tuple(...days.map(() => timesArb)).map((times) => days.map((day, i) => ({ day, time: times[i] as string[] }))));
     case "monthly":
-      return fc.uniqueArray(monthDayArb, { minLength: 1, maxLength: 3 }).chain((dates) =>
-        fc.tuple(...dates.map(() => timesArb)).map((times) => dates.map((date, i) => ({ date, time: times[i] as string[] }))),
-      );
+      return fc
+        .uniqueArray(monthDayArb, { minLength: 1, maxLength: 3 })
+        .chain((dates) =>
+          fc.tuple(...dates.map(() => timesArb)).map((times) => dates.map((date, i) => ({ date, time: times[i] as string[] }))),
+        );
     case "byDate":
       return fc
         .uniqueArray(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 8 })
         .chain((offsets) =>
-          fc.tuple(...offsets.map(() => timesArb)).map((times) =>
-            offsets.map((offset, i) => ({ date: DateTime.utc(2026, 1, 1).plus({ days: offset }).toISODate() as string, time: times[i] as string[] })),
-          ),
+          fc
+            .tuple(...offsets.map(() => timesArb))
+            .map((times) =>
+              offsets.map((offset, i) => ({
+                date: DateTime.utc(2026, 1, 1).plus({ days: offset }).toISODate() as string,
+                time: times[i] as string[],
+              })),
+            ),
         );
   }
 };
@@ -134,7 +146,10 @@ function inWindow(schedule: TimetableInput, wall: string): boolean {
 function lastListedDay(schedule: TimetableInput): DateTime {
   const last =
     schedule.periode === "byDate"
-      ? (schedule.schedules.map((entry) => entry.date as string).sort().at(-1) as string)
+      ? (schedule.schedules
+          .map((entry) => entry.date as string)
+          .sort()
+          .at(-1) as string)
       : (schedule.endTime as string).slice(0, 10);
   return civilDate(last).plus({ days: 1 });
 }
@@ -143,7 +158,9 @@ describe("Function: nextRunAfter (properties)", () => {
   it("runs strictly increase, fall on listed times (or a DST gap's first minute) and skip nothing listed", () => {
     fc.assert(
       fc.property(scheduleArb, fc.constantFrom(...zones), fc.integer({ min: -30, max: 500 }), (schedule, zone, startOffsetDays) => {
-        const from = DateTime.utc(2026, 1, 1).plus({ days: startOffsetDays, minutes: startOffsetDays * 37 }).toJSDate();
+        const from = DateTime.utc(2026, 1, 1)
+          .plus({ days: startOffsetDays, minutes: startOffsetDays * 37 })
+          .toJSDate();
         const runs: Date[] = [];
         let cursor = from;
         let exhausted = false;
@@ -175,7 +192,12 @@ describe("Function: nextRunAfter (properties)", () => {
         const until = exhausted ? Number.POSITIVE_INFINITY : (runs.at(-1) as Date).getTime();
         const produced = new Set(runs.map((run) => run.getTime()));
         const firstDay = DateTime.fromJSDate(from, { zone }).setZone("utc", { keepLocalTime: true }).startOf("day").minus({ days: 1 });
-        const lastDay = exhausted ? lastListedDay(schedule) : DateTime.fromJSDate(runs.at(-1) as Date).toUTC().startOf("day").plus({ days: 2 });
+        const lastDay = exhausted
+          ? lastListedDay(schedule)
+          : DateTime.fromJSDate(runs.at(-1) as Date)
+              .toUTC()
+              .startOf("day")
+              .plus({ days: 2 });
         for (let day = firstDay; day <= lastDay; day = day.plus({ days: 1 })) {
           for (const wall of listedOn(schedule, day)) {
             if (!inWindow(schedule, wall)) continue;

@@ -18,7 +18,13 @@ describe("Module: plan catalog", () => {
   it("holds the product plans, standard by default, and lets an operator add and replace plans", () => {
     expect(planCatalog().plans.map((plan) => plan.name)).toEqual(["free", "standard", "enterprise"]);
     expect(planCatalog().defaultPlan.name).toBe("standard");
-    const catalog = planCatalog({ defaultPlan: "gold", plans: [{ name: "gold", rate: 1, burst: 2, maxRunsQueued: 1 }, { name: "free", rate: 2, burst: 4, maxRunsQueued: 1 }] });
+    const catalog = planCatalog({
+      defaultPlan: "gold",
+      plans: [
+        { name: "gold", rate: 1, burst: 2, maxRunsQueued: 1 },
+        { name: "free", rate: 2, burst: 4, maxRunsQueued: 1 },
+      ],
+    });
     expect(catalog.defaultPlan.name).toBe("gold");
     expect(catalog.named("free")?.rate).toBe(2);
   });
@@ -44,7 +50,9 @@ describe("Module: plan catalog", () => {
       const message = quotaExceededMessage(plan);
       expect(message).not.toMatch(/["\\]/);
     }
-    expect(quotaExceededMessage(planCatalog().named("free")!)).toBe("The daily call quota of plan free (5000 calls per day) is used up; it resets at 00:00 UTC every day.");
+    expect(quotaExceededMessage(planCatalog().named("free")!)).toBe(
+      "The daily call quota of plan free (5000 calls per day) is used up; it resets at 00:00 UTC every day.",
+    );
   });
 });
 
@@ -55,10 +63,25 @@ describe("Function: tenantAccess", () => {
     ["an active tenant", tenant(), false, { allowed: true, enrollment: "enrolled", apiKeyValue: "key-1" }],
     ["an unknown organization with auto-enroll on", undefined, true, { allowed: true, enrollment: "auto", apiKeyValue: "pool-key" }],
     ["an unknown organization with auto-enroll off", undefined, false, { allowed: false, failedCode: "tenant-403-not-enrolled" }],
-    ["a suspended tenant (even with auto-enroll on)", tenant({ status: "suspended" }), true, { allowed: false, failedCode: "tenant-403-suspended" }],
+    [
+      "a suspended tenant (even with auto-enroll on)",
+      tenant({ status: "suspended" }),
+      true,
+      { allowed: false, failedCode: "tenant-403-suspended" },
+    ],
     ["a tenant on a plan this API does not have", tenant({ plan: "platinum" }), true, { allowed: false, failedCode: "tenant-403-plan" }],
-    ["a tenant without a key", tenant({ apiKeyValue: undefined, apiKeyId: undefined }), true, { allowed: false, failedCode: "tenant-403-plan" }],
-    ["a local tenant (a key reference, no value)", tenant({ apiKeyValue: undefined, apiKeyId: "local-1" }), false, { allowed: true, enrollment: "enrolled" }],
+    [
+      "a tenant without a key",
+      tenant({ apiKeyValue: undefined, apiKeyId: undefined }),
+      true,
+      { allowed: false, failedCode: "tenant-403-plan" },
+    ],
+    [
+      "a local tenant (a key reference, no value)",
+      tenant({ apiKeyValue: undefined, apiKeyId: "local-1" }),
+      false,
+      { allowed: true, enrollment: "enrolled" },
+    ],
   ])("decides %s", (_name, record, autoEnroll, expected) => {
     const access = tenantAccess(record, settings(autoEnroll));
     expect(access).toMatchObject(expected);
@@ -85,10 +108,12 @@ describe("Module: authorizer context", () => {
     expect(callerFromAuthorizerContext({ ...context, principalId: "user-1", integrationLatency: 3 })).toEqual(caller);
   });
 
-  it.each([[null], [undefined], [{}], [{ organizationId: "o", userId: "u", hubIds: "not json", permissions: "[]", permissionDetails: "[]" }]])(
-    "finds no caller in %j",
-    (context) => {
-      expect(callerFromAuthorizerContext(context)).toBeUndefined();
-    },
-  );
+  it.each([
+    [null],
+    [undefined],
+    [{}],
+    [{ organizationId: "o", userId: "u", hubIds: "not json", permissions: "[]", permissionDetails: "[]" }],
+  ])("finds no caller in %j", (context) => {
+    expect(callerFromAuthorizerContext(context)).toBeUndefined();
+  });
 });

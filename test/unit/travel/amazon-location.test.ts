@@ -42,20 +42,29 @@ function stubbedClient(answer: (request: Exchange, n: number) => { status: numbe
 }
 
 const declaration = (settings: Record<string, unknown> = {}) =>
-  parseTravelProviders({ providers: { aws: { kind: "amazonLocation", travelMode: "Truck", avoid: { tollRoads: true, ferries: true }, ...settings } } }).providers.aws as Extract<
-    TravelProviderDeclaration,
-    { kind: "amazonLocation" }
-  >;
+  parseTravelProviders({
+    providers: { aws: { kind: "amazonLocation", travelMode: "Truck", avoid: { tollRoads: true, ferries: true }, ...settings } },
+  }).providers.aws as Extract<TravelProviderDeclaration, { kind: "amazonLocation" }>;
 
 /** Seconds and metres of origin → destination in the stub: asymmetric on purpose. */
 const entry = (origin: number[], destination: number[]) => ({
-  Duration: Math.round(100_000 * (Math.abs(origin[0]! - destination[0]!) + 2 * Math.abs(origin[1]! - destination[1]!)) + (origin[0]! < destination[0]! ? 30 : 0)),
-  Distance: Math.round(1_000_000 * (Math.abs(origin[0]! - destination[0]!) + Math.abs(origin[1]! - destination[1]!))) + (origin[1]! < destination[1]! ? 200 : 0),
+  Duration: Math.round(
+    100_000 * (Math.abs(origin[0]! - destination[0]!) + 2 * Math.abs(origin[1]! - destination[1]!)) +
+      (origin[0]! < destination[0]! ? 30 : 0),
+  ),
+  Distance:
+    Math.round(1_000_000 * (Math.abs(origin[0]! - destination[0]!) + Math.abs(origin[1]! - destination[1]!))) +
+    (origin[1]! < destination[1]! ? 200 : 0),
 });
 const matrixOf = (body: Record<string, unknown>) => {
   const origins = (body.Origins as { Position: number[] }[]).map((o) => o.Position);
   const destinations = (body.Destinations as { Position: number[] }[]).map((d) => d.Position);
-  return { ErrorCount: 0, PricingBucket: "bucket", RouteMatrix: origins.map((o) => destinations.map((d) => entry(o, d))), RoutingBoundary: { Unbounded: false } };
+  return {
+    ErrorCount: 0,
+    PricingBucket: "bucket",
+    RouteMatrix: origins.map((o) => destinations.map((d) => entry(o, d))),
+    RoutingBoundary: { Unbounded: false },
+  };
 };
 
 const points: Location[] = Array.from({ length: 7 }, (_, i) => ({ lat: 52.5 + 0.01 * i, lng: 13.4 + 0.013 * ((i * 3) % 7) }));
@@ -74,15 +83,20 @@ describe("Amazon Location routes matrix adapter", () => {
       TravelMode: "Truck",
       RoutingBoundary: { Geometry: { AutoCircle: {} } },
       Avoid: { TollRoads: true, Ferries: true },
-      Origins: [{ Position: [points[0]!.lng, points[0]!.lat] }, { Position: [points[1]!.lng, points[1]!.lat] }, { Position: [points[2]!.lng, points[2]!.lat] }],
+      Origins: [
+        { Position: [points[0]!.lng, points[0]!.lat] },
+        { Position: [points[1]!.lng, points[1]!.lat] },
+        { Position: [points[2]!.lng, points[2]!.lat] },
+      ],
     });
     expect(matrix.elementsRequested).toBe(49);
     const position = (l: Location) => [l.lng, l.lat];
-    for (let i = 0; i < 7; i++) for (let j = 0; j < 7; j++) {
-      if (i === j) continue;
-      expect(matrix.spec.durationsSeconds[i * 7 + j]).toBe(Math.fround(entry(position(points[i]!), position(points[j]!)).Duration));
-      expect(matrix.spec.distancesMetres[i * 7 + j]).toBe(Math.fround(entry(position(points[i]!), position(points[j]!)).Distance));
-    }
+    for (let i = 0; i < 7; i++)
+      for (let j = 0; j < 7; j++) {
+        if (i === j) continue;
+        expect(matrix.spec.durationsSeconds[i * 7 + j]).toBe(Math.fround(entry(position(points[i]!), position(points[j]!)).Duration));
+        expect(matrix.spec.distancesMetres[i * 7 + j]).toBe(Math.fround(entry(position(points[i]!), position(points[j]!)).Distance));
+      }
     expect(matrix.spec.durationsSeconds[0 * 7 + 1]).not.toBe(matrix.spec.durationsSeconds[1 * 7 + 0]);
   });
 
@@ -94,15 +108,33 @@ describe("Amazon Location routes matrix adapter", () => {
       if (n === 3) answer.RouteMatrix[0]![1] = { Error: "NoRoute" } as never;
       return { status: 200, body: answer };
     });
-    const matrix = await buildRoadMatrix({ locations: points.slice(0, 3), source: amazonLocationTableSource(declaration({ retries: 2 }), client), cacheTtlMs: 1, now: () => 0, sleep: noSleep });
+    const matrix = await buildRoadMatrix({
+      locations: points.slice(0, 3),
+      source: amazonLocationTableSource(declaration({ retries: 2 }), client),
+      cacheTtlMs: 1,
+      now: () => 0,
+      sleep: noSleep,
+    });
     expect(exchanges).toHaveLength(3);
     expect(matrix.spec.durationsSeconds[1]).toBe(UNREACHABLE_SECONDS);
     expect(matrix.spec.durationsSeconds[2]).toBeGreaterThan(0);
 
-    const denied = stubbedClient(() => ({ status: 403, errorType: "AccessDeniedException", body: { message: "not authorized to perform geo-routes:CalculateRouteMatrix" } }));
+    const denied = stubbedClient(() => ({
+      status: 403,
+      errorType: "AccessDeniedException",
+      body: { message: "not authorized to perform geo-routes:CalculateRouteMatrix" },
+    }));
     await expect(
-      buildRoadMatrix({ locations: points.slice(0, 3), source: amazonLocationTableSource(declaration(), denied.client), cacheTtlMs: 1, now: () => 0, sleep: noSleep }),
-    ).rejects.toThrow(/^The amazonLocation travel provider refused a request: AccessDeniedException: not authorized to perform geo-routes:CalculateRouteMatrix$/);
+      buildRoadMatrix({
+        locations: points.slice(0, 3),
+        source: amazonLocationTableSource(declaration(), denied.client),
+        cacheTtlMs: 1,
+        now: () => 0,
+        sleep: noSleep,
+      }),
+    ).rejects.toThrow(
+      /^The amazonLocation travel provider refused a request: AccessDeniedException: not authorized to perform geo-routes:CalculateRouteMatrix$/,
+    );
     expect(denied.exchanges).toHaveLength(1);
   });
 });

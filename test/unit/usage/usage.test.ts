@@ -34,8 +34,19 @@ describe("Domain: usage", () => {
         { day: "2026-03-01", optimizerSeconds: 0.5, travelElements: 12_100 },
         { day: "2026-03-03", optimizerSeconds: 2, travelElements: 2_100 },
       ];
-      const attempts = new Map([["2026-03-02", 3], ["2026-03-03", 8], ["2026-03-04", 100]]);
-      const local = buildUsageReport("o", { from: "2026-03-01", to: "2026-03-03" }, "local-gateway", new Map([["2026-03-02", 4]]), runs, attempts);
+      const attempts = new Map([
+        ["2026-03-02", 3],
+        ["2026-03-03", 8],
+        ["2026-03-04", 100],
+      ]);
+      const local = buildUsageReport(
+        "o",
+        { from: "2026-03-01", to: "2026-03-03" },
+        "local-gateway",
+        new Map([["2026-03-02", 4]]),
+        runs,
+        attempts,
+      );
       expect(local.days).toEqual([
         { day: "2026-03-01", calls: 0, runs: { count: 2, seconds: 1.75, travelElements: 12_100 }, webhookAttempts: 0 },
         { day: "2026-03-02", calls: 4, runs: { count: 0, seconds: 0, travelElements: 0 }, webhookAttempts: 3 },

@@ -2,11 +2,25 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Caller } from "#shared/domain/caller";
 import { ValidationError } from "#shared/domain/errors";
-import { coordinateSchema, isActiveVisitStatus, timeWindowSchema, type Visit, visitInputSchema, visitPatchSchema, visitStatuses } from "#shared/domain/visits/schema";
+import {
+  coordinateSchema,
+  isActiveVisitStatus,
+  timeWindowSchema,
+  type Visit,
+  visitInputSchema,
+  visitPatchSchema,
+  visitStatuses,
+} from "#shared/domain/visits/schema";
 import { createVisitService, type VisitStore } from "#shared/domain/visits/service";
 
 const base = { hubId: "h1", name: "Stop", coordinate: { lat: 1, lng: 2 } };
-const caller = (hubIds: string[] = []): Caller => ({ userId: "u", organizationId: "o", hubIds, permissions: new Set(), permissionDetails: [] });
+const caller = (hubIds: string[] = []): Caller => ({
+  userId: "u",
+  organizationId: "o",
+  hubIds,
+  permissions: new Set(),
+  permissionDetails: [],
+});
 const two = (n: number) => String(n).padStart(2, "0");
 const timeOfDay = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${two(h)}:${two(m)}`);
 
@@ -81,19 +95,36 @@ describe("Schema: time windows", () => {
 
 describe("Schema: visit input", () => {
   it("applies the documented defaults", () => {
-    expect(visitInputSchema.parse(base)).toEqual({ ...base, address: null, timeWindows: [], visitTime: null, capacity: {}, tags: [], status: "UNASSIGNED", priority: 3, pickupVisitId: null });
+    expect(visitInputSchema.parse(base)).toEqual({
+      ...base,
+      address: null,
+      timeWindows: [],
+      visitTime: null,
+      capacity: {},
+      tags: [],
+      status: "UNASSIGNED",
+      priority: 3,
+      pickupVisitId: null,
+    });
   });
 
-  it.each(["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd", "_id", "organizationId", "createdTime", "updatedTime"])(
-    "ignores the server-set %s in POST and PATCH bodies (never stored from a body)",
-    (field) => {
-      for (const schema of [visitInputSchema, visitPatchSchema]) {
-        const result = schema.safeParse({ ...base, [field]: "x" });
-        expect(result.success).toBe(true);
-        expect(result.data).not.toHaveProperty(field);
-      }
-    },
-  );
+  it.each([
+    "assignedVehicleId",
+    "routingResultId",
+    "routePlannedOrder",
+    "eta",
+    "etd",
+    "_id",
+    "organizationId",
+    "createdTime",
+    "updatedTime",
+  ])("ignores the server-set %s in POST and PATCH bodies (never stored from a body)", (field) => {
+    for (const schema of [visitInputSchema, visitPatchSchema]) {
+      const result = schema.safeParse({ ...base, [field]: "x" });
+      expect(result.success).toBe(true);
+      expect(result.data).not.toHaveProperty(field);
+    }
+  });
 
   it("still rejects any other unknown key", () => {
     const result = visitPatchSchema.safeParse({ name: "n", urgency: 1 });
@@ -119,7 +150,13 @@ describe("Service: visits", () => {
     const { store, visits } = memoryStore();
     const service = createVisitService(store);
     const visit = await service.create(caller(), visitInputSchema.parse(base));
-    const dispatch = { assignedVehicleId: "v", routingResultId: "r", routePlannedOrder: 2, eta: "2026-12-01 09:00", etd: "2026-12-01 09:10" };
+    const dispatch = {
+      assignedVehicleId: "v",
+      routingResultId: "r",
+      routePlannedOrder: 2,
+      eta: "2026-12-01 09:00",
+      etd: "2026-12-01 09:10",
+    };
     visits.set(visit._id, { visit: { ...visit, status: "ASSIGNED", ...dispatch }, version: 2 });
     expect(await service.patch(caller(), visit._id, { name: "Renamed" })).toMatchObject({ status: "ASSIGNED", ...dispatch });
     expect(await service.patch(caller(), visit._id, { status: "DONE" })).toMatchObject({ status: "DONE", ...dispatch });

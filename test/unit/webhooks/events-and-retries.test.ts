@@ -1,14 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { apiDescription, routes } from "#functions/routes";
 import { eventSchemas, eventTypes } from "#shared/domain/webhooks/events";
-import { classifyAnswer, defaultRetryScheduleSeconds, hopToward, MAX_SQS_DELAY_SECONDS, nextAttempt, parseRetrySchedule } from "#shared/domain/webhooks/delivery";
+import {
+  classifyAnswer,
+  defaultRetryScheduleSeconds,
+  hopToward,
+  MAX_SQS_DELAY_SECONDS,
+  nextAttempt,
+  parseRetrySchedule,
+} from "#shared/domain/webhooks/delivery";
 import { eventsOfChange } from "#shared/domain/webhooks/state-changes";
 import { plainImage } from "#shared/domain/webhooks/stream-image";
 import { webhookUrlProblem } from "#shared/domain/webhooks/service";
 import { buildOpenApiDocument } from "#shared/http/openapi";
 
 const at = new Date("2026-11-25T09:00:00Z");
-const result = { entity: "routingResult", _id: "a".repeat(24), organizationId: "acme", hubId: "h1", configurationId: "c1", scheduleId: null, status: "ongoing", dispatch: null, finishedTime: null };
+const result = {
+  entity: "routingResult",
+  _id: "a".repeat(24),
+  organizationId: "acme",
+  hubId: "h1",
+  configurationId: "c1",
+  scheduleId: null,
+  status: "ongoing",
+  dispatch: null,
+  finishedTime: null,
+};
 
 describe("Events from state changes", () => {
   it("a result turning done is routing.result.completed, valid by its schema; the same change always has the same id", () => {
@@ -36,19 +53,51 @@ describe("Events from state changes", () => {
     const failed = eventsOfChange(result, { ...result, status: "failed", message: "no vehicles", finishedTime: "2026-11-25 09:00:05" }, at);
     expect(failed.map((stored) => stored.event.type)).toEqual(["routing.result.failed"]);
     const done = { ...result, status: "done", finishedTime: "2026-11-25 09:00:05" };
-    const dispatched = eventsOfChange(done, { ...done, dispatch: { dispatchedTime: "2026-11-25 09:01:00", vehicleIds: ["v1"], success: 3, failed: 0 } }, at);
-    expect(dispatched.map((stored) => stored.event)).toEqual([expect.objectContaining({ type: "routing.result.dispatched", data: expect.objectContaining({ vehicleIds: ["v1"] }) })]);
-    const claim = { entity: "runClaim", status: "ENQUEUED", message: { organizationId: "acme", scheduleId: "s1", slot: "2026-11-25T09:00:00.000Z" } };
-    const skipped = eventsOfChange(claim, { ...claim, status: "SKIPPED", outcome: "5 runs already active", finishedAt: "2026-11-25T09:00:01.000Z" }, at);
-    expect(skipped[0]?.event).toMatchObject({ type: "routing.schedule.skipped", data: { scheduleId: "s1", reason: "5 runs already active" } });
-    const dataType = { entity: "dataType", _id: "d1", organizationId: "acme", import: { phase: "finishing", uploadId: "u1", processed: 10 } };
-    const imported = eventsOfChange(dataType, { ...dataType, import: { ...dataType.import, phase: "done", finishedTime: "2026-11-25T09:02:00.000Z" } }, at);
-    expect(imported[0]?.event).toMatchObject({ type: "data-type.import.completed", data: { dataTypeId: "d1", importId: "u1", processed: 10 } });
-    for (const stored of [...failed, ...dispatched, ...skipped, ...imported]) expect(eventSchemas[stored.event.type].safeParse(stored.event).success, stored.event.type).toBe(true);
+    const dispatched = eventsOfChange(
+      done,
+      { ...done, dispatch: { dispatchedTime: "2026-11-25 09:01:00", vehicleIds: ["v1"], success: 3, failed: 0 } },
+      at,
+    );
+    expect(dispatched.map((stored) => stored.event)).toEqual([
+      expect.objectContaining({ type: "routing.result.dispatched", data: expect.objectContaining({ vehicleIds: ["v1"] }) }),
+    ]);
+    const claim = {
+      entity: "runClaim",
+      status: "ENQUEUED",
+      message: { organizationId: "acme", scheduleId: "s1", slot: "2026-11-25T09:00:00.000Z" },
+    };
+    const skipped = eventsOfChange(
+      claim,
+      { ...claim, status: "SKIPPED", outcome: "5 runs already active", finishedAt: "2026-11-25T09:00:01.000Z" },
+      at,
+    );
+    expect(skipped[0]?.event).toMatchObject({
+      type: "routing.schedule.skipped",
+      data: { scheduleId: "s1", reason: "5 runs already active" },
+    });
+    const dataType = {
+      entity: "dataType",
+      _id: "d1",
+      organizationId: "acme",
+      import: { phase: "finishing", uploadId: "u1", processed: 10 },
+    };
+    const imported = eventsOfChange(
+      dataType,
+      { ...dataType, import: { ...dataType.import, phase: "done", finishedTime: "2026-11-25T09:02:00.000Z" } },
+      at,
+    );
+    expect(imported[0]?.event).toMatchObject({
+      type: "data-type.import.completed",
+      data: { dataTypeId: "d1", importId: "u1", processed: 10 },
+    });
+    for (const stored of [...failed, ...dispatched, ...skipped, ...imported])
+      expect(eventSchemas[stored.event.type].safeParse(stored.event).success, stored.event.type).toBe(true);
   });
 
   it("reads stream images (DynamoDB typed JSON)", () => {
-    expect(plainImage({ a: { S: "x" }, n: { N: "1.5" }, b: { BOOL: true }, z: { NULL: true }, m: { M: { l: { L: [{ S: "y" }] } } } })).toEqual({ a: "x", n: 1.5, b: true, z: null, m: { l: ["y"] } });
+    expect(
+      plainImage({ a: { S: "x" }, n: { N: "1.5" }, b: { BOOL: true }, z: { NULL: true }, m: { M: { l: { L: [{ S: "y" }] } } } }),
+    ).toEqual({ a: "x", n: 1.5, b: true, z: null, m: { l: ["y"] } });
   });
 });
 
@@ -71,7 +120,10 @@ describe("Retry schedule", () => {
 
   it("waits beyond SQS's 15-minute delay by hops", () => {
     expect(hopToward(new Date(at.getTime() + 60_000), at)).toEqual({ delaySeconds: 60 });
-    expect(hopToward(new Date(at.getTime() + 7_200_000), at)).toEqual({ delaySeconds: MAX_SQS_DELAY_SECONDS, notBefore: new Date(at.getTime() + 7_200_000).toISOString() });
+    expect(hopToward(new Date(at.getTime() + 7_200_000), at)).toEqual({
+      delaySeconds: MAX_SQS_DELAY_SECONDS,
+      notBefore: new Date(at.getTime() + 7_200_000).toISOString(),
+    });
   });
 
   it("counts 2xx as delivered and 410 as gone; anything else is retried", () => {
@@ -97,7 +149,9 @@ describe("OpenAPI webhooks section", () => {
   it("has one operation per event type, its body the event's schema", () => {
     const document = buildOpenApiDocument(routes, { title: "t", version: "3", description: apiDescription });
     expect(Object.keys(document.webhooks).sort()).toEqual([...eventTypes].sort());
-    const completed = document.webhooks["routing.result.completed"] as { post: { requestBody: { content: { "application/json": { schema: { properties: { type: { const?: string } } } } } } } };
+    const completed = document.webhooks["routing.result.completed"] as {
+      post: { requestBody: { content: { "application/json": { schema: { properties: { type: { const?: string } } } } } } };
+    };
     expect(completed.post.requestBody.content["application/json"].schema.properties.type.const).toBe("routing.result.completed");
   });
 });

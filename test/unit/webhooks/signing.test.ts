@@ -33,7 +33,18 @@ describe("Standard Webhooks signing", () => {
 
   it("has one schema per event type, each refusing another type's payload", () => {
     expect(Object.keys(eventSchemas).sort()).toEqual([...eventTypes].sort());
-    const completed = { type: "routing.result.completed", timestamp: "2026-11-25T09:00:00.000Z", data: { organizationId: "acme", resultId: "a".repeat(24), hubId: "b".repeat(24), configurationId: "c".repeat(24), scheduleId: null, status: "done" } };
+    const completed = {
+      type: "routing.result.completed",
+      timestamp: "2026-11-25T09:00:00.000Z",
+      data: {
+        organizationId: "acme",
+        resultId: "a".repeat(24),
+        hubId: "b".repeat(24),
+        configurationId: "c".repeat(24),
+        scheduleId: null,
+        status: "done",
+      },
+    };
     expect(eventSchemas["routing.result.completed"].safeParse(completed).success).toBe(true);
     expect(eventSchemas["routing.result.failed"].safeParse(completed).success).toBe(false);
   });
