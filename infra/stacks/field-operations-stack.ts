@@ -1,5 +1,5 @@
 import {
-  CfnElement,
+  type CfnElement,
   CfnOutput,
   CfnParameter,
   CfnResource,
@@ -70,7 +70,7 @@ import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
-import { type TravelProvidersDocument } from "#shared/domain/travel/providers";
+import type { TravelProvidersDocument } from "#shared/domain/travel/providers";
 import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from "#shared/http/gateway-responses";
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";

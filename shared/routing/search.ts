@@ -239,7 +239,7 @@ export function anneal(
       }
     }
     const progress = budget.progress(true);
-    const temperature = schedule.startTemperature * Math.pow(ratio, Math.max(0, progress - from) / (1 - from));
+    const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
     ruinRecreate.ruin();
     ruinRecreate.recreate([...solution.unassigned], true);
