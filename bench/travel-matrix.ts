@@ -35,7 +35,10 @@ const source =
   latency > 0
     ? {
         ...plain,
-        table: async (...args: Parameters<typeof plain.table>) => (await new Promise((r) => setTimeout(r, latency)), plain.table(...args)),
+        table: async (...args: Parameters<typeof plain.table>) => {
+          await new Promise((r) => setTimeout(r, latency));
+          return plain.table(...args);
+        },
       }
     : plain;
 
@@ -51,7 +54,12 @@ console.log("visits | points | run | elements asked | cached | requests | second
 for (const visits of values.visits.split(",").map(Number)) {
   const random = new Random(visits);
   let stored: CachedMatrix | undefined;
-  const cache = { read: async () => stored, write: async (matrix: CachedMatrix) => void (stored = matrix) };
+  const cache = {
+    read: async () => stored,
+    write: async (matrix: CachedMatrix) => {
+      stored = matrix;
+    },
+  };
   const vehicles = [{ lat: -6.2, lng: 106.8 }, ...day(random, Number(values.vehicles) - 1)];
   const first = [...day(random, visits), ...vehicles];
   const renewed = [...first.slice(0, Math.round(visits * 0.9)), ...day(random, visits - Math.round(visits * 0.9)), ...vehicles];

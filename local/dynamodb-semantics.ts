@@ -69,6 +69,13 @@ export const strictSemanticsOptions: Partial<DynamoDbSemanticsOptions> = { confl
 
 export type Item = Record<string, AttributeValue>;
 
+/**
+ * A request or answer body of DynamoDB's JSON wire protocol, as parsed from the socket: the proxy sees
+ * every operation's body before the SDK's types could vouch for it, and only reads the few fields it models.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: raw wire JSON (see above); typing it would restate the whole DynamoDB API
+export type WireJson = any;
+
 /** One item a call touched, with its images when capturing. */
 export interface CapturedItem {
   table: string;
@@ -81,9 +88,9 @@ export interface CapturedItem {
 
 export interface CapturedCall {
   operation: string;
-  request: any;
+  request: WireJson;
   status: number;
-  response: any;
+  response: WireJson;
   /** Items written or checked (writes), with images; for reads, the items read (full images, before any filter). */
   items: CapturedItem[];
   /** Reads: strongly consistent. */
@@ -344,7 +351,7 @@ export async function startDynamoDbSemanticsProxy(
   /** Forwards a changed request body (the CRC of the answer no longer applies to a changed answer either). */
   const forwardJson = async (path: string, headers: IncomingHttpHeaders, body: unknown) =>
     forward(path, headers, Buffer.from(JSON.stringify(body)));
-  const parsed = (answer: Answer): any => {
+  const parsed = (answer: Answer): WireJson => {
     try {
       return JSON.parse(answer.body.toString("utf8") || "{}");
     } catch {
@@ -376,10 +383,10 @@ export async function startDynamoDbSemanticsProxy(
     key: Item;
     action: string;
   }
-  const writeItemsOf = async (request: any): Promise<TransactionItem[]> =>
+  const writeItemsOf = async (request: WireJson): Promise<TransactionItem[]> =>
     Promise.all(
-      (request.TransactItems ?? []).map(async (entry: any) => {
-        const [action, body] = Object.entries(entry)[0] as [string, any];
+      (request.TransactItems ?? []).map(async (entry: WireJson) => {
+        const [action, body] = Object.entries(entry)[0] as [string, WireJson];
         const key = action === "Put" ? await keyOf(body.TableName, body.Item) : body.Key;
         return { table: body.TableName as string, key: key as Item, action };
       }),
@@ -396,7 +403,7 @@ export async function startDynamoDbSemanticsProxy(
     else go();
   };
 
-  async function transactWrite(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
+  async function transactWrite(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: WireJson): Promise<Answer> {
     counters.transactions += 1;
     const items = await writeItemsOf(request);
     const ids = items.map((item) => itemId(item.table, item.key));
@@ -450,8 +457,8 @@ export async function startDynamoDbSemanticsProxy(
     return answer;
   }
 
-  async function transactGet(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
-    const items: TransactionItem[] = (request.TransactItems ?? []).map((entry: any) => ({
+  async function transactGet(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: WireJson): Promise<Answer> {
+    const items: TransactionItem[] = (request.TransactItems ?? []).map((entry: WireJson) => ({
       table: entry.Get.TableName,
       key: entry.Get.Key,
       action: "Get",
@@ -468,7 +475,7 @@ export async function startDynamoDbSemanticsProxy(
     }
     const answer = await forward(path, headers, raw);
     if (options.capture) {
-      const responses: any[] = parsed(answer).Responses ?? [];
+      const responses: WireJson[] = parsed(answer).Responses ?? [];
       captured.push({
         operation: "TransactGetItems",
         request,
@@ -481,7 +488,13 @@ export async function startDynamoDbSemanticsProxy(
   }
 
   // ---- single-item writes ----
-  async function singleWrite(operation: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
+  async function singleWrite(
+    operation: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    raw: Buffer,
+    request: WireJson,
+  ): Promise<Answer> {
     const table = request.TableName as string;
     const key = operation === "PutItem" ? await keyOf(table, request.Item) : (request.Key as Item);
     const id = itemId(table, key);
@@ -517,18 +530,18 @@ export async function startDynamoDbSemanticsProxy(
   }
 
   // ---- batches: throttled items come back unprocessed ----
-  async function batchWrite(path: string, headers: IncomingHttpHeaders, request: any): Promise<Answer> {
-    const processed: Record<string, any[]> = {};
-    const unprocessed: Record<string, any[]> = {};
+  async function batchWrite(path: string, headers: IncomingHttpHeaders, request: WireJson): Promise<Answer> {
+    const processed: Record<string, WireJson[]> = {};
+    const unprocessed: Record<string, WireJson[]> = {};
     let total = 0;
     let refused = 0;
-    for (const [table, entries] of Object.entries(request.RequestItems ?? {}) as Array<[string, any[]]>) {
+    for (const [table, entries] of Object.entries(request.RequestItems ?? {}) as Array<[string, WireJson[]]>) {
       for (const entry of entries) {
         total += 1;
         if (throttled("BatchWriteItem")) {
           refused += 1;
-          (unprocessed[table] ??= []).push(entry);
-        } else (processed[table] ??= []).push(entry);
+          unprocessed[table] = [...(unprocessed[table] ?? []), entry];
+        } else processed[table] = [...(processed[table] ?? []), entry];
       }
     }
     if (total > 0 && refused === total) return throttleAnswer();
@@ -556,8 +569,10 @@ export async function startDynamoDbSemanticsProxy(
     }
     if (answer.status !== 200) return answer;
     const body = parsed(answer);
-    for (const [table, entries] of Object.entries(unprocessed))
-      (body.UnprocessedItems ??= {})[table] = [...(body.UnprocessedItems?.[table] ?? []), ...entries];
+    for (const [table, entries] of Object.entries(unprocessed)) {
+      body.UnprocessedItems ??= {};
+      body.UnprocessedItems[table] = [...(body.UnprocessedItems[table] ?? []), ...entries];
+    }
     for (const item of written) await scheduleIndexWrite(item.table, item.key);
     if (options.capture) {
       const after = await Promise.all(written.map((item) => images(item.table, item.key)));
@@ -572,17 +587,20 @@ export async function startDynamoDbSemanticsProxy(
     return rewritten(answer, body);
   }
 
-  async function batchGet(path: string, headers: IncomingHttpHeaders, request: any): Promise<Answer> {
-    const processed: Record<string, any> = {};
-    const unprocessed: Record<string, any> = {};
+  async function batchGet(path: string, headers: IncomingHttpHeaders, request: WireJson): Promise<Answer> {
+    const processed: Record<string, WireJson> = {};
+    const unprocessed: Record<string, WireJson> = {};
     let total = 0;
     let refused = 0;
-    for (const [table, entry] of Object.entries(request.RequestItems ?? {}) as Array<[string, any]>) {
+    for (const [table, entry] of Object.entries(request.RequestItems ?? {}) as Array<[string, WireJson]>) {
       const { Keys, ...rest } = entry;
       for (const key of Keys as Item[]) {
         total += 1;
-        const target = throttled("BatchGetItem") ? (refused++, unprocessed) : processed;
-        (target[table] ??= { ...rest, Keys: [] }).Keys.push(key);
+        const refuse = throttled("BatchGetItem");
+        if (refuse) refused += 1;
+        const target = refuse ? unprocessed : processed;
+        target[table] ??= { ...rest, Keys: [] };
+        target[table].Keys.push(key);
       }
     }
     if (total > 0 && refused === total) return throttleAnswer();
@@ -592,7 +610,8 @@ export async function startDynamoDbSemanticsProxy(
     const body = parsed(answer);
     for (const [table, entry] of Object.entries(unprocessed)) {
       const existing = body.UnprocessedKeys?.[table];
-      (body.UnprocessedKeys ??= {})[table] = existing ? { ...existing, Keys: [...existing.Keys, ...entry.Keys] } : entry;
+      body.UnprocessedKeys ??= {};
+      body.UnprocessedKeys[table] = existing ? { ...existing, Keys: [...existing.Keys, ...entry.Keys] } : entry;
     }
     if (options.capture) {
       const items: CapturedItem[] = [];
@@ -607,7 +626,7 @@ export async function startDynamoDbSemanticsProxy(
   }
 
   // ---- reads ----
-  async function read(operation: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, request: any): Promise<Answer> {
+  async function read(operation: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, request: WireJson): Promise<Answer> {
     if (throttled(operation)) return throttleAnswer();
     let answer: Answer;
     const table = request.TableName as string;
@@ -643,7 +662,7 @@ export async function startDynamoDbSemanticsProxy(
   }
 
   async function handle(operation: string, path: string, headers: IncomingHttpHeaders, raw: Buffer): Promise<Answer> {
-    let request: any = {};
+    let request: WireJson = {};
     try {
       request = JSON.parse(raw.toString("utf8") || "{}");
     } catch {

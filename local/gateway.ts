@@ -77,7 +77,9 @@ function multiValueMaps(entries: Iterable<[string, string]>): {
   const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (const [name, value] of entries) {
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    const values = multiValueHeaders[name] ?? [];
+    values.push(value);
+    multiValueHeaders[name] = values;
   }
   return { headers, multiValueHeaders };
 }
@@ -86,7 +88,9 @@ function multiValueMaps(entries: Iterable<[string, string]>): {
 function decodePathParameters(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
   try {
     const parameters: Record<string, string> = Object.create(null);
-    names.forEach((name, i) => (parameters[name] = decodeURIComponent(match[i + 1] ?? "")));
+    names.forEach((name, i) => {
+      parameters[name] = decodeURIComponent(match[i + 1] ?? "");
+    });
     return parameters;
   } catch {
     return undefined;

@@ -122,7 +122,7 @@ try {
             2,
           )}\n`,
         );
-      else process.stdout.write(["organization\tplan\tstatus\tupdated", ...tenants.map(line)].join("\n") + "\n");
+      else process.stdout.write(`${["organization\tplan\tstatus\tupdated", ...tenants.map(line)].join("\n")}\n`);
       break;
     }
     default:

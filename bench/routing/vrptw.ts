@@ -35,9 +35,9 @@ export type DistanceConvention = "exact" | "dimacs";
 
 export function parseVrptw(text: string): VrptwInstance {
   const lines = text.split(/\r?\n/).map((line) => line.trim());
-  const vehicleHeader = lines.findIndex((line) => line === "VEHICLE");
+  const vehicleHeader = lines.indexOf("VEHICLE");
   const [fleetSize, capacity] = lines[vehicleHeader + 2]!.split(/\s+/).map(Number);
-  const customerHeader = lines.findIndex((line) => line === "CUSTOMER");
+  const customerHeader = lines.indexOf("CUSTOMER");
   const nodes = lines
     .slice(customerHeader + 1)
     .map((line) => line.split(/\s+/).map(Number))

@@ -37,7 +37,7 @@ const headerNamed = (headers: Record<string, string | undefined> | null, name: s
   Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<Result> {
-  let caller;
+  let caller: Awaited<ReturnType<typeof authenticate>>;
   try {
     caller = await authenticate(headerNamed(event.headers, "authorization"));
   } catch (error) {

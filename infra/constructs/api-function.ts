@@ -3,7 +3,7 @@ import {
   ApplicationLogLevel,
   Architecture,
   Code,
-  Function,
+  Function as LambdaFunction,
   type FunctionProps,
   LoggingFormat,
   Runtime,
@@ -66,7 +66,7 @@ export interface ProductFunctionProps extends Omit<FunctionProps, "code" | "hand
   code: FunctionCode;
 }
 
-export class ProductFunction extends Function {
+export class ProductFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ProductFunctionProps) {
     const { code, entry, environment, ...rest } = props;
     // API functions share their area's log group (passed in); the jobs get one each.

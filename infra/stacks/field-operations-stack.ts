@@ -309,7 +309,7 @@ export class FieldOperationsStack extends Stack {
     // Every answer, the gateway's own included, tells browsers not to guess its content type.
     gatewayCorsHeaders["X-Content-Type-Options"] = "'nosniff'";
     // The deployment and stage are created below, after the area stacks that hold the methods.
-    const api = (this.api = new RestApi(this, "Api", {
+    const api = new RestApi(this, "Api", {
       restApiName: "field-operations-api",
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
@@ -322,7 +322,8 @@ export class FieldOperationsStack extends Stack {
       minCompressionSize: Size.kibibytes(1),
       // The tenant authorizer names the usage-plan key of each call (usageIdentifierKey); clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-    }));
+    });
+    this.api = api;
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     const responseHeaders = gatewayCorsHeaders;
     api.addGatewayResponse("UnknownRoute", {
@@ -391,11 +392,12 @@ export class FieldOperationsStack extends Stack {
     });
     // One GetItem: the tenant record. Nothing else.
     authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
-    const authorizer = (this.authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
+    const authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
       handler: authorizerFunction,
       identitySources: [IdentitySource.header("Authorization")],
       resultsCacheTtl: Duration.seconds(tenancy.authorizerCacheTtlSeconds),
-    }));
+    });
+    this.authorizer = authorizer;
     api.addGatewayResponse("Default5xx", {
       type: ResponseType.DEFAULT_5XX,
       responseHeaders,

@@ -94,7 +94,7 @@ export async function deliverOnce(message: DeliveryMessage, now: Date = new Date
   }
   const { organizationId, webhookId, deliveryId } = message;
   const found = await dynamoWebhookStore.find(organizationId, webhookId);
-  if (!found || !found.record.enabled) {
+  if (!found?.record.enabled) {
     if (found)
       await recordAttempt(
         organizationId,

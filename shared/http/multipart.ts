@@ -82,7 +82,7 @@ export function multipartBoundary(contentType: string): string {
 
 /** HTML's form encoding escapes `"`, CR and LF in names and filenames as %22, %0D, %0A. */
 const unescapeFormName = (text: string) =>
-  text.replace(/%(22|0d|0a)/gi, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)));
+  text.replace(/%(22|0d|0a)/gi, (escaped) => String.fromCharCode(Number.parseInt(escaped.slice(1), 16)));
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

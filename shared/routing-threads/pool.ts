@@ -134,7 +134,9 @@ export async function solveRoutingInParallel(
             // A thread that does not end within the grace period (stuck) counts as failed.
             graceTimer = setTimeout(
               () =>
-                workers.forEach((_, index) => fail(index, new Error(`routing thread ${index} did not stop within ${STOP_GRACE_MS} ms`))),
+                workers.forEach((_, index) => {
+                  fail(index, new Error(`routing thread ${index} did not stop within ${STOP_GRACE_MS} ms`));
+                }),
               STOP_GRACE_MS,
             );
           }, STOP_POLL_MS)

@@ -19,7 +19,9 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
   const vehicles = new Map(problem.vehicles.map((vehicle) => [vehicle.id, vehicle]));
   const seen = new Map<string, number>();
   const count = (id: string) => seen.set(id, (seen.get(id) ?? 0) + 1);
-  solution.dropped.forEach((dropped) => count(dropped.visitId));
+  solution.dropped.forEach((dropped) => {
+    count(dropped.visitId);
+  });
   let total = 0;
   const usedVehicles = new Set<string>();
   // Pickup-and-delivery pairs: delivery id → pickup id, and where each visit is served.
@@ -44,7 +46,10 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
     const isPairVisit = (id: string) => pickupOf.has(id) || pickups.has(id);
     for (const stop of route.stops) {
       const visit = visits.get(stop.visitId);
-      if (visit && !isPairVisit(visit.id)) (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) + q));
+      if (visit && !isPairVisit(visit.id))
+        (visit.demand ?? []).forEach((q, d) => {
+          onBoard[d] = (onBoard[d] ?? 0) + q;
+        });
     }
     const capacityHolds = (where: string) =>
       onBoard.forEach((q, d) => {
@@ -85,12 +90,18 @@ export function checkSolution(problem: RoutingProblem, solution: RoutingSolution
       const pickupId = pickupOf.get(visit.id);
       if (pickupId !== undefined) {
         // A delivery unloads its pickup's demand.
-        (visits.get(pickupId)?.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) - q));
+        (visits.get(pickupId)?.demand ?? []).forEach((q, d) => {
+          onBoard[d] = (onBoard[d] ?? 0) - q;
+        });
       } else if (pickups.has(visit.id)) {
-        (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) + q));
+        (visit.demand ?? []).forEach((q, d) => {
+          onBoard[d] = (onBoard[d] ?? 0) + q;
+        });
         capacityHolds(`after ${visit.id}`);
       } else {
-        (visit.demand ?? []).forEach((q, d) => (onBoard[d] = (onBoard[d] ?? 0) - q));
+        (visit.demand ?? []).forEach((q, d) => {
+          onBoard[d] = (onBoard[d] ?? 0) - q;
+        });
       }
       const { distance: legDistance, minutes } = leg(at, visit.location);
       distance += legDistance;

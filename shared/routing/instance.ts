@@ -152,7 +152,9 @@ export function buildInstance(problem: RoutingProblem): Instance {
   visits.forEach((visit, v) => {
     location[v] = visitLocation[v]!;
     service[v] = Math.max(0, visit.visitTime ?? 0);
-    visit.demand?.forEach((q, d) => (demand[v * dims + d] = q));
+    visit.demand?.forEach((q, d) => {
+      demand[v * dims + d] = q;
+    });
     const windows = visit.timeWindows?.length ? visit.timeWindows : [{ start: -Infinity, end: Infinity }];
     for (const w of [...windows].sort((a, b) => a.start - b.start)) {
       windowOpen.push(w.start);
@@ -199,8 +201,12 @@ export function buildInstance(problem: RoutingProblem): Instance {
       breaks.push(node++);
     }
     breakNodes.push(breaks);
-    vehicle.capacity?.forEach((q, d) => (capacity[k * dims + d] = q));
-    vehicle.minCapacity?.forEach((q, d) => (minCapacity[k * dims + d] = q));
+    vehicle.capacity?.forEach((q, d) => {
+      capacity[k * dims + d] = q;
+    });
+    vehicle.minCapacity?.forEach((q, d) => {
+      minCapacity[k * dims + d] = q;
+    });
     maxVisits[k] = vehicle.maxVisits ?? Infinity;
     maxDistance[k] = vehicle.maxDistance ?? Infinity;
     maxDuration[k] = vehicle.maxDuration ?? Infinity;
@@ -229,7 +235,9 @@ export function buildInstance(problem: RoutingProblem): Instance {
       drops.set(v, reason);
       return;
     }
-    workable.forEach((ok, k) => (compatible[v * vehicleCount + k] = ok ? 1 : 0));
+    workable.forEach((ok, k) => {
+      compatible[v * vehicleCount + k] = ok ? 1 : 0;
+    });
     routable.push(v);
   });
   if (hasPairs) {

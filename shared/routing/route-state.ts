@@ -416,7 +416,7 @@ export class Route {
       const toVisit = symmetric ? distance[at + prev]! : distance[fromPrev + visitLocation]!;
       const cost = fixed + toVisit + distance[at + next]! - distance[fromPrev + next]!;
       if (cost >= bound) continue;
-      if (blinks !== undefined && blinks.skip()) {
+      if (blinks?.skip()) {
         out.blinked = true;
         continue;
       }
@@ -462,7 +462,7 @@ export class Route {
     const n = nodes.length;
     let found = false;
     for (let i = 0; i < n - 1; i++) {
-      if (blinks !== undefined && blinks.skip()) continue;
+      if (blinks?.skip()) continue;
       for (let wp = windowOffset[p]!; wp < windowOffset[p + 1]!; wp++) {
         pairSegment.setPrefix(this, i).appendNode(p, windowOpen[wp]!, windowClose[wp]!);
         if (pairSegment.timeWarp > EPSILON) continue;

@@ -43,7 +43,9 @@ export class Solution {
     this.routes = Array.from({ length: instance.vehicleCount }, (_, k) => new Route(instance, k, this.windows, weights));
     this.version = new Int32Array(instance.vehicleCount);
     for (let r = 0; r < this.routes.length; r++) this.version[r] = ++this.lastVersion;
-    this.routes.forEach((_, r) => this.index(r));
+    this.routes.forEach((_, r) => {
+      this.index(r);
+    });
     for (const v of instance.routable) this.unassigned.add(v);
   }
 

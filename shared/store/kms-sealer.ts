@@ -13,7 +13,8 @@ export function kmsSealer(keyId: string): SecretSealer {
   let loaded: ReturnType<typeof load> | undefined;
   return {
     async seal(plain, context) {
-      const { sdk, client } = await (loaded ??= load());
+      loaded ??= load();
+      const { sdk, client } = await loaded;
       const output = await client.send(
         new sdk.EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plain, "utf8"), EncryptionContext: { subscription: context } }),
       );
@@ -21,7 +22,8 @@ export function kmsSealer(keyId: string): SecretSealer {
     },
     async open(sealed, context) {
       if (!sealed.startsWith("kms.")) throw new Error("the secret was not sealed by KMS");
-      const { sdk, client } = await (loaded ??= load());
+      loaded ??= load();
+      const { sdk, client } = await loaded;
       const output = await client.send(
         new sdk.DecryptCommand({
           KeyId: keyId,

@@ -1,4 +1,9 @@
-import { CalculateRouteMatrixCommand, type CalculateRouteMatrixRequest, GeoRoutesClient } from "@aws-sdk/client-geo-routes";
+import {
+  CalculateRouteMatrixCommand,
+  type CalculateRouteMatrixCommandOutput,
+  type CalculateRouteMatrixRequest,
+  GeoRoutesClient,
+} from "@aws-sdk/client-geo-routes";
 import type { TravelProviderDeclaration } from "#shared/domain/travel/providers";
 import { type TableAnswer, TravelSourceError, type TravelTableSource } from "#shared/domain/travel/road-matrix";
 import type { Location } from "#shared/routing/model";
@@ -68,7 +73,7 @@ export function amazonLocationTableSource(
             }
           : {}),
       };
-      let output;
+      let output: CalculateRouteMatrixCommandOutput;
       try {
         output = await client.send(new CalculateRouteMatrixCommand(request), { abortSignal: signal });
       } catch (error) {

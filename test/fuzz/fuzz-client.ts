@@ -25,7 +25,10 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
 export function send(baseUrl: string, request: SentRequest): Promise<Answer> {
   const url = new URL(`${baseUrl}${request.target}`);
   const headers: Record<string, string[]> = Object.create(null);
-  for (const [name, value] of request.headers) (headers[name.toLowerCase()] ??= []).push(value);
+  for (const [name, value] of request.headers) {
+    const key = name.toLowerCase();
+    headers[key] = [...(headers[key] ?? []), value];
+  }
   if (request.body) headers["content-length"] = [String(request.body.length)];
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(

@@ -58,7 +58,8 @@ export const hostileStrings: ReadonlyArray<Labelled<string>> = [
   entry("dotted capital I", "İstanbul"),
   entry("combining marks", "e\u0301\u0301\u0301"),
   entry("SQL/NoSQL-ish", "' OR 1=1; --"),
-  entry("template/HTML", "<script>${7*7}</script>"),
+  // \u0024 is "$": a template-injection probe, written so it is not read as a (mistaken) placeholder.
+  entry("template/HTML", "<script>\u0024{7*7}</script>"),
   entry("10,000 characters", "x".repeat(10_000)),
   entry("100,000 characters", "é".repeat(100_000)),
   entry("1 MB string", megabyteString),

@@ -133,7 +133,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
       const answer = await send(options.baseUrl, materialize(request, resolve, options.token));
       summary.requests++;
       summary.statuses[answer.status] = (summary.statuses[answer.status] ?? 0) + 1;
-      const routeStatuses = (summary.byRoute[route.operationId] ??= {});
+      const routeStatuses = summary.byRoute[route.operationId] ?? {};
+      summary.byRoute[route.operationId] = routeStatuses;
       routeStatuses[answer.status] = (routeStatuses[answer.status] ?? 0) + 1;
 
       const after = await options.oracle.refresh(current, route.grants ?? []);

@@ -62,7 +62,7 @@ const itemKey = (item: Record<string, AttributeValue>) => `${item.PK?.S ?? "?"} 
  */
 const CALL_COUNTER_PREFIX = keys.callCounter("-", "").SK;
 export function isMeteringItem(partitionKey: string | undefined, sortKey: string | undefined): boolean {
-  return partitionKey !== undefined && partitionKey.endsWith("#USAGE") && sortKey !== undefined && sortKey.startsWith(CALL_COUNTER_PREFIX);
+  return partitionKey?.endsWith("#USAGE") === true && sortKey?.startsWith(CALL_COUNTER_PREFIX) === true;
 }
 
 export class StoreOracle {

@@ -30,7 +30,9 @@ export function rfc7946Problems(document: Json): string[] {
   const positions = (value: Json, path: string, min: number) => {
     if (!Array.isArray(value)) return problem(path, "expected an array of positions");
     if (value.length < min) problem(path, `needs at least ${min} positions`);
-    value.forEach((entry, i) => position(entry, `${path}[${i}]`));
+    value.forEach((entry, i) => {
+      position(entry, `${path}[${i}]`);
+    });
   };
   const ring = (value: Json, path: string) => {
     positions(value, path, 4);
@@ -59,13 +61,16 @@ export function rfc7946Problems(document: Json): string[] {
     const coordinates = value.coordinates;
     if (type === "GeometryCollection") {
       if (!Array.isArray(value.geometries)) return problem(path, "a GeometryCollection has a geometries array");
-      return value.geometries.forEach((entry, i) => geometry(entry, `${path}.geometries[${i}]`));
+      for (const [i, entry] of value.geometries.entries()) geometry(entry, `${path}.geometries[${i}]`);
+      return;
     }
     if (!("coordinates" in value)) return problem(path, "a geometry has coordinates");
     const each = (min: number, check: (entry: Json, at: string) => void) => {
       if (!Array.isArray(coordinates)) return problem(`${path}.coordinates`, "expected an array");
       if (coordinates.length < min) problem(`${path}.coordinates`, `needs at least ${min} entries`);
-      coordinates.forEach((entry, i) => check(entry, `${path}.coordinates[${i}]`));
+      coordinates.forEach((entry, i) => {
+        check(entry, `${path}.coordinates[${i}]`);
+      });
     };
     switch (type) {
       case "Point":
@@ -80,7 +85,11 @@ export function rfc7946Problems(document: Json): string[] {
         return each(0, ring);
       case "MultiPolygon":
         return each(0, (entry, at) =>
-          Array.isArray(entry) ? entry.forEach((r, i) => ring(r, `${at}[${i}]`)) : problem(at, "expected an array of rings"),
+          Array.isArray(entry)
+            ? entry.forEach((r, i) => {
+                ring(r, `${at}[${i}]`);
+              })
+            : problem(at, "expected an array of rings"),
         );
     }
   };
@@ -101,7 +110,10 @@ export function rfc7946Problems(document: Json): string[] {
     bbox(document.bbox, "$.bbox");
     foreignKinds(document, "$", ["coordinates", "geometries", "geometry", "properties"]);
     if (!Array.isArray(document.features)) problem("$", "a FeatureCollection has a features array");
-    else document.features.forEach((entry, i) => feature(entry, `$.features[${i}]`));
+    else
+      document.features.forEach((entry, i) => {
+        feature(entry, `$.features[${i}]`);
+      });
   } else if (document.type === "Feature") feature(document, "$");
   else geometry(document, "$");
   return problems;

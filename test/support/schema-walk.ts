@@ -51,7 +51,9 @@ export function schemasOfType(root: core.$ZodType, types: readonly string[]): Ar
         visit(def.valueType, `${path}{value}`);
         break;
       case "tuple":
-        (def.items as core.$ZodType[]).forEach((item, index) => visit(item, `${path}[${index}]`));
+        (def.items as core.$ZodType[]).forEach((item, index) => {
+          visit(item, `${path}[${index}]`);
+        });
         visit(def.rest, `${path}[…]`);
         break;
       case "pipe":

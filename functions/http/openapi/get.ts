@@ -15,7 +15,7 @@ export const handler = httpHandler(openApiRoutes.get, async (request) => {
   const tag = await etag;
   const caching = { etag: tag, "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" };
   const ifNoneMatch = Object.entries(request.event.headers ?? {}).find(([name]) => name.toLowerCase() === "if-none-match")?.[1];
-  if (ifNoneMatch && ifNoneMatch.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === tag || candidate.trim() === "*")) {
+  if (ifNoneMatch?.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === tag || candidate.trim() === "*")) {
     return { statusCode: 304, body: "", headers: caching };
   }
   return documentResult("application/json; charset=utf-8", text, caching);

@@ -21,11 +21,14 @@ export interface CertificateUpload {
 
 const FIELD = "azureCert";
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a file name with a control character is refused
+const FILE_NAME_CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** Browsers (old IE) and some clients send a full path; only the last segment is the file name. */
 export function certificateFileName(sent: string): string {
   const baseName = sent.split(/[/\\]/).pop()?.trim() ?? "";
   if (baseName === "" || baseName === "." || baseName === "..") return DEFAULT_CERTIFICATE_FILE_NAME;
-  if (/[\u0000-\u001f\u007f]/.test(baseName)) throw ValidationError.single(FIELD, "file name must not contain control characters");
+  if (FILE_NAME_CONTROL.test(baseName)) throw ValidationError.single(FIELD, "file name must not contain control characters");
   if (Buffer.byteLength(baseName, "utf8") > MAX_CERTIFICATE_FILE_NAME_BYTES) {
     throw ValidationError.single(FIELD, `file name must be at most ${MAX_CERTIFICATE_FILE_NAME_BYTES} bytes`);
   }

@@ -31,9 +31,12 @@ function isFormFile(value: unknown): value is FormFile {
 
 const missingOr = (otherwise: string) => (issue: { input: unknown }) => (issue.input === undefined ? "is required" : otherwise);
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a URL with a space or control character is refused
+const URL_SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+
 /** Absolute `https://` URL with a host and without user info; the raw text must already say `https://`. */
 export function isAbsoluteHttpsUrl(text: string): boolean {
-  if (!/^https:\/\//i.test(text) || /[\s\u0000-\u001f\u007f]/.test(text) || !URL.canParse(text)) return false;
+  if (!/^https:\/\//i.test(text) || URL_SPACE_OR_CONTROL.test(text) || !URL.canParse(text)) return false;
   const url = new URL(text);
   return url.protocol === "https:" && url.hostname !== "" && url.username === "" && url.password === "";
 }

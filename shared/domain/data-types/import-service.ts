@@ -282,7 +282,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
 
   async function importPage(found: VersionedDataType, state: ImportState): Promise<ImportState> {
     const { dataType } = found;
-    let page;
+    let page: ReturnType<typeof cutPage>;
     if (state.byteOffset >= state.sizeBytes) {
       page = { lines: [], nextLine: state.line, nextByteOffset: state.byteOffset, atEnd: true };
     } else {
@@ -301,7 +301,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
     }
     const problems: ImportError[] = [];
     await eachAdaptive(page.lines, writes, sleep, async ({ line, text }) => {
-      let parsed;
+      let parsed: ReturnType<typeof exportRecordSchema.safeParse>;
       try {
         parsed = exportRecordSchema.safeParse(JSON.parse(text));
       } catch {

@@ -26,6 +26,7 @@ const UNASSIGNED_COLOUR = "#7f7f7f";
  * (shared/domain/schemas.ts) may still hold them; they are drawn as U+FFFD so the SVG stays well-formed.
  */
 const NOT_XML_CHAR =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finds the control characters XML 1.0 cannot hold
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const escapeXml = (text: string) =>
   text

@@ -148,7 +148,7 @@ function checkTimetable(schedule: TimetableFields, ctx: z.core.$RefinementCtx<Ti
   if (!shape) return;
   const seenKeys = new Set<string>();
   const seenDailyTimes = new Set<string>();
-  schedule.schedules.forEach((entry, index) => {
+  const checkEntry = (entry: (typeof schedule.schedules)[number], index: number) => {
     const at = (field: string) => ["schedules", index, field];
     const notUsed = (field: "day" | "date") => {
       if (entry[field] !== undefined) issue(at(field), `is not used in ${shape} entries`);
@@ -184,7 +184,8 @@ function checkTimetable(schedule: TimetableFields, ctx: z.core.$RefinementCtx<Ti
         seenKeys.add(entry.date);
         return;
     }
-  });
+  };
+  for (const [index, entry] of schedule.schedules.entries()) checkEntry(entry, index);
 }
 
 /**

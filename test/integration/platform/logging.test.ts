@@ -48,8 +48,17 @@ function gate() {
   let open!: () => void;
   let reached!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
-  const arrived = new Promise<void>((resolve) => (reached = resolve));
-  return { open, arrived, pass: async () => (reached(), opened) };
+  const arrived = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return {
+    open,
+    arrived,
+    pass: async () => {
+      reached();
+      return opened;
+    },
+  };
 }
 
 const probeRoute = defineRoute({
@@ -74,7 +83,7 @@ function probeHandler(wait?: () => Promise<void>) {
 
 /** The event as the gateway passes it on: the tenant authorizer's context holds the caller of a well-formed token (none otherwise). */
 function probeEvent(token: string): APIGatewayProxyEvent {
-  let caller;
+  let caller: ReturnType<typeof callerFromClaims> | undefined;
   try {
     caller = callerFromClaims(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")));
   } catch {

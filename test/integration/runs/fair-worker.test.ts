@@ -23,7 +23,11 @@ describe.sequential("Module: fair worker (per-tenant slots in DynamoDB, deferral
     });
     let started = 0;
     const bothStarted = new Promise<void>((resolve) => {
-      const check = setInterval(() => started === 2 && (clearInterval(check), resolve()), 20);
+      const check = setInterval(() => {
+        if (started !== 2) return;
+        clearInterval(check);
+        resolve();
+      }, 20);
     });
     const running = [1, 2].map((n) =>
       workFairly(pool, { tenantId: flooding, workKey: `run-${n}`, body: { n } }, () => {

@@ -146,7 +146,12 @@ describe("OSRM table adapter", () => {
   it("asks nothing for cached points younger than the TTL and only the missing rows and columns otherwise", async () => {
     const server = await engine({ maxTableSize: 100 });
     let stored: CachedMatrix | undefined;
-    const cache = { read: async () => stored, write: async (matrix: CachedMatrix) => void (stored = matrix) };
+    const cache = {
+      read: async () => stored,
+      write: async (matrix: CachedMatrix) => {
+        stored = matrix;
+      },
+    };
     const source = osrmTableSource(declared(server));
     const day = 86_400_000;
     const points = grid(20);

@@ -9,8 +9,10 @@ type Operation = {
 };
 // Built once: rendering the whole document takes a while.
 let document: ReturnType<typeof openApiDocument> | undefined;
-const operation = (path: string, method: string) =>
-  ((document ??= openApiDocument()).paths[path] as Record<string, Operation>)[method] as Operation;
+const operation = (path: string, method: string) => {
+  document ??= openApiDocument();
+  return (document.paths[path] as Record<string, Operation>)[method] as Operation;
+};
 
 /** Every failedCode enum a response schema allows (a route's own body and the generic one under anyOf). */
 function failedCodesIn(schema: Record<string, unknown>): string[] {

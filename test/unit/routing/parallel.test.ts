@@ -127,7 +127,13 @@ describe("solveRouting with an elite exchange", () => {
   const short = { ...options, maxIterations: 40 };
   const handing = (elite: typeof long.best) => {
     const epochs: number[] = [];
-    const exchange = { epoch: (iterations: number) => Math.floor(iterations / 10), sync: (epoch: number) => (epochs.push(epoch), elite) };
+    const exchange = {
+      epoch: (iterations: number) => Math.floor(iterations / 10),
+      sync: (epoch: number) => {
+        epochs.push(epoch);
+        return elite;
+      },
+    };
     return { solution: solveRouting(problem, { ...short, exchange }), epochs };
   };
 

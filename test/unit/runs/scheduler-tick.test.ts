@@ -341,7 +341,13 @@ describe("Function: runSchedulerTick", () => {
     // The next tick takes the rest: every schedule ends up sent exactly once.
     const rest = shards[0]?.filter((e) => !calls.advanced.includes(e.scheduleId)) ?? [];
     await handleDueEntries(
-      { ...ports, enqueue: async (messages) => (calls.sent.push(...messages.map((m) => m.scheduleId)), []) },
+      {
+        ...ports,
+        enqueue: async (messages) => {
+          calls.sent.push(...messages.map((m) => m.scheduleId));
+          return [];
+        },
+      },
       rest,
       now,
     );

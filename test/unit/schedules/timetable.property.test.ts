@@ -48,18 +48,14 @@ const entriesArb = (shape: "daily" | "weekly" | "monthly" | "byDate") => {
           fc.tuple(...dates.map(() => timesArb)).map((times) => dates.map((date, i) => ({ date, time: times[i] as string[] }))),
         );
     case "byDate":
-      return fc
-        .uniqueArray(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 8 })
-        .chain((offsets) =>
-          fc
-            .tuple(...offsets.map(() => timesArb))
-            .map((times) =>
-              offsets.map((offset, i) => ({
-                date: DateTime.utc(2026, 1, 1).plus({ days: offset }).toISODate() as string,
-                time: times[i] as string[],
-              })),
-            ),
-        );
+      return fc.uniqueArray(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 8 }).chain((offsets) =>
+        fc.tuple(...offsets.map(() => timesArb)).map((times) =>
+          offsets.map((offset, i) => ({
+            date: DateTime.utc(2026, 1, 1).plus({ days: offset }).toISODate() as string,
+            time: times[i] as string[],
+          })),
+        ),
+      );
   }
 };
 
