@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { appConfig } from "#shared/config/env";
 import { logger } from "#shared/observability/powertools";
-import type { StoredEvent } from "#shared/domain/webhooks/events";
+import { type StoredEvent, scopeAdmits } from "#shared/domain/webhooks/events";
 import { type DeliveryMessage, hopToward, nextAttempt, parseRetrySchedule } from "#shared/domain/webhooks/delivery";
 import { sealingContext } from "#shared/domain/webhooks/sealing";
 import { signDelivery } from "#shared/domain/webhooks/signing";
@@ -11,6 +11,8 @@ import { sqsSdk } from "#shared/queue/sqs-sdk";
 import { maxWebhooksOf, webhookSealer } from "#shared/app/webhooks";
 import { meterAttempt, openDelivery, recordAttempt } from "#shared/store/webhook-delivery-store";
 import { dynamoWebhookStore, webhooksOf } from "#shared/store/webhook-store";
+import { dynamoScheduleStore } from "#shared/store/schedule-store";
+import { dynamoConfigurationStore } from "#shared/store/configuration-store";
 
 /**
  * The publisher (fed by the table's stream) and the delivery worker (fed by the webhook queue).
@@ -39,12 +41,27 @@ async function sendDeliveries(messages: Array<{ message: DeliveryMessage; delayS
 }
 
 /**
+ * A skipped run's claim names only its schedule: its hub is the hub of the schedule's profile, read
+ * now (null, organization-wide, when the schedule or its profile is gone).
+ */
+async function withHub(event: StoredEvent): Promise<StoredEvent> {
+  if (event.event.type !== "routing.schedule.skipped" || event.event.data.hubId !== null) return event;
+  const schedule = await dynamoScheduleStore.find(event.organizationId, event.event.data.scheduleId);
+  const profileId = schedule?.schedule.configurationId;
+  const profile = profileId ? await dynamoConfigurationStore.find(event.organizationId, profileId) : undefined;
+  const hubId = profile?.configuration.hubId ?? null;
+  return { ...event, event: { ...event.event, data: { ...event.event.data, hubId } } };
+}
+
+/**
  * Puts the events on the bus and enqueues one delivery per enabled subscription of the event's
- * organization that names its type (only that organization's subscriptions are read). A replayed
+ * organization that names its type and whose hub scope holds the event's hub (a hub-scoped
+ * subscription never receives organization-wide events; only that organization's subscriptions are read). A replayed
  * stream record enqueues again (at least once); the receiver deduplicates by `webhook-id`.
  */
-export async function publishEvents(events: readonly StoredEvent[], now: Date = new Date()): Promise<void> {
-  if (events.length === 0) return;
+export async function publishEvents(changes: readonly StoredEvent[], now: Date = new Date()): Promise<void> {
+  if (changes.length === 0) return;
+  const events = await Promise.all(changes.map(withHub));
   await eventBus().put(events);
   const byOrganization = new Map<string, StoredEvent[]>();
   for (const event of events) byOrganization.set(event.organizationId, [...(byOrganization.get(event.organizationId) ?? []), event]);
@@ -52,7 +69,9 @@ export async function publishEvents(events: readonly StoredEvent[], now: Date = 
   for (const [organizationId, ofOrganization] of byOrganization) {
     const subscriptions = (await webhooksOf(organizationId, await maxWebhooksOf(organizationId))).filter((webhook) => webhook.enabled);
     for (const event of ofOrganization) {
-      for (const webhook of subscriptions.filter((candidate) => candidate.events.includes(event.event.type))) {
+      for (const webhook of subscriptions.filter(
+        (candidate) => candidate.events.includes(event.event.type) && scopeAdmits(candidate.hubIds, event.event),
+      )) {
         const deliveryId = deliveryIdOf(event);
         await openDelivery(organizationId, webhook._id, deliveryId, event.id, event.event.type, now);
         messages.push({

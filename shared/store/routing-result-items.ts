@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { ResultListFilter, RoutingResultStore } from "#shared/domain/routing-results/service";
+import { type ResultListFilter, type RoutingResultStore, withDispatch } from "#shared/domain/routing-results/service";
 import { resultRecordSchema, type RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
+import { concurrentUpdateError } from "#shared/store/items";
 import { type PartitionRead, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 // The routing result items in DynamoDB, apart from the bodies in S3 (routing-result-store.ts):
@@ -16,6 +17,9 @@ function resultItem(result: RoutingResultRecord): Record<string, unknown> {
     GSI1SK: `${keys.routingResultPrefix}${result._id}`,
   };
 }
+
+/** Dispatches of one result racing each other: each loser reads and merges again. */
+const maxDispatchAttempts = 8;
 
 function createdFromFilter(filter: ResultListFilter): PartitionRead["filter"] {
   return filter.createdFrom !== undefined
@@ -49,17 +53,51 @@ export const dynamoRoutingResultItems: RoutingResultItems = {
     return setFinal(organizationId, resultId, "failed", { message, updatedTime: time, finishedTime: time });
   },
 
+  /**
+   * Read, merge, write under the dispatch version read (`dispatchVersion`, absent before the first
+   * dispatch): of concurrent dispatches each write lands once on the record it read, and a loser
+   * reads again and merges again, so no dispatch's vehicles are lost and each dispatch is one
+   * change of the item (one stream record, one event).
+   */
   async recordDispatch(organizationId, resultId, dispatch, time) {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.routingResult(organizationId, resultId),
-        ConditionExpression: "attribute_exists(PK)",
-        UpdateExpression: "SET #dispatch = :dispatch, updatedTime = :time",
-        ExpressionAttributeNames: { "#dispatch": "dispatch" },
-        ExpressionAttributeValues: { ":dispatch": dispatch, ":time": time },
-      }),
-    );
+    const key = keys.routingResult(organizationId, resultId);
+    for (let attempt = 0; attempt < maxDispatchAttempts; attempt++) {
+      const output = await documentClient().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: key,
+          ConsistentRead: true,
+          ProjectionExpression: "#dispatch, dispatchVersion",
+          ExpressionAttributeNames: { "#dispatch": "dispatch" },
+        }),
+      );
+      if (!output.Item) return;
+      const version = typeof output.Item.dispatchVersion === "number" ? output.Item.dispatchVersion : 0;
+      const previous = resultRecordSchema.shape.dispatch.safeParse(output.Item.dispatch ?? null);
+      try {
+        await documentClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            ConditionExpression:
+              version === 0 ? "attribute_exists(PK) AND attribute_not_exists(dispatchVersion)" : "dispatchVersion = :version",
+            UpdateExpression: "SET #dispatch = :dispatch, dispatchVersion = :next, updatedTime = :time",
+            ExpressionAttributeNames: { "#dispatch": "dispatch" },
+            ExpressionAttributeValues: {
+              ":dispatch": withDispatch(previous.success ? previous.data : null, dispatch),
+              ":next": version + 1,
+              ":time": time,
+              ...(version === 0 ? {} : { ":version": version }),
+            },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        // Another dispatch wrote first (or the result is gone: the next read says so).
+      }
+    }
+    throw concurrentUpdateError();
   },
 
   async list(organizationId, filter) {

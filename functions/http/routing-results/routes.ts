@@ -92,7 +92,8 @@ export const routingResultRoutes = {
     summary: "Dispatch a routing result",
     description: [
       "Assigns every visit on the routes of the result (or of the vehicles named in `vehicleIds`): status ASSIGNED with `assignedVehicleId`, `routePlannedOrder`, `eta`, `etd` and `routingResultId`. No request body.",
-      "Each visit is updated only if it is still UNASSIGNED or ONGOING; visits deleted or moved on since the run are left unchanged and counted in `failed`. Dispatching again counts already assigned visits as failed.",
+      "Each visit is updated only if it is still UNASSIGNED or ONGOING; visits deleted or moved on since the run are left unchanged and counted in `failed`. Dispatching again counts the visits this result already assigned in `success` (a visit another result took counts in `failed`).",
+      "The result's `dispatch` keeps the counts and `lastVehicleIds` of the last dispatch and, in `vehicleIds`, every vehicle dispatched so far (concurrent dispatches included); each dispatch sends one `routing.result.dispatched` event naming its own vehicles.",
       "Only a `done` result can be dispatched (409 otherwise). A vehicle id not on the result is a 400 naming `vehicleIds`.",
     ].join("\n\n"),
     tag,

@@ -37,6 +37,12 @@ const webhookBody = <C extends number, T extends z.ZodMiniType>(code: C, data: T
 const signing =
   "Deliveries follow Standard Webhooks: a POST with the event as JSON and the headers `webhook-id` (the event's id, the same on every retry), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the secret). See docs/api/webhooks.md.";
 
+const ownerOnly =
+  "Another user's subscription, and the caller's token is restricted to some hubs or lacks edit/webhook (failedCode webhook-403): only its creator or an organization-wide caller holding edit/webhook manages it.";
+
+const scope =
+  "A subscription receives what its creator may read: each event type needs its module's view permission (routing.result.* view/routing-result, routing.schedule.skipped view/routing-schedule, data-type.import.* view/data-type; 403 sys-035 naming the slug otherwise), and a creator whose token lists hubs receives only events of those hubs (`hubIds`, taken at create and at each change by the creator), never organization-wide ones (imports).";
+
 export const webhookRoutes = {
   create: defineRoute({
     operationId: "createWebhook",
@@ -44,7 +50,7 @@ export const webhookRoutes = {
     path: "/webhook",
     handler: "functions/http/webhooks/create.ts",
     summary: "Subscribe a URL to events",
-    description: `Answers the signing secret once (\`data.secret\`); it is stored encrypted and never shown again. The URL must be https:// to a public address (the SSRF rules of external-api data types). An organization holds at most its plan's \`maxWebhooks\` subscriptions (10 by default; more: 409 webhook-409). Not idempotent by key: the answer carries the secret, which no idempotency record may keep; a client that lost the answer lists the webhooks and deletes the one it does not know the secret of.\n\n${signing}`,
+    description: `Answers the signing secret once (\`data.secret\`); it is stored encrypted and never shown again. ${scope} The URL must be https:// to a public address (the SSRF rules of external-api data types). An organization holds at most its plan's \`maxWebhooks\` subscriptions (10 by default; more: 409 webhook-409). Not idempotent by key: the answer carries the secret, which no idempotency record may keep; a client that lost the answer lists the webhooks and deletes the one it does not know the secret of.\n\n${signing}`,
     tag,
     permission: "add/webhook",
     body: webhookCreateSchema,
@@ -97,13 +103,15 @@ export const webhookRoutes = {
     path: "/webhook/{webhookId}",
     handler: "functions/http/webhooks/patch.ts",
     summary: "Change a webhook",
-    description:
-      "Fields sent replace the stored ones; `enabled: true` resumes a webhook disabled by a client or by a 410 answer. The secret does not change.",
+    description: `Fields sent replace the stored ones; \`enabled: true\` resumes a webhook disabled by a client or by a 410 answer. The secret does not change. Only its creator, or a caller whose token lists no hubs holding edit/webhook, may change it (403 webhook-403); events named need their view permission (403 sys-035). ${scope}`,
     tag,
     permission: "edit/webhook",
     params: webhookParamsSchema,
     body: webhookPatchSchema,
-    responses: () => ({ 200: { description: "The updated webhook", schema: webhookBody(200, webhookSchema) } }),
+    responses: () => ({
+      200: { description: "The updated webhook", schema: webhookBody(200, webhookSchema) },
+      403: { description: ownerOnly, failedCodes: ["webhook-403"] },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -113,12 +121,14 @@ export const webhookRoutes = {
     path: "/webhook/{webhookId}",
     handler: "functions/http/webhooks/delete.ts",
     summary: "Delete a webhook",
-    description: "Deliveries already queued for it are dropped when they come up.",
+    description:
+      "Deliveries already queued for it are dropped when they come up. Only its creator, or a caller whose token lists no hubs holding edit/webhook, may delete it (403 webhook-403).",
     tag,
     permission: "delete/webhook",
     params: webhookParamsSchema,
     responses: () => ({
       200: { description: "Deleted", schema: z.object({ status: z.literal(true), code: z.literal(200), message: z.string() }) },
+      403: { description: ownerOnly, failedCodes: ["webhook-403"] },
     }),
     grants: ["tableWrite"],
     versioned: true,

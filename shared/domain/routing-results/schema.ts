@@ -107,7 +107,18 @@ export const resultSummarySchema = z.object({
 
 export const resultDispatchSchema = z.object({
   dispatchedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC, of the last dispatch.")),
-  vehicleIds: z.array(z.string().check(clientText)).check(z.describe("Vehicles dispatched so far.")),
+  vehicleIds: z.array(z.string().check(clientText)).check(z.describe("Vehicles dispatched so far (every dispatch of this result).")),
+  dispatchId: z.optional(
+    z
+      .string()
+      .check(
+        clientText,
+        z.describe("Identity of the last dispatch: the `routing.result.dispatched` event of each dispatch derives its id from it."),
+      ),
+  ),
+  lastVehicleIds: z.optional(
+    z.array(z.string().check(clientText)).check(z.describe("Vehicles of the last dispatch (the ones its event names).")),
+  ),
   success: z.number().check(z.int(), z.describe("Visits assigned by the last dispatch.")),
   failed: z
     .number()

@@ -47,13 +47,37 @@ export interface RoutingResultStore {
     changes: { summary: NonNullable<RoutingResultRecord["summary"]>; time: string },
   ): Promise<boolean>;
   fail(organizationId: string, resultId: string, message: string, time: string): Promise<boolean>;
-  recordDispatch(
-    organizationId: string,
-    resultId: string,
-    dispatch: NonNullable<RoutingResultRecord["dispatch"]>,
-    time: string,
-  ): Promise<void>;
+  /**
+   * Records one dispatch (`vehicleIds`: its own vehicles) in one conditional write: the stored
+   * record keeps this dispatch's counts and adds its vehicles to those of earlier dispatches, so
+   * concurrent dispatches all count (shared/store/routing-result-items.ts).
+   */
+  recordDispatch(organizationId: string, resultId: string, dispatch: DispatchRecording, time: string): Promise<void>;
   list(organizationId: string, filter: ResultListFilter): Promise<{ items: RoutingResultRecord[]; nextCursor: string | null }>;
+}
+
+/** One dispatch as recorded: its own id and vehicles, and its counts. */
+export interface DispatchRecording {
+  dispatchId: string;
+  dispatchedTime: string;
+  vehicleIds: string[];
+  success: number;
+  failed: number;
+}
+
+/** The stored record after one more dispatch: its counts and id, every vehicle dispatched so far. */
+export function withDispatch(
+  previous: RoutingResultRecord["dispatch"] | undefined,
+  dispatch: DispatchRecording,
+): NonNullable<RoutingResultRecord["dispatch"]> {
+  return {
+    dispatchedTime: dispatch.dispatchedTime,
+    vehicleIds: [...new Set([...(previous?.vehicleIds ?? []), ...dispatch.vehicleIds])],
+    dispatchId: dispatch.dispatchId,
+    lastVehicleIds: [...new Set(dispatch.vehicleIds)],
+    success: dispatch.success,
+    failed: dispatch.failed,
+  };
 }
 
 /** On-demand runs need the result items only (a new result has no body yet). */
@@ -206,8 +230,13 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
       const time = formatDateTimeUtc(now());
       const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
       const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
-      const vehicleIds = [...new Set([...(result.dispatch?.vehicleIds ?? []), ...routes.map((route) => route.vehicleId)])];
-      await store.recordDispatch(caller.organizationId, resultId, { dispatchedTime: time, vehicleIds, ...outcome }, time);
+      const vehicleIds = routes.map((route) => route.vehicleId);
+      await store.recordDispatch(
+        caller.organizationId,
+        resultId,
+        { dispatchId: newId(), dispatchedTime: time, vehicleIds, ...outcome },
+        time,
+      );
       return outcome;
     },
   };

@@ -307,7 +307,13 @@ async function dispatchAll(
   await ports.results.recordDispatch(
     organizationId,
     resultId,
-    { dispatchedTime: dispatchTime, vehicleIds: body.routes.map((route) => route.vehicleId), ...dispatched },
+    // One id per run's dispatch: a redelivered run that dispatches again is announced once.
+    {
+      dispatchId: `auto_${resultId}`,
+      dispatchedTime: dispatchTime,
+      vehicleIds: body.routes.map((route) => route.vehicleId),
+      ...dispatched,
+    },
     dispatchTime,
   );
   return dispatched;

@@ -53,6 +53,9 @@ export const eventSchemas = {
     z.object({
       organizationId: organizationField,
       scheduleId: z.string(),
+      hubId: z
+        .nullable(z.string())
+        .check(z.describe("The hub of the schedule's configuration profile; null when the profile no longer exists.")),
       slot: z.string().check(z.describe("The run slot (ISO 8601 UTC minute) that was skipped.")),
       reason: z.string().check(z.describe("Why the scheduled run did not start, e.g. the organization's cap of active runs.")),
     }),
@@ -77,6 +80,37 @@ export const eventSchemas = {
 
 export type DomainEvent = { [T in EventType]: z.infer<(typeof eventSchemas)[T]> }[EventType];
 export type EventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+
+/**
+ * The permission that reads what each event type tells: a subscription may name an event type only
+ * when its creator holds that slug (403 sys-035 naming it otherwise). One entry per event type;
+ * a new event type adds its entry here (the `satisfies` makes a missing one a type error).
+ */
+export const eventReadPermission = {
+  "routing.result.completed": "view/routing-result",
+  "routing.result.failed": "view/routing-result",
+  "routing.result.dispatched": "view/routing-result",
+  "routing.schedule.skipped": "view/routing-schedule",
+  "data-type.import.completed": "view/data-type",
+  "data-type.import.failed": "view/data-type",
+} as const satisfies Record<EventType, string>;
+
+/** The hub an event is about, or null for an organization-wide event (imports; a skip whose profile is gone). */
+export function hubOfEvent(event: DomainEvent): string | null {
+  const hubId = "hubId" in event.data ? event.data.hubId : null;
+  return typeof hubId === "string" && hubId !== "" ? hubId : null;
+}
+
+/**
+ * Whether a subscription whose creator's hub scope is `hubIds` (empty or absent: the whole
+ * organization) may receive `event`: a hub-scoped subscription only events of its hubs, never an
+ * organization-wide one.
+ */
+export function scopeAdmits(hubIds: readonly string[] | undefined, event: DomainEvent): boolean {
+  if (!hubIds || hubIds.length === 0) return true;
+  const hub = hubOfEvent(event);
+  return hub !== null && hubIds.includes(hub);
+}
 
 /** A stored event: the payload plus its id (the `webhook-id` of every delivery of it, stable across retries). */
 export interface StoredEvent {

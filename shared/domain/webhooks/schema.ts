@@ -72,6 +72,18 @@ export const webhookRecordSchema = z.object({
   enabled: z.boolean(),
   disabledReason: z.nullable(z.string()),
   sealedSecret: z.string(),
+  createdBy: z.optional(
+    z.nullable(z.string().check(z.describe("The user (token `sub`) who created it; null for a subscription older than this field."))),
+  ),
+  hubIds: z.optional(
+    z
+      .array(z.string())
+      .check(
+        z.describe(
+          "The hubs whose events it receives: its owner's token hubs when created or last changed by its owner; empty (or absent) = the whole organization, including organization-wide events (imports).",
+        ),
+      ),
+  ),
   createdTime: z.string(),
   updatedTime: z.string(),
 });

@@ -1,9 +1,10 @@
 import { addressClass, providerUrlProblem } from "#shared/domain/data-types/provider-url";
-import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
+import { ConflictError, ForbiddenError, MissingPermissionError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import type { Caller } from "#shared/domain/caller";
 import { newId } from "#shared/domain/ids";
 import { formatIsoMicros } from "#shared/domain/time";
 import { type VersionCondition, writeUnder } from "#shared/domain/versions";
+import { type EventType, eventReadPermission } from "#shared/domain/webhooks/events";
 import { type SecretSealer, sealingContext } from "#shared/domain/webhooks/sealing";
 import { newSigningSecret } from "#shared/domain/webhooks/signing";
 import {
@@ -58,6 +59,30 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   return allowLoopback && loopback ? undefined : "must be an absolute https:// URL";
 }
 
+/** A subscription names only event types whose module the caller may read (403 sys-035 naming the first slug it lacks). */
+function checkEventRights(caller: Caller, events: readonly EventType[]): void {
+  for (const type of events) {
+    const slug = eventReadPermission[type];
+    if (!caller.permissions.has(slug)) throw new MissingPermissionError(slug);
+  }
+}
+
+/**
+ * Who may change or delete a subscription: its creator, or a caller the token restricts to no hub
+ * holding `edit/webhook` (an organization's administrator). A subscription older than the creator
+ * field is organization-wide, so only such a caller manages it.
+ */
+export function mayManageWebhook(caller: Caller, record: WebhookRecord): boolean {
+  if (record.createdBy && record.createdBy === caller.userId) return true;
+  return caller.hubIds.length === 0 && caller.permissions.has("edit/webhook");
+}
+
+export const notWebhookOwnerError = () =>
+  new ForbiddenError(
+    "Only the webhook's creator, or a token without a hub restriction holding edit/webhook, may change or delete it.",
+    "webhook-403",
+  );
+
 export function createWebhookService(store: WebhookStore, options: WebhookServiceOptions) {
   const now = options.now ?? (() => new Date());
 
@@ -76,6 +101,7 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
     /** The secret is made here, sealed into the item and answered once. */
     async create(caller: Caller, input: WebhookCreateInput): Promise<WebhookCreated> {
       checkUrl(input.url);
+      checkEventRights(caller, input.events);
       const cap = await options.maxWebhooks(caller.organizationId);
       const atCap = () =>
         new ConflictError(`The organization has ${cap} webhooks, the most its plan allows; delete one first.`, "webhook-409");
@@ -91,6 +117,8 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
         enabled: true,
         disabledReason: null,
         sealedSecret: await options.sealer().seal(secret, sealingContext(caller.organizationId, webhookId)),
+        createdBy: caller.userId,
+        hubIds: [...caller.hubIds],
         createdTime: formatIsoMicros(time),
         updatedTime: formatIsoMicros(time),
       };
@@ -111,8 +139,11 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
 
     async patch(caller: Caller, webhookId: string, patch: WebhookPatch, versions?: VersionCondition): Promise<Webhook> {
       if (patch.url !== undefined) checkUrl(patch.url);
+      if (patch.events !== undefined) checkEventRights(caller, patch.events);
       const existing = await findOwned(caller, webhookId);
+      if (!mayManageWebhook(caller, existing.record)) throw notWebhookOwnerError();
       versions?.check(existing.version);
+      const byOwner = existing.record.createdBy === caller.userId;
       const enabled = patch.enabled ?? existing.record.enabled;
       const record: WebhookRecord = {
         ...existing.record,
@@ -121,6 +152,8 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
         description: patch.description === undefined ? existing.record.description : patch.description,
         enabled,
         disabledReason: enabled ? null : patch.enabled === false ? "disabled by a client" : existing.record.disabledReason,
+        // The owner's hub scope is taken again at each change by the owner (an administrator's change keeps it).
+        ...(byOwner ? { hubIds: [...caller.hubIds] } : {}),
         updatedTime: formatIsoMicros(now()),
       };
       await writeUnder(versions, () => store.replace(record, existing.version), existing.version + 1);
@@ -129,6 +162,7 @@ export function createWebhookService(store: WebhookStore, options: WebhookServic
 
     async remove(caller: Caller, webhookId: string, versions?: VersionCondition): Promise<void> {
       const existing = await findOwned(caller, webhookId);
+      if (!mayManageWebhook(caller, existing.record)) throw notWebhookOwnerError();
       versions?.check(existing.version);
       if (!(await writeUnder(versions, () => store.remove(caller.organizationId, webhookId, existing.version)))) throw new NotFoundError();
     },

@@ -68,13 +68,17 @@ function resultEvents(before: Image, after: Record<string, unknown>, at: Date): 
     );
   }
   const dispatch = objectOf(after.dispatch);
-  const dispatchedTime = text(dispatch?.dispatchedTime);
-  if (dispatch && dispatchedTime !== text(objectOf(before?.dispatch)?.dispatchedTime)) {
-    const vehicleIds = Array.isArray(dispatch.vehicleIds) ? dispatch.vehicleIds.filter((id): id is string => typeof id === "string") : [];
+  const previousDispatch = objectOf(before?.dispatch);
+  // Each dispatch writes its own id (a record from before dispatch ids: its time): one event per dispatch.
+  const dispatchIdentity = (record: Record<string, unknown> | undefined) => text(record?.dispatchId) ?? text(record?.dispatchedTime);
+  const dispatchedNow = dispatchIdentity(dispatch);
+  if (dispatch && dispatchedNow !== undefined && dispatchedNow !== dispatchIdentity(previousDispatch)) {
+    const named = Array.isArray(dispatch.lastVehicleIds) ? dispatch.lastVehicleIds : dispatch.vehicleIds;
+    const vehicleIds = Array.isArray(named) ? named.filter((id): id is string => typeof id === "string") : [];
     events.push(
-      stored(organizationId, eventIdOf("routing.result.dispatched", organizationId, resultId, dispatchedTime), {
+      stored(organizationId, eventIdOf("routing.result.dispatched", organizationId, resultId, dispatchedNow), {
         type: "routing.result.dispatched",
-        timestamp: isoOf(dispatchedTime, at),
+        timestamp: isoOf(text(dispatch.dispatchedTime), at),
         data: { ...base, vehicleIds },
       }),
     );
@@ -93,7 +97,8 @@ function runClaimEvents(before: Image, after: Record<string, unknown>, at: Date)
     stored(organizationId, eventIdOf("routing.schedule.skipped", organizationId, scheduleId, slot), {
       type: "routing.schedule.skipped",
       timestamp: isoOf(text(after.finishedAt), at),
-      data: { organizationId, scheduleId, slot, reason: text(after.outcome) ?? "skipped" },
+      // The claim names no hub: the publisher reads the schedule's profile for it (shared/app/webhook-events.ts).
+      data: { organizationId, scheduleId, hubId: null, slot, reason: text(after.outcome) ?? "skipped" },
     }),
   ];
 }
