@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { idSchema, pageQuery, clientText } from "#shared/domain/schemas";
 import { routingEnds } from "#shared/routing/model";
+import { dropReasonCodes } from "#shared/routing/explain";
 
 /**
  * Routing result: the plan one run of the optimizer produced for a hub — per vehicle an ordered
@@ -58,9 +59,23 @@ export const resultDroppedSchema = z.object({
     .check(
       clientText,
       z.describe(
-        "bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | could not be fitted",
+        "A sentence for people. Before the search: bad coordinates | no vehicle with matching tags | exceeds every vehicle's capacity | outside every working time | pickup and delivery cannot both be served. Left out by the search: could not be fitted, then why. Programs read reasonCode.",
       ),
     ),
+  reasonCode: z.optional(
+    z
+      .enum(dropReasonCodes)
+      .check(
+        z.describe(
+          "Why, stable (docs/api/routing-runs.md, Reason codes): capacity (the dimension in reasonDetail), timeWindow, workingTime, break, maxVisits, maxDistance, maxDuration, noCompatibleVehicle (tags), pickupDelivery, badCoordinates, or lowPriority (it would fit, but serving it costs more than the plan gains). A visit the search left out is tried at every position of every route with one constraint family relaxed at a time; the code is the family whose relaxation lets it in on the most vehicles. Absent on results stored before reason codes.",
+        ),
+      ),
+  ),
+  reasonDetail: z.optional(
+    z
+      .nullable(z.string().check(clientText))
+      .check(z.describe("For capacity: the binding dimension(s), weight and/or volume, comma-separated; null otherwise.")),
+  ),
 });
 
 export const travelReportSchema = z.object({
@@ -99,6 +114,11 @@ export const resultSummarySchema = z.object({
           "How the optimizer's search ended: earlyStop (it had stopped improving), budget (the profile's time limit), deadline (the worker's own time was running out; the best plan so far) or threadFailure (a search thread failed; the best plan the searches reached). Absent on results stored without it.",
         ),
       ),
+  ),
+  droppedByReason: z.optional(
+    z
+      .partialRecord(z.enum(dropReasonCodes), z.number().check(z.int()))
+      .check(z.describe("Dropped visits per reasonCode (codes with none left out). Absent on results stored before reason codes.")),
   ),
   travel: z
     .optional(travelReportSchema)

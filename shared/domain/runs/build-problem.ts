@@ -15,13 +15,19 @@ import type {
   VehicleBreak,
 } from "#shared/routing/model";
 import { greatCircleTravel } from "#shared/routing/matrix";
+import { type DropExplanation, type DropReasonCode, explainDropped } from "#shared/routing/explain";
 
 /**
  * Pure mapping between stored records and the optimizer's model (no I/O).
  *
- * Times in the problem are minutes since the run instant (the planning origin). Wall-clock values
- * (working hours, breaks, `H:i` visit windows) are read in the hub's time zone (or the application
- * time zone when the hub names none):
+ * Times in the problem are minutes since the planning origin: the run instant cut to its minute
+ * (`planningOrigin`), so every wall-clock bound (a window, a break window, a shift start or end) is a whole
+ * number of minutes in the problem, and the run instant itself is the fraction `runOffsetMinutes` of the first
+ * one; nothing is planned before it. Answered times are the problem's minutes printed cut to their minute
+ * (`wallClockAt`): a time ≥ a whole-minute bound prints ≥ it, one ≤ it prints ≤ it, so no answered time
+ * breaks a bound, whatever the second of the run instant. Wall-clock values (working hours, breaks, `H:i`
+ * visit windows) are read in the hub's time zone (or the application time zone when the hub names none),
+ * as wall clocks on their calendar day (a 13:00 window is 13:00 on a day that changes to or from DST too):
  *
  * - each vehicle works the first shift (the one starting on the day before, the day of, or the day
  *   after the run) that has not ended at the run instant, from the later of its start and the run
@@ -51,8 +57,8 @@ export interface PlannedProblem {
   planningDay: string;
   /** Capacity dimensions the problem enforces, in demand/capacity order. */
   dimensions: CapacityDimension[];
-  /** Visits dropped before solving (every window passed). */
-  preDropped: Array<{ visitId: string; reason: DropReason }>;
+  /** Visits dropped before solving (every window passed, or the partner's). */
+  preDropped: Array<{ visitId: string; reason: DropReason; reasonCode: DropReasonCode }>;
 }
 
 interface Shift {
@@ -61,20 +67,31 @@ interface Shift {
   breakWindow: { start: DateTime; end: DateTime } | null;
 }
 
+/**
+ * The wall clock `minute` minutes after the start of `day` counted in calendar days and clock minutes (1500 is
+ * 01:00 of the next day), in the day's zone: on a day that changes to or from DST, 13:00 is still 13:00 (a
+ * clock time that does not exist, in the hour skipped, is read as the time the clock jumped to).
+ */
+export function wallClockOn(day: DateTime, minute: number): DateTime {
+  const days = Math.floor(minute / 1440);
+  const inDay = minute - days * 1440;
+  return day.plus({ days }).set({ hour: Math.floor(inDay / 60), minute: inDay % 60, second: 0, millisecond: 0 });
+}
+
 function shiftOn(day: DateTime, vehicle: Vehicle): Shift {
   const startMinute = minutesOfDay(vehicle.workingTime.startTime);
   let length = minutesOfDay(vehicle.workingTime.endTime) + vehicle.workingTime.multiday * 1440 - startMinute;
   if (length <= 0) length += 1440; // multiday shifts whose end clock is before their start clock (validated on write)
-  const start = day.plus({ minutes: startMinute });
+  const start = wallClockOn(day, startMinute);
   let breakWindow: Shift["breakWindow"] = null;
   if (vehicle.breakTime) {
     // As validated on write: a break clock time earlier than the shift start belongs to the next day.
     const rawStart = minutesOfDay(vehicle.breakTime.startTime);
     const breakStart = rawStart >= startMinute ? rawStart : rawStart + 1440;
     const breakLength = (minutesOfDay(vehicle.breakTime.endTime) - rawStart + 1440) % 1440;
-    breakWindow = { start: day.plus({ minutes: breakStart }), end: day.plus({ minutes: breakStart + breakLength }) };
+    breakWindow = { start: wallClockOn(day, breakStart), end: wallClockOn(day, breakStart + breakLength) };
   }
-  return { start, end: start.plus({ minutes: length }), breakWindow };
+  return { start, end: wallClockOn(day, startMinute + length), breakWindow };
 }
 
 /**
@@ -92,18 +109,18 @@ export function currentOrNextShift(vehicle: Vehicle, runAt: DateTime): Shift {
 
 const minutesBetween = (origin: DateTime, instant: DateTime) => instant.diff(origin, "minutes").minutes;
 
-function windowsOf(visit: Visit, planningDay: DateTime, origin: DateTime): TimeWindow[] | "all passed" {
+function windowsOf(visit: Visit, planningDay: DateTime, origin: DateTime, now: number): TimeWindow[] | "all passed" {
   if (visit.timeWindows.length === 0) return [];
   const windows: TimeWindow[] = [];
   for (const window of visit.timeWindows) {
     const read = (value: string) =>
       value.length > 5
         ? DateTime.fromFormat(value, "yyyy-MM-dd HH:mm", { zone: planningDay.zone })
-        : planningDay.plus({ minutes: minutesOfDay(value) });
+        : wallClockOn(planningDay, minutesOfDay(value));
     const start = minutesBetween(origin, read(window.startTime));
     const end = minutesBetween(origin, read(window.endTime));
-    if (end < 0) continue;
-    windows.push({ start: Math.max(0, start), end });
+    if (end < now) continue;
+    windows.push({ start: Math.max(now, start), end });
   }
   return windows.length ? windows : "all passed";
 }
@@ -111,22 +128,25 @@ function windowsOf(visit: Visit, planningDay: DateTime, origin: DateTime): TimeW
 export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   const { configuration, hub } = input;
   const timeZone = hub.timeZone ?? input.appTimeZone;
-  const origin = DateTime.fromJSDate(input.runAt, { zone: timeZone });
+  const runAt = DateTime.fromJSDate(input.runAt, { zone: timeZone });
+  const origin = DateTime.fromJSDate(planningOrigin(input.runAt), { zone: timeZone });
+  // The run instant, in the problem's minutes: nothing starts before it.
+  const now = runOffsetMinutes(input.runAt);
   const depot = { lat: hub.lat, lng: hub.lng };
   const dimensions = capacityDimensions.filter((dimension) => configuration.capacityConstraint[dimension]);
 
-  const shifts = input.vehicles.map((vehicle) => currentOrNextShift(vehicle, origin));
+  const shifts = input.vehicles.map((vehicle) => currentOrNextShift(vehicle, runAt));
   const earliestStart = shifts.reduce<DateTime | undefined>(
     (earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest),
     undefined,
   );
-  const planningDay = (earliestStart && earliestStart > origin ? earliestStart : origin).startOf("day");
+  const planningDay = (earliestStart && earliestStart > runAt ? earliestStart : runAt).startOf("day");
 
   const vehicles: RoutingVehicle[] = input.vehicles.map((vehicle, index) => {
     const shift = shifts[index] as Shift;
     const breaks: VehicleBreak[] = [];
-    if (shift.breakWindow && shift.breakWindow.end > origin) {
-      const earliest = Math.max(0, minutesBetween(origin, shift.breakWindow.start));
+    if (shift.breakWindow && shift.breakWindow.end > runAt) {
+      const earliest = Math.max(now, minutesBetween(origin, shift.breakWindow.start));
       const latest = minutesBetween(origin, shift.breakWindow.end);
       if (latest > earliest) breaks.push({ earliestStart: earliest, latestEnd: latest, duration: latest - earliest });
     }
@@ -139,7 +159,7 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       capacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.max ?? Infinity),
       minCapacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.min ?? 0),
       speedKmh: vehicle.speed ?? configuration.defaultSpeed,
-      workingTime: { start: Math.max(0, minutesBetween(origin, shift.start)), end: minutesBetween(origin, shift.end) },
+      workingTime: { start: Math.max(now, minutesBetween(origin, shift.start)), end: minutesBetween(origin, shift.end) },
       breaks,
       tags: vehicle.tags,
       // The vehicle's 0–100 priority shifted by one: the hierarchical objective then still counts a
@@ -153,7 +173,7 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
 
   const visits: RoutingVisit[] = [];
   const preDropped: PlannedProblem["preDropped"] = [];
-  const windows = new Map(input.visits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin)]));
+  const windows = new Map(input.visits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin, now)]));
   // A pair is planned as a pair only when both of its visits are in the run (active and among the
   // oldest collected); a visit whose partner is not is planned as an ordinary visit. A pair one of whose
   // visits has no window left is dropped as a whole.
@@ -169,12 +189,12 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   for (const visit of input.visits) {
     const visitWindows = windows.get(visit._id)!;
     if (visitWindows === "all passed") {
-      preDropped.push({ visitId: visit._id, reason: "outside every working time" });
+      preDropped.push({ visitId: visit._id, reason: "outside every working time", reasonCode: "timeWindow" });
       continue;
     }
     const partner = partnerOf.get(visit._id);
     if (partner !== undefined && windows.get(partner) === "all passed") {
-      preDropped.push({ visitId: visit._id, reason: "pickup and delivery cannot both be served" });
+      preDropped.push({ visitId: visit._id, reason: "pickup and delivery cannot both be served", reasonCode: "pickupDelivery" });
       continue;
     }
     const pickupVisitId = pickupOf.get(visit._id);
@@ -199,11 +219,34 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   };
 }
 
-/** `Y-m-d H:i` of `minutes` after the run instant, in the hub's zone. */
+/**
+ * The time semantics of plans (shared with live ETAs): a run's problem counts minutes from its planning
+ * origin, the run instant cut to its (UTC, so in every zone of whole-minute offsets, wall-clock) minute.
+ */
+export function planningOrigin(runAt: Date): Date {
+  return new Date(Math.floor(runAt.getTime() / 60_000) * 60_000);
+}
+
+/** The run instant in the problem's minutes (0 ≤ it < 1: its seconds). */
+export function runOffsetMinutes(runAt: Date): number {
+  return (runAt.getTime() - planningOrigin(runAt).getTime()) / 60_000;
+}
+
+/** Float sums of travel minutes land a hair beside whole minutes: below this, a time counts as the minute it is close to. */
+const MINUTE_SLACK = 1e-6;
+
+/** The instant `minutes` (problem minutes) stand for, cut to its minute: what is printed. */
+export function wallClockInstant(runAt: Date, minutes: number): Date {
+  return new Date(planningOrigin(runAt).getTime() + Math.floor(minutes + MINUTE_SLACK) * 60_000);
+}
+
+/**
+ * `Y-m-d H:i` of `minutes` after the planning origin of a run at `runAt`, in `timeZone`, cut (never rounded)
+ * to its minute: a time at or after a whole-minute bound prints at or after it, one at or before prints at or
+ * before it. So no printed time breaks a window, a break window or a shift of the problem.
+ */
 export function wallClockAt(runAt: Date, minutes: number, timeZone: string): string {
-  return DateTime.fromJSDate(runAt, { zone: timeZone })
-    .plus({ minutes: Math.round(minutes) })
-    .toFormat("yyyy-MM-dd HH:mm");
+  return DateTime.fromJSDate(wallClockInstant(runAt, minutes), { zone: timeZone }).toFormat("yyyy-MM-dd HH:mm");
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -240,6 +283,9 @@ export interface ResultDropped {
   visitId: string;
   visitName: string;
   reason: string;
+  reasonCode: DropReasonCode;
+  /** For `capacity`: the binding dimension(s), comma-separated; else null. */
+  reasonDetail: string | null;
 }
 
 export interface ResultBody {
@@ -259,6 +305,51 @@ export interface ResultSummary {
   timeZone: string;
   /** How the optimizer's search ended (early stop, budget, deadline guard, failed search thread). */
   endedBy: RoutingEnd;
+  /** Dropped visits per reason code (codes with none left out). */
+  droppedByReason: Partial<Record<DropReasonCode, number>>;
+}
+
+/** The sentence of a visit the search left out (visits dropped before it keep the solver's sentences, word for word). */
+const searchDropSentence: Record<DropReasonCode, string> = {
+  capacity: "could not be fitted: no route has the capacity left",
+  timeWindow: "could not be fitted: no route reaches it inside its time windows",
+  workingTime: "could not be fitted: no route can serve it within its working time",
+  break: "could not be fitted: it leaves no room for a break inside its window",
+  maxVisits: "could not be fitted: the routes that could take it have their maximum visits",
+  maxDistance: "could not be fitted: it would take a route beyond its maximum distance",
+  maxDuration: "could not be fitted: it would take a route beyond its maximum duration",
+  noCompatibleVehicle: "could not be fitted: the vehicles with its tags have no room for it",
+  pickupDelivery: "could not be fitted: its pickup and delivery cannot both be served on one route",
+  badCoordinates: "bad coordinates",
+  lowPriority: "could not be fitted: serving it costs more than the plan gains",
+};
+
+/** Codes, details and sentences of every dropped visit: pre-solve reasons by their sentence, search drops by insertion evaluation. */
+export function explainDrops(
+  planned: PlannedProblem,
+  solution: RoutingSolution,
+  options: Parameters<typeof explainDropped>[2] = {},
+): Array<{ visitId: string; reason: string; reasonCode: DropReasonCode; reasonDetail: string | null }> {
+  const explained = explainDropped(planned.problem, solution, options);
+  const detail = (explanation: DropExplanation | undefined) =>
+    explanation?.reasonCode === "capacity" && explanation.capacityDimensions.length > 0
+      ? explanation.capacityDimensions.map((d) => planned.dimensions[d] ?? `dimension ${d}`).join(",")
+      : null;
+  return [
+    ...planned.preDropped.map((entry) => ({ ...entry, reasonDetail: null })),
+    ...solution.dropped.map((entry) => {
+      const explanation = explained.get(entry.visitId);
+      const reasonCode = explanation?.reasonCode ?? "lowPriority";
+      const reasonDetail = detail(explanation);
+      const reason =
+        entry.reason === "could not be fitted"
+          ? reasonCode === "capacity" && reasonDetail
+            ? `could not be fitted: no route has the ${reasonDetail} capacity left`
+            : searchDropSentence[reasonCode]
+          : entry.reason;
+      return { visitId: entry.visitId, reason, reasonCode, reasonDetail };
+    }),
+  ];
 }
 
 /** The stored result body (per vehicle: totals and ordered trips with eta/etd) and its summary. */
@@ -266,6 +357,7 @@ export function describeSolution(
   input: RunPlanInput,
   planned: PlannedProblem,
   solution: RoutingSolution,
+  drops: ReturnType<typeof explainDrops> = explainDrops(planned, solution),
 ): { body: ResultBody; summary: ResultSummary } {
   const at = (minutes: number) => wallClockAt(input.runAt, minutes, planned.timeZone);
   const visitsById = new Map(input.visits.map((visit) => [visit._id, visit]));
@@ -300,11 +392,15 @@ export function describeSolution(
       };
     }),
   }));
-  const dropped: ResultDropped[] = [...planned.preDropped, ...solution.dropped].map((entry) => ({
+  const dropped: ResultDropped[] = drops.map((entry) => ({
     visitId: entry.visitId,
     visitName: visitsById.get(entry.visitId)?.name ?? entry.visitId,
     reason: entry.reason,
+    reasonCode: entry.reasonCode,
+    reasonDetail: entry.reasonDetail,
   }));
+  const droppedByReason: ResultSummary["droppedByReason"] = {};
+  for (const entry of dropped) droppedByReason[entry.reasonCode] = (droppedByReason[entry.reasonCode] ?? 0) + 1;
   const visitsAssigned = routes.reduce((sum, route) => sum + route.trips.length, 0);
   return {
     body: { routes, dropped },
@@ -319,6 +415,7 @@ export function describeSolution(
       planningDay: planned.planningDay,
       timeZone: planned.timeZone,
       endedBy: solution.endedBy,
+      droppedByReason,
     },
   };
 }

@@ -152,8 +152,8 @@ describe("Domain: building the optimizer problem of a run", () => {
       ["lone", undefined],
     ]);
     expect(planned.preDropped).toEqual([
-      { visitId: "late-p", reason: "outside every working time" },
-      { visitId: "late-d", reason: "pickup and delivery cannot both be served" },
+      { visitId: "late-p", reason: "outside every working time", reasonCode: "timeWindow" },
+      { visitId: "late-d", reason: "pickup and delivery cannot both be served", reasonCode: "pickupDelivery" },
     ]);
   });
 
@@ -223,7 +223,7 @@ describe("Domain: building the optimizer problem of a run", () => {
       running: [{ start: 0, end: 60 }],
       any: [],
     });
-    expect(planned.preDropped).toEqual([{ visitId: "passed", reason: "outside every working time" }]);
+    expect(planned.preDropped).toEqual([{ visitId: "passed", reason: "outside every working time", reasonCode: "timeWindow" }]);
 
     // After the working day, H:i windows refer to the next day.
     const evening = buildRunProblem(input("2026-03-02T18:00:00Z", { visits: [visits[0] as Visit] }));
@@ -245,7 +245,16 @@ describe("Domain: building the optimizer problem of a run", () => {
       visitsDropped: 1,
       timeZone: "UTC",
     });
-    expect(body.dropped).toEqual([{ visitId: "heavy", visitName: "Visit heavy", reason: "exceeds every vehicle's capacity" }]);
+    expect(body.dropped).toEqual([
+      {
+        visitId: "heavy",
+        visitName: "Visit heavy",
+        reason: "exceeds every vehicle's capacity",
+        reasonCode: "capacity",
+        reasonDetail: "weight",
+      },
+    ]);
+    expect(summary.droppedByReason).toEqual({ capacity: 1 });
     const [route] = body.routes;
     expect(route?.trips.map((trip) => trip.order)).toEqual([1, 2]);
     expect(route?.departure).toBe("2026-03-02 08:00");
