@@ -1,8 +1,13 @@
 import { createVisitService } from "#shared/domain/visits/service";
+import { dynamoVehicleStore } from "#shared/store/vehicle-store";
 import { dynamoVisitStore } from "#shared/store/visit-store";
 
-/** Composition root of the visit area: the domain service over its DynamoDB store. */
-export const visitService = createVisitService(dynamoVisitStore);
+/** Composition root of the visit area: the domain service over its DynamoDB store (vehicles: whose driver a visit's is). */
+export const visitService = createVisitService(
+  dynamoVisitStore,
+  () => new Date(),
+  async (organizationId, vehicleId) => (await dynamoVehicleStore.find(organizationId, vehicleId))?.vehicle.assignee,
+);
 
 /**
  * For routing runs (no caller): the hub's active (UNASSIGNED/ONGOING) visits, oldest first by

@@ -212,6 +212,7 @@ export function httpHandler<TBody extends core.$ZodType, TQuery extends core.$Zo
           caller,
           request: { params, query, body },
           context,
+          ...(route.idempotencyWindowSeconds !== undefined ? { windowSeconds: route.idempotencyWindowSeconds } : {}),
           ...(options.secretFree ? { secretFree: options.secretFree(caller) } : {}),
         },
         answer,

@@ -84,6 +84,8 @@ export async function answerIdempotently(
     request: unknown;
     context: Context;
     secretFree?: SecretFreeAnswer;
+    /** The route's window when it keeps answers longer than IDEMPOTENCY_WINDOW_SECONDS. */
+    windowSeconds?: number;
   },
   answer: () => Promise<APIGatewayProxyResult>,
 ): Promise<APIGatewayProxyResult> {
@@ -92,7 +94,7 @@ export async function answerIdempotently(
     eventKeyJmesPath: "key",
     payloadValidationJmesPath: "fingerprint",
     throwOnNoIdempotencyKey: true,
-    expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
+    expiresAfterSeconds: options.windowSeconds ?? IDEMPOTENCY_WINDOW_SECONDS,
     hashFunction: "sha256",
     responseHook: (response) => ({ ...(response as object), replayed: true }) as never,
   });

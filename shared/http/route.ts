@@ -73,8 +73,10 @@ export interface RouteResponse {
 /** The modules a permission slug names; a slug is `<verb>/<module>`, like the spec's `view/routing-schedule`. */
 export type PermissionModule =
   | "vehicle"
+  | "vehicle-position"
   | "hub"
   | "visit"
+  | "visit-progress"
   | "data-type"
   | "data"
   | "app-integration"
@@ -123,6 +125,8 @@ interface RouteFields<TBody extends ZodType, TQuery extends ZodType, TParams ext
   grants?: RouteGrant[];
   /** Honours an `Idempotency-Key` header (shared/http/idempotency.ts); needs `tableWrite` for its records. */
   idempotent?: boolean;
+  /** How long an Idempotency-Key's answer is kept (default 24 h): a driver app replays offline events for days. */
+  idempotencyWindowSeconds?: number;
   /** GET answers the item's version as `ETag`; PUT/PATCH/DELETE honour `If-Match` (shared/domain/versions.ts). */
   versioned?: boolean;
 }

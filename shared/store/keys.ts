@@ -27,6 +27,9 @@
  * | profile schedule count   | ORG#o                    | CONFREFS#id                |                                             |                                    |
  * | visit                    | ORG#o#HUB#h              | VISIT#id                   | ORG#o#HUB#h#ACTIVE / <created id> (sparse)  | ORG#o#VISIT / VISIT#id             |
  * | visit lookup (id → hub)  | ORG#o                    | VISITREF#id                |                                             |                                    |
+ * | visit status change      | ORG#o#VISIT#id#HIST      | H#<version, 10 digits>     |                                             |                                    |
+ * | vehicle's current stop   | ORG#o#VEH#v              | CURRENTSTOP                |                                             |                                    |
+ * | vehicle's live route     | ORG#o#VEH#v              | LIVEROUTE                  | ORG#o#HUB#h#LIVE / VEH#v                    |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
@@ -153,6 +156,19 @@ export const keys = {
   visitsOfOrganization: (o: string) => `${org(o)}#VISIT`,
   /** Lookup item: which hub partition holds the visit, so GET /visit/{id} needs no hubId. */
   visitRef: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `VISITREF#${id}` }),
+  /** A visit's status changes (its history): one partition per visit, ordered by the version each change produced. */
+  visitHistoryPartition: (o: string, visitId: string) => `${org(o)}#VISIT#${visitId}#HIST`,
+  visitHistory: (o: string, visitId: string, version: number): ItemKey => ({
+    PK: `${org(o)}#VISIT#${visitId}#HIST`,
+    SK: `H#${String(version).padStart(10, "0")}`,
+  }),
+  /** The vehicle's own partition (live execution): its current stop, live route and positions. */
+  vehiclePartition: (o: string, vehicleId: string) => `${org(o)}#VEH#${keyPart(vehicleId)}`,
+  /** The one visit the vehicle is heading to or at (EN_ROUTE/ARRIVED): at most one per vehicle. */
+  vehicleCurrentStop: (o: string, vehicleId: string): ItemKey => ({ PK: `${org(o)}#VEH#${keyPart(vehicleId)}`, SK: "CURRENTSTOP" }),
+  /** The visits the last dispatch gave the vehicle, in order; GSI1 lists a hub's live routes for runs. */
+  vehicleLiveRoute: (o: string, vehicleId: string): ItemKey => ({ PK: `${org(o)}#VEH#${keyPart(vehicleId)}`, SK: "LIVEROUTE" }),
+  liveRoutesOfHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#LIVE`,
   /** Claim item of a pickup-and-delivery pair: the pickup's id → its one delivery (`deliveryVisitId`). */
   pickupClaim: (o: string, pickupId: string): ItemKey => ({ PK: org(o), SK: `PICKUP#${pickupId}` }),
   routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),

@@ -1,7 +1,14 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { ValidationError } from "#shared/domain/errors";
-import { type Visit, type VisitStatus, activeVisitStatuses, isActiveVisitStatus, visitSchema } from "#shared/domain/visits/schema";
-import type { VisitListFilter, VisitStore } from "#shared/domain/visits/service";
+import { ConflictError, ValidationError } from "#shared/domain/errors";
+import {
+  type Visit,
+  type VisitStatus,
+  activeVisitStatuses,
+  isActiveVisitStatus,
+  visitSchema,
+  visitTransitionSchema,
+} from "#shared/domain/visits/schema";
+import type { StatusChange, VisitListFilter, VisitStore } from "#shared/domain/visits/service";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
 import { hubRefAttributes, previousCondition, writeHubChild } from "#shared/store/hub-references";
 import { concurrentUpdateError } from "#shared/store/items";
@@ -41,7 +48,52 @@ function refItem(visit: Visit): Record<string, unknown> {
   return { entity: "visitRef", hubId: visit.hubId };
 }
 
-type VisitMeaning = { kind: "visit" } | { kind: "pickupVisit" } | { kind: "pickupClaim" } | { kind: "ownClaim" } | { kind: "other" };
+type VisitMeaning =
+  | { kind: "visit" }
+  | { kind: "pickupVisit" }
+  | { kind: "pickupClaim" }
+  | { kind: "ownClaim" }
+  | { kind: "vehicleHold" }
+  | { kind: "other" };
+
+/**
+ * The items a status change adds to the visit's write: its history item (keyed by the version the
+ * change produces, so it exists once) and the vehicle's current-stop item, taken only when free or
+ * already this visit's, freed only when it is this visit's.
+ */
+function statusChangeItems(visit: Visit, change: StatusChange | undefined): Array<[TransactItem, VisitMeaning]> {
+  if (!change) return [];
+  const o = visit.organizationId;
+  const items: Array<[TransactItem, VisitMeaning]> = [
+    [
+      put(
+        {
+          ...keys.visitHistory(o, visit._id, change.transition.version),
+          entity: "visitTransition",
+          visitId: visit._id,
+          hubId: visit.hubId,
+          ...change.transition,
+        },
+        { ConditionExpression: "attribute_not_exists(PK)" },
+      ),
+      { kind: "visit" },
+    ],
+  ];
+  const hold = change.vehicleHold;
+  if (hold) {
+    const key = keys.vehicleCurrentStop(o, hold.vehicleId);
+    const mine = {
+      ConditionExpression: "attribute_not_exists(PK) OR visitId = :visit",
+      ExpressionAttributeValues: { ":visit": visit._id },
+    };
+    items.push(
+      hold.take
+        ? [put({ ...key, entity: "vehicleCurrentStop", visitId: visit._id, status: visit.status }, mine), { kind: "vehicleHold" }]
+        : [remove(key, mine), { kind: "other" }],
+    );
+  }
+  return items;
+}
 
 /** Claims the pickup for this delivery; fails its condition when another delivery holds it. */
 function claimPickup(visit: Visit): [TransactItem, VisitMeaning] {
@@ -199,7 +251,7 @@ export const dynamoVisitStore: VisitStore = {
     return { visit: toVisit(output.Item), version: Number(output.Item.version ?? 0) };
   },
 
-  async replace(visit, previous) {
+  async replace(visit, previous, change) {
     const oldKey = keys.visit(visit.organizationId, previous.hubId, visit._id);
     const entity = (legacy: boolean): Array<[TransactItem, VisitMeaning]> => {
       const items: Array<[TransactItem, VisitMeaning]> = [];
@@ -222,7 +274,7 @@ export const dynamoVisitStore: VisitStore = {
           [put({ ...refItem(visit), ...keys.visitRef(visit.organizationId, visit._id) }), { kind: "other" }],
         );
       }
-      return [...items, ...pairItems(visit.organizationId, visit._id, previous, visit)];
+      return [...items, ...pairItems(visit.organizationId, visit._id, previous, visit), ...statusChangeItems(visit, change)];
     };
     const failed = await writeHubChild<VisitMeaning>(
       { organizationId: visit.organizationId, kind: "visit", childId: visit._id, from: previous.hubId, to: visit.hubId },
@@ -233,6 +285,11 @@ export const dynamoVisitStore: VisitStore = {
     );
     if (failed === undefined) return;
     if (failed.some((meaning) => meaning.kind === "visit")) throw await versionConflict(oldKey);
+    if (failed.some((meaning) => meaning.kind === "vehicleHold"))
+      throw new ConflictError(
+        `Vehicle ${change?.vehicleHold?.vehicleId} is already heading to or at another visit: complete, fail or undo that one first.`,
+        "visit-411",
+      );
     throw (await pairFailure(failed, visit.organizationId, visit._id, visit, previous)) ?? concurrentUpdateError();
   },
 
@@ -271,6 +328,15 @@ export const dynamoVisitStore: VisitStore = {
             filter: statusFilter(filter),
           });
     return { items: page.items.map(toVisit), nextCursor: page.nextCursor };
+  },
+
+  async history(organizationId, visitId, limit, cursor) {
+    const page = await queryPage<Record<string, unknown>>({
+      partition: keys.visitHistoryPartition(organizationId, visitId),
+      limit,
+      cursor,
+    });
+    return { items: page.items.map((item) => visitTransitionSchema.parse(item)), nextCursor: page.nextCursor };
   },
 
   async deliveryOf(organizationId, pickupVisitId) {

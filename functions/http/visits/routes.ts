@@ -1,6 +1,15 @@
 import * as z from "zod/mini";
 import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
-import { visitCreateSchema, visitListQuerySchema, visitParamsSchema, visitPatchSchema, visitSchema } from "#shared/domain/visits/schema";
+import {
+  visitCreateSchema,
+  visitHistoryQuerySchema,
+  visitListQuerySchema,
+  visitParamsSchema,
+  visitPatchSchema,
+  visitProgressSchema,
+  visitSchema,
+  visitTransitionSchema,
+} from "#shared/domain/visits/schema";
 import { defineRoute } from "#shared/http/route";
 
 const visitBody = () => successBodySchema(visitSchema);
@@ -65,7 +74,10 @@ export const visitRoutes = {
     permission: "edit/visit",
     params: visitParamsSchema,
     body: visitPatchSchema,
-    responses: () => ({ 200: { description: "The updated visit", schema: visitBody() } }),
+    responses: () => ({
+      200: { description: "The updated visit", schema: visitBody() },
+      409: { description: "A status change the lifecycle does not allow (visit-409).", failedCodes: ["visit-409"] },
+    }),
     grants: ["tableWrite"],
     versioned: true,
   }),
@@ -83,5 +95,48 @@ export const visitRoutes = {
     }),
     grants: ["tableWrite"],
     versioned: true,
+  }),
+  progress: defineRoute({
+    operationId: "reportVisitProgress",
+    method: "POST",
+    path: "/visit/{visitId}/progress",
+    handler: "functions/http/visits/progress.ts",
+    summary: "Report a driver's progress on a visit",
+    description: [
+      "One driver action: `start` (ASSIGNED → EN_ROUTE), `undo` (EN_ROUTE → ASSIGNED), `arrive` (ASSIGNED/EN_ROUTE → ARRIVED), `complete` (→ DONE) or `fail` (→ FAILED, with `failureReason`). A move the lifecycle does not allow answers 409 `visit-409` naming `from`, `to` and `allowed`, and changes nothing; a vehicle is heading to or at one visit at a time (409 `visit-411`).",
+      "The caller must be the `assignee` of the visit's vehicle, or hold `edit/visit` (a dispatcher acting for the driver); anyone else 403 `visit-403`. `at` (default now) must be within the last 24 h and at most 60 s ahead.",
+      "An `Idempotency-Key` is kept 72 hours, so a driver app may replay its offline queue; `If-Match` makes the action conditional on the version read. Each change is stored with its time, source, user and position and appended to the visit's history.",
+    ].join("\n\n"),
+    tag,
+    permission: "edit/visit-progress",
+    params: visitParamsSchema,
+    body: visitProgressSchema,
+    responses: () => ({
+      200: { description: "The visit after the action", schema: visitBody() },
+      403: { description: "Not the driver of the visit's vehicle (visit-403).", failedCodes: ["visit-403"] },
+      409: {
+        description: "The lifecycle does not allow this move (visit-409), or the vehicle is busy with another visit (visit-411).",
+        failedCodes: ["visit-409", "visit-411"],
+      },
+    }),
+    grants: ["tableWrite"],
+    idempotent: true,
+    idempotencyWindowSeconds: 72 * 60 * 60,
+    versioned: true,
+  }),
+  history: defineRoute({
+    operationId: "listVisitHistory",
+    method: "GET",
+    path: "/visit/{visitId}/history",
+    handler: "functions/http/visits/history.ts",
+    summary: "A visit's status changes",
+    description:
+      "Oldest first: each change's from/to, time, source (driver, dispatcher, system, geofence), user, position and failure reason. Kept as long as the visit.",
+    tag,
+    permission: "view/visit",
+    params: visitParamsSchema,
+    query: visitHistoryQuerySchema,
+    responses: () => ({ 200: { description: "A page of status changes", schema: pageBodySchema(visitTransitionSchema) } }),
+    grants: ["tableRead"],
   }),
 };

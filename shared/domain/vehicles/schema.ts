@@ -59,7 +59,9 @@ const vehicleShape = {
       z.maxLength(64),
       z.describe("An existing hub of the organization (400 naming hubId otherwise); a hub cannot be deleted while a vehicle names it."),
     ),
-  assignee: z.nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(64))).check(z.describe("User id of the driver.")),
+  assignee: z
+    .nullable(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(128)))
+    .check(z.describe("User id of the driver (a token subject: up to 128 characters).")),
   capacity: z.strictObject({ weight: z.optional(capacityRangeSchema), volume: z.optional(capacityRangeSchema) }),
   speed: storableNumber().check(z.minimum(5), z.maximum(200), z.describe("Average speed in km/h.")),
   workingTime: workingTimeSchema,

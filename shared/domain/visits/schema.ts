@@ -14,7 +14,7 @@ import {
  * Visit: one stop a vehicle of the hub should make. Runs of a routing schedule collect the hub's
  * active visits (status UNASSIGNED or ONGOING), oldest first; dispatch assigns them to a vehicle.
  */
-export const visitStatuses = ["UNASSIGNED", "ONGOING", "ASSIGNED", "DONE", "FAILED", "CANCELLED"] as const;
+export const visitStatuses = ["UNASSIGNED", "ONGOING", "ASSIGNED", "EN_ROUTE", "ARRIVED", "DONE", "FAILED", "CANCELLED"] as const;
 export type VisitStatus = (typeof visitStatuses)[number];
 
 /** Statuses a routing run collects; only these visits are in the sparse active-visits index. */
@@ -61,8 +61,51 @@ export type TimeWindow = z.infer<typeof timeWindowSchema>;
 
 const tagSchema = z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(50));
 
-/** Set by dispatch only: like every server-set key, ignored when a body sends them (never stored from a body). */
-const dispatchFields = ["assignedVehicleId", "routingResultId", "routePlannedOrder", "eta", "etd"] as const;
+/**
+ * Set by dispatch and the lifecycle only (shared/domain/visits/lifecycle.ts): like every server-set key,
+ * ignored when a body sends them (never stored from a body).
+ */
+const dispatchFields = [
+  "assignedVehicleId",
+  "routingResultId",
+  "routePlannedOrder",
+  "eta",
+  "etd",
+  "attempts",
+  "failureReason",
+  "lastTransition",
+] as const;
+
+/** Why a driver could not complete a visit (`fail`); OTHER wants notes. */
+export const failureReasons = ["NOBODY_HOME", "REFUSED", "WRONG_ADDRESS", "DAMAGED", "NO_ACCESS", "OTHER"] as const;
+export type FailureReason = (typeof failureReasons)[number];
+
+/** Who made a status change. */
+export const transitionSources = ["driver", "dispatcher", "system", "geofence"] as const;
+export type TransitionSource = (typeof transitionSources)[number];
+
+/** A driver's position as the app reports it. */
+export const reportedPositionSchema = z.strictObject({
+  lat: storableNumber().check(z.minimum(-90), z.maximum(90)),
+  lng: storableNumber().check(z.minimum(-180), z.maximum(180)),
+  accuracyM: z.optional(storableNumber().check(z.minimum(0), z.maximum(100_000))),
+});
+export type ReportedPosition = z.infer<typeof reportedPositionSchema>;
+
+/** One status change of a visit: the visit's last one, and each item of its history (GET /visit/{id}/history). */
+export const visitTransitionSchema = z.object({
+  from: z.enum(visitStatuses),
+  to: z.enum(visitStatuses),
+  at: z.string().check(clientText, z.describe("When it happened (ISO 8601, UTC): the driver's `at`, else the server's time.")),
+  source: z.enum(transitionSources),
+  userId: z.string().check(clientText),
+  position: z.nullable(reportedPositionSchema),
+  failureReason: z.nullable(z.enum(failureReasons)),
+  notes: z.nullable(z.string().check(clientText)),
+  /** The visit's version this change produced (history order). */
+  version: z.number(),
+});
+export type VisitTransition = z.infer<typeof visitTransitionSchema>;
 
 const visitShape = {
   hubId: z
@@ -190,6 +233,10 @@ export const visitSchema = z.object({
   /** Visits stored before pairs existed read as ordinary visits. */
   pickupVisitId: z._default(z.nullable(z.string().check(clientText)), visitDefaults.pickupVisitId),
   ...visitDispatchSchema.shape,
+  /** Visits stored before the lifecycle read as never failed, never moved. */
+  attempts: z._default(z.number().check(z.describe("Times a FAILED visit was put back in the pool (FAILED → UNASSIGNED).")), 0),
+  failureReason: z._default(z.nullable(z.enum(failureReasons)), null),
+  lastTransition: z._default(z.nullable(visitTransitionSchema), null),
   organizationId: z.string().check(clientText),
   createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
@@ -203,3 +250,42 @@ export const visitListQuerySchema = pageQuery({
   status: z.optional(z.enum(visitStatuses)).check(z.describe("Visits in this status only.")),
 });
 export type VisitListQuery = z.infer<typeof visitListQuerySchema>;
+
+export const progressActionNames = ["start", "undo", "arrive", "complete", "fail"] as const;
+
+const isoInstant = z.string().check(
+  clientText,
+  z.maxLength(40),
+  z.refine(
+    (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value)),
+    {
+      message: "must be an ISO 8601 date-time with a zone, e.g. 2026-11-27T09:15:00Z",
+    },
+  ),
+);
+
+/** POST /visit/{visitId}/progress: one driver action. */
+export const visitProgressSchema = z
+  .strictObject({
+    action: z.enum(progressActionNames),
+    at: z.optional(isoInstant.check(z.describe("When it happened (default: now); within the last 24 h and at most 60 s ahead."))),
+    position: z.optional(reportedPositionSchema),
+    notes: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(1000))),
+    failureReason: z.optional(
+      z.enum(failureReasons).check(z.describe("Required with `fail` (OTHER wants `notes`); not allowed otherwise.")),
+    ),
+    proofIds: z.optional(z.array(idSchema).check(z.maxLength(20))),
+  })
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.action === "fail" && body.failureReason === undefined)
+        ctx.addIssue({ code: "custom", path: ["failureReason"], message: "failureReason is required to fail a visit" });
+      if (body.action !== "fail" && body.failureReason !== undefined)
+        ctx.addIssue({ code: "custom", path: ["failureReason"], message: "failureReason goes only with action fail" });
+      if (body.failureReason === "OTHER" && body.notes === undefined)
+        ctx.addIssue({ code: "custom", path: ["notes"], message: "notes are required with failureReason OTHER" });
+    }),
+  );
+export type VisitProgress = z.infer<typeof visitProgressSchema>;
+
+export const visitHistoryQuerySchema = pageQuery({});

@@ -1,5 +1,6 @@
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
-import { NotFoundError, ValidationError } from "#shared/domain/errors";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#shared/domain/errors";
+import { assertTransition, attemptsAfter, holdsVehicle, progressActions } from "#shared/domain/visits/lifecycle";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
@@ -12,6 +13,9 @@ import {
   type VisitListQuery,
   type VisitPatch,
   type VisitStatus,
+  type VisitProgress,
+  type VisitTransition,
+  type TransitionSource,
   writableVisitFields,
 } from "#shared/domain/visits/schema";
 import { type VersionCondition, writeUnder } from "#shared/domain/versions";
@@ -20,6 +24,21 @@ export interface VisitPage {
   items: Visit[];
   nextCursor: string | null;
 }
+
+/** A status change written with the visit (same transaction): its history item and the vehicle's current-stop item. */
+export interface StatusChange {
+  transition: VisitTransition;
+  /** The vehicle whose current-stop item the visit takes (entering EN_ROUTE/ARRIVED) or frees (leaving them). */
+  vehicleHold?: { vehicleId: string; take: boolean };
+}
+
+export interface TransitionPage {
+  items: VisitTransition[];
+  nextCursor: string | null;
+}
+
+/** Port: the driver (`assignee`) of a vehicle of the organization; undefined when there is no such vehicle. */
+export type VehicleAssignee = (organizationId: string, vehicleId: string) => Promise<string | null | undefined>;
 
 export interface VisitListFilter {
   hubId?: string | undefined;
@@ -42,7 +61,9 @@ export interface VisitStore {
    * Replaces the visit if it still has `previous.version`; a new hubId moves it to that hub's partition.
    * A changed `pickupVisitId` moves the pickup's claim (see `deliveryOf`) in the same transaction.
    */
-  replace(visit: Visit, previous: { version: number; hubId: string; pickupVisitId: string | null }): Promise<void>;
+  replace(visit: Visit, previous: { version: number; hubId: string; pickupVisitId: string | null }, change?: StatusChange): Promise<void>;
+  /** The visit's status changes, oldest first. */
+  history(organizationId: string, visitId: string, limit: number, cursor: string | undefined): Promise<TransitionPage>;
   remove(
     organizationId: string,
     visitId: string,
@@ -69,16 +90,70 @@ function assertHubAllowed(caller: Caller, hubId: string): void {
 
 /** Only dispatch assigns a visit; a client may keep ASSIGNED on an assigned visit but not set it. */
 function assertStatusChangeAllowed(from: VisitStatus | undefined, to: VisitStatus): void {
-  if (to === "ASSIGNED" && from !== "ASSIGNED") {
-    throw ValidationError.single("status", "ASSIGNED is set by dispatching a routing result, not by clients");
+  if (from === undefined) {
+    if (to === "ASSIGNED") throw ValidationError.single("status", "ASSIGNED is set by dispatching a routing result, not by clients");
+    assertTransition("UNASSIGNED", to, "dispatcher");
+    return;
   }
+  assertTransition(from, to, "dispatcher");
+}
+
+/** A driver's `at` must be recent: within the last 24 hours and at most 60 seconds ahead of the server's clock. */
+const PROGRESS_PAST_MS = 24 * 60 * 60 * 1000;
+const PROGRESS_AHEAD_MS = 60 * 1000;
+
+/** The status change from `before` to `to`, with the visit fields it sets (attempts, failureReason, lastTransition). */
+export function changeOf(
+  before: Visit,
+  version: number,
+  to: VisitStatus,
+  how: {
+    source: TransitionSource;
+    userId: string;
+    at: Date;
+    position?: VisitTransition["position"];
+    failureReason?: Visit["failureReason"];
+    notes?: string | null;
+  },
+): { fields: Pick<Visit, "status" | "attempts" | "failureReason" | "lastTransition">; change: StatusChange } {
+  const transition: VisitTransition = {
+    from: before.status,
+    to,
+    at: how.at.toISOString(),
+    source: how.source,
+    userId: how.userId,
+    position: how.position ?? null,
+    failureReason: to === "FAILED" ? (how.failureReason ?? null) : null,
+    notes: how.notes ?? null,
+    version: version + 1,
+  };
+  const vehicleId = before.assignedVehicleId;
+  const holdBefore = holdsVehicle(before.status);
+  const holdAfter = holdsVehicle(to);
+  const change: StatusChange = {
+    transition,
+    ...(vehicleId !== null && holdBefore !== holdAfter ? { vehicleHold: { vehicleId, take: holdAfter } } : {}),
+  };
+  return {
+    fields: {
+      status: to,
+      attempts: attemptsAfter(before.status, to, before.attempts),
+      failureReason: transition.failureReason,
+      lastTransition: transition,
+    },
+    change,
+  };
 }
 
 function writableFieldsOf(input: VisitInput): Omit<Visit, "_id" | "organizationId" | "createdTime" | "updatedTime" | keyof VisitDispatch> {
   return Object.fromEntries(writableVisitFields.map((field) => [field, input[field]])) as ReturnType<typeof writableFieldsOf>;
 }
 
-export function createVisitService(store: VisitStore, now: () => Date = () => new Date()) {
+export function createVisitService(
+  store: VisitStore,
+  now: () => Date = () => new Date(),
+  vehicleAssignee: VehicleAssignee = async () => undefined,
+) {
   async function findVisible(caller: Caller, visitId: string) {
     const found = await store.find(caller.organizationId, visitId);
     if (!found || !callerMayUseHub(caller, found.visit.hubId)) throw new NotFoundError();
@@ -127,6 +202,9 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
         _id: id,
         ...writableFieldsOf(input),
         ...noDispatch,
+        attempts: 0,
+        failureReason: null,
+        lastTransition: null,
         organizationId: caller.organizationId,
         createdTime: formatDateTimeUtc(time),
         updatedTime: formatDateTimeUtc(time),
@@ -152,15 +230,74 @@ export function createVisitService(store: VisitStore, now: () => Date = () => ne
       await assertPairValid(caller, visitId, merged, existing.visit);
       // Back in the pool: the old assignment no longer holds.
       const backToPool = merged.status === "UNASSIGNED" && existing.visit.status !== "UNASSIGNED";
+      const time = now();
+      const moved =
+        merged.status !== existing.visit.status
+          ? changeOf(existing.visit, existing.version, merged.status, { source: "dispatcher", userId: caller.userId, at: time })
+          : undefined;
       const visit: Visit = {
         ...existing.visit,
         ...writableFieldsOf(merged),
         ...(backToPool ? noDispatch : {}),
-        updatedTime: formatDateTimeUtc(now()),
+        ...moved?.fields,
+        updatedTime: formatDateTimeUtc(time),
       };
       const previous = { version: existing.version, hubId: existing.visit.hubId, pickupVisitId: existing.visit.pickupVisitId };
-      await writeUnder(versions, () => store.replace(visit, previous), existing.version + 1);
+      await writeUnder(versions, () => store.replace(visit, previous, moved?.change), existing.version + 1);
       return visit;
+    },
+
+    /**
+     * A driver's action (POST /visit/{id}/progress): the caller must be the assignee of the visit's
+     * vehicle, or hold `edit/visit` (a dispatcher acting for the driver); the move must be in the
+     * lifecycle table. Written conditionally on the version read and the status it moves from, so of
+     * concurrent identical actions exactly one changes the visit; the others find the new status (409).
+     */
+    async progress(caller: Caller, visitId: string, input: VisitProgress, versions?: VersionCondition): Promise<Visit> {
+      const existing = await findVisible(caller, visitId);
+      versions?.check(existing.version);
+      const before = existing.visit;
+      if (!caller.permissions.has("edit/visit")) {
+        const assignee =
+          before.assignedVehicleId === null ? undefined : await vehicleAssignee(caller.organizationId, before.assignedVehicleId);
+        if (assignee == null || assignee !== caller.userId)
+          throw new ForbiddenError(
+            "Only the driver assigned to this visit's vehicle (or a holder of edit/visit) may report its progress.",
+            "visit-403",
+          );
+      }
+      const time = now();
+      const at = input.at !== undefined ? new Date(input.at) : time;
+      if (at.getTime() < time.getTime() - PROGRESS_PAST_MS || at.getTime() > time.getTime() + PROGRESS_AHEAD_MS)
+        throw ValidationError.single("at", "at must be within the last 24 hours and at most 60 seconds ahead of the server's time");
+      const to = progressActions[input.action];
+      assertTransition(before.status, to, "driver");
+      const moved = changeOf(before, existing.version, to, {
+        source: "driver",
+        userId: caller.userId,
+        at,
+        ...(input.position ? { position: input.position } : {}),
+        failureReason: input.failureReason ?? null,
+        notes: input.notes ?? null,
+      });
+      const visit: Visit = { ...before, ...moved.fields, updatedTime: formatDateTimeUtc(time) };
+      const previous = { version: existing.version, hubId: before.hubId, pickupVisitId: before.pickupVisitId };
+      try {
+        await writeUnder(versions, () => store.replace(visit, previous, moved.change), existing.version + 1);
+      } catch (error) {
+        // Lost the race to another change: answer what the visit is now (a second `complete` finds it DONE: 409 visit-409).
+        if (error instanceof ConflictError && error.failedCode === "sys-410") {
+          const now = await store.find(caller.organizationId, visitId);
+          if (now) assertTransition(now.visit.status, to, "driver");
+        }
+        throw error;
+      }
+      return visit;
+    },
+
+    async history(caller: Caller, visitId: string, query: { limit: number; cursor?: string | undefined }): Promise<TransitionPage> {
+      await findVisible(caller, visitId);
+      return store.history(caller.organizationId, visitId, query.limit, query.cursor);
     },
 
     async remove(caller: Caller, visitId: string, versions?: VersionCondition): Promise<void> {

@@ -33,6 +33,7 @@ function memoryStore() {
     remove: async (_o, id) => visits.delete(id),
     list: async () => ({ items: [...visits.values()].map((entry) => entry.visit), nextCursor: null }),
     oldestActive: async () => [],
+    history: async () => ({ items: [], nextCursor: null }),
     markDispatched: async () => true,
     deliveryOf: async (_o, pickupId) => [...visits.values()].find((entry) => entry.visit.pickupVisitId === pickupId)?.visit._id,
   };
