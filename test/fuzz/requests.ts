@@ -165,6 +165,9 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
     capacity: { weight: 3 },
     tags: ["fragile"],
   })),
+  createVisitBatch: fc
+    .array(name("Stop"), { minLength: 1, maxLength: 3 })
+    .map((stops) => ({ visits: stops.map((stop) => ({ hubId: ref("hubId"), name: stop, coordinate: "-6.25,106.85" })) })),
   patchVisit: fc.constant({ status: "UNASSIGNED", coordinate: { lat: -6.22, lng: 106.83 } }),
   createRoutingConfiguration: name("Plan").map((plan) => ({
     name: plan,
@@ -348,12 +351,10 @@ function jsonBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBod
       },
       {
         weight: 1,
-        arbitrary: fc
-          .constantFrom(...hostileBodyTexts)
-          .map((text) => ({
-            body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
-            labels: [`unexpected body: ${text.label}`],
-          })),
+        arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({
+          body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
+          labels: [`unexpected body: ${text.label}`],
+        })),
       },
     );
   }
@@ -382,21 +383,17 @@ function jsonBody(route: RouteDefinition, clean: boolean): Part<{ body?: FuzzBod
     },
     {
       weight: 1,
-      arbitrary: fc
-        .constantFrom(...hostileBodyTexts)
-        .map((text) => ({
-          body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
-          labels: [`body: ${text.label}`],
-        })),
+      arbitrary: fc.constantFrom(...hostileBodyTexts).map((text) => ({
+        body: { kind: "text", text: text.value, description: text.label, contentType: "application/json" } as FuzzBody,
+        labels: [`body: ${text.label}`],
+      })),
     },
     {
       weight: 1,
-      arbitrary: fc
-        .tuple(base, fc.constantFrom(...contentTypes))
-        .map(([value, type]) => ({
-          body: { kind: "json", value, contentType: type.value } as FuzzBody,
-          labels: [`content-type: ${type.label}`],
-        })),
+      arbitrary: fc.tuple(base, fc.constantFrom(...contentTypes)).map(([value, type]) => ({
+        body: { kind: "json", value, contentType: type.value } as FuzzBody,
+        labels: [`content-type: ${type.label}`],
+      })),
     },
   );
 }
@@ -533,12 +530,10 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
       });
       options.push({
         weight: 1,
-        arbitrary: fc
-          .constantFrom(...textIndexes)
-          .map((index) => ({
-            parts: replacePart(index, { ...(parts[index] as MultipartPart), filename: "field.txt" }),
-            label: `text part ${parts[index]?.name} sent as a file`,
-          })),
+        arbitrary: fc.constantFrom(...textIndexes).map((index) => ({
+          parts: replacePart(index, { ...(parts[index] as MultipartPart), filename: "field.txt" }),
+          label: `text part ${parts[index]?.name} sent as a file`,
+        })),
       });
     }
     if (fileIndex >= 0) {
@@ -552,12 +547,10 @@ function multipartBody(route: RouteDefinition, clean: boolean): Part<{ body?: Fu
         },
         {
           weight: 2,
-          arbitrary: fc
-            .constantFrom(...hostileFileNames)
-            .map((fileName) => ({
-              parts: replacePart(fileIndex, { ...file, filename: fileName }),
-              label: `file name ${describeValue(fileName)}`,
-            })),
+          arbitrary: fc.constantFrom(...hostileFileNames).map((fileName) => ({
+            parts: replacePart(fileIndex, { ...file, filename: fileName }),
+            label: `file name ${describeValue(fileName)}`,
+          })),
         },
         {
           weight: 1,
