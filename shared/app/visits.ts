@@ -1,3 +1,5 @@
+import type { Caller } from "#shared/domain/caller";
+import { createVisitBatch } from "#shared/domain/visits/batch";
 import { createVisitService } from "#shared/domain/visits/service";
 import { dynamoVehicleStore } from "#shared/store/vehicle-store";
 import { dynamoVisitStore } from "#shared/store/visit-store";
@@ -21,3 +23,6 @@ export const oldestActiveVisits = (organizationId: string, hubId: string, max: n
  * if it is still active in that hub; false when it was deleted or left the active statuses meanwhile.
  */
 export const markVisitDispatched = dynamoVisitStore.markDispatched;
+
+/** `POST /visits/batch`: each item created by the service's create, exactly as `POST /visit` does. */
+export const createVisits = (caller: Caller, items: readonly unknown[]) => createVisitBatch(visitService.create, caller, items);

@@ -138,6 +138,11 @@ export const environmentSchema = z.object({
    * answers reads in milliseconds; a loaded emulator may take seconds, so the test stack sets more.
    */
   DYNAMODB_PARENT_LEASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(100), z.maximum(30_000)), 1_000),
+  /**
+   * A request answered after this many milliseconds logs one `slow request` line (WARN) with its
+   * context; quicker successes log nothing (the API Gateway access log has every request's status and latency).
+   */
+  SLOW_REQUEST_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(60_000)), 1_000),
 });
 
 export type AppConfig = z.infer<typeof environmentSchema>;

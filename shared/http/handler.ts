@@ -22,6 +22,7 @@ import { formatETag, parseIfMatch, VersionCondition } from "#shared/domain/versi
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "#shared/http/idempotency-key";
 import type { answerIdempotently, SecretFreeAnswer } from "#shared/http/idempotency";
 import { withInvocationDeadline } from "#shared/store/retry-budget";
+import { appConfig } from "#shared/config/env";
 
 export interface ApiRequest<TBody, TQuery, TParams> {
   caller: Caller;
@@ -61,16 +62,22 @@ const errorResponses = (): ApiMiddleware => ({
 });
 
 /**
- * One log line per request (status, duration). The keys it appends (and the organization and user
- * appended once authenticated) belong to this invocation: `injectLambdaContext` drops them when it
- * ends. No custom metrics: API Gateway's Count/4XXError/5XXError/Latency and each function's
- * (one per operation) Lambda metrics already say what an operator acts on, at no metric cost.
+ * No line for a request that went well: the API Gateway access log already has every request's
+ * status, latency, organization and trace id (docs/operations.md), and a line per call was most of
+ * the log bytes the API wrote. What the access log cannot say is logged, with the invocation's keys
+ * (operationId, then organizationId and userId): a failed request (5xx: `request failed`, ERROR,
+ * with its failedCode), a slow one (`slow request`, WARN, over SLOW_REQUEST_MS), and at DEBUG
+ * every request's received and completed lines. No custom metrics: API Gateway's
+ * Count/4XXError/5XXError/Latency and each function's (one per operation) Lambda metrics already
+ * say what an operator acts on, at no metric cost.
  */
 const requestLogging = (route: RouteDefinition): ApiMiddleware => {
   const startedAt = new WeakMap<object, number>();
-  const finish = (request: object, status: number) => {
+  const finish = (request: object, status: number, failedCode?: string) => {
     const durationMs = Date.now() - (startedAt.get(request) ?? Date.now());
-    logger.info("request completed", { status, durationMs });
+    if (status >= 500) logger.error("request failed", { status, durationMs, failedCode });
+    else if (durationMs >= appConfig().SLOW_REQUEST_MS) logger.warn("slow request", { status, durationMs });
+    else logger.debug("request completed", { status, durationMs });
   };
   return {
     before: async (request) => {
@@ -80,7 +87,10 @@ const requestLogging = (route: RouteDefinition): ApiMiddleware => {
     },
     after: async (request) => finish(request, request.response?.statusCode ?? 0),
     // Runs before the error mapping (middy runs onError in reverse order): read the status without mapping twice.
-    onError: async (request) => finish(request, request.error instanceof AppError ? request.error.statusCode : 500),
+    onError: async (request) =>
+      request.error instanceof AppError
+        ? finish(request, request.error.statusCode, request.error.failedCode)
+        : finish(request, 500, "sys-500"),
   };
 };
 

@@ -168,6 +168,9 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
     capacity: { weight: 3 },
     tags: ["fragile"],
   })),
+  createVisitBatch: fc
+    .array(name("Stop"), { minLength: 1, maxLength: 3 })
+    .map((stops) => ({ visits: stops.map((stop) => ({ hubId: ref("hubId"), name: stop, coordinate: "-6.25,106.85" })) })),
   patchVisit: fc.constant({ status: "UNASSIGNED", coordinate: { lat: -6.22, lng: 106.83 } }),
   createRoutingConfiguration: name("Plan").map((plan) => ({
     name: plan,

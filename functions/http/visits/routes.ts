@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { pageBodySchema, successBodySchema, clientText } from "#shared/domain/schemas";
+import { VISIT_BATCH_MAX, visitBatchResultSchema, visitBatchSchema } from "#shared/domain/visits/batch";
 import {
   visitCreateSchema,
   visitHistoryQuerySchema,
@@ -31,6 +32,26 @@ export const visitRoutes = {
     permission: "add/visit",
     body: visitCreateSchema,
     responses: () => ({ 201: { description: "Created", schema: visitBody() } }),
+    grants: ["tableWrite"],
+    idempotent: true,
+  }),
+  createBatch: defineRoute({
+    operationId: "createVisitBatch",
+    method: "POST",
+    path: "/visits/batch",
+    handler: "functions/http/visits/batch-create.ts",
+    summary: "Create up to 100 visits in one call",
+    description: [
+      `\`{ "visits": [ … ] }\`: 1 to ${VISIT_BATCH_MAX} \`POST /visit\` bodies, of one hub or of several. Each is validated and created on its own, exactly as \`POST /visit\` would (same rules, same hub checks, its own write), a few at a time.`,
+      "Answers 200 with `data`: one result per item, in the items' order: `{ index, status: 201, data: <the visit> }` or `{ index, status, error }`, where status and error are what `POST /visit` would have answered for that body. An invalid item fails alone: the others are created. Only the envelope (not an object, no `visits` array, 0 or more than 100 items) is a 400 of the whole call, and then nothing is created.",
+      "With an `Idempotency-Key`, a repeated call answers the first call's results again and creates nothing. A batch is one API call for the plan's rate and call quota (see docs/api/hubs-visits-configurations.md).",
+    ].join("\n\n"),
+    tag,
+    permission: "add/visit",
+    body: visitBatchSchema,
+    responses: () => ({
+      200: { description: "One result per item, in order", schema: successBodySchema(visitBatchResultSchema(visitSchema)) },
+    }),
     grants: ["tableWrite"],
     idempotent: true,
   }),

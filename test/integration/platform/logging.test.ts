@@ -17,6 +17,7 @@ import { authorizerContextOf } from "#shared/http/authorizer-context";
 import { callerFromClaims } from "#shared/domain/caller";
 import { defineRoute } from "#shared/http/route";
 import { logger } from "#shared/observability/powertools";
+import { resetAppConfig } from "#shared/config/env";
 import { newOrganizationId, tokenFor } from "#test/support/local-api";
 
 /**
@@ -154,7 +155,7 @@ describe("Module: per-invocation logging", () => {
     expect(tickLine).not.toHaveProperty("userId");
     expect(tickLine).not.toHaveProperty("organizationId");
     expect(tickLine?.function_request_id).not.toBe("request-1");
-    for (const message of ["probe working", "probe resumed", "request completed"]) {
+    for (const message of ["probe working", "probe resumed"]) {
       const [line] = linesWith(message);
       expect(line, message).toMatchObject({
         operationId: "loggingProbe",
@@ -202,8 +203,8 @@ describe("Module: per-invocation logging", () => {
     expect(runLine).not.toHaveProperty("operationId");
     expect(runLine).not.toHaveProperty("userId");
     expect(runLine?.function_request_id).not.toBe("request-2");
-    const [requestLine] = linesWith("request completed");
-    expect(requestLine).toMatchObject({ operationId: "loggingProbe", userId: "bob", status: 200 });
+    const [requestLine] = linesWith("probe working");
+    expect(requestLine).toMatchObject({ operationId: "loggingProbe", userId: "bob" });
     expect(requestLine).not.toHaveProperty("job");
     expect(requestLine).not.toHaveProperty("messageId");
   });
@@ -224,7 +225,7 @@ describe("Module: per-invocation logging", () => {
     });
 
     // Assess
-    expect(linesWith("request completed")).toHaveLength(2);
+    expect(linesWith("probe working")).toHaveLength(2);
     for (const message of ["after a concurrent invocation", "after a standard invocation"]) {
       const [line] = linesWith(message);
       expect(line, message).toBeDefined();
@@ -246,6 +247,72 @@ describe("Module: per-invocation logging", () => {
   });
 });
 
+describe("Module: request logging", () => {
+  afterEach(() => {
+    delete process.env.SLOW_REQUEST_MS;
+    resetAppConfig();
+  });
+
+  it("a request answered well, or refused, logs no line of its own: the access log has its status and latency", async () => {
+    // Prepare
+    const token = tokenFor({ organizationId: newOrganizationId(), sub: "erin" });
+    captureOutput();
+
+    // Act
+    await invokeHandler(probeHandler(), probeEvent(token), requestContext("request-7"));
+    await invokeHandler(probeHandler(), probeEvent("not-a-token"), requestContext("request-8"));
+
+    // Assess
+    expect(lines.map((line) => line.message)).toEqual(["probe working", "probe resumed"]);
+  });
+
+  it("a failed request logs `request failed` (ERROR) with its status, failedCode, duration and the invocation's keys", async () => {
+    // Prepare
+    const organizationId = newOrganizationId();
+    const failing = httpHandler(probeRoute, async () => {
+      throw new Error("the probe broke");
+    });
+    captureOutput();
+
+    // Act
+    const response = (await invokeHandler(
+      failing,
+      probeEvent(tokenFor({ organizationId, sub: "frank" })),
+      requestContext("request-9"),
+    )) as APIGatewayProxyResult;
+
+    // Assess
+    expect(response.statusCode).toBe(500);
+    const [line] = linesWith("request failed");
+    expect(line).toMatchObject({
+      level: "ERROR",
+      status: 500,
+      failedCode: "sys-500",
+      operationId: "loggingProbe",
+      organizationId,
+      userId: "frank",
+    });
+    expect(line?.durationMs).toEqual(expect.any(Number));
+    expect(linesWith("unhandled error")).toHaveLength(1);
+  });
+
+  it("a request slower than SLOW_REQUEST_MS logs `slow request` (WARN) with its status and duration", async () => {
+    // Prepare
+    process.env.SLOW_REQUEST_MS = "0";
+    resetAppConfig();
+    const organizationId = newOrganizationId();
+    captureOutput();
+
+    // Act
+    await invokeHandler(probeHandler(), probeEvent(tokenFor({ organizationId, sub: "gina" })), requestContext("request-10"));
+
+    // Assess
+    expect(linesWith("slow request")).toEqual([
+      expect.objectContaining({ level: "WARN", status: 200, durationMs: expect.any(Number), operationId: "loggingProbe", organizationId }),
+    ]);
+  });
+});
+
 describe("Module: metrics", () => {
   it("a request publishes no custom metric (API Gateway's and its function's Lambda metrics cover it)", async () => {
     // Prepare
@@ -258,9 +325,6 @@ describe("Module: metrics", () => {
 
     // Assess
     expect(lines.filter((line) => "_aws" in line)).toEqual([]);
-    const completed = lines.filter((line) => line.message === "request completed");
-    expect(completed.map((line) => line.status)).toEqual([200, 401]);
-    expect(JSON.stringify(completed[0])).toContain(organizationId);
   });
 
   it("the jobs publish the outcomes an operator acts on, dimensioned by job, and only those", async () => {
