@@ -134,6 +134,8 @@ function solomonProblems(options: CompareOptions): { name: string; problem: Rout
     objective: options.objective,
     dataDir: VRPTW_DATA_DIR,
     only: options.only,
+    seconds: options.seconds,
+    seed: 1,
   });
   return files.map((file) => {
     const instance = readVrptw(join(folder, file));
