@@ -5,10 +5,13 @@
 // [--convention exact|dimacs] [--only C101,R101] [--iterations N] [--no-early-stop (realistic, small)] [--early-stop (solomon, gh*:
 // their default is the whole budget)] [--seeds 1,2,3 (small)]
 // [--threads 1,2 (solomon, gh*: each instance per thread count at equal wall time, side by side)].
+// [--compare-with DIR (realistic with --visits, or solomon: paired against the solver in DIR, a copy of shared/routing from another
+//  build; --streams K runs per problem, per-problem CV; fixed budget unless --early-stop)]
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
+import { runComparison } from "./routing/compare.ts";
 import { runEarlyStop } from "./routing/early-stop.ts";
 import { runRealistic } from "./routing/realistic.ts";
 import { runSmall } from "./routing/small.ts";
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     clock: { type: "string", default: "wall" },
     "full-results": { type: "string" },
     "full-seconds": { type: "string" },
+    "compare-with": { type: "string" },
   },
 });
 
@@ -56,7 +60,23 @@ const threadCounts = values.threads?.split(",").map(Number);
 if (threadCounts && !threadCounts.every((n) => Number.isInteger(n) && n >= 1)) throw new Error("--threads takes thread counts, e.g. 1,2");
 if (threadCounts && (values.set === "realistic" || values.set === "small"))
   throw new Error("--threads compares thread counts on solomon, gh200, gh400 or gh1000");
-if (threadCounts) {
+if (values["compare-with"]) {
+  if (values.set !== "realistic" && values.set !== "solomon") throw new Error("--compare-with compares on realistic days or solomon");
+  if (values.set === "realistic" && !values.visits) throw new Error("--compare-with on realistic days needs --visits");
+  await runComparison({
+    compareWith: values["compare-with"],
+    set: values.set,
+    visits: Number(values.visits ?? 0),
+    seeds: values.seeds.split(",").map(Number),
+    only: values.only?.split(","),
+    streams: Number(values.streams),
+    seconds: options.seconds,
+    objective: options.objective,
+    earlyStop: values["early-stop"],
+    maxIterations: options.maxIterations,
+    log: options.log,
+  });
+} else if (threadCounts) {
   await runThreadComparison({
     ...options,
     set: values.set as BenchmarkSet,

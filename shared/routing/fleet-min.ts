@@ -148,18 +148,13 @@ export function cheapenFleet(
 
 /**
  * The cheaper-fleet step's patience, as a multiple of the fleet phase's, and how often each costly route is tried
- * (in rounds over the routes). Measured on the 100-visit days where some run found the cheaper fleet (16 days × 2
- * streams, 2026-11-27): the fleet phase's patience and one round reached it on 16 of 32, twice the patience 22,
- * two rounds 19, both 26, four times the patience 21.
+ * (in rounds over the routes): the pair that reached the cheaper fleet most often (README, "A cheaper fleet of the same size").
  */
 const CHEAPEN_PATIENCE = 2;
 const CHEAPEN_ROUNDS = 2;
 /**
- * At most this share of the schedule (horizon or budget) goes to the step: where its tries fail they only cost.
- * Uncapped, one fleet's tries take up to 2 rounds × the costly routes × 4 × the fleet phase's patience (32,000 of
- * 100,000 iterations at 100 visits), more than a 15 CPU-s budget at 300 visits (2026-11-27: 300-visit plans of the same fleet
- * ~1 % longer than the build before, single runs). With a fifth: at 100 visits 66 of 80 early plans reach fixed cost 5
- * (68 uncapped, 48 before the step), the same distance gap; at 300 visits ~0.6 % longer (median of 9 days, single runs).
+ * At most this share of the schedule (horizon or budget) goes to the step: where its tries fail they only cost,
+ * and uncapped they can take more than a 15 CPU-s budget at 300 visits (README, "A cheaper fleet of the same size").
  */
 const CHEAPEN_SHARE = 0.2;
 
@@ -265,10 +260,7 @@ const ROUTE_TRIES = 3;
 /**
  * Two routes given up in a row at one fleet size, each while this share of its visits (of those another used
  * vehicle may serve) was still out at its best, end the phase: the smaller fleet lacks room, not the right route to
- * empty. On 40 realistic 100-visit days (2026-11-26) every route given up at 3 vehicles had 52–100 % out at its
- * best and no day reached 3 (the third try, ~4,000 iterations, is saved), every one given up at 4 had 5–29 %. One
- * such route is not enough: on 300-visit days (10 seeds) a route given up with 40–100 % out was followed by another
- * route emptied at the same size on 3 days; two in a row were never followed by one.
+ * empty; one such route alone is not enough (README, "Constants and their measurements").
  */
 const OUT_OF_REACH = 0.4;
 

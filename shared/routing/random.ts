@@ -33,8 +33,8 @@ export class Random {
 
 /**
  * SISR's blinks: each insertion position tried is skipped with probability `rate`. Drawn as the geometric
- * gap to the next skip, so one random number per blink rather than one per position tried (at a 1 % rate,
- * per-position draws took ~8 % of a 100-visit search's CPU); the skips follow the same Bernoulli process.
+ * gap to the next skip, so one random number per blink rather than one per position tried (cheaper: README,
+ * "Constants and their measurements"); the skips follow the same Bernoulli process.
  */
 export class Blinks {
   /** Positions still to try before the next one is skipped; -1 until the first is tried. */

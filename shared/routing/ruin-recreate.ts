@@ -26,9 +26,8 @@ export const SISR_PARAMETERS: RuinRecreateParameters = {
 };
 
 /**
- * Nearest neighbours whose routes a removed visit is offered first. 80 rather than 40: on GH1000 at 30 CPU-s the
- * routes of 80 neighbours gave +3.48 % against +3.83 % on r2/rc2 and +1.73 against +1.98 % on c1/c2/r1/rc1 (20:
- * +4.25 %, 100: worse on r2, +4.74 against +3.71 %); shared/routing/README.md, "Long routes".
+ * Nearest neighbours whose routes a removed visit is offered first: enough that long routes (GH r2/rc2) are
+ * reached, few enough to save the scan of every route (README, "Constants and their measurements").
  */
 const NEARBY_NEIGHBOURS = 80;
 

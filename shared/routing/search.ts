@@ -21,10 +21,9 @@ export interface Convergence {
 }
 
 /**
- * Cooling iterations per squared visit up to `LINEAR_FROM_VISITS`, and patience per visit (with a floor). 20 since
- * 2026-11-26 (was 10): on 40 realistic 100-visit days, two random streams each, the early plan came 1.08 ± 0.23 %
- * closer to the 30 CPU-s plan (paired; median gap +1.41 against +2.99 %) for a stop after 4.8 instead of 2.6 CPU-s;
- * the final build of that night measured +1.92 % after 4.53 CPU-s (shared/routing/README.md, "Random streams").
+ * Cooling iterations per squared visit up to `LINEAR_FROM_VISITS`, and patience per visit (with a floor): long
+ * enough that a 100-visit day stops within ~5 CPU-s without leaving its gain on the table (measurements:
+ * shared/routing/README.md, "Constants and their measurements").
  */
 export const HORIZON_PER_SQUARED_VISIT = 20;
 export const PATIENCE_PER_VISIT = 40;
@@ -33,10 +32,8 @@ export const MIN_HORIZON = 2000;
 /** From here to `CUBIC_FROM_VISITS` the horizon grows linearly (1,000 iterations per visit: 100,000 at 100). */
 export const LINEAR_FROM_VISITS = 50;
 /**
- * Beyond this many visits the horizon grows cubically, so larger runs spend their budget: a 300-visit day
- * stopped by a linear horizon (150,000 iterations) after 12–25 CPU-s (median 16.3) at +1.15 % off its 30 CPU-s
- * plan (median of 9 equal-fleet seeds of 10), and with a 15 CPU-s budget it kept one vehicle more on 3 seeds of
- * 10 (the fleet phase gets half the budget); measured, shared/routing/README.md.
+ * Beyond this many visits the horizon grows cubically, so larger runs spend their budget: a linear horizon stopped
+ * 300-visit days early, off their full-budget plans (README, "Constants and their measurements").
  */
 export const CUBIC_FROM_VISITS = 100;
 /** A window gaining less than this share of the cost scale has stopped paying. */
@@ -201,22 +198,27 @@ export interface AnnealingSchedule {
   readonly endTemperature: number;
 }
 
+/** What `anneal` works on and with. */
+export interface AnnealOptions {
+  solution: Solution;
+  ruinRecreate: RuinRecreate;
+  budget: Budget;
+  random: Random;
+  incumbent: Incumbent;
+  schedule: AnnealingSchedule;
+  /** Runs on every new best solution. */
+  polish: (solution: Solution) => void;
+  /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
+  exchange?: EliteExchange;
+}
+
 /**
  * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent or the search has
- * converged; the temperature falls geometrically over the remaining schedule. `polish` runs on every new
- * best solution. With an `exchange`, the search meets the others at each new epoch and goes on from a
- * better elite when one is handed back (nothing changes for a search that is never handed one).
+ * converged; the temperature falls geometrically over the remaining schedule (nothing changes for a search
+ * that is never handed an elite).
  */
-export function anneal(
-  solution: Solution,
-  ruinRecreate: RuinRecreate,
-  budget: Budget,
-  random: Random,
-  incumbent: Incumbent,
-  schedule: AnnealingSchedule,
-  polish: (solution: Solution) => void,
-  exchange?: EliteExchange,
-): void {
+export function anneal(options: AnnealOptions): void {
+  const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;

@@ -32,11 +32,9 @@ const FLEET_MINIMISATION_SHARE = 0.5;
 /** Above this many visits per route in the first solution, fleet minimisation uses SISR rather than ejection chains. */
 const LONG_ROUTE_VISITS = 15;
 /**
- * Annealing temperatures, relative to the mean distance per routed visit of the first solution. 3 → 0.03
- * (SISR's 100 → 1 on Gehring–Homberger coordinates is about this): at the budgets runs get (10⁵ iterations,
- * not SISR's 10⁷–10⁸), 10 → 0.1 spent the first part of the cooling on a random walk, so a 300-visit day
- * was still gaining up to ~4 % between 15 and 30 CPU-s; 1 → 0.01 lost 1.4–2.3 points on the long-route GH
- * instances (r2, rc2). Measured in shared/routing/README.md ("Annealing temperature").
+ * Annealing temperatures, relative to the mean distance per routed visit of the first solution (SISR's 100 → 1
+ * on Gehring–Homberger coordinates is about this): hotter wastes the short budgets runs get on a random walk,
+ * colder loses its way out of the first basin on long routes (README, "Annealing temperature").
  */
 const START_TEMPERATURE = 3;
 const END_TEMPERATURE = 0.03;
@@ -83,16 +81,16 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   }
   const scale = meanDistancePerVisit(solution);
   budget.scale = totalDistance(solution);
-  anneal(
+  anneal({
     solution,
     ruinRecreate,
     budget,
     random,
     incumbent,
-    { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
-    improveLocally,
-    options.exchange,
-  );
+    schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
+    polish: improveLocally,
+    ...(options.exchange ? { exchange: options.exchange } : {}),
+  });
   solution.restore(incumbent.snapshot);
   return {
     solution: describe(problem, instance, solution, budget.iterations, budget.endedBy ?? "budget"),

@@ -1,0 +1,170 @@
+// Paired comparison of this solver against another build of it (`--compare-with DIR`: a copy of
+// shared/routing, e.g. `git archive main shared/routing | tar -x -C /tmp/base`): the same problems, the same
+// solver seeds, the same CPU budget, the two solvers taking turns run by run so that a busy machine weighs
+// on both alike. Prints per problem the cost of each run, each solver's coefficient of variation over its
+// streams (run-to-run spread), and over all runs where both served as many visits with fleets of the same
+// fixed cost the paired (new − other) cost difference, mean ± standard error, in per cent of the other's.
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { checkSolution } from "#shared/routing/check";
+import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { solveRouting } from "#shared/routing/solver";
+import { realisticDay } from "./early-stop.ts";
+import { benchmarkInstances, solverCpuClock, VRPTW_DATA_DIR } from "./run.ts";
+import { readVrptw, toRoutingProblem } from "./vrptw.ts";
+
+export interface CompareOptions {
+  /** Folder holding the other build's solver.ts and check.ts. */
+  compareWith: string;
+  set: "realistic" | "solomon";
+  /** Realistic days: visits per day, day seeds; Solomon: instance names (default all 56). */
+  visits: number;
+  seeds: number[];
+  only?: string[];
+  /** Runs per problem, solver seeds 1, 1001, 2001, … (per realistic day: the day's seed + 1000 × stream). */
+  streams: number;
+  seconds: number;
+  objective: RoutingObjective;
+  earlyStop: boolean;
+  maxIterations?: number;
+  log: (line: string) => void;
+}
+
+type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingSolution;
+
+interface Run {
+  served: number;
+  fleetCost: number;
+  cost: number;
+  iterations: number;
+}
+
+/** Distance plus the underload penalty (default 1000 per unit): the objective after served visits and fleet cost. */
+function costOf(solution: RoutingSolution): number {
+  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
+}
+
+export async function runComparison(options: CompareOptions): Promise<void> {
+  const { log } = options;
+  const dir = resolve(options.compareWith);
+  const other = (await import(pathToFileURL(join(dir, "solver.ts")).href)) as { solveRouting: Solve };
+  const problems: { name: string; problem: RoutingProblem; seed: number }[] =
+    options.set === "realistic"
+      ? options.seeds.map((seed) => ({ name: `day ${seed}`, problem: realisticDay(options.visits, seed), seed }))
+      : solomonProblems(options);
+  log(
+    `paired comparison, ${options.set}${options.set === "realistic" ? ` ${options.visits} visits` : ""}: this build (new) against ${dir} (other), ` +
+      `${options.streams} stream(s) per problem, ${options.seconds} CPU-s${options.earlyStop ? " (early stop on)" : ""}, objective ${options.objective}`,
+  );
+  const diffs: number[] = [];
+  const cvs = { new: [] as number[], other: [] as number[] };
+  let unequal = 0;
+  let newBetterFleet = 0;
+  let otherBetterFleet = 0;
+  const solveWith = (solve: Solve, problem: RoutingProblem, seed: number, label: string): Run => {
+    const solution = solve(problem, {
+      seed,
+      objective: options.objective,
+      timeLimitMs: options.seconds * 1000,
+      maxIterations: options.maxIterations,
+      earlyStop: options.earlyStop,
+      now: solverCpuClock(),
+    });
+    // Both builds are held to the independent checker of this one.
+    const violations = checkSolution(problem, solution).violations;
+    if (violations.length) throw new Error(`${label} seed ${seed}: ${violations.length} violations: ${violations.slice(0, 3).join("; ")}`);
+    return {
+      served: solution.totals.visits,
+      fleetCost: solution.totals.fixedCost,
+      cost: costOf(solution),
+      iterations: solution.iterations,
+    };
+  };
+  // Each build is its own copy of the modules, compiled afresh: warm both up before the first measured run.
+  for (const solve of [solveRouting, other.solveRouting])
+    solve(problems[0]!.problem, { seed: 1, objective: options.objective, maxIterations: 2000 });
+  for (const { name, problem, seed } of problems) {
+    const runs = { new: [] as Run[], other: [] as Run[] };
+    for (let stream = 0; stream < options.streams; stream++) {
+      const solverSeed = seed + 1000 * stream;
+      // Taking turns, which goes first alternating, so neither gets the quieter half of the machine.
+      const order = stream % 2 === 0 ? (["new", "other"] as const) : (["other", "new"] as const);
+      const pair: Partial<Record<"new" | "other", Run>> = {};
+      for (const which of order)
+        pair[which] = solveWith(which === "new" ? solveRouting : other.solveRouting, problem, solverSeed, `${name} ${which}`);
+      const a = pair.new!;
+      const b = pair.other!;
+      runs.new.push(a);
+      runs.other.push(b);
+      const equal = a.served === b.served && a.fleetCost === b.fleetCost;
+      const diff = (a.cost / b.cost - 1) * 100;
+      if (equal) diffs.push(diff);
+      else {
+        unequal++;
+        if (a.served > b.served || (a.served === b.served && a.fleetCost < b.fleetCost)) newBetterFleet++;
+        else otherBetterFleet++;
+      }
+      log(
+        `${name} seed ${solverSeed}: new ${describe(a)} | other ${describe(b)} | ${equal ? `new − other ${signed(diff)} %` : "served or fleet differ"}`,
+      );
+    }
+    if (options.streams > 1) {
+      const cvNew = cv(runs.new.map((r) => r.cost));
+      const cvOther = cv(runs.other.map((r) => r.cost));
+      cvs.new.push(cvNew);
+      cvs.other.push(cvOther);
+      log(`${name}: CV new ${cvNew.toFixed(2)} %, other ${cvOther.toFixed(2)} %`);
+    }
+  }
+  const { mean, se } = meanAndError(diffs);
+  log(
+    `paired over ${diffs.length} runs with equal served and fleet cost: new − other ${signed(mean)} ± ${se.toFixed(2)} % (mean ± standard error)` +
+      `; served or fleet differ on ${unequal} (better for new ${newBetterFleet}, for other ${otherBetterFleet})`,
+  );
+  if (cvs.new.length) {
+    log(
+      `per-problem CV of cost (mean, max): new ${average(cvs.new).toFixed(2)} %, ${Math.max(...cvs.new).toFixed(2)} %; other ${average(cvs.other).toFixed(2)} %, ${Math.max(...cvs.other).toFixed(2)} %`,
+    );
+  }
+}
+
+function solomonProblems(options: CompareOptions): { name: string; problem: RoutingProblem; seed: number }[] {
+  const { folder, files } = benchmarkInstances({
+    set: "solomon",
+    objective: options.objective,
+    dataDir: VRPTW_DATA_DIR,
+    only: options.only,
+    seconds: options.seconds,
+    seed: 1,
+  });
+  return files.map((file) => {
+    const instance = readVrptw(join(folder, file));
+    return { name: instance.name, problem: toRoutingProblem(instance), seed: 1 };
+  });
+}
+
+function describe(run: Run): string {
+  return `${run.served} served, fixed ${run.fleetCost}, ${run.cost.toFixed(1)}, ${run.iterations} it`;
+}
+
+function signed(value: number): string {
+  return `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
+}
+
+function average(values: number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+}
+
+/** Mean and its standard error (sample standard deviation / √n). */
+export function meanAndError(values: number[]): { mean: number; se: number } {
+  const mean = average(values);
+  if (values.length < 2) return { mean, se: Number.NaN };
+  const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
+  return { mean, se: Math.sqrt(variance / values.length) };
+}
+
+/** Coefficient of variation in per cent (sample standard deviation over the mean). */
+export function cv(values: number[]): number {
+  const { mean, se } = meanAndError(values);
+  return ((se * Math.sqrt(values.length)) / mean) * 100;
+}
