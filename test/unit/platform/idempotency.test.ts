@@ -89,7 +89,9 @@ describe("Route flags in the route table and the OpenAPI document", () => {
         "createRoutingSchedule",
         "createVehicle",
         "createVisit",
+        "createVisitBatch",
         "dispatchRoutingResult",
+        "reportVisitProgress",
       ].sort(),
     );
     for (const route of routes.filter((each) => each.idempotent)) expect(route.grants, route.operationId).toContain("tableWrite");
