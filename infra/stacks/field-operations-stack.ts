@@ -38,7 +38,7 @@ import { EventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { DynamoEventSource, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -75,6 +75,8 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
+import { publisherStreamEntities } from "#infra/publisher-stream";
+import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
@@ -111,9 +113,10 @@ export interface FieldOperationsStackProps extends StackProps {
    */
   travelProviders?: TravelProvidersDocument;
   /**
-   * Create the region-wide API Gateway account setting (its CloudWatch role) and log each method's
-   * errors (context `apiGatewayAccountRole=true`). Off by default: that setting is shared by every
-   * REST API of the account and region, so a second stack overwrites it and deleting either breaks the others.
+   * The upgrade step for installs that created `ApiAccount`/`ApiCloudWatchRole` (context
+   * `apiGatewayAccountRole=true`): keeps both under their logical ids, retained, so the next deploy
+   * without the flag drops them from the stack without deleting the role API Gateway logs as. New
+   * installs never need it: the ApiGatewayCloudWatchRole custom resource sets a role only where none is set.
    */
   apiGatewayAccountRole?: boolean;
   /** Execution logging (ERROR) with the account's existing CloudWatch role (context `apiGatewayExecutionLogs=true`). */
@@ -274,6 +277,7 @@ export class FieldOperationsStack extends Stack {
         importWorkerEntry,
         publisherEntry,
         deliveryEntry,
+        apiGatewayCloudWatchRoleEntry,
       ],
       {
         repositoryRoot: props.repositoryRoot,
@@ -309,7 +313,7 @@ export class FieldOperationsStack extends Stack {
     // Every answer, the gateway's own included, tells browsers not to guess its content type.
     gatewayCorsHeaders["X-Content-Type-Options"] = "'nosniff'";
     // The deployment and stage are created below, after the area stacks that hold the methods.
-    const api = new RestApi(this, "Api", {
+    this.api = new RestApi(this, "Api", {
       restApiName: "field-operations-api",
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
@@ -323,7 +327,7 @@ export class FieldOperationsStack extends Stack {
       // The tenant authorizer names the usage-plan key of each call (usageIdentifierKey); clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
-    this.api = api;
+    const api = this.api;
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     const responseHeaders = gatewayCorsHeaders;
     api.addGatewayResponse("UnknownRoute", {
@@ -392,12 +396,12 @@ export class FieldOperationsStack extends Stack {
     });
     // One GetItem: the tenant record. Nothing else.
     authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
-    const authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
+    this.authorizer = new RequestAuthorizer(this, "TenantAuthorizer", {
       handler: authorizerFunction,
       identitySources: [IdentitySource.header("Authorization")],
       resultsCacheTtl: Duration.seconds(tenancy.authorizerCacheTtlSeconds),
     });
-    this.authorizer = authorizer;
+    const authorizer = this.authorizer;
     api.addGatewayResponse("Default5xx", {
       type: ResponseType.DEFAULT_5XX,
       responseHeaders,
@@ -436,6 +440,12 @@ export class FieldOperationsStack extends Stack {
       methodOptions: publicMethodThrottles(props.routes),
     });
     stage.node.addDependency(executionLogGroup);
+    // Access logging needs API Gateway's account-level CloudWatch role: set (only where the region has none) before the stage.
+    const cloudWatchRole = new ApiGatewayCloudWatchRole(this, "ApiGatewayCloudWatchRole", { code });
+    stage.node.addDependency(cloudWatchRole.resource);
+    // An install that still holds the account setting of earlier versions (apiGatewayAccountRole): read it after that is in place.
+    const legacyAccount = api.node.tryFindChild("Account");
+    if (legacyAccount) cloudWatchRole.resource.node.addDependency(legacyAccount);
     api.deploymentStage = stage;
 
     // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
@@ -645,15 +655,23 @@ export class FieldOperationsStack extends Stack {
       timeout: Duration.seconds(60),
     });
     for (const each of publisherGrants) grant(publisher.role as IRole, each);
+    // A batch that still fails after its retries is not dropped: its shard and sequence range goes to
+    // this queue (14 days, alarmed at once), and `npm run replay -- --aws publisher-failures` republishes
+    // it while the stream still holds the records (24 h). docs/operations.md, "What is guaranteed".
+    const publisherFailureQueue = deadLetterQueueOf(
+      this,
+      "WebhookPublisherFailureQueue",
+      { deadLetterRetentionSeconds: 14 * 24 * 3600 },
+      "This is the on-failure destination of the stream → webhook publisher mapping.",
+    );
     publisher.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         bisectBatchOnError: true,
         retryAttempts: 10,
-        filters: [
-          FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or("routingResult", "runClaim", "dataType") } } } }),
-        ],
+        onFailure: new SqsDlq(publisherFailureQueue),
+        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or(...publisherStreamEntities) } } } })],
       }),
     );
     const deliveryWorker = new ProductFunction(this, "WebhookDeliveryFunction", {
@@ -768,6 +786,20 @@ export class FieldOperationsStack extends Stack {
         "A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked",
       ),
       deadLetterAlarm("DeadLetterQueueAlarm", deadLetterQueue, 1, "Routing runs failed 3 deliveries and wait in the dead-letter queue"),
+      deadLetterAlarm(
+        "WebhookPublisherFailureAlarm",
+        publisherFailureQueue,
+        1,
+        "A batch of table changes failed the webhook publisher's retries: its events were not published; replay it within 24 h of the writes",
+      ),
+      new Alarm(this, "WebhookPublisherIteratorAgeAlarm", {
+        alarmDescription: `The webhook publisher is over ${publisherIteratorAgeAlarmMinutes} minutes behind the table's stream for 15 minutes: events are late, and records older than 24 h leave the stream (docs/operations.md, Runbook: "WebhookPublisherIteratorAge")`,
+        metric: publisher.metric("IteratorAge", { period: Duration.minutes(5), statistic: "Maximum" }),
+        threshold: publisherIteratorAgeAlarmMinutes * 60_000,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, "Api5xxRateAlarm", {
         alarmDescription:
           'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
@@ -804,7 +836,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     ];
-    for (const alarm of this.alarms.slice(-(rootAlarms.length + 6))) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    for (const alarm of this.alarms.slice(-(rootAlarms.length + 8))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
     operationsDashboard(this, {
       api,
@@ -821,11 +853,25 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "TableName", { value: table.tableName });
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
+    new CfnOutput(this, "ImportQueueArn", { value: importQueue.queueArn });
+    new CfnOutput(this, "WebhookQueueArn", { value: webhookQueue.queueArn });
     new CfnOutput(this, "EventBusName", {
       value: eventBus.eventBusName,
       description: "Every domain event (source field-operations-api, detail-type = event type)",
     });
     new CfnOutput(this, "EventBusArn", { value: eventBus.eventBusArn });
+    // What `npm run replay -- --aws <source>` and the runbook address by name.
+    for (const [name, queue] of Object.entries({
+      RunDeadLetterQueue: deadLetterQueue,
+      ImportDeadLetterQueue: importDeadLetterQueue,
+      WebhookDeadLetterQueue: webhookDeadLetterQueue,
+      WebhookPublisherFailureQueue: publisherFailureQueue,
+    })) {
+      new CfnOutput(this, `${name}Url`, { value: queue.queueUrl });
+      new CfnOutput(this, `${name}Arn`, { value: queue.queueArn });
+    }
+    new CfnOutput(this, "WebhookPublisherFunctionName", { value: publisher.functionName });
+    new CfnOutput(this, "TableStreamArn", { value: table.tableStreamArn ?? "" });
 
     acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
   }
@@ -846,6 +892,8 @@ function contextTemplate(status: number, messageKey: string, failedCodeKey: stri
   return `{"status":false,"message":"$context.authorizer.${messageKey}","failedCode":"${code}","statusCode":${status}}`;
 }
 const tickTimeout = Duration.seconds(55);
+/** The publisher's stream lag that alarms: far below the stream's 24 h, far above a healthy second or two. */
+export const publisherIteratorAgeAlarmMinutes = 10;
 const workerEntry = "functions/jobs/routing-run.ts";
 const importWorkerEntry = "functions/jobs/legacy-import.ts";
 const publisherEntry = "functions/jobs/webhook-publisher.ts";
@@ -944,7 +992,7 @@ function acknowledgeDesignDecisions(
   if (!options.executionLogs) {
     acknowledge(
       "AwsSolutions-APIG6",
-      "Execution logging needs the account-wide API Gateway CloudWatch role, which this stack leaves alone unless asked (context apiGatewayAccountRole or apiGatewayExecutionLogs); the access log records every request with its error.",
+      "Execution logs are opt-in (context apiGatewayExecutionLogs) for their cost; the access log records every request with its error.",
     );
   }
   // The Serverless pack.

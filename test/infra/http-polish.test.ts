@@ -22,7 +22,7 @@ describe("HTTP on the stack: compression, CORS origins from context, CORS on gat
     const root = templates[0]!.template;
     root.hasResourceProperties("AWS::ApiGateway::RestApi", { MinimumCompressionSize: 1024 });
     const functions = Object.values(all.findResources("AWS::Lambda::Function"));
-    expect(functions).toHaveLength(routes.length + 6);
+    expect(functions).toHaveLength(routes.length + 7);
     // Every function but the tenant authorizer, whose answers are gateway responses (checked below).
     const answering = functions.filter((fn) => fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS !== undefined);
     expect(answering).toHaveLength(routes.length + 5);

@@ -29,9 +29,9 @@ describe("Stack: FieldOperations", () => {
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it("creates one function per route plus the tick, the run worker, the legacy-import worker, the tenant authorizer and the webhook publisher and delivery worker, all nodejs24.x on ARM64", () => {
+  it("creates one function per route plus the tick, the run worker, the legacy-import worker, the tenant authorizer and the webhook publisher and delivery worker, and the CloudWatch-role custom resource, all nodejs24.x on ARM64", () => {
     const functions = template.findResources("AWS::Lambda::Function", { Properties: { Runtime: "nodejs24.x" } });
-    expect(Object.keys(functions)).toHaveLength(routes.length + 6);
+    expect(Object.keys(functions)).toHaveLength(routes.length + 7);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Architectures).toEqual(["arm64"]);
       expect(fn.Properties.Handler).toBe("index.handler");
@@ -175,7 +175,7 @@ describe("Stack: FieldOperations", () => {
     try {
       buildApp(new App({ outdir: bundleOut })).app.synth();
       const bundles = readdirSync(bundleOut).filter((entry) => existsSync(join(bundleOut, entry, "index.js")));
-      expect(bundles).toHaveLength(routes.length + 6);
+      expect(bundles).toHaveLength(routes.length + 7);
       const requireBundle = createRequire(import.meta.url);
       for (const bundle of bundles) {
         // Loaded outside the repository (no "type": "module" above it), as the Lambda runtime loads it.
