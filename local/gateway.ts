@@ -129,7 +129,10 @@ function failedCodeOf(body: string | undefined): string | undefined {
   }
 }
 
-export function createGateway(options: GatewayOptions): Server {
+/** The gateway's server; `forgetHandlers` makes the next request to each route import its handler module again. */
+export type GatewayServer = Server & { forgetHandlers(): void };
+
+export function createGateway(options: GatewayOptions): GatewayServer {
   const compiled = options.routes.map(compile);
   const authorizer =
     options.authorizer ??
@@ -144,7 +147,7 @@ export function createGateway(options: GatewayOptions): Server {
     return loaded;
   };
 
-  return createServer(async (request, response) => {
+  const server = createServer(async (request, response) => {
     // One id per request: the invocation's awsRequestId and the event's requestContext.requestId, as in AWS.
     const requestId = randomUUID();
     const origin = request.headers.origin;
@@ -293,4 +296,5 @@ export function createGateway(options: GatewayOptions): Server {
       } else response.end();
     }
   });
+  return Object.assign(server, { forgetHandlers: () => handlers.clear() });
 }

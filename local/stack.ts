@@ -26,6 +26,7 @@ import {
   webhookWorkerTimeoutSeconds,
 } from "#shared/queue/definitions";
 import { startStreamPoller } from "#local/stream-poller";
+import { streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 
 type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -88,6 +89,8 @@ export interface LocalStack {
   dynamodbLocalEndpoint: string;
   /** The semantics proxy, when started with `dynamodbSemantics`. */
   dynamodbSemantics?: DynamoDbSemanticsProxy;
+  /** Watch mode: the gateway imports each route's handler module again on its next request. */
+  reloadHandlers(): void;
   stop(): Promise<void>;
 }
 
@@ -275,6 +278,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           async () =>
             ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
           reportError,
+          streamFilterPattern,
         ),
         startQueuePoller(
           sqs,
@@ -298,6 +302,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       environment,
       dynamodbLocalEndpoint: dynamo.endpoint,
       dynamodbSemantics: semantics,
+      reloadHandlers: () => server.forgetHandlers(),
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
         await closeGateway(server);
