@@ -84,8 +84,3 @@ export interface StoredEvent {
   organizationId: string;
   event: DomainEvent;
 }
-
-/** `evt_` + the state change's own identity, so the same change always yields the same event id (deduplicating receivers). */
-export function eventId(type: EventType, ...parts: string[]): string {
-  return `evt_${type.replaceAll(".", "_")}_${parts.join("_")}`;
-}
