@@ -1,8 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 // The local stack (DynamoDB Local, gateway, handlers) runs in this process, started by globalSetup:
-// quiet it before any handler module loads (test files get `env` below; this process does not).
-process.env.LOG_LEVEL ??= "silent";
+// set its log level before any handler module loads. Errors print (a 500's cause with its stack, a
+// job's failure), nothing below them; LOG_LEVEL=silent quiets them too, LOG_LEVEL=info shows every
+// line. Test files get `env` below (silent unless LOG_LEVEL is set), not this process's level.
+const requestedLogLevel = process.env.LOG_LEVEL;
+process.env.LOG_LEVEL ??= "error";
 await import("./local/process-defaults.ts");
 
 // Three projects: `unit` is pure logic with no network; `integration` (integration/, http/, infra/)
@@ -18,8 +21,8 @@ const strictFiles = [
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
 export default defineConfig({
   test: {
-    // Handlers' logs stay quiet in tests unless asked for (the Powertools logger reads its level once, at load).
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
+    // Handlers called directly by test files stay quiet unless asked for (the Powertools logger reads its level once, at load).
+    env: { LOG_LEVEL: requestedLogLevel ?? "silent" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       {

@@ -108,6 +108,7 @@ const areaDocs: ReadonlyArray<[file: string, directories: readonly string[]]> = 
   ["docs/api/records.md", ["data"]],
   ["docs/api/hubs-visits-configurations.md", ["hubs", "visits", "routing-configurations"]],
   ["docs/api/routing-runs.md", ["routing-results"]],
+  ["docs/api/app-integrations.md", ["app-integrations"]],
 ];
 
 export const generatedTables: readonly GeneratedTable[] = [

@@ -129,7 +129,10 @@ function failedCodeOf(body: string | undefined): string | undefined {
   }
 }
 
-export function createGateway(options: GatewayOptions): Server {
+/** The gateway's server; `forgetHandlers` makes the next request to each route import its handler module again. */
+export type GatewayServer = Server & { forgetHandlers(): void };
+
+export function createGateway(options: GatewayOptions): GatewayServer {
   const compiled = options.routes.map(compile);
   const authorizer =
     options.authorizer ??
@@ -144,153 +147,259 @@ export function createGateway(options: GatewayOptions): Server {
     return loaded;
   };
 
-  return createServer(async (request, response) => {
-    // One id per request: the invocation's awsRequestId and the event's requestContext.requestId, as in AWS.
-    const requestId = randomUUID();
-    const origin = request.headers.origin;
-    // The gateway's own answers carry what the handlers' answers carry: the request id and CORS headers.
-    let operationId: string | undefined;
-    const observe = (status: number, failedCode: string | undefined) => {
-      if (operationId !== undefined) options.observe?.({ operationId, status, ...(failedCode !== undefined ? { failedCode } : {}) });
-    };
-    const answer = (statusCode: number, body: unknown, extra: Record<string, string> = {}) => {
-      observe(statusCode, (body as { failedCode?: string } | undefined)?.failedCode);
-      json(response, statusCode, body, { ...platformHeaders(requestId, origin), ...extra });
-    };
+  /** API Gateway's order: route match, body, path parameters, the authorizer and usage plan, then the integration. */
+  async function handle(exchange: Exchange): Promise<void> {
+    const { request, response, requestId, origin, answer } = exchange;
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const matched = matchRoute(compiled, options.basePath, url.pathname, request.method);
+    if (matched.kind === "not-found") return answer(404, routeNotFound);
+    if (matched.kind === "preflight") {
+      // API Gateway's CORS preflight (a mock integration on every resource): 204, no body.
+      response.writeHead(204, { ...platformHeaders(requestId, origin), ...corsPreflightHeaders });
+      response.end();
+      return;
+    }
+    if (matched.kind === "method-not-allowed") {
+      return answer(405, { status: false, message: "Method not allowed", failedCode: "sys-405" }, { allow: matched.allowed.join(", ") });
+    }
+    const { entry, match, resourcePath } = matched;
+    const { route } = entry;
+    exchange.operationId = route.operationId;
+    const body = await readBody(request);
+    if (body === "too-large") return answer(413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
+    const pathParameters = decodePathParameters(entry.parameterNames, match);
+    if (!pathParameters) {
+      return answer(400, {
+        status: false,
+        message: "Bad request - invalid parameters provided.",
+        failedCode: "sys-400",
+        errors: [{ field: "path", message: "the path has a malformed percent-encoding" }],
+      });
+    }
+    const parts = requestParts(request, url, route, resourcePath, pathParameters, options.basePath, requestId);
+    const admitted = route.auth === "none" ? { context: null } : await admit(parts, exchange);
+    if (!admitted) return;
+    await integrate(proxyEvent(parts, request, body, admitted.context), route, exchange);
+  }
+
+  /** The tenant authorizer, then the usage plan: the caller's context, or undefined once refused (the answer is sent). */
+  async function admit(parts: RequestParts, exchange: Exchange): Promise<{ context: Record<string, string> } | undefined> {
+    const { route, stage, resourcePath } = parts;
+    const outcome = await authorizer.authorize({
+      methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${route.method}${resourcePath}`,
+      resource: route.path,
+      path: resourcePath,
+      httpMethod: route.method,
+      headers: parts.headers,
+      multiValueHeaders: parts.multiValueHeaders,
+      pathParameters: parts.pathParameters,
+      queryStringParameters: parts.queryStringParameters,
+      multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
+      stageVariables: null,
+      requestContext: parts.requestContext,
+    } as never);
+    if (outcome.kind === "unauthorized") {
+      const { statusCode, message, failedCode } = gatewayAnswers.unauthorized;
+      exchange.answer(statusCode, { status: false, message, failedCode }, { "www-authenticate": gatewayBearerChallenge });
+      return undefined;
+    }
+    if (outcome.kind === "denied") {
+      const { statusCode, message, failedCode } = gatewayAnswers.accessDenied;
+      exchange.answer(statusCode, {
+        status: false,
+        message: outcome.context.message ?? message,
+        failedCode: outcome.context.failedCode ?? failedCode,
+      });
+      return undefined;
+    }
+    if (options.usagePlans && outcome.context.organizationId && outcome.context.plan) {
+      const admission = await options.usagePlans.admit(outcome.context.organizationId, outcome.context.plan);
+      if (!admission.admitted) {
+        const retryAfter =
+          admission.body.failedCode === gatewayAnswers.quotaExceeded.failedCode
+            ? gatewayRetryAfterSeconds.quotaExceeded
+            : gatewayRetryAfterSeconds.throttled;
+        exchange.answer(admission.statusCode, admission.body, { "retry-after": String(retryAfter) });
+        return undefined;
+      }
+    }
+    return { context: { ...outcome.context, principalId: outcome.principalId } };
+  }
+
+  /** The route's handler, invoked as Lambda would, and its result written back. */
+  async function integrate(event: APIGatewayProxyEvent, route: RouteDefinition, exchange: Exchange): Promise<void> {
+    const startedAt = Date.now();
+    const context = {
+      awsRequestId: exchange.requestId,
+      functionName: route.operationId,
+      functionVersion: "$LATEST",
+      memoryLimitInMB: "256",
+      callbackWaitsForEmptyEventLoop: true,
+      getRemainingTimeInMillis: () => 29_000 - (Date.now() - startedAt),
+    } as unknown as Context;
+    const handler = await loadHandler(route);
+    const result = await invokeHandler(handler, event, context);
+    const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
+    exchange.observe(result.statusCode, result.statusCode >= 400 && !result.isBase64Encoded ? failedCodeOf(result.body) : undefined);
+    exchange.response.writeHead(result.statusCode, responseHeaders);
+    exchange.response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+  }
+
+  const server = createServer(async (request, response) => {
+    const exchange = newExchange(request, response, options.observe);
     try {
-      const url = new URL(request.url ?? "/", "http://localhost");
-      if (!url.pathname.startsWith(`${options.basePath}/`)) return answer(404, routeNotFound);
-      const resourcePath = url.pathname.slice(options.basePath.length).replace(/\/+$/, "") || "/";
-      const candidates = compiled
-        .map((entry) => ({ entry, match: entry.pattern.exec(resourcePath) }))
-        .filter((candidate) => candidate.match !== null);
-      if (candidates.length === 0) return answer(404, routeNotFound);
-      if (request.method === "OPTIONS") {
-        // API Gateway's CORS preflight (a mock integration on every resource): 204, no body.
-        response.writeHead(204, { ...platformHeaders(requestId, origin), ...corsPreflightHeaders });
-        return response.end();
-      }
-      const chosen = candidates.find((candidate) => candidate.entry.route.method === request.method);
-      if (!chosen?.match) {
-        const allowed = [...new Set(candidates.map((candidate) => candidate.entry.route.method)), "OPTIONS"];
-        return answer(405, { status: false, message: "Method not allowed", failedCode: "sys-405" }, { allow: allowed.join(", ") });
-      }
-      operationId = chosen.entry.route.operationId;
-      const body = await readBody(request);
-      if (body === "too-large") return answer(413, { status: false, message: "Request body is too large.", failedCode: "sys-413" });
-
-      const { route } = chosen.entry;
-      const pathParameters = decodePathParameters(chosen.entry.parameterNames, chosen.match);
-      if (!pathParameters) {
-        return answer(400, {
-          status: false,
-          message: "Bad request - invalid parameters provided.",
-          failedCode: "sys-400",
-          errors: [{ field: "path", message: "the path has a malformed percent-encoding" }],
-        });
-      }
-      const { headers, multiValueHeaders } = multiValueMaps(pairs(request.rawHeaders));
-      const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
-      const stage = options.basePath.slice(1);
-      const requestContextBase = {
-        accountId: "000000000000",
-        apiId: "local",
-        stage,
-        requestId,
-        httpMethod: route.method,
-        path: url.pathname,
-        resourcePath: route.path,
-        resourceId: route.operationId,
-        protocol: "HTTP/1.1",
-        requestTimeEpoch: Date.now(),
-        identity: { sourceIp: request.socket.remoteAddress ?? "127.0.0.1", userAgent: request.headers["user-agent"] ?? null },
-      };
-      // API Gateway: the authorizer, then the usage plan, then the integration.
-      let authorizerContext: Record<string, string> | null = null;
-      if (route.auth !== "none") {
-        const outcome = await authorizer.authorize({
-          methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${route.method}${resourcePath}`,
-          resource: route.path,
-          path: resourcePath,
-          httpMethod: route.method,
-          headers,
-          multiValueHeaders,
-          pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-          queryStringParameters: Object.keys(query).length ? query : null,
-          multiValueQueryStringParameters: Object.keys(multiValueQuery).length ? multiValueQuery : null,
-          stageVariables: null,
-          requestContext: requestContextBase,
-        } as never);
-        if (outcome.kind === "unauthorized") {
-          const { statusCode, message, failedCode } = gatewayAnswers.unauthorized;
-          return answer(statusCode, { status: false, message, failedCode }, { "www-authenticate": gatewayBearerChallenge });
-        }
-        if (outcome.kind === "denied") {
-          const { statusCode, message, failedCode } = gatewayAnswers.accessDenied;
-          return answer(statusCode, {
-            status: false,
-            message: outcome.context.message ?? message,
-            failedCode: outcome.context.failedCode ?? failedCode,
-          });
-        }
-        if (options.usagePlans && outcome.context.organizationId && outcome.context.plan) {
-          const admission = await options.usagePlans.admit(outcome.context.organizationId, outcome.context.plan);
-          if (!admission.admitted) {
-            const retryAfter =
-              admission.body.failedCode === gatewayAnswers.quotaExceeded.failedCode
-                ? gatewayRetryAfterSeconds.quotaExceeded
-                : gatewayRetryAfterSeconds.throttled;
-            return answer(admission.statusCode, admission.body, { "retry-after": String(retryAfter) });
-          }
-        }
-        authorizerContext = { ...outcome.context, principalId: outcome.principalId };
-      }
-      const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-      const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
-      const event = {
-        resource: route.path,
-        path: resourcePath,
-        httpMethod: route.method,
-        headers,
-        multiValueHeaders,
-        queryStringParameters: Object.keys(query).length ? query : null,
-        multiValueQueryStringParameters: Object.keys(multiValueQuery).length ? multiValueQuery : null,
-        pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-        stageVariables: null,
-        body: body.length === 0 ? null : isBinary ? body.toString("base64") : body.toString("utf8"),
-        isBase64Encoded: isBinary && body.length > 0,
-        requestContext: { ...requestContextBase, authorizer: authorizerContext },
-      } as unknown as APIGatewayProxyEvent;
-      const startedAt = Date.now();
-      const context = {
-        awsRequestId: requestId,
-        functionName: route.operationId,
-        functionVersion: "$LATEST",
-        memoryLimitInMB: "256",
-        callbackWaitsForEmptyEventLoop: true,
-        getRemainingTimeInMillis: () => 29_000 - (Date.now() - startedAt),
-      } as unknown as Context;
-
-      const handler = await loadHandler(route);
-      const result = await invokeHandler(handler, event, context);
-      const responseHeaders: Record<string, string | string[]> = Object.assign(Object.create(null), result.headers);
-      for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = values.map(String);
-      observe(result.statusCode, result.statusCode >= 400 && !result.isBase64Encoded ? failedCodeOf(result.body) : undefined);
-      response.writeHead(result.statusCode, responseHeaders);
-      response.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+      await handle(exchange);
     } catch (error) {
-      // What the stack's DEFAULT_5XX gateway response answers when the integration itself fails.
-      process.stderr.write(`local gateway: request failed: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent) {
-        let headers: Record<string, string> = { "x-request-id": requestId };
-        try {
-          headers = platformHeaders(requestId, origin);
-        } catch {
-          // A configuration error (e.g. a malformed CORS_ALLOWED_ORIGINS) must not stop this answer.
-        }
-        observe(500, "sys-500");
-        json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
-      } else response.end();
+      failIntegration(exchange, error);
     }
   });
+  return Object.assign(server, { forgetHandlers: () => handlers.clear() });
+}
+
+/** One request and its answer: the request id, the origin, and the route once matched (for `observe`). */
+interface Exchange {
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** One id per request: the invocation's awsRequestId and the event's requestContext.requestId, as in AWS. */
+  requestId: string;
+  origin: string | undefined;
+  operationId: string | undefined;
+  observe(status: number, failedCode: string | undefined): void;
+  /** The gateway's own JSON answer, with what the handlers' answers carry: the request id and CORS headers. */
+  answer(statusCode: number, body: unknown, extra?: Record<string, string>): void;
+}
+
+function newExchange(request: IncomingMessage, response: ServerResponse, observer: GatewayOptions["observe"]): Exchange {
+  const exchange: Exchange = {
+    request,
+    response,
+    requestId: randomUUID(),
+    origin: request.headers.origin,
+    operationId: undefined,
+    observe: (status, failedCode) => {
+      const { operationId } = exchange;
+      if (operationId !== undefined) observer?.({ operationId, status, ...(failedCode !== undefined ? { failedCode } : {}) });
+    },
+    answer: (statusCode, body, extra = {}) => {
+      exchange.observe(statusCode, (body as { failedCode?: string } | undefined)?.failedCode);
+      json(response, statusCode, body, { ...platformHeaders(exchange.requestId, exchange.origin), ...extra });
+    },
+  };
+  return exchange;
+}
+
+type RouteMatch =
+  | { kind: "not-found" }
+  | { kind: "preflight" }
+  | { kind: "method-not-allowed"; allowed: string[] }
+  | { kind: "route"; entry: CompiledRoute; match: RegExpExecArray; resourcePath: string };
+
+/** The route a path and method name (API Gateway ignores a trailing slash), or why none answers. */
+function matchRoute(compiled: readonly CompiledRoute[], basePath: string, pathname: string, method: string | undefined): RouteMatch {
+  if (!pathname.startsWith(`${basePath}/`)) return { kind: "not-found" };
+  const resourcePath = pathname.slice(basePath.length).replace(/\/+$/, "") || "/";
+  const candidates = compiled
+    .map((entry) => ({ entry, match: entry.pattern.exec(resourcePath) }))
+    .filter((candidate) => candidate.match !== null);
+  if (candidates.length === 0) return { kind: "not-found" };
+  if (method === "OPTIONS") return { kind: "preflight" };
+  const chosen = candidates.find((candidate) => candidate.entry.route.method === method);
+  if (!chosen?.match) {
+    return { kind: "method-not-allowed", allowed: [...new Set(candidates.map((candidate) => candidate.entry.route.method)), "OPTIONS"] };
+  }
+  return { kind: "route", entry: chosen.entry, match: chosen.match, resourcePath };
+}
+
+/** What the authorizer's event and the proxy event share. */
+interface RequestParts {
+  route: RouteDefinition;
+  stage: string;
+  resourcePath: string;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  pathParameters: Record<string, string> | null;
+  queryStringParameters: Record<string, string> | null;
+  multiValueQueryStringParameters: Record<string, string[]> | null;
+  requestContext: Record<string, unknown>;
+}
+
+function requestParts(
+  request: IncomingMessage,
+  url: URL,
+  route: RouteDefinition,
+  resourcePath: string,
+  pathParameters: Record<string, string>,
+  basePath: string,
+  requestId: string,
+): RequestParts {
+  const { headers, multiValueHeaders } = multiValueMaps(pairs(request.rawHeaders));
+  const { headers: query, multiValueHeaders: multiValueQuery } = multiValueMaps(url.searchParams);
+  const stage = basePath.slice(1);
+  return {
+    route,
+    stage,
+    resourcePath,
+    headers,
+    multiValueHeaders,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    queryStringParameters: Object.keys(query).length ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiValueQuery).length ? multiValueQuery : null,
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      stage,
+      requestId,
+      httpMethod: route.method,
+      path: url.pathname,
+      resourcePath: route.path,
+      resourceId: route.operationId,
+      protocol: "HTTP/1.1",
+      requestTimeEpoch: Date.now(),
+      identity: { sourceIp: request.socket.remoteAddress ?? "127.0.0.1", userAgent: request.headers["user-agent"] ?? null },
+    },
+  };
+}
+
+/** The proxy integration's event; binary media types arrive base64-encoded, as API Gateway sends them. */
+function proxyEvent(
+  parts: RequestParts,
+  request: IncomingMessage,
+  body: Buffer,
+  authorizerContext: Record<string, string> | null,
+): APIGatewayProxyEvent {
+  const contentType = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const isBinary = (binaryMediaTypes as readonly string[]).includes(contentType);
+  return {
+    resource: parts.route.path,
+    path: parts.resourcePath,
+    httpMethod: parts.route.method,
+    headers: parts.headers,
+    multiValueHeaders: parts.multiValueHeaders,
+    queryStringParameters: parts.queryStringParameters,
+    multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
+    pathParameters: parts.pathParameters,
+    stageVariables: null,
+    body: body.length === 0 ? null : isBinary ? body.toString("base64") : body.toString("utf8"),
+    isBase64Encoded: isBinary && body.length > 0,
+    requestContext: { ...parts.requestContext, authorizer: authorizerContext },
+  } as unknown as APIGatewayProxyEvent;
+}
+
+/** What the stack's DEFAULT_5XX gateway response answers when the integration itself fails. */
+function failIntegration(exchange: Exchange, error: unknown): void {
+  const { response, requestId, origin } = exchange;
+  process.stderr.write(`local gateway: request failed: ${(error as Error).stack ?? String(error)}\n`);
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  let headers: Record<string, string> = { "x-request-id": requestId };
+  try {
+    headers = platformHeaders(requestId, origin);
+  } catch {
+    // A configuration error (e.g. a malformed CORS_ALLOWED_ORIGINS) must not stop this answer.
+  }
+  exchange.observe(500, "sys-500");
+  json(response, 500, { status: false, message: INTERNAL_ERROR_MESSAGE, failedCode: "sys-500" }, headers);
 }

@@ -1,4 +1,4 @@
-import { publisherStreamEntities } from "#infra/publisher-stream";
+import { eventEntities } from "#shared/domain/webhooks/state-changes";
 
 /**
  * `npm run replay -- --aws <source>`: put failed work back (docs/operations.md, "What is guaranteed").
@@ -99,7 +99,7 @@ export async function replay(
         continue;
       }
       const relevant = records.filter((record) =>
-        (publisherStreamEntities as readonly string[]).includes(record.dynamodb?.NewImage?.entity?.S ?? ""),
+        (eventEntities as readonly string[]).includes(record.dynamodb?.NewImage?.entity?.S ?? ""),
       );
       const result = relevant.length > 0 ? await aws.invoke(publisher, { Records: relevant }) : {};
       if (result.functionError) {

@@ -31,6 +31,11 @@ function scheduledEvent(time: Date): ScheduledEvent {
   };
 }
 
+/** One tick for the minute `at`, as EventBridge would deliver it (the tick reads "now" from the event). */
+export async function tickOnce(loadTick: () => Promise<TickHandler>, at: Date): Promise<void> {
+  await invokeHandler(await loadTick(), scheduledEvent(at), jobContext("scheduler-tick", 55));
+}
+
 export function startMinuteTicker(loadTick: () => Promise<TickHandler>, onError: (error: unknown) => void): LocalScheduler {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -39,7 +44,7 @@ export function startMinuteTicker(loadTick: () => Promise<TickHandler>, onError:
     const delay = 60_000 - (Date.now() % 60_000);
     timer = setTimeout(async () => {
       try {
-        await invokeHandler(await loadTick(), scheduledEvent(new Date()), jobContext("scheduler-tick", 55));
+        await tickOnce(loadTick, new Date());
       } catch (error) {
         onError(error);
       }

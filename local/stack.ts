@@ -26,12 +26,13 @@ import {
   webhookWorkerTimeoutSeconds,
 } from "#shared/queue/definitions";
 import { startStreamPoller } from "#local/stream-poller";
+import { streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 
 type WebhookWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** Webhook delivery workers running at once locally (on AWS the event source's maximum concurrency). */
 export const localWebhookWorkers = 4;
-import { type LocalScheduler, startMinuteTicker, startQueuePoller } from "#local/scheduler";
+import { type LocalScheduler, startMinuteTicker, startQueuePoller, tickOnce } from "#local/scheduler";
 import { localAudience, localIssuer, type SigningKey } from "#local/tokens";
 import { authorizerEntry, LocalAuthorizer } from "#local/authorizer";
 import { LocalUsagePlans } from "#local/usage-plans";
@@ -55,6 +56,11 @@ export interface LocalStackOptions {
   signingKey: SigningKey;
   /** Tick the scheduler at every minute boundary and drain the run queue into the worker. */
   runScheduler: boolean;
+  /**
+   * `manual`: no minute ticker; the caller ticks with `tick(at)` (tests: a scheduled run without
+   * waiting for a wall-clock minute). Default `every-minute`.
+   */
+  ticker?: "every-minute" | "manual";
   /** Publish events from the table's stream and deliver webhooks (default: as runScheduler). */
   runWebhooks?: boolean;
   onBackgroundError?: (error: unknown) => void;
@@ -88,6 +94,10 @@ export interface LocalStack {
   dynamodbLocalEndpoint: string;
   /** The semantics proxy, when started with `dynamodbSemantics`. */
   dynamodbSemantics?: DynamoDbSemanticsProxy;
+  /** Watch mode: the gateway imports each route's handler module again on its next request. */
+  reloadHandlers(): void;
+  /** Runs one scheduler tick for the minute `at` (the tick's "now" is the event's time), whatever the ticker. */
+  tick(at: Date): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -225,6 +235,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const reportError = options.onBackgroundError ?? ((error: unknown) => process.stderr.write(`local scheduler: ${String(error)}\n`));
     const jobs = resolve(repositoryRoot, "functions/jobs");
+    const loadTick = async () =>
+      ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler;
     const queueArnOf = async (queueUrl: string) =>
       (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }))).Attributes?.QueueArn as string;
     /** A job in its own thread (off the gateway's event loop) fed by a queue poller, as an SQS event source feeds its Lambda. */
@@ -242,12 +254,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       );
     };
     if (options.runScheduler) {
-      background.push(
-        startMinuteTicker(
-          async () => ((await import(join(jobs, "scheduler-tick.ts"))) as { handler: (e: ScheduledEvent) => Promise<unknown> }).handler,
-          reportError,
-        ),
-      );
+      if (options.ticker !== "manual") background.push(startMinuteTicker(loadTick, reportError));
       // The run worker solves for the run's whole time budget.
       await workQueueInThread(queues.runQueueUrl, "routing-run.ts", runWorkerTimeoutSeconds);
       // The runs beyond their organization's share (RUN_WORKER_SLOTS_PER_TENANT): their own queue and reader, as on AWS.
@@ -275,6 +282,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           async () =>
             ((await import(join(jobs, "webhook-publisher.ts"))) as { handler: (event: DynamoDBStreamEvent) => Promise<unknown> }).handler,
           reportError,
+          streamFilterPattern,
         ),
         startQueuePoller(
           sqs,
@@ -298,6 +306,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       environment,
       dynamodbLocalEndpoint: dynamo.endpoint,
       dynamodbSemantics: semantics,
+      reloadHandlers: () => server.forgetHandlers(),
+      tick: (at: Date) => tickOnce(loadTick, at),
       stop: async () => {
         await Promise.all(background.map((job) => job.stop()));
         await closeGateway(server);

@@ -163,6 +163,9 @@ process.stdout.write(
     "Mint a token:      npm run --silent token -- --org my-org --user me [--hubs h1,h2] [--permissions all|slug,slug] [--hide <dataTypeId>:<field>,<field>]",
     `Try it:            curl -H "Authorization: Bearer $(npm run --silent token -- --org my-org --user me)" ${stack.baseUrl}/vehicles`,
     "Tenants:           unknown organizations are enrolled on the default plan at their first call; npm run tenant -- --help",
+    ...(stack.environment.WEBHOOKS_ALLOW_LOOPBACK === "true"
+      ? ["Webhooks:          WEBHOOKS_ALLOW_LOOPBACK=true: receivers on this machine (http://127.0.0.1, localhost) are admitted"]
+      : []),
     "Scheduler tick:    every minute boundary. Press Ctrl+C to stop.",
     "",
   ].join("\n"),

@@ -8,6 +8,7 @@ import {
 } from "@aws-sdk/client-dynamodb-streams";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import type { LocalScheduler } from "#local/scheduler";
+import { type FilterPattern, matchesFilterPattern } from "#local/stream-filter";
 
 type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
@@ -22,6 +23,8 @@ export function startStreamPoller(
   options: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string }; tableName: string },
   loadHandler: () => Promise<StreamHandler>,
   onError: (error: unknown) => void,
+  /** Lambda's `FilterCriteria` of the event source (local/stream-filter.ts): only matching records reach the handler. */
+  filter: FilterPattern | undefined,
   intervalMs = 250,
 ): LocalScheduler {
   const dynamo = new DynamoDBClient({ region: options.region, credentials: options.credentials, endpoint: options.endpoint });
@@ -69,8 +72,8 @@ export function startStreamPoller(
         const handler = await loadHandler();
         for (const [shardId, iterator] of iterators) {
           const output = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
-          const records = output.Records ?? [];
-          if (records.length > 0) await handler({ Records: records.map(asLambdaRecord) });
+          const records = (output.Records ?? []).map(asLambdaRecord).filter((record) => !filter || matchesFilterPattern(record, filter));
+          if (records.length > 0) await handler({ Records: records });
           if (output.NextShardIterator) iterators.set(shardId, output.NextShardIterator);
           else {
             iterators.delete(shardId);

@@ -36,7 +36,7 @@ import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { AttributeType, Billing, StreamViewType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { Key } from "aws-cdk-lib/aws-kms";
-import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { FilterCriteria, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -65,6 +65,7 @@ import {
   webhookWorkerTimeoutSeconds,
 } from "#shared/queue/definitions";
 import { objectKeys, objectKinds } from "#shared/store/keys";
+import { streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
 import { sharedPaths } from "#infra/api-paths";
@@ -75,7 +76,6 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
-import { publisherStreamEntities } from "#infra/publisher-stream";
 import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
@@ -671,7 +671,8 @@ export class FieldOperationsStack extends Stack {
         bisectBatchOnError: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(publisherFailureQueue),
-        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: FilterRule.or(...publisherStreamEntities) } } } })],
+        // The entities whose changes mean events: one declaration, also the local poller's filter and the publisher's switch.
+        filters: [FilterCriteria.filter(streamFilterPattern)],
       }),
     );
     const deliveryWorker = new ProductFunction(this, "WebhookDeliveryFunction", {

@@ -18,7 +18,7 @@ import {
   customValueItems,
   parseCustomAttributes,
 } from "#shared/store/extension-store";
-import { concurrentUpdateError, insertItem } from "#shared/store/items";
+import { concurrentUpdateError, insertItem, updateSettingFields } from "#shared/store/items";
 import { keys } from "#shared/store/keys";
 import { queryPage, queryPageAcross } from "#shared/store/pagination";
 
@@ -30,8 +30,9 @@ import { queryPage, queryPageAcross } from "#shared/store/pagination";
  * consistent query of the hub's partition (and requires the counts of legacy children to be zero).
  */
 
+/** The hub's attributes: every field of the schema (the parse drops anything else), and its entity. */
 function hubItem(hub: Hub): Record<string, unknown> {
-  return { ...hub, entity: "hub" };
+  return { ...hubSchema.parse(hub), entity: "hub" };
 }
 
 function parseHub(item: Record<string, unknown>): StoredHub {
@@ -167,39 +168,25 @@ export const dynamoHubStore: HubStore = {
   },
 
   /**
-   * SET of the writable fields only: the counters belong to the referencing entities' transactions.
-   * New custom values are SET in the same update, inside one transaction with their uniqueness claims.
+   * SET of the hub's own fields (every field of `hubSchema`, so a field added to the schema is written
+   * with no second list to keep) and never the rest of the item: the legacy counters and the delete
+   * fence belong to other writers. New custom values are SET in the same update, inside one
+   * transaction with their uniqueness claims.
    */
   async update(hub, previous, custom) {
     const expectedVersion = previous.version;
+    const fields: Record<string, unknown> = {
+      ...hubItem(hub),
+      version: expectedVersion + 1,
+      ...(custom ? { custom: customAttributes(custom.next).custom, customIndex: customAttributes(custom.next).customIndex } : {}),
+    };
     const update = {
       TableName: tableName(),
       Key: keys.hub(hub.organizationId, hub._id),
       ConditionExpression: "#version = :expected",
-      // Every name through a placeholder: several of them are DynamoDB reserved words.
-      UpdateExpression: `SET #name = :name, #address = :address, #lat = :lat, #lng = :lng, #timeZone = :timeZone, #updatedTime = :updatedTime, #version = :next${custom ? ", #custom = :custom, #customIndex = :customIndex" : ""}`,
-      ExpressionAttributeNames: {
-        "#name": "name",
-        "#address": "address",
-        "#lat": "lat",
-        "#lng": "lng",
-        "#timeZone": "timeZone",
-        "#updatedTime": "updatedTime",
-        "#version": "version",
-        ...(custom ? { "#custom": "custom", "#customIndex": "customIndex" } : {}),
-      },
-      ExpressionAttributeValues: {
-        ":name": hub.name,
-        ":address": hub.address,
-        ":lat": hub.lat,
-        ":lng": hub.lng,
-        ":timeZone": hub.timeZone,
-        ":updatedTime": hub.updatedTime,
-        ":expected": expectedVersion,
-        ":next": expectedVersion + 1,
-        ...(custom ? { ":custom": customAttributes(custom.next).custom, ":customIndex": customAttributes(custom.next).customIndex } : {}),
-      },
+      ...updateSettingFields(fields),
     };
+    update.ExpressionAttributeValues[":expected"] = expectedVersion;
     if (custom) {
       await transactHub({ Update: update }, customValueItems(hub.organizationId, hub._id, previous.custom, custom), async () =>
         (await readHubItem(hub.organizationId, hub._id)) ? concurrentUpdateError() : new NotFoundError(),

@@ -36,6 +36,41 @@ export async function insertItem(key: ItemKey, attributes: Record<string, unknow
   }
 }
 
+/**
+ * An update that SETs each of `fields` (REMOVEs those undefined), every name through a placeholder
+ * (several field names are reserved words). Built from the object, so no field list is kept by hand.
+ * `ExpressionAttributeNames` also maps `#version`; add the condition's own values to the values.
+ */
+export function updateSettingFields(fields: Record<string, unknown>): {
+  UpdateExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
+  const names: Record<string, string> = { "#version": "version" };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  Object.entries(fields).forEach(([name, value], index) => {
+    if (name === "version") {
+      values[":version"] = value;
+      sets.push("#version = :version");
+      return;
+    }
+    names[`#f${index}`] = name;
+    if (value === undefined) removes.push(`#f${index}`);
+    else {
+      values[`:f${index}`] = value;
+      sets.push(`#f${index} = :f${index}`);
+    }
+  });
+  const expression = [sets.length > 0 ? `SET ${sets.join(", ")}` : "", removes.length > 0 ? `REMOVE ${removes.join(", ")}` : ""];
+  return {
+    UpdateExpression: expression.filter(Boolean).join(" "),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
 export const concurrentUpdateError = () =>
   new ConflictError("The resource was changed by another request at the same time; read it again and retry.", "sys-410");
 

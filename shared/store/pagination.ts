@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { ValidationError } from "#shared/domain/errors";
 import { documentClient, tableName } from "#shared/store/dynamo";
@@ -153,10 +154,37 @@ async function collectPage<T>(
   return { items: collected.map((entry) => entry.item as T), nextCursor: null };
 }
 
+/**
+ * A page cursor belongs to the whole read it was returned for: index, partition(s), sort-key range,
+ * filter and order. Its fingerprint (a hash of them) follows the key after a `.` (never in base64url),
+ * so a cursor of `?status=UNASSIGNED` does not continue `?status=ONGOING` even where both read the
+ * same partition: a 400, as any cursor of another list.
+ */
+function readsFingerprint(reads: readonly PartitionRead[]): string {
+  const identity = reads.map((read) => [
+    read.index ?? null,
+    read.partition,
+    read.sortKeyPrefix ?? null,
+    read.filter ?? null,
+    !!read.newestFirst,
+  ]);
+  return createHash("sha256").update(JSON.stringify(identity)).digest("base64url").slice(0, 16);
+}
+
+const withFingerprint = (cursor: string, reads: readonly PartitionRead[]) => `${cursor}.${readsFingerprint(reads)}`;
+
+function withoutFingerprint(cursor: string, reads: readonly PartitionRead[]): string {
+  const dot = cursor.lastIndexOf(".");
+  if (dot < 0 || cursor.slice(dot + 1) !== readsFingerprint(reads)) {
+    throw ValidationError.single("cursor", "cursor is not a cursor returned by this list (with these filters)");
+  }
+  return cursor.slice(0, dot);
+}
+
 /** One bounded page of a single partition: never a Scan, never more than `limit + 1` items read. */
 export async function queryPage<T>(query: PageQuery): Promise<Page<T>> {
-  const startKey = query.cursor ? decodeStartKey(query, query.cursor) : undefined;
-  return collectPage<T>([query], query.limit, { read: 0, startKey }, (_read, key) => encodeCursor(key) as string);
+  const startKey = query.cursor ? decodeStartKey(query, withoutFingerprint(query.cursor, [query])) : undefined;
+  return collectPage<T>([query], query.limit, { read: 0, startKey }, (_read, key) => withFingerprint(encodeCursor(key) as string, [query]));
 }
 
 /**
@@ -175,7 +203,7 @@ export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit:
   if (cursor) {
     let decoded: unknown;
     try {
-      decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+      decoded = JSON.parse(Buffer.from(withoutFingerprint(cursor, reads), "base64url").toString("utf8"));
     } catch {
       throw invalid();
     }
@@ -187,7 +215,7 @@ export async function queryPageAcross<T>(reads: readonly PartitionRead[], limit:
     start = { read: p, startKey: decodeStartKey(reads[p] as PartitionRead, c) };
   }
   const encode = (read: number, key: Record<string, unknown>) =>
-    Buffer.from(JSON.stringify({ p: read, c: encodeCursor(key) }), "utf8").toString("base64url");
+    withFingerprint(Buffer.from(JSON.stringify({ p: read, c: encodeCursor(key) }), "utf8").toString("base64url"), reads);
   return collectPage<T>(reads, limit, start, encode);
 }
 

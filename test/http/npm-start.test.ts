@@ -68,9 +68,11 @@ describe("npm start and npm run token", () => {
     const directory = join(repositoryRoot, "test-output", `walkthrough-${process.pid}`);
     mkdirSync(directory, { recursive: true });
     try {
-      const { stdout } = await run("bash", ["-e", "-o", "pipefail", "-c", block as string], {
+      // As pasted: the block sets its own shell options, and derives API from PORT as a user's shell would.
+      const { API: _ignored, ...environment } = process.env;
+      const { stdout } = await run("bash", ["-c", block as string], {
         cwd: directory,
-        env: { ...process.env, API: baseUrl },
+        env: { ...environment, PORT: String(new URL(baseUrl).port) },
         timeout: 120_000,
       });
       expect(stdout).toMatch(/"status": "done"/);
@@ -91,6 +93,19 @@ describe("npm start and npm run token", () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  }, 150_000);
+
+  it("runs docs/api/legacy-import.md's example (its shell block, as pasted) to a finished import", async () => {
+    const page = readFileSync(join(repositoryRoot, "docs/api/legacy-import.md"), "utf8");
+    const block = /<!-- example:begin -->\n```bash\n([\s\S]*?)```\n<!-- example:end -->/.exec(page)?.[1];
+    expect(block, "docs/api/legacy-import.md has no example block between its markers").toBeDefined();
+    const { API: _ignored, ...environment } = process.env;
+    const { stdout } = await run("bash", ["-c", block as string], {
+      cwd: repositoryRoot,
+      env: { ...environment, PORT: String(new URL(baseUrl).port) },
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) as string)).toEqual({ status: "done", processed: 3, total: 3, errors: [] });
   }, 150_000);
 
   it("accepts a token printed by npm run --silent token (one JWT, nothing else on stdout)", async () => {

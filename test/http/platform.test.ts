@@ -95,8 +95,14 @@ describe("HTTP platform behaviour through the local gateway", () => {
     for (const name of ["North", "South"])
       hubIds.push((await api.post("/hub", { name, address: "Jl. 1", lat: -6.2, lng: 106.8 })).body.data._id);
     for (const name of ["Van 1", "Van 2"]) expect((await api.post("/vehicle", { name, hubId: hubIds[0] })).status).toBe(201);
-    const decode = (cursor: string) => JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<string, string>;
-    const encode = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString("base64url");
+    // A cursor is `<base64url key>.<fingerprint of the list's filters>`: edit the key, keep the fingerprint.
+    let fingerprint = "";
+    const decode = (cursor: string) => {
+      const [key, print] = cursor.split(".");
+      fingerprint = print as string;
+      return JSON.parse(Buffer.from(key as string, "base64url").toString("utf8")) as Record<string, string>;
+    };
+    const encode = (key: Record<string, string>) => `${Buffer.from(JSON.stringify(key)).toString("base64url")}.${fingerprint}`;
     for (const list of ["/hubs?limit=1", "/vehicles?limit=1", `/vehicles?limit=1&hubId=${hubIds[0]}`]) {
       const firstPage = await api.get(list);
       expect(firstPage.status).toBe(200);

@@ -342,6 +342,23 @@ describe("Visits API", () => {
       expect(otherOrganization.status).toBe(400);
     });
 
+    it("binds a cursor to its whole filter: a status filter's cursor continues only that filter", async () => {
+      const { api, hubA, visit } = await tenantWithHubs();
+      for (const status of ["UNASSIGNED", "UNASSIGNED", "ONGOING", "ONGOING", "DONE", "DONE"])
+        await createVisit(api, visit({ hubId: hubA, status }));
+      const first = await api.get(`/visits?hubId=${hubA}&status=UNASSIGNED&limit=1`);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const same = await api.get(`/visits?hubId=${hubA}&status=UNASSIGNED&limit=1&cursor=${first.body.nextCursor}`);
+      expect(same.status).toBe(200);
+      expect(same.body.data).toHaveLength(1);
+      // ONGOING reads the same (active-visits) partition as UNASSIGNED; DONE, the hub's; no filter, the hub's too.
+      for (const other of [`hubId=${hubA}&status=ONGOING`, `hubId=${hubA}&status=DONE`, `hubId=${hubA}`, "status=UNASSIGNED"]) {
+        const response = await api.get(`/visits?${other}&limit=1&cursor=${first.body.nextCursor}`);
+        expect(response.status, other).toBe(400);
+        expect(fields(response), other).toEqual(["cursor"]);
+      }
+    });
+
     it.each([
       ["limit=0", "limit"],
       ["limit=101", "limit"],

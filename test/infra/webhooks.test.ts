@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchesFilterPattern } from "#local/stream-filter";
+import { eventEntities, eventsOfChange, streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 import { webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { functionActions, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
@@ -29,8 +31,50 @@ describe("Stack: webhooks and events", () => {
     root.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
       StartingPosition: "TRIM_HORIZON",
       BisectBatchOnFunctionError: true,
-      FilterCriteria: { Filters: [{ Pattern: Match.stringLikeRegexp("routingResult.*runClaim.*dataType") }] },
+      FilterCriteria: { Filters: [{ Pattern: Match.anyValue() }] },
     });
+  });
+
+  it("filters the stream on AWS, in the local poller and in the publisher's switch by one list of entities, exactly", () => {
+    const mappings = Object.values(root.findResources("AWS::Lambda::EventSourceMapping")) as Array<{
+      Properties: { FilterCriteria?: { Filters: Array<{ Pattern: string }> } };
+    }>;
+    const filtered = mappings.flatMap((mapping) => mapping.Properties.FilterCriteria?.Filters ?? []);
+    expect(filtered).toHaveLength(1);
+    const pattern = JSON.parse(filtered[0]!.Pattern) as typeof streamFilterPattern;
+    // AWS: the synthesized pattern is the declaration, and names exactly the entities the switch reads.
+    expect(pattern).toEqual(streamFilterPattern);
+    expect(pattern.dynamodb.NewImage.entity.S).toEqual([...eventEntities]);
+
+    // One change per entity that means an event, and items of other entities in the same states.
+    const at = new Date("2026-11-25T09:00:00Z");
+    const changes: Record<string, { before: Record<string, unknown>; after: Record<string, unknown> }> = {
+      routingResult: {
+        before: { status: "ongoing" },
+        after: { _id: "r1", organizationId: "org", hubId: "h", configurationId: "c", status: "done", finishedTime: "2026-11-25 09:00:00" },
+      },
+      runClaim: {
+        before: { status: "CLAIMED" },
+        after: { status: "SKIPPED", message: { organizationId: "org", scheduleId: "s", slot: "2026-11-25T09:00Z" } },
+      },
+      dataType: {
+        before: { import: { phase: "running" } },
+        after: { _id: "d", organizationId: "org", import: { phase: "done", uploadId: "u", processed: 1 } },
+      },
+    };
+    const otherEntities = ["hub", "vehicle", "visit", "configuration", "schedule", "webhook", "record", "constructor", "toString"];
+    const candidates = [...Object.keys(changes), ...otherEntities];
+    const streamRecord = (entity: string) => ({ eventName: "MODIFY", dynamodb: { NewImage: { entity: { S: entity } } } });
+    // The local poller: passes exactly the listed entities' records (as Lambda's filter does), and no removal.
+    expect(candidates.filter((entity) => matchesFilterPattern(streamRecord(entity), streamFilterPattern))).toEqual([...eventEntities]);
+    expect(
+      matchesFilterPattern({ eventName: "REMOVE", dynamodb: { OldImage: { entity: { S: "routingResult" } } } }, streamFilterPattern),
+    ).toBe(false);
+    // The switch: every listed entity's change means events; the same change on any other entity means none.
+    const meaningful = candidates.filter((entity) =>
+      Object.values(changes).some(({ before, after }) => eventsOfChange({ ...before, entity }, { ...after, entity }, at).length > 0),
+    );
+    expect(meaningful).toEqual([...eventEntities]);
   });
 
   it("delivers through an encrypted SQS queue with a dead-letter queue and an alarm on it", () => {

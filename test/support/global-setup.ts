@@ -32,7 +32,8 @@ interface SharedStack {
 const shared = globalThis as { fieldOperationsTestStack?: SharedStack };
 
 export default async function setup(project: TestProject) {
-  process.env.LOG_LEVEL ??= "silent";
+  // The handlers behind the gateway run in this process: their errors print (vitest.config.ts).
+  process.env.LOG_LEVEL ??= "error";
   // Parent leases (docs/architecture.md, "Writes without shared items") measure from the confirming
   // read's start; DynamoDB Local under a 50-way burst on a shared machine answers in seconds.
   process.env.DYNAMODB_PARENT_LEASE_MS ??= "3000";
@@ -73,6 +74,7 @@ export default async function setup(project: TestProject) {
     DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000",
   });
   project.provide("signingKey", signingKey);
+  project.onTestsRerun(() => reloadHandlerModules(project, stack));
   return async () => {
     entry.users -= 1;
     if (entry.users > 0) return;
@@ -89,4 +91,23 @@ export default async function setup(project: TestProject) {
       );
     }
   };
+}
+
+/**
+ * Watch mode keeps this stack, and the handler modules its gateway imported (through this project's
+ * Vite module runner), across reruns: an edited store would keep running its first-loaded code. Before
+ * each rerun, drop the runner's evaluated modules (Vitest has already invalidated the edited files'
+ * transforms) and the gateway's handlers, so the next request imports the edited code. The runner is
+ * not public API: when it is not where expected, say so rather than run stale code silently.
+ */
+function reloadHandlerModules(project: TestProject, stack: { reloadHandlers(): void }): void {
+  const runner = (project as unknown as { runner?: { evaluatedModules?: { clear(): void } } }).runner;
+  if (!runner?.evaluatedModules) {
+    process.stderr.write(
+      "\nwatch mode: cannot reload the local gateway's handler modules (Vitest's module runner moved); HTTP tests run the code loaded at start: restart the watcher after editing functions/ or shared/.\n",
+    );
+    return;
+  }
+  runner.evaluatedModules.clear();
+  stack.reloadHandlers();
 }

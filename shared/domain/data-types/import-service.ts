@@ -372,7 +372,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
       ...state,
       phase: "failed",
       step: state.step + 1,
-      message: `The import failed at line ${state.errors[0]?.line ?? state.line} and was rolled back: the data type has no records. Fix the export, delete this data type (or keep it) and import again.`,
+      message: `The import failed at line ${state.errors[0]?.line ?? state.line} and was rolled back: the data type has no records. Fix the export, delete this data type (its name stays taken while it exists) and import again.`,
       finishedTime: formatDateTimeUtc(now()),
     };
   }

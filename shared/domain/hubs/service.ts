@@ -28,16 +28,16 @@ export interface HubListFilter {
 }
 
 /**
- * Persistence port of hubs (DynamoDB in shared/store/hub-store.ts). The hub item also carries
- * reference counts maintained by the vehicle, visit and configuration stores; `update` never
- * touches them and `remove` refuses while any is above zero.
+ * Persistence port of hubs (DynamoDB in shared/store/hub-store.ts). What names a hub (vehicles,
+ * visits, configuration profiles) keeps its own reference item beside it, never a counter on the hub;
+ * `remove` refuses while any exists (or while a legacy count on an old hub item is above zero).
  */
 export interface HubStore {
   /** `custom`: the checked custom values to store (their uniqueness claims taken in the same transaction). */
   insert(hub: Hub, custom?: CustomValuesWrite | undefined): Promise<void>;
   find(organizationId: string, hubId: string): Promise<StoredHub | undefined>;
   /**
-   * Rewrites the writable fields if the hub still has `previous.version` (409 when changed, 404 when
+   * Rewrites every field of the hub if it still has `previous.version` (409 when changed, 404 when
    * gone); `custom` undefined keeps the stored custom values.
    */
   update(hub: Hub, previous: StoredHub, custom?: CustomValuesWrite | undefined): Promise<void>;

@@ -108,7 +108,7 @@ const scheduleShape = {
 };
 
 /** Server-set fields a schedule answers besides the common ones (serverSetKeys): ignored when sent, never stored. */
-const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "logExecuted"];
+const scheduleServerSetKeys = ["timeSchedules", "nextRunTime", "timeZone", "logExecuted"];
 
 interface TimetableFields {
   periode: (typeof periodes)[number];
@@ -308,7 +308,14 @@ export const scheduleSchema = z.object({
   ...scheduleCommonShape,
   nextRunTime: z
     .nullable(z.string().check(clientText))
-    .check(z.describe("Next run, `Y-m-d H:i` in the application time zone; null when paused or no run is left.")),
+    .check(z.describe("Next run, `Y-m-d H:i` in `timeZone`; null when paused or no run is left.")),
+  timeZone: z
+    .string()
+    .check(
+      z.describe(
+        "The IANA time zone the schedule's times, dates and nextRunTime are read in: the application's (APP_TIMEZONE), the same for every schedule.",
+      ),
+    ),
   ...auditShape,
 });
 

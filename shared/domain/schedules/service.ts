@@ -121,6 +121,7 @@ export function createScheduleService({
     return {
       ...rest,
       nextRunTime: storedNextRun === null ? null : formatWallClock(new Date(storedNextRun), timeZone()),
+      timeZone: timeZone(),
       ...(logExecuted === undefined ? {} : { logExecuted }),
     };
   }

@@ -17,7 +17,13 @@ export const eventTypes = [
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
-const timestampField = z.string().check(z.describe("When the state changed: ISO 8601 UTC, e.g. 2026-11-25T09:25:03.123Z."));
+const timestampField = z
+  .string()
+  .check(
+    z.describe(
+      "When the state changed, as the state records it: ISO 8601 UTC with milliseconds, e.g. 2026-11-25T09:25:03.000Z (routing results and imports record whole seconds, so their milliseconds are 000).",
+    ),
+  );
 const organizationField = z.string().check(z.describe("The organization whose state changed."));
 
 const resultData = {
@@ -117,9 +123,4 @@ export interface StoredEvent {
   id: string;
   organizationId: string;
   event: DomainEvent;
-}
-
-/** `evt_` + the state change's own identity, so the same change always yields the same event id (deduplicating receivers). */
-export function eventId(type: EventType, ...parts: string[]): string {
-  return `evt_${type.replaceAll(".", "_")}_${parts.join("_")}`;
 }

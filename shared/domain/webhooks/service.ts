@@ -50,14 +50,20 @@ export interface WebhookServiceOptions {
  */
 export function webhookUrlProblem(text: string, allowLoopback: boolean): string | undefined {
   const problem = providerUrlProblem(text, { allowLoopback });
+  if (problem === LOOPBACK_PROBLEM) return `${problem} ${LOOPBACK_SWITCH_HINT}`;
   if (problem)
     return problem.replace("http:// or https://", "https://").replace("send them as providerConfig.key", "the payload is signed instead");
   const url = new URL(text);
   if (url.protocol === "https:") return undefined;
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   const loopback = addressClass(host) === "loopback" || host === "localhost" || host.endsWith(".localhost");
-  return allowLoopback && loopback ? undefined : "must be an absolute https:// URL";
+  if (allowLoopback && loopback) return undefined;
+  return loopback ? `must be an absolute https:// URL ${LOOPBACK_SWITCH_HINT}` : "must be an absolute https:// URL";
 }
+
+const LOOPBACK_PROBLEM = "must not point at a loopback address";
+/** The refusal names the switch that admits a loopback receiver on a local stack (never set on AWS). */
+const LOOPBACK_SWITCH_HINT = "(a receiver on this machine needs a local stack started with WEBHOOKS_ALLOW_LOOPBACK=true)";
 
 /** A subscription names only event types whose module the caller may read (403 sys-035 naming the first slug it lacks). */
 function checkEventRights(caller: Caller, events: readonly EventType[]): void {

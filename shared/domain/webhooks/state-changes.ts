@@ -128,17 +128,32 @@ function importEvents(before: Image, after: Record<string, unknown>, at: Date): 
   ];
 }
 
+type EventReader = (before: Image, after: Record<string, unknown>, at: Date) => StoredEvent[];
+
+/**
+ * The item entities whose changes can mean an event, each with its reader: the one declaration the
+ * stream's filter on AWS (infra), the local stream poller's filter (both: `streamFilterPattern`) and
+ * `eventsOfChange` derive from. A new event's entity added here reaches all three.
+ */
+const eventReaders = { routingResult: resultEvents, runClaim: runClaimEvents, dataType: importEvents } as const satisfies Record<
+  string,
+  EventReader
+>;
+
+/** The entities whose stream records can mean an event (the keys of `eventReaders`). */
+export const eventEntities = Object.keys(eventReaders) as ReadonlyArray<keyof typeof eventReaders>;
+
+/**
+ * The Lambda event-filter pattern of the publisher's stream source: records whose new image is an
+ * item of one of `eventEntities` (a removal has no new image and is dropped). The CDK stack hands it to
+ * `FilterCriteria.filter` as is; the local poller evaluates it with `matchesFilterPattern`.
+ */
+export const streamFilterPattern = { dynamodb: { NewImage: { entity: { S: [...eventEntities] } } } } as const;
+
 /** The events one committed write means; `at`: when the stream saw it (fallback timestamp). */
 export function eventsOfChange(before: Image, after: Image, at: Date): StoredEvent[] {
   if (!after) return [];
-  switch (after.entity) {
-    case "routingResult":
-      return resultEvents(before, after, at);
-    case "runClaim":
-      return runClaimEvents(before, after, at);
-    case "dataType":
-      return importEvents(before, after, at);
-    default:
-      return [];
-  }
+  const entity = after.entity;
+  if (typeof entity !== "string" || !Object.hasOwn(eventReaders, entity)) return [];
+  return eventReaders[entity as keyof typeof eventReaders](before, after, at);
 }
