@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
 import {
+  component,
   idSchema,
   ignoringServerSetKeys,
   writableKeysOf,
@@ -203,3 +204,8 @@ export const visitListQuerySchema = pageQuery({
   status: z.optional(z.enum(visitStatuses)).check(z.describe("Visits in this status only.")),
 });
 export type VisitListQuery = z.infer<typeof visitListQuerySchema>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Visit", visitSchema);
+component("VisitInput", visitCreateSchema);
+component("VisitPatch", visitPatchSchema);
