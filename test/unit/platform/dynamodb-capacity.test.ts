@@ -135,6 +135,9 @@ describe("the pricing rules, one by one", () => {
       expect(refused).toMatchObject({ writeUnits: 3, indexWriteUnits: 0 });
       const onNothing = costOf({ ...captured("UpdateItem", [one("Update", undefined, undefined)]), status: 400 }, twoIndexes);
       expect(onNothing).toMatchObject({ writeUnits: 1, indexWriteUnits: 0 });
+      // Images that differ (another write landed between them) are not this refused call's index writes.
+      const raced = costOf({ ...captured("PutItem", [one("Put", undefined, stored)]), status: 400 }, twoIndexes);
+      expect(raced).toMatchObject({ writeUnits: 3, indexWriteUnits: 0 });
     });
 
     it("two indexes: a new item in both is one index write each, sized by the item", () => {
@@ -179,6 +182,12 @@ describe("the pricing rules, one by one", () => {
       const update = one("Update", sized(1500, keysOf(1, "a")), sized(1500, keysOf(1, "a")));
       const cancelled = costOf({ ...captured("TransactWriteItems", [put, update]), status: 400 }, twoIndexes);
       expect(cancelled).toMatchObject({ writeUnits: 2 + 4, indexWriteUnits: 0 });
+      // Even when the images differ (another write landed between them).
+      const raced = one("Put", undefined, sized(1500, keysOf(2, "b")));
+      expect(costOf({ ...captured("TransactWriteItems", [raced]), status: 400 }, twoIndexes)).toMatchObject({
+        writeUnits: 4,
+        indexWriteUnits: 0,
+      });
     });
 
     it("a batch write rounds each item up on its own", () => {
