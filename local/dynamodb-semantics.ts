@@ -476,12 +476,17 @@ export async function startDynamoDbSemanticsProxy(
     const answer = await forward(path, headers, raw);
     if (options.capture) {
       const responses: WireJson[] = parsed(answer).Responses ?? [];
+      // Capacity counts the whole item, whatever the projection: a projected answer is read again whole.
+      const projected = (request.TransactItems ?? []).map((entry: WireJson) => Boolean(entry.Get.ProjectionExpression));
+      const whole = await Promise.all(
+        items.map((item, index) => (projected[index] && responses[index]?.Item ? images(item.table, item.key) : responses[index]?.Item)),
+      );
       captured.push({
         operation: "TransactGetItems",
         request,
         status: answer.status,
         response: parsed(answer),
-        items: items.map((item, index) => ({ ...item, after: responses[index]?.Item })),
+        items: items.map((item, index) => ({ ...item, after: whole[index] })),
       });
     }
     return answer;
@@ -616,9 +621,16 @@ export async function startDynamoDbSemanticsProxy(
     if (options.capture) {
       const items: CapturedItem[] = [];
       for (const [table, found] of Object.entries(body.Responses ?? {}) as Array<[string, Item[]]>) {
-        const consistent = Boolean(request.RequestItems?.[table]?.ConsistentRead);
-        for (const item of found)
-          items.push({ table, key: await keyOf(table, item), action: consistent ? "GetConsistent" : "Get", after: item });
+        const entry = request.RequestItems?.[table] ?? {};
+        const action = entry.ConsistentRead ? "GetConsistent" : "Get";
+        if (entry.ProjectionExpression || entry.AttributesToGet) {
+          // Capacity counts the whole item, whatever the projection (a projected answer may not even
+          // hold the key): each key asked for that was found is read again whole.
+          for (const key of (processed[table]?.Keys ?? []) as Item[]) {
+            const whole = await images(table, key);
+            if (whole) items.push({ table, key, action, after: whole });
+          }
+        } else for (const item of found) items.push({ table, key: await keyOf(table, item), action, after: item });
       }
       captured.push({ operation: "BatchGetItem", request, status: answer.status, response: body, items });
     }
@@ -640,8 +652,11 @@ export async function startDynamoDbSemanticsProxy(
     if (options.capture && answer.status === 200) {
       const body = parsed(answer);
       let readItems: Item[] = [];
-      if (operation === "GetItem") readItems = body.Item ? [body.Item] : [];
-      else if (request.FilterExpression || request.ProjectionExpression || request.Select || request.AttributesToGet) {
+      if (operation === "GetItem") {
+        // Capacity counts the whole item, whatever the projection.
+        const whole = body.Item && (request.ProjectionExpression || request.AttributesToGet) ? await images(table, request.Key) : body.Item;
+        readItems = whole ? [whole] : [];
+      } else if (request.FilterExpression || request.ProjectionExpression || request.Select || request.AttributesToGet) {
         // Capacity counts what the key condition read, before any filter or projection.
         const { FilterExpression, ProjectionExpression, Select, AttributesToGet, ...unfiltered } = request;
         const names = unfiltered.ExpressionAttributeNames ? { ...unfiltered.ExpressionAttributeNames } : undefined;

@@ -13,12 +13,25 @@ export function minutesOfDay(time: string): number {
   return (hours ?? 0) * 60 + (minutes ?? 0);
 }
 
-export const errorBodySchema = z.object({
-  status: z.literal(false),
-  message: z.string(),
-  failedCode: z.string(),
-  errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
-});
+/**
+ * Names `schema` as the OpenAPI component `id` (`components.schemas[id]`, used by `$ref`): zod's own
+ * mechanism, the `id` of its metadata in `z.globalRegistry`, added to the metadata it already has
+ * (a description, the server-set keys). Call it where the schema is declared, once per schema.
+ */
+export function component<T extends core.$ZodType>(id: string, schema: T): T {
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id });
+  return schema;
+}
+
+export const errorBodySchema = component(
+  "Error",
+  z.object({
+    status: z.literal(false),
+    message: z.string(),
+    failedCode: z.string(),
+    errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
+  }),
+);
 
 /** `{ status: true, message, data }` */
 export function successBodySchema<T extends core.$ZodType>(data: T, key = "data") {

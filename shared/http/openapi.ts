@@ -1,4 +1,4 @@
-import { eventSchemas, eventTypes } from "#shared/domain/webhooks/events";
+import { eventSchemas, eventTypes, webhookTestEventSchema } from "#shared/domain/webhooks/events";
 import { toJSONSchema } from "zod/mini";
 import type { core } from "zod/mini";
 import { errorBodySchema, SERVER_SET_KEYWORD } from "#shared/domain/schemas";
@@ -7,16 +7,89 @@ import type { RouteDefinition } from "#shared/http/route";
 /**
  * OpenAPI 3.1 generated from the route table and its zod schemas: the schemas that validate
  * requests are the schemas that document them.
+ *
+ * Named components: a zod schema registered with an `id` in zod's global registry
+ * (`schema.register(z.globalRegistry, { id: "Hub" })`, next to the schema) is converted once into
+ * `components.schemas.Hub` and every use of it is a `$ref` (zod extracts it as a `$def`; the
+ * document moves the `$defs` of every conversion into `components.schemas`). A registered schema
+ * whose request (input) form differs from its response (output) form gets `<id>Input` for the
+ * request form. docs/architecture.md ("How to name a schema in the OpenAPI document").
  */
-function jsonSchema(schema: core.$ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = toJSONSchema(schema, {
-    target: "draft-2020-12",
-    io,
-    unrepresentable: "any",
-    override: showServerSetKeys,
-  }) as Record<string, unknown>;
-  return rest;
+type JsonSchema = Record<string, unknown>;
+
+const COMPONENTS = "#/components/schemas/";
+const refsIn = (text: string) => [...text.matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)].map((match) => match[1] as string);
+
+/** The JSON Schemas of one document: converts zod schemas and collects their named components. */
+class SchemaConverter {
+  readonly components: Record<string, JsonSchema> = {};
+  /** The output form of each id as zod writes it (refs still `#/$defs/…`), to tell whether its input form is the same. */
+  private readonly outputForms = new Map<string, string>();
+  private readonly componentTexts = new Map<string, string>();
+
+  convert(schema: core.$ZodType, io: "input" | "output"): JsonSchema {
+    const {
+      $schema: _ignored,
+      $defs,
+      ...rest
+    } = toJSONSchema(schema, {
+      target: "draft-2020-12",
+      io,
+      unrepresentable: "any",
+      override: showServerSetKeys,
+    }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    const defs = $defs ?? {};
+    const names = this.namesOf(defs, io);
+    const rewrite = (value: JsonSchema): JsonSchema =>
+      JSON.parse(
+        JSON.stringify(value).replaceAll(
+          /"\$ref":"#\/\$defs\/([^"]+)"/g,
+          (_all, id: string) => `"$ref":"${COMPONENTS}${names.get(id) ?? id}"`,
+        ),
+      );
+    for (const [id, def] of Object.entries(defs)) this.keep(names.get(id) ?? id, rewrite(def));
+    return rewrite(rest);
+  }
+
+  /** The component name of each `$def` of one conversion: its id, or `<id>Input` for an input form that differs from the output form. */
+  private namesOf(defs: Record<string, JsonSchema>, io: "input" | "output"): Map<string, string> {
+    const texts = new Map(Object.entries(defs).map(([id, def]) => [id, JSON.stringify(def)]));
+    const names = new Map<string, string>();
+    if (io === "output") {
+      for (const [id, text] of texts) {
+        const known = this.outputForms.get(id);
+        if (known !== undefined && known !== text) throw new Error(`Two different schemas are registered as OpenAPI component "${id}"`);
+        this.outputForms.set(id, text);
+        names.set(id, id);
+      }
+      return names;
+    }
+    // An input form is the output form's component when it is written the same and so is every form it refers to.
+    const same = new Map<string, boolean>();
+    const isSame = (id: string): boolean => {
+      const known = same.get(id);
+      if (known !== undefined) return known;
+      same.set(id, true); // a cycle refers to itself: decided by the rest
+      const text = texts.get(id) ?? "";
+      const result = this.outputForms.get(id) === text && refsIn(text).every(isSame);
+      same.set(id, result);
+      return result;
+    };
+    for (const id of texts.keys()) names.set(id, isSame(id) || !this.outputForms.has(id) ? id : `${id}Input`);
+    return names;
+  }
+
+  private keep(name: string, schema: JsonSchema): void {
+    const text = JSON.stringify(schema);
+    const known = this.componentTexts.get(name);
+    if (known !== undefined && known !== text) throw new Error(`Two different schemas are named OpenAPI component "${name}"`);
+    this.componentTexts.set(name, text);
+    this.components[name] = schema;
+  }
 }
+
+/** The component a schema registered with `id` is written as (`{ $ref }`). */
+const componentRef = (name: string) => ({ $ref: `${COMPONENTS}${name}` });
 
 /** A body that ignores server-set keys (ignoringServerSetKeys) lists them as readOnly properties. */
 function showServerSetKeys({ jsonSchema }: { jsonSchema: Record<string, unknown> }) {
@@ -33,9 +106,9 @@ function showServerSetKeys({ jsonSchema }: { jsonSchema: Record<string, unknown>
   jsonSchema.properties = properties;
 }
 
-function parameters(schema: core.$ZodType | undefined, location: "path" | "query") {
+function parameters(converter: SchemaConverter, schema: core.$ZodType | undefined, location: "path" | "query") {
   if (!schema) return [];
-  const object = jsonSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const object = converter.convert(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
     in: location,
@@ -63,7 +136,9 @@ const kindResponses: Record<number, string> = {
   429: "Over the plan's request rate (failedCode sys-429) or its call quota (sys-429-quota): the usage plan of the organization's API key.",
 };
 
-const errorContent = () => ({ "application/json": { schema: jsonSchema(errorBodySchema, "output") } });
+/** The error envelope every refusal answers (errorBodySchema, component `Error`). */
+const errorSchema = () => componentRef("Error");
+const errorContent = () => ({ "application/json": { schema: errorSchema() } });
 
 /** The tenant authorizer's refusals (shared/domain/tenants/access.ts, shared/http/gateway-responses.ts). */
 const authorizerRefusals = ["sys-403", "tenant-403-key", "tenant-403-not-enrolled", "tenant-403-suspended", "tenant-403-plan"];
@@ -109,11 +184,9 @@ export function declaredFailures(route: RouteDefinition): Map<number, Set<string
   return codes;
 }
 
-/** The error body of a status: `failedCode` one of `codes`. */
+/** The error body of a status: the `Error` envelope with `failedCode` one of `codes`. */
 function errorBodyWith(codes: ReadonlySet<string>): Record<string, unknown> {
-  const schema = jsonSchema(errorBodySchema, "output") as { properties: Record<string, Record<string, unknown>> };
-  schema.properties.failedCode = { ...schema.properties.failedCode, enum: [...codes].sort() };
-  return schema;
+  return { allOf: [errorSchema(), { type: "object", properties: { failedCode: { type: "string", enum: [...codes].sort() } } }] };
 }
 
 /**
@@ -178,34 +251,45 @@ function conditionalRequestHeaders(route: RouteDefinition, responses: Record<str
   return headers;
 }
 
-const genericErrorSchemaText = () => JSON.stringify(jsonSchema(errorBodySchema, "output"));
-const isErrorBodySchema = (schema: Record<string, unknown>) => JSON.stringify(schema) === genericErrorSchemaText();
+const isErrorBodySchema = (schema: Record<string, unknown>) => JSON.stringify(schema) === JSON.stringify(errorSchema());
 
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { title: string; version: string; description: string }) {
+  const converter = new SchemaConverter();
+  const jsonSchema = (schema: core.$ZodType, io: "input" | "output") => converter.convert(schema, io);
+  // Response (output) forms first, so a request (input) form is told apart from the response form of the same component.
+  if (JSON.stringify(jsonSchema(errorBodySchema, "output")) !== JSON.stringify(errorSchema()))
+    throw new Error('errorBodySchema must be registered as OpenAPI component "Error"');
+  const answers = new Map(routes.map((route) => [route, route.responses()]));
+  const outputForms = new Map<core.$ZodType, JsonSchema>();
+  for (const responseTable of answers.values())
+    for (const response of Object.values(responseTable))
+      for (const schema of [response.schema, ...Object.values(response.alternatives ?? {})])
+        if (schema && !outputForms.has(schema)) outputForms.set(schema, jsonSchema(schema, "output"));
+  const webhooks = webhookOperations(converter);
+  const outputForm = (schema: core.$ZodType) => outputForms.get(schema) ?? jsonSchema(schema, "output");
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(route.responses())) {
+    for (const [status, response] of Object.entries(answers.get(route) ?? {})) {
       const content: Record<string, unknown> = {};
       if (response.schema || response.contentType) {
         content[response.contentType ?? "application/json"] = {
-          schema: response.schema ? jsonSchema(response.schema, "output") : { type: "string" },
+          schema: response.schema ? outputForm(response.schema) : { type: "string" },
         };
       }
-      for (const [mediaType, schema] of Object.entries(response.alternatives ?? {}))
-        content[mediaType] = { schema: jsonSchema(schema, "output") };
+      for (const [mediaType, schema] of Object.entries(response.alternatives ?? {})) content[mediaType] = { schema: outputForm(schema) };
       responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
     }
     for (const [status, description] of Object.entries(errorResponses)) {
       if (route.auth === "none" && status !== "500") continue;
-      responses[status] ??= { description, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
+      responses[status] ??= { description, content: errorContent() };
     }
     if (route.permission) {
       const missingPermission = `The token lacks the \`${route.permission}\` permission (failedCode sys-035).`;
       const routeForbidden = responses["403"] as { description: string } | undefined;
       responses["403"] = routeForbidden
         ? { ...routeForbidden, description: `${missingPermission} Or: ${routeForbidden.description}` }
-        : { description: missingPermission, content: { "application/json": { schema: jsonSchema(errorBodySchema, "output") } } };
+        : { description: missingPermission, content: errorContent() };
     }
     const headerParameters = conditionalRequestHeaders(route, responses);
     // Every error status the route may answer, with the failedCodes it may carry in its schema.
@@ -237,7 +321,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
       ...(route.permission ? { "x-permission": route.permission } : {}),
       tags: [route.tag],
       security: route.auth === "none" ? [] : [{ bearerAuth: [] }],
-      parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query"), ...headerParameters],
+      parameters: [...parameters(converter, route.params, "path"), ...parameters(converter, route.query, "query"), ...headerParameters],
       ...(route.body
         ? {
             requestBody: {
@@ -254,44 +338,50 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     openapi: "3.1.0",
     info,
     servers: [{ url: "/v3" }],
-    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+    components: {
+      schemas: Object.fromEntries(Object.entries(converter.components).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+    },
     paths,
-    webhooks: webhookOperations(),
+    webhooks,
   };
 }
 
-/** The OpenAPI 3.1 `webhooks` section: one operation per event, the POST a subscription receives. */
-function webhookOperations(): Record<string, unknown> {
+/** The OpenAPI 3.1 `webhooks` section: one operation per event, the POST a subscription receives (and `webhook.test`, sent to one subscription on request). */
+function webhookOperations(converter: SchemaConverter): Record<string, unknown> {
   const header = (description: string) => ({ in: "header", required: true, description, schema: { type: "string" } });
   return Object.fromEntries(
-    eventTypes.map((type) => {
-      const schema = jsonSchema(eventSchemas[type], "output");
-      return [
-        type,
-        {
-          post: {
-            operationId: `webhook_${type.replaceAll(/[.-]/g, "_")}`,
-            summary: type,
-            description:
-              `${typeof schema.description === "string" ? schema.description : ""} Signed per Standard Webhooks (docs/api/webhooks.md); retried until a 2xx answer, 410 disables the subscription.`.trim(),
-            tags: ["Webhooks"],
-            parameters: [
-              { name: "webhook-id", ...header("The event's id: the same on every retry (deduplicate by it).") },
-              { name: "webhook-timestamp", ...header("Unix seconds of this attempt; reject it when far from now (replays).") },
-              {
-                name: "webhook-signature",
-                ...header(
-                  "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the subscription's secret (`whsec_…`, base64 after the prefix).",
-                ),
+    [...eventTypes.map((type) => [type, eventSchemas[type]] as const), ["webhook.test", webhookTestEventSchema] as const].map(
+      ([type, zodSchema]) => {
+        const schema = converter.convert(zodSchema, "output");
+        const description = converter.components[String(schema.$ref).slice(COMPONENTS.length)]?.description ?? schema.description;
+        return [
+          type,
+          {
+            post: {
+              operationId: `webhook_${type.replaceAll(/[.-]/g, "_")}`,
+              summary: type,
+              description:
+                `${typeof description === "string" ? description : ""} Signed per Standard Webhooks (docs/api/webhooks.md); retried until a 2xx answer, 410 disables the subscription.`.trim(),
+              tags: ["Webhooks"],
+              parameters: [
+                { name: "webhook-id", ...header("The event's id: the same on every retry (deduplicate by it).") },
+                { name: "webhook-timestamp", ...header("Unix seconds of this attempt; reject it when far from now (replays).") },
+                {
+                  name: "webhook-signature",
+                  ...header(
+                    "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the subscription's secret (`whsec_…`, base64 after the prefix).",
+                  ),
+                },
+              ],
+              requestBody: { required: true, content: { "application/json": { schema } } },
+              responses: {
+                "2XX": { description: "Received; any other answer is retried by the schedule (410: the subscription is disabled)." },
               },
-            ],
-            requestBody: { required: true, content: { "application/json": { schema } } },
-            responses: {
-              "2XX": { description: "Received; any other answer is retried by the schedule (410: the subscription is disabled)." },
             },
           },
-        },
-      ];
-    }),
+        ];
+      },
+    ),
   );
 }

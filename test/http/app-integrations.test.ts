@@ -7,6 +7,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { apiClient, baseUrl, newTenant, tokenFor, type ApiClient } from "#test/support/local-api";
+import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
  * App integration through the local gateway with real multipart bodies. Certificates are made by
@@ -518,7 +519,7 @@ describe("App integration API", () => {
 
   it("documents the multipart form in the OpenAPI document", async () => {
     const document = (await apiClient(undefined).get("/openapi.json")).body;
-    const schema = document.paths["/app-integration"].post.requestBody.content["multipart/form-data"].schema;
+    const schema = inlineRefs(document, document.paths["/app-integration"].post.requestBody.content["multipart/form-data"].schema);
     expect(schema.required).toEqual(["integrationType", "azureAuthUrl", "azureCert"]);
     expect(schema.properties.azureCert).toMatchObject({ type: "string", format: "binary" });
     expect(schema.properties.integrationType.enum).toEqual(["azure"]);

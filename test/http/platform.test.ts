@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { apiClient, baseUrl, newTenant } from "#test/support/local-api";
+import { inlineRefs } from "#test/support/openapi-refs";
 
 describe("HTTP platform behaviour through the local gateway", () => {
   it("answers malformed JSON with 400, not 500", async () => {
@@ -86,7 +87,9 @@ describe("HTTP platform behaviour through the local gateway", () => {
       expect(operation.operationId).toBe(route.operationId);
     }
     const createVehicle = document.paths["/vehicle"].post;
-    expect(createVehicle.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["name", "hubId"]));
+    expect(inlineRefs(document, createVehicle.requestBody.content["application/json"].schema).required).toEqual(
+      expect.arrayContaining(["name", "hubId"]),
+    );
   });
 
   it("answers a cursor whose start key was edited with 400 naming cursor, on table and index lists", async () => {

@@ -14,6 +14,7 @@ import { keys } from "#shared/store/keys";
 import { newOrganizationId } from "#test/support/local-api";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { postExport } from "#test/support/export-upload";
+import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
  * Webhooks end to end on a local stack of this file's own (the shared test stack runs no workers):
@@ -139,10 +140,11 @@ function verified(secret: string, delivery: Received): DeliveredEvent {
 async function expectDocumentedEvent(event: DeliveredEvent, startedAt: number, latest = Date.now()): Promise<void> {
   const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
     webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: unknown } } } } }>;
+    components: { schemas: Record<string, unknown> };
   };
   const documented = document.webhooks[event.type]?.post.requestBody.content["application/json"].schema;
   expect(documented, `the OpenAPI webhooks section documents ${event.type}`).toBeDefined();
-  const parsed = z.fromJSONSchema(documented as Parameters<typeof z.fromJSONSchema>[0]).safeParse(event);
+  const parsed = z.fromJSONSchema(inlineRefs(document, documented)).safeParse(event);
   expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   expect(new Date(event.timestamp).toISOString()).toBe(event.timestamp);
   expect(Date.parse(event.timestamp)).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000 - 1000);

@@ -8,7 +8,7 @@ import {
   webhookSchema,
 } from "#shared/domain/webhooks/schema";
 import { defineRoute } from "#shared/http/route";
-import { pageQuery } from "#shared/domain/schemas";
+import { component, pageQuery } from "#shared/domain/schemas";
 
 const deliverySchema = z.object({
   deliveryId: z.string(),
@@ -176,3 +176,6 @@ export const webhookRoutes = {
     grants: ["tableWrite", "webhookQueueSend"],
   }),
 };
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("WebhookDelivery", deliverySchema);

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, pageQuery, clientText } from "#shared/domain/schemas";
+import { component, idSchema, pageQuery, clientText } from "#shared/domain/schemas";
 
 /**
  * App integration: single sign-on settings of an organization (an authentication URL and the
@@ -133,3 +133,8 @@ export const appIntegrationSchema = z.object({
   updatedTime: z.string().check(clientText, z.describe(isoMicros)),
 });
 export type AppIntegration = z.infer<typeof appIntegrationSchema>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("AppIntegration", appIntegrationSchema);
+component("AppIntegrationForm", appIntegrationCreateFormSchema);
+component("AppIntegrationUpdateForm", appIntegrationUpdateFormSchema);

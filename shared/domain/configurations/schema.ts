@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
+import { component, idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 
 /**
  * Configuration profile: what a routing run plans with — the hub (depot and visits), the
@@ -140,3 +140,8 @@ export const configurationParamsSchema = z.strictObject({ configurationId: z.str
 export const configurationListQuerySchema = pageQuery({
   hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(z.describe("Profiles of this hub only.")),
 });
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("RoutingConfiguration", configurationSchema);
+component("RoutingConfigurationInput", configurationInputSchema);
+component("RoutingConfigurationPatch", configurationPatchSchema);

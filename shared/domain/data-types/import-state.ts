@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { component } from "#shared/domain/schemas";
 
 /**
  * The state of an import from the earlier version, kept on the imported data type's item, and what
@@ -86,3 +87,6 @@ export function toImportView(state: ImportState): ImportView {
     ...(state.finishedTime !== undefined ? { finishedTime: state.finishedTime } : {}),
   };
 }
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("DataTypeImport", importViewSchema);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import * as z from "zod/mini";
 import { importModes } from "#shared/domain/data-types/import-state";
 import { fieldInputSchema } from "#shared/domain/data-types/schema";
-import { idSchema, storableNumber } from "#shared/domain/schemas";
+import { component, idSchema, storableNumber } from "#shared/domain/schemas";
 
 /**
  * The import from the earlier version (spec Versioning 2–4), as pure rules: the export format
@@ -159,3 +159,7 @@ export function headerOf(chunk: Buffer): { text: string; recordsOffset: number }
   if (newline < 0) return undefined;
   return { text: chunk.subarray(0, newline).toString("utf8").replace(/\r$/, ""), recordsOffset: newline + 1 };
 }
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("DataTypeImportRequest", importRequestSchema);
+component("DataTypeImportUpload", importUploadSchema);

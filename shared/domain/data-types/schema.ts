@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { importStateSchema, importViewSchema } from "#shared/domain/data-types/import-state";
 import {
+  component,
   idSchema,
   ignoringServerSetKeys,
   nullableMembers,
@@ -160,7 +161,22 @@ export const fieldInputSchema = nullAsAbsent(
         .check(z.describe("Legacy marker: accepted only on the identifying (title or primaryKey) field; not stored.")),
       format: optionalText(50),
     })
-    .check(z.describe("Every optional attribute also accepts null, read as absent (its default applies).")),
+    .check(
+      z.meta({
+        description: "Every optional attribute also accepts null, read as absent (its default applies).",
+        // The rule of fieldRules (rules.ts): a field that is not the title sends `required` or its synonym `isRequired`.
+        // Said here so a client generated from the document requires one of them (under allOf: generators intersect it with the properties).
+        allOf: [
+          {
+            anyOf: [
+              { type: "object", properties: { required: { type: "boolean" } }, required: ["required"] },
+              { type: "object", properties: { isRequired: { type: "boolean" } }, required: ["isRequired"] },
+              { type: "object", properties: { type: { const: "title" } }, required: ["type"] },
+            ],
+          },
+        ],
+      }),
+    ),
 );
 
 export type FieldInput = z.infer<typeof fieldInputSchema>;
@@ -332,3 +348,10 @@ export const dataTypeListQuerySchema = pageQuery({
     .optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(100)))
     .check(z.describe("Case-insensitive prefix of the name.")),
 });
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("DataType", dataTypeViewSchema);
+component("DataTypeInput", dataTypeInputSchema);
+component("DataTypePatch", dataTypePatchSchema);
+component("DataTypeField", fieldSchema);
+component("DataTypeFieldInput", fieldInputSchema);

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import type { StandardEntity } from "#shared/domain/data-types/schema";
 import type { GuardEntry } from "#shared/domain/records/schema";
 import { rejectingPrototypeKeys } from "#shared/domain/records/schema";
-import { ignoringServerSetKeys, clientText } from "#shared/domain/schemas";
+import { component, ignoringServerSetKeys, clientText } from "#shared/domain/schemas";
 
 /**
  * Custom values of platform entities (spec "extends"; docs/api/extensions.md). An organization's
@@ -83,3 +83,7 @@ export const extensionValuesViewSchema = z.object({
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
 });
 export type ExtensionValuesView = z.infer<typeof extensionValuesViewSchema>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("ExtensionValues", extensionValuesViewSchema);
+component("ExtensionValuesInput", extensionValuesInputSchema);

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { customValuesSchema, customValuesViewSchema } from "#shared/domain/extensions/schema";
-import { idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
+import { component, idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, storableNumber, clientText } from "#shared/domain/schemas";
 import { isValidTimeZone } from "#shared/domain/time";
 
 /**
@@ -96,3 +96,8 @@ export const hubListQuerySchema = pageQuery({});
 export const hubReferenceKinds = ["vehicle", "visit", "configuration"] as const;
 export type HubReferenceKind = (typeof hubReferenceKinds)[number];
 export type HubReferenceCounts = Record<HubReferenceKind, number>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Hub", hubViewSchema);
+component("HubInput", hubInputSchema);
+component("HubPatch", hubPatchSchema);

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, ignoringServerSetKeys, pageQuery, clientText } from "#shared/domain/schemas";
+import { component, idSchema, ignoringServerSetKeys, pageQuery, clientText } from "#shared/domain/schemas";
 
 /**
  * Data source records (spec "Data source record", "Data source" endpoints). The zod schemas here
@@ -231,3 +231,9 @@ export const systemViewKeys: readonly string[] = [...leadingViewKeys, ...trailin
 
 /** Keys a write body may carry besides custom fields. */
 export const envelopeKeys = ["dataTypeId", "dataTypeName", "hubId", "dataId"] as const;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Record", recordViewSchema);
+component("RecordInput", recordCreateSchema);
+component("RecordReplace", recordReplaceSchema);
+component("RecordPatch", recordPatchSchema);

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { component } from "#shared/domain/schemas";
 import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
 
 /**
@@ -161,3 +162,6 @@ function boundingBox(features: readonly Feature[]): [number, number, number, num
   const lats = positions.map(([, lat]) => lat);
   return [Math.min(...lngs), Math.min(...lats), Math.max(...lngs), Math.max(...lats)];
 }
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("RoutingResultGeoJson", resultGeoJsonSchema);

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema, pageQuery, clientText } from "#shared/domain/schemas";
+import { component, idSchema, pageQuery, clientText } from "#shared/domain/schemas";
 import { routingEnds } from "#shared/routing/model";
 import { dropReasonCodes } from "#shared/routing/explain";
 
@@ -230,3 +230,10 @@ export const dispatchOutcomeSchema = z.object({
   failed: z.number().check(z.int(), z.describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged.")),
 });
 export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("RoutingResult", routingResultSchema);
+component("RoutingResultSummary", resultRecordSchema);
+component("RoutingResultInput", resultCreateSchema);
+component("RoutingRoute", resultRouteSchema);
+component("DispatchOutcome", dispatchOutcomeSchema);

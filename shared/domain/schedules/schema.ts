@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import {
+  component,
   idSchema,
   ignoringServerSetKeys,
   writableKeysOf,
@@ -333,3 +334,8 @@ export const scheduleListQuerySchema = pageQuery({
 });
 
 export type ScheduleListQuery = z.infer<typeof scheduleListQuerySchema>;
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("RoutingSchedule", scheduleSchema);
+component("RoutingScheduleInput", scheduleInputSchema);
+component("RoutingSchedulePatch", schedulePatchSchema);

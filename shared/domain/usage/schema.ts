@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { clientText } from "#shared/domain/schemas";
+import { component, clientText } from "#shared/domain/schemas";
 
 /**
  * Metering: what a tenant used, per UTC day. API calls are counted by the gateway (the local
@@ -172,3 +172,6 @@ export function buildUsageReport(
 export function roundSeconds(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Usage", usageReportSchema);

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import {
+  component,
   idSchema,
   ignoringServerSetKeys,
   writableKeysOf,
@@ -221,3 +222,8 @@ export const vehicleListQuerySchema = pageQuery({
   hubId: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(64))),
   tag: z.optional(z.string().check(clientText, z.minLength(1), z.maxLength(50))),
 });
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Vehicle", vehicleViewSchema);
+component("VehicleInput", vehicleInputSchema);
+component("VehiclePatch", vehiclePatchSchema);

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { parseDateValue } from "#shared/domain/data-types/values";
 import {
+  component,
   idSchema,
   ignoringServerSetKeys,
   writableKeysOf,
@@ -289,3 +290,8 @@ export const visitProgressSchema = z
 export type VisitProgress = z.infer<typeof visitProgressSchema>;
 
 export const visitHistoryQuerySchema = pageQuery({});
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Visit", visitSchema);
+component("VisitInput", visitCreateSchema);
+component("VisitPatch", visitPatchSchema);

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { idSchema } from "#shared/domain/schemas";
+import { component, idSchema } from "#shared/domain/schemas";
 
 /**
  * Domain events: what an integration is told when a run finishes, a plan is dispatched, a scheduled
@@ -34,8 +34,15 @@ const resultData = {
   scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run this was; null for an on-demand run.")),
 };
 
-function eventSchema<T extends EventType, D extends z.ZodMiniType>(type: T, data: D, description: string) {
-  return z.object({ type: z.literal(type), timestamp: timestampField, data }).check(z.describe(description));
+/** `routing.result.completed` → `RoutingResultCompletedEvent`: the event's OpenAPI component name. */
+const componentName = (type: string) =>
+  `${type.replaceAll(/(^|[.-])(\w)/g, (_all, _separator, letter: string) => letter.toUpperCase())}Event`;
+
+function eventSchema<T extends string, D extends z.ZodMiniType>(type: T, data: D, description: string) {
+  return component(
+    componentName(type),
+    z.object({ type: z.literal(type), timestamp: timestampField, data }).check(z.describe(description)),
+  );
 }
 
 export const eventSchemas = {
@@ -83,6 +90,13 @@ export const eventSchemas = {
     "An import of records into a data type stopped with an error.",
   ),
 } as const satisfies Record<EventType, z.ZodMiniType>;
+
+/** POST /webhook/{id}/test sends this to one subscription (never on the bus, so not an EventType). */
+export const webhookTestEventSchema = eventSchema(
+  "webhook.test",
+  z.object({ organizationId: organizationField, webhookId: z.string().check(z.describe("The webhook the test was sent to.")) }),
+  "A test event asked for with POST /webhook/{webhookId}/test.",
+);
 
 export type DomainEvent = { [T in EventType]: z.infer<(typeof eventSchemas)[T]> }[EventType];
 export type EventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;

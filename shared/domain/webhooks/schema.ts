@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { clientFreeText, clientText, idSchema, pageQuery } from "#shared/domain/schemas";
+import { component, clientFreeText, clientText, idSchema, pageQuery } from "#shared/domain/schemas";
 import { eventTypes } from "#shared/domain/webhooks/events";
 
 /**
@@ -112,3 +112,9 @@ export function webhookView(record: WebhookRecord): Webhook {
   const { sealedSecret: _sealed, ...view } = record;
   return view;
 }
+
+// Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
+component("Webhook", webhookSchema);
+component("WebhookCreated", webhookCreatedSchema);
+component("WebhookInput", webhookCreateSchema);
+component("WebhookPatch", webhookPatchSchema);

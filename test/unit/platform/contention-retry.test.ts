@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ServiceUnavailableError } from "#shared/domain/errors";
 import { errorToHttpResult } from "#shared/http/error-response";
 import { backoffDelayMs, contentionOf, retryContention } from "#shared/store/contention-retry";
@@ -78,18 +78,30 @@ describe("the retry budget", () => {
     expect(calls).toBe(1);
   });
 
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("once the budget is spent: 503 sys-503 with Retry-After, never a 409", async () => {
+    // An injected clock (vitest's fake timers drive Date.now and the backoff's setTimeout): 1,700 ms
+    // left leaves a 200 ms budget after the answer reserve; the retries stop within it.
+    vi.useFakeTimers();
     const startedAt = Date.now();
-    const error = await withInvocationDeadline({ getRemainingTimeInMillis: () => 1_700 - (Date.now() - startedAt) }, () =>
+    let attempts = 0;
+    const settled = withInvocationDeadline({ getRemainingTimeInMillis: () => 1_700 - (Date.now() - startedAt) }, () =>
       retryContention(
         async () => {
+          attempts += 1;
           throw named("ThrottlingException");
         },
         { baseMs: 5, capMs: 20 },
       ).catch((thrown: unknown) => thrown),
     );
+    await vi.runAllTimersAsync();
+    const error = await settled;
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    expect(attempts).toBeGreaterThan(1);
+    expect(Date.now() - startedAt).toBeLessThanOrEqual(200);
     const answer = errorToHttpResult(error);
     expect(answer.statusCode).toBe(503);
     expect(answer.headers?.["retry-after"]).toBe("1");

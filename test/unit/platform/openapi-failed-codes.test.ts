@@ -14,9 +14,11 @@ const operation = (path: string, method: string) => {
   return (document.paths[path] as Record<string, Operation>)[method] as Operation;
 };
 
-/** Every failedCode enum a response schema allows (a route's own body and the generic one under anyOf). */
+/** Every failedCode enum a response schema allows (a route's own body and the generic one under anyOf; the `Error` envelope narrowed under allOf). */
 function failedCodesIn(schema: Record<string, unknown>): string[] {
-  const bodies = (schema.anyOf as Record<string, unknown>[] | undefined) ?? [schema];
+  const bodies = ((schema.anyOf as Record<string, unknown>[] | undefined) ?? [schema]).flatMap(
+    (body) => (body.allOf as Record<string, unknown>[] | undefined) ?? [body],
+  );
   return bodies.flatMap((body) => {
     const failedCode = (body.properties as Record<string, { enum?: string[]; const?: string }> | undefined)?.failedCode;
     return failedCode?.enum ?? (failedCode?.const !== undefined ? [failedCode.const] : []);

@@ -4,6 +4,7 @@ import { checkSolution } from "#shared/routing/check";
 import type { RoutingProblem, RoutingSolution, TravelProvider } from "#shared/routing/model";
 import { solveRouting, solveRoutingWithElite } from "#shared/routing/solver";
 import { idleRoutingThreads, routingThreadCount, solveRoutingInParallel } from "#shared/routing-threads/pool";
+import type { ThreadMessage } from "#shared/routing-threads/protocol";
 import { randomProblem } from "./random-problem.ts";
 
 // Iteration-limited, so that every run (and every sync point: every 60 iterations) is deterministic.
@@ -66,6 +67,21 @@ const failingThreads =
     return new Worker(bootstrap, { eval: true, workerData: { failing, stuck } });
   };
 
+/** Starts threads with `start` and records which threads have shared an elite: a stop driven by the search's own events, not the wall clock. */
+function observed(start: (index: number) => Worker): { start: (index: number) => Worker; shared: Set<number> } {
+  const shared = new Set<number>();
+  return {
+    shared,
+    start: (index) => {
+      const worker = start(index);
+      worker.on("message", (message: ThreadMessage) => {
+        if (message.kind === "elite") shared.add(message.index);
+      });
+      return worker;
+    },
+  };
+}
+
 describe("solveRoutingInParallel when threads fail", () => {
   const hierarchical = { ...options, maxIterations: 400, sync: { iterations: 40 } };
 
@@ -86,38 +102,43 @@ describe("solveRoutingInParallel when threads fail", () => {
   }, 60_000);
 
   it("a thread that does not end within the grace period after mustStop counts as failed; the others' plans are kept", async () => {
-    // The stop comes once the threads have surely met (starting a thread from source compiles it: 1–2 s when busy).
-    const startedAt = Date.now();
+    // The stop comes once both threads have shared an elite (thread 1 is stuck from then on).
+    const threads = observed(failingThreads([], [1]));
     const solution = await solveRoutingInParallel(
       problem,
       {
         ...options,
         maxIterations: undefined,
-        timeLimitMs: 60_000,
+        timeLimitMs: Infinity,
         earlyStop: false,
         threads: 2,
         sync: { iterations: 40 },
-        mustStop: () => Date.now() - startedAt > 8000,
+        mustStop: () => threads.shared.size === 2,
       },
-      failingThreads([], [1]),
+      threads.start,
     );
+    expect(threads.shared).toEqual(new Set([0, 1]));
     expect(solution.endedBy).toBe("threadFailure");
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(checkSolution(problem, solution).violations).toEqual([]);
   }, 60_000);
 
   it("mustStop ends every thread with its best plan (deadline)", async () => {
-    const startedAt = Date.now();
-    const solution = await solveRoutingInParallel(problem, {
-      ...options,
-      maxIterations: undefined,
-      timeLimitMs: 60_000,
-      earlyStop: false,
-      threads: 2,
-      mustStop: () => Date.now() - startedAt > 3000,
-    });
+    // No time or iteration limit: only mustStop ends it, once both threads have shared an elite.
+    const threads = observed(failingThreads([]));
+    const solution = await solveRoutingInParallel(
+      problem,
+      {
+        ...options,
+        maxIterations: undefined,
+        timeLimitMs: Infinity,
+        earlyStop: false,
+        threads: 2,
+        sync: { iterations: 40 },
+        mustStop: () => threads.shared.size === 2,
+      },
+      threads.start,
+    );
     expect(solution.endedBy).toBe("deadline");
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(checkSolution(problem, solution).violations).toEqual([]);
   }, 60_000);
 });

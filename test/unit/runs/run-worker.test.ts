@@ -304,12 +304,11 @@ describe("Domain: routing run worker", () => {
       solve: (problem, options) => {
         state.solveOptions.push(options);
         remainingMs = 15_000;
-        return solveRouting(problem, { ...options, timeLimitMs: 60_000, earlyStop: false });
+        return solveRouting(problem, { ...options, timeLimitMs: Infinity, maxIterations: undefined, earlyStop: false });
       },
     });
-    const startedAt = Date.now();
+    // No time limit but the guard's: only the guard can end this search (endedBy deadline, not budget).
     const outcome = await processRunMessage(ports, message, { receiveCount: 1, maxReceiveCount: 3, remainingTimeMs: () => remainingMs });
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(outcome).toMatchObject({ outcome: "done" });
     const [result] = [...state.results.values()];
     expect(result).toMatchObject({ status: "done", summary: { visitsAssigned: 2, endedBy: "deadline" } });

@@ -13,6 +13,7 @@ import { eventsOfChange } from "#shared/domain/webhooks/state-changes";
 import { plainImage } from "#shared/domain/webhooks/stream-image";
 import { webhookUrlProblem } from "#shared/domain/webhooks/service";
 import { buildOpenApiDocument } from "#shared/http/openapi";
+import { inlineRefs } from "#test/support/openapi-refs";
 
 const at = new Date("2026-11-25T09:00:00Z");
 const result = {
@@ -146,12 +147,17 @@ describe("Webhook URLs", () => {
 });
 
 describe("OpenAPI webhooks section", () => {
-  it("has one operation per event type, its body the event's schema", () => {
+  it("has one operation per event type and for webhook.test, its body the event's named schema", () => {
     const document = buildOpenApiDocument(routes, { title: "t", version: "3", description: apiDescription });
-    expect(Object.keys(document.webhooks).sort()).toEqual([...eventTypes].sort());
-    const completed = document.webhooks["routing.result.completed"] as {
-      post: { requestBody: { content: { "application/json": { schema: { properties: { type: { const?: string } } } } } } };
-    };
-    expect(completed.post.requestBody.content["application/json"].schema.properties.type.const).toBe("routing.result.completed");
+    expect(Object.keys(document.webhooks).sort()).toEqual([...eventTypes, "webhook.test"].sort());
+    const bodyOf = (type: string) =>
+      (document.webhooks[type] as { post: { requestBody: { content: { "application/json": { schema: { $ref?: string } } } } } }).post
+        .requestBody.content["application/json"].schema;
+    expect(bodyOf("routing.result.completed")).toEqual({ $ref: "#/components/schemas/RoutingResultCompletedEvent" });
+    expect(inlineRefs(document, bodyOf("routing.result.completed")).properties.type.const).toBe("routing.result.completed");
+    expect(bodyOf("webhook.test")).toEqual({ $ref: "#/components/schemas/WebhookTestEvent" });
+    const testEvent = inlineRefs(document, bodyOf("webhook.test"));
+    expect(testEvent.properties.type.const).toBe("webhook.test");
+    expect(testEvent.properties.data.required).toEqual(["organizationId", "webhookId"]);
   });
 });
