@@ -27,6 +27,16 @@ export const resultTripSchema = z.object({
   waitingMinutes: z.number(),
   distanceMeters: z.number().check(z.describe("Driven from the previous stop (or the hub).")),
   load: loadSchema.check(z.describe("Load delivered so far on this route, this visit included.")),
+  pinnedFromResultId: z.optional(
+    z
+      .string()
+      .check(
+        clientText,
+        z.describe(
+          "A visit already dispatched to this vehicle by that result (re-sequenced, not moved): dispatch updates it only while it is still under that result.",
+        ),
+      ),
+  ),
 });
 
 export const resultRouteSchema = z.object({
@@ -48,6 +58,11 @@ export const resultRouteSchema = z.object({
     }),
   ),
   trips: z.array(resultTripSchema),
+  servedVisitIds: z.optional(
+    z
+      .array(z.string().check(clientText))
+      .check(z.describe("On a live day: the vehicle's visits already finished or under way when the run planned (not re-planned).")),
+  ),
 });
 
 export const resultDroppedSchema = z.object({

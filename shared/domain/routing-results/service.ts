@@ -1,3 +1,4 @@
+import { type LiveRoute, liveRoutesOf } from "#shared/domain/runs/live-day";
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
@@ -73,6 +74,8 @@ export interface RoutingResultDispatchDependencies {
   store: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
   visitRoutingResultId: VisitRoutingResultId;
+  /** Writes the dispatched vehicles' live routes (what later runs of the day plan around). */
+  recordLiveRoutes: (organizationId: string, routes: readonly LiveRoute[]) => Promise<void>;
   now?: () => Date;
 }
 
@@ -206,6 +209,10 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
       const time = formatDateTimeUtc(now());
       const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
       const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
+      await deps.recordLiveRoutes(
+        caller.organizationId,
+        liveRoutesOf(routes, { hubId: result.hubId, resultId, timeZone: result.summary?.timeZone ?? "UTC", dispatchedTime: time }),
+      );
       const vehicleIds = [...new Set([...(result.dispatch?.vehicleIds ?? []), ...routes.map((route) => route.vehicleId)])];
       await store.recordDispatch(caller.organizationId, resultId, { dispatchedTime: time, vehicleIds, ...outcome }, time);
       return outcome;
