@@ -263,7 +263,7 @@ function resumePoint(
   timeZone: string,
   defaultVisitTime: number,
 ): { location: { lat: number; lng: number }; from: DateTime } | undefined {
-  const latest = (...instants: DateTime[]) => instants.reduce((a, b) => (b > a ? b : a));
+  const latest = (...instants: DateTime[]) => DateTime.max(...instants) as DateTime;
   const stop = live.committed;
   if (stop) {
     const service = stop.visitTime ?? defaultVisitTime;
