@@ -9,7 +9,8 @@ import { routingEnds } from "#shared/routing/model";
  */
 export const resultStatuses = ["ongoing", "done", "failed"] as const;
 export type ResultStatus = (typeof resultStatuses)[number];
-export const resultOrigins = ["SCHEDULER", "API"] as const;
+/** SCHEDULER: a schedule's run; API: POST /routing/result; REOPTIMIZE: POST /routing/result/{id}/reoptimize (a re-plan of a live day). */
+export const resultOrigins = ["SCHEDULER", "API", "REOPTIMIZE"] as const;
 export type ResultOrigin = (typeof resultOrigins)[number];
 
 const loadSchema = z
@@ -137,6 +138,12 @@ export const resultRecordSchema = z.object({
   configurationId: z.string().check(clientText),
   scheduleId: z.nullable(z.string().check(clientText)).check(z.describe("The schedule whose run created it; null for on-demand results.")),
   createdFrom: z.enum(resultOrigins),
+  parentResultId: z._default(
+    z
+      .nullable(z.string().check(clientText))
+      .check(z.describe("REOPTIMIZE results: the result whose live day was re-planned; null otherwise.")),
+    null,
+  ),
   status: z.enum(resultStatuses).check(z.describe("ongoing while the optimizer runs, then done or failed.")),
   message: z.nullable(z.string().check(clientText)).check(z.describe("Why the run failed; null otherwise.")),
   summary: z.nullable(resultSummarySchema).check(z.describe("Null until done.")),
@@ -214,3 +221,19 @@ export const dispatchOutcomeSchema = z.object({
   failed: z.number().check(z.int(), z.describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged.")),
 });
 export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;
+
+/** POST /routing/result/{resultId}/reoptimize. */
+export const resultReoptimizeSchema = z.strictObject({
+  assigned: z._default(
+    z
+      .enum(["keepVehicle"])
+      .check(
+        z.describe(
+          "keepVehicle: still-ASSIGNED visits stay on their vehicle (re-sequenced, not moved); committed stops are the vehicles' starts.",
+        ),
+      ),
+    "keepVehicle",
+  ),
+  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))),
+});
+export type ResultReoptimizeInput = z.infer<typeof resultReoptimizeSchema>;

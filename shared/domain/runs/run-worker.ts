@@ -474,6 +474,7 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
       configurationId: prepared.configuration._id,
       scheduleId,
       createdFrom: "SCHEDULER",
+      parentResultId: null,
       status: "ongoing",
       message: null,
       summary: null,
