@@ -8,6 +8,7 @@ import { runQueueUrl, runsForSharedQueue } from "#shared/app/run-spillover";
 import { onDemandRunKey } from "#shared/domain/runs/active-runs";
 import { sqsSdk } from "#shared/queue/sqs-sdk";
 import { dynamoRoutingResultItems } from "#shared/store/routing-result-items";
+import { dynamoReoptimizeLocks } from "#shared/store/reoptimize-lock-store";
 
 /** Queues an on-demand run for the run worker (the same queues as schedule runs: the spillover one beyond the organization's share). */
 export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<void> {
@@ -26,6 +27,7 @@ export async function enqueueOnDemandRun(message: OnDemandRunMessage): Promise<v
  */
 export const onDemandRuns = createOnDemandRuns({
   store: dynamoRoutingResultItems,
+  reoptimizeLocks: dynamoReoptimizeLocks,
   findConfiguration,
   enqueue: enqueueOnDemandRun,
   activeRuns: activeRunSlots,

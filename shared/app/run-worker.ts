@@ -17,6 +17,7 @@ import {
   vehiclesForRun,
 } from "#shared/store/run-store";
 import { visitRoutingResultId } from "#shared/store/visit-store";
+import { liveRoutesOfHub, recordLiveRoutes, visitsOfHubByIds } from "#shared/store/live-route-store";
 
 /** Composition root of the run worker: its ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
 export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWorkerPorts {
@@ -32,6 +33,9 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     findHub: async (organizationId, hubId) => (await dynamoHubStore.find(organizationId, hubId))?.hub,
     vehiclesForRun,
     oldestActiveVisits,
+    liveRoutes: liveRoutesOfHub,
+    visitsByIds: visitsOfHubByIds,
+    recordLiveRoutes,
     // One search per core the memory size pays for (at most ROUTING_THREADS); one: the single-thread search itself.
     solve: (problem, options) =>
       solveRoutingInParallel(problem, {

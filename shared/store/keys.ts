@@ -31,6 +31,7 @@
  * | vehicle's current stop   | ORG#o#VEH#v              | CURRENTSTOP                |                                             |                                    |
  * | vehicle's live route     | ORG#o#VEH#v              | LIVEROUTE                  | ORG#o#HUB#h#LIVE / VEH#v                    |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
+ * | re-optimization lock     | ORG#o                    | REOPT#<hub id>             |                                             |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
  * | webhook subscription     | ORG#o                    | WEBHOOK#id                 |                                             |                                    |
  * | webhook count            | ORG#o                    | WEBHOOKCOUNT               |                                             |                                    |
@@ -175,6 +176,8 @@ export const keys = {
   routingResultPrefix: "RES#",
   /** GSI1 of routing result items: a hub's results by id (= creation time). */
   routingResultsByHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#RES`,
+  /** The hub's one re-optimization at a time: `resultId` holding it until `leaseUntil` (epoch ms). */
+  reoptimizeLock: (o: string, hubId: string): ItemKey => ({ PK: org(o), SK: `REOPT#${keyPart(hubId)}` }),
   appIntegration: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `APPINT#${id}` }),
   appIntegrationPrefix: "APPINT#",
   webhook: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `WEBHOOK#${keyPart(id)}` }),

@@ -352,14 +352,16 @@ export const dynamoVisitStore: VisitStore = {
     return items.map(toVisit);
   },
 
-  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime) {
+  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId) {
     const active = activeVisitStatuses.map((_, i) => `:active${i}`);
+    // A re-plan's pinned visit is re-sequenced only while it is still ASSIGNED to that vehicle under the result the run read.
+    const pinned = pinnedFromResultId !== undefined ? " OR (#status = :assigned AND #result = :pinnedFrom AND #vehicle = :vehicle)" : "";
     try {
       await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.visit(organizationId, hubId, visitId),
-          ConditionExpression: `#status IN (${active.join(", ")})`,
+          ConditionExpression: `#status IN (${active.join(", ")})${pinned}`,
           // Leaving the active statuses = leaving the sparse index (REMOVE its keys).
           UpdateExpression:
             "SET #status = :assigned, #vehicle = :vehicle, #result = :result, #order = :order, #eta = :eta, #etd = :etd, #updatedTime = :updatedTime ADD #version :one REMOVE GSI1PK, GSI1SK",
@@ -383,6 +385,7 @@ export const dynamoVisitStore: VisitStore = {
             ":etd": dispatch.etd,
             ":updatedTime": updatedTime,
             ":one": 1,
+            ...(pinnedFromResultId !== undefined ? { ":pinnedFrom": pinnedFromResultId } : {}),
           },
         }),
       );

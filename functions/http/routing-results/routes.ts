@@ -1,3 +1,4 @@
+import { resultReoptimizeSchema } from "#shared/domain/routing-results/schema";
 import { pageBodySchema, successBodySchema } from "#shared/domain/schemas";
 import {
   dispatchOutcomeSchema,
@@ -122,5 +123,33 @@ export const routingResultRoutes = {
     params: resultParamsSchema,
     responses: () => ({ 200: { description: "SVG picture", contentType: "image/svg+xml" } }),
     grants: ["tableRead", "bucketRead"],
+  }),
+  reoptimize: defineRoute({
+    operationId: "reoptimizeRoutingResult",
+    method: "POST",
+    path: "/routing/result/{resultId}/reoptimize",
+    handler: "functions/http/routing-results/reoptimize.ts",
+    summary: "Re-plan a dispatched day",
+    description: [
+      "Creates a result with `createdFrom: REOPTIMIZE`, `parentResultId` and `status: ongoing` and queues its run, like POST /routing/result with the parent's profile. The run plans around what is on the road: a vehicle's EN_ROUTE/ARRIVED stop (else its last finished one) is its start, its still-ASSIGNED visits stay on it (`assigned: keepVehicle`; re-sequenced, not moved), a vehicle whose shift ended is left out, and the hub's active visits join. Dispatch it with POST /routing/result/{resultId}/dispatch: a kept visit is updated only while it is still under the result the run read.",
+      "Only a done, dispatched result can be re-optimized (409 sys-409). One re-optimization per hub at a time: another while one is queued or running answers 409 `reopt-409` naming it. The run counts against the run caps (429 run-429 / run-quota-429).",
+    ].join("\n\n"),
+    tag,
+    permission: "add/routing-result",
+    params: resultParamsSchema,
+    body: resultReoptimizeSchema,
+    responses: () => ({
+      201: { description: "Created (ongoing)", schema: successBodySchema(routingResultSchema) },
+      409: {
+        description: "The result is not done and dispatched (sys-409), or the hub has a re-optimization in progress (reopt-409).",
+        failedCodes: ["sys-409", "reopt-409"],
+      },
+      429: {
+        description: "The run caps (run-429, run-quota-429); nothing was created or queued.",
+        failedCodes: ["run-429", "run-quota-429"],
+      },
+    }),
+    grants: ["tableWrite", "queueSend"],
+    idempotent: true,
   }),
 };

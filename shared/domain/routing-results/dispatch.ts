@@ -8,6 +8,8 @@ export type MarkVisitDispatched = (
   visitId: string,
   dispatch: VisitDispatch,
   updatedTime: string,
+  /** A re-plan's pinned visit: assigned only while still ASSIGNED to the same vehicle under this result. */
+  pinnedFromResultId?: string,
 ) => Promise<boolean>;
 
 /** Port: the routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
@@ -23,8 +25,8 @@ export function countingOwnAssignments(
   mark: MarkVisitDispatched,
   visitRoutingResultId: VisitRoutingResultId,
 ): MarkVisitDispatched {
-  return async (organizationId, hubId, visitId, dispatch, updatedTime) =>
-    (await mark(organizationId, hubId, visitId, dispatch, updatedTime)) ||
+  return async (organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId) =>
+    (await mark(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId)) ||
     (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
 }
 
@@ -33,8 +35,9 @@ const DISPATCH_CONCURRENCY = 16;
 
 /**
  * Dispatches routes: every trip's visit gets the vehicle, its order, eta/etd and the result id and
- * becomes ASSIGNED — each update conditional on the visit still being UNASSIGNED/ONGOING, so a visit
- * deleted, completed or cancelled since the run is left alone and counted as failed.
+ * becomes ASSIGNED — each update conditional on the visit still being UNASSIGNED/ONGOING (a re-plan's
+ * pinned visit: still ASSIGNED to that vehicle under the result the run read), so a visit deleted,
+ * started, completed or cancelled since the run is left alone and counted as failed.
  */
 export async function dispatchRoutes(
   routes: RoutingResultBody["routes"],
@@ -52,6 +55,7 @@ export async function dispatchRoutes(
         eta: trip.eta,
         etd: trip.etd,
       } satisfies VisitDispatch,
+      pinnedFromResultId: trip.pinnedFromResultId,
     })),
   );
   const outcome: DispatchOutcome = { success: 0, failed: 0 };
@@ -61,7 +65,14 @@ export async function dispatchRoutes(
     while (!stop && next < work.length) {
       const item = work[next++] as (typeof work)[number];
       try {
-        const assigned = await markVisitDispatched(target.organizationId, target.hubId, item.visitId, item.dispatch, updatedTime);
+        const assigned = await markVisitDispatched(
+          target.organizationId,
+          target.hubId,
+          item.visitId,
+          item.dispatch,
+          updatedTime,
+          ...(item.pinnedFromResultId !== undefined ? [item.pinnedFromResultId] : []),
+        );
         if (assigned) outcome.success++;
         else outcome.failed++;
       } catch (error) {

@@ -10,7 +10,8 @@ import { dropReasonCodes } from "#shared/routing/explain";
  */
 export const resultStatuses = ["ongoing", "done", "failed"] as const;
 export type ResultStatus = (typeof resultStatuses)[number];
-export const resultOrigins = ["SCHEDULER", "API"] as const;
+/** SCHEDULER: a schedule's run; API: POST /routing/result; REOPTIMIZE: POST /routing/result/{id}/reoptimize (a re-plan of a live day). */
+export const resultOrigins = ["SCHEDULER", "API", "REOPTIMIZE"] as const;
 export type ResultOrigin = (typeof resultOrigins)[number];
 
 const loadSchema = z
@@ -28,6 +29,16 @@ export const resultTripSchema = z.object({
   waitingMinutes: z.number(),
   distanceMeters: z.number().check(z.describe("Driven from the previous stop (or the hub).")),
   load: loadSchema.check(z.describe("Load delivered so far on this route, this visit included.")),
+  pinnedFromResultId: z.optional(
+    z
+      .string()
+      .check(
+        clientText,
+        z.describe(
+          "A visit already dispatched to this vehicle by that result (re-sequenced, not moved): dispatch updates it only while it is still under that result.",
+        ),
+      ),
+  ),
 });
 
 export const resultRouteSchema = z.object({
@@ -49,6 +60,11 @@ export const resultRouteSchema = z.object({
     }),
   ),
   trips: z.array(resultTripSchema),
+  servedVisitIds: z.optional(
+    z
+      .array(z.string().check(clientText))
+      .check(z.describe("On a live day: the vehicle's visits already finished or under way when the run planned (not re-planned).")),
+  ),
 });
 
 export const resultDroppedSchema = z.object({
@@ -153,6 +169,12 @@ export const resultRecordSchema = z.object({
   configurationId: z.string().check(clientText),
   scheduleId: z.nullable(z.string().check(clientText)).check(z.describe("The schedule whose run created it; null for on-demand results.")),
   createdFrom: z.enum(resultOrigins),
+  parentResultId: z._default(
+    z
+      .nullable(z.string().check(clientText))
+      .check(z.describe("REOPTIMIZE results: the result whose live day was re-planned; null otherwise.")),
+    null,
+  ),
   status: z.enum(resultStatuses).check(z.describe("ongoing while the optimizer runs, then done or failed.")),
   message: z.nullable(z.string().check(clientText)).check(z.describe("Why the run failed; null otherwise.")),
   summary: z.nullable(resultSummarySchema).check(z.describe("Null until done.")),
@@ -230,6 +252,22 @@ export const dispatchOutcomeSchema = z.object({
   failed: z.number().check(z.int(), z.describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged.")),
 });
 export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;
+
+/** POST /routing/result/{resultId}/reoptimize. */
+export const resultReoptimizeSchema = z.strictObject({
+  assigned: z._default(
+    z
+      .enum(["keepVehicle"])
+      .check(
+        z.describe(
+          "keepVehicle: still-ASSIGNED visits stay on their vehicle (re-sequenced, not moved); committed stops are the vehicles' starts.",
+        ),
+      ),
+    "keepVehicle",
+  ),
+  name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))),
+});
+export type ResultReoptimizeInput = z.infer<typeof resultReoptimizeSchema>;
 
 // Named components of the OpenAPI document (docs/architecture.md, "How to name a schema in the OpenAPI document").
 component("RoutingResult", routingResultSchema);

@@ -1,3 +1,4 @@
+import { type LiveRoute, liveRoutesOf } from "#shared/domain/runs/live-day";
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import { ConflictError, NotFoundError, ValidationError } from "#shared/domain/errors";
@@ -8,6 +9,7 @@ import {
   type MarkVisitDispatched,
   type VisitRoutingResultId,
 } from "#shared/domain/routing-results/dispatch";
+import type { ResultReoptimizeInput } from "#shared/domain/routing-results/schema";
 import type {
   DispatchOutcome,
   ResultCreateInput,
@@ -81,8 +83,27 @@ export function withDispatch(
 }
 
 /** On-demand runs need the result items only (a new result has no body yet). */
+/** One re-optimization per hub at a time: a lease item naming the result that holds it. */
+export interface ReoptimizeLocks {
+  /** Takes the hub's lock for `resultId` when it is free, expired, or held by `replacing`; false when another holds it. */
+  take(organizationId: string, hubId: string, resultId: string, until: Date, now: Date, replacing?: string): Promise<boolean>;
+  /** The result holding the hub's lock (unexpired at `now`), if any. */
+  holder(organizationId: string, hubId: string, now: Date): Promise<string | undefined>;
+}
+
+/** 409 `reopt-409`: the hub has a re-optimization queued or running. */
+export class ReoptimizeInProgressError extends ConflictError {
+  constructor(readonly resultId: string) {
+    super(`Hub already has a re-optimization in progress (routing result ${resultId}); wait for it to finish.`, "reopt-409");
+  }
+  override details(): Record<string, unknown> {
+    return { resultId: this.resultId };
+  }
+}
+
 export interface OnDemandRunDependencies {
-  store: Pick<RoutingResultStore, "insert" | "fail">;
+  store: Pick<RoutingResultStore, "insert" | "fail" | "find">;
+  reoptimizeLocks: ReoptimizeLocks;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   enqueue(message: OnDemandRunMessage): Promise<void>;
   /** The organization's cap on active runs: an on-demand run takes a slot before it is created. */
@@ -97,6 +118,8 @@ export interface RoutingResultDispatchDependencies {
   store: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
   visitRoutingResultId: VisitRoutingResultId;
+  /** Writes the dispatched vehicles' live routes (what later runs of the day plan around). */
+  recordLiveRoutes: (organizationId: string, routes: readonly LiveRoute[]) => Promise<void>;
   now?: () => Date;
 }
 
@@ -160,7 +183,53 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         throw ValidationError.single("configurationId", "configurationId must name a configuration profile of your organization");
       }
       const time = now();
+      return queueRun(caller, configuration, { name: input.name, createdFrom: "API", parentResultId: null, time, resultId: newId(time) });
+    },
+
+    /**
+     * Re-plans a dispatched day (docs/api/execution.md): a new result `createdFrom: REOPTIMIZE` naming
+     * its parent, run like an on-demand run — which plans around what is on the road: committed stops
+     * are the vehicles' starts, still-ASSIGNED visits stay on their vehicle, new active visits join.
+     * One per hub at a time (409 `reopt-409`); it counts against the run caps like any run.
+     */
+    async reoptimize(caller: Caller, parentResultId: string, input: ResultReoptimizeInput): Promise<RoutingResult> {
+      const parent = await deps.store.find(caller.organizationId, parentResultId);
+      if (!parent || !callerMayUseHub(caller, parent.hubId)) throw new NotFoundError();
+      if (parent.status !== "done" || parent.dispatch === null)
+        throw new ConflictError(
+          `Only a done, dispatched routing result can be re-optimized; this one is ${parent.dispatch === null ? "not dispatched" : parent.status}.`,
+        );
+      const configuration = await deps.findConfiguration(caller.organizationId, parent.configurationId);
+      if (!configuration) throw new ConflictError("The configuration profile of this result no longer exists.");
+      const time = now();
       const resultId = newId(time);
+      // Long enough for a queued run and its budget; a lock whose run ended is taken over at once (below).
+      const until = new Date(time.getTime() + (configuration.timeLimitSeconds + 15 * 60) * 1000);
+      if (!(await deps.reoptimizeLocks.take(caller.organizationId, parent.hubId, resultId, until, time))) {
+        const holder = await deps.reoptimizeLocks.holder(caller.organizationId, parent.hubId, time);
+        const running = holder !== undefined ? await deps.store.find(caller.organizationId, holder) : undefined;
+        const free = holder === undefined || !running || running.status !== "ongoing";
+        if (!free || !(await deps.reoptimizeLocks.take(caller.organizationId, parent.hubId, resultId, until, time, holder)))
+          throw new ReoptimizeInProgressError(holder ?? "unknown");
+      }
+      return queueRun(caller, configuration, { name: input.name, createdFrom: "REOPTIMIZE", parentResultId, time, resultId });
+    },
+  };
+
+  async function queueRun(
+    caller: Caller,
+    configuration: RoutingConfiguration,
+    origin: {
+      name: string | undefined;
+      createdFrom: RoutingResultRecord["createdFrom"];
+      parentResultId: string | null;
+      time: Date;
+      resultId: string;
+    },
+  ): Promise<RoutingResult> {
+    {
+      const { time, resultId } = origin;
+      const input = { name: origin.name };
       const runKey = onDemandRunKey(resultId);
       const refusal = await deps.runQuota.refusal(caller.organizationId, configuration.timeLimitSeconds, time);
       if (refusal) throw new RunQuotaExceededError(refusal, (runQuotaResetsAt(time).getTime() - time.getTime()) / 1000);
@@ -172,7 +241,8 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         hubId: configuration.hubId,
         configurationId: configuration._id,
         scheduleId: null,
-        createdFrom: "API",
+        createdFrom: origin.createdFrom,
+        parentResultId: origin.parentResultId,
         status: "ongoing",
         message: null,
         summary: null,
@@ -204,8 +274,8 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         throw error;
       }
       return { ...result, ...emptyBody };
-    },
-  };
+    }
+  }
 }
 
 /** `POST /routing/result/{resultId}/dispatch`: reads the result's body and marks its visits dispatched. */
@@ -230,6 +300,10 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
       const time = formatDateTimeUtc(now());
       const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
       const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
+      await deps.recordLiveRoutes(
+        caller.organizationId,
+        liveRoutesOf(routes, { hubId: result.hubId, resultId, timeZone: result.summary?.timeZone ?? "UTC", dispatchedTime: time }),
+      );
       const vehicleIds = routes.map((route) => route.vehicleId);
       await store.recordDispatch(
         caller.organizationId,

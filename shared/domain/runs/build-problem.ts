@@ -4,6 +4,7 @@ import type { Hub } from "#shared/domain/hubs/schema";
 import { minutesOfDay } from "#shared/domain/schemas";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit } from "#shared/domain/visits/schema";
+import { type LiveVehicle, pinTag } from "#shared/domain/runs/live-day";
 import type {
   DropReason,
   RoutingEnd,
@@ -48,6 +49,8 @@ export interface RunPlanInput {
   visits: Visit[];
   /** Zone of a hub without its own (APP_TIMEZONE). */
   appTimeZone: string;
+  /** The hub's dispatched routes and their visits now (shared/domain/runs/live-day.ts); none = a fresh day. */
+  live?: LiveVehicle[];
 }
 
 export interface PlannedProblem {
@@ -59,6 +62,12 @@ export interface PlannedProblem {
   dimensions: CapacityDimension[];
   /** Visits dropped before solving (every window passed, or the partner's). */
   preDropped: Array<{ visitId: string; reason: DropReason; reasonCode: DropReasonCode }>;
+  /** Live day: visits kept on their vehicle (visit id → the result that dispatched them). */
+  pinnedFrom: Map<string, string>;
+  /** Live day: per vehicle, the visits already finished or under way (not planned again). */
+  served: Map<string, string[]>;
+  /** The pinned visits themselves (planned with the run's visits). */
+  pinnedVisits: Visit[];
 }
 
 interface Shift {
@@ -135,15 +144,19 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   const depot = { lat: hub.lat, lng: hub.lng };
   const dimensions = capacityDimensions.filter((dimension) => configuration.capacityConstraint[dimension]);
 
-  const shifts = input.vehicles.map((vehicle) => currentOrNextShift(vehicle, runAt));
+  const liveDay = liveDayOf(input, runAt);
+  const planVehicles = input.vehicles.filter((vehicle) => !liveDay.out.has(vehicle._id));
+  const shifts = planVehicles.map((vehicle) => currentOrNextShift(vehicle, runAt));
   const earliestStart = shifts.reduce<DateTime | undefined>(
     (earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest),
     undefined,
   );
   const planningDay = (earliestStart && earliestStart > runAt ? earliestStart : runAt).startOf("day");
 
-  const vehicles: RoutingVehicle[] = input.vehicles.map((vehicle, index) => {
+  const vehicles: RoutingVehicle[] = planVehicles.map((vehicle, index) => {
     const shift = shifts[index] as Shift;
+    const live = liveDay.current.get(vehicle._id);
+    const resume = live ? resumePoint(live, runAt, timeZone, configuration.defaultVisitTime) : undefined;
     const breaks: VehicleBreak[] = [];
     if (shift.breakWindow && shift.breakWindow.end > runAt) {
       const earliest = Math.max(now, minutesBetween(origin, shift.breakWindow.start));
@@ -153,15 +166,18 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
     return {
       id: vehicle._id,
       // A driver who starts from home, or ends elsewhere: a set end location is always driven to.
-      start: vehicle.startLocation ?? depot,
+      start: resume?.location ?? vehicle.startLocation ?? depot,
       end: vehicle.endLocation ?? depot,
       returnToEnd: vehicle.endLocation ? true : configuration.returnToHub,
       capacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.max ?? Infinity),
       minCapacity: dimensions.map((dimension) => vehicle.capacity[dimension]?.min ?? 0),
       speedKmh: vehicle.speed ?? configuration.defaultSpeed,
-      workingTime: { start: Math.max(now, minutesBetween(origin, shift.start)), end: minutesBetween(origin, shift.end) },
+      workingTime: {
+        start: Math.max(now, minutesBetween(origin, shift.start), resume ? minutesBetween(origin, resume.from) : now),
+        end: minutesBetween(origin, shift.end),
+      },
       breaks,
-      tags: vehicle.tags,
+      tags: live ? [...vehicle.tags, pinTag(vehicle._id)] : vehicle.tags,
       // The vehicle's 0–100 priority shifted by one: the hierarchical objective then still counts a
       // "free" vehicle as a vehicle used, so fewer vehicles are preferred even when every cost is 0.
       fixedCost: vehicle.fixedCost + 1,
@@ -173,20 +189,29 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
 
   const visits: RoutingVisit[] = [];
   const preDropped: PlannedProblem["preDropped"] = [];
-  const windows = new Map(input.visits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin, now)]));
+  const pinnedFrom = new Map<string, string>();
+  const pinnedVisits: Visit[] = [];
+  for (const live of liveDay.current.values()) {
+    for (const visit of live.pinned) {
+      pinnedFrom.set(visit._id, live.route.resultId);
+      pinnedVisits.push(visit);
+    }
+  }
+  const planVisits = [...pinnedVisits, ...input.visits.filter((visit) => !pinnedFrom.has(visit._id))];
+  const windows = new Map(planVisits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin, now)]));
   // A pair is planned as a pair only when both of its visits are in the run (active and among the
   // oldest collected); a visit whose partner is not is planned as an ordinary visit. A pair one of whose
   // visits has no window left is dropped as a whole.
   // (The API keeps a visit in at most one pair; should stored data say otherwise, the first pair wins.)
   const pickupOf = new Map<string, string>();
   const partnerOf = new Map<string, string>();
-  for (const visit of input.visits) {
+  for (const visit of planVisits) {
     const pickup = visit.pickupVisitId;
     if (pickup === null || pickup === visit._id || !windows.has(pickup) || partnerOf.has(pickup) || partnerOf.has(visit._id)) continue;
     pickupOf.set(visit._id, pickup);
     partnerOf.set(visit._id, pickup).set(pickup, visit._id);
   }
-  for (const visit of input.visits) {
+  for (const visit of planVisits) {
     const visitWindows = windows.get(visit._id)!;
     if (visitWindows === "all passed") {
       preDropped.push({ visitId: visit._id, reason: "outside every working time", reasonCode: "timeWindow" });
@@ -204,8 +229,9 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       visitTime: visit.visitTime ?? configuration.defaultVisitTime,
       timeWindows: visitWindows,
       demand: dimensions.map((dimension) => visit.capacity[dimension] ?? 0),
-      requiredTags: visit.tags,
-      priority: visit.priority,
+      // A pinned visit stays on its vehicle (only that vehicle carries the tag) and is kept before new work: it was promised.
+      requiredTags: pinnedFrom.has(visit._id) ? [...visit.tags, pinTag(visit.assignedVehicleId as string)] : visit.tags,
+      priority: pinnedFrom.has(visit._id) ? 5 : visit.priority,
       ...(pickupVisitId !== undefined ? { pickupVisitId } : {}),
     });
   }
@@ -216,7 +242,61 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
     planningDay: planningDay.toFormat("yyyy-MM-dd"),
     dimensions,
     preDropped,
+    pinnedFrom,
+    served: new Map([...liveDay.current.values()].map((live) => [live.route.vehicleId, live.served])),
+    pinnedVisits,
   };
+}
+
+const readWallClock = (value: string, zone: string) => DateTime.fromFormat(value, "yyyy-MM-dd HH:mm", { zone });
+
+/**
+ * The hub's live vehicles this run plans around: `current` those whose dispatched route is in the
+ * shift the run plans for them; `out` those whose dispatched shift has ended while another vehicle's
+ * day is still live (nothing more for them today). A route of a shift that ended on a day with no
+ * live vehicle left is history: the run plans the next shift as a fresh one.
+ */
+function liveDayOf(input: RunPlanInput, runAt: DateTime): { current: Map<string, LiveVehicle>; out: Set<string> } {
+  const current = new Map<string, LiveVehicle>();
+  const ended: string[] = [];
+  const vehicles = new Map(input.vehicles.map((vehicle) => [vehicle._id, vehicle]));
+  for (const live of input.live ?? []) {
+    const vehicle = vehicles.get(live.route.vehicleId);
+    if (!vehicle) continue;
+    const departure = readWallClock(live.route.departure, live.route.timeZone);
+    if (!departure.isValid) continue;
+    const shift = currentOrNextShift(vehicle, runAt);
+    if (departure >= shift.start.minus({ minutes: 1 }) && departure < shift.end) current.set(vehicle._id, live);
+    else if (departure < shift.start && shift.start > runAt) ended.push(vehicle._id);
+  }
+  return { current, out: current.size > 0 ? new Set(ended) : new Set() };
+}
+
+/**
+ * Where and from when a live vehicle can take more work: after its committed stop (arrival at its eta
+ * or now, whichever is later, plus its service), else from its last finished stop at the time it
+ * finished (or now); undefined when nothing of its route has started.
+ */
+function resumePoint(
+  live: LiveVehicle,
+  runAt: DateTime,
+  timeZone: string,
+  defaultVisitTime: number,
+): { location: { lat: number; lng: number }; from: DateTime } | undefined {
+  const latest = (...instants: DateTime[]) => DateTime.max(...instants) as DateTime;
+  const stop = live.committed;
+  if (stop) {
+    const service = stop.visitTime ?? defaultVisitTime;
+    const arrivedAt =
+      stop.status === "ARRIVED" && stop.lastTransition ? DateTime.fromISO(stop.lastTransition.at, { zone: timeZone }) : undefined;
+    const eta = stop.eta ? readWallClock(stop.eta, timeZone) : undefined;
+    const arrival = arrivedAt?.isValid ? arrivedAt : latest(runAt, eta?.isValid ? eta : runAt);
+    return { location: stop.coordinate, from: latest(runAt, arrival.plus({ minutes: service })) };
+  }
+  const last = live.lastFinished;
+  if (!last) return undefined;
+  const finishedAt = last.lastTransition ? DateTime.fromISO(last.lastTransition.at, { zone: timeZone }) : runAt;
+  return { location: last.coordinate, from: latest(runAt, finishedAt.isValid ? finishedAt : runAt) };
 }
 
 /**
@@ -252,6 +332,7 @@ export function wallClockAt(runAt: Date, minutes: number, timeZone: string): str
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 export interface ResultTrip {
+  pinnedFromResultId?: string;
   order: number;
   visitId: string;
   visitName: string;
@@ -277,6 +358,7 @@ export interface ResultRoute {
   load: Record<string, number>;
   breaks: Array<{ start: string; end: string; afterOrder: number }>;
   trips: ResultTrip[];
+  servedVisitIds?: string[];
 }
 
 export interface ResultDropped {
@@ -360,7 +442,7 @@ export function describeSolution(
   drops: ReturnType<typeof explainDrops> = explainDrops(planned, solution),
 ): { body: ResultBody; summary: ResultSummary } {
   const at = (minutes: number) => wallClockAt(input.runAt, minutes, planned.timeZone);
-  const visitsById = new Map(input.visits.map((visit) => [visit._id, visit]));
+  const visitsById = new Map([...input.visits, ...planned.pinnedVisits].map((visit) => [visit._id, visit]));
   const vehiclesById = new Map(input.vehicles.map((vehicle) => [vehicle._id, vehicle]));
   const loadOf = (load: number[]) => Object.fromEntries(planned.dimensions.map((dimension, d) => [dimension, round(load[d] ?? 0, 3)]));
 
@@ -389,8 +471,10 @@ export function describeSolution(
         waitingMinutes: round(stop.waiting),
         distanceMeters: Math.round(stop.distance),
         load: loadOf(stop.load),
+        ...(planned.pinnedFrom.has(stop.visitId) ? { pinnedFromResultId: planned.pinnedFrom.get(stop.visitId) as string } : {}),
       };
     }),
+    ...(planned.served.has(route.vehicleId) ? { servedVisitIds: planned.served.get(route.vehicleId) as string[] } : {}),
   }));
   const dropped: ResultDropped[] = drops.map((entry) => ({
     visitId: entry.visitId,
@@ -407,7 +491,7 @@ export function describeSolution(
     summary: {
       vehiclesUsed: routes.length,
       vehiclesAvailable: input.vehicles.length,
-      visitsPlanned: input.visits.length,
+      visitsPlanned: input.visits.length + planned.pinnedVisits.length,
       visitsAssigned,
       visitsDropped: dropped.length,
       distanceMeters: routes.reduce((sum, route) => sum + route.distanceMeters, 0),

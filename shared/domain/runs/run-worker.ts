@@ -10,6 +10,7 @@ import {
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
+import { type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
 import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
@@ -98,6 +99,12 @@ export interface RunWorkerPorts {
   findHub(organizationId: string, hubId: string): Promise<Hub | undefined>;
   vehiclesForRun(organizationId: string, hubId: string, vehicleIds: string[]): Promise<Vehicle[]>;
   oldestActiveVisits(organizationId: string, hubId: string, max: number): Promise<Visit[]>;
+  /** The hub's live routes (one per vehicle, written by each dispatch). */
+  liveRoutes(organizationId: string, hubId: string): Promise<LiveRoute[]>;
+  /** These visits of the hub as stored now (missing ones left out). */
+  visitsByIds(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Visit[]>;
+  /** Writes the vehicles' live routes of a dispatch (a route of an older result never replaces a newer one). */
+  recordLiveRoutes(organizationId: string, routes: readonly LiveRoute[]): Promise<void>;
   solve(problem: RoutingProblem, options: SolveOptions): RoutingSolution | Promise<RoutingSolution>;
   results: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
@@ -161,9 +168,22 @@ async function prepare(ports: RunWorkerPorts, organizationId: string, configurat
       reason: `No vehicles: configuration profile ${configuration.name} lists none that still belong to hub ${hub.name}, or the hub has none.`,
     };
   }
-  const visits = await ports.oldestActiveVisits(organizationId, hub._id, MAX_VISITS_PER_RUN);
+  // A live day: what is dispatched and under way stays (pinned visits count toward the run's cap).
+  const routes = await ports.liveRoutes(organizationId, hub._id);
+  const live =
+    routes.length > 0
+      ? liveVehiclesOf(
+          routes,
+          await ports.visitsByIds(
+            organizationId,
+            hub._id,
+            routes.flatMap((r) => r.visitIds),
+          ),
+        )
+      : [];
+  const visits = await ports.oldestActiveVisits(organizationId, hub._id, Math.max(0, MAX_VISITS_PER_RUN - pinnedCount(live)));
   if (visits.length === 0) return { kind: "skip", reason: `No active (UNASSIGNED or ONGOING) visits in hub ${hub.name}.` };
-  return { kind: "ready", configuration, input: { runAt, hub, configuration, vehicles, visits, appTimeZone: ports.appTimeZone } };
+  return { kind: "ready", configuration, input: { runAt, hub, configuration, vehicles, visits, appTimeZone: ports.appTimeZone, live } };
 }
 
 function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext): number {
@@ -277,7 +297,7 @@ async function optimiseAndStore(
   const { body, summary } = describeSolution(prepared.input, planned, solution);
   const organizationId = prepared.configuration.organizationId;
   await ports.results.complete(organizationId, resultId, body, { summary: { ...summary, travel }, time: formatDateTimeUtc(ports.now()) });
-  return body;
+  return { body, timeZone: planned.timeZone };
 }
 
 function failureReason(error: unknown): string {
@@ -301,9 +321,11 @@ async function dispatchAll(
   resultId: string,
   body: RoutingResultBody,
   mark: MarkVisitDispatched,
+  timeZone: string,
 ) {
   const dispatchTime = formatDateTimeUtc(ports.now());
   const dispatched = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
+  await ports.recordLiveRoutes(organizationId, liveRoutesOf(body.routes, { hubId, resultId, timeZone, dispatchedTime: dispatchTime }));
   await ports.results.recordDispatch(
     organizationId,
     resultId,
@@ -358,7 +380,10 @@ async function resumeDone(
   const body = await ports.results.readBody(organizationId, result._id);
   if (!body) throw new RunFailure(`The stored routes of routing result ${result._id} could not be read.`);
   const markOnce = countingOwnAssignments(result._id, ports.markVisitDispatched, ports.visitRoutingResultId);
-  const dispatched = schedule.autoDispatch ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce) : null;
+  const timeZone = result.summary?.timeZone ?? ports.appTimeZone;
+  const dispatched = schedule.autoDispatch
+    ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce, timeZone)
+    : null;
   return succeed(ports, message, result._id, body, result.summary?.visitsPlanned ?? 0, dispatched);
 }
 
@@ -455,6 +480,7 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
       configurationId: prepared.configuration._id,
       scheduleId,
       createdFrom: "SCHEDULER",
+      parentResultId: null,
       status: "ongoing",
       message: null,
       summary: null,
@@ -476,11 +502,11 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
       hubId: prepared.input.hub._id,
       configurationId: prepared.configuration._id,
     };
-    const body = await optimiseAndStore(ports, prepared, resultId, delivery, meter);
+    const { body, timeZone } = await optimiseAndStore(ports, prepared, resultId, delivery, meter);
     await recordUsage(ports, meter, usageRun, "done");
 
     const dispatched = schedule.autoDispatch
-      ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched)
+      ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched, timeZone)
       : null;
     return await succeed(ports, message, resultId, body, prepared.input.visits.length, dispatched);
   } catch (error) {

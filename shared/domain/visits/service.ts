@@ -81,7 +81,14 @@ export interface VisitStore {
    * Dispatch of one visit: status ASSIGNED plus the dispatch fields, only if the visit is still
    * active (UNASSIGNED/ONGOING) in that hub. False when it is gone or no longer active.
    */
-  markDispatched(organizationId: string, hubId: string, visitId: string, dispatch: VisitDispatch, updatedTime: string): Promise<boolean>;
+  markDispatched(
+    organizationId: string,
+    hubId: string,
+    visitId: string,
+    dispatch: VisitDispatch,
+    updatedTime: string,
+    pinnedFromResultId?: string,
+  ): Promise<boolean>;
 }
 
 function assertHubAllowed(caller: Caller, hubId: string): void {

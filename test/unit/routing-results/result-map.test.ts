@@ -43,6 +43,7 @@ function result(routes: RoutingResult["routes"], dropped: RoutingResult["dropped
     configurationId: "profile-1",
     scheduleId: null,
     createdFrom: "API",
+    parentResultId: null,
     status: "done",
     message: null,
     summary: {

@@ -130,6 +130,9 @@ function setup(
         updatedTime: "x",
       },
     ],
+    liveRoutes: async () => [],
+    visitsByIds: async () => [],
+    recordLiveRoutes: async () => undefined,
     oldestActiveVisits: async () =>
       ["v1", "v2"].map((id, i) => ({
         _id: id,

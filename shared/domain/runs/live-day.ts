@@ -1,0 +1,80 @@
+import type { RoutingResultBody } from "#shared/domain/routing-results/schema";
+import type { Visit } from "#shared/domain/visits/schema";
+
+/**
+ * Runs that respect the road (docs/api/execution.md): what a run needs to know of a hub's day that
+ * is already dispatched. Pure; the run worker reads the hub's live routes (one item per vehicle,
+ * written at each dispatch) and their visits, and `buildRunProblem` folds them in:
+ *
+ * - a committed stop (EN_ROUTE or ARRIVED) becomes the vehicle's start: its place, the time its
+ *   service ends at the earliest, and no load of it left (a delivered stop's goods are off the van);
+ *   without one, the last finished stop (DONE/FAILED) is the start, from the time it finished;
+ * - still-ASSIGNED visits stay on their vehicle (pinned): the optimizer may re-sequence them, not move
+ *   them (a compatibility tag only that vehicle carries), and they take their room on it;
+ * - a vehicle whose dispatched shift ended is not planned on a live day.
+ */
+export interface LiveRoute {
+  vehicleId: string;
+  hubId: string;
+  /** The result whose dispatch wrote this route. */
+  resultId: string;
+  /** The vehicle's visits for the shift, in route order (finished ones of earlier dispatches first). */
+  visitIds: string[];
+  /** The route's departure, `Y-m-d H:i` in `timeZone`: which shift of the vehicle the route belongs to. */
+  departure: string;
+  timeZone: string;
+  dispatchedTime: string;
+}
+
+export interface LiveVehicle {
+  route: LiveRoute;
+  /** The EN_ROUTE or ARRIVED visit of the route, if any (a vehicle holds at most one). */
+  committed: Visit | undefined;
+  /** The last DONE or FAILED visit of the route, if any. */
+  lastFinished: Visit | undefined;
+  /** Still ASSIGNED to this vehicle, in route order. */
+  pinned: Visit[];
+  /** Finished and committed visits of the route, in order: kept at the head of the next live route. */
+  served: string[];
+}
+
+/** The vehicles' live state from their live routes and the routes' visits as stored now (a visit taken by another vehicle since is not this one's). */
+export function liveVehiclesOf(routes: readonly LiveRoute[], visits: readonly Visit[]): LiveVehicle[] {
+  const byId = new Map(visits.map((visit) => [visit._id, visit]));
+  return routes.map((route) => {
+    const mine = route.visitIds.flatMap((id) => {
+      const visit = byId.get(id);
+      return visit && visit.assignedVehicleId === route.vehicleId ? [visit] : [];
+    });
+    const finished = mine.filter((visit) => visit.status === "DONE" || visit.status === "FAILED");
+    return {
+      route,
+      committed: mine.find((visit) => visit.status === "EN_ROUTE" || visit.status === "ARRIVED"),
+      lastFinished: finished.at(-1),
+      pinned: mine.filter((visit) => visit.status === "ASSIGNED"),
+      served: mine.filter((visit) => ["DONE", "FAILED", "EN_ROUTE", "ARRIVED"].includes(visit.status)).map((visit) => visit._id),
+    };
+  });
+}
+
+/** The tag only a pinned visit's vehicle carries: tags from clients cannot hold a control character, so none can match it. */
+export const pinTag = (vehicleId: string) => `\u0001pinned:${vehicleId}`;
+
+/** Visits pinned by the live day, counted against the run's cap. */
+export const pinnedCount = (live: readonly LiveVehicle[]) => live.reduce((sum, vehicle) => sum + vehicle.pinned.length, 0);
+
+/** The live route each dispatched route gives its vehicle: the visits it served before, then the route's trips. */
+export function liveRoutesOf(
+  routes: RoutingResultBody["routes"],
+  target: { hubId: string; resultId: string; timeZone: string; dispatchedTime: string },
+): LiveRoute[] {
+  return routes.map((route) => ({
+    vehicleId: route.vehicleId,
+    hubId: target.hubId,
+    resultId: target.resultId,
+    visitIds: [...(route.servedVisitIds ?? []), ...route.trips.map((trip) => trip.visitId)],
+    departure: route.departure,
+    timeZone: target.timeZone,
+    dispatchedTime: target.dispatchedTime,
+  }));
+}

@@ -1,0 +1,113 @@
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { appConfig } from "#shared/config/env";
+import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
+import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+
+/**
+ * A live day through the local gateway and the real stores: dispatch, then POST
+ * /routing/result/{id}/reoptimize plans around what is on the road, and dispatching the re-plan keeps
+ * the dispatched visits on their vehicle.
+ */
+const sqs = new SQSClient({});
+
+async function post(api: ApiClient, path: string, body: unknown) {
+  const response = await api.post(path, body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+/** One 100 kg van, `count` visits of 10 kg each. */
+async function liveDay(count: number) {
+  const tenant = newTenant();
+  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const van = await post(tenant.api, "/vehicle", {
+    name: "Van",
+    hubId: hub._id,
+    workingTime: ALWAYS_ON_SHIFT,
+    capacity: { weight: { max: 100 } },
+  });
+  const addVisits = async (n: number, prefix: string) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++)
+      ids.push(
+        (
+          await post(tenant.api, "/visit", {
+            hubId: hub._id,
+            name: `${prefix}${i}`,
+            coordinate: `${-6.2 + 0.003 * (i + 1)},106.8${i}`,
+            capacity: { weight: 10 },
+          })
+        )._id,
+      );
+    return ids;
+  };
+  const morning = await addVisits(count, "m");
+  const profile = await post(tenant.api, "/routing/configuration", {
+    name: "Plan",
+    hubId: hub._id,
+    timeLimitSeconds: 1,
+    capacityConstraint: { weight: true, volume: false },
+  });
+  const first = await post(tenant.api, "/routing/result", { configurationId: profile._id });
+  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [first._id]);
+  const dispatched = await tenant.api.post(`/routing/result/${first._id}/dispatch`, undefined);
+  expect(dispatched.body.data).toMatchObject({ success: count, failed: 0 });
+  return { ...tenant, hub, van, morning, first, addVisits };
+}
+
+describe("POST /routing/result/{resultId}/reoptimize", () => {
+  it("re-plans a dispatched day: 8 × 10 kg on a 100 kg van, 5 more added → at most 2 of them join it, the 8 stay", async () => {
+    const day = await liveDay(8);
+    const added = await day.addVisits(5, "n");
+    const response = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, {});
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.data).toMatchObject({
+      createdFrom: "REOPTIMIZE",
+      parentResultId: day.first._id,
+      status: "ongoing",
+      hubId: day.hub._id,
+    });
+    const replan = response.body.data._id as string;
+
+    // One per hub at a time.
+    const again = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, {});
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ failedCode: "reopt-409", resultId: replan });
+
+    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [replan]);
+    const result = (await day.api.get(`/routing/result/${replan}`)).body.data;
+    expect(result.status).toBe("done");
+    const trips = result.routes.flatMap((route: { trips: Array<{ visitId: string; pinnedFromResultId?: string }> }) => route.trips);
+    expect(trips.filter((trip: { pinnedFromResultId?: string }) => trip.pinnedFromResultId === day.first._id)).toHaveLength(8);
+
+    expect((await day.api.post(`/routing/result/${replan}/dispatch`, undefined)).status).toBe(200);
+    const visits = await Promise.all([...day.morning, ...added].map(async (id) => (await day.api.get(`/visit/${id}`)).body.data));
+    const onVan = visits.filter((v) => v.status === "ASSIGNED" && v.assignedVehicleId === day.van._id);
+    expect(onVan.filter((v) => day.morning.includes(v._id))).toHaveLength(8);
+    expect(onVan.filter((v) => added.includes(v._id)).length).toBeLessThanOrEqual(2);
+    for (const visit of onVan) expect(visit.routingResultId).toBe(replan);
+
+    // The lock is free again once the run is over.
+    const next = await day.api.post(`/routing/result/${replan}/reoptimize`, {});
+    expect(next.status).toBe(201);
+    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [next.body.data._id]);
+  });
+
+  it("400 on a bad body (nothing created), 404 for another organization, 401 without a token, 403 without the slug, 409 on an undispatched result", async () => {
+    const day = await liveDay(2);
+    const bad = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, { assigned: "teleport", extra: 1 });
+    expect(bad.status).toBe(400);
+    expect((await day.api.get(`/routing/results?hubId=${day.hub._id}`)).body.data).toHaveLength(1);
+    expect((await newTenant().api.post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(404);
+    expect((await apiClient(undefined).post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(401);
+    const noSlug = apiClient(tokenFor({ organizationId: day.organizationId, permissions: ["view/routing-result"] }));
+    expect((await noSlug.post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(403);
+    const ongoing = await post(day.api, "/routing/result", { configurationId: day.first.configurationId });
+    const refused = await day.api.post(`/routing/result/${ongoing._id}/reoptimize`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.failedCode).toBe("sys-409");
+    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [ongoing._id]);
+  });
+});
