@@ -208,6 +208,11 @@ export interface AnnealOptions {
   schedule: AnnealingSchedule;
   /** Runs on every new best solution. */
   polish: (solution: Solution) => void;
+  /**
+   * Puts the ruined (and any unassigned) visits back; default: `ruinRecreate.recreate` of every unassigned
+   * visit, opening vehicles. Must leave every route feasible.
+   */
+  recreate?: () => void;
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
 }
@@ -219,6 +224,7 @@ export interface AnnealOptions {
  */
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
+  const recreate = options.recreate ?? (() => ruinRecreate.recreate([...solution.unassigned], true));
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
@@ -244,7 +250,7 @@ export function anneal(options: AnnealOptions): void {
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
     ruinRecreate.ruin();
-    ruinRecreate.recreate([...solution.unassigned], true);
+    recreate();
     budget.iterations++;
     const newCost = solution.cost;
     const threshold = cost - temperature * Math.log(random.next());

@@ -15,6 +15,7 @@ import type {
   VehicleRoute,
   ScheduledBreak,
 } from "./model.ts";
+import { Penalties, PenalisedStep } from "./penalised.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
@@ -89,12 +90,27 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
+    ...(PENALISED && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
   solution.restore(incumbent.snapshot);
   return {
     solution: describe(problem, instance, solution, budget.iterations, budget.endedBy ?? "budget"),
     best: { dropped: incumbent.dropped, cost: incumbent.cost, snapshot: incumbent.snapshot },
+  };
+}
+
+/** The distance phase's step inserts at penalised cost, improves the touched visits, then repairs (penalised.ts). */
+const PENALISED = true;
+
+function penalisedRecreate(solution: Solution, ruinRecreate: RuinRecreate, random: Random, scale: number): () => void {
+  const { instance } = solution;
+  let demand = 0;
+  for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
+  const step = new PenalisedStep(solution, new Penalties(scale, demand / Math.max(1, instance.routable.length)), random);
+  return () => {
+    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+    if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
   };
 }
 
