@@ -81,9 +81,10 @@ export class PenalisedStep {
    * the repair; returns the visits the repair took out (the caller re-inserts them feasibly) and whether the
    * local search ended feasible on its own.
    */
-  insertAndImprove(visits: readonly number[]): { out: number[]; feasible: boolean } {
+  insertAndImprove(visits: readonly number[], touched: readonly number[] = []): { out: number[]; feasible: boolean } {
     const { solution } = this;
     this.promising.clear();
+    for (const v of touched) this.promising.add(v);
     for (const v of visits) {
       this.promising.add(v);
       if (solution.routeOf[v]! >= 0) continue;

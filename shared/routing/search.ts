@@ -212,7 +212,7 @@ export interface AnnealOptions {
    * Puts the ruined (and any unassigned) visits back; default: `ruinRecreate.recreate` of every unassigned
    * visit, opening vehicles. Must leave every route feasible.
    */
-  recreate?: () => void;
+  recreate?: (removed: number[]) => void;
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
 }
@@ -249,8 +249,7 @@ export function anneal(options: AnnealOptions): void {
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
-    ruinRecreate.ruin();
-    recreate();
+    recreate(ruinRecreate.ruin());
     budget.iterations++;
     const newCost = solution.cost;
     const threshold = cost - temperature * Math.log(random.next());

@@ -102,14 +102,24 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
 
 /** The distance phase's step inserts at penalised cost, improves the touched visits, then repairs (penalised.ts). */
 const PENALISED = true;
+const PENALISED_FIRST = false;
 
-function penalisedRecreate(solution: Solution, ruinRecreate: RuinRecreate, random: Random, scale: number): () => void {
+function penalisedRecreate(solution: Solution, ruinRecreate: RuinRecreate, random: Random, scale: number): (removed: number[]) => void {
   const { instance } = solution;
   let demand = 0;
   for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
   const step = new PenalisedStep(solution, new Penalties(scale, demand / Math.max(1, instance.routable.length)), random);
-  return () => {
-    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+  if (PENALISED_FIRST) {
+    return () => {
+      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    };
+  }
+  // Feasible recreate first (cheap, pruned by feasibility); penalised insertion only for what fits nowhere; the
+  // local search on the removed visits.
+  return (removed) => {
+    ruinRecreate.recreate([...solution.unassigned], true);
+    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
     if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
   };
 }
