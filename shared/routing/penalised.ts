@@ -15,7 +15,7 @@ import type { Solution } from "./solution.ts";
 /** Neighbours per visit the local search tries (granular). */
 const NEIGHBOURS_TRIED = 20;
 /** Share of steps whose local search should end feasible, and how the penalties move towards it. */
-const FEASIBLE_TARGET = 0.5;
+const FEASIBLE_TARGET = 0.8;
 const ADAPT_EVERY = 100;
 const RAISE = 1.2;
 const LOWER = 0.85;
@@ -38,7 +38,7 @@ export class Penalties {
   constructor(scale: number, demandScale: number) {
     this.timeWarp = scale;
     this.load = scale / Math.max(demandScale, EPSILON);
-    this.floor = { timeWarp: this.timeWarp / 100, load: this.load / 100 };
+    this.floor = { timeWarp: this.timeWarp, load: this.load };
   }
 
   register(feasible: boolean): void {
