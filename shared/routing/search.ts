@@ -198,6 +198,12 @@ export interface AnnealingSchedule {
   readonly endTemperature: number;
 }
 
+/** What a step must reach to be accepted: no more dropped weight than `dropped`, and then a cost below `cost`. */
+export interface Acceptance {
+  dropped: number;
+  cost: number;
+}
+
 /** What `anneal` works on and with. */
 export interface AnnealOptions {
   solution: Solution;
@@ -212,7 +218,7 @@ export interface AnnealOptions {
    * Puts the ruined (and any unassigned) visits back; default: `ruinRecreate.recreate` of every unassigned
    * visit, opening vehicles. Must leave every route feasible.
    */
-  recreate?: (removed: number[]) => void;
+  recreate?: (removed: number[], acceptance: Acceptance) => void;
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
 }
@@ -231,6 +237,7 @@ export function anneal(options: AnnealOptions): void {
   const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
+  const acceptance: Acceptance = { dropped: 0, cost: 0 };
   while (!budget.done()) {
     if (exchange) {
       const now = exchange.epoch(budget.iterations);
@@ -249,10 +256,13 @@ export function anneal(options: AnnealOptions): void {
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
-    recreate(ruinRecreate.ruin());
+    // The threshold is drawn before the recreate, so that a recreate may spend more effort on near-accepted steps.
+    const threshold = cost - temperature * Math.log(random.next());
+    acceptance.dropped = unassigned;
+    acceptance.cost = threshold;
+    recreate(ruinRecreate.ruin(), acceptance);
     budget.iterations++;
     const newCost = solution.cost;
-    const threshold = cost - temperature * Math.log(random.next());
     if (isBetter(solution.droppedWeight, newCost, unassigned, threshold)) {
       solution.commit();
       if (incumbent.isImprovedBy(solution)) {

@@ -21,7 +21,7 @@ import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
+import { type Acceptance, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -103,8 +103,15 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
 /** The distance phase's step inserts at penalised cost, improves the touched visits, then repairs (penalised.ts). */
 const PENALISED = true;
 const PENALISED_FIRST = false;
+/** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
+const NEAR_ACCEPTED = 1.01;
 
-function penalisedRecreate(solution: Solution, ruinRecreate: RuinRecreate, random: Random, scale: number): (removed: number[]) => void {
+function penalisedRecreate(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  random: Random,
+  scale: number,
+): (removed: number[], acceptance: Acceptance) => void {
   const { instance } = solution;
   let demand = 0;
   for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
@@ -117,8 +124,10 @@ function penalisedRecreate(solution: Solution, ruinRecreate: RuinRecreate, rando
   }
   // Feasible recreate first (cheap, pruned by feasibility); penalised insertion only for what fits nowhere; the
   // local search on the removed visits.
-  return (removed) => {
+  return (removed, acceptance) => {
     ruinRecreate.recreate([...solution.unassigned], true);
+    // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
+    if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
     step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
     if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
   };
