@@ -230,7 +230,7 @@ export interface AnnealOptions {
  */
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
-  const recreate = options.recreate ?? (() => ruinRecreate.recreate([...solution.unassigned], true));
+  const { recreate } = options;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
@@ -256,11 +256,18 @@ export function anneal(options: AnnealOptions): void {
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
-    // The threshold is drawn before the recreate, so that a recreate may spend more effort on near-accepted steps.
-    const threshold = cost - temperature * Math.log(random.next());
-    acceptance.dropped = unassigned;
-    acceptance.cost = threshold;
-    recreate(ruinRecreate.ruin(), acceptance);
+    let threshold: number;
+    if (recreate) {
+      // Drawn before the recreate, so that it may spend more effort on near-accepted steps.
+      threshold = cost - temperature * Math.log(random.next());
+      acceptance.dropped = unassigned;
+      acceptance.cost = threshold;
+      recreate(ruinRecreate.ruin(), acceptance);
+    } else {
+      ruinRecreate.ruin();
+      ruinRecreate.recreate([...solution.unassigned], true);
+      threshold = cost - temperature * Math.log(random.next());
+    }
     budget.iterations++;
     const newCost = solution.cost;
     if (isBetter(solution.droppedWeight, newCost, unassigned, threshold)) {

@@ -90,7 +90,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
-    ...(PENALISED && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
+    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
   solution.restore(incumbent.snapshot);
@@ -100,9 +100,13 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   };
 }
 
-/** The distance phase's step inserts at penalised cost, improves the touched visits, then repairs (penalised.ts). */
-const PENALISED = true;
-const PENALISED_FIRST = false;
+/**
+ * The distance phase's step with penalised infeasibility (penalised.ts): "first" inserts every removed visit at
+ * penalised cost, "fallback" recreates feasibly first and inserts at penalised cost only what fits nowhere, each
+ * then improves the touched visits under penalised cost and repairs. Off: every variant measured worse, paired
+ * against the plain step (shared/routing/README.md, "Round four, stage gate").
+ */
+const PENALISED_STEP: "off" | "first" | "fallback" = "off";
 /** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
 const NEAR_ACCEPTED = 1.01;
 
@@ -116,7 +120,7 @@ function penalisedRecreate(
   let demand = 0;
   for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
   const step = new PenalisedStep(solution, new Penalties(scale, demand / Math.max(1, instance.routable.length)), random);
-  if (PENALISED_FIRST) {
+  if (PENALISED_STEP === "first") {
     return () => {
       step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
       if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
