@@ -125,14 +125,11 @@ export class RuinRecreate {
    * this saves most of the work and rarely misses the best position. Visits that fit nowhere stay unassigned.
    * With `hardness` (per visit), the hardest visits go first instead.
    */
-  recreate(visits: number[], openVehicles: boolean, hardness?: Float64Array): void {
+  recreate(visits: number[], openVehicles: boolean, hardness?: Float64Array, ordered = false): void {
     const { solution } = this;
     const { instance, routes, routeOf } = solution;
     const nearby = Math.min(instance.neighbourCount, NEARBY_NEIGHBOURS);
-    if (hardness) this.random.shuffle(visits).sort((a, b) => hardness[b]! - hardness[a]!);
-    else this.sortForRecreate(visits);
-    // Higher priorities claim the room first (a stable sort keeps the order within a priority).
-    if (instance.hasPriorities) visits.sort((a, b) => instance.priority[b]! - instance.priority[a]!);
+    if (!ordered) this.order(visits, hardness);
     // Routes with visits: once the neighbours have led to all of them, the rest of the list leads nowhere new.
     let used = solution.vehiclesUsed;
     for (const v of visits) {
@@ -154,6 +151,16 @@ export class RuinRecreate {
       if (instance.hasPairs && instance.partner[v]! >= 0) solution.insertPair(v, this.bestRoute, this.best);
       else solution.insert(v, this.bestRoute, this.best.position, this.best.window);
     }
+  }
+
+  /** Sorts the visits in the order `recreate` inserts them (one of SISR's, or hardest first), higher priorities first. */
+  order(visits: number[], hardness?: Float64Array): number[] {
+    const { instance } = this.solution;
+    if (hardness) this.random.shuffle(visits).sort((a, b) => hardness[b]! - hardness[a]!);
+    else this.sortForRecreate(visits);
+    // Higher priorities claim the room first (a stable sort keeps the order within a priority).
+    if (instance.hasPriorities) visits.sort((a, b) => instance.priority[b]! - instance.priority[a]!);
+    return visits;
   }
 
   /** Puts visit v (not one of a pair) alone into the empty route r if its vehicle may serve it there; whether it did. */

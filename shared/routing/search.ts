@@ -198,6 +198,12 @@ export interface AnnealingSchedule {
   readonly endTemperature: number;
 }
 
+/** What a step must reach to be accepted: no more dropped weight than `dropped`, and then a cost below `cost`. */
+export interface Acceptance {
+  dropped: number;
+  cost: number;
+}
+
 /** What `anneal` works on and with. */
 export interface AnnealOptions {
   solution: Solution;
@@ -208,6 +214,11 @@ export interface AnnealOptions {
   schedule: AnnealingSchedule;
   /** Runs on every new best solution. */
   polish: (solution: Solution) => void;
+  /**
+   * Puts the ruined (and any unassigned) visits back; default: `ruinRecreate.recreate` of every unassigned
+   * visit, opening vehicles. Must leave every route feasible.
+   */
+  recreate?: (removed: number[], acceptance: Acceptance) => void;
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
 }
@@ -219,12 +230,14 @@ export interface AnnealOptions {
  */
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
+  const { recreate } = options;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
   const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
+  const acceptance: Acceptance = { dropped: 0, cost: 0 };
   while (!budget.done()) {
     if (exchange) {
       const now = exchange.epoch(budget.iterations);
@@ -243,11 +256,20 @@ export function anneal(options: AnnealOptions): void {
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     solution.begin();
-    ruinRecreate.ruin();
-    ruinRecreate.recreate([...solution.unassigned], true);
+    let threshold: number;
+    if (recreate) {
+      // Drawn before the recreate, so that it may spend more effort on near-accepted steps.
+      threshold = cost - temperature * Math.log(random.next());
+      acceptance.dropped = unassigned;
+      acceptance.cost = threshold;
+      recreate(ruinRecreate.ruin(), acceptance);
+    } else {
+      ruinRecreate.ruin();
+      ruinRecreate.recreate([...solution.unassigned], true);
+      threshold = cost - temperature * Math.log(random.next());
+    }
     budget.iterations++;
     const newCost = solution.cost;
-    const threshold = cost - temperature * Math.log(random.next());
     if (isBetter(solution.droppedWeight, newCost, unassigned, threshold)) {
       solution.commit();
       if (incumbent.isImprovedBy(solution)) {

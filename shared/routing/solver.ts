@@ -15,12 +15,13 @@ import type {
   VehicleRoute,
   ScheduledBreak,
 } from "./model.ts";
+import { Penalties, PenalisedStep } from "./penalised.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
+import { type Acceptance, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -89,12 +90,50 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
+    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
   solution.restore(incumbent.snapshot);
   return {
     solution: describe(problem, instance, solution, budget.iterations, budget.endedBy ?? "budget"),
     best: { dropped: incumbent.dropped, cost: incumbent.cost, snapshot: incumbent.snapshot },
+  };
+}
+
+/**
+ * The distance phase's step with penalised infeasibility (penalised.ts): "first" inserts every removed visit at
+ * penalised cost, "fallback" recreates feasibly first and inserts at penalised cost only what fits nowhere, each
+ * then improves the touched visits under penalised cost and repairs. Off: every variant measured worse, paired
+ * against the plain step (shared/routing/README.md, "Round four, stage gate").
+ */
+const PENALISED_STEP: "off" | "first" | "fallback" = "off";
+/** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
+const NEAR_ACCEPTED = 1.01;
+
+function penalisedRecreate(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  random: Random,
+  scale: number,
+): (removed: number[], acceptance: Acceptance) => void {
+  const { instance } = solution;
+  let demand = 0;
+  for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
+  const step = new PenalisedStep(solution, new Penalties(scale, demand / Math.max(1, instance.routable.length)), random);
+  if (PENALISED_STEP === "first") {
+    return () => {
+      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    };
+  }
+  // Feasible recreate first (cheap, pruned by feasibility); penalised insertion only for what fits nowhere; the
+  // local search on the removed visits.
+  return (removed, acceptance) => {
+    ruinRecreate.recreate([...solution.unassigned], true);
+    // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
+    if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
+    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
+    if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
   };
 }
 

@@ -1,0 +1,470 @@
+// Penalised infeasibility for the ruin-and-recreate step (PyVRP/HGS style): the removed visits go back at
+// their cheapest *penalised* place — distance and the objective's other terms plus λ_tw × time warp (and
+// duration excess), λ_load × load excess and λ_dist × distance excess — so a step may pass through plans
+// that break time windows or capacities; a granular local search on the visits the step touched then
+// works under the same penalised cost (relocate of 1–3 visits, swap, 2-opt* — across breaks and vehicle
+// classes too, where the moved visits may ride on the other vehicle), and whatever is still infeasible is
+// repaired by taking visits out of the infeasible routes and re-inserting them feasibly. The annealing
+// therefore still compares feasible plans only. The penalties adapt to a target share of steps whose local
+// search ends feasible on its own (HGS-CVRP's rule). maxVisits, compatibility and pairs stay hard; with
+// pickup-and-delivery pairs the step is not used (the caller keeps the feasible recreate).
+import { Blinks, type Random } from "./random.ts";
+import { EPSILON, type Route, Segment } from "./route-state.ts";
+import type { Solution } from "./solution.ts";
+
+/** Neighbours per visit the local search tries (granular). */
+const NEIGHBOURS_TRIED = 20;
+/** Share of steps whose local search should end feasible, and how the penalties move towards it. */
+const FEASIBLE_TARGET = 0.8;
+const ADAPT_EVERY = 100;
+const RAISE = 1.2;
+const LOWER = 0.85;
+const IMPROVEMENT = 1e-9;
+const MAX_PASSES = 8;
+
+/** The penalty weights, adapted to the share of feasible steps. */
+export class Penalties {
+  /** Per minute of time warp or duration excess. */
+  timeWarp: number;
+  /** Per unit of load above capacity, any dimension. */
+  load: number;
+  /** Per distance unit above a vehicle's maximum. */
+  distance = 10;
+  private feasible = 0;
+  private registered = 0;
+  private readonly floor: { timeWarp: number; load: number };
+
+  /** `scale`: the first solution's mean distance per visit; `demandScale`: the mean demand per visit. */
+  constructor(scale: number, demandScale: number) {
+    this.timeWarp = scale;
+    this.load = scale / Math.max(demandScale, EPSILON);
+    this.floor = { timeWarp: this.timeWarp, load: this.load };
+  }
+
+  register(feasible: boolean): void {
+    if (feasible) this.feasible++;
+    if (++this.registered < ADAPT_EVERY) return;
+    const share = this.feasible / this.registered;
+    const factor = share < FEASIBLE_TARGET - 0.05 ? RAISE : share > FEASIBLE_TARGET + 0.05 ? LOWER : 1;
+    this.timeWarp = Math.max(this.floor.timeWarp, this.timeWarp * factor);
+    this.load = Math.max(this.floor.load, this.load * factor);
+    this.feasible = 0;
+    this.registered = 0;
+  }
+}
+
+export class PenalisedStep {
+  private readonly segment: Segment;
+  private readonly other: Segment;
+  private readonly loadA: Float64Array;
+  private readonly loadB: Float64Array;
+  private readonly blinks: Blinks;
+  private readonly promising = new Set<number>();
+  private readonly order: number[] = [];
+
+  constructor(
+    private readonly solution: Solution,
+    readonly penalties: Penalties,
+    random: Random,
+  ) {
+    const { instance, windows } = solution;
+    this.segment = new Segment(instance, windows);
+    this.other = new Segment(instance, windows);
+    this.loadA = new Float64Array(instance.dims);
+    this.loadB = new Float64Array(instance.dims);
+    this.blinks = new Blinks(random, 0.01);
+  }
+
+  /**
+   * Puts the visits (as ordered by the caller) back at their cheapest penalised places in used routes; those
+   * no used route may take stay out for the feasible recreate. Then the local search on the visits touched, and
+   * the repair; returns the visits the repair took out (the caller re-inserts them feasibly) and whether the
+   * local search ended feasible on its own.
+   */
+  insertAndImprove(visits: readonly number[], touched: readonly number[] = []): { out: number[]; feasible: boolean } {
+    const { solution } = this;
+    this.promising.clear();
+    for (const v of touched) this.promising.add(v);
+    for (const v of visits) {
+      this.promising.add(v);
+      if (solution.routeOf[v]! >= 0) continue;
+      this.insertPenalised(v);
+    }
+    this.improve();
+    const feasible = solution.routes.every((route) => route.visitCount === 0 || this.penaltyOf(route) <= EPSILON);
+    this.penalties.register(feasible);
+    return { out: feasible ? [] : this.repair(), feasible };
+  }
+
+  check(where: string): void {
+    const { solution } = this;
+    solution.routes.forEach((route, r) =>
+      route.nodes.forEach((node, p) => {
+        if (solution.routeOf[node] !== r || solution.positionOf[node] !== p)
+          throw new Error(`${where}: node ${node} at ${r}/${p} indexed ${solution.routeOf[node]}/${solution.positionOf[node]}`);
+      }),
+    );
+  }
+
+  /** Penalty of a whole route as it is. */
+  penaltyOf(route: Route): number {
+    const last = route.nodes.length - 1;
+    return this.penalty(route, route.fTimeWarp[last]!, route.fDuration[last]!, route.fDistance[last]!, route.load);
+  }
+
+  private penalty(route: Route, timeWarp: number, duration: number, distance: number, load: Float64Array): number {
+    const { instance } = this.solution;
+    const { dims, capacity } = instance;
+    const k = route.vehicle;
+    const { penalties } = this;
+    let excess = 0;
+    for (let d = 0; d < dims; d++) excess += Math.max(0, load[d]! - capacity[k * dims + d]!);
+    return (
+      penalties.timeWarp * (timeWarp + Math.max(0, duration - instance.maxDuration[k]!)) +
+      penalties.distance * Math.max(0, distance - instance.maxDistance[k]!) +
+      penalties.load * excess
+    );
+  }
+
+  /** Penalised cost of `route`'s vehicle driving the segment with this load and visit count (0 visits: unused). */
+  private costOf(route: Route, segment: Segment, load: Float64Array, visits: number): number {
+    if (visits === 0) return 0;
+    return (
+      route.costOf(segment.distance, this.underload(route, load)) +
+      this.penalty(route, segment.timeWarp, segment.duration, segment.distance, load)
+    );
+  }
+
+  private current(route: Route): number {
+    return route.visitCount === 0 ? 0 : route.cost + this.penaltyOf(route);
+  }
+
+  private underload(route: Route, load: Float64Array): number {
+    const { dims, minCapacity } = this.solution.instance;
+    let short = 0;
+    for (let d = 0; d < dims; d++) short += Math.max(0, minCapacity[route.vehicle * dims + d]! - load[d]!);
+    return short;
+  }
+
+  /** Cheapest penalised insertion of v into a used route of a compatible vehicle; whether it was inserted. */
+  private insertPenalised(v: number): boolean {
+    const { solution } = this;
+    const { instance, routes } = solution;
+    const { dims, demand, windowOffset, windowOpen, windowClose } = instance;
+    const load = this.loadA;
+    let best = Infinity;
+    let bestRoute = -1;
+    let bestPosition = 0;
+    let bestWindow = 0;
+    for (let r = 0; r < routes.length; r++) {
+      const route = routes[r]!;
+      if (route.visitCount === 0 || route.visitCount + 1 > instance.maxVisits[route.vehicle]!) continue;
+      if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
+      for (let d = 0; d < dims; d++) load[d] = route.load[d]! + demand[v * dims + d]!;
+      const before = this.current(route);
+      const last = route.nodes.length - 1;
+      // Inserting adds no less than its detour (time warp and load excess only grow): a lower bound to prune by.
+      const fixed = route.costOf(route.visitCount > 0 ? route.distance : route.fDistance[last]!, route.underloadWith(v)) - route.cost;
+      const at = instance.location[v]!;
+      for (let p = 0; p < last; p++) {
+        if (fixed + this.detour(route.fLast[p]!, at, at, route.nextLocation[p]!) >= best) continue;
+        if (this.blinks.skip()) continue;
+        for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
+          this.segment
+            .setPrefix(route, p)
+            .appendNode(v, windowOpen[w]!, windowClose[w]!)
+            .appendSuffix(route, p + 1);
+          const cost = this.costOf(route, this.segment, load, route.visitCount + 1) - before;
+          if (cost < best) {
+            best = cost;
+            bestRoute = r;
+            bestPosition = p + 1;
+            bestWindow = w;
+          }
+        }
+      }
+    }
+    if (bestRoute < 0) return false;
+    solution.insert(v, bestRoute, bestPosition, bestWindow);
+    return true;
+  }
+
+  /** Distance added by driving prev → first … last → next instead of prev → next (locations). */
+  private detour(prev: number, first: number, last: number, next: number): number {
+    const { distance, locationCount } = this.solution.instance;
+    return distance[prev * locationCount + first]! + distance[last * locationCount + next]! - distance[prev * locationCount + next]!;
+  }
+
+  private leg(from: number, to: number): number {
+    const { distance, locationCount } = this.solution.instance;
+    return distance[from * locationCount + to]!;
+  }
+
+  /** No penalty and no underload: a move between two such routes gains at most what it saves in distance. */
+  private clean(route: Route): boolean {
+    return route.underload === 0 && this.penaltyOf(route) <= EPSILON;
+  }
+
+  /** Granular local search under penalised cost on the promising visits, first improvement, a few passes. */
+  private improve(): void {
+    const { solution } = this;
+    const { instance, routeOf } = solution;
+    const tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
+    for (let pass = 0, improved = true; improved && pass < MAX_PASSES; pass++) {
+      improved = false;
+      this.order.length = 0;
+      for (const u of this.promising) this.order.push(u);
+      for (const u of this.order) {
+        if (routeOf[u]! < 0) continue;
+        for (let k = 0; k < tried; k++) {
+          const v = instance.neighbours[u * instance.neighbourCount + k]!;
+          if (routeOf[v]! < 0 || routeOf[v] === routeOf[u]) continue;
+          if (this.tryRelocate(u, v) || this.trySwap(u, v) || this.tryTwoOptStar(u, v) || this.tryTwoOptStar(v, u)) {
+            this.promising.add(v);
+            improved = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  /** Moves u and up to two visits after it (no break among them) before or after v, in v's route. */
+  private tryRelocate(u: number, v: number): boolean {
+    const { solution } = this;
+    const { instance } = solution;
+    const { dims, demand } = instance;
+    const from = solution.routes[solution.routeOf[u]!]!;
+    const to = solution.routes[solution.routeOf[v]!]!;
+    const i = solution.positionOf[u]!;
+    const before = this.current(from) + this.current(to);
+    const bothClean = this.clean(from) && this.clean(to);
+    const { location } = instance;
+    for (let length = 1; length <= 3; length++) {
+      const lastMoved = from.nodes[i + length - 1]!;
+      if (i + length - 1 >= from.nodes.length - 1 || lastMoved >= instance.visitCount) return false;
+      if (instance.compatible[lastMoved * instance.vehicleCount + to.vehicle] !== 1) return false;
+      if (to.visitCount + length > instance.maxVisits[to.vehicle]!) return false;
+      for (let d = 0; d < dims; d++) {
+        let moved = 0;
+        for (let m = 0; m < length; m++) moved += demand[from.nodes[i + m]! * dims + d]!;
+        this.loadA[d] = from.load[d]! - moved;
+        this.loadB[d] = to.load[d]! + moved;
+      }
+      let fromCost = Number.NaN;
+      const first = location[u]!;
+      const lastLocation = location[lastMoved]!;
+      const saved =
+        bothClean && from.visitCount > length
+          ? this.detour(from.fLast[i - 1]!, first, lastLocation, from.nextLocation[i + length - 1]!)
+          : Infinity;
+      for (let after = 0; after < 2; after++) {
+        const p = solution.positionOf[v]! + after;
+        if (this.detour(to.fLast[p - 1]!, first, lastLocation, to.nextLocation[p - 1]!) - saved >= -IMPROVEMENT) continue;
+        if (Number.isNaN(fromCost)) {
+          this.segment.setPrefix(from, i - 1).appendSuffix(from, i + length);
+          fromCost = this.costOf(from, this.segment, this.loadA, from.visitCount - length);
+        }
+        this.other.setPrefix(to, p - 1);
+        for (let m = 0; m < length; m++) this.other.append(from.nodes[i + m]!);
+        this.other.appendSuffix(to, p);
+        const delta = fromCost + this.costOf(to, this.other, this.loadB, to.visitCount + length) - before;
+        if (delta < -IMPROVEMENT) {
+          const moved = from.nodes.slice(i, i + length);
+          const ra = solution.routeOf[u]!;
+          const rb = solution.routeOf[v]!;
+          const newFrom = [...from.nodes.slice(0, i), ...from.nodes.slice(i + length)];
+          const newTo = [...to.nodes.slice(0, p), ...moved, ...to.nodes.slice(p)];
+          solution.replaceNodes(ra, newFrom);
+          solution.replaceNodes(rb, newTo);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private trySwap(u: number, v: number): boolean {
+    const { solution } = this;
+    const { instance } = solution;
+    const ra = solution.routeOf[u]!;
+    const rb = solution.routeOf[v]!;
+    const a = solution.routes[ra]!;
+    const b = solution.routes[rb]!;
+    if (!instance.compatible[u * instance.vehicleCount + b.vehicle] || !instance.compatible[v * instance.vehicleCount + a.vehicle])
+      return false;
+    const i = solution.positionOf[u]!;
+    const j = solution.positionOf[v]!;
+    if (this.clean(a) && this.clean(b)) {
+      const lu = instance.location[u]!;
+      const lv = instance.location[v]!;
+      const pa = a.fLast[i - 1]!;
+      const na = a.nextLocation[i]!;
+      const pb = b.fLast[j - 1]!;
+      const nb = b.nextLocation[j]!;
+      const delta =
+        this.leg(pa, lv) +
+        this.leg(lv, na) -
+        this.leg(pa, lu) -
+        this.leg(lu, na) +
+        this.leg(pb, lu) +
+        this.leg(lu, nb) -
+        this.leg(pb, lv) -
+        this.leg(lv, nb);
+      if (delta >= -IMPROVEMENT) return false;
+    }
+    const costA = this.replaced(a, i, v, u, this.segment, this.loadA);
+    const costB = this.replaced(b, j, u, v, this.other, this.loadB);
+    if (costA + costB - this.current(a) - this.current(b) >= -IMPROVEMENT) return false;
+    const newA = [...a.nodes];
+    const newB = [...b.nodes];
+    newA[i] = v;
+    newB[j] = u;
+    solution.replaceNodes(ra, newA);
+    solution.replaceNodes(rb, newB);
+    return true;
+  }
+
+  private replaced(route: Route, p: number, by: number, out: number, segment: Segment, load: Float64Array): number {
+    const { dims, demand } = this.solution.instance;
+    for (let d = 0; d < dims; d++) load[d] = route.load[d]! - demand[out * dims + d]! + demand[by * dims + d]!;
+    segment
+      .setPrefix(route, p - 1)
+      .append(by)
+      .appendSuffix(route, p + 1);
+    return this.costOf(route, segment, load, route.visitCount);
+  }
+
+  /**
+   * 2-opt*: u's route keeps its head up to u and drives v's route's visits from v on; v's route keeps its head
+   * before v and drives the visits after u. Breaks stay with their vehicle: one that was in the part handed
+   * over is taken at the join. Between vehicles of one class with no break handed over this is O(1) from the
+   * summaries; otherwise the new tails are concatenated node by node (every moved visit must be compatible).
+   */
+  private tryTwoOptStar(u: number, v: number): boolean {
+    const { solution } = this;
+    const { instance } = solution;
+    const ra = solution.routeOf[u]!;
+    const rb = solution.routeOf[v]!;
+    const a = solution.routes[ra]!;
+    const b = solution.routes[rb]!;
+    const i = solution.positionOf[u]!;
+    const j = solution.positionOf[v]!;
+    if (this.clean(a) && this.clean(b)) {
+      // u → v and v's predecessor → u's successor instead (the ends' last legs taken as unchanged).
+      const lu = instance.location[u]!;
+      const lv = instance.location[v]!;
+      const na = a.nextLocation[i]!;
+      const pb = b.fLast[j - 1]!;
+      if (this.leg(lu, lv) + this.leg(pb, na) - this.leg(lu, na) - this.leg(pb, lv) >= -IMPROVEMENT) return false;
+    }
+    const tailA = this.tailVisits(a, i + 1);
+    const tailB = this.tailVisits(b, j);
+    const visitsA = a.visitCount - tailA + tailB;
+    const visitsB = b.visitCount - tailB + tailA;
+    if (visitsA > instance.maxVisits[a.vehicle]! || visitsB > instance.maxVisits[b.vehicle]!) return false;
+    const sameClass = instance.vehicleClass[a.vehicle] === instance.vehicleClass[b.vehicle];
+    const simple = sameClass && !this.breakFrom(a, i + 1) && !this.breakFrom(b, j);
+    if (!sameClass && (!this.tailFits(b, j, a.vehicle) || !this.tailFits(a, i + 1, b.vehicle))) return false;
+    const { dims } = instance;
+    for (let d = 0; d < dims; d++) {
+      this.loadA[d] = a.fLoad[i * dims + d]! + b.bLoad[j * dims + d]!;
+      this.loadB[d] = b.fLoad[(j - 1) * dims + d]! + a.bLoad[(i + 1) * dims + d]!;
+    }
+    if (simple) {
+      this.segment.setPrefix(a, i).appendSuffix(b, j);
+      this.other.setPrefix(b, j - 1).appendSuffix(a, i + 1);
+    } else {
+      this.joined(this.segment, a, i, b, j);
+      this.joined(this.other, b, j - 1, a, i + 1);
+    }
+    const delta =
+      this.costOf(a, this.segment, this.loadA, visitsA) +
+      this.costOf(b, this.other, this.loadB, visitsB) -
+      this.current(a) -
+      this.current(b);
+    if (delta >= -IMPROVEMENT) return false;
+    const newA = this.joinedNodes(a, i, b, j);
+    const newB = this.joinedNodes(b, j - 1, a, i + 1);
+    solution.replaceNodes(ra, newA);
+    solution.replaceNodes(rb, newB);
+    return true;
+  }
+
+  /** Visits (not breaks, not the end) of the route from position `from` on. */
+  private tailVisits(route: Route, from: number): number {
+    let visits = 0;
+    const { visitCount } = this.solution.instance;
+    for (let p = from; p < route.nodes.length - 1; p++) if (route.nodes[p]! < visitCount) visits++;
+    return visits;
+  }
+
+  private breakFrom(route: Route, from: number): boolean {
+    const { isBreak } = this.solution.instance;
+    for (let p = from; p < route.nodes.length - 1; p++) if (isBreak[route.nodes[p]!]) return true;
+    return false;
+  }
+
+  /** Every visit of the route from `from` on may ride on `vehicle`. */
+  private tailFits(route: Route, from: number, vehicle: number): boolean {
+    const { visitCount, compatible, vehicleCount } = this.solution.instance;
+    for (let p = from; p < route.nodes.length - 1; p++) {
+      const node = route.nodes[p]!;
+      if (node < visitCount && compatible[node * vehicleCount + vehicle] !== 1) return false;
+    }
+    return true;
+  }
+
+  /** `head`'s nodes 0..i, its breaks after i, `tail`'s visits from j on, `head`'s end, concatenated into `segment`. */
+  private joined(segment: Segment, head: Route, i: number, tail: Route, j: number): void {
+    const { isBreak } = this.solution.instance;
+    segment.setPrefix(head, i);
+    for (let p = i + 1; p < head.nodes.length - 1; p++) if (isBreak[head.nodes[p]!]) segment.append(head.nodes[p]!);
+    for (let p = j; p < tail.nodes.length - 1; p++) if (!isBreak[tail.nodes[p]!]) segment.append(tail.nodes[p]!);
+    segment.append(head.nodes[head.nodes.length - 1]!);
+  }
+
+  private joinedNodes(head: Route, i: number, tail: Route, j: number): number[] {
+    const { isBreak } = this.solution.instance;
+    const nodes = head.nodes.slice(0, i + 1);
+    for (let p = i + 1; p < head.nodes.length - 1; p++) if (isBreak[head.nodes[p]!]) nodes.push(head.nodes[p]!);
+    for (let p = j; p < tail.nodes.length - 1; p++) if (!isBreak[tail.nodes[p]!]) nodes.push(tail.nodes[p]!);
+    nodes.push(head.nodes[head.nodes.length - 1]!);
+    return nodes;
+  }
+
+  /**
+   * Takes visits out of every route that is still infeasible, each time the one whose removal lowers the
+   * penalised cost most, until the route is feasible; returns them (now unassigned).
+   */
+  private repair(): number[] {
+    const { solution } = this;
+    const { instance } = solution;
+    const { dims, demand } = instance;
+    const out: number[] = [];
+    for (const route of solution.routes) {
+      while (route.visitCount > 0 && this.penaltyOf(route) > EPSILON) {
+        let best = Infinity;
+        let bestNode = -1;
+        for (let p = 1; p < route.nodes.length - 1; p++) {
+          const node = route.nodes[p]!;
+          if (node >= instance.visitCount) continue;
+          for (let d = 0; d < dims; d++) this.loadA[d] = route.load[d]! - demand[node * dims + d]!;
+          this.segment.setPrefix(route, p - 1).appendSuffix(route, p + 1);
+          const cost = this.costOf(route, this.segment, this.loadA, route.visitCount - 1);
+          if (cost < best) {
+            best = cost;
+            bestNode = node;
+          }
+        }
+        if (bestNode < 0)
+          throw new Error(
+            `repair: no visit to remove, ${route.visitCount} visits, penalty ${this.penaltyOf(route)}, best ${best}, nodes ${route.nodes.join(",")}`,
+          );
+        solution.remove(bestNode);
+        out.push(bestNode);
+      }
+    }
+    return out;
+  }
+}
