@@ -40,6 +40,7 @@ import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-la
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { DynamoEventSource, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { apiSamplingRule, productLogGroupProps } from "#infra/constructs/observability-costs";
 import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
@@ -282,7 +283,7 @@ export class FieldOperationsStack extends Stack {
       },
     );
 
-    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", productLogGroupProps(this, "access"));
     const accountRole = props.apiGatewayAccountRole ?? false;
     const executionLogs = accountRole || (props.apiGatewayExecutionLogs ?? false);
     // Every alarm notifies this topic; context alarmEmail subscribes an address to it.
@@ -434,6 +435,8 @@ export class FieldOperationsStack extends Stack {
       methodOptions: publicMethodThrottles(props.routes),
     });
     stage.node.addDependency(executionLogGroup);
+    // Traces of API routes: 1/s + 1 % by default (infra/constructs/observability-costs.ts).
+    apiSamplingRule(this, api.restApiName, stageName);
     api.deploymentStage = stage;
 
     // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
@@ -1022,7 +1025,7 @@ function deploymentSnapshot(stack: Stack): unknown[] {
  * usage-plan key), how long the function took beside the whole request, and why a request failed
  * (the gateway's error and the integration's).
  */
-function accessLogFormat(): AccessLogFormat {
+export function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: "$context.requestId",
