@@ -1023,29 +1023,27 @@ function deploymentSnapshot(stack: Stack): unknown[] {
 /**
  * Access log lines: the standard fields plus who called (the tenant the authorizer named, the
  * usage-plan key), how long the function took beside the whole request, and why a request failed
- * (the gateway's error and the integration's).
+ * (the gateway's error and the integration's). It is the one line every request writes (the
+ * functions log only failures and slow calls), so it holds nothing CloudWatch or another field
+ * already has: no time (the event's timestamp), protocol, response length or integration status,
+ * and no trace id (most requests are not sampled; a failed request's function line carries it).
  */
 export function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: "$context.requestId",
       ip: "$context.identity.sourceIp",
-      requestTime: "$context.requestTime",
       httpMethod: "$context.httpMethod",
       resourcePath: "$context.resourcePath",
       status: "$context.status",
-      protocol: "$context.protocol",
-      responseLength: "$context.responseLength",
       organizationId: "$context.authorizer.organizationId",
       userId: "$context.authorizer.principalId",
       apiKeyId: "$context.identity.apiKeyId",
       responseLatency: "$context.responseLatency",
       integrationLatency: "$context.integration.latency",
-      integrationStatus: "$context.integration.status",
       error: "$context.error.message",
       errorType: "$context.error.responseType",
       integrationError: "$context.integration.error",
-      xrayTraceId: "$context.xrayTraceId",
     }),
   );
 }
