@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, type Stack } from "aws-cdk-lib";
+import { Duration, type Stack } from "aws-cdk-lib";
 import {
   ApplicationLogLevel,
   Architecture,
@@ -10,7 +10,8 @@ import {
   SystemLogLevel,
   Tracing,
 } from "aws-cdk-lib/aws-lambda";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { productLogGroupProps } from "#infra/constructs/observability-costs";
 import type { Construct } from "constructs";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -70,8 +71,7 @@ export class ProductFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ProductFunctionProps) {
     const { code, entry, environment, ...rest } = props;
     // API functions share their area's log group (passed in); the jobs get one each.
-    const logGroup =
-      props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = props.logGroup ?? new LogGroup(scope, `${id}Logs`, productLogGroupProps(scope, "metrics"));
     super(scope, id, {
       code: code.for(entry),
       handler: "index.handler",

@@ -1,4 +1,4 @@
-import { Duration, NestedStack, type NestedStackProps, RemovalPolicy } from "aws-cdk-lib";
+import { Duration, NestedStack, type NestedStackProps } from "aws-cdk-lib";
 import {
   AuthorizationType,
   type CorsOptions,
@@ -12,7 +12,8 @@ import {
 } from "aws-cdk-lib/aws-apigateway";
 import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { productLogGroupProps } from "#infra/constructs/observability-costs";
 import type { Construct } from "constructs";
 import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { type FunctionCode, ProductFunction } from "#infra/constructs/api-function";
@@ -55,7 +56,7 @@ export class ApiAreaStack extends NestedStack {
   constructor(scope: Construct, id: string, props: ApiAreaStackProps) {
     super(scope, id, props);
     // One log group for the area's functions: Lambda names each stream after its function.
-    this.logGroup = new LogGroup(this, "Logs", { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.logGroup = new LogGroup(this, "Logs", productLogGroupProps(this, "api"));
 
     // Functions with the same grants share a role: the role holds exactly the union of identical
     // grant sets, so no function gains an action its own route does not declare.

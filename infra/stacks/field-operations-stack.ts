@@ -40,6 +40,7 @@ import { FilterCriteria, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { apiSamplingRule, productLogGroupProps } from "#infra/constructs/observability-costs";
 import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
@@ -286,7 +287,7 @@ export class FieldOperationsStack extends Stack {
       },
     );
 
-    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", productLogGroupProps(this, "access"));
     const accountRole = props.apiGatewayAccountRole ?? false;
     const executionLogs = accountRole || (props.apiGatewayExecutionLogs ?? false);
     // Every alarm notifies this topic; context alarmEmail subscribes an address to it.
@@ -446,6 +447,8 @@ export class FieldOperationsStack extends Stack {
     // An install that still holds the account setting of earlier versions (apiGatewayAccountRole): read it after that is in place.
     const legacyAccount = api.node.tryFindChild("Account");
     if (legacyAccount) cloudWatchRole.resource.node.addDependency(legacyAccount);
+    // Traces of API routes: 1/s + 1 % by default (infra/constructs/observability-costs.ts).
+    apiSamplingRule(this, api.restApiName, stageName);
     api.deploymentStage = stage;
 
     // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
@@ -1071,29 +1074,27 @@ function deploymentSnapshot(stack: Stack): unknown[] {
 /**
  * Access log lines: the standard fields plus who called (the tenant the authorizer named, the
  * usage-plan key), how long the function took beside the whole request, and why a request failed
- * (the gateway's error and the integration's).
+ * (the gateway's error and the integration's). It is the one line every request writes (the
+ * functions log only failures and slow calls), so it holds nothing CloudWatch or another field
+ * already has: no time (the event's timestamp), protocol, response length or integration status,
+ * and no trace id (most requests are not sampled; a failed request's function line carries it).
  */
-function accessLogFormat(): AccessLogFormat {
+export function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({
       requestId: "$context.requestId",
       ip: "$context.identity.sourceIp",
-      requestTime: "$context.requestTime",
       httpMethod: "$context.httpMethod",
       resourcePath: "$context.resourcePath",
       status: "$context.status",
-      protocol: "$context.protocol",
-      responseLength: "$context.responseLength",
       organizationId: "$context.authorizer.organizationId",
       userId: "$context.authorizer.principalId",
       apiKeyId: "$context.identity.apiKeyId",
       responseLatency: "$context.responseLatency",
       integrationLatency: "$context.integration.latency",
-      integrationStatus: "$context.integration.status",
       error: "$context.error.message",
       errorType: "$context.error.responseType",
       integrationError: "$context.integration.error",
-      xrayTraceId: "$context.xrayTraceId",
     }),
   );
 }
