@@ -28,7 +28,8 @@ traceClients(documentClient, s3Client, sqsClient);
  * Metrics (dimension job=routing-run): `RunDone`, `RunSkipped`, `RunFailed` (the outcomes an
  * operator acts on; ignored, busy and invalid messages are only logged) and `OptimizerSeconds` per
  * optimizer call; `RunDeferred` when a run was sent back because its organization held its share of
- * the workers (shared/queue/fair-worker.ts).
+ * the workers (shared/queue/fair-worker.ts); `PlanRejected` when a plan failed the checks before it was stored
+ * (logged with its seed and violations; alarmed: infra/constructs/alarms.ts, planRejectedAlarm).
  */
 export function createRoutingRunHandler(
   ports: () => RunWorkerPorts,
@@ -108,10 +109,15 @@ export function createRoutingRunHandler(
 
 const outcomeMetric: Record<string, string | undefined> = { done: "RunDone", skipped: "RunSkipped", failed: "RunFailed" };
 
-/** The worker's ports with the optimizer call measured. */
+/** The worker's ports with the optimizer call measured and rejected plans logged and counted. */
 function measured(ports: RunWorkerPorts): RunWorkerPorts {
   return {
     ...ports,
+    planRejected: (report) => {
+      logger.error("routing run: the optimizer's plan failed its checks and was not stored", { ...report });
+      metrics.addMetric("PlanRejected", MetricUnit.Count, 1);
+      ports.planRejected?.(report);
+    },
     solve: async (problem: RoutingProblem, options: SolveOptions): Promise<RoutingSolution> => {
       const startedAt = performance.now();
       const solution = await ports.solve(problem, options);

@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, MathExpression, type IMetric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, MathExpression, type IMetric, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
@@ -41,4 +41,28 @@ export function functionGroupAlarms(scope: Construct, group: string, functions: 
     }
   }
   return alarms;
+}
+
+/**
+ * The run worker rejected a plan that broke a constraint (metric PlanRejected, functions/jobs/routing-run.ts): it
+ * was never stored, but the optimizer produced it; the log line has its seed and violations to reproduce it.
+ */
+export function planRejectedAlarm(scope: Construct, topic: ITopic): Alarm {
+  const alarm = new Alarm(scope, "PlanRejectedAlarm", {
+    alarmDescription:
+      'The run worker rejected an optimizer plan that broke a constraint; it was not stored (docs/operations.md, Runbook: "PlanRejected")',
+    metric: new Metric({
+      namespace: "FieldOperations",
+      metricName: "PlanRejected",
+      dimensionsMap: { service: "field-operations-api", job: "routing-run" },
+      statistic: "Sum",
+      period: Duration.minutes(5),
+    }),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  alarm.addAlarmAction(new SnsAction(topic));
+  return alarm;
 }

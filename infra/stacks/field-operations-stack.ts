@@ -48,7 +48,7 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from "aws
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
-import { functionGroupAlarms } from "#infra/constructs/alarms";
+import { functionGroupAlarms, planRejectedAlarm } from "#infra/constructs/alarms";
 import { binaryMediaTypes, type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import {
   deadLetterOldestMessageAlarmSeconds,
@@ -770,6 +770,8 @@ export class FieldOperationsStack extends Stack {
       }),
     ];
     this.alarms = [
+      // Notifies the topic itself: the alarms that follow are given theirs below.
+      planRejectedAlarm(this, alarmTopic),
       ...functionGroupAlarms(
         new Construct(this, "JobAlarms"),
         "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer, webhook publisher and delivery)",

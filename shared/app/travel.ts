@@ -20,7 +20,7 @@ async function tableSource(declaration: RoadProviderDeclaration): Promise<Travel
   return amazonLocationTableSource(declaration);
 }
 
-export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId, hubId, provider, locations, now }) => {
+export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId, hubId, provider, locations, now, deadline }) => {
   const document = configuredTravelProviders();
   const declaration = document.providers[provider];
   if (!declaration)
@@ -34,6 +34,7 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
     cache: s3MatrixCache(organizationId, hubId, provider),
     cacheTtlMs: document.cacheTtlDays * 86_400_000,
     now: () => now.getTime(),
+    deadline: deadline.getTime(),
     refusal: async (elements) => {
       const [planName, used] = await Promise.all([tenantPlanName(organizationId), travelElementsUsed(organizationId, utcMonth(now))]);
       return travelElementsRefusal(planOf(planName, configuredPlans()), used, elements, now);

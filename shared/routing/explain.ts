@@ -241,13 +241,15 @@ function evaluate(context: Context, plan: Plan, seq: readonly number[], relaxed:
     const breakAt = plan.breakAt.map((at) => shiftedPosition(plan.seq, seq, at));
     return simulate(context, plan, seq, breakAt, relaxed, alone);
   }
-  let best: Violations | undefined;
+  // No placement works: every family some placement breaks is a candidate to relax.
+  const union: Violations = { families: new Set(), dims: new Set() };
   for (let at = 0; at <= seq.length; at++) {
     const result = simulate(context, plan, seq, [at], relaxed, alone);
     if (result.families.size === 0) return result;
-    if (!best || result.families.size < best.families.size) best = result;
+    for (const family of result.families) union.families.add(family);
+    for (const d of result.dims) union.dims.add(d);
   }
-  return best!;
+  return union;
 }
 
 /** The position in `seq` after the stop that was the `at`-th in `original` (0: at the start). */

@@ -1,3 +1,4 @@
+import { createServer, type Socket } from "node:net";
 import type { TestProject } from "vitest/node";
 import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
@@ -20,7 +21,13 @@ declare module "vitest" {
 }
 
 interface SharedStack {
-  started: Promise<{ stack: Awaited<ReturnType<typeof startLocalStack>>; signingKey: SigningKey; answers: RouteAnswerLog; osrm: FakeOsrm }>;
+  started: Promise<{
+    stack: Awaited<ReturnType<typeof startLocalStack>>;
+    signingKey: SigningKey;
+    answers: RouteAnswerLog;
+    osrm: FakeOsrm;
+    silent: { url: string; close(): Promise<void> };
+  }>;
   users: number;
 }
 
@@ -45,10 +52,13 @@ export default async function setup(project: TestProject) {
       // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
       // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
       const osrm = await startFakeOsrm({ maxTableSize: 4 });
+      // And one that accepts connections and never answers (test/http/run-budget.test.ts).
+      const silent = await startSilentServer();
       const travelProviders = {
         providers: {
           "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
           "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
+          "silent-osrm": { kind: "osrm", url: silent.url },
         },
       };
       const stack = await startLocalStack({
@@ -61,12 +71,12 @@ export default async function setup(project: TestProject) {
         observeRouteAnswers: (answer) => answers.record(answer),
         travelProviders,
       });
-      return { stack, signingKey, answers, osrm };
+      return { stack, signingKey, answers, osrm, silent };
     })(),
   };
   const entry = shared.fieldOperationsTestStack;
   entry.users += 1;
-  const { stack, signingKey, answers, osrm } = await entry.started;
+  const { stack, signingKey, answers, osrm, silent } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
   project.provide("localEnvironment", {
     ...stack.environment,
@@ -81,6 +91,7 @@ export default async function setup(project: TestProject) {
     shared.fieldOperationsTestStack = undefined;
     await stack.stop();
     await osrm.close();
+    await silent.close();
     // Every answer the suites saw must be one the route table (and so the OpenAPI document) declares.
     const undeclared = answers.undeclared(routes);
     if (undeclared.length > 0) {
@@ -110,4 +121,24 @@ function reloadHandlerModules(project: TestProject, stack: { reloadHandlers(): v
   }
   runner.evaluatedModules.clear();
   stack.reloadHandlers();
+}
+
+/** A TCP server that accepts every connection and never answers (nor closes) it. */
+async function startSilentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

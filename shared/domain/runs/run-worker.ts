@@ -9,7 +9,8 @@ import {
 } from "#shared/domain/routing-results/dispatch";
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
-import { buildRunProblem, describeSolution, type RunPlanInput } from "#shared/domain/runs/build-problem";
+import { buildRunProblem, describeSolution, explainDrops, type RunPlanInput } from "#shared/domain/runs/build-problem";
+import { planViolations } from "#shared/domain/runs/check-plan";
 import { type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
 import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
@@ -58,6 +59,17 @@ export const STORE_AND_DISPATCH_MARGIN_MS = 30_000;
  * its budget never meets it.
  */
 export const DEADLINE_GUARD_MS = 20_000;
+/**
+ * The run's budget holds: from the worker's start of a run to its result stored, a run takes at most its
+ * `timeLimitSeconds` plus this margin (problem building, the explanation of dropped visits, the plan's checks and
+ * the writes), whatever the travel provider does: the road matrix gets the budget less `MIN_SOLVE_MS` as its
+ * deadline (attempts and timeouts shrink to fit it), the optimizer what is left.
+ */
+export const BUDGET_MARGIN_MS = 2000;
+/** Kept for the optimizer out of the budget: a matrix that takes longer is given up (fallback or failure) in time. */
+export const MIN_SOLVE_MS = 1000;
+/** The explanation of dropped visits takes its cheap path (breaks kept where the plan has them) past the budget's end plus this. */
+const EXPLAIN_GRACE_MS = 500;
 
 export interface LogExecuted {
   status: "SUCCESS" | "SKIPPED" | "FAILED";
@@ -106,6 +118,12 @@ export interface RunWorkerPorts {
   /** Writes the vehicles' live routes of a dispatch (a route of an older result never replaces a newer one). */
   recordLiveRoutes(organizationId: string, routes: readonly LiveRoute[]): Promise<void>;
   solve(problem: RoutingProblem, options: SolveOptions): RoutingSolution | Promise<RoutingSolution>;
+  /**
+   * A plan the checks rejected (the model's constraints or the answered wall-clock values): never stored. The
+   * composition root logs it with its seed and counts it (metric PlanRejected, alarmed). `outcome`: what was
+   * stored instead, the plan without its failing routes, or nothing (the run failed).
+   */
+  planRejected?(report: PlanRejection): void;
   results: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
   /** The routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
@@ -129,7 +147,17 @@ export interface RunWorkerPorts {
     provider: string;
     locations: readonly Location[];
     now: Date;
+    /** When the matrix must be had or given up (TravelMatrixError), so that the run keeps to its budget. */
+    deadline: Date;
   }): Promise<{ kind: string; matrix: RoadMatrix } | undefined>;
+}
+
+export interface PlanRejection {
+  organizationId: string;
+  resultId: string;
+  seed: number;
+  violations: string[];
+  outcome: "fallback" | "failed";
 }
 
 export interface DeliveryContext {
@@ -186,6 +214,13 @@ async function prepare(ports: RunWorkerPorts, organizationId: string, configurat
   return { kind: "ready", configuration, input: { runAt, hub, configuration, vehicles, visits, appTimeZone: ports.appTimeZone, live } };
 }
 
+/** The seed of a run's search: from its id and delivery, so a retry searches differently; logged with a rejected plan. */
+export function runSeed(resultId: string, receiveCount: number): number {
+  let hash = 2166136261;
+  for (const char of `${resultId}#${receiveCount}`) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  return (hash % 1_000_000) + 1;
+}
+
 function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext): number {
   return Math.max(1000, Math.min(configuration.timeLimitSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
 }
@@ -240,16 +275,17 @@ async function planTravel(
   ports: RunWorkerPorts,
   prepared: Extract<Prepared, { kind: "ready" }>,
   problem: RoutingProblem,
+  deadline: Date,
 ): Promise<TravelReport> {
   const { configuration } = prepared;
   const provider = configuration.travelProvider ?? "greatCircle";
-  const startedAt = performance.now();
+  const startedAt = ports.now().getTime();
   const report = (source: string, matrix?: RoadMatrix, fallbackReason: string | null = null): TravelReport => ({
     provider,
     source,
     elementsRequested: matrix?.elementsRequested ?? 0,
     elementsCached: matrix?.elementsCached ?? 0,
-    matrixSeconds: roundSeconds((performance.now() - startedAt) / 1000),
+    matrixSeconds: roundSeconds((ports.now().getTime() - startedAt) / 1000),
     fallbackReason,
   });
   try {
@@ -259,6 +295,7 @@ async function planTravel(
       provider,
       locations: runLocations(problem),
       now: ports.now(),
+      deadline,
     });
     if (!road) return report("greatCircle");
     problem.travel = matrixTravel(road.matrix.spec);
@@ -270,34 +307,88 @@ async function planTravel(
   }
 }
 
-/** Runs the optimizer for a prepared run and stores the result (done). The matrix's time comes out of the optimizer's budget. */
+/**
+ * Runs the optimizer for a prepared run, checks its plan and stores the result (done). The run keeps to its
+ * budget from `startedAt` (ms, the worker's start of the run): the matrix's deadline and the optimizer's time
+ * come out of it. A plan that fails a check is never stored: the run stores the plan without the failing
+ * routes (their visits dropped) when that one passes, and fails otherwise.
+ */
 async function optimiseAndStore(
   ports: RunWorkerPorts,
   prepared: Extract<Prepared, { kind: "ready" }>,
   resultId: string,
   delivery: DeliveryContext,
   meter: RunMeter,
+  startedAt: number,
 ) {
   const planned = buildRunProblem(prepared.input);
-  const budget = budgetMs(prepared.configuration, delivery);
-  const travel = await planTravel(ports, prepared, planned.problem);
+  const budgetEnd = startedAt + budgetMs(prepared.configuration, delivery);
+  const travel = await planTravel(ports, prepared, planned.problem, new Date(budgetEnd - MIN_SOLVE_MS));
   meter.pass = {
     seconds: 0,
     visits: planned.problem.visits.length,
     vehicles: planned.problem.vehicles.length,
     travelElements: travel.elementsRequested,
   };
-  const startedAt = performance.now();
+  const solveStartedAt = performance.now();
+  const seed = runSeed(resultId, delivery.receiveCount);
   const solution = await ports.solve(planned.problem, {
-    timeLimitMs: Math.max(1000, budget - travel.matrixSeconds * 1000),
+    seed,
+    timeLimitMs: Math.max(MIN_SOLVE_MS, budgetEnd - ports.now().getTime()),
     objective: prepared.configuration.objective,
     mustStop: () => delivery.remainingTimeMs() < DEADLINE_GUARD_MS,
   });
-  meter.pass.seconds = (performance.now() - startedAt) / 1000;
-  const { body, summary } = describeSolution(prepared.input, planned, solution);
+  meter.pass.seconds = (performance.now() - solveStartedAt) / 1000;
   const organizationId = prepared.configuration.organizationId;
+  const hurry = () => ports.now().getTime() > budgetEnd + EXPLAIN_GRACE_MS;
+  const checked = (candidate: RoutingSolution) => {
+    const described = describeSolution(prepared.input, planned, candidate, explainDrops(planned, candidate, { hurry }));
+    return { ...described, violations: planViolations(prepared.input, planned, candidate, described.body) };
+  };
+  let plan = checked(solution);
+  if (plan.violations.length > 0) {
+    const fallback = withoutFailingRoutes(solution, plan.violations);
+    const second = fallback ? checked(fallback) : undefined;
+    const passed = second !== undefined && second.violations.length === 0;
+    ports.planRejected?.({ organizationId, resultId, seed, violations: plan.violations, outcome: passed ? "fallback" : "failed" });
+    if (!passed) {
+      throw new RunFailure(
+        `The optimizer's plan broke its constraints and was not stored (seed ${seed}): ${plan.violations.slice(0, 3).join("; ")}${plan.violations.length > 3 ? ` and ${plan.violations.length - 3} more` : ""}.`,
+      );
+    }
+    plan = second;
+  }
+  const { body, summary } = plan;
   await ports.results.complete(organizationId, resultId, body, { summary: { ...summary, travel }, time: formatDateTimeUtc(ports.now()) });
   return { body, timeZone: planned.timeZone };
+}
+
+/**
+ * The plan without the routes a violation names (`vehicleId: …`), their visits dropped for the search to be
+ * explained; undefined when a violation names no route of the plan (then no part of it can be trusted).
+ */
+function withoutFailingRoutes(solution: RoutingSolution, violations: readonly string[]): RoutingSolution | undefined {
+  const vehicleIds = new Set(solution.routes.map((route) => route.vehicleId));
+  const failing = new Set<string>();
+  for (const violation of violations) {
+    const named = violation.slice(0, violation.indexOf(":"));
+    if (!vehicleIds.has(named)) return undefined;
+    failing.add(named);
+  }
+  const routes = solution.routes.filter((route) => !failing.has(route.vehicleId));
+  const left = solution.routes.filter((route) => failing.has(route.vehicleId)).flatMap((route) => route.stops);
+  return {
+    ...solution,
+    routes,
+    dropped: [...solution.dropped, ...left.map((stop) => ({ visitId: stop.visitId, reason: "could not be fitted" as const }))],
+    totals: {
+      ...solution.totals,
+      vehicles: routes.length,
+      visits: routes.reduce((sum, route) => sum + route.stops.length, 0),
+      distance: routes.reduce((sum, route) => sum + route.distance, 0),
+      duration: routes.reduce((sum, route) => sum + route.duration, 0),
+    },
+  };
 }
 
 function failureReason(error: unknown): string {
@@ -406,6 +497,7 @@ async function runSchedule(ports: RunWorkerPorts, message: RoutingRunMessage, de
 }
 
 async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const runStartedAt = ports.now().getTime();
   const { organizationId, scheduleId, slot } = message;
   const claim = await ports.readClaim(organizationId, scheduleId, slot);
   if (!claim) return { outcome: "ignored", reason: NO_CLAIM };
@@ -502,7 +594,7 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
       hubId: prepared.input.hub._id,
       configurationId: prepared.configuration._id,
     };
-    const { body, timeZone } = await optimiseAndStore(ports, prepared, resultId, delivery, meter);
+    const { body, timeZone } = await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
     await recordUsage(ports, meter, usageRun, "done");
 
     const dispatched = schedule.autoDispatch
@@ -534,6 +626,7 @@ async function runOnDemand(ports: RunWorkerPorts, message: OnDemandRunMessage, d
 }
 
 async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessage, delivery: DeliveryContext): Promise<RunOutcome> {
+  const runStartedAt = ports.now().getTime();
   const { organizationId, resultId } = message;
   const result = await ports.results.find(organizationId, resultId);
   if (!result) return { outcome: "ignored", reason: "the result no longer exists" };
@@ -559,7 +652,7 @@ async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessag
       hubId: prepared.input.hub._id,
       configurationId: prepared.configuration._id,
     };
-    await optimiseAndStore(ports, prepared, resultId, delivery, meter);
+    await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
     await recordUsage(ports, meter, usageRun, "done");
     return { outcome: "done", resultId, dispatched: null };
   } catch (error) {

@@ -78,6 +78,13 @@ export interface RoadMatrixInput {
   cache?: TravelMatrixCache | undefined;
   cacheTtlMs: number;
   now: () => number;
+  /**
+   * Epoch ms by which the matrix is had or given up (the run's budget): every attempt's timeout is cut to what
+   * is left, no attempt starts after it, and a backoff never sleeps past it. Default: none.
+   */
+  deadline?: number;
+  /** The clock the deadline is read with. Default `Date.now`. */
+  clock?: () => number;
   /** Why `elements` more may not be asked (the plan's monthly cap), or undefined. */
   refusal?: (elements: number) => Promise<string | undefined>;
   sleep?: (ms: number) => Promise<void>;
@@ -150,7 +157,7 @@ export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatri
     while (!failure && next < tiles.length) {
       const tile = tiles[next++]!;
       try {
-        const answer = await askWithRetries(source, points, tile, sleep);
+        const answer = await askWithRetries(source, points, tile, sleep, input.deadline ?? Infinity, input.clock ?? Date.now);
         tile.sources.forEach((i, r) => {
           tile.destinations.forEach((j, c) => {
             const seconds = answer.durationsSeconds[r]![c];
@@ -196,12 +203,23 @@ async function askWithRetries(
   points: readonly Location[],
   tile: Tile,
   sleep: (ms: number) => Promise<void>,
+  deadline: number,
+  clock: () => number,
 ): Promise<TableAnswer> {
   let last = "";
+  let attempts = 0;
   for (let attempt = 0; attempt <= source.retries; attempt++) {
-    if (attempt > 0) await sleep(200 * 2 ** (attempt - 1));
+    if (attempt > 0) await sleep(Math.min(200 * 2 ** (attempt - 1), Math.max(0, deadline - clock())));
+    const left = deadline - clock();
+    if (left <= 0) {
+      throw new TravelMatrixError(
+        `The ${source.kind} travel provider gave no complete answer within the run's time budget${attempts > 0 ? ` (${attempts} attempt${attempts > 1 ? "s" : ""}: ${last})` : ""}`,
+      );
+    }
+    const timeoutMs = Math.max(1, Math.min(source.timeoutMs, Math.ceil(left)));
+    attempts++;
     try {
-      const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(source.timeoutMs));
+      const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(timeoutMs));
       if (!isComplete(answer, tile))
         throw new TravelSourceError(`a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`, true);
       return answer;
@@ -209,14 +227,13 @@ async function askWithRetries(
       const retryable = error instanceof TravelSourceError ? error.retryable : true;
       last =
         error instanceof Error && error.name === "TimeoutError"
-          ? `no answer within ${source.timeoutMs} ms`
+          ? `no answer within ${timeoutMs} ms`
           : error instanceof Error
             ? error.message
             : String(error);
       if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider refused a request: ${last}`);
     }
   }
-  const attempts = source.retries + 1;
   throw new TravelMatrixError(
     `The ${source.kind} travel provider failed ${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request: ${last}`,
   );
