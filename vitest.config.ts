@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // The local stack (DynamoDB Local, gateway, handlers) runs in this process, started by globalSetup:
 // set its log level before any handler module loads. Errors print (a 500's cause with its stack, a
@@ -24,6 +24,10 @@ export default defineConfig({
     // Handlers called directly by test files stay quiet unless asked for (the Powertools logger reads its level once, at load).
     env: { LOG_LEVEL: requestedLogLevel ?? "silent" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Watch mode: HTTP tests reach the handlers through the local gateway, not through imports, so
+    // Vitest cannot see that an edited store or handler is theirs: any source change reruns the
+    // watched files (the gateway then imports the edited modules: test/support/global-setup.ts).
+    forceRerunTriggers: [...configDefaults.forceRerunTriggers, "**/functions/**", "**/shared/**", "**/local/**"],
     projects: [
       {
         extends: true,

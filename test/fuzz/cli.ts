@@ -8,7 +8,7 @@ import { formatSummary } from "./route-fuzzer.ts";
  * `npm run fuzz [-- --runs N] [--seed S] [--route operationId]…`: starts the local stack in memory
  * (DynamoDB Local, s3rver, local SQS, the local gateway; no scheduler), runs the route-table fuzzer
  * and prints the summary. Exit code 1 when any check failed. The same property runs in
- * `npm test` (test/http/route-fuzz.test.ts) with a fixed seed and fewer runs.
+ * `npm test` (test/http/route-fuzz-*.test.ts) with a fixed seed and fewer runs.
  */
 const usage = `usage: npm run fuzz -- [--runs N] [--seed S] [--route operationId]... [--verbose]
   --runs N        requests in total, spread over the routes (default 5000)

@@ -10,7 +10,7 @@ import { type FuzzSummary, runFuzz } from "./route-fuzzer.ts";
 import { StoreOracle } from "./store-oracle.ts";
 
 /**
- * Everything around one fuzz run, shared by test/http/route-fuzz.test.ts and `npm run fuzz`: a
+ * Everything around one fuzz run, shared by test/http/route-fuzz-*.test.ts and `npm run fuzz`: a
  * fuzz organization and a bystander organization (tokens with every permission slug), one fixture
  * of each resource in both, the store oracle, then the fuzzer. The process environment must point
  * at the emulators and at a table, bucket and queue that only this run writes (TABLE_NAME,

@@ -55,8 +55,8 @@ const entities: Record<string, Entity> = {
           breakTime: { startTime: "12:00", endTime: "12:30" },
           tags: ["cold", "fragile"],
           fixedCost: 10,
-          startLocation: "-6.21,106.81",
-          endLocation: "-6.22,106.82",
+          startLocation: { lat: -6.21, lng: 106.81 },
+          endLocation: { lat: -6.22, lng: 106.82 },
           constraints: { maxVisits: 30, maxDistanceKm: 250, maxDurationMinutes: 540 },
         },
       };

@@ -101,12 +101,14 @@ describe("Service: routing schedules", () => {
       // Assess
       expect(created.timeSchedules).toEqual(["monday 07:00", "monday 13:00", "friday 07:00"]);
       expect(created.nextRunTime).toBe("2026-05-15 07:00"); // Friday 07:00 WIB
+      expect(created.timeZone).toBe("Asia/Jakarta"); // the zone nextRunTime is read in, answered with it
       expect(created).toMatchObject({ createdBy: "user-7", organizationId: "org-a", active: true, createdTime: "2026-05-13 10:00:00" });
       expect(created).not.toHaveProperty("logExecuted");
       expect(created).not.toHaveProperty("nextRunAt");
       const stored = items.get(`org-a/${created._id}`)?.schedule;
       expect(stored?.nextRunAt).toBe("2026-05-15T00:00:00.000Z");
       expect(stored).not.toHaveProperty("nextRunTime");
+      expect(stored).not.toHaveProperty("timeZone");
     });
 
     it("formats nextRunTime in the application time zone across a DST change", async () => {

@@ -140,7 +140,10 @@ describe("Webhook URLs", () => {
     expect(webhookUrlProblem("https://hooks.example.com/x", false)).toBeUndefined();
     expect(webhookUrlProblem("http://hooks.example.com/x", false)).toBeDefined();
     expect(webhookUrlProblem("http://hooks.example.com/x", true)).toBeDefined();
-    expect(webhookUrlProblem("http://127.0.0.1:9000/x", false)).toBeDefined();
+    // Refused without the local switch, naming it.
+    expect(webhookUrlProblem("http://127.0.0.1:9000/x", false)).toContain("WEBHOOKS_ALLOW_LOOPBACK=true");
+    expect(webhookUrlProblem("https://127.0.0.1:9000/x", false)).toContain("WEBHOOKS_ALLOW_LOOPBACK=true");
+    expect(webhookUrlProblem("http://hooks.example.com/x", false)).not.toContain("WEBHOOKS_ALLOW_LOOPBACK");
     expect(webhookUrlProblem("http://127.0.0.1:9000/x", true)).toBeUndefined();
     expect(webhookUrlProblem("https://10.0.0.1/x", true)).toBeDefined();
   });
