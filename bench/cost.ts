@@ -195,6 +195,16 @@ const accessLogBytes =
       .replace(/\$context\.[A-Za-z.]+/g, (name: string) => typical[name] ?? (name as string)),
   ) + 1;
 
+// The fields the access log line had before this round (it dropped them: docs/operations.md), with the same typical values.
+const droppedAccessFields = {
+  requestTime: typical["$context.requestTime"],
+  protocol: "HTTP/1.1",
+  responseLength: "612",
+  integrationStatus: "200",
+  xrayTraceId: typical["$context.xrayTraceId"],
+};
+const accessLogBytesBefore = accessLogBytes + Buffer.byteLength(JSON.stringify(droppedAccessFields)) - 2 + 1;
+
 // ---------------------------------------------------------------- per kind of call
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 const perKind = Object.fromEntries(
@@ -242,7 +252,7 @@ const billedLogBytes = (kind: Kind, when: "before" | "after") => {
   const k = perKind[kind];
   const functionBytes = when === "before" ? k.functionLogBytesBefore : k.functionLogBytesAfter;
   const events = (when === "before" ? k.functionLogEventsBefore : k.functionLogEventsAfter) + 1;
-  return functionBytes + accessLogBytes + events * prices.logEventOverheadBytes;
+  return functionBytes + (when === "before" ? accessLogBytesBefore : accessLogBytes) + events * prices.logEventOverheadBytes;
 };
 
 function bill(when: "before" | "after") {
@@ -295,13 +305,20 @@ if (values.json) {
   console.log(
     `Measured per call (mean of ${repeat} rounds; DynamoDB units from the captured requests, log bytes from the logger's output):`,
   );
-  console.log("| kind | routes | WRU | RRU | function log bytes before → after | access log line | Lambda ms billed (local wall ms) |");
+  console.log(
+    "| kind | routes | WRU | RRU | function log bytes before → after | access log line before → after | Lambda ms billed (local wall ms) |",
+  );
   console.log("|---|---|---|---|---|---|---|");
   for (const kind of kinds) {
     const k = perKind[kind];
     console.log(
-      `| ${kind} | ${k.routes.join(", ")} | ${k.wru.toFixed(2)} | ${k.rru.toFixed(2)} | ${k.functionLogBytesBefore.toFixed(0)} → ${k.functionLogBytesAfter.toFixed(0)} | ${accessLogBytes} | ${k.durationMs.toFixed(1)} (${k.wallMs.toFixed(0)}) |`,
+      `| ${kind} | ${k.routes.join(", ")} | ${k.wru.toFixed(2)} | ${k.rru.toFixed(2)} | ${k.functionLogBytesBefore.toFixed(0)} → ${k.functionLogBytesAfter.toFixed(0)} | ${accessLogBytesBefore} → ${accessLogBytes} | ${k.durationMs.toFixed(1)} (${k.wallMs.toFixed(0)}) |`,
     );
+  }
+  console.log("");
+  for (const route of [...new Set(samples.map((sample) => sample.route))]) {
+    const of = samples.filter((sample) => sample.route === route);
+    console.log(`  ${route}: ${mean(of.map((s) => s.wru)).toFixed(2)} WRU, ${mean(of.map((s) => s.rru)).toFixed(2)} RRU per call`);
   }
   console.log("");
   for (const kind of ["get", "write"] as const) {
