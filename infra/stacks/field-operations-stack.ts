@@ -315,7 +315,9 @@ export class FieldOperationsStack extends Stack {
     gatewayCorsHeaders["X-Content-Type-Options"] = "'nosniff'";
     // The deployment and stage are created below, after the area stacks that hold the methods.
     this.api = new RestApi(this, "Api", {
-      restApiName: "field-operations-api",
+      // Per stack, so two stacks in one account keep apart in API Gateway's metrics (ApiName) and consoles;
+      // the default stack keeps the name earlier installs have (and their metrics' history).
+      restApiName: this.stackName === "FieldOperations" ? "field-operations-api" : `${this.stackName}-api`,
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
       // The account-wide setting only on request (apiGatewayAccountRole); never deleted with this stack.
