@@ -932,6 +932,10 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
     new CfnOutput(this, "ImportQueueArn", { value: importQueue.queueArn });
+    // What `npm run ops -- pause-runs|resume-runs --aws` turns off and on (the run worker's event sources).
+    new CfnOutput(this, "RunQueueArn", { value: runQueue.queueArn });
+    new CfnOutput(this, "RunSpilloverQueueArn", { value: spilloverQueue.queueArn });
+    new CfnOutput(this, "DuePageQueueArn", { value: duePageQueue.queueArn });
     new CfnOutput(this, "WebhookQueueArn", { value: webhookQueue.queueArn });
     new CfnOutput(this, "EventBusName", {
       value: eventBus.eventBusName,
