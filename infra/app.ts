@@ -11,6 +11,7 @@ import { planOverridesFromEnvironment } from "#shared/config/tenant-plans";
 import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access";
 import { planCatalog, type PlanOverrides } from "#shared/domain/tenants/plan-catalog";
 import { parseTravelProviders } from "#shared/domain/travel/providers";
+import { parseDeployContext } from "#shared/config/deploy-config";
 
 /**
  * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
@@ -26,6 +27,8 @@ export function buildApp(
   app: App = new App(),
   options: { routes?: readonly RouteDefinition[]; planOverrides?: PlanOverrides } = {},
 ): { app: App; stack: FieldOperationsStack } {
+  // Every flag checked by one schema first (shared/config/deploy-config.ts): a bad value fails synth naming it.
+  parseDeployContext((key) => app.node.tryGetContext(key));
   const context = (key: string, fallback: string) => (app.node.tryGetContext(key) as string | undefined) ?? fallback;
   // The operator's plans: context tenantPlansFile (a JSON document, relative to the repository), else TENANT_PLANS_FILE.
   const plansFile = app.node.tryGetContext("tenantPlansFile") as string | undefined;

@@ -1,3 +1,5 @@
+import { checkStartEnvironment } from "#shared/config/deploy-config";
+import { environmentSchema } from "#shared/config/env";
 import "#local/process-defaults";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -121,6 +123,13 @@ const semantics = dynamodbSemantics();
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.stderr.write(`npm start: PORT must be a port number (0–65535), not "${process.env.PORT}".\n`);
+  process.exit(2);
+}
+// The environment the handlers will read, checked before anything starts (shared/config/deploy-config.ts).
+try {
+  checkStartEnvironment(process.env, environmentSchema);
+} catch (error) {
+  process.stderr.write(`npm start: ${(error as Error).message}\n`);
   process.exit(2);
 }
 const stateDirectory = join(repositoryRoot, ".local");

@@ -4,7 +4,7 @@ import { configuredPlans } from "#shared/config/tenant-plans";
 import { UnauthorizedError } from "#shared/domain/errors";
 import { tenantAccess } from "#shared/domain/tenants/access";
 import { quotaExceededMessage } from "#shared/domain/tenants/plan-catalog";
-import { authenticate } from "#shared/http/authenticate";
+import { authenticate, authorizerFailureMessage } from "#shared/http/authenticate";
 import { authorizerContextOf } from "#shared/http/authorizer-context";
 import { logger } from "#shared/observability/powertools";
 import { findTenant } from "#shared/store/tenant-store";
@@ -36,7 +36,23 @@ const policy = (effect: "Allow" | "Deny", resource: string) => ({
 const headerNamed = (headers: Record<string, string | undefined> | null, name: string) =>
   Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 
+/**
+ * A token problem throws "Unauthorized" (401), which Lambda counts as an error like any other; the
+ * authorizer's real failures (the tenant store, an unexpected error; an unreachable JWKS is logged
+ * by authenticate) log `authorizer failure`, which the stack counts as its own metric
+ * (`AuthorizerFailures`, alarm `AuthorizerFailure`), so bad tokens never raise an alarm.
+ */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<Result> {
+  try {
+    return await authorize(event);
+  } catch (error) {
+    if (!(error instanceof Error && error.message === "Unauthorized"))
+      logger.error(authorizerFailureMessage, { cause: "error", error: error instanceof Error ? error.name : String(error) });
+    throw error;
+  }
+}
+
+async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<Result> {
   let caller: Awaited<ReturnType<typeof authenticate>>;
   try {
     caller = await authenticate(headerNamed(event.headers, "authorization"));

@@ -47,8 +47,8 @@ export function functionGroupAlarms(scope: Construct, group: string, functions: 
  * The run worker rejected a plan that broke a constraint (metric PlanRejected, functions/jobs/routing-run.ts): it
  * was never stored, but the optimizer produced it; the log line has its seed and violations to reproduce it.
  */
-export function planRejectedAlarm(scope: Construct, topic: ITopic): Alarm {
-  const alarm = new Alarm(scope, "PlanRejectedAlarm", {
+export function planRejectedAlarm(scope: Construct): Alarm {
+  return new Alarm(scope, "PlanRejectedAlarm", {
     alarmDescription:
       'The run worker rejected an optimizer plan that broke a constraint; it was not stored (docs/operations.md, Runbook: "PlanRejected")',
     metric: new Metric({
@@ -63,6 +63,4 @@ export function planRejectedAlarm(scope: Construct, topic: ITopic): Alarm {
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  alarm.addAlarmAction(new SnsAction(topic));
-  return alarm;
 }

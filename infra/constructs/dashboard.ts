@@ -46,7 +46,8 @@ export function operationsDashboard(
     tick: IFunction;
     worker: IFunction;
     importWorker: IFunction;
-    queues: Record<"runQueue" | "spilloverQueue" | "duePageQueue" | "importQueue" | "deadLetterQueue" | "importDeadLetterQueue", IQueue>;
+    /** Every queue, by the name its line carries (the work queues, the dead-letter queues, the publisher's failure queue). */
+    queues: Record<string, IQueue>;
   },
 ): Dashboard {
   const { api, areaStacks, tick, worker, importWorker, queues } = resources;

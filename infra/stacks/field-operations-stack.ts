@@ -39,12 +39,12 @@ import { Key } from "aws-cdk-lib/aws-kms";
 import { FilterCriteria, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { apiSamplingRule, productLogGroupProps } from "#infra/constructs/observability-costs";
 import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
@@ -77,6 +77,7 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
+import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
 import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
@@ -315,7 +316,9 @@ export class FieldOperationsStack extends Stack {
     gatewayCorsHeaders["X-Content-Type-Options"] = "'nosniff'";
     // The deployment and stage are created below, after the area stacks that hold the methods.
     this.api = new RestApi(this, "Api", {
-      restApiName: "field-operations-api",
+      // Per stack, so two stacks in one account keep apart in API Gateway's metrics (ApiName) and consoles;
+      // the default stack keeps the name earlier installs have (and their metrics' history).
+      restApiName: this.stackName === "FieldOperations" ? "field-operations-api" : `${this.stackName}-api`,
       description: "Field Operations Management API v3",
       binaryMediaTypes: [...binaryMediaTypes],
       // The account-wide setting only on request (apiGatewayAccountRole); never deleted with this stack.
@@ -394,6 +397,14 @@ export class FieldOperationsStack extends Stack {
       },
       timeout: Duration.seconds(10),
       memorySize: 256,
+    });
+    // The authorizer's own failures (shared/http/authenticate.ts authorizerFailureMessage), apart from bad tokens.
+    const authorizerFailures = new MetricFilter(this, "AuthorizerFailureMetricFilter", {
+      logGroup: authorizerFunction.logGroup,
+      filterPattern: FilterPattern.stringValue("$.message", "=", authorizerFailureMessage),
+      metricNamespace: "FieldOperations",
+      metricName: "AuthorizerFailures",
+      metricValue: "1",
     });
     // One GetItem: the tenant record. Nothing else.
     authorizerFunction.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
@@ -562,7 +573,10 @@ export class FieldOperationsStack extends Stack {
     });
     for (const each of tickGrants) grant(tick.role as IRole, each);
     for (const [name, value] of Object.entries(runEnqueueEnvironment)) tick.addEnvironment(name, value);
-    new Rule(this, "SchedulerTickRule", { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(tick)] });
+    const tickRule = new Rule(this, "SchedulerTickRule", {
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(tick)],
+    });
 
     const worker = new ProductFunction(this, "RoutingRunFunction", {
       code,
@@ -769,15 +783,16 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.BREACHING,
       }),
     ];
+    // The group alarms notify the topic themselves.
+    const jobAlarms = functionGroupAlarms(
+      new Construct(this, "JobAlarms"),
+      "Jobs (scheduler tick, routing-run worker, legacy-import worker, webhook publisher and delivery)",
+      [tick, worker, importWorker, publisher, deliveryWorker],
+      alarmTopic,
+    );
     this.alarms = [
-      // Notifies the topic itself: the alarms that follow are given theirs below.
-      planRejectedAlarm(this, alarmTopic),
-      ...functionGroupAlarms(
-        new Construct(this, "JobAlarms"),
-        "Jobs and the gateway (scheduler tick, routing-run worker, legacy-import worker, tenant authorizer, webhook publisher and delivery)",
-        [tick, worker, importWorker, authorizerFunction, publisher, deliveryWorker],
-        alarmTopic,
-      ),
+      planRejectedAlarm(this),
+      ...jobAlarms,
       ...rootAlarms,
       deadLetterAlarm(
         "WebhookDeadLetterQueueAlarm",
@@ -792,6 +807,58 @@ export class FieldOperationsStack extends Stack {
         "A legacy-import step failed 3 deliveries and waits in the dead-letter queue; its data type stays locked",
       ),
       deadLetterAlarm("DeadLetterQueueAlarm", deadLetterQueue, 1, "Routing runs failed 3 deliveries and wait in the dead-letter queue"),
+      // The authorizer throws "Unauthorized" for every bad token (Lambda counts those as Errors): its
+      // own failures (JWKS unreachable, store errors) are the log lines counted as AuthorizerFailures.
+      new Alarm(this, "AuthorizerFailureAlarm", {
+        alarmDescription:
+          'The tenant authorizer failed on its own (JWKS unreachable, tenant store error), not on a bad token: callers get 401 or 500 (docs/operations.md, Runbook: "AuthorizerFailure")',
+        metric: authorizerFailures.metric({ period: Duration.minutes(5), statistic: "Sum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "AuthorizerThrottlesAlarm", {
+        alarmDescription:
+          'Lambda refused tenant authorizer invocations (concurrency used up): callers get 500 (docs/operations.md, Runbook: "AuthorizerThrottles")',
+        metric: authorizerFunction.metricThrottles({ period: Duration.minutes(5), statistic: "Sum" }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, "TableThrottleAlarm", {
+        alarmDescription:
+          'DynamoDB throttled reads or writes of the table in 2 of 3 periods of 5 minutes (a hot partition or key): requests answer 503 sys-503 after their retry budget (docs/operations.md, Runbook: "TableThrottle")',
+        metric: new MathExpression({
+          expression: "reads + writes",
+          usingMetrics: {
+            reads: tableMetric(table, "ReadThrottleEvents"),
+            writes: tableMetric(table, "WriteThrottleEvents"),
+          },
+          period: Duration.minutes(5),
+          label: "Table throttle events",
+        }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      oldestMessageAlarm(
+        "WebhookQueueAgeAlarm",
+        webhookQueue,
+        webhookOldestMessageAlarmSeconds,
+        3,
+        `The oldest webhook delivery waited over ${webhookOldestMessageAlarmSeconds / 60} minutes for 15 minutes: deliveries back up behind the delivery workers`,
+      ),
+      oldestMessageAlarm(
+        "WebhookDeadLetterQueueAgeAlarm",
+        webhookDeadLetterQueue,
+        deadLetterOldestMessageAlarmSeconds,
+        1,
+        "A failed webhook delivery has waited a week in the dead-letter queue: redrive or purge it before the 14-day retention drops it",
+      ),
       deadLetterAlarm(
         "WebhookPublisherFailureAlarm",
         publisherFailureQueue,
@@ -842,7 +909,7 @@ export class FieldOperationsStack extends Stack {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     ];
-    for (const alarm of this.alarms.slice(-(rootAlarms.length + 8))) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    for (const alarm of this.alarms.filter((each) => !jobAlarms.includes(each))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
     operationsDashboard(this, {
       api,
@@ -850,7 +917,17 @@ export class FieldOperationsStack extends Stack {
       tick,
       worker,
       importWorker,
-      queues: { runQueue, spilloverQueue, duePageQueue, importQueue, deadLetterQueue, importDeadLetterQueue },
+      queues: {
+        runQueue,
+        spilloverQueue,
+        duePageQueue,
+        importQueue,
+        deadLetterQueue,
+        importDeadLetterQueue,
+        webhookQueue,
+        webhookDeadLetterQueue,
+        publisherFailureQueue,
+      },
     });
 
     code.dispose();
@@ -860,6 +937,10 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "BucketName", { value: bucket.bucketName });
     new CfnOutput(this, "RunQueueUrl", { value: runQueue.queueUrl });
     new CfnOutput(this, "ImportQueueArn", { value: importQueue.queueArn });
+    // What `npm run ops -- pause-runs|resume-runs --aws` turns off and on (the run worker's event sources).
+    new CfnOutput(this, "RunQueueArn", { value: runQueue.queueArn });
+    new CfnOutput(this, "RunSpilloverQueueArn", { value: spilloverQueue.queueArn });
+    new CfnOutput(this, "DuePageQueueArn", { value: duePageQueue.queueArn });
     new CfnOutput(this, "WebhookQueueArn", { value: webhookQueue.queueArn });
     new CfnOutput(this, "EventBusName", {
       value: eventBus.eventBusName,
@@ -877,6 +958,27 @@ export class FieldOperationsStack extends Stack {
       new CfnOutput(this, `${name}Arn`, { value: queue.queueArn });
     }
     new CfnOutput(this, "WebhookPublisherFunctionName", { value: publisher.functionName });
+    // The runbook's names (docs/operations.md, Runbook): every root alarm, every queue, the tick rule, the topic.
+    for (const alarm of this.alarms) {
+      const id = jobAlarms.includes(alarm) ? `Job${alarm.node.id}` : alarm.node.id;
+      new CfnOutput(this, `${id}Name`, { value: alarm.alarmName });
+    }
+    for (const [name, queue] of Object.entries({
+      RunQueue: runQueue,
+      RunSpilloverQueue: spilloverQueue,
+      DuePageQueue: duePageQueue,
+      ImportQueue: importQueue,
+      WebhookQueue: webhookQueue,
+      RunDeadLetterQueue: deadLetterQueue,
+      ImportDeadLetterQueue: importDeadLetterQueue,
+      WebhookDeadLetterQueue: webhookDeadLetterQueue,
+      WebhookPublisherFailureQueue: publisherFailureQueue,
+    })) {
+      new CfnOutput(this, `${name}Name`, { value: queue.queueName });
+      if (!this.node.tryFindChild(`${name}Url`)) new CfnOutput(this, `${name}Url`, { value: queue.queueUrl });
+    }
+    new CfnOutput(this, "SchedulerTickRuleName", { value: tickRule.ruleName });
+    new CfnOutput(this, "AlarmTopicArn", { value: alarmTopic.topicArn });
     new CfnOutput(this, "TableStreamArn", { value: table.tableStreamArn ?? "" });
 
     acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
@@ -898,6 +1000,18 @@ function contextTemplate(status: number, messageKey: string, failedCodeKey: stri
   return `{"status":false,"message":"$context.authorizer.${messageKey}","failedCode":"${code}","statusCode":${status}}`;
 }
 const tickTimeout = Duration.seconds(55);
+/** A delivery waiting this long (3 periods of 5 minutes) alarms: attempts are scheduled minutes apart, never this late. */
+export const webhookOldestMessageAlarmSeconds = 15 * 60;
+
+const tableMetric = (table: TableV2, metricName: string) =>
+  new Metric({
+    namespace: "AWS/DynamoDB",
+    metricName,
+    dimensionsMap: { TableName: table.tableName },
+    period: Duration.minutes(5),
+    statistic: "Sum",
+  });
+
 /** The publisher's stream lag that alarms: far below the stream's 24 h, far above a healthy second or two. */
 export const publisherIteratorAgeAlarmMinutes = 10;
 const workerEntry = "functions/jobs/routing-run.ts";

@@ -1,9 +1,11 @@
 import { JwtVerifier } from "aws-jwt-verify";
 import type { Jwks } from "aws-jwt-verify/jwk";
+import { FetchError, JwksNotAvailableInCacheError, JwksValidationError, NonRetryableFetchError } from "aws-jwt-verify/error";
 import { appConfig } from "#shared/config/env";
 import { UnauthorizedError } from "#shared/domain/errors";
 import { type Caller, callerFromClaims, clockSkewSeconds } from "#shared/domain/caller";
 import { logger } from "#shared/observability/powertools";
+import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
 
 type Verifier = ReturnType<typeof createVerifier>;
 
@@ -19,6 +21,10 @@ function createVerifier() {
   if (config.JWT_JWKS_JSON) verifier.cacheJwks(JSON.parse(config.JWT_JWKS_JSON) as Jwks);
   return verifier;
 }
+
+export { authorizerFailureMessage };
+/** aws-jwt-verify's errors for a JWKS it could not fetch or read (not a token's fault); by class, since bundles are minified. */
+const jwksFetchErrors = [FetchError, NonRetryableFetchError, JwksNotAvailableInCacheError, JwksValidationError];
 
 /** Module scope: created on the first request, then reused with its JWKS cache while the function is warm. */
 let verifier: Verifier | undefined;
@@ -66,7 +72,10 @@ export async function authenticate(authorizationHeader: string | undefined): Pro
   try {
     payload = await verifier.verify(match[1]);
   } catch (error) {
-    logger.info("token rejected", { reason: error instanceof Error ? error.name : "unknown" });
+    // The issuer's JWKS could not be fetched: every token fails, which is the authorizer's failure, not the callers'.
+    if (jwksFetchErrors.some((kind) => error instanceof kind))
+      logger.error(authorizerFailureMessage, { cause: "jwks", detail: (error as Error).message });
+    else logger.info("token rejected", { reason: error instanceof Error ? error.name : "unknown" });
     throw new UnauthorizedError("Invalid or expired token.");
   }
   const timeProblem = tokenTimeProblem(payload as Record<string, unknown>, Date.now() / 1000, appConfig().JWT_MAX_LIFETIME_SECONDS);

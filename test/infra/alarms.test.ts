@@ -71,15 +71,15 @@ describe("Operability: alarms to one SNS topic, X-Ray tracing", { timeout: 240_0
       (count, alarm) => count + alarm.Properties.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).length,
       0,
     );
-    // One per route plus the scheduler tick, the routing-run and legacy-import workers and the tenant authorizer.
-    expect(functionsCovered).toBe(routes.length + 6);
+    // One per route plus the jobs (tick, run and import workers, webhook publisher and delivery); the authorizer has its own failure alarm.
+    expect(functionsCovered).toBe(routes.length + 5);
     expect(alarms().length).toBeLessThan(routes.length);
   });
 
   it("traces every function with X-Ray, like the stage", () => {
     root().hasResourceProperties("AWS::ApiGateway::Stage", { TracingEnabled: true });
     const functions = Object.values(synthesized.all.findResources("AWS::Lambda::Function"));
-    expect(functions).toHaveLength(routes.length + 6);
+    expect(functions).toHaveLength(routes.length + 7);
     for (const fn of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: "Active" });
   });
 
