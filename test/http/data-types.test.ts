@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, type ApiClient } from "#test/support/local-api";
+import { expectRefused } from "#test/support/refusals";
 
 const titleField = { type: "title", title: "Customer name" };
 const validDataType = {
@@ -426,7 +427,11 @@ describe("Data types API", () => {
       const { api } = newTenant();
       const created = await createDataType(api);
       expect((await api.put(`/data-type/${created._id}`, { ...validDataType, name: "CUSTOMER" })).status).toBe(200);
-      expect((await api.post("/data-type", { ...validDataType, name: "customer" })).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "POST", path: "/data-type", body: { ...validDataType, name: "customer" } },
+        { status: 409, failedCode: "dt-001" },
+      );
     });
 
     it("keeps the stored key when the masked key is sent back", async () => {
@@ -585,7 +590,11 @@ describe("Data types API", () => {
     it("rejects an empty patch", async () => {
       const { api } = newTenant();
       const created = await createDataType(api);
-      expect((await api.patch(`/data-type/${created._id}`, {})).status).toBe(400);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/data-type/${created._id}`, body: {} },
+        { status: 400, failedCode: "sys-400", unchanged: `/data-type/${created._id}` },
+      );
     });
   });
 
@@ -603,7 +612,7 @@ describe("Data types API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Data type has been deleted successfully." });
       expect((await api.get(`/data-type/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/data-type/${created._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/data-type/${created._id}` }, { status: 404, failedCode: "sys-404" });
       await createDataType(api, extension);
     });
 
@@ -623,7 +632,11 @@ describe("Data types API", () => {
       const { api, organizationId } = newTenant();
       const created = await createDataType(api);
       await setStoredAttributes(organizationId, created._id, { locked: true });
-      expect((await api.delete(`/data-type/${created._id}`)).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "DELETE", path: `/data-type/${created._id}` },
+        { status: 409, failedCode: "dt-003", unchanged: `/data-type/${created._id}` },
+      );
       expect((await api.get(`/data-type/${created._id}`)).status).toBe(200);
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { expectRefused } from "#test/support/refusals";
 
 const validHub = { name: "Jakarta depot", address: "Jl. Sudirman 1, Jakarta", lat: -6.2, lng: 106.8, timeZone: "Asia/Jakarta" };
 
@@ -149,7 +150,11 @@ describe("Hubs API", () => {
 
     it("answers 404 for an unknown hub", async () => {
       const { api } = newTenant();
-      expect((await api.put("/hub/0123456789abcdef01234567", validHub)).status).toBe(404);
+      await expectRefused(
+        api,
+        { method: "PUT", path: "/hub/0123456789abcdef01234567", body: validHub },
+        { status: 404, failedCode: "sys-404" },
+      );
     });
   });
 
@@ -178,7 +183,11 @@ describe("Hubs API", () => {
     it("rejects an empty patch and a null required field", async () => {
       const { api } = newTenant();
       const hub = await createHub(api);
-      expect((await api.patch(`/hub/${hub._id}`, {})).status).toBe(400);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/hub/${hub._id}`, body: {} },
+        { status: 400, failedCode: "sys-400", unchanged: `/hub/${hub._id}` },
+      );
       const response = await api.patch(`/hub/${hub._id}`, { name: null });
       expect(response.status).toBe(400);
       expect(fields(response)).toContain("name");
@@ -191,7 +200,11 @@ describe("Hubs API", () => {
       expect((await api.post("/vehicle", { name: "Van", hubId: hub._id })).status).toBe(201);
       expect((await api.patch(`/hub/${hub._id}`, { name: "Renamed" })).status).toBe(200);
       expect((await api.put(`/hub/${hub._id}`, validHub)).status).toBe(200);
-      expect((await api.delete(`/hub/${hub._id}`)).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "DELETE", path: `/hub/${hub._id}` },
+        { status: 409, failedCode: "hub-409", unchanged: `/hub/${hub._id}` },
+      );
     });
   });
 
@@ -203,7 +216,7 @@ describe("Hubs API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Hub has been deleted successfully." });
       expect((await api.get(`/hub/${hub._id}`)).status).toBe(404);
-      expect((await api.delete(`/hub/${hub._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/hub/${hub._id}` }, { status: 404, failedCode: "sys-404" });
     });
 
     it("refuses (409 hub-409) while vehicles, visits or profiles name the hub, and succeeds once they are gone", async () => {
@@ -240,7 +253,11 @@ describe("Hubs API", () => {
       const to = await createHub(api, { name: "To" });
       const vehicle = (await api.post("/vehicle", { name: "Van", hubId: from._id })).body.data;
       expect((await api.patch(`/vehicle/${vehicle._id}`, { hubId: to._id })).status).toBe(200);
-      expect((await api.delete(`/hub/${to._id}`)).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "DELETE", path: `/hub/${to._id}` },
+        { status: 409, failedCode: "hub-409", unchanged: `/hub/${to._id}` },
+      );
       expect((await api.delete(`/hub/${from._id}`)).status).toBe(200);
     });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { expectRefused } from "#test/support/refusals";
 
 /** A tenant with two hubs and a "Customer" data type exercising most field types. */
 async function createHub(api: ApiClient, name: string): Promise<string> {
@@ -223,7 +224,11 @@ describe("Uniqueness", () => {
     const { api } = await setup();
     const common = await createDataType(api, { name: "Shared", commonData: true, fields: [{ type: "title", title: "Name" }] });
     await create(api, { dataTypeId: common._id, dataId: "S1" });
-    expect((await api.post("/data", { dataTypeId: common._id, dataId: "S1" })).status).toBe(409);
+    await expectRefused(
+      api,
+      { method: "POST", path: "/data", body: { dataTypeId: common._id, dataId: "S1" } },
+      { status: 409, failedCode: "data-001" },
+    );
   });
 
   it("enforces unique fields per hub and names the field", async () => {
@@ -449,7 +454,11 @@ describe("Hidden fields survive a PUT of what the caller read", () => {
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect((await api.get("/data/type/Customer/Acme%20Corp")).body.data).toMatchObject({ email: "h@acme.test", age: 33, city: "Bogor" });
     // The hidden email still guards uniqueness after the PUT.
-    expect((await api.post("/data", record({ dataId: "Other", email: "h@acme.test" }))).status).toBe(409);
+    await expectRefused(
+      api,
+      { method: "POST", path: "/data", body: record({ dataId: "Other", email: "h@acme.test" }) },
+      { status: 409, failedCode: "data-002" },
+    );
     // A visible field left out is still cleared; a hidden field sent is written, null clears it.
     const { city: _city, ...withoutCity } = seen;
     expect((await limited.put("/data/type/Customer/Acme%20Corp", { ...withoutCity, age: 40, email: null })).status).toBe(200);
@@ -481,8 +490,16 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
     expect((await api.get("/data/type/Customer/Acme%20Corp")).status).toBe(404);
     // Old dataId and old email are free, the new ones are taken.
     await create(api, record({ dataId: "Acme Corp", email: "old@acme.test" }));
-    expect((await api.post("/data", record({ dataId: "X", email: "new@acme.test" }))).status).toBe(409);
-    expect((await api.post("/data", record({ dataId: "Acme Renamed" }))).status).toBe(409);
+    await expectRefused(
+      api,
+      { method: "POST", path: "/data", body: record({ dataId: "X", email: "new@acme.test" }) },
+      { status: 409, failedCode: "data-002" },
+    );
+    await expectRefused(
+      api,
+      { method: "POST", path: "/data", body: record({ dataId: "Acme Renamed" }) },
+      { status: 409, failedCode: "data-001" },
+    );
     // Search follows the rename.
     expect((await listOf(api, `dataTypeId=${type._id}&q=renamed`)).map((item) => item.dataId)).toEqual(["Acme Renamed"]);
     expect(await listOf(api, `dataTypeId=${type._id}&q=bogor`)).toEqual([]);
@@ -519,7 +536,11 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
     expect(patched.body.data).toMatchObject({ age: 6, hubId: hubB, segment: "retail" });
     expect(patched.body.data).not.toHaveProperty("city");
     expect((await api.get(`/data/type/Customer/Acme%20Corp?hubId=${hubB}`)).status).toBe(200);
-    expect((await api.patch("/data/type/Customer/Acme%20Corp", {})).status).toBe(400);
+    await expectRefused(
+      api,
+      { method: "PATCH", path: "/data/type/Customer/Acme%20Corp", body: {} },
+      { status: 400, failedCode: "sys-400", unchanged: "/data/type/Customer/Acme%20Corp" },
+    );
   });
 
   it("deletes a record with its guards, and answers 404 for another organization", async () => {
@@ -533,7 +554,7 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ status: true });
     expect((await api.get("/data/type/Customer/Acme%20Corp")).status).toBe(404);
-    expect((await api.delete("/data/type/Customer/Acme%20Corp")).status).toBe(404);
+    await expectRefused(api, { method: "DELETE", path: "/data/type/Customer/Acme%20Corp" }, { status: 404, failedCode: "sys-404" });
     await create(api, record({ dataId: "Next", email: "gone@acme.test" }));
     expect(await listOf(api, `dataTypeId=${type._id}&q=corp`)).toEqual([]);
   });
@@ -745,7 +766,11 @@ describe("Dangling relations", () => {
     // Clearing the pointer, or pointing it at a live record, passes.
     expect((await api.patch("/data/type/Contact/Ann", { company: globex._id })).status).toBe(200);
     // Once replaced, the deleted id is new again for that field.
-    expect((await api.patch("/data/type/Contact/Ann", { company: acme._id })).status).toBe(400);
+    await expectRefused(
+      api,
+      { method: "PATCH", path: "/data/type/Contact/Ann", body: { company: acme._id } },
+      { status: 400, failedCode: "sys-400", unchanged: "/data/type/Contact/Ann" },
+    );
   });
 });
 
@@ -760,7 +785,11 @@ describe("Data type interplay", () => {
       ],
     });
     await create(api, { dataTypeId: temp._id, hubId: hubA, dataId: "T1", note: "n" });
-    expect((await api.delete(`/data-type/${temp._id}`)).status).toBe(409);
+    await expectRefused(
+      api,
+      { method: "DELETE", path: `/data-type/${temp._id}` },
+      { status: 409, failedCode: "dt-004", unchanged: `/data-type/${temp._id}` },
+    );
     expect((await api.delete("/data/type/Temp/T1")).status).toBe(200);
     expect((await api.delete(`/data-type/${temp._id}`)).status).toBe(200);
     const late = await api.post("/data", { dataTypeId: temp._id, hubId: hubA, dataId: "T2" });

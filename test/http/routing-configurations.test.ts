@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { findConfiguration, hubConfigurations } from "#shared/app/configurations";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { scheduleBody } from "#test/unit/schedules/fixtures";
+import { expectRefused } from "#test/support/refusals";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -204,7 +205,11 @@ describe("Routing configuration profiles API", () => {
       });
       expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(response.body.data);
       // The reference moved with it.
-      expect((await api.delete(`/hub/${hubB}`)).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "DELETE", path: `/hub/${hubB}` },
+        { status: 409, failedCode: "hub-409", unchanged: `/hub/${hubB}` },
+      );
       expect((await api.delete(`/hub/${hubA}`)).body.message).toBe(
         "The hub is still used by 1 vehicle; move or delete them before deleting the hub.",
       );
@@ -265,7 +270,11 @@ describe("Routing configuration profiles API", () => {
     it("rejects an empty patch", async () => {
       const { api, profile } = await tenantWithHubs();
       const created = await createProfile(api, profile());
-      expect((await api.patch(`/routing/configuration/${created._id}`, {})).status).toBe(400);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/routing/configuration/${created._id}`, body: {} },
+        { status: 400, failedCode: "sys-400", unchanged: `/routing/configuration/${created._id}` },
+      );
     });
   });
 
@@ -277,7 +286,7 @@ describe("Routing configuration profiles API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Configuration profile has been deleted successfully." });
       expect((await api.get(`/routing/configuration/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/routing/configuration/${created._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/routing/configuration/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect(await findConfiguration(organizationId, created._id)).toBeUndefined();
     });
 

@@ -3,6 +3,7 @@ import { permissionSlugs } from "#functions/routes";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { createHubWithProfiles, schedulingTenant } from "#test/support/scheduling-fixtures";
 import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
+import { expectRefused } from "#test/support/refusals";
 
 const unknownId = "0123456789abcdef01234567";
 
@@ -258,7 +259,11 @@ describe("Routing schedules API", () => {
 
     it("answers 404 for an unknown id", async () => {
       const { api, profile } = await schedulingTenant();
-      expect((await api.put(`/routing/schedule/${unknownId}`, { ...validWeeklySchedule, configurationId: profile })).status).toBe(404);
+      await expectRefused(
+        api,
+        { method: "PUT", path: `/routing/schedule/${unknownId}`, body: { ...validWeeklySchedule, configurationId: profile } },
+        { status: 404, failedCode: "sys-404" },
+      );
     });
   });
 
@@ -325,7 +330,11 @@ describe("Routing schedules API", () => {
 
     it("answers 404 for an unknown id", async () => {
       const { api } = await schedulingTenant();
-      expect((await api.patch(`/routing/schedule/${unknownId}`, { active: false })).status).toBe(404);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/routing/schedule/${unknownId}`, body: { active: false } },
+        { status: 404, failedCode: "sys-404" },
+      );
     });
   });
 
@@ -337,7 +346,7 @@ describe("Routing schedules API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been deleted successfully." });
       expect((await api.get(`/routing/schedule/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/routing/schedule/${created._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/routing/schedule/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect(await listAll(api)).toEqual([]);
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { expectRefused } from "#test/support/refusals";
 
 /** A vehicle must name an existing hub of its organization: every tenant here starts with two hubs. */
 async function createHub(api: ApiClient, name: string): Promise<string> {
@@ -270,7 +271,11 @@ describe("Vehicles API", () => {
     it("rejects an empty patch", async () => {
       const { api, vehicle } = await tenantWithHubs();
       const created = await createVehicle(api, vehicle());
-      expect((await api.patch(`/vehicle/${created._id}`, {})).status).toBe(400);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/vehicle/${created._id}`, body: {} },
+        { status: 400, failedCode: "sys-400", unchanged: `/vehicle/${created._id}` },
+      );
     });
   });
 
@@ -282,7 +287,7 @@ describe("Vehicles API", () => {
       expect(response.status).toBe(200);
       expect(response.body.status).toBe(true);
       expect((await api.get(`/vehicle/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/vehicle/${created._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/vehicle/${created._id}` }, { status: 404, failedCode: "sys-404" });
     });
   });
 

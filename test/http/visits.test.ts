@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { expectRefused } from "#test/support/refusals";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -236,7 +237,11 @@ describe("Visits API", () => {
       expect(ids(await api.get(`/visits?hubId=${hubB}`))).toEqual([created._id]);
       expect(ids(await api.get(`/visits?hubId=${hubB}&status=UNASSIGNED`))).toEqual([created._id]);
       expect((await api.get(`/visits?hubId=${hubA}`)).body.data).toEqual([]);
-      expect((await api.delete(`/hub/${hubB}`)).status).toBe(409);
+      await expectRefused(
+        api,
+        { method: "DELETE", path: `/hub/${hubB}` },
+        { status: 409, failedCode: "hub-409", unchanged: `/hub/${hubB}` },
+      );
       expect((await api.delete(`/hub/${hubA}`)).status).toBe(200);
     });
 
@@ -265,12 +270,20 @@ describe("Visits API", () => {
     it("rejects an empty patch", async () => {
       const { api, visit } = await tenantWithHubs();
       const created = await createVisit(api, visit());
-      expect((await api.patch(`/visit/${created._id}`, {})).status).toBe(400);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: `/visit/${created._id}`, body: {} },
+        { status: 400, failedCode: "sys-400", unchanged: `/visit/${created._id}` },
+      );
     });
 
     it("answers 404 for an unknown visit", async () => {
       const { api } = await tenantWithHubs();
-      expect((await api.patch("/visit/0123456789abcdef01234567", { name: "x" })).status).toBe(404);
+      await expectRefused(
+        api,
+        { method: "PATCH", path: "/visit/0123456789abcdef01234567", body: { name: "x" } },
+        { status: 404, failedCode: "sys-404" },
+      );
     });
   });
 
@@ -282,7 +295,7 @@ describe("Visits API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Visit has been deleted successfully." });
       expect((await api.get(`/visit/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/visit/${created._id}`)).status).toBe(404);
+      await expectRefused(api, { method: "DELETE", path: `/visit/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect((await api.get("/visits")).body.data).toEqual([]);
       expect((await api.delete(`/hub/${hubA}`)).status).toBe(200);
     });

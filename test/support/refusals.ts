@@ -1,0 +1,27 @@
+import { expect } from "vitest";
+import type { ApiClient, ApiResponse } from "#test/support/local-api";
+
+/**
+ * A refused request, asserted whole: its status, the error envelope with its `failedCode`, and —
+ * `unchanged`, the path of the resource it would have changed — that resource read the same before
+ * and after (same status and body, version and updatedTime included): nothing was stored.
+ */
+export async function expectRefused(
+  api: ApiClient,
+  request: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; body?: unknown },
+  expected: { status: number; failedCode: string; unchanged?: string },
+): Promise<ApiResponse> {
+  const before = expected.unchanged === undefined ? undefined : await api.get(expected.unchanged);
+  const response = await api.request(request.method, request.path, request.body === undefined ? {} : { body: request.body });
+  expect(response.status, `${request.method} ${request.path}: ${JSON.stringify(response.body)}`).toBe(expected.status);
+  expect(response.body, `${request.method} ${request.path}`).toMatchObject({ status: false, failedCode: expected.failedCode });
+  expect(typeof response.body.message).toBe("string");
+  if (before && expected.unchanged !== undefined) {
+    const after = await api.get(expected.unchanged);
+    expect({ status: after.status, body: after.body }, `${expected.unchanged} after the refused ${request.method}`).toEqual({
+      status: before.status,
+      body: before.body,
+    });
+  }
+  return response;
+}
