@@ -5,14 +5,19 @@ import type { RoadProviderDeclaration } from "#shared/domain/travel/providers";
 import { buildRoadMatrix, type TravelTableSource, TravelMatrixError } from "#shared/domain/travel/road-matrix";
 import { planOf, travelElementsRefusal } from "#shared/domain/usage/run-quota";
 import { utcMonth } from "#shared/domain/usage/schema";
-import { tenantPlanName, travelElementsUsed } from "#shared/store/usage-store";
+import { reserveWithinCap } from "#shared/domain/usage/reservations";
+import { logger } from "#shared/observability/powertools";
+import { dynamoReservationStore } from "#shared/store/reservation-store";
+import { keys } from "#shared/store/keys";
+import { tenantPlanName } from "#shared/store/usage-store";
 import { s3MatrixCache } from "#shared/travel/matrix-cache";
 import { osrmTableSource } from "#shared/travel/osrm";
 
 /**
  * Composition root of road-network travel: the operator's declared providers, their engines (the
  * Amazon Location client is loaded only when such a provider is used), the hub's S3 cache and the
- * plan's monthly travel-elements cap.
+ * plan's monthly travel-elements cap, reserved on the month's run total before the provider is asked
+ * and settled with the elements it answered (shared/domain/usage/reservations.ts).
  */
 async function tableSource(declaration: RoadProviderDeclaration): Promise<TravelTableSource> {
   if (declaration.kind === "osrm") return osrmTableSource(declaration);
@@ -28,17 +33,38 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
       `the travel provider ${provider} is not declared any more (declared: ${Object.keys(document.providers).join(", ")})`,
     );
   if (declaration.kind === "greatCircle") return undefined;
-  const matrix = await buildRoadMatrix({
-    locations,
-    source: await tableSource(declaration),
-    cache: s3MatrixCache(organizationId, hubId, provider),
-    cacheTtlMs: document.cacheTtlDays * 86_400_000,
-    now: () => now.getTime(),
-    deadline: deadline.getTime(),
-    refusal: async (elements) => {
-      const [planName, used] = await Promise.all([tenantPlanName(organizationId), travelElementsUsed(organizationId, utcMonth(now))]);
-      return travelElementsRefusal(planOf(planName, configuredPlans()), used, elements, now);
-    },
-  });
-  return { kind: declaration.kind, matrix };
+  const counter = {
+    key: keys.runSecondsTotal(organizationId, utcMonth(now)),
+    attribute: "travelElements",
+    itemAttributes: { entity: "runSeconds" },
+  };
+  try {
+    const matrix = await buildRoadMatrix({
+      locations,
+      source: await tableSource(declaration),
+      cache: s3MatrixCache(organizationId, hubId, provider),
+      cacheTtlMs: document.cacheTtlDays * 86_400_000,
+      now: () => now.getTime(),
+      elementsBudget: {
+        reserve: async (elements) => {
+          const plan = planOf(await tenantPlanName(organizationId), configuredPlans());
+          const outcome = await reserveWithinCap(dynamoReservationStore, counter, elements, plan.travelElementsPerMonth);
+          return outcome.granted ? undefined : travelElementsRefusal(plan, outcome.used, elements, now);
+        },
+        settle: (reserved, answered) => dynamoReservationStore.settle(counter, reserved, answered),
+      },
+    });
+    return { kind: declaration.kind, matrix };
+  } catch (error) {
+    // The tenant sees the provider's kind and the kind of failure; the detail (URL, socket error) stays here.
+    if (error instanceof TravelMatrixError)
+      logger.warn("travel matrix failed", {
+        organizationId,
+        hubId,
+        provider,
+        detail: error.detail,
+        elementsAnswered: error.elementsAnswered,
+      });
+    throw error;
+  }
 };

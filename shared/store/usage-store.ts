@@ -35,9 +35,10 @@ export async function recordRunUsage(usage: RunUsage, month: string): Promise<bo
           Update: {
             TableName: tableName(),
             Key: keys.runSecondsTotal(organizationId, month),
-            UpdateExpression: "ADD #seconds :seconds, #elements :elements SET entity = :entity",
-            ExpressionAttributeNames: { "#seconds": "seconds", "#elements": "travelElements" },
-            ExpressionAttributeValues: { ":seconds": usage.optimizerSeconds, ":elements": usage.travelElements, ":entity": "runSeconds" },
+            // The month's travelElements are charged when the matrix is asked (reserved, then settled: shared/app/travel.ts).
+            UpdateExpression: "ADD #seconds :seconds SET entity = :entity",
+            ExpressionAttributeNames: { "#seconds": "seconds" },
+            ExpressionAttributeValues: { ":seconds": usage.optimizerSeconds, ":entity": "runSeconds" },
           },
         },
         "total",

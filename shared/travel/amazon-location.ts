@@ -83,6 +83,7 @@ export function amazonLocationTableSource(
         throw new TravelSourceError(
           `${name || "error"}: ${error instanceof Error ? error.message : String(error)}`,
           retryableErrors.has(name) || status >= 500 || status === 0,
+          status === 0 ? "unreachable" : retryableErrors.has(name) || status >= 500 ? "badAnswer" : "refused",
         );
       }
       const matrix = output.RouteMatrix ?? [];
@@ -92,7 +93,8 @@ export function amazonLocationTableSource(
         const durationRow: (number | null)[] = [];
         const distanceRow: (number | null)[] = [];
         for (const entry of row ?? []) {
-          if (entry.Error && !noRouteErrors.has(entry.Error)) throw new TravelSourceError(`an entry failed (${entry.Error})`, true);
+          if (entry.Error && !noRouteErrors.has(entry.Error))
+            throw new TravelSourceError(`an entry failed (${entry.Error})`, true, "badAnswer");
           const routed = !entry.Error && entry.Duration !== undefined && entry.Distance !== undefined;
           durationRow.push(routed ? entry.Duration! : null);
           distanceRow.push(routed ? entry.Distance! : null);

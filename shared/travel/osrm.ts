@@ -46,6 +46,7 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
         throw new TravelSourceError(
           `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
           true,
+          "unreachable",
         );
       }
       const text = await response.text();
@@ -59,10 +60,10 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
         const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
         // 4xx other than 429 is the request's fault (TooBig, InvalidQuery, NoSegment…): asking again cannot help.
         const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
-        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable);
+        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable, retryable ? "badAnswer" : "refused");
       }
       if (!body.durations || !body.distances)
-        throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true);
+        throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true, "badAnswer");
       return { durationsSeconds: body.durations, distancesMetres: body.distances };
     },
   };

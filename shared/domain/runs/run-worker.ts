@@ -280,7 +280,11 @@ async function planTravel(
   const { configuration } = prepared;
   const provider = configuration.travelProvider ?? "greatCircle";
   const startedAt = ports.now().getTime();
-  const report = (source: string, matrix?: RoadMatrix, fallbackReason: string | null = null): TravelReport => ({
+  const report = (
+    source: string,
+    matrix?: Pick<RoadMatrix, "elementsRequested" | "elementsCached">,
+    fallbackReason: string | null = null,
+  ): TravelReport => ({
     provider,
     source,
     elementsRequested: matrix?.elementsRequested ?? 0,
@@ -303,7 +307,8 @@ async function planTravel(
   } catch (error) {
     if (!(error instanceof TravelMatrixError)) throw error;
     if (configuration.travelFallback !== "greatCircle") throw new RunFailure(`Travel provider ${provider}: ${error.message}`);
-    return report("greatCircle", undefined, error.message);
+    // The elements the provider answered before failing were charged (and cached): the report says so.
+    return report("greatCircle", { elementsRequested: error.elementsAnswered, elementsCached: 0 }, error.message);
   }
 }
 

@@ -15,11 +15,28 @@ export interface TableAnswer {
   distancesMetres: (number | null)[][];
 }
 
-/** Why a tile failed; `retryable` false (a rejected request, a denied call) fails the matrix at once. */
+/**
+ * What kind of failure a provider had, the only part of it tenants see (results, fallback reasons,
+ * events): never the operator's URL, an address or a socket error, which stay in the logs.
+ */
+export type TravelFailureKind = "timeout" | "unreachable" | "badAnswer" | "refused";
+
+const failureWords: Record<TravelFailureKind, string> = {
+  timeout: "did not answer in time",
+  unreachable: "could not be reached",
+  badAnswer: "gave an unusable answer",
+  refused: "refused a request",
+};
+
+/**
+ * Why a tile failed; `retryable` false (a rejected request, a denied call) fails the matrix at once.
+ * `message` is the detail for the operator's logs only.
+ */
 export class TravelSourceError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly kind: TravelFailureKind = retryable ? "badAnswer" : "refused",
   ) {
     super(message);
   }
@@ -57,7 +74,20 @@ export interface TravelMatrixCache {
   write(matrix: CachedMatrix): Promise<void>;
 }
 
-export class TravelMatrixError extends Error {}
+/**
+ * The matrix could not be had. `message` is safe to show the tenant (the provider's kind and the
+ * kind of failure); `detail` is for the logs; `elementsAnswered`: entries the provider did answer
+ * before the failure (cached, and charged).
+ */
+export class TravelMatrixError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string = message,
+    readonly elementsAnswered = 0,
+  ) {
+    super(message);
+  }
+}
 
 export interface RoadMatrix {
   spec: MatrixTravelSpec;
@@ -85,9 +115,19 @@ export interface RoadMatrixInput {
   deadline?: number;
   /** The clock the deadline is read with. Default `Date.now`. */
   clock?: () => number;
-  /** Why `elements` more may not be asked (the plan's monthly cap), or undefined. */
-  refusal?: (elements: number) => Promise<string | undefined>;
+  /**
+   * The plan's monthly cap: reserves `elements` before any is asked (a refusal reason when they do
+   * not fit), and `settle` charges what the provider answered (shared/domain/usage/reservations.ts).
+   */
+  elementsBudget?: ElementsBudget;
   sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ElementsBudget {
+  /** Reserves `elements`; the reason they may not be asked, or undefined when reserved. */
+  reserve(elements: number): Promise<string | undefined>;
+  /** Charges `answered` of the `reserved` elements (gives the rest back). */
+  settle(reserved: number, answered: number): Promise<void>;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -147,10 +187,14 @@ export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatri
     requests: tiles.length,
   };
   if (tiles.length === 0) return result;
-  const refused = await input.refusal?.(elementsRequested);
+  const refused = await input.elementsBudget?.reserve(elementsRequested);
   if (refused) throw new TravelMatrixError(refused);
 
   const sleep = input.sleep ?? defaultSleep;
+  // Which entries the provider answered: on a failure those are still cached and charged.
+  const answered = new Uint8Array(n * n);
+  for (const i of known) for (const j of known) answered[i * n + j] = 1;
+  let elementsAnswered = 0;
   let next = 0;
   let failure: TravelMatrixError | undefined;
   const worker = async () => {
@@ -165,20 +209,74 @@ export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatri
             const unreachable = i !== j && (seconds === null || metres === null || seconds === undefined || metres === undefined);
             durations[i * n + j] = unreachable ? UNREACHABLE_SECONDS : (seconds ?? 0);
             distances[i * n + j] = unreachable ? UNREACHABLE_METRES : (metres ?? 0);
+            answered[i * n + j] = 1;
           });
         });
+        elementsAnswered += tile.sources.length * tile.destinations.length;
       } catch (error) {
-        failure ??= error instanceof TravelMatrixError ? error : new TravelMatrixError(String(error));
+        failure ??=
+          error instanceof TravelMatrixError
+            ? error
+            : new TravelMatrixError(`The ${source.kind} travel provider failed.`, error instanceof Error ? error.message : String(error));
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(source.concurrency, tiles.length) }, worker));
-  if (failure) throw failure;
-
+  try {
+    await Promise.all(Array.from({ length: Math.min(source.concurrency, tiles.length) }, worker));
+  } finally {
+    await input.elementsBudget?.settle(elementsRequested, elementsAnswered);
+  }
+  const complete = failure ? completePoints(answered, n, known, missing) : [...known, ...missing];
   for (const i of missing) fetchedAt[i] = now;
   // A cache that cannot be written costs the next run its elements, not this run its plan.
-  await input.cache?.write({ keys, fetchedAt, durationsSeconds: durations, distancesMetres: distances }).catch(() => undefined);
+  await input.cache
+    ?.write(
+      failure
+        ? subMatrix(complete, keys, fetchedAt, durations, distances)
+        : { keys, fetchedAt, durationsSeconds: durations, distancesMetres: distances },
+    )
+    .catch(() => undefined);
+  if (failure) throw new TravelMatrixError(failure.message, failure.detail, elementsAnswered);
+  result.elementsRequested = elementsAnswered;
   return result;
+}
+
+/**
+ * After a failure: the points whose entries to and from each other were all answered (or cached),
+ * so the cache can keep them and the next run asks only for the others. Starts from every point
+ * and drops a point missing an entry with a kept one until none is missing.
+ */
+function completePoints(answered: Uint8Array, n: number, known: readonly number[], missing: readonly number[]): number[] {
+  let kept = [...known, ...missing];
+  for (let changed = true; changed; ) {
+    changed = false;
+    const next = kept.filter((i) => kept.every((j) => answered[i * n + j] === 1 && answered[j * n + i] === 1));
+    if (next.length !== kept.length) {
+      kept = next;
+      changed = true;
+    }
+  }
+  return kept;
+}
+
+function subMatrix(
+  points: readonly number[],
+  keys: readonly string[],
+  fetchedAt: readonly number[],
+  durations: Float32Array,
+  distances: Float32Array,
+): CachedMatrix {
+  const n = keys.length;
+  const m = points.length;
+  const durationsSeconds = new Float32Array(m * m);
+  const distancesMetres = new Float32Array(m * m);
+  points.forEach((i, a) => {
+    points.forEach((j, b) => {
+      durationsSeconds[a * m + b] = durations[i * n + j]!;
+      distancesMetres[a * m + b] = distances[i * n + j]!;
+    });
+  });
+  return { keys: points.map((i) => keys[i]!), fetchedAt: points.map((i) => fetchedAt[i]!), durationsSeconds, distancesMetres };
 }
 
 interface Tile {
@@ -208,12 +306,15 @@ async function askWithRetries(
 ): Promise<TableAnswer> {
   let last = "";
   let attempts = 0;
+  let kind: TravelFailureKind = "badAnswer";
   for (let attempt = 0; attempt <= source.retries; attempt++) {
     if (attempt > 0) await sleep(Math.min(200 * 2 ** (attempt - 1), Math.max(0, deadline - clock())));
     const left = deadline - clock();
     if (left <= 0) {
+      const tried = attempts > 0 ? ` (${attempts} attempt${attempts > 1 ? "s" : ""})` : "";
       throw new TravelMatrixError(
-        `The ${source.kind} travel provider gave no complete answer within the run's time budget${attempts > 0 ? ` (${attempts} attempt${attempts > 1 ? "s" : ""}: ${last})` : ""}`,
+        `The ${source.kind} travel provider gave no complete answer within the run's time budget${tried}.`,
+        `${source.kind}${tried}: ${last || "the budget ended before the first attempt"}`,
       );
     }
     const timeoutMs = Math.max(1, Math.min(source.timeoutMs, Math.ceil(left)));
@@ -221,22 +322,22 @@ async function askWithRetries(
     try {
       const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(timeoutMs));
       if (!isComplete(answer, tile))
-        throw new TravelSourceError(`a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`, true);
+        throw new TravelSourceError(
+          `a partial answer (expected ${tile.sources.length}×${tile.destinations.length} entries)`,
+          true,
+          "badAnswer",
+        );
       return answer;
     } catch (error) {
+      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       const retryable = error instanceof TravelSourceError ? error.retryable : true;
-      last =
-        error instanceof Error && error.name === "TimeoutError"
-          ? `no answer within ${timeoutMs} ms`
-          : error instanceof Error
-            ? error.message
-            : String(error);
-      if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider refused a request: ${last}`);
+      kind = timedOut ? "timeout" : error instanceof TravelSourceError ? error.kind : "badAnswer";
+      last = timedOut ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider ${failureWords[kind]}.`, `${source.kind}: ${last}`);
     }
   }
-  throw new TravelMatrixError(
-    `The ${source.kind} travel provider failed ${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request: ${last}`,
-  );
+  const what = `${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request`;
+  throw new TravelMatrixError(`The ${source.kind} travel provider ${failureWords[kind]} (${what}).`, `${source.kind}, ${what}: ${last}`);
 }
 
 function isComplete(answer: TableAnswer, tile: Tile): boolean {

@@ -107,9 +107,10 @@ describe("OSRM table adapter", () => {
         now: () => 0,
         sleep: noSleep,
       }),
-    ).rejects.toThrow(
-      new TravelMatrixError("The osrm travel provider failed 3 attempts of a 3×3 request: BadGateway: injected BadGateway (HTTP 502)"),
-    );
+    ).rejects.toMatchObject({
+      message: "The osrm travel provider gave an unusable answer (3 attempts of a 3×3 request).",
+      detail: "osrm, 3 attempts of a 3×3 request: BadGateway: injected BadGateway (HTTP 502)",
+    });
     expect(down.requests).toBe(3);
 
     // The operator declared a larger table than the server allows: OSRM answers TooBig, which asking again cannot cure.
@@ -122,7 +123,10 @@ describe("OSRM table adapter", () => {
         now: () => 0,
         sleep: noSleep,
       }),
-    ).rejects.toThrow("The osrm travel provider refused a request: TooBig: Too many table coordinates (HTTP 400)");
+    ).rejects.toMatchObject({
+      message: "The osrm travel provider refused a request.",
+      detail: "osrm: TooBig: Too many table coordinates (HTTP 400)",
+    });
     expect(small.requests).toBe(1);
   });
 
@@ -189,10 +193,60 @@ describe("OSRM table adapter", () => {
 
   it("asks nothing when the plan's cap refuses the elements, and says why", async () => {
     const server = await engine();
-    const refusal = async (elements: number) => (elements > 5 ? `cap: ${elements} > 5` : undefined);
+    const elementsBudget = {
+      reserve: async (elements: number) => (elements > 5 ? `cap: ${elements} > 5` : undefined),
+      settle: async () => undefined,
+    };
     await expect(
-      buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(server)), cacheTtlMs: 1, now: () => 0, refusal }),
+      buildRoadMatrix({ locations: grid(3), source: osrmTableSource(declared(server)), cacheTtlMs: 1, now: () => 0, elementsBudget }),
     ).rejects.toThrow("cap: 9 > 5");
     expect(server.requests).toBe(0);
+  });
+
+  it("caches and charges the tiles answered before a failure; the next run asks only for what is missing", async () => {
+    // 4 points in tiles of 2: rows {0,1} × {0,1}, {0,1} × {2,3}, {2,3} × {0,1}, {2,3} × {2,3}; the 4th request on fails.
+    const failing = await engine({ maxTableSize: 2, fault: (request) => (request >= 4 ? { status: 502, code: "BadGateway" } : undefined) });
+    const points = grid(4);
+    let stored: CachedMatrix | undefined;
+    const cache = { read: async () => stored, write: async (matrix: CachedMatrix) => void (stored = matrix) };
+    const charged: Array<{ reserved: number; answered: number }> = [];
+    const elementsBudget = {
+      reserve: async () => undefined,
+      settle: async (reserved: number, answered: number) => void charged.push({ reserved, answered }),
+    };
+    const source = osrmTableSource(declared(failing, { maxTableSize: 2, concurrency: 1, retries: 1 }));
+    const failure = await buildRoadMatrix({
+      locations: points,
+      source,
+      cache,
+      cacheTtlMs: 10,
+      now: () => 0,
+      sleep: noSleep,
+      elementsBudget,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TravelMatrixError);
+    expect((failure as TravelMatrixError).elementsAnswered).toBe(12);
+    expect(charged).toEqual([{ reserved: 16, answered: 12 }]);
+    // Points 0 and 1 have every entry between them: cached; 2 and 3 lack their own tile.
+    expect(stored?.keys).toEqual(points.slice(0, 2).map(locationKey));
+    expect(stored?.durationsSeconds[1]).toBe(Math.fround(leg(points[0]!, points[1]!).seconds));
+
+    const healthy = await engine({ maxTableSize: 2 });
+    const retried = await buildRoadMatrix({
+      locations: points,
+      source: osrmTableSource(declared(healthy, { maxTableSize: 2, concurrency: 1 })),
+      cache,
+      cacheTtlMs: 10,
+      now: () => 1,
+      sleep: noSleep,
+      elementsBudget,
+    });
+    // Rows of 2 and 3 to all 4 points, and columns 2 and 3 from 0 and 1: 8 + 4.
+    expect(retried.elementsRequested).toBe(12);
+    expect(retried.elementsCached).toBe(4);
+    expect(charged[1]).toEqual({ reserved: 12, answered: 12 });
+    for (let a = 0; a < 4; a++)
+      for (let b = 0; b < 4; b++)
+        expect(retried.spec.durationsSeconds[a * 4 + b]).toBe(a === b ? 0 : Math.fround(leg(points[a]!, points[b]!).seconds));
   });
 });
