@@ -14,6 +14,11 @@ export const eventTypes = [
   "routing.schedule.skipped",
   "data-type.import.completed",
   "data-type.import.failed",
+  "visit.started",
+  "visit.arrived",
+  "visit.completed",
+  "visit.failed",
+  "visit.unassigned",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -27,6 +32,26 @@ const resultData = {
   configurationId: z.string(),
   scheduleId: z.nullable(z.string()).check(z.describe("The schedule whose run this was; null for an on-demand run.")),
 };
+
+const visitStatusField = z.string().check(z.describe("A visit status (docs/api/execution.md)."));
+
+/** Visit lifecycle events (docs/api/execution.md): one per status change, from the visit's `lastTransition`. */
+function visitEvent<T extends EventType>(type: T, description: string) {
+  return eventSchema(
+    type,
+    z.object({
+      organizationId: organizationField,
+      visitId: idSchema.check(z.describe("`_id` of the visit: GET /visit/{visitId}.")),
+      hubId: z.string(),
+      vehicleId: z.nullable(z.string()).check(z.describe("The vehicle the visit was assigned to when it changed.")),
+      from: visitStatusField,
+      to: visitStatusField,
+      source: z.string().check(z.describe("driver, dispatcher, system or geofence.")),
+      failureReason: z.nullable(z.string()),
+    }),
+    description,
+  );
+}
 
 function eventSchema<T extends EventType, D extends z.ZodMiniType>(type: T, data: D, description: string) {
   return z.object({ type: z.literal(type), timestamp: timestampField, data }).check(z.describe(description));
@@ -72,6 +97,14 @@ export const eventSchemas = {
     "data-type.import.failed",
     z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), message: z.string() }),
     "An import of records into a data type stopped with an error.",
+  ),
+  "visit.started": visitEvent("visit.started", "A driver started towards the visit (EN_ROUTE)."),
+  "visit.arrived": visitEvent("visit.arrived", "The vehicle arrived at the visit (ARRIVED)."),
+  "visit.completed": visitEvent("visit.completed", "The visit was completed (DONE)."),
+  "visit.failed": visitEvent("visit.failed", "The visit could not be completed (FAILED, with its failureReason)."),
+  "visit.unassigned": visitEvent(
+    "visit.unassigned",
+    "The visit went back to the pool (UNASSIGNED), e.g. a failed visit to be tried again.",
   ),
 } as const satisfies Record<EventType, z.ZodMiniType>;
 

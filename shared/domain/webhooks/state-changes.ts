@@ -123,6 +123,43 @@ function importEvents(before: Image, after: Record<string, unknown>, at: Date): 
   ];
 }
 
+/** The visit event each status a change reaches means (other statuses: none). */
+const visitEventOfStatus = {
+  EN_ROUTE: "visit.started",
+  ARRIVED: "visit.arrived",
+  DONE: "visit.completed",
+  FAILED: "visit.failed",
+  UNASSIGNED: "visit.unassigned",
+} as const;
+
+/** A visit's status change (its `lastTransition` reached a new version) as its event. */
+function visitEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  const transition = objectOf(after.lastTransition);
+  const version = transition?.version;
+  if (!transition || typeof version !== "number" || objectOf(before?.lastTransition)?.version === version) return [];
+  const to = text(transition.to);
+  const type = to !== undefined && to in visitEventOfStatus ? visitEventOfStatus[to as keyof typeof visitEventOfStatus] : undefined;
+  const organizationId = text(after.organizationId);
+  const visitId = text(after._id);
+  if (!type || !organizationId || !visitId) return [];
+  return [
+    stored(organizationId, eventIdOf(type, organizationId, visitId, String(version)), {
+      type,
+      timestamp: isoOf(text(transition.at), at),
+      data: {
+        organizationId,
+        visitId,
+        hubId: text(after.hubId) ?? "",
+        vehicleId: text(after.assignedVehicleId) ?? text(before?.assignedVehicleId) ?? null,
+        from: text(transition.from) ?? "",
+        to: to as string,
+        source: text(transition.source) ?? "",
+        failureReason: text(transition.failureReason) ?? null,
+      },
+    }),
+  ];
+}
+
 /** The events one committed write means; `at`: when the stream saw it (fallback timestamp). */
 export function eventsOfChange(before: Image, after: Image, at: Date): StoredEvent[] {
   if (!after) return [];
@@ -133,6 +170,8 @@ export function eventsOfChange(before: Image, after: Image, at: Date): StoredEve
       return runClaimEvents(before, after, at);
     case "dataType":
       return importEvents(before, after, at);
+    case "visit":
+      return visitEvents(before, after, at);
     default:
       return [];
   }
