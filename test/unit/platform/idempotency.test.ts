@@ -73,7 +73,7 @@ describe("Route flags in the route table and the OpenAPI document", () => {
   const document = buildOpenApiDocument(routes, { title: "t", version: "1", description: "" });
   const operation = (route: (typeof routes)[number]) => (document.paths[route.path] as Record<string, any>)[route.method.toLowerCase()];
 
-  it("makes every creating POST, dispatch and on-demand runs idempotent, each with tableWrite for its records", () => {
+  it("makes every creating POST, dispatch, on-demand runs and driver progress idempotent, each with tableWrite for its records", () => {
     const idempotent = routes
       .filter((route) => route.idempotent)
       .map((route) => route.operationId)
@@ -90,6 +90,8 @@ describe("Route flags in the route table and the OpenAPI document", () => {
         "createVehicle",
         "createVisit",
         "dispatchRoutingResult",
+        "reoptimizeRoutingResult",
+        "reportVisitProgress",
       ].sort(),
     );
     for (const route of routes.filter((each) => each.idempotent)) expect(route.grants, route.operationId).toContain("tableWrite");
