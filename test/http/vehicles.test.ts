@@ -58,7 +58,7 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["non-positive maxVisits", { constraints: { maxVisits: 0 } }, "constraints.maxVisits"],
   ["fractional maxVisits", { constraints: { maxVisits: 1.5 } }, "constraints.maxVisits"],
   ["plateNumber over 20 characters", { plateNumber: "B".repeat(21) }, "plateNumber"],
-  ["assignee over 64 characters", { assignee: "u".repeat(65) }, "assignee"],
+  ["assignee over 128 characters (a token subject's most)", { assignee: "u".repeat(129) }, "assignee"],
   ["negative volume", { capacity: { volume: { max: -1 } } }, "capacity.volume.max"],
   ["volume min above max", { capacity: { volume: { min: 3, max: 2 } } }, "capacity.volume.min"],
   ["break time not HH:mm", { breakTime: { startTime: "noon", endTime: "12:30" } }, "breakTime.startTime"],

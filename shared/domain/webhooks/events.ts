@@ -14,6 +14,11 @@ export const eventTypes = [
   "routing.schedule.skipped",
   "data-type.import.completed",
   "data-type.import.failed",
+  "visit.started",
+  "visit.arrived",
+  "visit.completed",
+  "visit.failed",
+  "visit.unassigned",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -42,6 +47,26 @@ function eventSchema<T extends string, D extends z.ZodMiniType>(type: T, data: D
   return component(
     componentName(type),
     z.object({ type: z.literal(type), timestamp: timestampField, data }).check(z.describe(description)),
+  );
+}
+
+const visitStatusField = z.string().check(z.describe("A visit status (docs/api/execution.md)."));
+
+/** Visit lifecycle events (docs/api/execution.md): one per status change, from the visit's `lastTransition`. */
+function visitEvent<T extends EventType>(type: T, description: string) {
+  return eventSchema(
+    type,
+    z.object({
+      organizationId: organizationField,
+      visitId: idSchema.check(z.describe("`_id` of the visit: GET /visit/{visitId}.")),
+      hubId: z.string(),
+      vehicleId: z.nullable(z.string()).check(z.describe("The vehicle the visit was assigned to when it changed.")),
+      from: visitStatusField,
+      to: visitStatusField,
+      source: z.string().check(z.describe("driver, dispatcher, system or geofence.")),
+      failureReason: z.nullable(z.string()),
+    }),
+    description,
   );
 }
 
@@ -89,6 +114,14 @@ export const eventSchemas = {
     z.object({ organizationId: organizationField, dataTypeId: z.string(), importId: z.string(), message: z.string() }),
     "An import of records into a data type stopped with an error.",
   ),
+  "visit.started": visitEvent("visit.started", "A driver started towards the visit (EN_ROUTE)."),
+  "visit.arrived": visitEvent("visit.arrived", "The vehicle arrived at the visit (ARRIVED)."),
+  "visit.completed": visitEvent("visit.completed", "The visit was completed (DONE)."),
+  "visit.failed": visitEvent("visit.failed", "The visit could not be completed (FAILED, with its failureReason)."),
+  "visit.unassigned": visitEvent(
+    "visit.unassigned",
+    "The visit went back to the pool (UNASSIGNED), e.g. a failed visit to be tried again.",
+  ),
 } as const satisfies Record<EventType, z.ZodMiniType>;
 
 /** POST /webhook/{id}/test sends this to one subscription (never on the bus, so not an EventType). */
@@ -113,6 +146,11 @@ export const eventReadPermission = {
   "routing.schedule.skipped": "view/routing-schedule",
   "data-type.import.completed": "view/data-type",
   "data-type.import.failed": "view/data-type",
+  "visit.started": "view/visit",
+  "visit.arrived": "view/visit",
+  "visit.completed": "view/visit",
+  "visit.failed": "view/visit",
+  "visit.unassigned": "view/visit",
 } as const satisfies Record<EventType, string>;
 
 /** The hub an event is about, or null for an organization-wide event (imports; a skip whose profile is gone). */

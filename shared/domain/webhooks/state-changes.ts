@@ -128,6 +128,43 @@ function importEvents(before: Image, after: Record<string, unknown>, at: Date): 
   ];
 }
 
+/** The visit event each status a change reaches means (other statuses: none). */
+const visitEventOfStatus = {
+  EN_ROUTE: "visit.started",
+  ARRIVED: "visit.arrived",
+  DONE: "visit.completed",
+  FAILED: "visit.failed",
+  UNASSIGNED: "visit.unassigned",
+} as const;
+
+/** A visit's status change (its `lastTransition` reached a new version) as its event. */
+function visitEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  const transition = objectOf(after.lastTransition);
+  const version = transition?.version;
+  if (!transition || typeof version !== "number" || objectOf(before?.lastTransition)?.version === version) return [];
+  const to = text(transition.to);
+  const type = to !== undefined && to in visitEventOfStatus ? visitEventOfStatus[to as keyof typeof visitEventOfStatus] : undefined;
+  const organizationId = text(after.organizationId);
+  const visitId = text(after._id);
+  if (!type || !organizationId || !visitId) return [];
+  return [
+    stored(organizationId, eventIdOf(type, organizationId, visitId, String(version)), {
+      type,
+      timestamp: isoOf(text(transition.at), at),
+      data: {
+        organizationId,
+        visitId,
+        hubId: text(after.hubId) ?? "",
+        vehicleId: text(after.assignedVehicleId) ?? text(before?.assignedVehicleId) ?? null,
+        from: text(transition.from) ?? "",
+        to: to as string,
+        source: text(transition.source) ?? "",
+        failureReason: text(transition.failureReason) ?? null,
+      },
+    }),
+  ];
+}
+
 type EventReader = (before: Image, after: Record<string, unknown>, at: Date) => StoredEvent[];
 
 /**
@@ -135,10 +172,12 @@ type EventReader = (before: Image, after: Record<string, unknown>, at: Date) => 
  * stream's filter on AWS (infra), the local stream poller's filter (both: `streamFilterPattern`) and
  * `eventsOfChange` derive from. A new event's entity added here reaches all three.
  */
-const eventReaders = { routingResult: resultEvents, runClaim: runClaimEvents, dataType: importEvents } as const satisfies Record<
-  string,
-  EventReader
->;
+const eventReaders = {
+  routingResult: resultEvents,
+  runClaim: runClaimEvents,
+  dataType: importEvents,
+  visit: visitEvents,
+} as const satisfies Record<string, EventReader>;
 
 /** The entities whose stream records can mean an event (the keys of `eventReaders`). */
 export const eventEntities = Object.keys(eventReaders) as ReadonlyArray<keyof typeof eventReaders>;

@@ -73,7 +73,7 @@ describe("Route flags in the route table and the OpenAPI document", () => {
   const document = buildOpenApiDocument(routes, { title: "t", version: "1", description: "" });
   const operation = (route: (typeof routes)[number]) => (document.paths[route.path] as Record<string, any>)[route.method.toLowerCase()];
 
-  it("makes every creating POST, dispatch and on-demand runs idempotent, each with tableWrite for its records", () => {
+  it("makes every creating POST, dispatch, on-demand runs and driver progress idempotent, each with tableWrite for its records", () => {
     const idempotent = routes
       .filter((route) => route.idempotent)
       .map((route) => route.operationId)
@@ -91,6 +91,7 @@ describe("Route flags in the route table and the OpenAPI document", () => {
         "createVisit",
         "createVisitBatch",
         "dispatchRoutingResult",
+        "reoptimizeRoutingResult",
         "reportVisitProgress",
       ].sort(),
     );

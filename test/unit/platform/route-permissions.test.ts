@@ -21,7 +21,7 @@ describe("Route table: permissions", () => {
           ? "view"
           : route.method === "DELETE"
             ? "delete"
-            : route.method === "POST" && !/\}(\/dispatch|\/test|\/progress|\/proofs)?$/.test(route.path)
+            : route.method === "POST" && !/\}(\/dispatch|\/test|\/progress)?$/.test(route.path)
               ? "add"
               : "edit";
       expect(verb, `${route.method} ${route.path}`).toBe(expected);
