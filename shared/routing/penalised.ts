@@ -96,16 +96,6 @@ export class PenalisedStep {
     return { out: feasible ? [] : this.repair(), feasible };
   }
 
-  check(where: string): void {
-    const { solution } = this;
-    solution.routes.forEach((route, r) =>
-      route.nodes.forEach((node, p) => {
-        if (solution.routeOf[node] !== r || solution.positionOf[node] !== p)
-          throw new Error(`${where}: node ${node} at ${r}/${p} indexed ${solution.routeOf[node]}/${solution.positionOf[node]}`);
-      }),
-    );
-  }
-
   /** Penalty of a whole route as it is. */
   penaltyOf(route: Route): number {
     const last = route.nodes.length - 1;
@@ -457,10 +447,6 @@ export class PenalisedStep {
             bestNode = node;
           }
         }
-        if (bestNode < 0)
-          throw new Error(
-            `repair: no visit to remove, ${route.visitCount} visits, penalty ${this.penaltyOf(route)}, best ${best}, nodes ${route.nodes.join(",")}`,
-          );
         solution.remove(bestNode);
         out.push(bestNode);
       }
