@@ -28,6 +28,15 @@ export const resultTripSchema = z.object({
   waitingMinutes: z.number(),
   distanceMeters: z.number().check(z.describe("Driven from the previous stop (or the hub).")),
   load: loadSchema.check(z.describe("Load delivered so far on this route, this visit included.")),
+  window: z.optional(
+    z
+      .nullable(z.string().check(clientText))
+      .check(
+        z.describe(
+          "The visit's time windows as stored (H:i–H:i on the planning day, or Y-m-d H:i–Y-m-d H:i), comma-separated; null without.",
+        ),
+      ),
+  ),
 });
 
 export const resultRouteSchema = z.object({
