@@ -417,10 +417,12 @@ describe("Routing result map (SVG) and GeoJSON", () => {
                 documentElement: { localName: string; getBoundingClientRect(): { width: number } };
                 getElementsByTagName(name: string): { length: number };
                 querySelectorAll(selector: string): { length: number };
+                querySelector(selector: string): { textContent: string | null } | null;
               };
             }
           ).document;
           return {
+            table: document.querySelector("#stop-table")?.textContent ?? "",
             root: document.documentElement.localName,
             parseErrors: document.getElementsByTagName("parsererror").length,
             routes: document.querySelectorAll("g.route").length,
@@ -428,7 +430,13 @@ describe("Routing result map (SVG) and GeoJSON", () => {
             width: document.documentElement.getBoundingClientRect().width,
           };
         });
-        expect(rendered).toEqual({ root: "svg", parseErrors: 0, routes: result.routes.length, stops: 3, width: 1000 });
+        const { table, ...drawn } = rendered;
+        expect(drawn).toEqual({ root: "svg", parseErrors: 0, routes: result.routes.length, stops: 3, width: 1000 });
+        // The printed stop table: every stop's name and ETA, in the rendered page itself (not a tooltip).
+        for (const trip of result.routes.flatMap((route: { trips: { visitName: string; eta: string }[] }) => route.trips)) {
+          expect(table).toContain(trip.visitName);
+          expect(table).toContain(trip.eta);
+        }
         expect(requests).toEqual([url]);
         await page.screenshot({ path: testOutputPath("route-map.png") });
       } finally {

@@ -32,6 +32,10 @@ const routeFeatureSchema = z.object({
     distanceMeters: z.number(),
     durationMinutes: z.number(),
     returnsToHub: z.boolean(),
+    travelSource: z
+      .string()
+      .check(z.describe("Where the plan's travel came from (summary.travel.source): greatCircle, osrm, amazonLocation.")),
+    lineKind: z.literal("straight").check(z.describe("The line joins the stops straight (great circle); it is not the road driven.")),
     stroke: z.string(),
   }),
 });
@@ -47,6 +51,9 @@ const stopFeatureSchema = z.object({
     visitName: z.string(),
     eta: z.string().check(z.describe("Arrival, Y-m-d H:i in the result's time zone.")),
     etd: z.string().check(z.describe("Departure after service, Y-m-d H:i.")),
+    serviceStart: z.optional(z.string()),
+    window: z.nullable(z.string()).check(z.describe("The visit's time windows as stored; null without.")),
+    load: z.record(z.string(), z.number()),
     "marker-color": z.string(),
   }),
 });
@@ -58,6 +65,7 @@ const unassignedFeatureSchema = z.object({
     visitId: z.string(),
     visitName: z.string(),
     reason: z.string(),
+    reasonCode: z.optional(z.string()),
     "marker-color": z.string(),
   }),
 });
@@ -112,6 +120,8 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
           distanceMeters: route.distanceMeters,
           durationMinutes: route.durationMinutes,
           returnsToHub: returns,
+          travelSource: result.summary?.travel?.source ?? "greatCircle",
+          lineKind: "straight",
           stroke: colour,
         },
       });
@@ -129,6 +139,9 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
           visitName: trip.visitName,
           eta: trip.eta,
           etd: trip.etd,
+          serviceStart: trip.serviceStart,
+          window: trip.window ?? null,
+          load: trip.load,
           "marker-color": colour,
         },
       });
@@ -144,6 +157,7 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
         visitId: dropped.visitId,
         visitName: dropped.visitName,
         reason: dropped.reason,
+        ...(dropped.reasonCode ? { reasonCode: dropped.reasonCode } : {}),
         "marker-color": UNASSIGNED_COLOUR,
       },
     });

@@ -9,6 +9,8 @@ import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#
  */
 const WIDTH = 1000;
 const HEIGHT = 720;
+/** The stop table under the map (printed with it): one row per stop, up to the numbered stops. */
+const TABLE_ROW = 16;
 const MAP = { left: 20, top: 56, width: 680, height: 600 };
 const LEGEND_X = 720;
 const METRES_PER_DEGREE = 111_320;
@@ -81,11 +83,13 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
   });
   const view = projection([...(hub ? [hub] : []), ...stops, ...dropped.map(({ at }) => at)]);
   const numbered = stops.length <= NUMBERED_STOPS_MAX;
+  const table = numbered ? stopTable(result) : [];
+  const height = HEIGHT + (table.length > 0 ? (table.length + 2) * TABLE_ROW : 0);
   const out: string[] = [];
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${escapeXml(`Routing result ${result.name}`)}</title>`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${MAP.left}" y="28" font-size="18" font-weight="bold">${escapeXml(result.name)}</text>`,
     `<text x="${MAP.left}" y="46" fill="#555555">${escapeXml(subtitle(result))}</text>`,
     `<rect x="${MAP.left}" y="${MAP.top}" width="${MAP.width}" height="${MAP.height}" fill="#f7f7f4" stroke="#cccccc"/>`,
@@ -149,13 +153,47 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
     out.push(scaleBar(view.metresPerPixel));
   }
   out.push(legend({ result, hub, droppedPositions }, dropped.length));
+  if (table.length > 0) {
+    // Stop numbers, names, times, windows and loads in the picture itself: a print or a PNG keeps them.
+    const columns = [MAP.left, MAP.left + 110, MAP.left + 400, MAP.left + 520, MAP.left + 640, MAP.left + 820];
+    const header = ["Stop", "Visit", "ETA", "Service start", "Window", "Load"];
+    let y = HEIGHT + TABLE_ROW;
+    out.push(`<g id="stop-table">`);
+    out.push(header.map((text, c) => `<text x="${columns[c]}" y="${y}" font-weight="bold">${escapeXml(text)}</text>`).join(""));
+    for (const row of table) {
+      y += TABLE_ROW;
+      out.push(`<text x="${columns[0]}" y="${y}" fill="${row.colour}" font-weight="bold">${escapeXml(row.stop)}</text>`);
+      out.push(row.cells.map((text, c) => `<text x="${columns[c + 1]}" y="${y}">${escapeXml(text)}</text>`).join(""));
+    }
+    out.push(`</g>`);
+  }
   out.push(`</svg>`);
   return `${out.join("\n")}\n`;
+}
+
+/** One row per stop: the vehicle's colour and stop number, then name, ETA, service start, window and load. */
+function stopTable(result: ResultMapInput["result"]): Array<{ stop: string; colour: string; cells: string[] }> {
+  return result.routes.flatMap((route, index) =>
+    route.trips.map((trip) => ({
+      stop: `${index + 1}.${trip.order}`,
+      colour: routeColour(index),
+      cells: [
+        `${trip.visitName}`.slice(0, 44),
+        trip.eta,
+        trip.serviceStart.slice(11),
+        trip.window ?? "any time",
+        Object.entries(trip.load)
+          .map(([dimension, value]) => `${dimension} ${value}`)
+          .join(", "),
+      ],
+    })),
+  );
 }
 
 function subtitle(result: ResultMapInput["result"]): string {
   const parts = [`status ${result.status}`];
   if (result.summary) parts.push(`planning day ${result.summary.planningDay}`, `times in ${result.summary.timeZone}`);
+  if (result.summary) parts.push(`travel: ${result.summary.travel?.source ?? "greatCircle"}`);
   if (result.status !== "done" && result.message) parts.push(result.message);
   return parts.join(" · ");
 }
@@ -201,6 +239,7 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
     `<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`,
     "Drive back to the hub",
   );
+  row("", "Lines join the stops straight (great circle), not along roads");
   if (result.summary) {
     y += 8;
     row("", `${result.summary.visitsAssigned} of ${result.summary.visitsPlanned} visits assigned`);

@@ -39,6 +39,15 @@ export const resultTripSchema = z.object({
         ),
       ),
   ),
+  window: z.optional(
+    z
+      .nullable(z.string().check(clientText))
+      .check(
+        z.describe(
+          "The visit's time windows as stored (H:i–H:i on the planning day, or Y-m-d H:i–Y-m-d H:i), comma-separated; null without.",
+        ),
+      ),
+  ),
 });
 
 export const resultRouteSchema = z.object({

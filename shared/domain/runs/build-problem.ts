@@ -343,6 +343,8 @@ export interface ResultTrip {
   waitingMinutes: number;
   distanceMeters: number;
   load: Record<string, number>;
+  /** The visit's windows as stored (`H:i–H:i` on the planning day, or dated), for the printed map; null without. */
+  window: string | null;
 }
 
 export interface ResultRoute {
@@ -471,6 +473,7 @@ export function describeSolution(
         waitingMinutes: round(stop.waiting),
         distanceMeters: Math.round(stop.distance),
         load: loadOf(stop.load),
+        window: visit?.timeWindows.length ? visit.timeWindows.map((w) => `${w.startTime}–${w.endTime}`).join(", ") : null,
         ...(planned.pinnedFrom.has(stop.visitId) ? { pinnedFromResultId: planned.pinnedFrom.get(stop.visitId) as string } : {}),
       };
     }),

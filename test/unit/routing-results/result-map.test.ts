@@ -228,4 +228,19 @@ describe("resultToSvg", () => {
     expect([formatDistance(500), formatDistance(2000), formatDistance(12_345)]).toEqual(["500 m", "2 km", "12.3 km"]);
     expect([returnsToHub(vanA), returnsToHub(vanB)]).toEqual([true, false]);
   });
+
+  it("prints what the tooltips said: a stop table (number, name, ETA, window, load) and the travel source in the picture", () => {
+    const svg = resultToSvg(input);
+    const table = svg.slice(svg.indexOf('<g id="stop-table">'), svg.indexOf("</g>", svg.indexOf('<g id="stop-table">')));
+    for (const [index, van] of [vanA, vanB].entries()) {
+      for (const stop of van.trips) {
+        expect(table).toContain(`>${index + 1}.${stop.order}</text>`);
+        expect(table).toContain(`>${stop.visitName}</text>`);
+        expect(table).toContain(`>${stop.eta}</text>`);
+      }
+    }
+    expect(table).toContain(">any time</text>");
+    expect(svg).toContain("travel: greatCircle");
+    expect(svg).toContain("Lines join the stops straight (great circle), not along roads");
+  });
 });
