@@ -67,10 +67,15 @@ model.resetCounters = () => {
   harvest();
   resetCounters();
 };
+let exemption: string | undefined;
+/** A file whose tests do not (yet) meet the model says why; the check below then passes it. Keep the list at zero. */
+export function modelNeedNotAct(reason: string): void {
+  exemption = reason;
+}
 afterAll(() => {
   harvest();
   resetCounters();
-  if (acted.conflicts + acted.throttles === 0)
+  if (acted.conflicts + acted.throttles === 0 && exemption === undefined)
     throw new Error(
       "The strict DynamoDB model never acted in this file (no transaction conflict, write conflict or throttle counted): its tests would pass without production semantics. Make one of them meet the model (test/support/strict-dynamodb.ts).",
     );
