@@ -38,7 +38,48 @@ const dynamodbLocal = inject("localEnvironment").DYNAMODB_LOCAL_ENDPOINT;
 if (!dynamodbLocal)
   throw new Error("strict-dynamodb: the suite's local stack did not say where DynamoDB Local is (DYNAMODB_LOCAL_ENDPOINT)");
 
-proxy = await startDynamoDbSemanticsProxy(dynamodbLocal, strictSemanticsOptions);
+/**
+ * `STRICT_DYNAMODB_MODEL=off` runs the strict files with the model off (no conflicts, throttles,
+ * index lag or holds, whatever a test configures): every strict file must then fail, which shows it
+ * depends on the model (the check below).
+ */
+const modelOff = process.env.STRICT_DYNAMODB_MODEL === "off";
+const offOptions: Partial<DynamoDbSemanticsOptions> = { conflicts: false, transactionHoldMs: 0, throttleRate: 0, indexLag: 0 };
+proxy = await startDynamoDbSemanticsProxy(dynamodbLocal, modelOff ? offOptions : strictSemanticsOptions);
+if (modelOff) {
+  const configure = proxy.configure.bind(proxy);
+  proxy.configure = (options) => configure({ ...options, ...offOptions });
+}
+
+/**
+ * What the model did in this file (conflicts and throttles counted, across every resetCounters): a
+ * strict file in which it never acted would pass just as well without production semantics.
+ */
+const acted = { conflicts: 0, throttles: 0 };
+const model = proxy; // the hook below may run after the proxy was stopped and forgotten
+const harvest = () => {
+  const counters = model.counters();
+  acted.conflicts += counters.transactionConflicts + counters.singleWriteConflicts;
+  acted.throttles += counters.throttledCalls + counters.throttledBatchItems;
+};
+const resetCounters = model.resetCounters.bind(model);
+model.resetCounters = () => {
+  harvest();
+  resetCounters();
+};
+let exemption: string | undefined;
+/** A file whose tests do not (yet) meet the model says why; the check below then passes it. Keep the list at zero. */
+export function modelNeedNotAct(reason: string): void {
+  exemption = reason;
+}
+afterAll(() => {
+  harvest();
+  resetCounters();
+  if (acted.conflicts + acted.throttles === 0 && exemption === undefined)
+    throw new Error(
+      "The strict DynamoDB model never acted in this file (no transaction conflict, write conflict or throttle counted): its tests would pass without production semantics. Make one of them meet the model (test/support/strict-dynamodb.ts).",
+    );
+});
 process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
 resetAppConfig();
 resetConfiguredPlans();

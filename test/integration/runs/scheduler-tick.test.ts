@@ -14,6 +14,10 @@ import { dynamoScheduleStore } from "#shared/store/schedule-store";
 import { drainQueue, useIsolatedTableAndQueue } from "#test/support/isolated-resources";
 import { newOrganizationId } from "#test/support/local-api";
 import { acknowledge, receive, seedHub, sqsEvent } from "./run-fixtures.ts";
+import { modelNeedNotAct } from "#test/support/strict-dynamodb";
+
+// Left to do (issue 45): its racing ticks met no conflict or throttle in a run under strict semantics.
+modelNeedNotAct("the racing ticks meet no conflict by themselves yet");
 
 /** Schedules must name an existing configuration profile. */
 const profileOf = async (owner: Caller) => (await seedHub(owner, { vehicles: 0, visits: 0 })).profile._id;
