@@ -29,6 +29,8 @@ export class ApiGatewayCloudWatchRole extends Construct {
       code: props.code,
       entry: apiGatewayCloudWatchRoleEntry,
       description: "Custom resource: sets API Gateway's CloudWatch Logs role only when the region has none",
+      // Like every function of the product, it has an environment (its logs carry the service name).
+      environment: { POWERTOOLS_SERVICE_NAME: "field-operations-api" },
       timeout: Duration.minutes(3),
       memorySize: 256,
     });
