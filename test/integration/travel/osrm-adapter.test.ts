@@ -208,7 +208,12 @@ describe("OSRM table adapter", () => {
     const failing = await engine({ maxTableSize: 2, fault: (request) => (request >= 4 ? { status: 502, code: "BadGateway" } : undefined) });
     const points = grid(4);
     let stored: CachedMatrix | undefined;
-    const cache = { read: async () => stored, write: async (matrix: CachedMatrix) => void (stored = matrix) };
+    const cache = {
+      read: async () => stored,
+      write: async (matrix: CachedMatrix) => {
+        stored = matrix;
+      },
+    };
     const charged: Array<{ reserved: number; answered: number }> = [];
     const elementsBudget = {
       reserve: async () => undefined,
