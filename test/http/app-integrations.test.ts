@@ -453,14 +453,16 @@ describe("App integration API", () => {
       const first = await createIntegration(api);
       const second = await createIntegration(api);
       await createIntegration(newTenant().api);
+      // Ids order by their creation second, and within one second at random (docs/api/README.md).
+      const [older, newer] = [first._id, second._id].sort();
 
       const page1 = await api.get("/app-integrations?limit=1");
       expect(page1.status).toBe(200);
       expect(page1.body).toMatchObject({ status: true, code: 200 });
-      expect(page1.body.data.map((item: { _id: string }) => item._id)).toEqual([first._id]);
+      expect(page1.body.data.map((item: { _id: string }) => item._id)).toEqual([older]);
       expect(page1.body.nextCursor).toEqual(expect.any(String));
       const page2 = await api.get(`/app-integrations?limit=1&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
-      expect(page2.body.data.map((item: { _id: string }) => item._id)).toEqual([second._id]);
+      expect(page2.body.data.map((item: { _id: string }) => item._id)).toEqual([newer]);
       // the last page is full and says so: no empty page after it
       expect(page2.body.nextCursor).toBeNull();
       expect((await download(page1.body.data[0].azureCert)).status).toBe(200);

@@ -5,6 +5,7 @@ import { appConfig } from "#shared/config/env";
 import { deliverQueuedRuns, receive } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, baseUrl, newTenant, tokenFor } from "#test/support/local-api";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
+import { nextIdSecond } from "#test/support/id-order";
 import { rfc7946Problems } from "#test/support/geojson-rfc7946";
 
 /**
@@ -187,7 +188,9 @@ describe("Routing results", () => {
     it("lists newest first, filters by hubId and createdFrom, pages with a cursor, and hides other organizations' results", async () => {
       const tenant = await tenantWithPlan({ visits: 0 });
       const first = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "first" });
+      await nextIdSecond();
       const second = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "second" });
+      await nextIdSecond();
       const secondHub = await post(tenant.api, "/hub", { name: "Other", address: "x", lat: 1, lng: 1 });
       const otherProfile = await post(tenant.api, "/routing/configuration", { name: "Other plan", hubId: secondHub._id });
       const third = await post(tenant.api, "/routing/result", { configurationId: otherProfile._id, name: "third" });

@@ -5,6 +5,7 @@ import { keys } from "#shared/store/keys";
 import { DUE_SHARD_COUNT, dueMinute, dueShardOf, dynamoScheduleStore, listDueSchedules } from "#shared/store/schedule-store";
 import { type ApiClient, newTenant } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
+import { nextIdSecond } from "#test/support/id-order";
 import { scheduleBody } from "#test/unit/schedules/fixtures";
 
 /**
@@ -121,6 +122,7 @@ describe("Store: listing schedules of several configuration profiles", () => {
       ["c2", c],
       ["x1", x],
     ] as const) {
+      await nextIdSecond();
       await createSchedule(api, configurationId, { name });
     }
     const names: string[] = [];

@@ -3,6 +3,7 @@ import { permissionSlugs } from "#functions/routes";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { createHubWithProfiles, schedulingTenant } from "#test/support/scheduling-fixtures";
 import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
+import { nextIdSecond } from "#test/support/id-order";
 import { expectRefused } from "#test/support/refusals";
 
 const unknownId = "0123456789abcdef01234567";
@@ -172,6 +173,7 @@ describe("Routing schedules API", () => {
       const [a, b] = profiles as [string, string];
       await createSchedule(api, a, { name: "A" });
       await createSchedule(api, b, { name: "B" });
+      await nextIdSecond();
       await createSchedule(api, a, { name: "A2" });
       expect((await listAll(api, `?configurationId=${a}`)).map((s) => s.name)).toEqual(["A", "A2"]);
       expect(await listAll(api, `?configurationId=${unknownId}`)).toEqual([]);
@@ -179,7 +181,10 @@ describe("Routing schedules API", () => {
 
     it("pages a configurationId filter with a cursor bound to it", async () => {
       const { api, profile } = await schedulingTenant();
-      for (let i = 0; i < 3; i++) await createSchedule(api, profile, { name: `A${i}` });
+      for (let i = 0; i < 3; i++) {
+        if (i > 0) await nextIdSecond();
+        await createSchedule(api, profile, { name: `A${i}` });
+      }
       const first = await api.get(`/routing/schedules?configurationId=${profile}&limit=2`);
       expect(first.body.data).toHaveLength(2);
       const second = await api.get(`/routing/schedules?configurationId=${profile}&limit=2&cursor=${first.body.nextCursor}`);
