@@ -22,7 +22,16 @@ import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
  */
 const marker = `tenantA${randomUUID().slice(0, 8)}`;
 const guardedRoutes = routes.filter((route) => route.auth !== "none");
-const hubScopedModules = new Set(["vehicle", "hub", "visit", "routing-configuration", "routing-schedule", "routing-result", "data"]);
+const hubScopedModules = new Set([
+  "vehicle",
+  "hub",
+  "visit",
+  "visit-progress",
+  "routing-configuration",
+  "routing-schedule",
+  "routing-result",
+  "data",
+]);
 const moduleOf = (route: RouteDefinition) => (route.permission as string).split("/")[1] as string;
 const isCreate = (route: RouteDefinition) => route.method === "POST" && !route.path.includes("{");
 const isReadOrDelete = (route: RouteDefinition) => route.method === "GET" || route.method === "DELETE";
@@ -60,10 +69,13 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   patchHub: () => ({ json: { name: "renamed hub" } }),
   createVisit: (f) => ({ json: { name: `${marker} stop 2`, hubId: f.hubA, coordinate: "-6.2,106.8" } }),
   patchVisit: () => ({ json: { name: "renamed stop" } }),
+  createVisitBatch: (f) => ({ json: { visits: [{ name: `${marker} stop 3`, hubId: f.hubA, coordinate: "-6.2,106.8" }] } }),
+  reportVisitProgress: () => ({ json: { action: "start" } }),
   createRoutingConfiguration: (f) => ({ json: { name: `${marker} plan 2`, hubId: f.hubA } }),
   replaceRoutingConfiguration: (f) => ({ json: { name: `${marker} plan`, hubId: f.hubA } }),
   patchRoutingConfiguration: () => ({ json: { name: "renamed plan" } }),
   createRoutingResult: (f) => ({ json: { configurationId: f.configurationId } }),
+  reoptimizeRoutingResult: () => ({ json: { name: `${marker} re-plan` } }),
   replaceExtensionValues: () => ({ json: { custom: { badge: `${marker}-badge-2` } } }),
   importDataType: (f) => ({ json: { mode: "copy", source: { uploadId: f.uploadId } } }),
   createWebhook: () => ({
@@ -87,6 +99,20 @@ const createsNamingNothing = new Set([
   "createDataTypeImportUpload",
   "createWebhook",
 ]);
+/**
+ * Batches answer 200 with one result per item, each what the single create would have answered:
+ * a refused item is that item's 400/404, and the call creates nothing of A's.
+ */
+const batches = new Set(["createVisitBatch"]);
+const expectEveryItemRefused = (response: ApiResponse) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  const items = response.body.data as Array<{ status: number; data?: unknown }>;
+  expect(items.length).toBeGreaterThan(0);
+  for (const item of items) {
+    expect([400, 404], JSON.stringify(item)).toContain(item.status);
+    expect(item).not.toHaveProperty("data");
+  }
+};
 
 function integrationForm(): Array<[string, string | { filename: string; content: string }]> {
   return [
@@ -245,6 +271,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
       else expect(response.status).toBe(200);
       return;
     }
+    if (batches.has(route.operationId)) return expectEveryItemRefused(response);
     if (isReadOrDelete(route)) expect(response.status).toBe(404);
     else expect([400, 404], JSON.stringify(response.body)).toContain(response.status);
     expect(response.body.status).toBe(false);
@@ -261,6 +288,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
         expect(response.status).toBe(200);
         return;
       }
+      if (batches.has(route.operationId)) return expectEveryItemRefused(response);
       if (route.operationId === "createHub") expect(response.status).toBe(403);
       else if (isReadOrDelete(route)) expect(response.status).toBe(404);
       else expect([400, 404], JSON.stringify(response.body)).toContain(response.status);

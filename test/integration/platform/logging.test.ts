@@ -181,6 +181,7 @@ describe("Module: per-invocation logging", () => {
         },
       },
       releaseActiveRun: async () => undefined,
+      now: () => new Date(),
     } as unknown as RunWorkerPorts;
     const worker = createRoutingRunHandler(() => ports);
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-1" };
@@ -329,7 +330,11 @@ describe("Module: metrics", () => {
 
   it("the jobs publish the outcomes an operator acts on, dimensioned by job, and only those", async () => {
     // Prepare
-    const ports = { results: { find: async () => undefined }, releaseActiveRun: async () => undefined } as unknown as RunWorkerPorts;
+    const ports = {
+      results: { find: async () => undefined },
+      releaseActiveRun: async () => undefined,
+      now: () => new Date(),
+    } as unknown as RunWorkerPorts;
     const message = { kind: "onDemand", organizationId: "org-of-the-run", resultId: "result-2" };
     const sqsEvent = { Records: [{ messageId: "message-2", body: JSON.stringify(message), attributes: {} }] } as unknown as SQSEvent;
     captureOutput();
