@@ -355,6 +355,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
     const skippedScheduleId = scheduleIds.find((id) => id !== completed.data.scheduleId);
     expect(skipped.data).toEqual({
       organizationId: tenant.organizationId,
+      hubId: tenant.hub._id,
       scheduleId: skippedScheduleId,
       slot: expect.stringMatching(new RegExp(`^${date}T${time}`)),
       reason: scheduledRunOverCapReason(1),
