@@ -157,7 +157,10 @@ describe("Routing schedules API", () => {
     it("pages through the organization's schedules oldest first", async () => {
       const { api, profile } = await schedulingTenant();
       const created = [];
-      for (let i = 0; i < 3; i++) created.push(await createSchedule(api, profile, { name: `S${i}` }));
+      for (let i = 0; i < 3; i++) {
+        if (i > 0) await nextIdSecond();
+        created.push(await createSchedule(api, profile, { name: `S${i}` }));
+      }
       const first = await api.get("/routing/schedules?limit=2");
       expect(first.status).toBe(200);
       expect(first.body.data.map((s: { name: string }) => s.name)).toEqual(["S0", "S1"]);
