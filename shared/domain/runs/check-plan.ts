@@ -36,7 +36,9 @@ export function answeredViolations(input: RunPlanInput, planned: PlannedProblem,
   const runMinute = DateTime.fromJSDate(planningOrigin(input.runAt), { zone });
   const runAt = DateTime.fromJSDate(input.runAt, { zone });
   const planningDay = DateTime.fromFormat(planned.planningDay, "yyyy-MM-dd", { zone });
-  const visits = new Map(input.visits.map((visit) => [visit._id, visit]));
+  // The run's visits: a live day's pinned visits (still ASSIGNED, so not among the active ones read) and the others.
+  const runVisits = [...planned.pinnedVisits, ...input.visits.filter((visit) => !planned.pinnedFrom.has(visit._id))];
+  const visits = new Map(runVisits.map((visit) => [visit._id, visit]));
   const vehicles = new Map(input.vehicles.map((vehicle) => [vehicle._id, vehicle]));
   const seen = new Map<string, number>();
   const count = (id: string) => seen.set(id, (seen.get(id) ?? 0) + 1);
@@ -125,7 +127,7 @@ export function answeredViolations(input: RunPlanInput, planned: PlannedProblem,
     else if (delivery.vehicleId !== pickup.vehicleId) violations.push(`${deliveryId}: pair with ${pickupId} is split between vehicles`);
     else if (delivery.order < pickup.order) violations.push(`${deliveryId}: delivered before its pickup ${pickupId}`);
   }
-  for (const visit of input.visits) {
+  for (const visit of runVisits) {
     const times = seen.get(visit._id) ?? 0;
     if (times !== 1) violations.push(`${visit._id}: appears ${times} times among trips and dropped visits`);
   }
