@@ -6,7 +6,7 @@ import { ResponseType } from "aws-cdk-lib/aws-apigateway";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeholderJwt } from "#infra/placeholders";
-import { publicRouteThrottle } from "#infra/stacks/field-operations-stack";
+import { publicRouteThrottle, webhookOldestMessageAlarmSeconds } from "#infra/stacks/field-operations-stack";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import {
   deadLetterOldestMessageAlarmSeconds,
@@ -82,7 +82,7 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     expect(ids(base)).toEqual(ids(before));
   });
 
-  it("alarms on the oldest message of the run, spillover, due-page and import queues and both dead-letter queues", () => {
+  it("alarms on the oldest message of the run, spillover, due-page, import and webhook queues and their three dead-letter queues", () => {
     const ageAlarms = Object.values(
       rootOf(base).findResources("AWS::CloudWatch::Alarm", { Properties: { MetricName: "ApproximateAgeOfOldestMessage" } }),
     );
@@ -93,6 +93,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
         runQueueDefinition.oldestMessageAlarmSeconds,
         runSpilloverQueueDefinition.oldestMessageAlarmSeconds,
         importQueueDefinition.oldestMessageAlarmSeconds,
+        webhookOldestMessageAlarmSeconds,
+        // The run (and due-page), import and webhook dead-letter queues.
+        deadLetterOldestMessageAlarmSeconds,
         deadLetterOldestMessageAlarmSeconds,
         deadLetterOldestMessageAlarmSeconds,
       ].sort((a, b) => a - b),

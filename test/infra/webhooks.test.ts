@@ -48,7 +48,8 @@ describe("Stack: webhooks and events", () => {
 
     // One change per entity that means an event, and items of other entities in the same states.
     const at = new Date("2026-11-25T09:00:00Z");
-    const changes: Record<string, { before: Record<string, unknown>; after: Record<string, unknown> }> = {
+    // Typed by the declaration: an entity added to it needs its change here.
+    const changes: Record<(typeof eventEntities)[number], { before: Record<string, unknown>; after: Record<string, unknown> }> = {
       routingResult: {
         before: { status: "ongoing" },
         after: { _id: "r1", organizationId: "org", hubId: "h", configurationId: "c", status: "done", finishedTime: "2026-11-25 09:00:00" },
@@ -61,8 +62,17 @@ describe("Stack: webhooks and events", () => {
         before: { import: { phase: "running" } },
         after: { _id: "d", organizationId: "org", import: { phase: "done", uploadId: "u", processed: 1 } },
       },
+      visit: {
+        before: { lastTransition: { version: 1, from: "PLANNED", to: "ASSIGNED" } },
+        after: {
+          _id: "v1",
+          organizationId: "org",
+          hubId: "h",
+          lastTransition: { version: 2, from: "ASSIGNED", to: "EN_ROUTE", source: "driver", at: "2026-11-25T09:00:00Z" },
+        },
+      },
     };
-    const otherEntities = ["hub", "vehicle", "visit", "configuration", "schedule", "webhook", "record", "constructor", "toString"];
+    const otherEntities = ["hub", "vehicle", "configuration", "schedule", "webhook", "record", "constructor", "toString"];
     const candidates = [...Object.keys(changes), ...otherEntities];
     const streamRecord = (entity: string) => ({ eventName: "MODIFY", dynamodb: { NewImage: { entity: { S: entity } } } });
     // The local poller: passes exactly the listed entities' records (as Lambda's filter does), and no removal.
