@@ -45,6 +45,7 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
       cache: s3MatrixCache(organizationId, hubId, provider),
       cacheTtlMs: document.cacheTtlDays * 86_400_000,
       now: () => now.getTime(),
+      deadline: deadline.getTime(),
       elementsBudget: {
         reserve: async (elements) => {
           const plan = planOf(await tenantPlanName(organizationId), configuredPlans());

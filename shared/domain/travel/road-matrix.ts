@@ -310,14 +310,10 @@ async function askWithRetries(
   for (let attempt = 0; attempt <= source.retries; attempt++) {
     if (attempt > 0) await sleep(Math.min(200 * 2 ** (attempt - 1), Math.max(0, deadline - clock())));
     const left = deadline - clock();
-    if (left <= 0) {
-      const tried = attempts > 0 ? ` (${attempts} attempt${attempts > 1 ? "s" : ""})` : "";
-      throw new TravelMatrixError(
-        `The ${source.kind} travel provider gave no complete answer within the run's time budget${tried}.`,
-        `${source.kind}${tried}: ${last || "the budget ended before the first attempt"}`,
-      );
-    }
+    if (left <= 0) throw budgetEnded(source, attempts, last);
     const timeoutMs = Math.max(1, Math.min(source.timeoutMs, Math.ceil(left)));
+    // An attempt whose timeout is what was left of the budget: its timing out is the budget's end.
+    const cutToBudget = timeoutMs < source.timeoutMs;
     attempts++;
     try {
       const answer = await source.table(points, tile.sources, tile.destinations, AbortSignal.timeout(timeoutMs));
@@ -333,11 +329,20 @@ async function askWithRetries(
       const retryable = error instanceof TravelSourceError ? error.retryable : true;
       kind = timedOut ? "timeout" : error instanceof TravelSourceError ? error.kind : "badAnswer";
       last = timedOut ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      if (timedOut && cutToBudget) throw budgetEnded(source, attempts, last);
       if (!retryable) throw new TravelMatrixError(`The ${source.kind} travel provider ${failureWords[kind]}.`, `${source.kind}: ${last}`);
     }
   }
   const what = `${attempts} attempt${attempts > 1 ? "s" : ""} of a ${tile.sources.length}×${tile.destinations.length} request`;
   throw new TravelMatrixError(`The ${source.kind} travel provider ${failureWords[kind]} (${what}).`, `${source.kind}, ${what}: ${last}`);
+}
+
+function budgetEnded(source: TravelTableSource, attempts: number, last: string): TravelMatrixError {
+  const tried = attempts > 0 ? ` (${attempts} attempt${attempts > 1 ? "s" : ""})` : "";
+  return new TravelMatrixError(
+    `The ${source.kind} travel provider gave no complete answer within the run's time budget${tried}.`,
+    `${source.kind}${tried}: ${last || "the budget ended before the first attempt"}`,
+  );
 }
 
 function isComplete(answer: TableAnswer, tile: Tile): boolean {
