@@ -38,8 +38,11 @@ describe("Road matrix: a deadline from the run's budget", () => {
         clock += 1_000;
       },
     });
-    await expect(failure).rejects.toThrow(TravelMatrixError);
-    await expect(failure).rejects.toThrow(/no complete answer within the run's time budget \(1 attempt: no answer within 150 ms\)/);
+    const error = await failure.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TravelMatrixError);
+    // The tenant reads the kind of failure; the provider's own words go to the logs only (#42).
+    expect((error as TravelMatrixError).message).toMatch(/no complete answer within the run's time budget \(1 attempt\)\.$/);
+    expect((error as TravelMatrixError).detail).toMatch(/\(1 attempt\): no answer within 150 ms$/);
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
   });
@@ -47,9 +50,13 @@ describe("Road matrix: a deadline from the run's budget", () => {
   it("without a deadline keeps the provider's own attempts and timeout", async () => {
     const signals: AbortSignal[] = [];
     const source = { ...silentSource(signals), timeoutMs: 100, retries: 1 };
-    await expect(buildRoadMatrix({ locations: points, source, cacheTtlMs: 1, now: () => 0, sleep: async () => undefined })).rejects.toThrow(
-      /failed 2 attempts of a 2×2 request: no answer within 100 ms/,
+    const error = await buildRoadMatrix({ locations: points, source, cacheTtlMs: 1, now: () => 0, sleep: async () => undefined }).catch(
+      (caught: unknown) => caught,
     );
+    expect(error).toBeInstanceOf(TravelMatrixError);
+    if (!(error instanceof TravelMatrixError)) return;
+    expect(error.message).toMatch(/\(2 attempts of a 2×2 request\)\.$/);
+    expect(error.detail).toMatch(/2 attempts of a 2×2 request: no answer within 100 ms$/);
     expect(signals).toHaveLength(2);
   });
 });
