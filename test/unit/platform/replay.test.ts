@@ -63,7 +63,7 @@ describe("npm run replay -- --aws <source> (stubbed AWS)", () => {
   it("republishes a failed stream batch's event records to the publisher, then deletes its failure message", async () => {
     const { aws, calls } = account({
       queue: [failure("100", "300")],
-      stream: [record("100", "routingResult"), record("200", "visit"), record("300", "dataType"), record("400", "runClaim")],
+      stream: [record("100", "routingResult"), record("200", "vehicle"), record("300", "dataType"), record("400", "runClaim")],
     });
     const report = await replay("publisher-failures", { stackName: "FieldOperations" }, aws);
     // Only the range, and only items the mapping's filter lets through.
