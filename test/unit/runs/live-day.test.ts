@@ -8,6 +8,7 @@ import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit, VisitStatus } from "#shared/domain/visits/schema";
 import { solveRouting } from "#shared/routing/solver";
+import { visit as planVisit } from "#test/unit/runs/plan-fixtures";
 
 /**
  * Runs that respect the road: a schedule with two times a day (08:00 and 12:00, autoDispatch) over
@@ -77,33 +78,15 @@ const van = (id: string, kg: number, shift = { startTime: "07:00", endTime: "19:
   updatedTime: "x",
 });
 
-function visit(id: string, i: number): Visit {
-  return {
-    _id: id,
-    hubId: "hub-1",
+const visit = (id: string, i: number): Visit =>
+  planVisit(id, {
     name: id,
-    address: null,
     coordinate: { lat: -6.2 + 0.004 * ((i % 5) + 1), lng: 106.8 + 0.004 * Math.floor(i / 5) },
-    timeWindows: [],
     visitTime: 5,
     capacity: { weight: 10 },
-    tags: [],
-    status: "UNASSIGNED",
-    priority: 3,
-    pickupVisitId: null,
-    assignedVehicleId: null,
-    routingResultId: null,
-    routePlannedOrder: null,
-    eta: null,
-    etd: null,
-    attempts: 0,
-    failureReason: null,
-    lastTransition: null,
-    organizationId: "o",
     createdTime: "x",
     updatedTime: "x",
-  };
-}
+  });
 
 /** A hub's world as the stores keep it, and a worker over it. */
 function world(vehicles: Vehicle[]) {
