@@ -1,7 +1,8 @@
 import { RemovalPolicy, Stack } from "aws-cdk-lib";
-import { LogGroupClass, type LogGroupProps, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroupClass, type LogGroupProps, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { CfnSamplingRule } from "aws-cdk-lib/aws-xray";
 import type { Construct } from "constructs";
+import { parseDeployContext } from "#shared/config/deploy-config";
 
 /**
  * What logs and traces cost, set by context in one place (docs/operations.md, "Logs and traces: what
@@ -19,20 +20,9 @@ import type { Construct } from "constructs";
  *   start their own traces: Lambda samples those at its fixed 1 per second (+ 5 %), which at the
  *   jobs' rates (a tick a minute, a few runs a minute) traces every invocation.
  */
-const allowedRetentionDays = Object.values(RetentionDays).filter((value): value is RetentionDays => typeof value === "number");
-
-function retentionDays(scope: Construct, key: string, fallback: number): RetentionDays {
-  const days = Number(scope.node.tryGetContext(key) ?? fallback);
-  if (!allowedRetentionDays.includes(days as RetentionDays))
-    throw new Error(`context ${key}: ${days} is not a CloudWatch Logs retention period (${allowedRetentionDays.join(", ")})`);
-  return days as RetentionDays;
-}
-
-function quietLogGroupClass(scope: Construct): LogGroupClass {
-  const value = String(scope.node.tryGetContext("logGroupClass") ?? "INFREQUENT_ACCESS").toUpperCase();
-  if (value === "STANDARD") return LogGroupClass.STANDARD;
-  if (value === "INFREQUENT_ACCESS") return LogGroupClass.INFREQUENT_ACCESS;
-  throw new Error(`context logGroupClass: ${value} is neither STANDARD nor INFREQUENT_ACCESS`);
+/** The flags above, checked by the one context schema (shared/config/deploy-config.ts). */
+function observabilityContext(scope: Construct) {
+  return parseDeployContext((key) => scope.node.tryGetContext(key));
 }
 
 /**
@@ -40,20 +30,21 @@ function quietLogGroupClass(scope: Construct): LogGroupClass {
  * so it stays Standard; `access`: the API access log, kept longer.
  */
 export function productLogGroupProps(scope: Construct, kind: "api" | "access" | "metrics"): LogGroupProps {
+  const context = observabilityContext(scope);
+  const quietClass =
+    (context.logGroupClass ?? "INFREQUENT_ACCESS") === "STANDARD" ? LogGroupClass.STANDARD : LogGroupClass.INFREQUENT_ACCESS;
   return {
-    retention: kind === "access" ? retentionDays(scope, "accessLogRetentionDays", 90) : retentionDays(scope, "logRetentionDays", 30),
-    logGroupClass: kind === "metrics" ? LogGroupClass.STANDARD : quietLogGroupClass(scope),
+    retention: (kind === "access" ? (context.accessLogRetentionDays ?? 90) : (context.logRetentionDays ?? 30)) as RetentionDays,
+    logGroupClass: kind === "metrics" ? LogGroupClass.STANDARD : quietClass,
     removalPolicy: RemovalPolicy.DESTROY,
   };
 }
 
 /** The API stage's X-Ray sampling rule (see above); `apiName` and `stageName` name the stage as X-Ray sees it (`<api name>/<stage>`). */
 export function apiSamplingRule(scope: Construct, apiName: string, stageName: string): CfnSamplingRule {
-  const reservoirSize = Number(scope.node.tryGetContext("xraySamplingReservoir") ?? 1);
-  const fixedRate = Number(scope.node.tryGetContext("xraySamplingRate") ?? 0.01);
-  if (!Number.isInteger(reservoirSize) || reservoirSize < 0)
-    throw new Error(`context xraySamplingReservoir: ${reservoirSize} is not a whole number ≥ 0`);
-  if (!(fixedRate >= 0 && fixedRate <= 1)) throw new Error(`context xraySamplingRate: ${fixedRate} is not between 0 and 1`);
+  const context = observabilityContext(scope);
+  const reservoirSize = context.xraySamplingReservoir ?? 1;
+  const fixedRate = context.xraySamplingRate ?? 0.01;
   // Rule names are unique per account and region, at most 32 characters: the stack's name makes it this stack's.
   const ruleName = `${Stack.of(scope).stackName}`.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 28) + "-api";
   return new CfnSamplingRule(scope, "ApiSamplingRule", {

@@ -64,6 +64,36 @@ const httpsUrl = z.pipe(
   }),
 );
 
+/**
+ * The retention periods CloudWatch Logs accepts (PutRetentionPolicy's `retentionInDays`; the CDK's
+ * `RetentionDays` enum, which test/unit/platform/deploy-config.test.ts compares this list with).
+ */
+export const logRetentionPeriods = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+const retentionPeriod = z.pipe(
+  text,
+  z.transform((value, context) => {
+    const days = Number(value);
+    if ((logRetentionPeriods as readonly number[]).includes(days)) return days;
+    context.issues.push({
+      code: "custom",
+      message: `must be a CloudWatch Logs retention period (${logRetentionPeriods.join(", ")}), got "${value}"`,
+      input: value,
+    });
+    return z.NEVER;
+  }),
+);
+const fraction = z.pipe(
+  text,
+  z.transform((value, context) => {
+    const number = Number(value);
+    if (value.trim() !== "" && number >= 0 && number <= 1) return number;
+    context.issues.push({ code: "custom", message: `must be a number from 0 to 1, got "${value}"`, input: value });
+    return z.NEVER;
+  }),
+);
+
 /** Every context flag the app reads (infra/app.ts, the stack), each optional: defaults stay where they are used. */
 export const contextSchema = z.object({
   stackName: z.optional(z.pipe(text, z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, "must be a CloudFormation stack name")))),
@@ -88,6 +118,19 @@ export const contextSchema = z.object({
   resultRetentionDays: z.optional(integer(1, 36_500)),
   noncurrentVersionDays: z.optional(integer(1, 36_500)),
   importRetentionDays: z.optional(integer(1, 36_500)),
+  logRetentionDays: z.optional(retentionPeriod),
+  accessLogRetentionDays: z.optional(retentionPeriod),
+  logGroupClass: z.optional(
+    z.pipe(
+      text,
+      z.pipe(
+        z.transform((value: string) => value.toUpperCase()),
+        z.enum(["STANDARD", "INFREQUENT_ACCESS"]),
+      ),
+    ),
+  ),
+  xraySamplingReservoir: z.optional(integer(0, 1_000_000)),
+  xraySamplingRate: z.optional(fraction),
 });
 export type DeployContext = z.infer<typeof contextSchema>;
 

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { App } from "aws-cdk-lib";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "#infra/app";
 import { repositoryRoot } from "#infra/repository-root";
-import { checkStartEnvironment, parseDeployContext } from "#shared/config/deploy-config";
+import { checkStartEnvironment, logRetentionPeriods, parseDeployContext } from "#shared/config/deploy-config";
 import { environmentSchema } from "#shared/config/env";
 
 const parse = (context: Record<string, unknown>) => parseDeployContext((key) => context[key]);
@@ -33,8 +34,25 @@ describe("Config validated before deploy or start: one schema for every context 
     ["jwtJwksUri", "http://issuer/jwks", /jwtJwksUri: must be an https:\/\/ URL/],
     ["runWorkerMemoryMb", "64", /runWorkerMemoryMb/],
     ["importRetentionDays", "1.5", /importRetentionDays/],
+    ["logRetentionDays", "31", /logRetentionDays: must be a CloudWatch Logs retention period/],
+    ["accessLogRetentionDays", "0", /accessLogRetentionDays: must be a CloudWatch Logs retention period/],
+    ["logGroupClass", "cold", /logGroupClass/],
+    ["xraySamplingReservoir", "-1", /xraySamplingReservoir: must be a whole number/],
+    ["xraySamplingRate", "2", /xraySamplingRate: must be a number from 0 to 1/],
   ])("refuses %s=%s naming the flag", (key, value, message) => {
     expect(() => parse({ [key]: value })).toThrow(message);
+  });
+
+  it("knows every retention period CloudWatch Logs accepts, as the CDK lists them", () => {
+    const cdkPeriods = Object.values(RetentionDays).filter(
+      (days): days is RetentionDays => typeof days === "number" && days !== RetentionDays.INFINITE,
+    );
+    expect([...logRetentionPeriods].sort((a, b) => a - b)).toEqual([...cdkPeriods].sort((a, b) => a - b));
+    expect(parse({ logRetentionDays: "14", logGroupClass: "standard", xraySamplingRate: "0.05" })).toMatchObject({
+      logRetentionDays: 14,
+      logGroupClass: "STANDARD",
+      xraySamplingRate: 0.05,
+    });
   });
 
   it("names every bad flag at once", () => {
