@@ -1,6 +1,6 @@
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks, ServerlessChecks } from "cdk-nag";
-import { placeholderJwt } from "#infra/placeholders";
+import { jwtIssuersFromContext } from "#infra/jwt-issuers-context";
 import { routes as productRoutes } from "#functions/routes";
 import type { RouteDefinition } from "#shared/http/route";
 import { FieldOperationsStack } from "#infra/stacks/field-operations-stack";
@@ -15,7 +15,8 @@ import { parseDeployContext } from "#shared/config/deploy-config";
 
 /**
  * Builds the CDK app. JWT settings and the app time zone come from CDK context (cdk.json, or
- * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=… -c appTimeZone=…`), as do `corsAllowedOrigins`,
+ * `-c jwtIssuer=… -c jwtAudience=… -c jwtJwksUri=…` or `-c jwtIssuersFile=…` for several, and
+ * `-c appTimeZone=…`), as do `corsAllowedOrigins`,
  * `sourceMaps`, `alarmEmail`, and tenancy: `tenantPlansFile`, `tenantAutoEnroll` (default false),
  * `authorizerCacheTtlSeconds` (default 300), `apiGatewayAccountRole` / `apiGatewayExecutionLogs`
  * (execution logging; off by default), `logLevel` (default INFO), and `travelProviders` (a JSON
@@ -45,11 +46,7 @@ export function buildApp(
   const stack = new FieldOperationsStack(app, context("stackName", "FieldOperations"), {
     routes: options.routes ?? productRoutes,
     repositoryRoot,
-    jwt: {
-      issuer: context("jwtIssuer", placeholderJwt.issuer),
-      audience: context("jwtAudience", placeholderJwt.audience),
-      jwksUri: context("jwtJwksUri", placeholderJwt.jwksUri),
-    },
+    jwtIssuers: jwtIssuersFromContext((key) => app.node.tryGetContext(key)),
     appTimeZone: context("appTimeZone", "UTC"),
     corsAllowedOrigins: context("corsAllowedOrigins", "*")
       .split(",")

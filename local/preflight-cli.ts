@@ -8,7 +8,7 @@ import { GetAccountSettingsCommand, LambdaClient } from "@aws-sdk/client-lambda"
 import { ListServiceQuotasCommand, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { placeholderJwt } from "#infra/placeholders";
+import { jwtIssuersFromContext } from "#infra/jwt-issuers-context";
 import { formatPreflight, type PreflightAws, runPreflight } from "#local/preflight";
 import { repositoryRoot } from "#local/stack";
 
@@ -118,13 +118,7 @@ function realAws(): PreflightAws {
 const results = await runPreflight(
   {
     stackName: text("stackName", "FieldOperations"),
-    issuers: [
-      {
-        issuer: text("jwtIssuer", placeholderJwt.issuer),
-        audience: text("jwtAudience", placeholderJwt.audience),
-        jwksUri: text("jwtJwksUri", placeholderJwt.jwksUri),
-      },
-    ],
+    issuers: jwtIssuersFromContext((key) => context[key]),
     ...(context.runWorkerMaxConcurrency !== undefined ? { runWorkerMaxConcurrency: Number(context.runWorkerMaxConcurrency) } : {}),
     ...(context.runWorkerMemoryMb !== undefined ? { runWorkerMemoryMb: Number(context.runWorkerMemoryMb) } : {}),
     ...(context["@aws-cdk/core:bootstrapQualifier"] !== undefined

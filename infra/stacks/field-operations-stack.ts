@@ -1,7 +1,6 @@
 import {
   type CfnElement,
   CfnOutput,
-  CfnParameter,
   CfnResource,
   CfnRule,
   Duration,
@@ -77,6 +76,7 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
+import type { JwtIssuer } from "#shared/config/jwt-issuers";
 import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
 import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
 
@@ -100,7 +100,7 @@ export interface FieldOperationsStackProps extends StackProps {
   routes: readonly RouteDefinition[];
   repositoryRoot: string;
   /** Token verification: any OIDC/Cognito issuer that signs RS256 JWTs with the claims of docs/api/README.md, Authentication. */
-  jwt: { issuer: string; audience: string; jwksUri: string };
+  jwtIssuers: readonly JwtIssuer[];
   appTimeZone: string;
   /** Origins browsers may call the API from (`*` for any); context `corsAllowedOrigins`, comma-separated. */
   corsAllowedOrigins: readonly string[];
@@ -228,7 +228,7 @@ export class FieldOperationsStack extends Stack {
 
     // The JWT settings as parameters whose defaults are the context values: a Rule refuses the
     // placeholder values at deploy time, before CloudFormation creates anything, while synth needs no account.
-    const jwt = jwtParameters(this, props.jwt);
+    refusePlaceholderIssuers(this, props.jwtIssuers);
     // Webhooks (docs/api/webhooks.md): the operator's event bus, the delivery queue, the key of the signing secrets.
     const eventBus = new EventBus(this, "EventBus", { eventBusName: `${this.stackName}-events` });
     const webhookDeadLetterQueue = deadLetterQueueOf(
@@ -254,9 +254,6 @@ export class FieldOperationsStack extends Stack {
       RUN_QUEUE_URL: runQueue.queueUrl,
       DUE_PAGE_QUEUE_URL: duePageQueue.queueUrl,
       IMPORT_QUEUE_URL: importQueue.queueUrl,
-      JWT_ISSUER: jwt.issuer,
-      JWT_AUDIENCE: jwt.audience,
-      JWT_JWKS_URI: jwt.jwksUri,
       APP_TIMEZONE: props.appTimeZone,
       CORS_ALLOWED_ORIGINS: props.corsAllowedOrigins.join(","),
       POWERTOOLS_SERVICE_NAME: "field-operations-api",
@@ -388,9 +385,8 @@ export class FieldOperationsStack extends Stack {
       description: "Tenant authorizer: verifies the bearer JWT, reads the tenant, names its usage-plan key",
       environment: {
         TABLE_NAME: environment.TABLE_NAME,
-        JWT_ISSUER: environment.JWT_ISSUER,
-        JWT_AUDIENCE: environment.JWT_AUDIENCE,
-        JWT_JWKS_URI: environment.JWT_JWKS_URI,
+        // Only the authorizer verifies tokens; the routes read the caller from its context.
+        JWT_ISSUERS_JSON: JSON.stringify(props.jwtIssuers),
         POWERTOOLS_SERVICE_NAME: environment.POWERTOOLS_SERVICE_NAME,
         TENANT_AUTO_ENROLL: String(tenancy.autoEnroll),
         TENANT_AUTO_ENROLL_API_KEY: autoEnrollKeyValue(this),
@@ -1216,46 +1212,25 @@ export function accessLogFormat(): AccessLogFormat {
 }
 
 /**
- * The JWT settings as stack parameters (defaults: the context values) and a Rule that refuses the
- * placeholders of cdk.json: CloudFormation checks Rules before it creates or changes any resource,
- * so `cdk deploy` without real settings fails at once, while `cdk synth` (no account) still works.
+ * The accepted issuers are baked into the template (never parameters: the CDK CLI reuses a deployed
+ * parameter's previous value, so a changed `-c jwtIssuer` would be ignored). A Rule per issuer
+ * refuses cdk.json's placeholders: CloudFormation checks Rules before it creates or changes any
+ * resource, so `cdk deploy` without real settings fails at once, while `cdk synth` (no account)
+ * still works. Its assertions compare the synthesized values, so they hold for a real issuer.
  */
-function jwtParameters(
-  stack: Stack,
-  jwt: { issuer: string; audience: string; jwksUri: string },
-): { issuer: string; audience: string; jwksUri: string } {
-  const issuer = new CfnParameter(stack, "JwtIssuer", {
-    type: "String",
-    default: jwt.issuer,
-    description: "Token issuer (context jwtIssuer)",
-  });
-  const audience = new CfnParameter(stack, "JwtAudience", {
-    type: "String",
-    default: jwt.audience,
-    description: "Token audience (context jwtAudience)",
-  });
-  const jwksUri = new CfnParameter(stack, "JwtJwksUri", {
-    type: "String",
-    default: jwt.jwksUri,
-    description: "HTTPS JWKS of the issuer (context jwtJwksUri)",
-  });
+function refusePlaceholderIssuers(stack: Stack, issuers: readonly JwtIssuer[]): void {
   new CfnRule(stack, "JwtSettingsAreReal", {
-    assertions: [
+    assertions: issuers.flatMap((each) => [
       {
-        assert: Fn.conditionNot(Fn.conditionEquals(issuer.valueAsString, placeholderJwt.issuer)),
-        assertDescription: `jwtIssuer is the placeholder ${placeholderJwt.issuer}: deploy with -c jwtIssuer=<your issuer> (docs/operations.md, Deploy)`,
+        assert: Fn.conditionNot(Fn.conditionEquals(each.issuer, placeholderJwt.issuer)),
+        assertDescription: `jwtIssuer is the placeholder ${placeholderJwt.issuer}: deploy with -c jwtIssuer=<your issuer> or -c jwtIssuersFile=<file> (docs/operations.md, Deploy)`,
       },
       {
-        assert: Fn.conditionNot(Fn.conditionEquals(jwksUri.valueAsString, placeholderJwt.jwksUri)),
+        assert: Fn.conditionNot(Fn.conditionEquals(each.jwksUri, placeholderJwt.jwksUri)),
         assertDescription: `jwtJwksUri is the placeholder ${placeholderJwt.jwksUri}: deploy with -c jwtJwksUri=<your issuer's JWKS URL> (docs/operations.md, Deploy)`,
       },
-      {
-        assert: Fn.conditionNot(Fn.conditionEquals(audience.valueAsString, "")),
-        assertDescription: "jwtAudience is empty: deploy with -c jwtAudience=<the audience your tokens carry>",
-      },
-    ],
+    ]),
   });
-  return { issuer: issuer.valueAsString, audience: audience.valueAsString, jwksUri: jwksUri.valueAsString };
 }
 
 /**

@@ -100,6 +100,8 @@ export const contextSchema = z.object({
   jwtIssuer: z.optional(z.pipe(text, z.string().check(z.minLength(1)))),
   jwtAudience: z.optional(z.pipe(text, z.string().check(z.minLength(1)))),
   jwtJwksUri: z.optional(httpsUrl),
+  /** A JSON list of issuers (shared/config/jwt-issuers.ts); when set, jwtIssuer/jwtAudience/jwtJwksUri are not read. */
+  jwtIssuersFile: z.optional(text),
   appTimeZone: z.optional(timeZone),
   corsAllowedOrigins: z.optional(text),
   sourceMaps: z.optional(flag),

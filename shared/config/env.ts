@@ -65,6 +65,11 @@ export const environmentSchema = z.object({
    * verify tokens offline. Keys not in it are fetched from JWT_JWKS_URI.
    */
   JWT_JWKS_JSON: z.optional(z.string()),
+  /**
+   * The accepted issuers as a JSON list (shared/config/jwt-issuers.ts), set by the stack on the
+   * authorizer; when set, JWT_ISSUER, JWT_AUDIENCE, JWT_JWKS_URI and JWT_JWKS_JSON are not read.
+   */
+  JWT_ISSUERS_JSON: z.optional(z.string()),
   /** Longest token lifetime accepted: `exp − iat` (or `exp − now` without `iat`); longer-lived tokens are 401. */
   JWT_MAX_LIFETIME_SECONDS: z._default(z.coerce.number().check(z.int(), z.minimum(60), z.maximum(30 * 24 * 3600)), 24 * 3600),
   APP_TIMEZONE: z._default(z.string().check(z.minLength(1)), "UTC"),

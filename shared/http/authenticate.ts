@@ -1,7 +1,8 @@
 import { JwtVerifier } from "aws-jwt-verify";
 import type { Jwks } from "aws-jwt-verify/jwk";
 import { FetchError, JwksNotAvailableInCacheError, JwksValidationError, NonRetryableFetchError } from "aws-jwt-verify/error";
-import { appConfig } from "#shared/config/env";
+import { type AppConfig, appConfig } from "#shared/config/env";
+import { type JwtIssuer, parseJwtIssuers } from "#shared/config/jwt-issuers";
 import { UnauthorizedError } from "#shared/domain/errors";
 import { type Caller, callerFromClaims, clockSkewSeconds } from "#shared/domain/caller";
 import { logger } from "#shared/observability/powertools";
@@ -9,16 +10,27 @@ import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
 
 type Verifier = ReturnType<typeof createVerifier>;
 
+/** JWT_ISSUERS_JSON when set (the stack's list), else the one issuer of JWT_ISSUER/JWT_AUDIENCE/JWT_JWKS_URI (the local runtime's). */
+export function acceptedIssuers(config: AppConfig): JwtIssuer[] {
+  if (config.JWT_ISSUERS_JSON) return parseJwtIssuers(JSON.parse(config.JWT_ISSUERS_JSON), "JWT_ISSUERS_JSON");
+  return [
+    {
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      jwksUri: config.JWT_JWKS_URI,
+      ...(config.JWT_JWKS_JSON ? { jwks: JSON.parse(config.JWT_JWKS_JSON) as NonNullable<JwtIssuer["jwks"]> } : {}),
+    },
+  ];
+}
+
+/** One verifier for every accepted issuer: aws-jwt-verify picks the issuer's audience and JWKS by the token's `iss`. */
 function createVerifier() {
-  const config = appConfig();
-  const verifier = JwtVerifier.create({
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    jwksUri: config.JWT_JWKS_URI,
+  const issuers = acceptedIssuers(appConfig());
+  const verifier = JwtVerifier.create(
     // exp and nbf tolerate the same clock skew as tokenTimeProblem's iat rule
-    graceSeconds: clockSkewSeconds,
-  });
-  if (config.JWT_JWKS_JSON) verifier.cacheJwks(JSON.parse(config.JWT_JWKS_JSON) as Jwks);
+    issuers.map(({ issuer, audience, jwksUri }) => ({ issuer, audience, jwksUri, graceSeconds: clockSkewSeconds })),
+  );
+  for (const { issuer, jwks } of issuers) if (jwks) verifier.cacheJwks(jwks as Jwks, issuer);
   return verifier;
 }
 

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CfnAuthorizer } from "aws-cdk-lib/aws-apigateway";
 import { ResponseType } from "aws-cdk-lib/aws-apigateway";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { placeholderJwt } from "#infra/placeholders";
 import { publicRouteThrottle, webhookOldestMessageAlarmSeconds } from "#infra/stacks/field-operations-stack";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import {
@@ -161,59 +160,73 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     });
   });
 
-  describe("refuses the placeholder JWT settings at deploy time, not at synth", () => {
-    /** CloudFormation's rule functions, evaluated over the parameters' values (their defaults unless given). */
-    const holds = (condition: unknown, parameters: Record<string, string>): boolean => {
-      const value = (term: unknown): unknown => {
-        if (typeof term === "object" && term !== null && "Ref" in term) return parameters[(term as { Ref: string }).Ref];
-        if (typeof term === "object" && term !== null) return holds(term, parameters);
-        return term;
-      };
+  describe("token issuers: baked into the template (no parameters a later deploy would reuse), placeholders refused at deploy time", () => {
+    /** CloudFormation's rule functions over the template's literals (the stack declares no parameters for them). */
+    const holds = (condition: unknown): boolean => {
+      const value = (term: unknown): unknown => (typeof term === "object" && term !== null ? holds(term) : term);
       const [name, args] = Object.entries(condition as Record<string, unknown[]>)[0]!;
-      if (name === "Fn::Not") return !holds(args[0], parameters);
+      if (name === "Fn::Not") return !holds(args[0]);
       if (name === "Fn::Equals") return value(args[0]) === value(args[1]);
       throw new Error(`rule function ${name} not modelled`);
     };
-    const parameterDefaults = (synthesized: SynthesizedStack) =>
-      Object.fromEntries(
-        Object.entries(rootOf(synthesized).toJSON().Parameters as Record<string, { Default?: string }>).map(([name, parameter]) => [
-          name,
-          parameter.Default ?? "",
-        ]),
-      );
-    const failingAssertions = (synthesized: SynthesizedStack, parameters: Record<string, string>) => {
+    const failingAssertions = (synthesized: SynthesizedStack) => {
       const rules = rootOf(synthesized).toJSON().Rules as Record<
         string,
         { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }
       >;
       // Only this stack's rule (CDK adds its own over the bootstrap version).
       return [rules.JwtSettingsAreReal!].flatMap((rule) =>
-        rule.Assertions.filter((assertion) => !holds(assertion.Assert, parameters)).map((assertion) => assertion.AssertDescription),
+        rule.Assertions.filter((assertion) => !holds(assertion.Assert)).map((assertion) => assertion.AssertDescription),
       );
+    };
+    const functions = (synthesized: SynthesizedStack) =>
+      synthesized.templates.flatMap(({ template }) => Object.values(template.findResources("AWS::Lambda::Function")));
+    const acceptedIssuers = (synthesized: SynthesizedStack) => {
+      const authorizer = functions(synthesized).find((fn) => fn.Properties.Environment?.Variables?.TENANT_AUTO_ENROLL !== undefined);
+      return JSON.parse(authorizer?.Properties.Environment.Variables.JWT_ISSUERS_JSON) as unknown;
+    };
+    const cognito = {
+      issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc",
+      audience: "client-123",
+      jwksUri: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json",
     };
 
     it("the default context (cdk.json's placeholders) synthesizes, and its rule fails before any resource is created", () => {
-      const parameters = parameterDefaults(base);
-      expect(Object.values(parameters)).toEqual(expect.arrayContaining([placeholderJwt.issuer, placeholderJwt.jwksUri]));
-      const failing = failingAssertions(base, parameters);
+      const failing = failingAssertions(base);
       expect(failing).toHaveLength(2);
       expect(failing.join(" ")).toContain("jwtIssuer");
       expect(failing.join(" ")).toContain("jwtJwksUri");
+      expect(Object.keys(rootOf(base).toJSON().Parameters ?? {}).filter((name) => /jwt/i.test(name))).toEqual([]);
     });
 
-    it("real settings pass the rule, and every function reads them from the parameters", () => {
-      const real = synthesizeIn({
-        context: {
-          jwtIssuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc",
-          jwtJwksUri: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json",
-          jwtAudience: "client-123",
-        },
-      });
-      expect(failingAssertions(real, parameterDefaults(real))).toEqual([]);
-      const authorizer = Object.values(rootOf(real).findResources("AWS::Lambda::Function")).find(
-        (fn) => fn.Properties.Environment.Variables.TENANT_AUTO_ENROLL !== undefined,
+    it("real settings pass the rule; only the authorizer holds them, as its list of issuers", () => {
+      const real = synthesizeIn({ context: { jwtIssuer: cognito.issuer, jwtJwksUri: cognito.jwksUri, jwtAudience: cognito.audience } });
+      expect(failingAssertions(real)).toEqual([]);
+      expect(acceptedIssuers(real)).toEqual([cognito]);
+      const holdingJwtSettings = functions(real).filter((fn) =>
+        Object.keys(fn.Properties.Environment?.Variables ?? {}).some((name) => name.startsWith("JWT_")),
       );
-      expect(authorizer?.Properties.Environment.Variables.JWT_ISSUER).toEqual({ Ref: "JwtIssuer" });
+      expect(holdingJwtSettings).toHaveLength(1);
+    });
+
+    it("rotation: a jwtIssuersFile lists old and new issuers, each checked; a changed list changes the template itself", () => {
+      const directory = mkdtempSync(join(tmpdir(), "jwt-issuers-"));
+      outdirs.push(directory);
+      const next = { issuer: "https://login.example.org/tenant-b", audience: "api-b", jwksUri: "https://login.example.org/tenant-b/keys" };
+      const file = join(directory, "issuers.json");
+      writeFileSync(file, JSON.stringify([cognito, next]));
+      const both = synthesizeIn({ context: { jwtIssuersFile: file } });
+      expect(acceptedIssuers(both)).toEqual([cognito, next]);
+      expect(failingAssertions(both)).toEqual([]);
+
+      writeFileSync(file, JSON.stringify([cognito, { ...next, jwksUri: "https://issuer.example.com/.well-known/jwks.json" }]));
+      expect(failingAssertions(synthesizeIn({ context: { jwtIssuersFile: file } }))).toEqual([expect.stringContaining("jwtJwksUri")]);
+      writeFileSync(file, JSON.stringify([cognito, cognito]));
+      expect(() => synthesizeIn({ context: { jwtIssuersFile: file } })).toThrow(/each issuer may be listed once/);
+      writeFileSync(file, JSON.stringify([{ ...next, jwksUri: "http://login.example.org/keys" }]));
+      expect(() => synthesizeIn({ context: { jwtIssuersFile: file } })).toThrow(/jwksUri must be https/);
+      writeFileSync(file, JSON.stringify([]));
+      expect(() => synthesizeIn({ context: { jwtIssuersFile: file } })).toThrow(/list at least one issuer/);
     });
   });
 
