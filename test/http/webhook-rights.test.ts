@@ -54,7 +54,6 @@ afterAll(async () => {
   await new Promise<void>((closed) => receiver?.close(() => closed()));
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes, read as a client would
 type Json = any;
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Json }>;
 
