@@ -4,6 +4,7 @@ import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import type { Construct } from "constructs";
+import { productMetricNamespace } from "#infra/constructs/metric-namespace";
 
 /** CloudWatch lets an alarm's metric math read at most 10 metrics; larger groups get one alarm per slice. */
 export const metricsPerAlarm = 10;
@@ -52,7 +53,7 @@ export function planRejectedAlarm(scope: Construct): Alarm {
     alarmDescription:
       'The run worker rejected an optimizer plan that broke a constraint; it was not stored (docs/operations.md, Runbook: "PlanRejected")',
     metric: new Metric({
-      namespace: "FieldOperations",
+      namespace: productMetricNamespace(scope),
       metricName: "PlanRejected",
       dimensionsMap: { service: "field-operations-api", job: "routing-run" },
       statistic: "Sum",

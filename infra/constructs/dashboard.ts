@@ -4,11 +4,12 @@ import type { RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { ApiAreaStack } from "#infra/stacks/api-area-stack";
+import { productMetricNamespace } from "#infra/constructs/metric-namespace";
 
 /** The namespace and dimension the jobs publish their metrics under (shared/observability/powertools.ts, job-handler.ts). */
-const customMetric = (job: string, metricName: string, statistic = "Sum") =>
+const customMetric = (stack: Stack, job: string, metricName: string, statistic = "Sum") =>
   new Metric({
-    namespace: "FieldOperations",
+    namespace: productMetricNamespace(stack),
     metricName,
     dimensionsMap: { service: "field-operations-api", job },
     statistic,
@@ -118,19 +119,19 @@ export function operationsDashboard(
       title: "Scheduler tick: duration (ms) and what was due",
       left: [tick.metricDuration({ period, statistic: "Maximum" })],
       right: ["TickEnqueued", "TickFannedOut", "TickMissed", "TickFailed", "TickOverCap"].map((name) =>
-        customMetric("scheduler-tick", name),
+        customMetric(stack, "scheduler-tick", name),
       ),
       width: 12,
     }),
     new GraphWidget({
       title: "Routing runs: outcomes, optimizer and worker time",
-      left: ["RunDone", "RunSkipped", "RunFailed", "RunDeferred"].map((name) => customMetric("routing-run", name)),
-      right: [customMetric("routing-run", "OptimizerSeconds", "p95"), worker.metricDuration({ period, statistic: "p95" })],
+      left: ["RunDone", "RunSkipped", "RunFailed", "RunDeferred"].map((name) => customMetric(stack, "routing-run", name)),
+      right: [customMetric(stack, "routing-run", "OptimizerSeconds", "p95"), worker.metricDuration({ period, statistic: "p95" })],
       width: 12,
     }),
     new GraphWidget({
       title: "Legacy imports: steps ended, errors, worker duration",
-      left: ["ImportStepFinished", "ImportStepFailed", "ImportStepError"].map((name) => customMetric("legacy-import", name)),
+      left: ["ImportStepFinished", "ImportStepFailed", "ImportStepError"].map((name) => customMetric(stack, "legacy-import", name)),
       right: [importWorker.metricDuration({ period, statistic: "p95" })],
       width: 12,
     }),

@@ -76,6 +76,7 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
+import { productMetricNamespace } from "#infra/constructs/metric-namespace";
 import type { JwtIssuer } from "#shared/config/jwt-issuers";
 import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
 import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
@@ -257,7 +258,7 @@ export class FieldOperationsStack extends Stack {
       APP_TIMEZONE: props.appTimeZone,
       CORS_ALLOWED_ORIGINS: props.corsAllowedOrigins.join(","),
       POWERTOOLS_SERVICE_NAME: "field-operations-api",
-      POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
+      POWERTOOLS_METRICS_NAMESPACE: productMetricNamespace(this),
       POWERTOOLS_LOGGER_SAMPLE_RATE: "0.01",
       ...(this.node.tryGetContext("maxActiveRunsPerOrg") !== undefined
         ? { MAX_ACTIVE_RUNS_PER_ORG: String(this.node.tryGetContext("maxActiveRunsPerOrg")) }
@@ -398,7 +399,7 @@ export class FieldOperationsStack extends Stack {
     const authorizerFailures = new MetricFilter(this, "AuthorizerFailureMetricFilter", {
       logGroup: authorizerFunction.logGroup,
       filterPattern: FilterPattern.stringValue("$.message", "=", authorizerFailureMessage),
-      metricNamespace: "FieldOperations",
+      metricNamespace: productMetricNamespace(this),
       metricName: "AuthorizerFailures",
       metricValue: "1",
     });

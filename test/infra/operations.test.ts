@@ -230,6 +230,23 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     });
   });
 
+  it("a second stack in the account keeps its own API name and metric namespace: functions, the metric filter, alarms and the dashboard", () => {
+    const staging = synthesizeIn({ context: { stackName: "Staging" } });
+    const resourcesOf = (type: string) =>
+      staging.templates.flatMap(({ template }) => Object.values(template.findResources(type) as Record<string, { Properties: any }>));
+    const namespaces = resourcesOf("AWS::Lambda::Function").map((fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_METRICS_NAMESPACE);
+    expect(new Set(namespaces.filter((namespace) => namespace !== undefined))).toEqual(new Set(["Staging"]));
+    const filters = resourcesOf("AWS::Logs::MetricFilter").map((filter) => filter.Properties.MetricTransformations[0].MetricNamespace);
+    expect(new Set(filters)).toEqual(new Set(["Staging"]));
+    const ownAlarms = resourcesOf("AWS::CloudWatch::Alarm").filter((alarm) => !JSON.stringify(alarm.Properties).includes("AWS/"));
+    expect(ownAlarms.length).toBeGreaterThan(0);
+    for (const alarm of ownAlarms) expect(JSON.stringify(alarm.Properties)).not.toContain("FieldOperations");
+    const dashboard = JSON.stringify(resourcesOf("AWS::CloudWatch::Dashboard").map((each) => each.Properties.DashboardBody));
+    expect(dashboard).toContain('\\"Staging\\"');
+    expect(dashboard).not.toContain('\\"FieldOperations\\"');
+    expect(resourcesOf("AWS::ApiGateway::RestApi")[0]?.Properties.Name).toBe("Staging-api");
+  });
+
   it("throttles each public route on its own, below the stage limit", () => {
     const stage = Object.values(rootOf(base).findResources("AWS::ApiGateway::Stage"))[0]!;
     const settings = stage.Properties.MethodSettings as Array<{
