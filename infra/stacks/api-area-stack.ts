@@ -1,13 +1,11 @@
 import { Duration, NestedStack, type NestedStackProps } from "aws-cdk-lib";
 import {
   AuthorizationType,
-  type CorsOptions,
   type IAuthorizer,
   type IResource,
   Integration,
   IntegrationType,
   Method,
-  Resource,
   type RestApi,
 } from "aws-cdk-lib/aws-apigateway";
 import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -17,7 +15,6 @@ import { productLogGroupProps } from "#infra/constructs/observability-costs";
 import type { Construct } from "constructs";
 import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { type FunctionCode, ProductFunction } from "#infra/constructs/api-function";
-import { parentPath, pathSegments } from "#infra/api-paths";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 
@@ -29,9 +26,11 @@ export interface ApiAreaStackProps extends NestedStackProps {
   api: RestApi;
   /** The stage name, as a literal: the stage itself is created after (and depends on) this stack. */
   stageName: string;
-  /** Path resources several areas share, created by the root stack (always including `/`). */
-  sharedResources: ReadonlyMap<string, IResource>;
-  cors: CorsOptions;
+  /**
+   * The path resource of a route, created by the stack that owns the path (infra/api-paths.ts,
+   * pathOwners): this one, the root stack, or another area's.
+   */
+  resourceFor: (path: string) => IResource;
   environment: Record<string, string>;
   /** Added to the environment of the routes that enqueue runs (grant queueSend): the spillover queue and the share. */
   runEnqueueEnvironment: Record<string, string>;
@@ -52,11 +51,21 @@ export interface ApiAreaStackProps extends NestedStackProps {
 export class ApiAreaStack extends NestedStack {
   readonly functions: Array<{ route: RouteDefinition; fn: IFunction }> = [];
   readonly logGroup: LogGroup;
+  private readonly props: ApiAreaStackProps;
 
   constructor(scope: Construct, id: string, props: ApiAreaStackProps) {
     super(scope, id, props);
+    this.props = props;
     // One log group for the area's functions: Lambda names each stream after its function.
     this.logGroup = new LogGroup(this, "Logs", productLogGroupProps(this, "api"));
+  }
+
+  /**
+   * The area's functions, methods and alarms: added once every area stack exists, since a route
+   * may sit under a path resource another area's stack owns.
+   */
+  addRoutes(): void {
+    const props = this.props;
 
     // Functions with the same grants share a role: the role holds exactly the union of identical
     // grant sets, so no function gains an action its own route does not declare.
@@ -82,21 +91,6 @@ export class ApiAreaStack extends NestedStack {
       return role;
     };
 
-    const ownResources = new Map<string, IResource>();
-    const resourceFor = (path: string): IResource => {
-      const shared = props.sharedResources.get(path);
-      if (shared) return shared;
-      const cached = ownResources.get(path);
-      if (cached) return cached;
-      const parent = resourceFor(parentPath(path));
-      const pathPart = pathSegments(path).at(-1) as string;
-      const resource = props.sharedResources.has(parentPath(path))
-        ? new Resource(this, `Path${path}`, { parent, pathPart, defaultCorsPreflightOptions: props.cors })
-        : parent.addResource(pathPart);
-      ownResources.set(path, resource);
-      return resource;
-    };
-
     for (const route of props.routes) {
       const fn = new ProductFunction(this, `${route.operationId}Function`, {
         code: props.code,
@@ -109,7 +103,7 @@ export class ApiAreaStack extends NestedStack {
         ...(route.function?.memoryMb ? { memorySize: route.function.memoryMb } : {}),
       });
       new Method(this, `${route.operationId}Method`, {
-        resource: resourceFor(route.path),
+        resource: props.resourceFor(route.path),
         httpMethod: route.method,
         // Authenticated methods: the tenant authorizer, and the usage-plan key it supplies (apiKeySource AUTHORIZER).
         ...(route.auth === "none"

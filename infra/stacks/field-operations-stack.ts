@@ -26,6 +26,7 @@ import {
   MethodLoggingLevel,
   Period,
   RequestAuthorizer,
+  Resource,
   ResponseType,
   RestApi,
   Stage,
@@ -68,7 +69,8 @@ import { objectKeys, objectKinds } from "#shared/store/keys";
 import { streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 import { tableDefinition } from "#shared/store/table-definition";
 import { FunctionCode, ProductFunction } from "#infra/constructs/api-function";
-import { sharedPaths } from "#infra/api-paths";
+import { apiArea, parentPath, pathSegments, rootOwner } from "#infra/api-paths";
+import { currentPathOwners } from "#infra/api-path-owners";
 import { ApiAreaStack } from "#infra/stacks/api-area-stack";
 import { type PlanCatalog, usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import type { TravelProvidersDocument } from "#shared/domain/travel/providers";
@@ -535,12 +537,33 @@ export class FieldOperationsStack extends Stack {
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
-    const sharedResources = new Map<string, IResource>([["/", api.root]]);
-    for (const path of sharedPaths(props.routes.map((route) => ({ path: route.path, area: areaOf(route) })))) {
-      sharedResources.set(path, api.root.resourceForPath(path));
-    }
     const areas = new Map<string, RouteDefinition[]>();
     for (const route of props.routes) areas.set(areaOf(route), [...(areas.get(areaOf(route)) ?? []), route]);
+    const areaStackOf = new Map<string, ApiAreaStack>();
+    // Path resources, each created once by the stack that owns it (pinned: infra/api-path-owners.json).
+    const owners = currentPathOwners(props.routes);
+    const pathResources = new Map<string, IResource>([["/", api.root]]);
+    const resourceFor = (path: string): IResource => {
+      const existing = pathResources.get(path);
+      if (existing) return existing;
+      const owner = owners.get(path);
+      if (owner === undefined) throw new Error(`No owner for the API path ${path}`);
+      const parentOwner = owners.get(parentPath(path)) ?? rootOwner;
+      const parent = resourceFor(parentPath(path));
+      const pathPart = pathSegments(path).at(-1) as string;
+      // Under a parent of the same stack: its child (the parent's CORS preflight is inherited). Else
+      // a resource of the owner's stack naming the other stack's parent (a cross-stack reference).
+      const ownerStack = owner === rootOwner ? this : areaStackOf.get(owner);
+      if (!ownerStack) throw new Error(`API path ${path}: its owner ${owner} has no stack`);
+      const resource =
+        owner === parentOwner
+          ? parent.addResource(pathPart)
+          : new Resource(ownerStack, `Path${path}`, { parent, pathPart, defaultCorsPreflightOptions: cors });
+      pathResources.set(path, resource);
+      return resource;
+    };
+    // The root stack's paths first, as they always were: the API's own children.
+    for (const [path, owner] of owners) if (owner === rootOwner) resourceFor(path);
     this.areaStacks = [...areas].map(([area, routes]) => {
       const areaStack = new ApiAreaStack(this, `${pascalCase(area)}Api`, {
         description: `Field Operations API: ${area} routes`,
@@ -549,17 +572,18 @@ export class FieldOperationsStack extends Stack {
         code,
         api,
         stageName,
-        sharedResources,
-        cors,
+        resourceFor,
         environment,
         runEnqueueEnvironment,
         grant,
         alarmTopic,
         authorizer,
       });
+      areaStackOf.set(area, areaStack);
       deployment.node.addDependency(areaStack);
       return areaStack;
     });
+    for (const areaStack of this.areaStacks) areaStack.addRoutes();
 
     const tick = new ProductFunction(this, "SchedulerTickFunction", {
       code,
@@ -1027,13 +1051,6 @@ export const importWorkerGrants: readonly RouteGrant[] = ["tableWrite", "importF
 export const publisherGrants: readonly RouteGrant[] = ["tableWrite", "eventsPut", "webhookQueueSend"];
 /** The delivery worker: the subscription and its delivery items, the secret (decrypt only), its own queue and dead-letter queue. */
 export const deliveryWorkerGrants: readonly RouteGrant[] = ["tableWrite", "webhookSecretOpen", "webhookQueueSend"];
-
-/** `functions/http/<area>/<verb>.ts` → `<area>`: the nested stack a route's function and method live in. */
-export function apiArea(handler: string): string {
-  const match = /^functions\/http\/([^/]+)\//.exec(handler);
-  if (!match?.[1]) throw new Error(`Route handler ${handler} is not below functions/http/<area>/`);
-  return match[1];
-}
 
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
 

@@ -5,6 +5,7 @@ import type { CfnAuthorizer } from "aws-cdk-lib/aws-apigateway";
 import { ResponseType } from "aws-cdk-lib/aws-apigateway";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "#functions/routes";
 import { publicRouteThrottle, webhookOldestMessageAlarmSeconds } from "#infra/stacks/field-operations-stack";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import {
@@ -245,6 +246,32 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     expect(dashboard).toContain('\\"Staging\\"');
     expect(dashboard).not.toContain('\\"FieldOperations\\"');
     expect(resourcesOf("AWS::ApiGateway::RestApi")[0]?.Properties.Name).toBe("Staging-api");
+  });
+
+  it("a route added under another area's path changes no logical id outside its own area's stack", () => {
+    const history = routes.find((route) => route.operationId === "listVisitHistory")!;
+    const grown = synthesizeIn({
+      routes: [
+        ...routes,
+        { ...history, operationId: "listVehicleVisitHistory", path: "/vehicle/{vehicleId}/visit-history" },
+        { ...history, operationId: "listHubVisitHistory", path: "/hub/{hubId}/visit-history" },
+      ],
+    });
+    const idsOf = (synthesized: SynthesizedStack) =>
+      new Map(
+        synthesized.templates.map(({ name, template }) => [
+          name,
+          // The deployment is new by design (its id hashes what it snapshots).
+          Object.keys(template.toJSON().Resources).filter((id) => !/^Deployment[0-9A-F]{8}/.test(id)),
+        ]),
+      );
+    const before = idsOf(base);
+    const after = idsOf(grown);
+    for (const [name, ids] of before) {
+      if (name.endsWith("/VisitsApi")) expect(after.get(name)).toEqual(expect.arrayContaining(ids));
+      else expect(after.get(name), name).toEqual(ids);
+    }
+    expect(after.get("FieldOperations/VisitsApi")!.length).toBeGreaterThan(before.get("FieldOperations/VisitsApi")!.length);
   });
 
   it("throttles each public route on its own, below the stage limit", () => {
