@@ -56,6 +56,7 @@ export function buildApp(
     apiGatewayAccountRole: String(app.node.tryGetContext("apiGatewayAccountRole")) === "true",
     apiGatewayExecutionLogs: String(app.node.tryGetContext("apiGatewayExecutionLogs")) === "true",
     ...(app.node.tryGetContext("alarmEmail") ? { alarmEmail: context("alarmEmail", "") } : {}),
+    ...(app.node.tryGetContext("webAclArn") ? { webAclArn: context("webAclArn", "") } : {}),
     tenancy: {
       plans: planCatalog(planOverrides),
       planOverrides,

@@ -78,6 +78,7 @@ import { gatewayAnswers, gatewayBearerChallenge, gatewayRetryAfterSeconds } from
 import { operationsDashboard } from "#infra/constructs/dashboard";
 import { tenantSlotCap } from "#shared/domain/fairness/worker-slots";
 import { placeholderJwt } from "#infra/placeholders";
+import { CfnWebACLAssociation } from "aws-cdk-lib/aws-wafv2";
 import { productMetricNamespace } from "#infra/constructs/metric-namespace";
 import type { JwtIssuer } from "#shared/config/jwt-issuers";
 import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
@@ -126,6 +127,11 @@ export interface FieldOperationsStackProps extends StackProps {
   apiGatewayAccountRole?: boolean;
   /** Execution logging (ERROR) with the account's existing CloudWatch role (context `apiGatewayExecutionLogs=true`). */
   apiGatewayExecutionLogs?: boolean;
+  /**
+   * A regional AWS WAF web ACL the operator manages (context `webAclArn`), associated with the stage.
+   * The ACL stays outside the stack: its rules and their cost are the account's choice (docs/operations.md).
+   */
+  webAclArn?: string;
 }
 
 const errorBody = (status: number, message: string, failedCode: string) => ({
@@ -460,6 +466,9 @@ export class FieldOperationsStack extends Stack {
     // Traces of API routes: 1/s + 1 % by default (infra/constructs/observability-costs.ts).
     apiSamplingRule(this, api.restApiName, stageName);
     api.deploymentStage = stage;
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, "ApiWebAclAssociation", { resourceArn: stage.stageArn, webAclArn: props.webAclArn });
+    }
 
     // One usage plan per plan: the gateway throttles and counts each tenant's calls under its key.
     for (const plan of tenancy.plans.plans) {
@@ -1002,7 +1011,7 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "AlarmTopicArn", { value: alarmTopic.topicArn });
     new CfnOutput(this, "TableStreamArn", { value: table.tableStreamArn ?? "" });
 
-    acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs });
+    acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs, webAcl: props.webAclArn !== undefined });
   }
 }
 
@@ -1058,7 +1067,7 @@ const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separato
 function acknowledgeDesignDecisions(
   stack: Stack,
   resources: { table: TableV2; bucket: Bucket },
-  options: { executionLogs: boolean },
+  options: { executionLogs: boolean; webAcl: boolean },
 ): void {
   const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
   // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.
@@ -1078,10 +1087,12 @@ function acknowledgeDesignDecisions(
     "AwsSolutions-APIG2",
     "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.",
   );
-  acknowledge(
-    "AwsSolutions-APIG3",
-    "WAF is an account-level choice with its own cost; attach a web ACL to the stage when the deployment needs it.",
-  );
+  if (!options.webAcl) {
+    acknowledge(
+      "AwsSolutions-APIG3",
+      "WAF has its own cost and rules: deploy with -c webAclArn=<a regional web ACL> to associate one with the stage (docs/operations.md, Deploy).",
+    );
+  }
   const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];
   for (const policy of managedLoggingPolicies) {
     acknowledge(

@@ -106,6 +106,17 @@ export const contextSchema = z.object({
   corsAllowedOrigins: z.optional(text),
   sourceMaps: z.optional(flag),
   alarmEmail: z.optional(z.pipe(text, z.email())),
+  /** A regional WAF web ACL to associate with the stage (`arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>`). */
+  webAclArn: z.optional(
+    z.pipe(
+      text,
+      z
+        .string()
+        .check(
+          z.regex(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[^/]+\/[^/]+$/, "must be the ARN of a regional WAF web ACL"),
+        ),
+    ),
+  ),
   tenantPlansFile: z.optional(text),
   tenantAutoEnroll: z.optional(flag),
   authorizerCacheTtlSeconds: z.optional(integer(0, 3600)),

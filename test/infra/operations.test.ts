@@ -274,6 +274,16 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     expect(after.get("FieldOperations/VisitsApi")!.length).toBeGreaterThan(before.get("FieldOperations/VisitsApi")!.length);
   });
 
+  it("associates an operator's WAF web ACL with the stage when webAclArn is given, and none otherwise", () => {
+    const webAclArn = "arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/field-ops/0f1e2d3c-aaaa-bbbb-cccc-123456789012";
+    expect(Object.keys(rootOf(base).findResources("AWS::WAFv2::WebACLAssociation"))).toEqual([]);
+    const guarded = synthesizeIn({ context: { webAclArn } });
+    const associations = Object.values(rootOf(guarded).findResources("AWS::WAFv2::WebACLAssociation"));
+    expect(associations).toHaveLength(1);
+    expect(associations[0]!.Properties.WebACLArn).toBe(webAclArn);
+    expect(JSON.stringify(associations[0]!.Properties.ResourceArn)).toContain("/stages/");
+  });
+
   it("throttles each public route on its own, below the stage limit", () => {
     const stage = Object.values(rootOf(base).findResources("AWS::ApiGateway::Stage"))[0]!;
     const settings = stage.Properties.MethodSettings as Array<{

@@ -39,6 +39,7 @@ describe("Config validated before deploy or start: one schema for every context 
     ["logGroupClass", "cold", /logGroupClass/],
     ["xraySamplingReservoir", "-1", /xraySamplingReservoir: must be a whole number/],
     ["xraySamplingRate", "2", /xraySamplingRate: must be a number from 0 to 1/],
+    ["webAclArn", "arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/y", /webAclArn: must be the ARN of a regional WAF web ACL/],
   ])("refuses %s=%s naming the flag", (key, value, message) => {
     expect(() => parse({ [key]: value })).toThrow(message);
   });
