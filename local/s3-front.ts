@@ -311,6 +311,7 @@ export async function startS3Front(options: S3FrontOptions): Promise<S3Front> {
       const headers = { ...request.headers };
       // The body was read whole: send it with its length (a chunked request is re-framed).
       delete headers["transfer-encoding"];
+      delete headers.expect;
       headers["content-length"] = String(body.length);
       const outbound = httpRequest(
         { hostname: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers },
