@@ -7,6 +7,7 @@ import { createServer as createNetServer } from "node:net";
 import type { Server } from "node:http";
 import { createSqsServer } from "local-aws-sqs";
 import S3rver from "s3rver";
+import { startS3Front } from "#local/s3-front";
 
 /**
  * Starts the local stand-ins for AWS: DynamoDB Local (AWS's own emulator, a Java process), s3rver
@@ -116,12 +117,26 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
   };
 }
 
-/** s3rver keeps objects as files under `directory`. */
+/** The credentials s3rver knows (its built-in account); the S3 front verifies signatures with them. */
+export const s3EmulatorCredentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
+
+/**
+ * s3rver keeps objects as files under `directory`. The endpoint answered is the authorizing front
+ * (local/s3-front.ts) in front of it: s3rver alone accepts unsigned requests and ignores form
+ * policies, which S3 refuses.
+ */
 export async function startS3Emulator(directory: string): Promise<RunningEmulator> {
   mkdirSync(directory, { recursive: true });
   const server = new S3rver({ address: "127.0.0.1", port: 0, directory, silent: true });
   const address = await server.run();
-  return { endpoint: `http://127.0.0.1:${address.port}`, stop: () => server.close() };
+  const front = await startS3Front({ upstream: `http://127.0.0.1:${address.port}`, credentials: s3EmulatorCredentials });
+  return {
+    endpoint: front.endpoint,
+    stop: async () => {
+      await front.stop();
+      await server.close();
+    },
+  };
 }
 
 /** In-process SQS (JSON protocol), enough for send/receive/delete, visibility and DLQ redrive. */

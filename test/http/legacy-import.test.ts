@@ -1,4 +1,4 @@
-import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
@@ -20,8 +20,9 @@ import { type ApiClient, newTenant } from "#test/support/local-api";
 
 /**
  * Import from the earlier version (docs/api/legacy-import.md) through the local stack: the export is
- * POSTed through the presigned upload form (s3rver, which ignores the form's policy: the import's
- * HeadObject check is what these tests see), POST /data-type/import answers 202 with the type
+ * POSTed through the presigned upload form (the local S3 holds the form to its policy as S3 does:
+ * local/s3-front.ts; the import's own HeadObject check is reached by storing an object past the form,
+ * `storeDirectly`), POST /data-type/import answers 202 with the type
  * locked, and the test hands the import queue's messages to the import worker, as the SQS event
  * source does on AWS (the test stack runs no poller, like the routing-run tests).
  */
@@ -69,6 +70,30 @@ async function upload(api: ApiClient, text: string, fields: Record<string, strin
   const posted = await postExport(target.body.data, text, fields);
   expect(posted.status).toBe(204);
   return target.body.data.uploadId;
+}
+
+/**
+ * An upload id whose object is stored with the SDK, not the form: what the import's own checks
+ * (content type, size) meet when an object reaches the key past the form's policy.
+ */
+async function storeDirectly(api: ApiClient, organizationId: string, body: string, contentType = EXPORT_CONTENT_TYPE): Promise<string> {
+  const target = await api.post("/data-type/import/upload", undefined);
+  expect(target.status, JSON.stringify(target.body)).toBe(201);
+  const uploadId: string = target.body.data.uploadId;
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: appConfig().BUCKET_NAME,
+      Key: objectKeys.legacyExport(organizationId, uploadId),
+      Body: Buffer.from(body),
+      ContentType: contentType,
+    }),
+  );
+  return uploadId;
+}
+
+/** The S3 error code of a refused form POST. */
+async function s3ErrorCode(response: Response): Promise<string | undefined> {
+  return /<Code>([^<]+)<\/Code>/.exec(await response.text())?.[1];
 }
 
 async function startImport(api: ApiClient, text: string, mode: "copy" | "move") {
@@ -348,12 +373,18 @@ describe("POST /data-type/import: import from the earlier version", () => {
   });
 
   it("refuses an upload stored with another content type (400 on export), creates nothing, and imports the same bytes sent as the form says", async () => {
-    const { api } = newTenant();
+    const { api, organizationId } = newTenant();
     const text = exportText("Typed", 2);
+    // The form itself refuses another content type (its policy names the export's: 403 from S3) ...
+    const target = await api.post("/data-type/import/upload", undefined);
+    const posted = await postExport(target.body.data, text, { "Content-Type": "text/plain" });
+    expect(posted.status).toBe(403);
+    expect(await s3ErrorCode(posted)).toBe("AccessDenied");
+    // ... and an object that reached the key with another type anyway is refused by the import.
     for (const contentType of ["text/plain", "application/octet-stream"]) {
       const refused = await api.post("/data-type/import", {
         mode: "copy",
-        source: { uploadId: await upload(api, text, { "Content-Type": contentType }) },
+        source: { uploadId: await storeDirectly(api, organizationId, text, contentType) },
       });
       expect(refused.status, JSON.stringify(refused.body)).toBe(400);
       expect(refused.body.errors).toEqual([
@@ -375,8 +406,16 @@ describe("POST /data-type/import: import from the earlier version", () => {
 
 describe("POST /data-type/import: edge exports", () => {
   it("refuses an empty export at once with a 400 naming it", async () => {
-    const { api } = newTenant();
-    const response = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "") } });
+    const { api, organizationId } = newTenant();
+    // The form refuses an empty file (content-length-range starts at 1: 400 EntityTooSmall from S3).
+    const target = await api.post("/data-type/import/upload", undefined);
+    const posted = await postExport(target.body.data, "");
+    expect(posted.status).toBe(400);
+    expect(await s3ErrorCode(posted)).toBe("EntityTooSmall");
+    const response = await api.post("/data-type/import", {
+      mode: "copy",
+      source: { uploadId: await storeDirectly(api, organizationId, "") },
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(response.body).toMatchObject({ status: false, failedCode: "sys-400" });
     expect(response.body.errors).toEqual([{ field: "export", message: expect.stringMatching(/empty/) }]);
@@ -492,12 +531,19 @@ describe("POST /data-type/import: the plan's import limits", () => {
     await seedTenant(organizationId, "free");
     // Blank lines are skipped by the import: only the size decides.
     const text = `${exportText("Big", 1)}${" ".repeat(10 * 1024 * 1024)}\n`;
-    // The upload form is signed for the plan's size (S3 would refuse this one; s3rver stores it).
+    // The upload form is signed for the plan's size: S3 refuses this one (400 EntityTooLarge) ...
     const target = await api.post("/data-type/import/upload", undefined);
     expect(target.body.data.maxBytes).toBe(10 * 1024 * 1024);
     const policy = JSON.parse(Buffer.from(target.body.data.fields.Policy, "base64").toString("utf8"));
     expect(policy.conditions).toContainEqual(["content-length-range", 1, 10 * 1024 * 1024]);
-    const response = await importStart(api, text);
+    const posted = await postExport(target.body.data, text);
+    expect(posted.status).toBe(400);
+    expect(await s3ErrorCode(posted)).toBe("EntityTooLarge");
+    // ... and the import refuses such an object that reached the key past the form.
+    const response = await api.post("/data-type/import", {
+      mode: "copy",
+      source: { uploadId: await storeDirectly(api, organizationId, text) },
+    });
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([
       { field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) },
