@@ -167,11 +167,12 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
     async progressRecorded(organizationId: string, visit: Visit, action: ProgressAction, at: Date): Promise<void> {
       const vehicleId = visit.assignedVehicleId;
       if (vehicleId === null) return;
-      const vehicle = await ports.findVehicle(organizationId, vehicleId);
-      if (!vehicle) return;
+      let vehicle: Vehicle | undefined;
       for (let attempt = 0; attempt < MAX_REFRESH_ATTEMPTS; attempt++) {
         const route = await ports.findLiveRoute(organizationId, vehicleId);
         if (!route?.plan || !route.visitIds.includes(visit._id)) return;
+        vehicle ??= await ports.findVehicle(organizationId, vehicleId);
+        if (!vehicle) return;
         const observed = { ...(route.progress?.observed ?? {}) };
         observed[visit._id] = observationAfter(observed[visit._id] ?? {}, action, at);
         const time = now();
