@@ -3,12 +3,22 @@ import { createVisitBatch } from "#shared/domain/visits/batch";
 import { createVisitService } from "#shared/domain/visits/service";
 import { dynamoVehicleStore } from "#shared/store/vehicle-store";
 import { dynamoVisitStore } from "#shared/store/visit-store";
+import { liveRoutes } from "#shared/app/live-routes";
+import { logger } from "#shared/observability/powertools";
 
 /** Composition root of the visit area: the domain service over its DynamoDB store (vehicles: whose driver a visit's is). */
 export const visitService = createVisitService(
   dynamoVisitStore,
   () => new Date(),
   async (organizationId, vehicleId) => (await dynamoVehicleStore.find(organizationId, vehicleId))?.vehicle.assignee,
+  // The action is recorded already: a failed re-projection is logged, and the next action projects again.
+  async (organizationId, visit, action, at) => {
+    try {
+      await liveRoutes.progressRecorded(organizationId, visit, action, at);
+    } catch (error) {
+      logger.warn("live ETA refresh failed", { visitId: visit._id, action, error: error instanceof Error ? error.message : String(error) });
+    }
+  },
 );
 
 /**

@@ -1,7 +1,7 @@
-import { BatchGetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { LiveRoute } from "#shared/domain/runs/live-day";
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { LivePlan, LiveProgress, LiveRoute } from "#shared/domain/runs/live-day";
 import { type Visit, visitSchema } from "#shared/domain/visits/schema";
-import { conditionally, documentClient, tableName } from "#shared/store/dynamo";
+import { conditionally, documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
 import { queryUpTo } from "#shared/store/pagination";
 
@@ -15,7 +15,11 @@ const MAX_LIVE_ROUTES_PER_HUB = 2_000;
 
 export async function liveRoutesOfHub(organizationId: string, hubId: string): Promise<LiveRoute[]> {
   const items = await queryUpTo({ index: "GSI1", partition: keys.liveRoutesOfHub(organizationId, hubId), max: MAX_LIVE_ROUTES_PER_HUB });
-  return items.map((item) => ({
+  return items.map(liveRouteOfItem);
+}
+
+function liveRouteOfItem(item: Record<string, unknown>): LiveRoute {
+  return {
     vehicleId: String(item.vehicleId),
     hubId: String(item.hubId),
     resultId: String(item.resultId),
@@ -23,7 +27,54 @@ export async function liveRoutesOfHub(organizationId: string, hubId: string): Pr
     departure: String(item.departure),
     timeZone: String(item.timeZone),
     dispatchedTime: String(item.dispatchedTime),
-  }));
+    ...(item.plan ? { plan: item.plan as LivePlan } : {}),
+    ...(item.progress ? { progress: item.progress as LiveProgress } : {}),
+  };
+}
+
+/** The vehicle's live route (its last dispatched one), read strongly consistently. */
+export async function findLiveRoute(organizationId: string, vehicleId: string): Promise<LiveRoute | undefined> {
+  const output = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.vehicleLiveRoute(organizationId, vehicleId), ConsistentRead: true }),
+  );
+  return output.Item ? liveRouteOfItem(output.Item) : undefined;
+}
+
+/**
+ * Writes the route's progress state (observed times, announced ETAs and risks) in one conditional
+ * update: only while the item still holds the route of `resultId` and the state the caller read
+ * (`version`; none before the first action). False when another write came first (read again).
+ * Its stream record is the outbox of `visit.eta.changed` / `visit.risk.changed` (state-changes.ts).
+ */
+export async function recordLiveProgress(
+  organizationId: string,
+  vehicleId: string,
+  resultId: string,
+  readVersion: number | undefined,
+  progress: LiveProgress,
+): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.vehicleLiveRoute(organizationId, vehicleId),
+        UpdateExpression: "SET progress = :progress",
+        ConditionExpression:
+          readVersion === undefined
+            ? "resultId = :result AND attribute_not_exists(progress)"
+            : "resultId = :result AND progress.version = :version",
+        ExpressionAttributeValues: {
+          ":progress": progress,
+          ":result": resultId,
+          ...(readVersion === undefined ? {} : { ":version": readVersion }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }
 
 export async function recordLiveRoutes(organizationId: string, routes: readonly LiveRoute[]): Promise<void> {
@@ -37,6 +88,7 @@ export async function recordLiveRoutes(organizationId: string, routes: readonly 
             GSI1PK: keys.liveRoutesOfHub(organizationId, route.hubId),
             GSI1SK: `VEH#${route.vehicleId}`,
             entity: "liveRoute",
+            organizationId,
             ...route,
           },
           ConditionExpression: "attribute_not_exists(PK) OR resultId <= :result",

@@ -83,6 +83,10 @@ const entities: Record<string, Entity> = {
           roadFactor: 1.5,
           travelProvider: "fake-osrm",
           travelFallback: "greatCircle",
+          atRiskMinutes: 20,
+          etaChangeMinutes: 5,
+          autoArrival: true,
+          arrivalRadiusMeters: 120,
         },
       };
     },

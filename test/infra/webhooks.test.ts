@@ -71,6 +71,16 @@ describe("Stack: webhooks and events", () => {
           lastTransition: { version: 2, from: "ASSIGNED", to: "EN_ROUTE", source: "driver", at: "2026-11-25T09:00:00Z" },
         },
       },
+      liveRoute: {
+        before: { resultId: "r1", progress: { version: 1, observed: {}, eta: {} } },
+        after: {
+          organizationId: "org",
+          vehicleId: "van",
+          hubId: "h",
+          resultId: "r1",
+          progress: { version: 2, observed: {}, eta: { v1: { eta: "2026-11-25 09:40", risk: "LATE", etaN: 1, riskN: 1 } } },
+        },
+      },
     };
     const otherEntities = ["hub", "vehicle", "configuration", "schedule", "webhook", "record", "constructor", "toString"];
     const candidates = [...Object.keys(changes), ...otherEntities];

@@ -8,6 +8,7 @@ import {
   vehicleViewSchema,
 } from "#shared/domain/vehicles/schema";
 import { defineRoute } from "#shared/http/route";
+import { liveRouteViewSchema } from "#shared/domain/live/schema";
 
 const vehicleBody = () => successBodySchema(vehicleViewSchema);
 const tag = "Vehicles";
@@ -118,5 +119,19 @@ export const vehicleRoutes = {
     }),
     grants: ["tableWrite"],
     versioned: true,
+  }),
+  liveRoute: defineRoute({
+    operationId: "getVehicleLiveRoute",
+    method: "GET",
+    path: "/vehicle/{vehicleId}/route",
+    handler: "functions/http/vehicles/live-route.ts",
+    summary: "The vehicle's live route with projected ETAs",
+    description:
+      "The visits the vehicle's last dispatch gave it, in order, each with its planned and projected arrival, slack and risk, projected from the driver's progress on the run's own travel times (docs/api/execution.md, Live route and ETAs). A vehicle never dispatched answers no stops.",
+    tag,
+    permission: "view/vehicle",
+    params: vehicleParamsSchema,
+    responses: () => ({ 200: { description: "The live route", schema: successBodySchema(liveRouteViewSchema) } }),
+    grants: ["tableRead"],
   }),
 };

@@ -74,6 +74,35 @@ const configurationShape = {
         "When the travel provider fails (after its retries) or the plan's travel elements are used up: fail the run with the reason, or plan with the great-circle estimate; the result's summary.travel says which source was used.",
       ),
     ),
+  atRiskMinutes: storableNumber().check(
+    z.int(),
+    z.minimum(0),
+    z.maximum(1440),
+    z.describe(
+      "Live ETAs: a stop whose projected service start leaves fewer minutes than this before its window closes is AT_RISK (LATE when none). Default 15.",
+    ),
+  ),
+  etaChangeMinutes: storableNumber().check(
+    z.int(),
+    z.minimum(1),
+    z.maximum(1440),
+    z.describe(
+      "Live ETAs: visit.eta.changed is announced when a stop's projected arrival moved by at least this many minutes. Default 10.",
+    ),
+  ),
+  autoArrival: z
+    .boolean()
+    .check(
+      z.describe(
+        "Geofence arrival: two slow position samples within arrivalRadiusMeters of the next stop arrive it (source geofence). Default false.",
+      ),
+    ),
+  arrivalRadiusMeters: storableNumber().check(
+    z.int(),
+    z.minimum(10),
+    z.maximum(5000),
+    z.describe("Geofence arrival radius around a stop, metres. Default 75."),
+  ),
 };
 
 export const configurationDefaults = {
@@ -87,6 +116,10 @@ export const configurationDefaults = {
   roadFactor: 1.3,
   travelProvider: null,
   travelFallback: "fail",
+  atRiskMinutes: 15,
+  etaChangeMinutes: 10,
+  autoArrival: false,
+  arrivalRadiusMeters: 75,
 } as const;
 
 const configurationInputBody = z.strictObject({
@@ -102,6 +135,10 @@ const configurationInputBody = z.strictObject({
   roadFactor: z._default(configurationShape.roadFactor, configurationDefaults.roadFactor),
   travelProvider: z._default(configurationShape.travelProvider, configurationDefaults.travelProvider),
   travelFallback: z._default(configurationShape.travelFallback, configurationDefaults.travelFallback),
+  atRiskMinutes: z._default(configurationShape.atRiskMinutes, configurationDefaults.atRiskMinutes),
+  etaChangeMinutes: z._default(configurationShape.etaChangeMinutes, configurationDefaults.etaChangeMinutes),
+  autoArrival: z._default(configurationShape.autoArrival, configurationDefaults.autoArrival),
+  arrivalRadiusMeters: z._default(configurationShape.arrivalRadiusMeters, configurationDefaults.arrivalRadiusMeters),
 });
 export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
@@ -129,6 +166,11 @@ export const configurationSchema = z.object({
   // Profiles stored before travel providers existed read as the great-circle estimate.
   travelProvider: z._default(z.nullable(z.string().check(clientText)), null),
   travelFallback: z._default(z.enum(travelFallbacks), "fail"),
+  // Profiles stored before live ETAs read with the documented defaults.
+  atRiskMinutes: z._default(z.number(), configurationDefaults.atRiskMinutes),
+  etaChangeMinutes: z._default(z.number(), configurationDefaults.etaChangeMinutes),
+  autoArrival: z._default(z.boolean(), configurationDefaults.autoArrival),
+  arrivalRadiusMeters: z._default(z.number(), configurationDefaults.arrivalRadiusMeters),
   organizationId: z.string().check(clientText),
   createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),

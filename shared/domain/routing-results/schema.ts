@@ -39,6 +39,15 @@ export const resultTripSchema = z.object({
         ),
       ),
   ),
+  travelMinutes: z.optional(
+    z
+      .number()
+      .check(
+        z.describe(
+          "The run's own travel minutes into this stop (from the previous stop or the start), unrounded: live ETAs (GET /vehicle/{vehicleId}/route) scale them by the day's pace. Absent on results stored before live ETAs.",
+        ),
+      ),
+  ),
   window: z.optional(
     z
       .nullable(z.string().check(clientText))
@@ -73,6 +82,20 @@ export const resultRouteSchema = z.object({
     z
       .array(z.string().check(clientText))
       .check(z.describe("On a live day: the vehicle's visits already finished or under way when the run planned (not re-planned).")),
+  ),
+  timing: z.optional(
+    z
+      .object({
+        origin: z.string().check(clientText, z.describe("The planning origin: the run instant cut to its minute, ISO 8601 UTC.")),
+        departureMinutes: z.number().check(z.describe("Departure, minutes after origin (unrounded).")),
+        returnMinutes: z.number().check(z.describe("Travel minutes from the last stop to the route's end (0 when it does not return).")),
+        breaks: z.array(z.object({ startMinutes: z.number(), durationMinutes: z.number() })),
+      })
+      .check(
+        z.describe(
+          "The plan's times in the optimizer's own minutes, so live ETAs replay it to the minute (docs/api/execution.md, Live route and ETAs). Absent on results stored before live ETAs.",
+        ),
+      ),
   ),
 });
 

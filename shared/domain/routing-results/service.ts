@@ -302,7 +302,14 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
       const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
       await deps.recordLiveRoutes(
         caller.organizationId,
-        liveRoutesOf(routes, { hubId: result.hubId, resultId, timeZone: result.summary?.timeZone ?? "UTC", dispatchedTime: time }),
+        liveRoutesOf(routes, {
+          hubId: result.hubId,
+          resultId,
+          timeZone: result.summary?.timeZone ?? "UTC",
+          dispatchedTime: time,
+          configurationId: result.configurationId,
+          ...(result.summary ? { planningDay: result.summary.planningDay } : {}),
+        }),
       );
       const vehicleIds = routes.map((route) => route.vehicleId);
       await store.recordDispatch(

@@ -345,6 +345,22 @@ export interface ResultTrip {
   load: Record<string, number>;
   /** The visit's windows as stored (`H:i–H:i` on the planning day, or dated), for the printed map; null without. */
   window: string | null;
+  /** The run's own travel minutes into this stop (from the previous stop, or the start): live ETAs reuse them. */
+  travelMinutes: number;
+}
+
+/**
+ * A route's times in the optimizer's own arithmetic (minutes since `origin`, the run's minute; unrounded),
+ * kept so a live projection (shared/domain/live/projection.ts) replays the plan to the minute.
+ */
+export interface RouteTiming {
+  /** ISO 8601 UTC: the planning origin (the run instant cut to its minute). */
+  origin: string;
+  departureMinutes: number;
+  /** Travel from the last stop back to the end (0 when the route does not return). */
+  returnMinutes: number;
+  /** The route's breaks in the order of `breaks`: start minutes and length. */
+  breaks: Array<{ startMinutes: number; durationMinutes: number }>;
 }
 
 export interface ResultRoute {
@@ -361,6 +377,7 @@ export interface ResultRoute {
   breaks: Array<{ start: string; end: string; afterOrder: number }>;
   trips: ResultTrip[];
   servedVisitIds?: string[];
+  timing?: RouteTiming;
 }
 
 export interface ResultDropped {
@@ -436,6 +453,31 @@ export function explainDrops(
   ];
 }
 
+/**
+ * Travel minutes of each leg of a solved route, as the solver's schedule has them: the leg into a stop
+ * is its arrival less the clock it left at (the previous departure, or the end of the breaks taken after
+ * it); `back` is the leg to the end. Memoised per route (the trips of one route ask in turn).
+ */
+const legsOfRoute = new WeakMap<RoutingSolution["routes"][number], { into: number[]; back: number }>();
+function legMinutesOf(route: RoutingSolution["routes"][number]): { into: number[]; back: number } {
+  const known = legsOfRoute.get(route);
+  if (known) return known;
+  const into: number[] = [];
+  let clock = route.departure;
+  const afterBreaks = (stopIndex: number) => {
+    for (const entry of route.breaks) if (entry.afterStop === stopIndex) clock = entry.end;
+  };
+  afterBreaks(-1);
+  route.stops.forEach((stop, index) => {
+    into.push(stop.arrival - clock);
+    clock = stop.departure;
+    afterBreaks(index);
+  });
+  const legs = { into, back: route.arrival - clock };
+  legsOfRoute.set(route, legs);
+  return legs;
+}
+
 /** The stored result body (per vehicle: totals and ordered trips with eta/etd) and its summary. */
 export function describeSolution(
   input: RunPlanInput,
@@ -448,6 +490,7 @@ export function describeSolution(
   const vehiclesById = new Map(input.vehicles.map((vehicle) => [vehicle._id, vehicle]));
   const loadOf = (load: number[]) => Object.fromEntries(planned.dimensions.map((dimension, d) => [dimension, round(load[d] ?? 0, 3)]));
 
+  const origin = planningOrigin(input.runAt).toISOString();
   const routes: ResultRoute[] = solution.routes.map((route) => ({
     vehicleId: route.vehicleId,
     vehicleName: vehiclesById.get(route.vehicleId)?.name ?? route.vehicleId,
@@ -462,6 +505,7 @@ export function describeSolution(
     breaks: route.breaks.map((entry) => ({ start: at(entry.start), end: at(entry.end), afterOrder: entry.afterStop + 1 })),
     trips: route.stops.map((stop, index) => {
       const visit = visitsById.get(stop.visitId);
+      const legs = legMinutesOf(route);
       return {
         order: index + 1,
         visitId: stop.visitId,
@@ -474,10 +518,17 @@ export function describeSolution(
         distanceMeters: Math.round(stop.distance),
         load: loadOf(stop.load),
         window: visit?.timeWindows.length ? visit.timeWindows.map((w) => `${w.startTime}–${w.endTime}`).join(", ") : null,
+        travelMinutes: legs.into[index] as number,
         ...(planned.pinnedFrom.has(stop.visitId) ? { pinnedFromResultId: planned.pinnedFrom.get(stop.visitId) as string } : {}),
       };
     }),
     ...(planned.served.has(route.vehicleId) ? { servedVisitIds: planned.served.get(route.vehicleId) as string[] } : {}),
+    timing: {
+      origin,
+      departureMinutes: route.departure,
+      returnMinutes: legMinutesOf(route).back,
+      breaks: route.breaks.map((entry) => ({ startMinutes: entry.start, durationMinutes: entry.end - entry.start })),
+    },
   }));
   const dropped: ResultDropped[] = drops.map((entry) => ({
     visitId: entry.visitId,

@@ -1,4 +1,5 @@
 import type { RoutingResultBody } from "#shared/domain/routing-results/schema";
+import type { EtaState, ObservedStop } from "#shared/domain/live/projection";
 import type { Visit } from "#shared/domain/visits/schema";
 
 /**
@@ -24,6 +25,34 @@ export interface LiveRoute {
   departure: string;
   timeZone: string;
   dispatchedTime: string;
+  /** The plan's own times (live ETAs replay them); absent on routes dispatched before live ETAs. */
+  plan?: LivePlan;
+  /** What the day's progress actions observed and announced (written by each action, reset by each dispatch). */
+  progress?: LiveProgress;
+}
+
+/** A dispatched route's times in the optimizer's arithmetic (shared/domain/live/projection.ts). */
+export interface LivePlan {
+  configurationId: string;
+  /** `Y-m-d` (route zone) that `H:i` visit windows refer to. */
+  planningDay: string;
+  /** ISO 8601 UTC: the run's planning origin; every `…Minutes` counts from it. */
+  origin: string;
+  departureMinutes: number;
+  returnMinutes: number;
+  /** Index in `visitIds` of the route's first trip (the visits before it were served before this dispatch). */
+  firstTrip: number;
+  /** Travel minutes into each trip, in trip order. */
+  legs: number[];
+  /** Breaks: after which trip (1-based order, 0 = at the start), from when, how long. */
+  breaks: Array<{ afterOrder: number; startMinutes: number; durationMinutes: number }>;
+}
+
+export interface LiveProgress {
+  /** Bumped by every write of the progress state: the condition of the next one. */
+  version: number;
+  observed: Record<string, ObservedStop>;
+  eta: Record<string, EtaState>;
 }
 
 export interface LiveVehicle {
@@ -66,15 +95,43 @@ export const pinnedCount = (live: readonly LiveVehicle[]) => live.reduce((sum, v
 /** The live route each dispatched route gives its vehicle: the visits it served before, then the route's trips. */
 export function liveRoutesOf(
   routes: RoutingResultBody["routes"],
-  target: { hubId: string; resultId: string; timeZone: string; dispatchedTime: string },
+  target: { hubId: string; resultId: string; timeZone: string; dispatchedTime: string; configurationId?: string; planningDay?: string },
 ): LiveRoute[] {
-  return routes.map((route) => ({
-    vehicleId: route.vehicleId,
-    hubId: target.hubId,
-    resultId: target.resultId,
-    visitIds: [...(route.servedVisitIds ?? []), ...route.trips.map((trip) => trip.visitId)],
-    departure: route.departure,
-    timeZone: target.timeZone,
-    dispatchedTime: target.dispatchedTime,
-  }));
+  return routes.map((route) => {
+    const plan = planOf(route, target);
+    return {
+      vehicleId: route.vehicleId,
+      hubId: target.hubId,
+      resultId: target.resultId,
+      visitIds: [...(route.servedVisitIds ?? []), ...route.trips.map((trip) => trip.visitId)],
+      departure: route.departure,
+      timeZone: target.timeZone,
+      dispatchedTime: target.dispatchedTime,
+      ...(plan ? { plan } : {}),
+    };
+  });
+}
+
+/** The route's plan for live ETAs, when the result recorded its timing and leg minutes (results since live ETAs). */
+function planOf(
+  route: RoutingResultBody["routes"][number],
+  target: { configurationId?: string; planningDay?: string },
+): LivePlan | undefined {
+  const timing = route.timing;
+  const legs = route.trips.map((trip) => trip.travelMinutes);
+  if (!timing || target.configurationId === undefined || target.planningDay === undefined || legs.some((leg) => leg === undefined))
+    return undefined;
+  return {
+    configurationId: target.configurationId,
+    planningDay: target.planningDay,
+    origin: timing.origin,
+    departureMinutes: timing.departureMinutes,
+    returnMinutes: timing.returnMinutes,
+    firstTrip: route.servedVisitIds?.length ?? 0,
+    legs: legs as number[],
+    breaks: route.breaks.flatMap((entry, index) => {
+      const times = timing.breaks[index];
+      return times ? [{ afterOrder: entry.afterOrder, ...times }] : [];
+    }),
+  };
 }

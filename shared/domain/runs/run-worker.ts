@@ -365,7 +365,7 @@ async function optimiseAndStore(
   }
   const { body, summary } = plan;
   await ports.results.complete(organizationId, resultId, body, { summary: { ...summary, travel }, time: formatDateTimeUtc(ports.now()) });
-  return { body, timeZone: planned.timeZone };
+  return { body, timeZone: planned.timeZone, planningDay: planned.planningDay };
 }
 
 /**
@@ -418,10 +418,21 @@ async function dispatchAll(
   body: RoutingResultBody,
   mark: MarkVisitDispatched,
   timeZone: string,
+  plan: { configurationId: string; planningDay: string | undefined },
 ) {
   const dispatchTime = formatDateTimeUtc(ports.now());
   const dispatched = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
-  await ports.recordLiveRoutes(organizationId, liveRoutesOf(body.routes, { hubId, resultId, timeZone, dispatchedTime: dispatchTime }));
+  await ports.recordLiveRoutes(
+    organizationId,
+    liveRoutesOf(body.routes, {
+      hubId,
+      resultId,
+      timeZone,
+      dispatchedTime: dispatchTime,
+      configurationId: plan.configurationId,
+      ...(plan.planningDay !== undefined ? { planningDay: plan.planningDay } : {}),
+    }),
+  );
   await ports.results.recordDispatch(
     organizationId,
     resultId,
@@ -478,7 +489,10 @@ async function resumeDone(
   const markOnce = countingOwnAssignments(result._id, ports.markVisitDispatched, ports.visitRoutingResultId);
   const timeZone = result.summary?.timeZone ?? ports.appTimeZone;
   const dispatched = schedule.autoDispatch
-    ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce, timeZone)
+    ? await dispatchAll(ports, organizationId, result.hubId, result._id, body, markOnce, timeZone, {
+        configurationId: result.configurationId,
+        planningDay: result.summary?.planningDay,
+      })
     : null;
   return succeed(ports, message, result._id, body, result.summary?.visitsPlanned ?? 0, dispatched);
 }
@@ -599,11 +613,14 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
       hubId: prepared.input.hub._id,
       configurationId: prepared.configuration._id,
     };
-    const { body, timeZone } = await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
+    const { body, timeZone, planningDay } = await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
     await recordUsage(ports, meter, usageRun, "done");
 
     const dispatched = schedule.autoDispatch
-      ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched, timeZone)
+      ? await dispatchAll(ports, organizationId, result.hubId, resultId, body, ports.markVisitDispatched, timeZone, {
+          configurationId: result.configurationId,
+          planningDay,
+        })
       : null;
     return await succeed(ports, message, resultId, body, prepared.input.visits.length, dispatched);
   } catch (error) {

@@ -37,6 +37,12 @@ export interface TransitionPage {
   nextCursor: string | null;
 }
 
+/**
+ * Port: told of each driver action once its write committed (the live route re-projects its ETAs,
+ * shared/domain/live/live-routes.ts). It must not throw: the action is recorded whatever it does.
+ */
+export type ProgressRecorded = (organizationId: string, visit: Visit, action: VisitProgress["action"], at: Date) => Promise<void>;
+
 /** Port: the driver (`assignee`) of a vehicle of the organization; undefined when there is no such vehicle. */
 export type VehicleAssignee = (organizationId: string, vehicleId: string) => Promise<string | null | undefined>;
 
@@ -160,6 +166,7 @@ export function createVisitService(
   store: VisitStore,
   now: () => Date = () => new Date(),
   vehicleAssignee: VehicleAssignee = async () => undefined,
+  progressRecorded: ProgressRecorded = async () => {},
 ) {
   async function findVisible(caller: Caller, visitId: string) {
     const found = await store.find(caller.organizationId, visitId);
@@ -299,6 +306,7 @@ export function createVisitService(
         }
         throw error;
       }
+      await progressRecorded(caller.organizationId, visit, input.action, at);
       return visit;
     },
 

@@ -19,6 +19,8 @@ export const eventTypes = [
   "visit.completed",
   "visit.failed",
   "visit.unassigned",
+  "visit.eta.changed",
+  "visit.risk.changed",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -65,6 +67,28 @@ function visitEvent<T extends EventType>(type: T, description: string) {
       to: visitStatusField,
       source: z.string().check(z.describe("driver, dispatcher, system or geofence.")),
       failureReason: z.nullable(z.string()),
+    }),
+    description,
+  );
+}
+
+const riskField = z.enum(["ON_TIME", "AT_RISK", "LATE"]);
+
+/** Live ETA events (docs/api/execution.md, "Live route and ETAs"): from the vehicle's live route, re-projected at each progress action. */
+function liveEtaEvent<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, extra: S, description: string) {
+  return eventSchema(
+    type,
+    z.object({
+      organizationId: organizationField,
+      visitId: idSchema.check(z.describe("`_id` of the visit: GET /visit/{visitId}.")),
+      hubId: z.string(),
+      vehicleId: z.string().check(z.describe("The vehicle whose live route it is: GET /vehicle/{vehicleId}/route.")),
+      routingResultId: z.string().check(z.describe("The result whose dispatch gave the vehicle the route.")),
+      plannedEta: z.nullable(z.string()).check(z.describe("The dispatched arrival, Y-m-d H:i (hub's time zone).")),
+      eta: z.string().check(z.describe("The projected arrival now, Y-m-d H:i.")),
+      risk: riskField,
+      slackMinutes: z.nullable(z.number()),
+      ...extra,
     }),
     description,
   );
@@ -122,6 +146,16 @@ export const eventSchemas = {
     "visit.unassigned",
     "The visit went back to the pool (UNASSIGNED), e.g. a failed visit to be tried again.",
   ),
+  "visit.eta.changed": liveEtaEvent(
+    "visit.eta.changed",
+    { previousEta: z.string().check(z.describe("The ETA announced before (at first: the planned one).")) },
+    "A visit's projected arrival moved by at least the profile's etaChangeMinutes from the last one announced (at most one per visit per 5 minutes).",
+  ),
+  "visit.risk.changed": liveEtaEvent(
+    "visit.risk.changed",
+    { previousRisk: riskField.check(z.describe("The risk announced before (at first: the plan's).")) },
+    "A visit's projected risk changed (ON_TIME, AT_RISK, LATE).",
+  ),
 } as const satisfies Record<EventType, z.ZodMiniType>;
 
 /** POST /webhook/{id}/test sends this to one subscription (never on the bus, so not an EventType). */
@@ -151,6 +185,8 @@ export const eventReadPermission = {
   "visit.completed": "view/visit",
   "visit.failed": "view/visit",
   "visit.unassigned": "view/visit",
+  "visit.eta.changed": "view/visit",
+  "visit.risk.changed": "view/visit",
 } as const satisfies Record<EventType, string>;
 
 /** The hub an event is about, or null for an organization-wide event (imports; a skip whose profile is gone). */

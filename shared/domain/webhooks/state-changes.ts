@@ -165,6 +165,59 @@ function visitEvents(before: Image, after: Record<string, unknown>, at: Date): S
   ];
 }
 
+/**
+ * A vehicle's live route re-projected by a progress action (shared/domain/live/live-routes.ts): each visit
+ * whose announced ETA or risk counter grew since the image before means one event. Counters restart with
+ * each dispatch (a new `resultId`), so ids name the route's result too; a dispatch's own write (progress
+ * reset) announces nothing.
+ */
+function liveRouteEvents(before: Image, after: Record<string, unknown>, at: Date): StoredEvent[] {
+  const organizationId = text(after.organizationId);
+  const vehicleId = text(after.vehicleId);
+  const resultId = text(after.resultId);
+  const states = objectOf(objectOf(after.progress)?.eta);
+  if (!organizationId || !vehicleId || !resultId || !states) return [];
+  const sameRoute = text(before?.resultId) === resultId;
+  const previousStates = sameRoute ? objectOf(objectOf(before?.progress)?.eta) : undefined;
+  const count = (value: unknown) => (typeof value === "number" ? value : 0);
+  const events: StoredEvent[] = [];
+  for (const [visitId, value] of Object.entries(states)) {
+    const state = objectOf(value);
+    if (!state) continue;
+    const previous = objectOf(previousStates?.[visitId]);
+    const base = {
+      organizationId,
+      visitId,
+      hubId: text(after.hubId) ?? "",
+      vehicleId,
+      routingResultId: resultId,
+      plannedEta: text(state.plannedEta) ?? null,
+      eta: text(state.eta) ?? "",
+      risk: (text(state.risk) ?? "ON_TIME") as "ON_TIME" | "AT_RISK" | "LATE",
+      slackMinutes: typeof state.slackMinutes === "number" ? state.slackMinutes : null,
+    };
+    const etaN = count(state.etaN);
+    if (etaN > count(previous?.etaN))
+      events.push(
+        stored(organizationId, eventIdOf("visit.eta.changed", organizationId, vehicleId, resultId, visitId, String(etaN)), {
+          type: "visit.eta.changed",
+          timestamp: isoOf(text(state.etaAt), at),
+          data: { ...base, previousEta: text(state.previousEta) ?? "" },
+        }),
+      );
+    const riskN = count(state.riskN);
+    if (riskN > count(previous?.riskN))
+      events.push(
+        stored(organizationId, eventIdOf("visit.risk.changed", organizationId, vehicleId, resultId, visitId, String(riskN)), {
+          type: "visit.risk.changed",
+          timestamp: isoOf(text(state.riskAt), at),
+          data: { ...base, previousRisk: (text(state.previousRisk) ?? "ON_TIME") as "ON_TIME" | "AT_RISK" | "LATE" },
+        }),
+      );
+  }
+  return events;
+}
+
 type EventReader = (before: Image, after: Record<string, unknown>, at: Date) => StoredEvent[];
 
 /**
@@ -177,6 +230,7 @@ const eventReaders = {
   runClaim: runClaimEvents,
   dataType: importEvents,
   visit: visitEvents,
+  liveRoute: liveRouteEvents,
 } as const satisfies Record<string, EventReader>;
 
 /** The entities whose stream records can mean an event (the keys of `eventReaders`). */

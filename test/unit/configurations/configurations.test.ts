@@ -51,6 +51,10 @@ describe("Schema: configuration profile", () => {
       roadFactor: 1.3,
       travelProvider: null,
       travelFallback: "fail",
+      atRiskMinutes: 15,
+      etaChangeMinutes: 10,
+      autoArrival: false,
+      arrivalRadiusMeters: 75,
     });
     expect(configurationInputSchema.parse({ ...base, capacityConstraint: { volume: false } }).capacityConstraint).toEqual({
       weight: true,
