@@ -4,12 +4,12 @@ import { createVisitService } from "#shared/domain/visits/service";
 import { dynamoVehicleStore } from "#shared/store/vehicle-store";
 import { dynamoVisitStore } from "#shared/store/visit-store";
 
+/** Whose driver a visit's is: the assignee of its vehicle. */
+export const visitVehicleAssignee = async (organizationId: string, vehicleId: string) =>
+  (await dynamoVehicleStore.find(organizationId, vehicleId))?.vehicle.assignee;
+
 /** Composition root of the visit area: the domain service over its DynamoDB store (vehicles: whose driver a visit's is). */
-export const visitService = createVisitService(
-  dynamoVisitStore,
-  () => new Date(),
-  async (organizationId, vehicleId) => (await dynamoVehicleStore.find(organizationId, vehicleId))?.vehicle.assignee,
-);
+export const visitService = createVisitService(dynamoVisitStore, () => new Date(), visitVehicleAssignee);
 
 /**
  * For routing runs (no caller): the hub's active (UNASSIGNED/ONGOING) visits, oldest first by

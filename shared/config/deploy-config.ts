@@ -88,6 +88,7 @@ export const contextSchema = z.object({
   resultRetentionDays: z.optional(integer(1, 36_500)),
   noncurrentVersionDays: z.optional(integer(1, 36_500)),
   importRetentionDays: z.optional(integer(1, 36_500)),
+  proofRetentionDays: z.optional(integer(1, 36_500)),
 });
 export type DeployContext = z.infer<typeof contextSchema>;
 
