@@ -41,7 +41,7 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { apiSamplingRule, productLogGroupProps } from "#infra/constructs/observability-costs";
-import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership, StorageClass } from "aws-cdk-lib/aws-s3";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
@@ -509,7 +509,21 @@ export class FieldOperationsStack extends Stack {
       const isImportGrant = grant.startsWith("import");
       const onBucket = actions.filter((action) => action.startsWith("s3:"));
       if (onBucket.length > 0) {
-        if (isImportGrant) {
+        if (grant.startsWith("proof")) {
+          // The proof grants reach only proofs of delivery; ListBucket only for keys under proofs/.
+          const onObjects = onBucket.filter((action) => action !== "s3:ListBucket");
+          role.addToPrincipalPolicy(
+            new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.visitProofPattern)] }),
+          );
+          if (onBucket.includes("s3:ListBucket"))
+            role.addToPrincipalPolicy(
+              new PolicyStatement({
+                actions: ["s3:ListBucket"],
+                resources: [bucket.bucketArn],
+                conditions: { StringLike: { "s3:prefix": [objectKeys.visitProofPattern] } },
+              }),
+            );
+        } else if (isImportGrant) {
           const onObjects = onBucket.filter((action) => action !== "s3:ListBucket");
           if (onObjects.length > 0)
             role.addToPrincipalPolicy(
@@ -1111,6 +1125,10 @@ function acknowledgeDesignDecisions(
       `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`,
       "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.",
     );
+    acknowledge(
+      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.visitProofPattern}]`,
+      "Only the proofs of delivery of every organization (the proof routes' objects); keys are derived by the code from the organization, the visit and the proof id.",
+    );
     for (const [area, kind] of Object.entries(bucketKindOfArea)) {
       acknowledge(
         `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`,
@@ -1285,6 +1303,9 @@ const bucketKindOfArea: Record<string, { prefix: string; legacyPattern: string; 
  * deleted versions expire `noncurrentVersionDays` (default 30) after they stop being current;
  * unfinished multipart uploads are aborted after a day; result bodies expire only when
  * `resultRetentionDays` is set (a result's item outlives its body: reading it then answers without routes).
+ * Proofs of delivery expire `proofRetentionDays` (default 400: a year of delivery disputes plus a
+ * month's margin) after upload, and move to Standard-IA after 30 days (read in the first days, then
+ * only in a dispute; S3 leaves objects under 128 KB, most signatures, in Standard).
  */
 export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
   const days = (key: string, fallback?: number) => {
@@ -1295,6 +1316,7 @@ export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
     return number;
   };
   const resultDays = days("resultRetentionDays");
+  const proofDays = days("proofRetentionDays", PROOF_RETENTION_DAYS) as number;
   return [
     { id: "AbortIncompleteMultipartUploads", abortIncompleteMultipartUploadAfter: Duration.days(1) },
     {
@@ -1304,8 +1326,21 @@ export function fileLifecycleRules(stack: Stack): LifecycleRule[] {
     },
     { id: "ExpireImportUploads", prefix: objectKinds.imports, expiration: Duration.days(days("importRetentionDays", 7) as number) },
     ...(resultDays ? [{ id: "ExpireResultBodies", prefix: objectKinds.results, expiration: Duration.days(resultDays) }] : []),
+    {
+      id: "ExpireProofsOfDelivery",
+      prefix: objectKinds.proofs,
+      // Standard-IA takes objects 30 days old at the earliest; a shorter retention just expires them.
+      ...(proofDays > PROOF_IA_AFTER_DAYS
+        ? { transitions: [{ storageClass: StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(PROOF_IA_AFTER_DAYS) }] }
+        : {}),
+      expiration: Duration.days(proofDays),
+    },
   ];
 }
+
+/** Default days a proof of delivery is kept (context `proofRetentionDays`). */
+export const PROOF_RETENTION_DAYS = 400;
+const PROOF_IA_AFTER_DAYS = 30;
 
 /** A queue a worker reads: SSE, TLS only, its definition's visibility and retention, its dead-letter queue after `maxReceiveCount`. */
 function workQueueOf(

@@ -144,6 +144,7 @@ export const contextSchema = z.object({
   ),
   xraySamplingReservoir: z.optional(integer(0, 1_000_000)),
   xraySamplingRate: z.optional(fraction),
+  proofRetentionDays: z.optional(integer(1, 36_500)),
 });
 export type DeployContext = z.infer<typeof contextSchema>;
 

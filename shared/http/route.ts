@@ -18,6 +18,10 @@ export type RouteGrant =
   | "importFileRead"
   | "importFileDelete"
   | "importQueueSend"
+  // Proof of delivery (docs/api/execution.md): only the proofs (`proofs/*`): sign an upload form, check a proof exists, sign a download.
+  | "proofUpload"
+  | "proofCheck"
+  | "proofRead"
   // Webhooks (docs/api/webhooks.md): seal a new signing secret / open one to sign; send delivery attempts; put events on the stack's bus.
   | "webhookSecretSeal"
   | "webhookSecretOpen"
@@ -47,6 +51,11 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   importFileRead: ["s3:GetObject", "s3:GetObjectVersion", "s3:ListBucket"],
   importFileDelete: ["s3:DeleteObject", "s3:DeleteObjectVersion"],
   importQueueSend: ["sqs:SendMessage"],
+  proofUpload: ["s3:PutObject"],
+  // HeadObject is authorized as GetObject; ListBucket (on the bucket, conditioned on the proofs/ prefix,
+  // which S3 sets to the key for this check) makes a missing proof 404 instead of 403, so an unknown proofId is a client's 400.
+  proofCheck: ["s3:GetObject", "s3:ListBucket"],
+  proofRead: ["s3:GetObject"],
   webhookSecretSeal: ["kms:Encrypt"],
   webhookSecretOpen: ["kms:Decrypt"],
   webhookQueueSend: ["sqs:SendMessage"],

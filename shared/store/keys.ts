@@ -247,6 +247,14 @@ export const objectKeys = {
   legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */
   legacyExportPattern: "imports/*",
+  /**
+   * A proof of delivery (docs/api/execution.md): derived from the organization, the visit and the
+   * proof id only, never from a client's path; its kind and content type are on the object.
+   */
+  visitProof: (o: string, visitId: string, proofId: string) =>
+    `${objectKinds.proofs}${encodeURIComponent(o)}/${encodeURIComponent(visitId)}/${proofId}`,
+  /** IAM resource pattern (and ListBucket prefix) of every organization's proofs (the proof functions' only objects). */
+  visitProofPattern: "proofs/*",
 } as const;
 
 /**
@@ -258,4 +266,5 @@ export const objectKinds = {
   certificates: "certificates/",
   results: "results/",
   travelCache: "travel-cache/",
+  proofs: "proofs/",
 } as const;

@@ -71,6 +71,7 @@ const bodies: Record<string, (fixtures: Fixtures) => Body> = {
   patchVisit: () => ({ json: { name: "renamed stop" } }),
   createVisitBatch: (f) => ({ json: { visits: [{ name: `${marker} stop 3`, hubId: f.hubA, coordinate: "-6.2,106.8" }] } }),
   reportVisitProgress: () => ({ json: { action: "start" } }),
+  createVisitProofUpload: () => ({ json: { kind: "photo", contentType: "image/jpeg", sizeBytes: 1000 } }),
   createRoutingConfiguration: (f) => ({ json: { name: `${marker} plan 2`, hubId: f.hubA } }),
   replaceRoutingConfiguration: (f) => ({ json: { name: `${marker} plan`, hubId: f.hubA } }),
   patchRoutingConfiguration: () => ({ json: { name: "renamed plan" } }),

@@ -107,6 +107,8 @@ describe("Visits API", () => {
         attempts: 0,
         failureReason: null,
         lastTransition: null,
+        requirements: { photo: false, signature: false, notes: false },
+        proofs: [],
         organizationId,
         createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
         updatedTime: visit.createdTime,

@@ -11,6 +11,7 @@ import {
   visitSchema,
   visitTransitionSchema,
 } from "#shared/domain/visits/schema";
+import { MAX_PROOFS_PER_VISIT, proofDownloadSchema, proofUploadRequestSchema, proofUploadSchema } from "#shared/domain/visits/proofs";
 import { defineRoute } from "#shared/http/route";
 
 const visitBody = () => successBodySchema(visitSchema);
@@ -127,6 +128,7 @@ export const visitRoutes = {
       "One driver action: `start` (ASSIGNED → EN_ROUTE), `undo` (EN_ROUTE → ASSIGNED), `arrive` (ASSIGNED/EN_ROUTE → ARRIVED), `complete` (→ DONE) or `fail` (→ FAILED, with `failureReason`). A move the lifecycle does not allow answers 409 `visit-409` naming `from`, `to` and `allowed`, and changes nothing; a vehicle is heading to or at one visit at a time (409 `visit-411`).",
       "The caller must be the `assignee` of the visit's vehicle, or hold `edit/visit` (a dispatcher acting for the driver); anyone else 403 `visit-403`. `at` (default now) must be within the last 24 h and at most 60 s ahead.",
       "An `Idempotency-Key` is kept 72 hours, so a driver app may replay its offline queue; `If-Match` makes the action conditional on the version read. Each change is stored with its time, source, user and position and appended to the visit's history.",
+      `Proof of delivery: \`proofIds\` name proofs uploaded through POST /visit/{visitId}/proofs; each must have been uploaded for this visit (400 on \`proofIds\` otherwise); they are recorded on the visit (at most ${MAX_PROOFS_PER_VISIT}) and on the change. \`complete\` with a requirement of the visit unmet is a 400 naming it (\`requirements.photo\`, \`requirements.signature\`, \`requirements.notes\`), and changes nothing.`,
     ].join("\n\n"),
     tag,
     permission: "edit/visit-progress",
@@ -140,10 +142,48 @@ export const visitRoutes = {
         failedCodes: ["visit-409", "visit-411"],
       },
     }),
-    grants: ["tableWrite"],
+    // proofCheck: HeadObject of each named proof (docs/api/execution.md, "Proof of delivery").
+    grants: ["tableWrite", "proofCheck"],
     idempotent: true,
     idempotencyWindowSeconds: 72 * 60 * 60,
     versioned: true,
+  }),
+  proofUpload: defineRoute({
+    operationId: "createVisitProofUpload",
+    method: "POST",
+    path: "/visit/{visitId}/proofs",
+    handler: "functions/http/visits/proof-upload.ts",
+    summary: "Get an upload form for a proof of delivery",
+    description: [
+      "Answers a `proofId` and a presigned S3 POST (`url` and form `fields`) for one photo, signature or document of the visit: POST the file as a multipart/form-data form, the `fields` as given and then the file as `file`, before it expires (`PRESIGN_TTL_SECONDS`, 15 minutes by default). The form's policy fixes the key (under the organization and the visit), the Content-Type and the kind, and takes 1 byte up to the declared `sizeBytes` (at most 10 MB); S3 refuses anything else with a 403. The API never carries the file.",
+      "Uploading records nothing: name the `proofId` in `proofIds` of POST /visit/{visitId}/progress (e.g. with `complete`). Same caller rule as progress: the driver of the visit's vehicle, or a holder of `edit/visit` (403 `visit-403`). With an `Idempotency-Key` (kept 72 hours) a replay answers the same proofId with a freshly signed form.",
+    ].join("\n\n"),
+    tag,
+    permission: "edit/visit-progress",
+    params: visitParamsSchema,
+    body: proofUploadRequestSchema,
+    responses: () => ({
+      201: { description: "Where to upload the proof", schema: successBodySchema(proofUploadSchema) },
+      403: { description: "Not the driver of the visit's vehicle (visit-403).", failedCodes: ["visit-403"] },
+    }),
+    // tableRead: the visit and its vehicle's driver; proofUpload: the signed form may put only proofs.
+    grants: ["tableRead", "proofUpload"],
+    idempotent: true,
+    idempotencyWindowSeconds: 72 * 60 * 60,
+  }),
+  proofs: defineRoute({
+    operationId: "listVisitProofs",
+    method: "GET",
+    path: "/visit/{visitId}/proofs",
+    handler: "functions/http/visits/proofs.ts",
+    summary: "A visit's proofs of delivery, with download URLs",
+    description: `The proofs recorded on the visit (named by the driver's progress actions, at most ${MAX_PROOFS_PER_VISIT}), oldest first, each with a presigned GET \`url\` valid for \`expiresInSeconds\` (5 minutes): ask again for fresh ones. A proof past the bucket's retention (docs/api/execution.md) is listed but its URL answers 404.`,
+    tag,
+    permission: "view/visit",
+    params: visitParamsSchema,
+    responses: () => ({ 200: { description: "The visit's proofs", schema: successBodySchema(z.array(proofDownloadSchema)) } }),
+    // proofRead: presigning a GET needs the right to get the object (signed locally, no S3 call).
+    grants: ["tableRead", "proofRead"],
   }),
   history: defineRoute({
     operationId: "listVisitHistory",

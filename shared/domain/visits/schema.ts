@@ -24,6 +24,7 @@ export const isActiveVisitStatus = (status: VisitStatus) => activeVisitStatuses.
 
 export { type Coordinate, coordinateSchema } from "#shared/domain/coordinates";
 import { coordinateObjectSchema, coordinateSchema } from "#shared/domain/coordinates";
+import { noRequirements, visitProofSchema, visitRequirementsInputSchema, visitRequirementsSchema } from "#shared/domain/visits/proofs";
 
 const dateTimePattern = /^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -75,6 +76,7 @@ const dispatchFields = [
   "attempts",
   "failureReason",
   "lastTransition",
+  "proofs",
 ] as const;
 
 /** Why a driver could not complete a visit (`fail`); OTHER wants notes. */
@@ -103,6 +105,8 @@ export const visitTransitionSchema = z.object({
   position: z.nullable(reportedPositionSchema),
   failureReason: z.nullable(z.enum(failureReasons)),
   notes: z.nullable(z.string().check(clientText)),
+  /** Changes recorded before proofs existed read as naming none. */
+  proofIds: z._default(z.array(z.string().check(clientText)).check(z.describe("The proofs the action named (proof of delivery).")), []),
   /** The visit's version this change produced (history order). */
   version: z.number(),
 });
@@ -157,6 +161,11 @@ const visitShape = {
         "Makes this visit the delivery of a pickup-and-delivery pair: the id of its pickup, an existing visit of the same hub that is in no other pair (400 otherwise). A run serves both on one vehicle, the pickup first, or drops both; the pickup's capacity is on board from the pickup to the delivery (this visit's own capacity is ignored). null = an ordinary visit.",
       ),
     ),
+  requirements: visitRequirementsInputSchema.check(
+    z.describe(
+      "Proof of delivery a driver's `complete` needs (400 naming each one unmet): `photo` and `signature` a proof of that kind, `notes` non-empty notes. Each false when not sent.",
+    ),
+  ),
 };
 
 export const visitDefaults = {
@@ -168,6 +177,7 @@ export const visitDefaults = {
   status: "UNASSIGNED",
   priority: 3,
   pickupVisitId: null,
+  requirements: noRequirements,
 } as const;
 
 const visitInputObject = z.strictObject({
@@ -182,6 +192,7 @@ const visitInputObject = z.strictObject({
   status: z._default(visitShape.status, visitDefaults.status),
   priority: z._default(visitShape.priority, visitDefaults.priority),
   pickupVisitId: z._default(visitShape.pickupVisitId, visitDefaults.pickupVisitId),
+  requirements: z._default(visitShape.requirements, { ...noRequirements }),
 });
 export const visitInputSchema = ignoringServerSetKeys(visitInputObject, dispatchFields);
 export type VisitInput = z.infer<typeof visitInputSchema>;
@@ -238,6 +249,12 @@ export const visitSchema = z.object({
   attempts: z._default(z.number().check(z.describe("Times a FAILED visit was put back in the pool (FAILED → UNASSIGNED).")), 0),
   failureReason: z._default(z.nullable(z.enum(failureReasons)), null),
   lastTransition: z._default(z.nullable(visitTransitionSchema), null),
+  /** Visits stored before proof of delivery read as requiring and holding none. */
+  requirements: z._default(visitRequirementsSchema, { ...noRequirements }),
+  proofs: z._default(
+    z.array(visitProofSchema).check(z.describe("Proofs named by the driver's progress actions (GET /visit/{visitId}/proofs to download).")),
+    [],
+  ),
   organizationId: z.string().check(clientText),
   createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
@@ -275,7 +292,16 @@ export const visitProgressSchema = z
     failureReason: z.optional(
       z.enum(failureReasons).check(z.describe("Required with `fail` (OTHER wants `notes`); not allowed otherwise.")),
     ),
-    proofIds: z.optional(z.array(idSchema).check(z.maxLength(20))),
+    proofIds: z.optional(
+      z
+        .array(idSchema)
+        .check(
+          z.maxLength(20),
+          z.describe(
+            "Proofs uploaded through POST /visit/{visitId}/proofs that this action records (each must be uploaded: 400 otherwise). `complete` checks the visit's `requirements` against them and the proofs recorded before.",
+          ),
+        ),
+    ),
   })
   .check(
     z.superRefine((body, ctx) => {

@@ -1,6 +1,19 @@
 import { type Caller, callerMayUseHub } from "#shared/domain/caller";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#shared/domain/errors";
 import { assertTransition, attemptsAfter, holdsVehicle, progressActions } from "#shared/domain/visits/lifecycle";
+import {
+  MAX_PROOFS_PER_VISIT,
+  noProofStorage,
+  PROOF_URL_TTL_SECONDS,
+  type ProofDownload,
+  proofOf,
+  type ProofStorage,
+  type ProofUpload,
+  type ProofUploadRequest,
+  unmetRequirements,
+  unmetRequirementsError,
+  type VisitProof,
+} from "#shared/domain/visits/proofs";
 import { newId } from "#shared/domain/ids";
 import { formatDateTimeUtc } from "#shared/domain/time";
 import { parseWith } from "#shared/domain/validation";
@@ -127,6 +140,7 @@ export function changeOf(
     position?: VisitTransition["position"];
     failureReason?: Visit["failureReason"];
     notes?: string | null;
+    proofIds?: readonly string[];
   },
 ): { fields: Pick<Visit, "status" | "attempts" | "failureReason" | "lastTransition">; change: StatusChange } {
   const transition: VisitTransition = {
@@ -138,6 +152,7 @@ export function changeOf(
     position: how.position ?? null,
     failureReason: to === "FAILED" ? (how.failureReason ?? null) : null,
     notes: how.notes ?? null,
+    proofIds: [...(how.proofIds ?? [])],
     version: version + 1,
   };
   const vehicleId = before.assignedVehicleId;
@@ -167,11 +182,46 @@ export function createVisitService(
   now: () => Date = () => new Date(),
   vehicleAssignee: VehicleAssignee = async () => undefined,
   progressRecorded: ProgressRecorded = async () => {},
+  proofStorage: ProofStorage = noProofStorage,
 ) {
   async function findVisible(caller: Caller, visitId: string) {
     const found = await store.find(caller.organizationId, visitId);
     if (!found || !callerMayUseHub(caller, found.visit.hubId)) throw new NotFoundError();
     return found;
+  }
+
+  /** The driver rule of progress and proofs: the assignee of the visit's vehicle, or a holder of `edit/visit`; anyone else 403 visit-403. */
+  async function assertMayReport(caller: Caller, visit: Visit): Promise<void> {
+    if (caller.permissions.has("edit/visit")) return;
+    const assignee = visit.assignedVehicleId === null ? undefined : await vehicleAssignee(caller.organizationId, visit.assignedVehicleId);
+    if (assignee == null || assignee !== caller.userId)
+      throw new ForbiddenError(
+        "Only the driver assigned to this visit's vehicle (or a holder of edit/visit) may report its progress.",
+        "visit-403",
+      );
+  }
+
+  /**
+   * The proofs an action names that the visit does not hold yet, each described by its object
+   * (HeadObject on the key derived from the organization, the visit and the id): one 400 on
+   * `proofIds` listing every id not uploaded, or not uploaded as answered.
+   */
+  async function newProofs(caller: Caller, visit: Visit, proofIds: readonly string[], recordedAt: string): Promise<VisitProof[]> {
+    const unseen = proofIds.filter((id) => !visit.proofs.some((proof) => proof.proofId === id));
+    const described = await Promise.all(
+      unseen.map(async (proofId) => {
+        const stored = await proofStorage.describe(caller.organizationId, visit._id, proofId);
+        return stored
+          ? proofOf(proofId, stored, recordedAt)
+          : `proof ${proofId} was not uploaded for this visit (POST /visit/{visitId}/proofs, then the form)`;
+      }),
+    );
+    const problems = described.filter((each): each is string => typeof each === "string");
+    if (problems.length > 0) throw new ValidationError(problems.map((message) => ({ field: "proofIds", message })));
+    const proofs = described as VisitProof[];
+    if (visit.proofs.length + proofs.length > MAX_PROOFS_PER_VISIT)
+      throw ValidationError.single("proofIds", `a visit keeps at most ${MAX_PROOFS_PER_VISIT} proofs; it has ${visit.proofs.length}`);
+    return proofs;
   }
 
   /**
@@ -205,6 +255,14 @@ export function createVisitService(
     if (owner !== undefined && owner !== visitId) throw fail(`that visit is already the pickup of delivery ${owner}`);
   }
 
+  async function presignProofUpload(
+    organizationId: string,
+    upload: Pick<ProofUpload, "proofId" | "visitId" | "kind" | "contentType" | "maxBytes">,
+  ): Promise<ProofUpload> {
+    const target = await proofStorage.uploadTarget(organizationId, upload.visitId, upload.proofId, upload);
+    return { ...upload, method: "POST", ...target };
+  }
+
   return {
     async create(caller: Caller, input: VisitInput): Promise<Visit> {
       assertHubAllowed(caller, input.hubId);
@@ -219,6 +277,7 @@ export function createVisitService(
         attempts: 0,
         failureReason: null,
         lastTransition: null,
+        proofs: [],
         organizationId: caller.organizationId,
         createdTime: formatDateTimeUtc(time),
         updatedTime: formatDateTimeUtc(time),
@@ -271,21 +330,19 @@ export function createVisitService(
       const existing = await findVisible(caller, visitId);
       versions?.check(existing.version);
       const before = existing.visit;
-      if (!caller.permissions.has("edit/visit")) {
-        const assignee =
-          before.assignedVehicleId === null ? undefined : await vehicleAssignee(caller.organizationId, before.assignedVehicleId);
-        if (assignee == null || assignee !== caller.userId)
-          throw new ForbiddenError(
-            "Only the driver assigned to this visit's vehicle (or a holder of edit/visit) may report its progress.",
-            "visit-403",
-          );
-      }
+      await assertMayReport(caller, before);
       const time = now();
       const at = input.at !== undefined ? new Date(input.at) : time;
       if (at.getTime() < time.getTime() - PROGRESS_PAST_MS || at.getTime() > time.getTime() + PROGRESS_AHEAD_MS)
         throw ValidationError.single("at", "at must be within the last 24 hours and at most 60 seconds ahead of the server's time");
       const to = progressActions[input.action];
       assertTransition(before.status, to, "driver");
+      const proofIds = [...new Set(input.proofIds ?? [])];
+      const proofs = [...before.proofs, ...(await newProofs(caller, before, proofIds, at.toISOString()))];
+      if (to === "DONE") {
+        const unmet = unmetRequirements(before.requirements, { proofs, notes: input.notes });
+        if (unmet.length > 0) throw unmetRequirementsError(unmet);
+      }
       const moved = changeOf(before, existing.version, to, {
         source: "driver",
         userId: caller.userId,
@@ -293,8 +350,9 @@ export function createVisitService(
         ...(input.position ? { position: input.position } : {}),
         failureReason: input.failureReason ?? null,
         notes: input.notes ?? null,
+        proofIds,
       });
-      const visit: Visit = { ...before, ...moved.fields, updatedTime: formatDateTimeUtc(time) };
+      const visit: Visit = { ...before, ...moved.fields, proofs, updatedTime: formatDateTimeUtc(time) };
       const previous = { version: existing.version, hubId: before.hubId, pickupVisitId: before.pickupVisitId };
       try {
         await writeUnder(versions, () => store.replace(visit, previous, moved.change), existing.version + 1);
@@ -308,6 +366,41 @@ export function createVisitService(
       }
       await progressRecorded(caller.organizationId, visit, input.action, at);
       return visit;
+    },
+
+    /**
+     * A presigned POST for one proof of the visit (POST /visit/{id}/proofs), under the driver rule of
+     * progress. Nothing is recorded: the proof counts once a progress action names it.
+     */
+    async proofUpload(caller: Caller, visitId: string, input: ProofUploadRequest): Promise<ProofUpload> {
+      const { visit } = await findVisible(caller, visitId);
+      await assertMayReport(caller, visit);
+      return presignProofUpload(caller.organizationId, {
+        proofId: newId(now()),
+        visitId: visit._id,
+        kind: input.kind,
+        contentType: input.contentType,
+        maxBytes: input.sizeBytes,
+      });
+    },
+
+    /** The same upload form signed again (an Idempotency-Key replay stores the answer without its signature). */
+    presignProofUpload,
+
+    /**
+     * Download URLs of the proofs recorded on the visit (GET /visit/{id}/proofs): what the driver's
+     * actions named and the requirements were checked against, at most MAX_PROOFS_PER_VISIT, signed
+     * locally (no S3 call).
+     */
+    async proofs(caller: Caller, visitId: string): Promise<ProofDownload[]> {
+      const { visit } = await findVisible(caller, visitId);
+      return Promise.all(
+        visit.proofs.map(async (proof) => ({
+          ...proof,
+          url: await proofStorage.downloadUrl(caller.organizationId, visit._id, proof.proofId, PROOF_URL_TTL_SECONDS),
+          expiresInSeconds: PROOF_URL_TTL_SECONDS,
+        })),
+      );
     },
 
     async history(caller: Caller, visitId: string, query: { limit: number; cursor?: string | undefined }): Promise<TransitionPage> {

@@ -97,6 +97,8 @@ export async function bulkActiveVisits(organizationId: string, hubId: string, co
       attempts: 0,
       failureReason: null,
       lastTransition: null,
+      requirements: { photo: false, signature: false, notes: false },
+      proofs: [],
       organizationId,
       createdTime: formatDateTimeUtc(created),
       updatedTime: formatDateTimeUtc(created),

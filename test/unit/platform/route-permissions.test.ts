@@ -21,7 +21,8 @@ describe("Route table: permissions", () => {
           ? "view"
           : route.method === "DELETE"
             ? "delete"
-            : route.method === "POST" && !/\}(\/dispatch|\/test|\/progress)?$/.test(route.path)
+            : // POST /visit/{id}/proofs signs a driver's upload form: edit/visit-progress, like the progress it serves.
+              route.method === "POST" && !/\}(\/dispatch|\/test|\/progress|\/proofs)?$/.test(route.path)
               ? "add"
               : "edit";
       expect(verb, `${route.method} ${route.path}`).toBe(expected);

@@ -85,6 +85,8 @@ const visit = (id: string, overrides: Partial<Visit> = {}): Visit => ({
   attempts: 0,
   failureReason: null,
   lastTransition: null,
+  requirements: { photo: false, signature: false, notes: false },
+  proofs: [],
   organizationId: "o",
   createdTime: "2026-01-01 00:00:00",
   updatedTime: "2026-01-01 00:00:00",

@@ -206,6 +206,7 @@ function world(vehicles: Vehicle[]) {
             position: null,
             failureReason: null,
             notes: null,
+            proofIds: [],
             version: 2,
           }
         : stored.lastTransition,

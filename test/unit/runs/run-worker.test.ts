@@ -168,6 +168,8 @@ function setup(
         attempts: 0,
         failureReason: null,
         lastTransition: null,
+        requirements: { photo: false, signature: false, notes: false },
+        proofs: [],
         organizationId: "o",
         createdTime: "x",
         updatedTime: "x",

@@ -106,6 +106,7 @@ describe("Schema: visit input", () => {
       status: "UNASSIGNED",
       priority: 3,
       pickupVisitId: null,
+      requirements: { photo: false, signature: false, notes: false },
     });
   });
 
@@ -115,6 +116,7 @@ describe("Schema: visit input", () => {
     "routePlannedOrder",
     "eta",
     "etd",
+    "proofs",
     "_id",
     "organizationId",
     "createdTime",
