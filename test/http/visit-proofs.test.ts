@@ -1,4 +1,6 @@
+import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
+import { appConfig } from "#shared/config/env";
 import { markVisitDispatched } from "#shared/app/visits";
 import { PROOF_MAX_BYTES } from "#shared/domain/visits/proofs";
 import { objectKeys } from "#shared/store/keys";
@@ -218,10 +220,20 @@ describe("Proof of delivery", () => {
   });
 
   it("checks what was uploaded, server-side: another type than the form's, another visit's proof, a made-up id are 400 on proofIds", async () => {
-    const { driver, id, api, hub } = await dispatchedVisit();
-    // The emulator does not enforce the policy: a client that changed the Content-Type gets its file stored, and refused at use.
+    const { driver, id, api, hub, organizationId } = await dispatchedVisit();
+    // S3 (and the local S3) refuses a form whose Content-Type breaks its policy; an object that got there
+    // anyway (written with the bucket's own credentials) is refused at use.
     const asked = await askUpload(driver, id, { kind: "photo", contentType: "image/jpeg", sizeBytes: 20 });
-    expect((await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" })).status).toBe(204);
+    expect((await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" })).status).toBe(403);
+    await new S3Client({ forcePathStyle: true }).send(
+      new PutObjectCommand({
+        Bucket: appConfig().BUCKET_NAME,
+        Key: objectKeys.visitProof(organizationId, id, asked.body.data.proofId),
+        Body: jpeg,
+        ContentType: "text/html",
+        Metadata: { "proof-kind": "photo" },
+      }),
+    );
     const wrongType = await progress(driver, id, { action: "complete", proofIds: [asked.body.data.proofId] });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.errors[0]).toMatchObject({ field: "proofIds", message: expect.stringContaining("text/html") });
