@@ -92,7 +92,7 @@ export const resultDroppedSchema = z.object({
       .enum(dropReasonCodes)
       .check(
         z.describe(
-          "Why, stable (docs/api/routing-runs.md, Reason codes): capacity (the dimension in reasonDetail), timeWindow, workingTime, break, maxVisits, maxDistance, maxDuration, noCompatibleVehicle (tags), pickupDelivery, badCoordinates, or lowPriority (it would fit, but serving it costs more than the plan gains). A visit the search left out is tried at every position of every route with one constraint family relaxed at a time; the code is the family whose relaxation lets it in on the most vehicles. Absent on results stored before reason codes.",
+          "Why, stable (docs/api/routing-runs.md, Reason codes): capacity (the dimension in reasonDetail), timeWindow, workingTime, break, maxVisits, maxDistance, maxDuration, noCompatibleVehicle (tags), pickupDelivery, badCoordinates, lowPriority (it would fit, but serving it costs more than the plan gains), or unexplained (the explanation reached its time cap before this visit; summary.explanationCut is true). A visit the search left out is tried at every position of every route with one constraint family relaxed at a time; the code is the family whose relaxation lets it in on the most vehicles. Absent on results stored before reason codes.",
         ),
       ),
   ),
@@ -144,6 +144,15 @@ export const resultSummarySchema = z.object({
     z
       .partialRecord(z.enum(dropReasonCodes), z.number().check(z.int()))
       .check(z.describe("Dropped visits per reasonCode (codes with none left out). Absent on results stored before reason codes.")),
+  ),
+  explanationCut: z.optional(
+    z
+      .boolean()
+      .check(
+        z.describe(
+          "True when the explanation of the visits the search dropped reached its hard time cap (a large day with many drops): the visits it did not reach have reasonCode unexplained. Absent on results stored before the cap.",
+        ),
+      ),
   ),
   travel: z
     .optional(travelReportSchema)

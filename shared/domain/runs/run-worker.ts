@@ -70,6 +70,11 @@ export const BUDGET_MARGIN_MS = 2000;
 export const MIN_SOLVE_MS = 1000;
 /** The explanation of dropped visits takes its cheap path (breaks kept where the plan has them) past the budget's end plus this. */
 const EXPLAIN_GRACE_MS = 500;
+/**
+ * The explanation's hard cap, after the budget's end: the visits it has not reached by then are `unexplained`
+ * (summary.explanationCut), so that checking, road geometry and the writes still fit in the margin.
+ */
+export const EXPLAIN_CAP_MS = 1000;
 
 export interface LogExecuted {
   status: "SUCCESS" | "SKIPPED" | "FAILED";
@@ -345,9 +350,10 @@ async function optimiseAndStore(
   });
   meter.pass.seconds = (performance.now() - solveStartedAt) / 1000;
   const organizationId = prepared.configuration.organizationId;
-  const hurry = () => ports.now().getTime() > budgetEnd + EXPLAIN_GRACE_MS;
+  const clock = () => ports.now().getTime();
+  const explainOptions = { hurry: () => clock() > budgetEnd + EXPLAIN_GRACE_MS, deadline: budgetEnd + EXPLAIN_CAP_MS, clock };
   const checked = (candidate: RoutingSolution) => {
-    const described = describeSolution(prepared.input, planned, candidate, explainDrops(planned, candidate, { hurry }));
+    const described = describeSolution(prepared.input, planned, candidate, explainDrops(planned, candidate, explainOptions));
     return { ...described, violations: planViolations(prepared.input, planned, candidate, described.body) };
   };
   let plan = checked(solution);
