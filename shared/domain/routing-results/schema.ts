@@ -74,6 +74,23 @@ export const resultRouteSchema = z.object({
       .array(z.string().check(clientText))
       .check(z.describe("On a live day: the vehicle's visits already finished or under way when the run planned (not re-planned).")),
   ),
+  roadGeometry: z.optional(
+    z
+      .object({
+        legs: z
+          .array(z.string())
+          .check(
+            z.describe(
+              "One encoded polyline (Google's format, precision 5, latitude first) per leg: from the vehicle's start to trip 1, trip 1 to trip 2, …, and the drive back when the route returns.",
+            ),
+          ),
+      })
+      .check(
+        z.describe(
+          "The roads the route drives, from the profile's travel provider's route service (osrm), simplified; absent when the plan's travel was great circle or the route service gave none (summary.travel.geometry says why). The map and GeoJSON draw it.",
+        ),
+      ),
+  ),
 });
 
 export const resultDroppedSchema = z.object({
@@ -118,6 +135,23 @@ export const travelReportSchema = z.object({
   fallbackReason: z
     .nullable(z.string())
     .check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
+  geometry: z.optional(
+    z
+      .object({
+        lines: z
+          .enum(["road", "straight", "mixed"])
+          .check(z.describe("road: every route has its road geometry; straight: none has (great-circle lines); mixed: some.")),
+        routesWithRoads: z.number().check(z.int()),
+        requests: z.number().check(z.int(), z.describe("Route-service requests asked.")),
+        elementsRequested: z
+          .number()
+          .check(z.int(), z.describe("Legs answered by the route service, charged as travel elements (beside the matrix's).")),
+        reason: z
+          .nullable(z.string())
+          .check(z.describe("Why routes are drawn straight (skipped for time, refused, failed, no route service); null otherwise.")),
+      })
+      .check(z.describe("The routes' road geometry (absent on results stored before it).")),
+  ),
 });
 export type TravelReport = z.infer<typeof travelReportSchema>;
 
