@@ -84,8 +84,9 @@ describe("Road geometry of a plan's routes (osrm route service)", () => {
     expect(line.geometry?.coordinates).toEqual(roads.map((at) => [at.lng, at.lat]));
 
     // The SVG: the out line through every road corner, the drive back dashed, the legend says roads.
-    expect(svg).toContain("Lines follow the roads (osrm road geometry)");
-    expect(svg).not.toContain("join the stops straight");
+    expect(svg).toContain(">Lines follow the roads<");
+    expect(svg).toContain(">(osrm road geometry)<");
+    expect(svg).not.toContain("Straight lines");
     expect(svg.match(/<polyline class="road"/g)).toHaveLength(1);
     expect(svg.match(/<polyline class="road back"/g)).toHaveLength(1);
     const outPoints = /<polyline class="road" points="([^"]+)"/.exec(svg)![1]!.split(" ");
@@ -117,7 +118,8 @@ describe("Road geometry of a plan's routes (osrm route service)", () => {
 
     expect(rfc7946Problems(geojson)).toEqual([]);
     expect(routeFeature(geojson).properties).toMatchObject({ lineKind: "straight", travelSource: "osrm" });
-    expect(svg).toContain("Lines join the stops straight (great circle), not along roads");
+    expect(svg).toContain(">Straight lines between stops<");
+    expect(svg).toContain(">(great circle), not along roads<");
     expect(svg).not.toContain("Lines follow the roads");
     expect(svg.match(/<polyline class="straight"/g)).toHaveLength(1);
   });

@@ -251,9 +251,15 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
   );
   const withRoads = result.routes.filter((route) => roadLines(route)).length;
   const source = result.summary?.travel?.source ?? "greatCircle";
-  if (withRoads > 0) row("", `Lines follow the roads (${source} road geometry)`);
-  if (withRoads < result.routes.length || result.routes.length === 0)
-    row("", `${withRoads > 0 ? "Other routes: lines" : "Lines"} join the stops straight (great circle), not along roads`);
+  // Two short rows each: the legend column is ~40 characters wide.
+  if (withRoads > 0) {
+    row("", "Lines follow the roads");
+    row("", `(${source} road geometry)`);
+  }
+  if (withRoads < result.routes.length || result.routes.length === 0) {
+    row("", withRoads > 0 ? "Other routes: straight lines" : "Straight lines between stops");
+    row("", "(great circle), not along roads");
+  }
   if (result.summary) {
     y += 8;
     row("", `${result.summary.visitsAssigned} of ${result.summary.visitsPlanned} visits assigned`);
