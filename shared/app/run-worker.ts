@@ -1,5 +1,5 @@
 import { activeRunSlots } from "#shared/app/active-runs";
-import { roadMatrix } from "#shared/app/travel";
+import { roadGeometry, roadMatrix } from "#shared/app/travel";
 import { findConfiguration } from "#shared/app/configurations";
 import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
@@ -50,6 +50,7 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     meterRun: async (usage) => meterRun(usage),
     memoryMb: runMemoryMb,
     roadMatrix,
+    roadGeometry,
     ...overrides,
   };
 }

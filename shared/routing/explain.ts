@@ -9,6 +9,8 @@ import type { DropReason, Location, RoutingProblem, RoutingSolution, RoutingVehi
 /**
  * Why a visit is not in the plan, stable and documented (docs/api/routing-runs.md). `lowPriority`: it would fit
  * on a route as it is, but serving it costs more than the objective pays (or the search met no plan with it).
+ * `unexplained`: the explanation's hard time cap was reached before this visit was evaluated (a large day with many
+ * drops); the visit was left out by the search all the same.
  */
 export const dropReasonCodes = [
   "capacity",
@@ -22,6 +24,7 @@ export const dropReasonCodes = [
   "pickupDelivery",
   "badCoordinates",
   "lowPriority",
+  "unexplained",
 ] as const;
 export type DropReasonCode = (typeof dropReasonCodes)[number];
 
@@ -75,7 +78,18 @@ interface Violations {
 interface Options {
   /** True once the explanation should take the cheap path (breaks kept where the plan has them): its time is up. */
   hurry?: () => boolean;
+  /**
+   * The hard cap (ms, on `clock`): once reached, no further visit is evaluated and the visits the search dropped that
+   * are not explained yet get `unexplained`. Checked before every route a visit is tried on, so it is overrun by at
+   * most one route's evaluation. Default: none.
+   */
+  deadline?: number;
+  /** The clock the deadline is read with (default `Date.now`). */
+  clock?: () => number;
 }
+
+/** What a visit gets when the cap cut the explanation before it was evaluated. */
+const UNEXPLAINED: DropExplanation = { reasonCode: "unexplained", binding: ["unexplained"], capacityDimensions: [] };
 
 /**
  * Explains every dropped visit of `solution`. Visits dropped before the search get the code of their reason
@@ -102,7 +116,16 @@ export function explainDropped(problem: RoutingProblem, solution: RoutingSolutio
     const breakAt = (vehicle.breaks ?? []).map((_, b) => (route?.breaks[b] ? route.breaks[b]!.afterStop + 1 : 0));
     return { vehicle, seq, breakAt };
   });
-  const context: Context = { problem, legs, pickups, partnerOf, hurry: options.hurry ?? (() => false) };
+  const deadline = options.deadline ?? Infinity;
+  const clock = options.clock ?? Date.now;
+  const context: Context = {
+    problem,
+    legs,
+    pickups,
+    partnerOf,
+    hurry: options.hurry ?? (() => false),
+    timeUp: deadline === Infinity ? () => false : () => clock() >= deadline,
+  };
 
   const explanations = new Map<string, DropExplanation>();
   for (const dropped of solution.dropped) {
@@ -120,7 +143,7 @@ export function explainDropped(problem: RoutingProblem, solution: RoutingSolutio
     if (explanations.has(dropped.visitId)) continue;
     const partner = partnerOf.get(v);
     const pairDropped = partner !== undefined && solution.dropped.some((entry) => entry.visitId === problem.visits[partner]!.id);
-    const explanation = explainOne(context, plans, v, pairDropped ? partner : undefined);
+    const explanation = (!context.timeUp() && explainOne(context, plans, v, pairDropped ? partner : undefined)) || UNEXPLAINED;
     explanations.set(dropped.visitId, explanation);
     if (pairDropped) explanations.set(problem.visits[partner!]!.id, explanation);
   }
@@ -133,6 +156,8 @@ interface Context {
   pickups: Set<number>;
   partnerOf: Map<number, number>;
   hurry: () => boolean;
+  /** The hard cap is reached: stop evaluating. */
+  timeUp: () => boolean;
 }
 
 interface Plan {
@@ -141,13 +166,15 @@ interface Plan {
   breakAt: number[];
 }
 
-function explainOne(context: Context, plans: readonly Plan[], v: number, partner: number | undefined): DropExplanation {
+/** The visit's explanation; undefined when the cap was reached before every route was tried. */
+function explainOne(context: Context, plans: readonly Plan[], v: number, partner: number | undefined): DropExplanation | undefined {
   const vehiclesFixedBy = new Map<Family, number>();
   const dims = new Set<number>();
   const brokenAlone = new Map<Family, number>();
   let fits = false;
   let fitsWithoutPair = false;
   for (const plan of plans) {
+    if (context.timeUp()) return undefined;
     const fixedHere = new Set<Family>();
     for (const seq of insertions(plan.seq, v, partner, context)) {
       const base = evaluate(context, plan, seq, null);

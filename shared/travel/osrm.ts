@@ -1,3 +1,4 @@
+import { decodePolyline, type RouteGeometrySource, splitAtWaypoints } from "#shared/domain/travel/road-geometry";
 import type { TableAnswer, TravelTableSource } from "#shared/domain/travel/road-matrix";
 import { TravelSourceError } from "#shared/domain/travel/road-matrix";
 import type { Location } from "#shared/routing/model";
@@ -65,6 +66,70 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
       if (!body.durations || !body.distances)
         throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true, "badAnswer");
       return { durationsSeconds: body.durations, distancesMetres: body.distances };
+    },
+  };
+}
+
+/** Waypoints of one route request: well below OSRM's default `--max-viaroute-size` (500). */
+const ROUTE_WAYPOINTS = 100;
+
+/**
+ * An OSRM-compatible route service (`GET {url}/route/v1/{profile}/{lng,lat;…}?overview=full&geometries=polyline`,
+ * http://project-osrm.org/docs/v5.24.0/api/#route-service): the road line through the waypoints, cut at the
+ * snapped waypoints it answers into one line per leg.
+ */
+export function osrmRouteSource(declaration: OsrmDeclaration, fetchImpl: typeof fetch = fetch): RouteGeometrySource {
+  const base = declaration.url.replace(/\/+$/, "");
+  return {
+    kind: "osrm",
+    maxWaypoints: ROUTE_WAYPOINTS,
+    concurrency: declaration.concurrency,
+    timeoutMs: declaration.timeoutMs,
+    retries: declaration.retries,
+    async route(waypoints, signal) {
+      const path = waypoints.map((point) => `${point.lng},${point.lat}`).join(";");
+      const url = `${base}/route/v1/${declaration.profile}/${path}?overview=full&geometries=polyline`;
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
+      } catch (error) {
+        if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) throw error;
+        throw new TravelSourceError(
+          `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
+          true,
+          "unreachable",
+        );
+      }
+      const text = await response.text();
+      let body:
+        | { code?: string; message?: string; routes?: Array<{ geometry?: unknown }>; waypoints?: Array<{ location?: unknown }> }
+        | undefined;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (!response.ok || body?.code !== "Ok") {
+        const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
+        const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
+        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable, retryable ? "badAnswer" : "refused");
+      }
+      const geometry = body.routes?.[0]?.geometry;
+      if (typeof geometry !== "string") throw new TravelSourceError("the answer has no polyline geometry", true, "badAnswer");
+      let line: ReturnType<typeof decodePolyline>;
+      try {
+        line = decodePolyline(geometry);
+      } catch (error) {
+        throw new TravelSourceError(`the geometry is ${error instanceof Error ? error.message : "unreadable"}`, true, "badAnswer");
+      }
+      // The snapped waypoints lie on the line; the asked ones may be off the road.
+      const snapped = waypoints.map((asked, k) => {
+        const location = body.waypoints?.[k]?.location;
+        return Array.isArray(location) && location.length === 2 && location.every(Number.isFinite)
+          ? { lng: Number(location[0]), lat: Number(location[1]) }
+          : asked;
+      });
+      return splitAtWaypoints(line, snapped);
     },
   };
 }

@@ -12,6 +12,7 @@ import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
 import { repositoryRoot } from "#infra/repository-root";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 
 /**
  * The README's first command, for real: `npm start -- --in-memory` in its own process, a token from
@@ -90,6 +91,13 @@ describe("npm start and npm run token", () => {
       expect(
         geojson.features.filter((feature) => feature.properties.visitId !== undefined && feature.geometry?.type === "Point"),
       ).toHaveLength(3);
+      // The walkthrough's map, printed: rendered to a PNG, each stop's name and ETA drawn in its side table.
+      const stops = geojson.features
+        .filter((feature) => feature.properties.kind === "stop")
+        .map((feature) => ({ name: String(feature.properties.visitName), eta: String(feature.properties.eta) }));
+      expect(stops.map((stop) => stop.name).sort()).toEqual(["Customer 1", "Customer 2", "Customer 3"]);
+      if (chromiumPath) await expectStopTableInPng(join(directory, "map.svg"), stops);
+      else console.warn(`the walkthrough's map is not rendered: ${chromiumMissing}`);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -301,3 +309,68 @@ describe("npm start's command line and start-up failures", () => {
     }
   }, 180_000);
 });
+
+interface InkedText {
+  text: string;
+  box: { x: number; y: number; width: number; height: number };
+  /** Dark pixels of the PNG inside the box: the text was drawn there. */
+  ink: number;
+}
+
+/**
+ * Renders an SVG file in headless Chromium to a PNG (test-output/walkthrough-map.png) and asserts that every stop's
+ * name and ETA is a cell of the side table (`#stop-table`, one row each) and is drawn in the PNG: the PNG, decoded
+ * by the browser, has dark pixels inside the cell's box. No OCR: the boxes come from the rendered page itself.
+ */
+async function expectStopTableInPng(svgPath: string, stops: Array<{ name: string; eta: string }>) {
+  const svg = readFileSync(svgPath, "utf8");
+  const width = Number(/<svg[^>]* width="(\d+)"/.exec(svg)?.[1]);
+  const height = Number(/<svg[^>]* height="(\d+)"/.exec(svg)?.[1]);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
+    await page.goto(`file://${svgPath}`);
+    const cells = (await page.evaluate(`[...document.querySelectorAll("#stop-table text")].map((node) => {
+      const box = node.getBoundingClientRect();
+      return { text: node.textContent, box: { x: box.x, y: box.y, width: box.width, height: box.height } };
+    })`)) as Array<Omit<InkedText, "ink">>;
+    const png = await page.screenshot({ path: testOutputPath("walkthrough-map.png") });
+    // The PNG decoded by the browser (a canvas), and the dark pixels counted in every cell's box.
+    const decoder = await browser.newPage();
+    await decoder.setContent("<canvas></canvas>");
+    const inked = (await decoder.evaluate(
+      `(async ({ dataUrl, cells }) => {
+        const image = new Image();
+        image.src = dataUrl;
+        await image.decode();
+        const canvas = document.querySelector("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext("2d");
+        context.drawImage(image, 0, 0);
+        return { width: image.width, height: image.height, cells: cells.map((cell) => {
+          const { x, y, width, height } = cell.box;
+          if (width < 1 || height < 1) return { ...cell, ink: 0 };
+          const pixels = context.getImageData(Math.floor(x), Math.floor(y), Math.ceil(width), Math.ceil(height)).data;
+          let ink = 0;
+          for (let i = 0; i < pixels.length; i += 4) if (pixels[i] + pixels[i + 1] + pixels[i + 2] < 3 * 128) ink++;
+          return { ...cell, ink };
+        }) };
+      })(${JSON.stringify({ dataUrl: `data:image/png;base64,${png.toString("base64")}`, cells })})`,
+    )) as { width: number; height: number; cells: InkedText[] };
+    expect({ width: inked.width, height: inked.height }).toEqual({ width, height });
+    for (const stop of stops) {
+      const name = inked.cells.find((cell) => cell.text === stop.name);
+      const eta = inked.cells.find((cell) => cell.text === stop.eta && cell.box.y === name?.box.y);
+      expect(name, `${stop.name} in the side table`).toBeDefined();
+      expect(eta, `${stop.name}'s ETA ${stop.eta} on its row`).toBeDefined();
+      for (const cell of [name!, eta!]) {
+        // Inside the picture, and drawn: a dozen or more dark pixels where the text is.
+        expect(cell.box.y + cell.box.height).toBeLessThanOrEqual(height);
+        expect(cell.ink, `"${cell.text}" drawn in the PNG`).toBeGreaterThan(12);
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+}

@@ -139,7 +139,8 @@ describe("Road-network travel (osrm provider)", () => {
       errors: [
         {
           field: "travelProvider",
-          message: "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm, silent-osrm",
+          message:
+            "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm, silent-osrm, tables-only-osrm",
         },
       ],
     });

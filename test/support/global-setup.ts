@@ -27,6 +27,7 @@ interface SharedStack {
     answers: RouteAnswerLog;
     osrm: FakeOsrm;
     silent: { url: string; close(): Promise<void> };
+    tablesOnly: FakeOsrm;
   }>;
   users: number;
 }
@@ -52,6 +53,8 @@ export default async function setup(project: TestProject) {
       // A road-network engine for the travel-provider tests (test/http/road-travel.test.ts): a local server
       // speaking OSRM's table protocol over a deliberately asymmetric network, and one nothing listens on.
       const osrm = await startFakeOsrm({ maxTableSize: 4 });
+      // One whose tables answer and whose route service refuses every request (OSRM's NoRoute): road geometry fails.
+      const tablesOnly = await startFakeOsrm({ maxTableSize: 4, routeFault: () => ({ status: 400, code: "NoRoute" }) });
       // And one that accepts connections and never answers (test/http/run-budget.test.ts).
       const silent = await startSilentServer();
       const travelProviders = {
@@ -59,6 +62,7 @@ export default async function setup(project: TestProject) {
           "fake-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
           "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
           "silent-osrm": { kind: "osrm", url: silent.url },
+          "tables-only-osrm": { kind: "osrm", url: tablesOnly.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
         },
       };
       const stack = await startLocalStack({
@@ -71,12 +75,12 @@ export default async function setup(project: TestProject) {
         observeRouteAnswers: (answer) => answers.record(answer),
         travelProviders,
       });
-      return { stack, signingKey, answers, osrm, silent };
+      return { stack, signingKey, answers, osrm, silent, tablesOnly };
     })(),
   };
   const entry = shared.fieldOperationsTestStack;
   entry.users += 1;
-  const { stack, signingKey, answers, osrm, silent } = await entry.started;
+  const { stack, signingKey, answers, osrm, silent, tablesOnly } = await entry.started;
   project.provide("baseUrl", stack.baseUrl);
   project.provide("localEnvironment", {
     ...stack.environment,
@@ -92,6 +96,7 @@ export default async function setup(project: TestProject) {
     await stack.stop();
     await osrm.close();
     await silent.close();
+    await tablesOnly.close();
     // Every answer the suites saw must be one the route table (and so the OpenAPI document) declares.
     const undeclared = answers.undeclared(routes);
     if (undeclared.length > 0) {

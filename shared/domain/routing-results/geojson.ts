@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { component } from "#shared/domain/schemas";
-import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
+import { type Position, type ResultMapInput, returnsToHub, roadLines, routeColour } from "#shared/domain/routing-results/map-input";
 
 /**
  * A routing result as GeoJSON (RFC 7946), for people who use their own map tools: a
@@ -35,7 +35,13 @@ const routeFeatureSchema = z.object({
     travelSource: z
       .string()
       .check(z.describe("Where the plan's travel came from (summary.travel.source): greatCircle, osrm, amazonLocation.")),
-    lineKind: z.literal("straight").check(z.describe("The line joins the stops straight (great circle); it is not the road driven.")),
+    lineKind: z
+      .enum(["road", "straight"])
+      .check(
+        z.describe(
+          "road: the line follows the roads the route drives (the travel provider's route geometry, from the vehicle's start); straight: it joins the stops straight (great circle), not the road driven.",
+        ),
+      ),
     stroke: z.string(),
   }),
 });
@@ -99,12 +105,15 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
   }
   result.routes.forEach((route, index) => {
     const colour = routeColour(index);
-    const returns = returnsToHub(route);
-    const line = [
-      ...(hub ? [position(hub)] : []),
-      ...route.trips.map((trip) => position(trip.coordinate)),
-      ...(hub && returns ? [position(hub)] : []),
-    ];
+    const roads = roadLines(route);
+    const returns = roads ? roads.back.length > 0 : returnsToHub(route);
+    const line = roads
+      ? dedupe([...roads.out, ...roads.back.slice(1)].map(position))
+      : [
+          ...(hub ? [position(hub)] : []),
+          ...route.trips.map((trip) => position(trip.coordinate)),
+          ...(hub && returns ? [position(hub)] : []),
+        ];
     // A LineString has two or more positions (RFC 7946 §3.1.4): a lone stop without a known hub has no line.
     if (line.length >= 2) {
       features.push({
@@ -121,7 +130,7 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
           durationMinutes: route.durationMinutes,
           returnsToHub: returns,
           travelSource: result.summary?.travel?.source ?? "greatCircle",
-          lineKind: "straight",
+          lineKind: roads ? "road" : "straight",
           stroke: colour,
         },
       });
@@ -164,6 +173,11 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
   }
   const box = boundingBox(features);
   return { type: "FeatureCollection", ...(box ? { bbox: box } : {}), features };
+}
+
+/** Without consecutive repeats (a polyline's points rounded to 6 decimals can meet). */
+function dedupe(line: [number, number][]): [number, number][] {
+  return line.filter((point, i) => i === 0 || point[0] !== line[i - 1]![0] || point[1] !== line[i - 1]![1]);
 }
 
 function boundingBox(features: readonly Feature[]): [number, number, number, number] | undefined {

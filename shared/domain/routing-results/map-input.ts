@@ -1,5 +1,6 @@
 import type { Caller } from "#shared/domain/caller";
 import type { RoutingResult } from "#shared/domain/routing-results/schema";
+import { decodePolyline } from "#shared/domain/travel/road-geometry";
 
 /**
  * What the pictures of a routing result are drawn from (GET /routing/result/{id}/map.svg and
@@ -75,4 +76,21 @@ export function routeColour(index: number): string {
 export function returnsToHub(route: RoutingResult["routes"][number]): boolean {
   const legs = route.trips.reduce((sum, trip) => sum + trip.distanceMeters, 0);
   return route.distanceMeters - legs > route.trips.length + 1;
+}
+
+/**
+ * A route's road lines when the result stored them (`roadGeometry`): `out` from its start through every stop,
+ * `back` the drive back (empty when it does not return); undefined when the route has none (or an unreadable one),
+ * and the pictures then join its stops straight.
+ */
+export function roadLines(route: RoutingResult["routes"][number]): { out: Position[]; back: Position[] } | undefined {
+  const legs = route.roadGeometry?.legs;
+  if (!legs || legs.length < route.trips.length || route.trips.length === 0) return undefined;
+  try {
+    const decoded = legs.map((leg) => decodePolyline(leg));
+    const join = (lines: Position[][]) => lines.flatMap((line, i) => (i === 0 ? line : line.slice(1)));
+    return { out: join(decoded.slice(0, route.trips.length)), back: join(decoded.slice(route.trips.length)) };
+  } catch {
+    return undefined;
+  }
 }

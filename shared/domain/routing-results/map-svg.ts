@@ -1,4 +1,4 @@
-import { type Position, type ResultMapInput, returnsToHub, routeColour } from "#shared/domain/routing-results/map-input";
+import { type Position, type ResultMapInput, returnsToHub, roadLines, routeColour } from "#shared/domain/routing-results/map-input";
 
 /**
  * A routing result as one self-contained SVG picture (no tiles, no fonts or scripts, nothing
@@ -77,11 +77,17 @@ const xy = ({ x, y }: { x: number; y: number }) => `${fixed(x)},${fixed(y)}`;
 
 export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): string {
   const stops = result.routes.flatMap((route) => route.trips.map((trip) => trip.coordinate));
+  const roads = result.routes.map((route) => roadLines(route));
   const dropped = result.dropped.flatMap((entry) => {
     const at = droppedPositions.get(entry.visitId);
     return at ? [{ entry, at }] : [];
   });
-  const view = projection([...(hub ? [hub] : []), ...stops, ...dropped.map(({ at }) => at)]);
+  const view = projection([
+    ...(hub ? [hub] : []),
+    ...stops,
+    ...dropped.map(({ at }) => at),
+    ...roads.flatMap((lines) => (lines ? [...lines.out, ...lines.back] : [])),
+  ]);
   const numbered = stops.length <= NUMBERED_STOPS_MAX;
   const table = numbered ? stopTable(result) : [];
   const height = HEIGHT + (table.length > 0 ? (table.length + 2) * TABLE_ROW : 0);
@@ -115,16 +121,20 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
       const points = route.trips.map((trip) => view.point(trip.coordinate));
       const start = hub ? [view.point(hub)] : [];
       out.push(`<g class="route" data-vehicle-id="${escapeXml(route.vehicleId)}">`);
-      const path = [...start, ...points];
+      const road = roads[index];
+      // Road geometry when the result has it (class "road"), else the stops joined straight (class "straight").
+      const lineClass = road ? "road" : "straight";
+      const path = road ? road.out.map((at) => view.point(at)) : [...start, ...points];
       if (path.length >= 2) {
         out.push(
-          `<polyline points="${path.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="3" stroke-linejoin="round" stroke-linecap="round" stroke-opacity="0.85"/>`,
+          `<polyline class="${lineClass}" points="${path.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="3" stroke-linejoin="round" stroke-linecap="round" stroke-opacity="0.85"/>`,
         );
       }
       const last = points.at(-1);
-      if (hub && last && returnsToHub(route)) {
+      const back = road ? road.back.map((at) => view.point(at)) : hub && last && returnsToHub(route) ? [last, view.point(hub)] : [];
+      if (back.length >= 2) {
         out.push(
-          `<polyline points="${xy(last)} ${xy(view.point(hub))}" fill="none" stroke="${colour}" stroke-width="2" stroke-dasharray="6 4" stroke-opacity="0.7"/>`,
+          `<polyline class="${lineClass} back" points="${back.map(xy).join(" ")}" fill="none" stroke="${colour}" stroke-width="2" stroke-dasharray="6 4" stroke-opacity="0.7"/>`,
         );
       }
       route.trips.forEach((trip, tripIndex) => {
@@ -239,7 +249,17 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
     `<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`,
     "Drive back to the hub",
   );
-  row("", "Lines join the stops straight (great circle), not along roads");
+  const withRoads = result.routes.filter((route) => roadLines(route)).length;
+  const source = result.summary?.travel?.source ?? "greatCircle";
+  // Two short rows each: the legend column is ~40 characters wide.
+  if (withRoads > 0) {
+    row("", "Lines follow the roads");
+    row("", `(${source} road geometry)`);
+  }
+  if (withRoads < result.routes.length || result.routes.length === 0) {
+    row("", withRoads > 0 ? "Other routes: straight lines" : "Straight lines between stops");
+    row("", "(great circle), not along roads");
+  }
   if (result.summary) {
     y += 8;
     row("", `${result.summary.visitsAssigned} of ${result.summary.visitsPlanned} visits assigned`);

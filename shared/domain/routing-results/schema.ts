@@ -97,6 +97,23 @@ export const resultRouteSchema = z.object({
         ),
       ),
   ),
+  roadGeometry: z.optional(
+    z
+      .object({
+        legs: z
+          .array(z.string())
+          .check(
+            z.describe(
+              "One encoded polyline (Google's format, precision 5, latitude first) per leg: from the vehicle's start to trip 1, trip 1 to trip 2, …, and the drive back when the route returns.",
+            ),
+          ),
+      })
+      .check(
+        z.describe(
+          "The roads the route drives, from the profile's travel provider's route service (osrm), simplified; absent when the plan's travel was great circle or the route service gave none (summary.travel.geometry says why). The map and GeoJSON draw it.",
+        ),
+      ),
+  ),
 });
 
 export const resultDroppedSchema = z.object({
@@ -115,7 +132,7 @@ export const resultDroppedSchema = z.object({
       .enum(dropReasonCodes)
       .check(
         z.describe(
-          "Why, stable (docs/api/routing-runs.md, Reason codes): capacity (the dimension in reasonDetail), timeWindow, workingTime, break, maxVisits, maxDistance, maxDuration, noCompatibleVehicle (tags), pickupDelivery, badCoordinates, or lowPriority (it would fit, but serving it costs more than the plan gains). A visit the search left out is tried at every position of every route with one constraint family relaxed at a time; the code is the family whose relaxation lets it in on the most vehicles. Absent on results stored before reason codes.",
+          "Why, stable (docs/api/routing-runs.md, Reason codes): capacity (the dimension in reasonDetail), timeWindow, workingTime, break, maxVisits, maxDistance, maxDuration, noCompatibleVehicle (tags), pickupDelivery, badCoordinates, lowPriority (it would fit, but serving it costs more than the plan gains), or unexplained (the explanation reached its time cap before this visit; summary.explanationCut is true). A visit the search left out is tried at every position of every route with one constraint family relaxed at a time; the code is the family whose relaxation lets it in on the most vehicles. Absent on results stored before reason codes.",
         ),
       ),
   ),
@@ -141,6 +158,23 @@ export const travelReportSchema = z.object({
   fallbackReason: z
     .nullable(z.string())
     .check(z.describe("Why the provider's matrix was not used (travelFallback greatCircle); null otherwise.")),
+  geometry: z.optional(
+    z
+      .object({
+        lines: z
+          .enum(["road", "straight", "mixed"])
+          .check(z.describe("road: every route has its road geometry; straight: none has (great-circle lines); mixed: some.")),
+        routesWithRoads: z.number().check(z.int()),
+        requests: z.number().check(z.int(), z.describe("Route-service requests asked.")),
+        elementsRequested: z
+          .number()
+          .check(z.int(), z.describe("Legs answered by the route service, charged as travel elements (beside the matrix's).")),
+        reason: z
+          .nullable(z.string())
+          .check(z.describe("Why routes are drawn straight (skipped for time, refused, failed, no route service); null otherwise.")),
+      })
+      .check(z.describe("The routes' road geometry (absent on results stored before it).")),
+  ),
 });
 export type TravelReport = z.infer<typeof travelReportSchema>;
 
@@ -167,6 +201,15 @@ export const resultSummarySchema = z.object({
     z
       .partialRecord(z.enum(dropReasonCodes), z.number().check(z.int()))
       .check(z.describe("Dropped visits per reasonCode (codes with none left out). Absent on results stored before reason codes.")),
+  ),
+  explanationCut: z.optional(
+    z
+      .boolean()
+      .check(
+        z.describe(
+          "True when the explanation of the visits the search dropped reached its hard time cap (a large day with many drops): the visits it did not reach have reasonCode unexplained. Absent on results stored before the cap.",
+        ),
+      ),
   ),
   travel: z
     .optional(travelReportSchema)

@@ -408,6 +408,8 @@ export interface ResultSummary {
   endedBy: RoutingEnd;
   /** Dropped visits per reason code (codes with none left out). */
   droppedByReason: Partial<Record<DropReasonCode, number>>;
+  /** True when the explanation of dropped visits reached its time cap (the rest are `unexplained`). */
+  explanationCut: boolean;
 }
 
 /** The sentence of a visit the search left out (visits dropped before it keep the solver's sentences, word for word). */
@@ -423,6 +425,7 @@ const searchDropSentence: Record<DropReasonCode, string> = {
   pickupDelivery: "could not be fitted: its pickup and delivery cannot both be served on one route",
   badCoordinates: "bad coordinates",
   lowPriority: "could not be fitted: serving it costs more than the plan gains",
+  unexplained: "could not be fitted: not explained, the explanation reached its time cap",
 };
 
 /** Codes, details and sentences of every dropped visit: pre-solve reasons by their sentence, search drops by insertion evaluation. */
@@ -554,6 +557,7 @@ export function describeSolution(
       timeZone: planned.timeZone,
       endedBy: solution.endedBy,
       droppedByReason,
+      explanationCut: dropped.some((entry) => entry.reasonCode === "unexplained"),
     },
   };
 }

@@ -23,6 +23,7 @@ import type { Location, RoutingProblem, RoutingSolution, SolveOptions } from "#s
 import { matrixTravel } from "#shared/routing/matrix";
 import { type RoadMatrix, TravelMatrixError } from "#shared/domain/travel/road-matrix";
 import type { TravelReport } from "#shared/domain/routing-results/schema";
+import type { GeometryRoute, RoadGeometry } from "#shared/domain/travel/road-geometry";
 
 /**
  * The routing-run worker over ports (no AWS here). One message = one run:
@@ -70,6 +71,15 @@ export const BUDGET_MARGIN_MS = 2000;
 export const MIN_SOLVE_MS = 1000;
 /** The explanation of dropped visits takes its cheap path (breaks kept where the plan has them) past the budget's end plus this. */
 const EXPLAIN_GRACE_MS = 500;
+/**
+ * The explanation's hard cap, after the budget's end: the visits it has not reached by then are `unexplained`
+ * (summary.explanationCut), so that checking, road geometry and the writes still fit in the margin.
+ */
+export const EXPLAIN_CAP_MS = 1000;
+/** Kept of the margin for storing the result: road geometry is given up (the routes drawn straight) before it. */
+export const STORE_RESERVE_MS = 500;
+/** Less than this left before the geometry's deadline: it is not asked at all. */
+const MIN_GEOMETRY_MS = 200;
 
 export interface LogExecuted {
   status: "SUCCESS" | "SKIPPED" | "FAILED";
@@ -150,6 +160,19 @@ export interface RunWorkerPorts {
     /** When the matrix must be had or given up (TravelMatrixError), so that the run keeps to its budget. */
     deadline: Date;
   }): Promise<{ kind: string; matrix: RoadMatrix } | undefined>;
+  /**
+   * The road lines of the plan's routes from the named provider's route service, within the plan's travel-elements
+   * cap; undefined when its engine gives none. A provider's failure is not thrown: `failure` says why (tenant-safe).
+   */
+  roadGeometry?(request: {
+    organizationId: string;
+    hubId: string;
+    provider: string;
+    routes: readonly GeometryRoute[];
+    now: Date;
+    /** When asking must be over, so that the run keeps to its budget. */
+    deadline: Date;
+  }): Promise<RoadGeometry | undefined>;
 }
 
 export interface PlanRejection {
@@ -345,9 +368,10 @@ async function optimiseAndStore(
   });
   meter.pass.seconds = (performance.now() - solveStartedAt) / 1000;
   const organizationId = prepared.configuration.organizationId;
-  const hurry = () => ports.now().getTime() > budgetEnd + EXPLAIN_GRACE_MS;
+  const clock = () => ports.now().getTime();
+  const explainOptions = { hurry: () => clock() > budgetEnd + EXPLAIN_GRACE_MS, deadline: budgetEnd + EXPLAIN_CAP_MS, clock };
   const checked = (candidate: RoutingSolution) => {
-    const described = describeSolution(prepared.input, planned, candidate, explainDrops(planned, candidate, { hurry }));
+    const described = describeSolution(prepared.input, planned, candidate, explainDrops(planned, candidate, explainOptions));
     return { ...described, violations: planViolations(prepared.input, planned, candidate, described.body) };
   };
   let plan = checked(solution);
@@ -363,9 +387,78 @@ async function optimiseAndStore(
     }
     plan = second;
   }
-  const { body, summary } = plan;
-  await ports.results.complete(organizationId, resultId, body, { summary: { ...summary, travel }, time: formatDateTimeUtc(ports.now()) });
+  const geometry = await planGeometry(ports, prepared, planned.problem, plan.body, travel, budgetEnd + BUDGET_MARGIN_MS - STORE_RESERVE_MS);
+  meter.pass.travelElements += geometry.report.elementsRequested;
+  const { body } = geometry;
+  await ports.results.complete(organizationId, resultId, body, {
+    summary: { ...plan.summary, travel: { ...travel, geometry: geometry.report } },
+    time: formatDateTimeUtc(ports.now()),
+  });
   return { body, timeZone: planned.timeZone, planningDay: planned.planningDay };
+}
+
+type GeometryReport = NonNullable<TravelReport["geometry"]>;
+
+/**
+ * The routes' road lines when the plan drove the provider's roads (its matrix was used) and its engine can give them,
+ * asked by `deadline` (epoch ms) at the latest; otherwise, or for the routes it could not have, the map draws straight
+ * lines and the report says why. Never fails the run.
+ */
+async function planGeometry(
+  ports: RunWorkerPorts,
+  prepared: Extract<Prepared, { kind: "ready" }>,
+  problem: RoutingProblem,
+  body: RoutingResultBody,
+  travel: TravelReport,
+  deadline: number,
+): Promise<{ body: RoutingResultBody; report: GeometryReport }> {
+  const straight = (reason: string | null): { body: RoutingResultBody; report: GeometryReport } => ({
+    body,
+    report: { lines: "straight", routesWithRoads: 0, requests: 0, elementsRequested: 0, reason },
+  });
+  if (body.routes.length === 0) return straight(null);
+  if (travel.source === "greatCircle")
+    return straight(travel.provider === "greatCircle" ? null : "The plan's travel fell back to great circle: no road geometry was asked.");
+  if (!ports.roadGeometry) return straight(`The ${travel.source} provider gives no road geometry here.`);
+  if (deadline - ports.now().getTime() < MIN_GEOMETRY_MS)
+    return straight("Road geometry was skipped: no time was left in the run's budget.");
+  const vehicles = new Map(problem.vehicles.map((vehicle) => [vehicle.id, vehicle]));
+  const routes: GeometryRoute[] = body.routes.flatMap((route) => {
+    const vehicle = vehicles.get(route.vehicleId);
+    if (!vehicle || route.trips.length === 0) return [];
+    const back = vehicle.returnToEnd !== false ? [vehicle.end ?? vehicle.start] : [];
+    return [{ vehicleId: route.vehicleId, waypoints: [vehicle.start, ...route.trips.map((trip) => trip.coordinate), ...back] }];
+  });
+  let outcome: RoadGeometry | undefined;
+  try {
+    outcome = await ports.roadGeometry({
+      organizationId: prepared.configuration.organizationId,
+      hubId: prepared.input.hub._id,
+      provider: travel.provider,
+      routes,
+      now: ports.now(),
+      deadline: new Date(deadline),
+    });
+  } catch {
+    // The lines are a picture of the plan, not the plan: the run is stored without them.
+    return straight("Road geometry could not be had.");
+  }
+  if (!outcome) return straight(`The ${travel.source} provider gives no road geometry here.`);
+  const withRoads = body.routes.map((route) => {
+    const legs = outcome.legsByVehicle.get(route.vehicleId);
+    return legs ? { ...route, roadGeometry: { legs } } : route;
+  });
+  const routesWithRoads = outcome.legsByVehicle.size;
+  return {
+    body: { ...body, routes: withRoads },
+    report: {
+      lines: routesWithRoads === 0 ? "straight" : routesWithRoads === body.routes.length ? "road" : "mixed",
+      routesWithRoads,
+      requests: outcome.requests,
+      elementsRequested: outcome.elementsRequested,
+      reason: outcome.failure ?? null,
+    },
+  };
 }
 
 /**

@@ -63,7 +63,9 @@ const runFiguresSchema = z.object({
     .number()
     .check(
       z.int(),
-      z.describe("Road-network matrix entries those runs asked of travel providers (capped by the plan's travelElementsPerMonth)."),
+      z.describe(
+        "Road-network matrix entries and route-geometry legs those runs asked of travel providers (capped by the plan's travelElementsPerMonth).",
+      ),
     ),
 });
 

@@ -241,6 +241,7 @@ describe("resultToSvg", () => {
     }
     expect(table).toContain(">any time</text>");
     expect(svg).toContain("travel: greatCircle");
-    expect(svg).toContain("Lines join the stops straight (great circle), not along roads");
+    expect(svg).toContain("Straight lines between stops");
+    expect(svg).toContain("(great circle), not along roads");
   });
 });

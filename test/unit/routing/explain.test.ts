@@ -129,3 +129,51 @@ describe("Routing: why a visit is left out (insertion evaluation, one family rel
     expect(explained.get("spare")?.reasonCode).toBe("lowPriority");
   });
 });
+
+describe("Routing: the explanation's hard time cap", () => {
+  // A capacity-bound day: two vans of 50, twelve visits of 10 → two dropped, each explained against two routes.
+  const capacityDay = (): RoutingProblem => ({
+    vehicles: [vehicle("a", { capacity: [50] }), vehicle("b", { capacity: [50] })],
+    visits: visits(12, () => ({ demand: [10] })),
+    travel,
+  });
+
+  it("explains every dropped visit while the clock stays before the deadline", () => {
+    const problem = capacityDay();
+    const solution = solveRouting(problem, { timeLimitMs: Infinity, maxIterations: 300 });
+    const explained = explainDropped(problem, solution, { deadline: 1000, clock: () => 0 });
+    expect(solution.dropped.map((entry) => explained.get(entry.visitId)?.reasonCode)).toEqual(["capacity", "capacity"]);
+  });
+
+  it("stops at the deadline: the visits not reached are unexplained, the ones before keep their code", () => {
+    const problem = capacityDay();
+    const solution = solveRouting(problem, { timeLimitMs: Infinity, maxIterations: 300 });
+    // Each reading of the clock moves it on by one tick; the cap is reached after the first visit's two routes.
+    let now = 0;
+    const readings: number[] = [];
+    const clock = () => {
+      readings.push(now);
+      return now++;
+    };
+    const explained = explainDropped(problem, solution, { deadline: 3, clock });
+    const codes = solution.dropped.map((entry) => explained.get(entry.visitId)?.reasonCode);
+    expect(codes).toEqual(["capacity", "unexplained"]);
+    expect(explained.get(solution.dropped[1]!.visitId)).toEqual({
+      reasonCode: "unexplained",
+      binding: ["unexplained"],
+      capacityDimensions: [],
+    });
+    // It stopped reading the clock (and evaluating) once the cap was reached.
+    expect(readings.at(-1)).toBe(3);
+  });
+
+  it("a deadline already passed explains nothing the search dropped, and keeps the reasons given before the search", () => {
+    const problem: RoutingProblem = { ...capacityDay(), visits: [...capacityDay().visits, { id: "nowhere", location: at(Number.NaN) }] };
+    const solution = solveRouting(problem, { timeLimitMs: Infinity, maxIterations: 300 });
+    const explained = explainDropped(problem, solution, { deadline: 0, clock: () => 5 });
+    expect(explained.get("nowhere")?.reasonCode).toBe("badCoordinates");
+    const searchDropped = solution.dropped.filter((entry) => entry.reason === "could not be fitted");
+    expect(searchDropped).toHaveLength(2);
+    for (const entry of searchDropped) expect(explained.get(entry.visitId)?.reasonCode).toBe("unexplained");
+  });
+});

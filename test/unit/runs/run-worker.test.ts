@@ -3,8 +3,11 @@ import type { RoutingConfiguration } from "#shared/domain/configurations/schema"
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import {
+  BUDGET_MARGIN_MS,
+  EXPLAIN_CAP_MS,
   type LogExecuted,
   MIN_SOLVE_MS,
+  STORE_RESERVE_MS,
   type PlanRejection,
   processRunMessage,
   runSeed,
@@ -671,5 +674,125 @@ describe("Domain: routing run worker", () => {
     expect(state.solveOptions[0]?.timeLimitMs).toBe(MIN_SOLVE_MS);
     const [result] = [...state.results.values()];
     expect(result?.summary?.travel).toMatchObject({ source: "greatCircle", matrixSeconds: 2 });
+  });
+
+  describe("road geometry and the explanation's cap, within the run's margin", () => {
+    /** A road matrix of the run's points (every leg 10 min, 5 km) from a provider named city-osrm. */
+    const roadMatrix: RunWorkerPorts["roadMatrix"] = async (request) => {
+      const keys = [...new Set(request.locations.map(locationKey))];
+      const n = keys.length;
+      const seconds = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 600));
+      const metres = Float32Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? 0 : 5_000));
+      return {
+        kind: "osrm",
+        matrix: {
+          spec: { kind: "matrix", keys, durationsSeconds: seconds, distancesMetres: metres },
+          elementsRequested: n * n,
+          elementsCached: 0,
+          requests: 1,
+        },
+      };
+    };
+    const roads = { findConfiguration: async () => ({ ...configuration, travelProvider: "city-osrm" }), roadMatrix };
+
+    it("asks the route service for every route's waypoints by the margin's end less the store's reserve, stores the legs and meters them", async () => {
+      const asked: { provider: string; waypoints: number[]; deadline: number }[] = [];
+      const { ports, state } = setup({
+        ...roads,
+        roadGeometry: async (request) => {
+          asked.push(
+            ...request.routes.map((route) => ({
+              provider: request.provider,
+              waypoints: [route.waypoints.length],
+              deadline: request.deadline.getTime(),
+            })),
+          );
+          return {
+            legsByVehicle: new Map(
+              request.routes.map((route) => [route.vehicleId, route.waypoints.slice(1).map(() => "_p~iF~ps|U_ulLnnqC")]),
+            ),
+            requests: request.routes.length,
+            elementsRequested: request.routes.reduce((sum, route) => sum + route.waypoints.length - 1, 0),
+          };
+        },
+      });
+      expect((await processRunMessage(ports, message, delivery())).outcome).toBe("done");
+      // One route: the depot, two visits, back to the depot.
+      expect(asked).toEqual([
+        { provider: "city-osrm", waypoints: [4], deadline: now.getTime() + 20_000 + BUDGET_MARGIN_MS - STORE_RESERVE_MS },
+      ]);
+      const [result] = [...state.results.values()];
+      expect(result?.summary?.travel?.geometry).toEqual({
+        lines: "road",
+        routesWithRoads: 1,
+        requests: 1,
+        elementsRequested: 3,
+        reason: null,
+      });
+      expect((state.bodies.get(result!._id) as RoutingResultBody).routes[0]?.roadGeometry?.legs).toHaveLength(3);
+      // The matrix's 9 elements and the route's 3 legs.
+      expect([...state.metered.values()]).toEqual([expect.objectContaining({ travelElements: 9 + 3 })]);
+    });
+
+    it("skips the geometry, saying so, when the search used the margin up; and a cut explanation is flagged on the summary", async () => {
+      let clock = now.getTime();
+      let geometryAsked = false;
+      const { ports, state } = setup({
+        ...roads,
+        now: () => new Date(clock),
+        // The search returns at the budget's end + the explanation's cap, with both visits dropped.
+        solve: (problem) => {
+          clock = now.getTime() + 20_000 + EXPLAIN_CAP_MS;
+          return {
+            routes: [],
+            dropped: problem.visits.map((visit) => ({ visitId: visit.id, reason: "could not be fitted" as const })),
+            totals: { vehicles: 0, visits: 0, distance: 0, duration: 0, cost: 0 },
+            iterations: 0,
+            endedBy: "budget",
+          } as unknown as RoutingSolution;
+        },
+        roadGeometry: async () => {
+          geometryAsked = true;
+          return undefined;
+        },
+      });
+      expect((await processRunMessage(ports, message, delivery())).outcome).toBe("done");
+      const [result] = [...state.results.values()];
+      expect(result?.summary).toMatchObject({ explanationCut: true, droppedByReason: { unexplained: 2 } });
+      expect((state.bodies.get(result!._id) as RoutingResultBody).dropped.map((entry) => entry.reason)).toEqual([
+        "could not be fitted: not explained, the explanation reached its time cap",
+        "could not be fitted: not explained, the explanation reached its time cap",
+      ]);
+      // No route, nothing to draw: geometry is not asked.
+      expect(geometryAsked).toBe(false);
+    });
+
+    it("a route service asked with no time left is not asked: the routes are drawn straight and the result says why", async () => {
+      let clock = now.getTime();
+      let geometryAsked = false;
+      const { ports, state } = setup({
+        ...roads,
+        now: () => new Date(clock),
+        solve: (problem, options) => {
+          const solution = solveRouting(problem, { ...options, timeLimitMs: Infinity, maxIterations: 20 });
+          clock = now.getTime() + 20_000 + BUDGET_MARGIN_MS - STORE_RESERVE_MS;
+          return solution;
+        },
+        roadGeometry: async () => {
+          geometryAsked = true;
+          return undefined;
+        },
+      });
+      expect((await processRunMessage(ports, message, delivery())).outcome).toBe("done");
+      expect(geometryAsked).toBe(false);
+      const [result] = [...state.results.values()];
+      expect(result?.summary?.travel?.geometry).toEqual({
+        lines: "straight",
+        routesWithRoads: 0,
+        requests: 0,
+        elementsRequested: 0,
+        reason: "Road geometry was skipped: no time was left in the run's budget.",
+      });
+    });
   });
 });
