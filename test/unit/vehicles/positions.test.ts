@@ -117,7 +117,10 @@ const batch = (...secondsAgo: number[]) => ({ positions: secondsAgo.map((s) => (
 describe("Positions: the report's allowance and retries", () => {
   it("reserves a chunk on the month's counter once, then spends it from the vehicle's state", async () => {
     const reservations: number[] = [];
-    const reserve: SampleReservation = async (_o, _m, amount) => (reservations.push(amount), { granted: true });
+    const reserve: SampleReservation = async (_o, _m, amount) => {
+      reservations.push(amount);
+      return { granted: true };
+    };
     const memory = memoryStore();
     const service = createPositionService(memory.store, reserve, () => now);
     for (let i = 0; i < 10; i++) await service.add(caller, "v", batch(100 - i));
@@ -142,7 +145,10 @@ describe("Positions: the report's allowance and retries", () => {
 
   it("a report that lost its write to another re-reads and retries, keeping what it reserved (no second reservation)", async () => {
     const reservations: number[] = [];
-    const reserve: SampleReservation = async (_o, _m, amount) => (reservations.push(amount), { granted: true });
+    const reserve: SampleReservation = async (_o, _m, amount) => {
+      reservations.push(amount);
+      return { granted: true };
+    };
     const memory = memoryStore({ loseWrites: 2 });
     const service = createPositionService(memory.store, reserve, () => now);
     expect(await service.add(caller, "v", batch(5))).toEqual({ accepted: 1, duplicates: 0, stale: 0 });
