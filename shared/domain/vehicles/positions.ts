@@ -51,7 +51,7 @@ export const positionBatchResultSchema = component(
   z.object({
     accepted: z
       .number()
-      .check(z.int(), z.describe("New samples at least as new as the vehicle's latest: stored, the newest is the latest.")),
+      .check(z.int(), z.describe("New samples newer than the vehicle's latest: stored, the newest is now the latest.")),
     duplicates: z.number().check(z.int(), z.describe("Samples whose `at` was already stored (or repeated in the batch): nothing written.")),
     stale: z.number().check(z.int(), z.describe("New samples older than the vehicle's latest position: kept in the history only.")),
   }),
@@ -252,7 +252,7 @@ export function rateDecision(state: PositionState, now: Date): RateDecision {
   return { allowed: true, window, count: used + 1 };
 }
 
-/** Splits new samples into those at least as new as the latest (accepted; the newest becomes the latest) and stale ones. */
+/** Splits new samples into those newer than the latest (accepted; the newest becomes the latest) and stale ones. */
 export function splitByLatest(fresh: readonly VehiclePosition[], latest: VehiclePosition | null) {
   const accepted = latest === null ? [...fresh] : fresh.filter((sample) => sample.at > latest.at);
   return { accepted, stale: fresh.length - accepted.length, newest: accepted.at(-1) ?? latest };
