@@ -76,12 +76,13 @@ export function plansTable(list: readonly Plan[] = plans, defaultPlan: string = 
       count(importLimitsOf(plan).maxRunning),
       bytes(importLimitsOf(plan).maxBytes),
       plan.travelElementsPerMonth === undefined ? "unlimited" : count(plan.travelElementsPerMonth),
+      plan.positionSamplesPerMonth === undefined ? "unlimited" : count(plan.positionSamplesPerMonth),
       plan.description,
     ].join(" | "),
   );
   return [
-    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | travel elements per month | |",
-    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
+    "| plan | rate | burst | call quota | run seconds per month | runs queued at once | imported records per month | imports at once | export size | travel elements per month | position samples per month | |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map((row) => `| ${row} |`),
   ].join("\n");
 }

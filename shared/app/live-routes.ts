@@ -1,3 +1,4 @@
+import { latestPosition } from "#shared/app/positions";
 import { dynamoConfigurationStore } from "#shared/store/configuration-store";
 import { createLiveRoutes } from "#shared/domain/live/live-routes";
 import { findLiveRoute, recordLiveProgress, visitsOfHubByIds } from "#shared/store/live-route-store";
@@ -5,7 +6,7 @@ import { dynamoVehicleStore } from "#shared/store/vehicle-store";
 
 /**
  * Composition root of live routes and ETAs (GET /vehicle/{vehicleId}/route, and the re-projection after
- * each progress action). The latest position is the positions stream's to provide: none until it is wired.
+ * each progress action). A fresh latest position (POST /vehicle/{vehicleId}/positions) starts the projection.
  */
 export const liveRoutes = createLiveRoutes({
   findLiveRoute,
@@ -13,6 +14,9 @@ export const liveRoutes = createLiveRoutes({
   findConfiguration: async (organizationId, configurationId) =>
     (await dynamoConfigurationStore.find(organizationId, configurationId))?.configuration,
   visitsOfHub: visitsOfHubByIds,
-  latestPosition: async () => undefined,
+  latestPosition: async (organizationId, vehicleId) => {
+    const latest = await latestPosition(organizationId, vehicleId);
+    return latest ? { lat: latest.lat, lng: latest.lng, at: latest.at } : undefined;
+  },
   recordProgress: recordLiveProgress,
 });

@@ -26,7 +26,9 @@ export type RouteGrant =
   | "webhookSecretSeal"
   | "webhookSecretOpen"
   | "webhookQueueSend"
-  | "eventsPut";
+  | "eventsPut"
+  // Vehicle positions (docs/api/execution.md): a report's samples go to the history in one BatchWriteItem.
+  | "positionHistoryWrite";
 
 const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
 
@@ -35,8 +37,8 @@ const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb
  * QueryCommand; Put/Update/Delete and TransactWriteCommand, whose items need PutItem, UpdateItem,
  * DeleteItem and ConditionCheckItem; S3 Get/Put/DeleteObject, and Get/DeleteObjectVersion because
  * certificates are read and deleted by version id in the versioned bucket; SQS SendMessage and
- * SendMessageBatch, which is authorized as SendMessage). Never Scan or BatchWriteItem: no code uses
- * them. Writes include reads (a write reads the version it replaces); bucket writes include reads
+ * SendMessageBatch, which is authorized as SendMessage). Never Scan; BatchWriteItem only through its
+ * own grant (`positionHistoryWrite`: a position report's samples, unconditional puts keyed by the sample time). Writes include reads (a write reads the version it replaces); bucket writes include reads
  * (the response carries a presigned GET URL).
  */
 export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
@@ -60,6 +62,7 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   webhookSecretOpen: ["kms:Decrypt"],
   webhookQueueSend: ["sqs:SendMessage"],
   eventsPut: ["events:PutEvents"],
+  positionHistoryWrite: ["dynamodb:BatchWriteItem"],
 };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -30,6 +30,8 @@
  * | visit status change      | ORG#o#VISIT#id#HIST      | H#<version, 10 digits>     |                                             |                                    |
  * | vehicle's current stop   | ORG#o#VEH#v              | CURRENTSTOP                |                                             |                                    |
  * | vehicle's live route     | ORG#o#VEH#v              | LIVEROUTE                  | ORG#o#HUB#h#LIVE / VEH#v                    |                                    |
+ * | vehicle's position state | ORG#o#VEH#v              | POSITION                   |                                             |                                    |
+ * | position sample (TTL)    | ORG#o#VEH#v              | POS#<at, ISO UTC ms>       |                                             |                                    |
  * | routing result           | ORG#o                    | RES#id                     | ORG#o#HUB#h#RES / RES#id                    |                                    |
  * | re-optimization lock     | ORG#o                    | REOPT#<hub id>             |                                             |                                    |
  * | app integration          | ORG#o                    | APPINT#id                  |                                             |                                    |
@@ -43,6 +45,7 @@
  * | active imports (leases)  | ORG#o                    | ACTIVEIMPORTS              |                                             |                                    |
  * | import usage             | ORG#o#USAGE              | IMPORT#<YYYY-MM-DD>#<dt id>|                                             |                                    |
  * | import records of a month| ORG#o#USAGE              | IMPORTRECORDS#<YYYY-MM>    |                                             |                                    |
+ * | position samples of month| ORG#o#USAGE              | POSITIONS#<YYYY-MM>        |                                             |                                    |
  * | webhook attempts of a day| ORG#o#USAGE              | WEBHOOKS#<YYYY-MM-DD>      |                                             |                                    |
  * | idempotency record       | ORG#o#IDEM               | <operationId>#<key digest> |                                             |                                    |
  */
@@ -170,6 +173,14 @@ export const keys = {
   /** The visits the last dispatch gave the vehicle, in order; GSI1 lists a hub's live routes for runs. */
   vehicleLiveRoute: (o: string, vehicleId: string): ItemKey => ({ PK: `${org(o)}#VEH#${keyPart(vehicleId)}`, SK: "LIVEROUTE" }),
   liveRoutesOfHub: (o: string, hubId: string) => `${org(o)}#HUB#${keyPart(hubId)}#LIVE`,
+  /** The vehicle's latest position, its report rate window and its prepaid sample allowance (one item, written once per report). */
+  vehiclePositionState: (o: string, vehicleId: string): ItemKey => ({ PK: `${org(o)}#VEH#${keyPart(vehicleId)}`, SK: "POSITION" }),
+  /** One position sample, keyed by its time (UTC, milliseconds): a sample sent again overwrites itself identically. */
+  vehiclePositionSample: (o: string, vehicleId: string, atIso: string): ItemKey => ({
+    PK: `${org(o)}#VEH#${keyPart(vehicleId)}`,
+    SK: `POS#${atIso}`,
+  }),
+  vehiclePositionSamplePrefix: "POS#",
   /** Claim item of a pickup-and-delivery pair: the pickup's id → its one delivery (`deliveryVisitId`). */
   pickupClaim: (o: string, pickupId: string): ItemKey => ({ PK: org(o), SK: `PICKUP#${pickupId}` }),
   routingResult: (o: string, id: string): ItemKey => ({ PK: org(o), SK: `RES#${id}` }),
@@ -214,6 +225,8 @@ export const keys = {
   importUsagePrefix: "IMPORT#",
   /** Records imports are charged in one UTC month (`YYYY-MM`): attribute `records`, for the import quota. */
   importRecordsTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `IMPORTRECORDS#${month}` }),
+  /** Position samples vehicles reserved in one UTC month (`YYYY-MM`): attribute `samples`, in chunks, for the plan's cap. */
+  positionSamplesTotal: (o: string, month: string): ItemKey => ({ PK: `${org(o)}#USAGE`, SK: `POSITIONS#${month}` }),
 
   // Idempotency records (shared/store/idempotency-store.ts); Powertools writes SK `<operationId>#<digest of the key>`.
   idempotencyPartition: (o: string) => `${org(o)}#IDEM`,

@@ -64,6 +64,8 @@ export interface PartitionRead {
   partition: string;
   /** Optional `begins_with` on the sort key. */
   sortKeyPrefix?: string;
+  /** Optional inclusive sort-key range (`BETWEEN`), e.g. a time range of time-keyed items. */
+  sortKeyBetween?: readonly [string, string];
   /** Extra filter applied after the key condition (DynamoDB applies `Limit` before filtering). */
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
@@ -104,6 +106,12 @@ async function readOnce(read: PartitionRead, limit: number, startKey: Record<str
     names["#sk"] = skAttribute;
     values[":skPrefix"] = read.sortKeyPrefix;
     keyCondition += " AND begins_with(#sk, :skPrefix)";
+  }
+  if (read.sortKeyBetween !== undefined) {
+    names["#sk"] = skAttribute;
+    values[":skFrom"] = read.sortKeyBetween[0];
+    values[":skTo"] = read.sortKeyBetween[1];
+    keyCondition += " AND #sk BETWEEN :skFrom AND :skTo";
   }
   const input: QueryCommandInput = {
     TableName: tableName(),
@@ -165,6 +173,7 @@ function readsFingerprint(reads: readonly PartitionRead[]): string {
     read.index ?? null,
     read.partition,
     read.sortKeyPrefix ?? null,
+    ...(read.sortKeyBetween ? [read.sortKeyBetween] : []),
     read.filter ?? null,
     !!read.newestFirst,
   ]);

@@ -172,6 +172,10 @@ const exampleBodies: Record<string, fc.Arbitrary<unknown>> = {
     .array(name("Stop"), { minLength: 1, maxLength: 3 })
     .map((stops) => ({ visits: stops.map((stop) => ({ hubId: ref("hubId"), name: stop, coordinate: "-6.25,106.85" })) })),
   patchVisit: fc.constant({ status: "UNASSIGNED", coordinate: { lat: -6.22, lng: 106.83 } }),
+  // Samples of the last minute (a sample's `at` must be within the last 24 h): a repeated one is a duplicate, still 202.
+  addVehiclePositions: fc.integer({ min: 1, max: 60 }).map((secondsAgo) => ({
+    positions: [{ at: new Date(Date.now() - secondsAgo * 1000).toISOString(), lat: -6.2, lng: 106.8, speedKmh: 20 }],
+  })),
   createRoutingConfiguration: name("Plan").map((plan) => ({
     name: plan,
     hubId: ref("hubId"),

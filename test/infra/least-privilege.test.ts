@@ -40,12 +40,14 @@ describe("Least privilege: each function's role allows exactly the actions its r
   const ownActions = (id: string, consumes = false) =>
     functionActions(synthesized, id).filter((action) => !baseline.includes(action) && !(consumes && consumeActions.includes(action)));
 
-  it("lists every function's actions; none has Scan, BatchWriteItem or a wildcard action, none has an action its grants do not name", () => {
+  it("lists every function's actions; none has Scan, a wildcard action or BatchWriteItem without its grant, none has an action its grants do not name", () => {
     const listing: string[] = [];
     for (const { id, grants, consumes } of functions()) {
       const actions = ownActions(id, consumes);
       listing.push(`${id} [${grants.join(", ")}]: ${actions.join(" ")}`);
-      for (const action of forbidden) expect(actions, id).not.toContain(action);
+      // BatchWriteItem only where a route names its own grant for it (position samples, docs/api/execution.md).
+      for (const action of forbidden)
+        if (!(action === "dynamodb:BatchWriteItem" && grants.includes("positionHistoryWrite"))) expect(actions, id).not.toContain(action);
       expect(
         actions.every((action) => !action.includes("*")),
         `${id}: ${actions.join(" ")}`,

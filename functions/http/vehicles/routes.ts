@@ -7,6 +7,22 @@ import {
   vehiclePatchSchema,
   vehicleViewSchema,
 } from "#shared/domain/vehicles/schema";
+import {
+  latestPositionsGeoJsonSchema,
+  latestPositionsQuerySchema,
+  POSITION_BATCH_MAX,
+  POSITION_FORBIDDEN_CODE,
+  POSITION_HISTORY_DAYS,
+  POSITION_QUOTA_CODE,
+  POSITION_RATE,
+  POSITION_RATE_CODE,
+  positionBatchResultSchema,
+  positionBatchSchema,
+  positionHistoryQuerySchema,
+  positionTrackGeoJsonSchema,
+  vehicleLatestPositionSchema,
+  vehiclePositionSchema,
+} from "#shared/domain/vehicles/positions";
 import { defineRoute } from "#shared/http/route";
 import { liveRouteViewSchema } from "#shared/domain/live/schema";
 
@@ -132,6 +148,77 @@ export const vehicleRoutes = {
     permission: "view/vehicle",
     params: vehicleParamsSchema,
     responses: () => ({ 200: { description: "The live route", schema: successBodySchema(liveRouteViewSchema) } }),
+    grants: ["tableRead"],
+  }),
+  addPositions: defineRoute({
+    operationId: "addVehiclePositions",
+    method: "POST",
+    path: "/vehicle/{vehicleId}/positions",
+    handler: "functions/http/vehicles/add-positions.ts",
+    summary: "Report a vehicle's positions",
+    description: [
+      `\`{ "positions": [{ "at", "lat", "lng", "accuracyM"?, "speedKmh"?, "headingDeg"? }] }\`: 1 to ${POSITION_BATCH_MAX} samples, each \`at\` within the last 24 h and at most 60 s ahead (400 naming each sample out of range; nothing is stored).`,
+      "Answers 202 `{ accepted, duplicates, stale }` (they add up to the samples sent): a sample is identified by its `at` (to the millisecond), so a sample sent again is a duplicate and changes nothing; a new sample older than the vehicle's latest position is `stale`: kept in the history, the latest stays. The newest accepted sample becomes the vehicle's latest position (GET /vehicles/positions).",
+      `The caller must be the vehicle's \`assignee\`, or hold \`edit/vehicle\`; anyone else 403 \`${POSITION_FORBIDDEN_CODE}\`. At most ${POSITION_RATE.requests} reports per vehicle per ${POSITION_RATE.windowSeconds} s (429 \`${POSITION_RATE_CODE}\` with Retry-After); samples count against the plan's \`positionSamplesPerMonth\` (429 \`${POSITION_QUOTA_CODE}\`). The history is kept ${POSITION_HISTORY_DAYS} days.`,
+    ].join("\n\n"),
+    tag,
+    permission: "add/vehicle-position",
+    params: vehicleParamsSchema,
+    body: positionBatchSchema,
+    responses: () => ({
+      202: { description: "Stored: how many samples were new, repeated and stale", schema: successBodySchema(positionBatchResultSchema) },
+      403: { description: `Not the vehicle's driver (${POSITION_FORBIDDEN_CODE}).`, failedCodes: [POSITION_FORBIDDEN_CODE] },
+      429: {
+        description: `The vehicle reports too often (${POSITION_RATE_CODE}, see Retry-After), or the month's position samples are used up (${POSITION_QUOTA_CODE}).`,
+        failedCodes: [POSITION_RATE_CODE, POSITION_QUOTA_CODE],
+      },
+    }),
+    grants: ["tableWrite", "positionHistoryWrite"],
+  }),
+  positions: defineRoute({
+    operationId: "listVehiclePositions",
+    method: "GET",
+    path: "/vehicle/{vehicleId}/positions",
+    handler: "functions/http/vehicles/positions.ts",
+    summary: "A vehicle's position history",
+    description: [
+      `Samples between \`from\` and \`to\` (inclusive; default the 24 h before \`to\`, \`to\` default now), oldest first, paginated with \`limit\`/\`cursor\`. Kept ${POSITION_HISTORY_DAYS} days.`,
+      "`?format=geojson` answers the page as one GeoJSON Feature (application/geo+json): a LineString of `[longitude, latitude]` (`geometry: null` with fewer than two samples), the samples' times and `nextCursor` in its properties.",
+    ].join("\n\n"),
+    tag,
+    permission: "view/vehicle",
+    params: vehicleParamsSchema,
+    query: positionHistoryQuerySchema,
+    responses: () => ({
+      200: {
+        description: "A page of samples (application/json), or with `?format=geojson` a LineString Feature (application/geo+json)",
+        schema: pageBodySchema(vehiclePositionSchema),
+        alternatives: { "application/geo+json": positionTrackGeoJsonSchema },
+      },
+    }),
+    grants: ["tableRead"],
+  }),
+  latestPositions: defineRoute({
+    operationId: "listLatestVehiclePositions",
+    method: "GET",
+    path: "/vehicles/positions",
+    handler: "functions/http/vehicles/latest-positions.ts",
+    summary: "The latest position of each vehicle",
+    description: [
+      "A page of vehicles (filter by `hubId`; a hub-limited token sees its hubs' vehicles) with each one's latest position (`null` until it reports), in the order of GET /vehicles.",
+      "`?format=geojson` answers the page as a FeatureCollection of Points (application/geo+json), one per vehicle that has a position, with `nextCursor` beside the features.",
+    ].join("\n\n"),
+    tag,
+    permission: "view/vehicle",
+    query: latestPositionsQuerySchema,
+    responses: () => ({
+      200: {
+        description:
+          "A page of vehicles with their latest position (application/json), or with `?format=geojson` a FeatureCollection (application/geo+json)",
+        schema: pageBodySchema(vehicleLatestPositionSchema),
+        alternatives: { "application/geo+json": latestPositionsGeoJsonSchema },
+      },
+    }),
     grants: ["tableRead"],
   }),
 };

@@ -22,6 +22,7 @@ const planSchema = z.strictObject({
   maxImportBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(5 * 1024 * 1024 * 1024))),
   travelElementsPerMonth: z.optional(z.number().check(z.int(), z.minimum(0))),
   maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),
+  positionSamplesPerMonth: z.optional(z.int().check(z.minimum(0))),
 });
 
 export const planOverridesSchema = z.strictObject({

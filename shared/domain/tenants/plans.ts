@@ -17,6 +17,9 @@
  * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
  *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
  * - `maxWebhooks`: webhook subscriptions the tenant may hold; omitted = `defaultMaxWebhooks`.
+ * - `positionSamplesPerMonth`: vehicle position samples stored per calendar month (UTC); omitted =
+ *   unlimited. Vehicles reserve them in chunks (shared/domain/vehicles/positions.ts); over the cap a
+ *   report answers 429 `position-quota-429`.
  */
 export interface Plan {
   name: string;
@@ -31,6 +34,7 @@ export interface Plan {
   maxImportBytes?: number;
   travelElementsPerMonth?: number;
   maxWebhooks?: number;
+  positionSamplesPerMonth?: number;
 }
 
 /** Webhook subscriptions per organization when its plan names no `maxWebhooks`. */
@@ -49,6 +53,7 @@ export const plans = [
     maxImportsRunning: 1,
     maxImportBytes: 10 * 1024 * 1024,
     travelElementsPerMonth: 1_000_000,
+    positionSamplesPerMonth: 100_000,
   },
   {
     name: "standard",
@@ -62,6 +67,7 @@ export const plans = [
     maxImportsRunning: 2,
     maxImportBytes: 1024 * 1024 * 1024,
     travelElementsPerMonth: 50_000_000,
+    positionSamplesPerMonth: 100_000_000,
   },
   {
     name: "enterprise",

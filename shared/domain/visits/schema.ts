@@ -271,7 +271,8 @@ export type VisitListQuery = z.infer<typeof visitListQuerySchema>;
 
 export const progressActionNames = ["start", "undo", "arrive", "complete", "fail"] as const;
 
-const isoInstant = z.string().check(
+/** An ISO 8601 instant with a zone (a driver's `at`; vehicle positions too). */
+export const isoInstant = z.string().check(
   clientText,
   z.maxLength(40),
   z.refine(

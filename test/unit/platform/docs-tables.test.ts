@@ -62,7 +62,7 @@ describe("Docs tables generated from the code (npm run docs:tables)", () => {
 
   it("the plans table shows a missing quota as none and marks the default plan", () => {
     const table = plansTable([{ name: "solo", description: "One.", rate: 1, burst: 2, maxRunsQueued: 1 }], "solo");
-    expect(table).toContain("| `solo` (default) | 1/s | 2 | none | unlimited | 1 | unlimited | 1 | 1 GiB | unlimited | One. |");
+    expect(table).toContain("| `solo` (default) | 1/s | 2 | none | unlimited | 1 | unlimited | 1 | 1 GiB | unlimited | unlimited | One. |");
   });
 });
 
