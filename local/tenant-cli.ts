@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { repositoryRoot } from "#infra/repository-root";
 import { findRuntime } from "#local/runtime-files";
-import { changeTenantPlan, enrollTenant, listTenants, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
+import { changeTenantPlan, enrollTenant, listTenants, retirePlan, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
 import { resetAppConfig } from "#shared/config/env";
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { AppError } from "#shared/domain/errors";
@@ -19,7 +19,9 @@ import { localApiKeys } from "#shared/tenancy/local-api-keys";
  */
 const usage = [
   "usage: npm run tenant -- create   --org <id> [--plan <name>]   enroll an organization (default plan if none)",
-  "       npm run tenant -- set-plan --org <id> --plan <name>     move it to another plan",
+  "       npm run tenant -- set-plan --org <id> --plan <name>     move it to another plan (its own plan: repair the key's association)",
+  "       npm run tenant -- retire-plan <name> [--to <plan>]      move every tenant on a plan (default: to the default plan),",
+  "                                                               before or after removing it from the plans file",
   "       npm run tenant -- suspend  --org <id>                   refuse its calls (403 tenant-403-suspended)",
   "       npm run tenant -- resume   --org <id>",
   "       npm run tenant -- list [--json]",
@@ -41,6 +43,7 @@ function parse() {
     options: {
       org: { type: "string" },
       plan: { type: "string" },
+      to: { type: "string" },
       aws: { type: "boolean", default: false },
       port: { type: "string" },
       json: { type: "boolean", default: false },
@@ -106,6 +109,12 @@ try {
         `${line(await changeTenantPlan(organization(), values.plan ?? fail(`set-plan needs --plan <name>\n${usage}`), operations))}\n`,
       );
       break;
+    case "retire-plan": {
+      const from = positionals[1] ?? fail(`retire-plan needs the plan's name\n${usage}`);
+      const moved = await retirePlan(from, values.to, operations);
+      process.stdout.write(`${moved.map((tenant) => `moved\t${line(tenant)}\n`).join("")}${moved.length} tenant(s) moved off ${from}\n`);
+      break;
+    }
     case "suspend":
       process.stdout.write(`${line(await setTenantStatus(organization(), "suspended", operations))}\n`);
       break;
