@@ -1,12 +1,13 @@
-import { APIGatewayClient, GetUsageCommand, GetUsagePlansCommand } from "@aws-sdk/client-api-gateway";
+import { APIGatewayClient, GetUsagePlansCommand } from "@aws-sdk/client-api-gateway";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { usagePlanName } from "#shared/domain/tenants/plan-catalog";
 import { plansDuring } from "#shared/domain/tenants/plan-history";
 import type { Tenant } from "#shared/domain/tenants/plans";
-import { buildUsageReport, type CallsSource, daysOf, type UsageQuery, type UsageReport } from "#shared/domain/usage/schema";
+import { buildUsageReport, type CallsSource, type UsageQuery, type UsageReport } from "#shared/domain/usage/schema";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { listTenants } from "#shared/store/tenant-store";
+import { usagePlanCalls } from "#shared/tenancy/usage-plan-calls";
 import { callCountsBetween, importUsageBetween, runUsageBetween, webhookAttemptsBetween } from "#shared/store/usage-store";
 
 /**
@@ -37,54 +38,37 @@ export function usagePlanReader(
   stackName = process.env.STACK_NAME ?? "FieldOperations",
   client: APIGatewayClient = new APIGatewayClient({}),
 ): UsagePlanReader {
-  return { calls: (organizationId, query) => usagePlanCalls(organizationId, query, client, stackName) };
+  return { calls: (organizationId, query) => usagePlanCallsOf(organizationId, query, client, stackName) };
 }
 
 /**
  * The calls API Gateway counted for the tenant's API key (its tenant record's `apiKeyId`), per day,
- * summed over every usage plan the key belonged to during the period: the plans of the record's
- * plan history that overlap it (found by name, usagePlanName) and the plans the key is on now. A
- * usage plan keeps a key's usage after the key leaves it, so calls made before a plan change count;
- * a usage plan the stack deleted (its plan removed from the plans file) took its counts with it.
+ * over every usage plan the key belonged to during the period (shared/tenancy/usage-plan-calls.ts);
+ * plan periods recorded without a usage plan id are found by the usage plan's name (usagePlanName).
  */
-export async function usagePlanCalls(
+export async function usagePlanCallsOf(
   organizationId: string,
   query: UsageQuery,
   client: APIGatewayClient = new APIGatewayClient({}),
   stackName = process.env.STACK_NAME ?? "FieldOperations",
 ): Promise<Map<string, number>> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId) }));
-  const keyId = Item?.apiKeyId;
-  if (!Item || typeof keyId !== "string")
+  if (!Item || typeof Item.apiKeyId !== "string")
     throw new Error(`organization ${organizationId} has no tenant record with an API key in table ${tableName()}`);
-  const tenant = Item as unknown as Tenant;
-  const wanted = new Set(plansDuring(tenant, query.from, query.to).map((plan) => usagePlanName(stackName, plan)));
-  const usagePlanIds = new Set<string>();
-  for (const keyOnly of [true, false]) {
-    let position: string | undefined;
-    do {
-      const page = await client.send(new GetUsagePlansCommand({ ...(keyOnly ? { keyId } : {}), position, limit: 500 }));
-      for (const plan of page.items ?? []) if (plan.id && (keyOnly || wanted.has(plan.name ?? ""))) usagePlanIds.add(plan.id);
-      position = page.position;
-    } while (position);
-  }
-  const days = daysOf(query.from, query.to);
-  const calls = new Map<string, number>();
-  for (const usagePlanId of usagePlanIds) {
-    let position: string | undefined;
-    do {
-      const usage = await client.send(
-        new GetUsageCommand({ usagePlanId, keyId, startDate: query.from, endDate: query.to, position, limit: 500 }),
-      );
-      // items: { <keyId>: [[used, remaining], …] }, one pair per day from startDate.
-      (usage.items?.[keyId] ?? []).forEach(([used], index) => {
-        const day = days[index];
-        if (day !== undefined) calls.set(day, (calls.get(day) ?? 0) + Number(used ?? 0));
-      });
-      position = usage.position;
-    } while (position);
-  }
-  return calls;
+  let byName: Map<string, string> | undefined;
+  const usagePlanIdOf = async (plan: string) => {
+    if (!byName) {
+      byName = new Map();
+      let position: string | undefined;
+      do {
+        const page = await client.send(new GetUsagePlansCommand({ position, limit: 500 }));
+        for (const usagePlan of page.items ?? []) if (usagePlan.id && usagePlan.name) byName.set(usagePlan.name, usagePlan.id);
+        position = page.position;
+      } while (position);
+    }
+    return byName.get(usagePlanName(stackName, plan));
+  };
+  return usagePlanCalls(Item as unknown as Tenant, query.from, query.to, { client, usagePlanIdOf });
 }
 
 /** One tenant's line of the all-tenant export (`npm run usage -- --all`). */

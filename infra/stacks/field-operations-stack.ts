@@ -532,6 +532,18 @@ export class FieldOperationsStack extends Stack {
       if (onKey.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onKey, resources: [webhookKey.keyArn] }));
       const onBus = actions.filter((action) => action.startsWith("events:"));
       if (onBus.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBus, resources: [eventBus.eventBusArn] }));
+      // Reads of usage only: the list of usage plans (GetUsagePlans by key) and a usage plan's usage (GetUsage); no key, no plan settings.
+      const onApiGateway = actions.filter((action) => action.startsWith("apigateway:"));
+      if (onApiGateway.length > 0)
+        role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: onApiGateway,
+            resources: [
+              `arn:${this.partition}:apigateway:${this.region}::/usageplans`,
+              `arn:${this.partition}:apigateway:${this.region}::/usageplans/*/usage`,
+            ],
+          }),
+        );
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);

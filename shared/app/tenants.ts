@@ -15,13 +15,13 @@ export interface TenantApiKeys {
    * A new key for the organization, attached to `plan`'s usage plan: on AWS its id and value (the
    * authorizer hands the value to API Gateway); locally a reference only (no value exists).
    */
-  create(organizationId: string, plan: string): Promise<{ apiKeyId?: string; apiKeyValue?: string }>;
+  create(organizationId: string, plan: string): Promise<{ apiKeyId?: string; apiKeyValue?: string; usagePlanId?: string }>;
   /**
    * Leaves the tenant's key attached to `toPlan`'s usage plan and to no other plan of the stack,
    * whatever it was attached to before (nothing, a deleted plan, several: a repair). A failure part
    * way leaves the key on exactly one working usage plan, the old one or the new one.
    */
-  move(tenant: Tenant, toPlan: string): Promise<void>;
+  move(tenant: Tenant, toPlan: string): Promise<{ usagePlanId?: string }>;
   /** Turns the tenant's key on or off (off: API Gateway refuses it at once, before the authorizer cache expires). */
   setEnabled(tenant: Tenant, enabled: boolean): Promise<void>;
   /** Removes a key created for an enrollment that did not happen. */
@@ -49,12 +49,12 @@ const requireTenant = async (organizationId: string) => {
 export async function enrollTenant(organizationId: string, planName: string | undefined, operations: TenantOperations): Promise<Tenant> {
   const plan = planName === undefined ? operations.plans.defaultPlan : knownPlan(operations.plans, planName);
   if (await findTenant(organizationId)) throw new ConflictError(`The organization ${organizationId} is enrolled already.`, "tenant-409");
-  const key = await operations.apiKeys.create(organizationId, plan.name);
+  const { usagePlanId, ...key } = await operations.apiKeys.create(organizationId, plan.name);
   const time = (operations.now?.() ?? new Date()).toISOString();
   const tenant: Tenant = {
     organizationId,
     plan: plan.name,
-    planHistory: [{ plan: plan.name, from: time }],
+    planHistory: [{ plan: plan.name, from: time, ...(usagePlanId ? { usagePlanId } : {}) }],
     status: "active",
     ...key,
     createdTime: time,
@@ -75,10 +75,11 @@ export async function enrollTenant(organizationId: string, planName: string | un
 export async function changeTenantPlan(organizationId: string, planName: string, operations: TenantOperations): Promise<Tenant> {
   const plan = knownPlan(operations.plans, planName);
   const tenant = await requireTenant(organizationId);
-  await operations.apiKeys.move(tenant, plan.name);
+  const { usagePlanId } = await operations.apiKeys.move(tenant, plan.name);
   if (tenant.plan === plan.name) return tenant;
   const time = (operations.now?.() ?? new Date()).toISOString();
-  const updated = await updateTenant(organizationId, { plan: plan.name, planHistory: historyAfterMove(tenant, plan.name, time) }, time);
+  const planHistory = historyAfterMove(tenant, plan.name, time, usagePlanId);
+  const updated = await updateTenant(organizationId, { plan: plan.name, planHistory }, time);
   if (!updated) throw new NotFoundError("tenant-404");
   return updated;
 }

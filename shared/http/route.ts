@@ -22,7 +22,9 @@ export type RouteGrant =
   | "webhookSecretSeal"
   | "webhookSecretOpen"
   | "webhookQueueSend"
-  | "eventsPut";
+  | "eventsPut"
+  // GET /v3/usage on AWS: the calls the usage plans counted for the caller's own key (GetUsagePlans by key, GetUsage).
+  | "usagePlanRead";
 
 const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
 
@@ -51,6 +53,7 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   webhookSecretOpen: ["kms:Decrypt"],
   webhookQueueSend: ["sqs:SendMessage"],
   eventsPut: ["events:PutEvents"],
+  usagePlanRead: ["apigateway:GET"],
 };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -63,7 +63,7 @@ export function apiGatewayKeys(stackName: string, client = new APIGatewayClient(
         await client.send(new DeleteApiKeyCommand({ apiKey: key.id }));
         throw error;
       }
-      return { apiKeyId: key.id, apiKeyValue: key.value };
+      return { apiKeyId: key.id, apiKeyValue: key.value, usagePlanId: planId };
     },
     move: async (tenant, toPlan) => {
       const keyId = requireKeyId(tenant.apiKeyId);
@@ -90,11 +90,12 @@ export function apiGatewayKeys(stackName: string, client = new APIGatewayClient(
             if (back) await attach(back.id);
             throw attachError;
           }
-          return;
+          return { usagePlanId: toPlanId };
         }
       }
       // On the new plan now: leave every other plan of the stack (the old one; strays of a failed move).
       for (const other of others) await detach(other.id);
+      return { usagePlanId: toPlanId };
     },
     setEnabled: async (tenant, enabled) => {
       const apiKey = requireKeyId(tenant.apiKeyId);

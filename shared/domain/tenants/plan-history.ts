@@ -11,11 +11,19 @@ export function planHistoryOf(tenant: Pick<Tenant, "plan" | "planHistory" | "cre
 }
 
 /** The history after a move to `plan` at `time`: the open period closed, a new one opened. Unchanged when already on it. */
-export function historyAfterMove(tenant: Pick<Tenant, "plan" | "planHistory" | "createdTime">, plan: string, time: string): PlanPeriod[] {
+export function historyAfterMove(
+  tenant: Pick<Tenant, "plan" | "planHistory" | "createdTime">,
+  plan: string,
+  time: string,
+  usagePlanId?: string,
+): PlanPeriod[] {
   const history = planHistoryOf(tenant);
   const last = history.at(-1);
   if (last && last.plan === plan && last.to === undefined) return history;
-  return [...history.map((period) => (period.to === undefined ? { ...period, to: time } : period)), { plan, from: time }];
+  return [
+    ...history.map((period) => (period.to === undefined ? { ...period, to: time } : period)),
+    { plan, from: time, ...(usagePlanId ? { usagePlanId } : {}) },
+  ];
 }
 
 /**

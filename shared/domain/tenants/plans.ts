@@ -89,6 +89,8 @@ export interface PlanPeriod {
   plan: string;
   from: string;
   to?: string;
+  /** On AWS, the API Gateway usage plan the key was on (what GET /v3/usage asks for the period's calls). */
+  usagePlanId?: string;
 }
 
 /** A tenant record: one per enrolled organization. */
