@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { APIGatewayClient, GetAccountCommand } from "@aws-sdk/client-api-gateway";
 import { CloudFormationClient, GetTemplateCommand } from "@aws-sdk/client-cloudformation";
@@ -11,6 +11,9 @@ import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { jwtIssuersFromContext } from "#infra/jwt-issuers-context";
 import { formatPreflight, type PreflightAws, runPreflight } from "#local/preflight";
 import { repositoryRoot } from "#local/stack";
+import { planOverridesFromEnvironment } from "#shared/config/tenant-plans";
+import { planCatalog } from "#shared/domain/tenants/plan-catalog";
+import { listTenants } from "#shared/store/tenant-store";
 
 /**
  * `npm run preflight -- --aws [-c key=value …]`: read-only checks of the account and region the AWS
@@ -104,6 +107,11 @@ function realAws(): PreflightAws {
         throw error;
       }
     },
+    ...(process.env.TABLE_NAME
+      ? {
+          tenantPlans: async () => (await listTenants()).map((tenant) => ({ organizationId: tenant.organizationId, plan: tenant.plan })),
+        }
+      : {}),
     deployedTemplate: async (stackName) => {
       try {
         return (await cloudFormation.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: "Original" }))).TemplateBody;
@@ -119,6 +127,12 @@ const results = await runPreflight(
   {
     stackName: text("stackName", "FieldOperations"),
     issuers: jwtIssuersFromContext((key) => context[key]),
+    // The plans the deploy will build usage plans for (tenantPlansFile, else TENANT_PLANS_FILE, as infra/app.ts reads them).
+    planNames: planCatalog(
+      context.tenantPlansFile
+        ? JSON.parse(readFileSync(resolve(repositoryRoot, String(context.tenantPlansFile)), "utf8"))
+        : planOverridesFromEnvironment({ TENANT_PLANS_FILE: process.env.TENANT_PLANS_FILE }),
+    ).plans.map((plan) => plan.name),
     ...(context.runWorkerMaxConcurrency !== undefined ? { runWorkerMaxConcurrency: Number(context.runWorkerMaxConcurrency) } : {}),
     ...(context.runWorkerMemoryMb !== undefined ? { runWorkerMemoryMb: Number(context.runWorkerMemoryMb) } : {}),
     ...(context["@aws-cdk/core:bootstrapQualifier"] !== undefined

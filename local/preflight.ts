@@ -30,6 +30,8 @@ export interface PreflightAws {
   bootstrapVersion(qualifier: string): Promise<number | undefined>;
   /** The deployed stack's template (CloudFormation GetTemplate), undefined when the stack does not exist yet. */
   deployedTemplate(stackName: string): Promise<string | undefined>;
+  /** Every enrolled tenant's plan (the table's tenants index); absent when the table is not known (TABLE_NAME). */
+  tenantPlans?(): Promise<Array<{ organizationId: string; plan: string }>>;
 }
 
 /** Fetches a JWKS document (the CLI: fetch with a timeout). */
@@ -42,6 +44,8 @@ export interface PreflightSettings {
   runWorkerMaxConcurrency?: number;
   runWorkerMemoryMb?: number;
   bootstrapQualifier?: string;
+  /** The plans the plans file about to be deployed declares (tenantPlansFile): tenants on any other plan are flagged. */
+  planNames?: readonly string[];
 }
 
 export interface CheckResult {
@@ -103,6 +107,7 @@ export async function runPreflight(
     results.push(await cloudWatchRoleCheck(aws, settings.stackName));
     results.push(...(await lambdaQuotaChecks(aws, settings)));
     results.push(await bootstrapCheck(aws, settings.bootstrapQualifier ?? "hnb659fds", identity.account, region));
+    if (aws.tenantPlans && settings.planNames) results.push(await tenantPlansCheck(aws.tenantPlans(), settings.planNames));
   }
   results.push(...(await jwksChecks(settings, dependencies.fetchJwks)));
   return results;
@@ -251,6 +256,32 @@ async function jwksChecks(settings: PreflightSettings, fetchJwks: JwksFetch): Pr
     }
   }
   return results;
+}
+
+/**
+ * A plan removed from (or renamed in) the plans file takes its usage plan with it on deploy: its
+ * tenants' keys would be on no usage plan (403 tenant-403-key) until moved. Flag them first.
+ */
+async function tenantPlansCheck(
+  tenantPlans: Promise<Array<{ organizationId: string; plan: string }>>,
+  planNames: readonly string[],
+): Promise<CheckResult> {
+  const check = "tenant plans";
+  try {
+    const tenants = await tenantPlans;
+    const orphaned = new Map<string, number>();
+    for (const { plan } of tenants) if (!planNames.includes(plan)) orphaned.set(plan, (orphaned.get(plan) ?? 0) + 1);
+    if (orphaned.size === 0) return { check, ok: true, detail: `${tenants.length} tenant(s), every one on a plan of the plans file` };
+    const names = [...orphaned.keys()];
+    return {
+      check,
+      ok: false,
+      detail: `tenants on plans the plans file lacks: ${names.map((name) => `${name} (${orphaned.get(name)})`).join(", ")}`,
+      fix: names.map((name) => `npm run tenant -- retire-plan ${name} --to <plan> --aws`).join("; "),
+    };
+  } catch (error) {
+    return { check, ok: false, detail: errorText(error), fix: "allow dynamodb:Query on the table's GSI1, or unset TABLE_NAME" };
+  }
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { repositoryRoot } from "#infra/repository-root";
+import { offboardOrganization } from "#local/offboard";
 import { findRuntime } from "#local/runtime-files";
-import { changeTenantPlan, enrollTenant, listTenants, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
+import { changeTenantPlan, enrollTenant, listTenants, retirePlan, setTenantStatus, type TenantOperations } from "#shared/app/tenants";
 import { resetAppConfig } from "#shared/config/env";
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { AppError } from "#shared/domain/errors";
@@ -19,8 +20,12 @@ import { localApiKeys } from "#shared/tenancy/local-api-keys";
  */
 const usage = [
   "usage: npm run tenant -- create   --org <id> [--plan <name>]   enroll an organization (default plan if none)",
-  "       npm run tenant -- set-plan --org <id> --plan <name>     move it to another plan",
+  "       npm run tenant -- set-plan --org <id> --plan <name>     move it to another plan (its own plan: repair the key's association)",
+  "       npm run tenant -- retire-plan <name> [--to <plan>]      move every tenant on a plan (default: to the default plan),",
+  "                                                               before or after removing it from the plans file",
   "       npm run tenant -- suspend  --org <id>                   refuse its calls (403 tenant-403-suspended)",
+  "       npm run tenant -- offboard --org <id> [--dry-run] [--export <file>]",
+  "                                                               disable its key, export its usage, erase its data",
   "       npm run tenant -- resume   --org <id>",
   "       npm run tenant -- list [--json]",
   "",
@@ -41,6 +46,9 @@ function parse() {
     options: {
       org: { type: "string" },
       plan: { type: "string" },
+      to: { type: "string" },
+      "dry-run": { type: "boolean", default: false },
+      export: { type: "string" },
       aws: { type: "boolean", default: false },
       port: { type: "string" },
       json: { type: "boolean", default: false },
@@ -106,6 +114,29 @@ try {
         `${line(await changeTenantPlan(organization(), values.plan ?? fail(`set-plan needs --plan <name>\n${usage}`), operations))}\n`,
       );
       break;
+    case "retire-plan": {
+      const from = positionals[1] ?? fail(`retire-plan needs the plan's name\n${usage}`);
+      const moved = await retirePlan(from, values.to, operations);
+      process.stdout.write(`${moved.map((tenant) => `moved\t${line(tenant)}\n`).join("")}${moved.length} tenant(s) moved off ${from}\n`);
+      break;
+    }
+    case "offboard": {
+      const organizationId = organization();
+      const dryRun = values["dry-run"];
+      const report = await offboardOrganization(organizationId, { dryRun, apiKeys: operations.apiKeys, versions: values.aws });
+      const exportFile = values.export ?? `offboard-${organizationId}.json`;
+      if (!dryRun) writeFileSync(exportFile, `${JSON.stringify({ organizationId, usage: report.usage }, null, 2)}\n`);
+      const verb = dryRun ? "would erase" : "erased";
+      const lines = [
+        ...Object.entries(report.items).map(([kind, count]) => `${verb}\t${count}\titems\t${kind}`),
+        ...Object.entries(report.objects).map(([prefix, count]) => `${verb}\t${count}\tobjects\t${prefix}`),
+        dryRun
+          ? "dry run: nothing changed"
+          : `usage exported to ${exportFile}; the tenant record is kept, suspended, marked offboardedTime`,
+      ];
+      process.stdout.write(`${lines.join("\n")}\n`);
+      break;
+    }
     case "suspend":
       process.stdout.write(`${line(await setTenantStatus(organization(), "suspended", operations))}\n`);
       break;

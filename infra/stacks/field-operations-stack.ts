@@ -557,6 +557,19 @@ export class FieldOperationsStack extends Stack {
       if (onKey.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onKey, resources: [webhookKey.keyArn] }));
       const onBus = actions.filter((action) => action.startsWith("events:"));
       if (onBus.length > 0) role.addToPrincipalPolicy(new PolicyStatement({ actions: onBus, resources: [eventBus.eventBusArn] }));
+      // Reads of usage only: the list of usage plans (GetUsagePlans by key) and usage plans' usage (GetUsage).
+      // Not each usage plan's own ARN: a usage plan depends on the stage, the stage's deployment on the area stacks (a cycle).
+      const onApiGateway = actions.filter((action) => action.startsWith("apigateway:"));
+      if (onApiGateway.length > 0)
+        role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: onApiGateway,
+            resources: [
+              `arn:${this.partition}:apigateway:${this.region}::/usageplans`,
+              `arn:${this.partition}:apigateway:${this.region}::/usageplans/*/usage`,
+            ],
+          }),
+        );
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
@@ -1144,6 +1157,10 @@ function acknowledgeDesignDecisions(
       "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code), granted only when a road-network provider is declared.",
     );
   }
+  acknowledge(
+    "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/usage]",
+    "Only apigateway:GET of usage plans' usage (GetUsage), for GET /v3/usage: the caller's own key is chosen by the code; naming each usage plan would make the API area stacks depend on the stage (a cycle).",
+  );
   acknowledge(
     "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
     "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.",

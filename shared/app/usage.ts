@@ -2,6 +2,8 @@ import { appConfig } from "#shared/config/env";
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { planOf, type RunQuota, runQuotaRefusal } from "#shared/domain/usage/run-quota";
 import { createUsageService } from "#shared/domain/usage/service";
+import { findTenant } from "#shared/store/tenant-store";
+import { usagePlanCalls } from "#shared/tenancy/usage-plan-calls";
 import { type RunUsage, utcMonth } from "#shared/domain/usage/schema";
 import {
   callCountsBetween,
@@ -53,6 +55,12 @@ export function runMemoryMb(): number {
 export const usageService = createUsageService({
   callsSource: () => appConfig().USAGE_CALLS_SOURCE,
   callCounts: callCountsBetween,
+  usagePlanCalls: async (organizationId, from, to) => {
+    const tenant = await findTenant(organizationId);
+    // An organization without a tenant record (auto-enrolled) shares one key: its calls are not its own.
+    if (!tenant?.apiKeyId || tenant.apiKeyId.startsWith("local-")) return undefined;
+    return usagePlanCalls(tenant, from, to);
+  },
   runUsage: runUsageBetween,
   webhookAttempts: webhookAttemptsBetween,
 });

@@ -28,7 +28,9 @@ export type RouteGrant =
   | "webhookQueueSend"
   | "eventsPut"
   // Vehicle positions (docs/api/execution.md): a report's samples go to the history in one BatchWriteItem.
-  | "positionHistoryWrite";
+  | "positionHistoryWrite"
+  // GET /v3/usage on AWS: the calls the usage plans counted for the caller's own key (GetUsagePlans by key, GetUsage).
+  | "usagePlanRead";
 
 const tableReadActions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"] as const;
 
@@ -63,6 +65,7 @@ export const routeGrantActions: Record<RouteGrant, readonly string[]> = {
   webhookQueueSend: ["sqs:SendMessage"],
   eventsPut: ["events:PutEvents"],
   positionHistoryWrite: ["dynamodb:BatchWriteItem"],
+  usagePlanRead: ["apigateway:GET"],
 };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -38,7 +38,7 @@ export async function insertTenant(tenant: Tenant): Promise<boolean> {
 /** Changes an enrolled tenant's plan, status or key; undefined when the organization is not enrolled. */
 export async function updateTenant(
   organizationId: string,
-  change: Partial<Pick<Tenant, "plan" | "status" | "apiKeyId" | "apiKeyValue">>,
+  change: Partial<Pick<Tenant, "plan" | "planHistory" | "status" | "apiKeyId" | "apiKeyValue">>,
   updatedTime: string,
 ): Promise<Tenant | undefined> {
   const fields = Object.entries({ ...change, updatedTime }).filter(([, value]) => value !== undefined);

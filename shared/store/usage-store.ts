@@ -215,3 +215,17 @@ export async function runUsageItemsBetween(organizationId: string, from: string,
   );
   return (items ?? []) as unknown as RunUsage[];
 }
+
+/** Imports from the earlier version charged in the range, and the records they were charged (the operator's CLI; pages until done). */
+export async function importUsageBetween(organizationId: string, from: string, to: string): Promise<{ imports: number; records: number }> {
+  // IMPORT#<day>#<data type id>: from the first import of `from` to the last of `to`.
+  const items =
+    (await queryRange(
+      organizationId,
+      keys.importUsage(organizationId, from, "").SK,
+      keys.importUsage(organizationId, to, "~").SK,
+      ["records"],
+      Number.MAX_SAFE_INTEGER,
+    )) ?? [];
+  return { imports: items.length, records: items.reduce((sum, item) => sum + Number(item.records ?? 0), 0) };
+}

@@ -8,7 +8,7 @@ import type { TenantApiKeys } from "#shared/app/tenants";
  */
 export const localApiKeys: TenantApiKeys = {
   create: async () => ({ apiKeyId: `local-${randomUUID()}` }),
-  move: async () => undefined,
+  move: async () => ({}),
   setEnabled: async () => undefined,
   remove: async () => undefined,
 };

@@ -54,14 +54,16 @@ export function tenantAccess(tenant: Tenant | undefined, settings: TenantAccessS
       failedCode: tenantFailedCodes.suspended,
     };
   }
-  const plan = settings.plans.named(tenant.plan);
   // Enrolled means a key was made: a value on AWS, a reference only locally.
-  if (!plan || !(tenant.apiKeyValue || tenant.apiKeyId)) {
+  if (!(tenant.apiKeyValue || tenant.apiKeyId)) {
     return {
       allowed: false,
-      message: `The organization's plan ${tenant.plan} is not configured on this API: ask the operator to check its enrollment.`,
+      message: "The organization has no API key on this API: ask the operator to check its enrollment.",
       failedCode: tenantFailedCodes.unknownPlan,
     };
   }
+  // A plan removed from the plans file leaves its tenants on the default plan (as every limit does,
+  // planOf), never locked out; `npm run tenant -- retire-plan` moves their records and keys.
+  const plan = settings.plans.named(tenant.plan) ?? settings.plans.defaultPlan;
   return { allowed: true, plan, enrollment: "enrolled", ...(tenant.apiKeyValue ? { apiKeyValue: tenant.apiKeyValue } : {}) };
 }

@@ -90,10 +90,24 @@ export function planNamed(name: string): Plan | undefined {
   return (plans as readonly Plan[]).find((plan) => plan.name === name);
 }
 
+/** One stretch of a tenant on a plan: from `from` (ISO instant) until `to` (absent: still on it). */
+export interface PlanPeriod {
+  plan: string;
+  from: string;
+  to?: string;
+  /** On AWS, the API Gateway usage plan the key was on (what GET /v3/usage asks for the period's calls). */
+  usagePlanId?: string;
+}
+
 /** A tenant record: one per enrolled organization. */
 export interface Tenant {
   organizationId: string;
   plan: string;
+  /**
+   * Every plan the tenant was on, oldest first, the last one open (records enrolled before the
+   * history have none: their current plan since `createdTime`). What billing sums calls over.
+   */
+  planHistory?: PlanPeriod[];
   status: "active" | "suspended";
   /** API Gateway API key id on AWS; locally a reference (`local-<uuid>`) to a key that has no value. */
   apiKeyId?: string;

@@ -9,6 +9,8 @@ export interface UsageServiceDependencies {
   callsSource(): CallsSource;
   /** Calls per day of the range from the local gateway's counters. */
   callCounts(organizationId: string, from: string, to: string): Promise<Map<string, number>>;
+  /** Calls per day of the range from the AWS usage plans of the organization's own key; undefined when it has none (not enrolled: a shared key). */
+  usagePlanCalls(organizationId: string, from: string, to: string): Promise<Map<string, number> | undefined>;
   /** The runs metered in the range, or undefined past `maxRuns`. */
   runUsage(organizationId: string, from: string, to: string, maxRuns: number): Promise<RunUsageFigures[] | undefined>;
   /** Webhook delivery attempts per day of the range (days without attempts are absent). */
@@ -21,7 +23,9 @@ export function createUsageService(deps: UsageServiceDependencies) {
     async report(caller: Pick<Caller, "organizationId">, query: UsageQuery): Promise<UsageReport> {
       const source = deps.callsSource();
       const [calls, runs, webhookAttempts] = await Promise.all([
-        source === "local-gateway" ? deps.callCounts(caller.organizationId, query.from, query.to) : Promise.resolve(undefined),
+        source === "local-gateway"
+          ? deps.callCounts(caller.organizationId, query.from, query.to)
+          : deps.usagePlanCalls(caller.organizationId, query.from, query.to),
         deps.runUsage(caller.organizationId, query.from, query.to, MAX_RUNS_PER_USAGE_READ),
         deps.webhookAttempts(caller.organizationId, query.from, query.to),
       ]);

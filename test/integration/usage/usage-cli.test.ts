@@ -5,7 +5,7 @@ import { type APIGatewayClient, GetUsageCommand, GetUsagePlansCommand } from "@a
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { repositoryRoot } from "#infra/repository-root";
-import { usagePlanCalls } from "#local/operator-usage";
+import { usagePlanCallsOf } from "#local/operator-usage";
 import type { RunUsage } from "#shared/domain/usage/schema";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
@@ -123,7 +123,7 @@ describe("npm run usage (local/usage-cli.ts)", () => {
         throw new Error("unexpected command");
       },
     } as unknown as APIGatewayClient;
-    const calls = await usagePlanCalls(organizationId, { from: "2026-03-01", to: "2026-03-02" }, client);
+    const calls = await usagePlanCallsOf(organizationId, { from: "2026-03-01", to: "2026-03-02" }, client);
     expect(Object.fromEntries(calls)).toEqual({ "2026-03-01": 4, "2026-03-02": 7 });
     expect((sent[1] as GetUsageCommand).input).toMatchObject({
       usagePlanId: "plan-1",
@@ -131,5 +131,66 @@ describe("npm run usage (local/usage-cli.ts)", () => {
       startDate: "2026-03-01",
       endDate: "2026-03-02",
     });
+  });
+
+  it("sums the calls of every usage plan the key belonged to in the period: calls made before a plan change count", async () => {
+    const organizationId = newOrganizationId();
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.tenant(organizationId),
+          organizationId,
+          plan: "standard",
+          status: "active",
+          apiKeyId: "key-2",
+          createdTime: "2026-02-01T00:00:00.000Z",
+          planHistory: [
+            { plan: "free", from: "2026-02-01T00:00:00.000Z", to: "2026-03-02T12:00:00.000Z", usagePlanId: "up-free" },
+            // Recorded without a usage plan id: found by its name (<stack>-<plan>).
+            { plan: "standard", from: "2026-03-02T12:00:00.000Z" },
+          ],
+        },
+      }),
+    );
+    const asked: string[] = [];
+    const client = {
+      send: async (command: unknown) => {
+        if (command instanceof GetUsagePlansCommand)
+          return command.input.keyId
+            ? { items: [{ id: "up-standard", name: "FieldOperations-standard" }] }
+            : {
+                items: [
+                  { id: "up-free", name: "FieldOperations-free" },
+                  { id: "up-standard", name: "FieldOperations-standard" },
+                  { id: "up-other", name: "Other-standard" },
+                ],
+              };
+        if (command instanceof GetUsageCommand) {
+          asked.push(command.input.usagePlanId as string);
+          return command.input.usagePlanId === "up-free"
+            ? {
+                items: {
+                  "key-2": [
+                    [5, 0],
+                    [3, 0],
+                  ],
+                },
+              }
+            : {
+                items: {
+                  "key-2": [
+                    [0, 0],
+                    [2, 0],
+                  ],
+                },
+              };
+        }
+        throw new Error("unexpected command");
+      },
+    } as unknown as APIGatewayClient;
+    const calls = await usagePlanCallsOf(organizationId, { from: "2026-03-01", to: "2026-03-02" }, client, "FieldOperations");
+    expect(Object.fromEntries(calls)).toEqual({ "2026-03-01": 5, "2026-03-02": 5 });
+    expect(asked.sort()).toEqual(["up-free", "up-standard"]);
   });
 });

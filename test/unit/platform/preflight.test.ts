@@ -153,4 +153,20 @@ describe("npm run preflight -- --aws (stubbed AWS SDK)", () => {
     expect(named(placeholder, "JWKS")).toMatchObject({ ok: false, detail: expect.stringContaining("placeholder") });
     expect(named(await run(undefined), "JWKS").ok).toBe(true);
   });
+
+  it("tenant plans: tenants on a plan the plans file lacks fail with the retire-plan command; all on known plans pass", async () => {
+    const tenantPlans = async () => [
+      { organizationId: "org-1", plan: "standard" },
+      { organizationId: "org-2", plan: "gold" },
+      { organizationId: "org-3", plan: "gold" },
+    ];
+    const orphaned = named(await run(stubAws({ tenantPlans }), goodJwks, { planNames: ["free", "standard"] }), "tenant plans");
+    expect(orphaned).toMatchObject({
+      ok: false,
+      detail: "tenants on plans the plans file lacks: gold (2)",
+      fix: "npm run tenant -- retire-plan gold --to <plan> --aws",
+    });
+    expect(named(await run(stubAws({ tenantPlans }), goodJwks, { planNames: ["standard", "gold"] }), "tenant plans").ok).toBe(true);
+    expect(named(await run(stubAws({ tenantPlans: denied }), goodJwks, { planNames: ["standard"] }), "tenant plans").ok).toBe(false);
+  });
 });

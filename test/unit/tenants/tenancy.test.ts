@@ -69,7 +69,12 @@ describe("Function: tenantAccess", () => {
       true,
       { allowed: false, failedCode: "tenant-403-suspended" },
     ],
-    ["a tenant on a plan this API does not have", tenant({ plan: "platinum" }), true, { allowed: false, failedCode: "tenant-403-plan" }],
+    [
+      "a tenant on a plan removed from the plans file (served on the default plan, with its own key)",
+      tenant({ plan: "platinum" }),
+      false,
+      { allowed: true, enrollment: "enrolled", plan: { name: "standard" }, apiKeyValue: "key-1" },
+    ],
     [
       "a tenant without a key",
       tenant({ apiKeyValue: undefined, apiKeyId: undefined }),
