@@ -3,12 +3,16 @@ import { appConfig } from "#shared/config/env";
 import type { ProofKind, ProofStorage } from "#shared/domain/visits/proofs";
 import { bucketName, s3PresignedPost, s3Presigner, s3Sdk } from "#shared/blob/s3-sdk";
 import { objectKeys } from "#shared/store/keys";
+import { logger } from "#shared/observability/powertools";
 
 /** The object metadata (`x-amz-meta-…`) that carries a proof's kind, fixed by the upload's policy. */
 export const PROOF_KIND_METADATA = "proof-kind";
 const kindField = `x-amz-meta-${PROOF_KIND_METADATA}`;
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === "NotFound" || error.name === "NoSuchKey");
+/** HeadObject's 403: S3 answers it for a missing key when s3:ListBucket does not apply to the request. */
+const isForbidden = (error: unknown) =>
+  error instanceof Error && (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 403;
 
 /**
  * Proofs of delivery in the private bucket under `proofs/<organization>/<visit>/<proofId>`, uploaded
@@ -37,8 +41,15 @@ export const s3ProofStorage: ProofStorage = {
       );
       return { kind: output.Metadata?.[PROOF_KIND_METADATA], contentType: output.ContentType, sizeBytes: output.ContentLength ?? 0 };
     } catch (error) {
-      // 404 only with s3:ListBucket (prefix-conditioned to proofs/): without it S3 answers 403, which stays an error.
       if (isMissing(error)) return undefined;
+      // S3 tells a missing key (404) from a forbidden one (403) only to callers s3:ListBucket allows; the
+      // grant is conditioned on s3:prefix proofs/*, and if S3 does not apply that condition to this choice
+      // the missing proof answers 403. The function may read every proof key it builds, so a 403 here
+      // means "not there": the client gets its 400, and the log says why.
+      if (isForbidden(error)) {
+        logger.warn("proof HeadObject answered 403: treated as missing (docs/api/execution.md, Proof of delivery)", { proofId });
+        return undefined;
+      }
       throw error;
     }
   },
