@@ -302,6 +302,8 @@ const exampleQueries: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   patchRecord: fc.constant({ hubId: ref("hubId") }),
   deleteRecord: fc.constant({ hubId: ref("hubId") }),
   dispatchRoutingResult: fc.constant({}),
+  // Generated instants are rarely in order and within the history's range: the last hour, or the defaults.
+  listVehiclePositions: fc.constantFrom({}, { from: new Date(Date.now() - 3_600_000).toISOString(), limit: 10 }, { format: "geojson" }),
 };
 
 function queryValues(route: RouteDefinition, clean: boolean): Part<{ query: Array<[string, unknown]> }> {

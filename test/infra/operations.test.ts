@@ -268,7 +268,8 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
     const before = idsOf(base);
     const after = idsOf(grown);
     for (const [name, ids] of before) {
-      if (name.endsWith("/VisitsApi")) expect(after.get(name)).toEqual(expect.arrayContaining(ids));
+      // Its own area keeps its resources; only its alarms (one per group of functions) may be renamed as it grows.
+      if (name.endsWith("/VisitsApi")) expect(after.get(name)).toEqual(expect.arrayContaining(ids.filter((id) => !/Alarm/.test(id))));
       else expect(after.get(name), name).toEqual(ids);
     }
     expect(after.get("FieldOperations/VisitsApi")!.length).toBeGreaterThan(before.get("FieldOperations/VisitsApi")!.length);

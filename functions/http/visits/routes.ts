@@ -167,7 +167,8 @@ export const visitRoutes = {
       403: { description: "Not the driver of the visit's vehicle (visit-403).", failedCodes: ["visit-403"] },
     }),
     // tableRead: the visit and its vehicle's driver; proofUpload: the signed form may put only proofs.
-    grants: ["tableRead", "proofUpload"],
+    // tableWrite: the Idempotency-Key record is stored in the table.
+    grants: ["tableWrite", "proofUpload"],
     idempotent: true,
     idempotencyWindowSeconds: 72 * 60 * 60,
   }),

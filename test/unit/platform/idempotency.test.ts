@@ -90,6 +90,7 @@ describe("Route flags in the route table and the OpenAPI document", () => {
         "createVehicle",
         "createVisit",
         "createVisitBatch",
+        "createVisitProofUpload",
         "dispatchRoutingResult",
         "reoptimizeRoutingResult",
         "reportVisitProgress",
