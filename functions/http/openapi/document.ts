@@ -6,7 +6,7 @@ import type { PublishedDocument } from "./published.ts";
 
 /** The OpenAPI document of the route table: answered by GET /openapi.json and embedded in GET /docs. */
 export const openApiDocument = () =>
-  buildOpenApiDocument(routes, { title: "Field Operations Management API", version: "3.0.0", description: apiDescription });
+  buildOpenApiDocument(routes, { title: "Field Operations Management API", version: "3.1.0", description: apiDescription });
 
 /** The text of a published document (./published.ts): rendered by the bundling, or on first request when run from source. */
 export function renderPublishedDocument(name: PublishedDocument): string {

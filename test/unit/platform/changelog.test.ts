@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "#functions/http/openapi/document";
 import { repositoryRoot } from "#infra/repository-root";
 
 const changelog = readFileSync(join(repositoryRoot, "CHANGELOG.md"), "utf8");
@@ -24,5 +25,9 @@ describe("Releases: package.json's version, the CHANGELOG and the tags tell one 
   it("package.json names the newest released version (or, before the first release, the base it builds on)", () => {
     if (releases.length === 0) expect(version).toMatch(/^\d+\.0\.0$/);
     else expect(version).toBe(releases[0]!.number);
+  });
+
+  it("the OpenAPI document's info.version is the release's version", () => {
+    expect(openApiDocument().info.version).toBe(version);
   });
 });
