@@ -34,19 +34,3 @@ export function jwtIssuersFromContext(read: (key: string) => unknown): JwtIssuer
   // The authorizer fetches keys from the issuer; inline keys are for the local runtime only.
   return issuers.map(({ issuer, audience, jwksUri }) => ({ issuer, audience, jwksUri }));
 }
-
-/** What keeps a deploy from verifying real tokens: a placeholder issuer or JWKS of cdk.json. */
-export function placeholderIssuerProblems(issuers: readonly JwtIssuer[]): string[] {
-  return issuers.flatMap((each) => [
-    ...(each.issuer === placeholderJwt.issuer
-      ? [
-          `jwtIssuer is the placeholder ${placeholderJwt.issuer}: deploy with -c jwtIssuer=<your issuer> or -c jwtIssuersFile=<file> (docs/operations.md, Deploy)`,
-        ]
-      : []),
-    ...(each.jwksUri === placeholderJwt.jwksUri
-      ? [
-          `jwtJwksUri is the placeholder ${placeholderJwt.jwksUri}: deploy with -c jwtJwksUri=<your issuer's JWKS URL> (docs/operations.md, Deploy)`,
-        ]
-      : []),
-  ]);
-}
