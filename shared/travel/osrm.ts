@@ -39,30 +39,9 @@ export function osrmTableSource(declaration: OsrmDeclaration, fetchImpl: typeof 
       const path = coordinates.map((point) => `${points[point]!.lng},${points[point]!.lat}`).join(";");
       const query = `sources=${sources.map((_, i) => i).join(";")}&destinations=${destinations.map((point) => position.get(point)).join(";")}&annotations=duration,distance`;
       const url = `${base}/table/v1/${declaration.profile}/${path}?${query}`;
-      let response: Response;
-      try {
-        response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
-      } catch (error) {
-        if (error instanceof Error && error.name === "TimeoutError") throw error;
-        throw new TravelSourceError(
-          `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
-          true,
-          "unreachable",
-        );
-      }
-      const text = await response.text();
-      let body: { code?: string; message?: string; durations?: (number | null)[][]; distances?: (number | null)[][] } | undefined;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      if (!response.ok || body?.code !== "Ok") {
-        const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
-        // 4xx other than 429 is the request's fault (TooBig, InvalidQuery, NoSegment…): asking again cannot help.
-        const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
-        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable, retryable ? "badAnswer" : "refused");
-      }
+      const body = await askOsrm<{ durations?: (number | null)[][]; distances?: (number | null)[][] }>(fetchImpl, base, url, signal, [
+        "TimeoutError",
+      ]);
       if (!body.durations || !body.distances)
         throw new TravelSourceError("the answer has no durations or no distances (annotations=duration,distance)", true, "badAnswer");
       return { durationsSeconds: body.durations, distancesMetres: body.distances };
@@ -89,31 +68,13 @@ export function osrmRouteSource(declaration: OsrmDeclaration, fetchImpl: typeof 
     async route(waypoints, signal) {
       const path = waypoints.map((point) => `${point.lng},${point.lat}`).join(";");
       const url = `${base}/route/v1/${declaration.profile}/${path}?overview=full&geometries=polyline`;
-      let response: Response;
-      try {
-        response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
-      } catch (error) {
-        if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) throw error;
-        throw new TravelSourceError(
-          `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
-          true,
-          "unreachable",
-        );
-      }
-      const text = await response.text();
-      let body:
-        | { code?: string; message?: string; routes?: Array<{ geometry?: unknown }>; waypoints?: Array<{ location?: unknown }> }
-        | undefined;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      if (!response.ok || body?.code !== "Ok") {
-        const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
-        const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
-        throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable, retryable ? "badAnswer" : "refused");
-      }
+      const body = await askOsrm<{ routes?: Array<{ geometry?: unknown }>; waypoints?: Array<{ location?: unknown }> }>(
+        fetchImpl,
+        base,
+        url,
+        signal,
+        ["TimeoutError", "AbortError"],
+      );
       const geometry = body.routes?.[0]?.geometry;
       if (typeof geometry !== "string") throw new TravelSourceError("the answer has no polyline geometry", true, "badAnswer");
       let line: ReturnType<typeof decodePolyline>;
@@ -132,4 +93,43 @@ export function osrmRouteSource(declaration: OsrmDeclaration, fetchImpl: typeof 
       return splitAtWaypoints(line, snapped);
     },
   };
+}
+
+/**
+ * One OSRM request (table or route): its answer's body when `code` is `Ok`. A request that never got
+ * an answer is `unreachable` (retryable) unless its error is one of `passThrough` (the deadline's own
+ * errors, handled by the caller); a 4xx other than 429 is the request's fault (TooBig, InvalidQuery,
+ * NoSegment…: asking again cannot help), anything else a retryable bad answer.
+ */
+async function askOsrm<Body>(
+  fetchImpl: typeof fetch,
+  base: string,
+  url: string,
+  signal: AbortSignal | undefined,
+  passThrough: readonly string[],
+): Promise<Body & { code: "Ok" }> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, { signal, headers: { accept: "application/json" } });
+  } catch (error) {
+    if (error instanceof Error && passThrough.includes(error.name)) throw error;
+    throw new TravelSourceError(
+      `${base} could not be reached: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
+      true,
+      "unreachable",
+    );
+  }
+  const text = await response.text();
+  let body: (Body & { code?: string; message?: string }) | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok || body?.code !== "Ok") {
+    const what = body?.code ? `${body.code}${body.message ? `: ${body.message}` : ""}` : `HTTP ${response.status}`;
+    const retryable = response.status >= 500 || response.status === 429 || (response.ok && body === undefined);
+    throw new TravelSourceError(`${what} (HTTP ${response.status})`, retryable, retryable ? "badAnswer" : "refused");
+  }
+  return body as Body & { code: "Ok" };
 }
