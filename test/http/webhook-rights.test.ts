@@ -258,8 +258,14 @@ describe("Dispatch records and announces every dispatch", () => {
       expect([...record.vehicleIds].sort()).toEqual([...vehicleIds].sort());
       // Three dispatches and the sentinel: four deliveries opened, four distinct events.
       expect(await afterSentinel(admin, result._id, hook._id, path)).toHaveLength(4);
-      const announced = received.filter((entry) => entry.path === path);
-      const distinct = new Map(announced.map((entry) => [String(entry.headers["webhook-id"]), JSON.parse(entry.body)]));
+      // Four deliveries are open, but each is sent on its own, so the sentinel's may land before
+      // the other three: wait for all four to arrive, then check that no fifth exists.
+      const distinctEvents = () =>
+        new Map(
+          received.filter((entry) => entry.path === path).map((entry) => [String(entry.headers["webhook-id"]), JSON.parse(entry.body)]),
+        );
+      await until("the four dispatch events", () => (distinctEvents().size >= 4 ? true : undefined), 60_000);
+      const distinct = distinctEvents();
       expect(distinct.size).toBe(4);
       const perVehicle = [...distinct.values()].filter((event) => event.data.vehicleIds.length === 1);
       expect(perVehicle.map((event) => event.data.vehicleIds[0]).sort()).toEqual([...vehicleIds].sort());
