@@ -1,4 +1,4 @@
-import { Duration, type Stack } from "aws-cdk-lib";
+import { Duration, type Stack, Validations } from "aws-cdk-lib";
 import {
   ApplicationLogLevel,
   Architecture,
@@ -10,7 +10,8 @@ import {
   SystemLogLevel,
   Tracing,
 } from "aws-cdk-lib/aws-lambda";
-import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type ILogGroup, LogGroup } from "aws-cdk-lib/aws-logs";
 import { productLogGroupProps } from "#infra/constructs/observability-costs";
 import type { Construct } from "constructs";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -58,10 +59,12 @@ export class FunctionCode {
 
 /**
  * The defaults every function of this product shares, fixed once: Node.js 24 on ARM64, code from
- * the shared bundles (FunctionCode), X-Ray active tracing, and a log group with a retention period (its own unless one
- * is given).
+ * the shared bundles (FunctionCode), X-Ray active tracing, a log group with a retention period (its own unless one
+ * is given), and a role (its own unless one is given) that may write only to that log group.
  */
-export interface ProductFunctionProps extends Omit<FunctionProps, "code" | "handler" | "runtime" | "architecture"> {
+export interface ProductFunctionProps extends Omit<FunctionProps, "code" | "handler" | "runtime" | "architecture" | "logGroup"> {
+  /** The log group to write to (the API areas share one each); the role may write only there. */
+  logGroup?: ILogGroup;
   /** Handler module relative to the repository root (the route table's `handler`). */
   entry: string;
   code: FunctionCode;
@@ -72,7 +75,15 @@ export class ProductFunction extends LambdaFunction {
     const { code, entry, environment, ...rest } = props;
     // API functions share their area's log group (passed in); the jobs get one each.
     const logGroup = props.logGroup ?? new LogGroup(scope, `${id}Logs`, productLogGroupProps(scope, "metrics"));
+    // Not Lambda's default role: it carries AWSLambdaBasicExecutionRole, whose log actions reach every log group.
+    let role = props.role;
+    if (!role) {
+      const own = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal("lambda.amazonaws.com"), description: `Runs ${id}` });
+      writeLogsOnlyTo(own, logGroup);
+      role = own;
+    }
     super(scope, id, {
+      role,
       code: code.for(entry),
       handler: "index.handler",
       runtime: Runtime.NODEJS_24_X,
@@ -89,7 +100,22 @@ export class ProductFunction extends LambdaFunction {
       environment: { ...(code.sourceMaps ? { NODE_OPTIONS: "--enable-source-maps" } : {}), ...environment },
       ...rest,
     });
+    const reason =
+      "X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing) have no resource-level permissions; no other action of this role is on every resource (test/infra/stack.test.ts).";
+    Validations.of(role).acknowledge({ id: "AwsSolutions::AwsSolutions-IAM5[Resource::*]", reason });
+    Validations.of(this).acknowledge({
+      id: "Serverless-LambdaDLQ",
+      reason:
+        "No function is invoked asynchronously with work to lose: API functions answer synchronously, the SQS workers' failed messages go to their queues' dead-letter queues, and a failed scheduler tick is redone by the next minute's (schedules stay due; TickFailed/TickMissing alarm).",
+    });
   }
+}
+
+/** A function role's log permissions: its own log group's streams, nothing else (the API areas' shared roles too). */
+export function writeLogsOnlyTo(role: IRole, logGroup: ILogGroup): void {
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
+  );
 }
 
 /** Context `logLevel` (DEBUG, INFO, WARN or ERROR; default INFO): the lines Lambda keeps, Powertools' level too (AWS_LAMBDA_LOG_LEVEL). */

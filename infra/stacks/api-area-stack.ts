@@ -1,4 +1,4 @@
-import { Duration, NestedStack, type NestedStackProps } from "aws-cdk-lib";
+import { Duration, NestedStack, type NestedStackProps, Validations } from "aws-cdk-lib";
 import {
   AuthorizationType,
   type IAuthorizer,
@@ -8,13 +8,13 @@ import {
   Method,
   type RestApi,
 } from "aws-cdk-lib/aws-apigateway";
-import { ManagedPolicy, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { productLogGroupProps } from "#infra/constructs/observability-costs";
 import type { Construct } from "constructs";
 import { type RouteDefinition, type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { type FunctionCode, ProductFunction } from "#infra/constructs/api-function";
+import { type FunctionCode, ProductFunction, writeLogsOnlyTo } from "#infra/constructs/api-function";
 import { functionGroupAlarms } from "#infra/constructs/alarms";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 
@@ -83,8 +83,8 @@ export class ApiAreaStack extends NestedStack {
         role = new Role(this, `Role${key.replace(/(^|\+)(\w)/g, (_, _plus, letter: string) => letter.toUpperCase())}`, {
           assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
           description: `Functions of ${props.area} with grants: ${key}`,
-          managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole")],
         });
+        writeLogsOnlyTo(role, this.logGroup);
         for (const grant of effective) props.grant(role, grant, props.area);
         roles.set(key, role);
       }
@@ -102,7 +102,7 @@ export class ApiAreaStack extends NestedStack {
         ...(route.function?.timeoutSeconds ? { timeout: Duration.seconds(route.function.timeoutSeconds) } : {}),
         ...(route.function?.memoryMb ? { memorySize: route.function.memoryMb } : {}),
       });
-      new Method(this, `${route.operationId}Method`, {
+      const method = new Method(this, `${route.operationId}Method`, {
         resource: props.resourceFor(route.path),
         httpMethod: route.method,
         // Authenticated methods: the tenant authorizer, and the usage-plan key it supplies (apiKeySource AUTHORIZER).
@@ -115,6 +115,7 @@ export class ApiAreaStack extends NestedStack {
           uri: `arn:${this.partition}:apigateway:${this.region}:lambda:path/2015-03-31/functions/${fn.functionArn}/invocations`,
         }),
       });
+      acknowledgeMethodAuth(method, route);
       // One permission per route, for this method on the named stage only. (LambdaIntegration would
       // add a second one for console test-invokes, and name the stage by a reference to the Stage
       // resource, which depends on the deployment, which depends on this stack: a cycle.)
@@ -131,4 +132,18 @@ export class ApiAreaStack extends NestedStack {
       props.alarmTopic,
     );
   }
+}
+
+/** cdk-nag's authorization findings, acknowledged per method by what the route table says of it. */
+function acknowledgeMethodAuth(method: Method, route: RouteDefinition): void {
+  if (route.auth === "none") {
+    const reason = `${route.method} /v3${route.path} is public by design (route table: auth none), throttled per method below the stage limit.`;
+    Validations.of(method).acknowledge({ id: "AwsSolutions-APIG4", reason });
+    Validations.of(method).acknowledge({ id: "AwsSolutions-COG4", reason });
+  } else
+    Validations.of(method).acknowledge({
+      id: "AwsSolutions-COG4",
+      reason:
+        "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.",
+    });
 }

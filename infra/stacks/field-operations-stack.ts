@@ -82,7 +82,11 @@ import { CfnWebACLAssociation } from "aws-cdk-lib/aws-wafv2";
 import { productMetricNamespace } from "#infra/constructs/metric-namespace";
 import type { JwtIssuer } from "#shared/config/jwt-issuers";
 import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
-import { ApiGatewayCloudWatchRole, apiGatewayCloudWatchRoleEntry } from "#infra/constructs/api-gateway-cloudwatch-role";
+import {
+  ApiGatewayCloudWatchRole,
+  acknowledgeAccountLoggingPolicy,
+  apiGatewayCloudWatchRoleEntry,
+} from "#infra/constructs/api-gateway-cloudwatch-role";
 
 /** Tenancy at the gateway (docs/operations.md, "Tenants and plans"). */
 export interface TenancyProps {
@@ -304,7 +308,13 @@ export class FieldOperationsStack extends Stack {
       reason:
         "Alarm notifications carry no customer data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.",
     });
-    if (props.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    if (props.alarmEmail) {
+      const subscription = alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+      Validations.of(subscription).acknowledge({
+        id: "Serverless-SNSRedrivePolicy",
+        reason: "An undelivered alarm e-mail has nothing to redrive, and the alarm stays in ALARM on the dashboard.",
+      });
+    }
 
     const anyOrigin = props.corsAllowedOrigins.includes("*");
     const cors: CorsOptions = {
@@ -338,6 +348,13 @@ export class FieldOperationsStack extends Stack {
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
     const api = this.api;
+    const earlierAccountRole = api.node.tryFindChild("CloudWatchRole");
+    if (earlierAccountRole) acknowledgeAccountLoggingPolicy(earlierAccountRole);
+    Validations.of(api).acknowledge({
+      id: "AwsSolutions-APIG2",
+      reason:
+        "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.",
+    });
     // API Gateway's own answers (unknown route, oversize body, throttling) in the product's error shape.
     const responseHeaders = gatewayCorsHeaders;
     api.addGatewayResponse("UnknownRoute", {
@@ -457,6 +474,18 @@ export class FieldOperationsStack extends Stack {
       methodOptions: publicMethodThrottles(props.routes),
     });
     stage.node.addDependency(executionLogGroup);
+    if (!props.webAclArn)
+      Validations.of(stage).acknowledge({
+        id: "AwsSolutions-APIG3",
+        reason:
+          "WAF has its own cost and rules: deploy with -c webAclArn=<a regional web ACL> to associate one with the stage (docs/operations.md, Deploy).",
+      });
+    if (!executionLogs)
+      Validations.of(stage).acknowledge({
+        id: "AwsSolutions-APIG6",
+        reason:
+          "Execution logs are opt-in (context apiGatewayExecutionLogs) for their cost; the access log records every request with its error.",
+      });
     // Access logging needs API Gateway's account-level CloudWatch role: set (only where the region has none) before the stage.
     const cloudWatchRole = new ApiGatewayCloudWatchRole(this, "ApiGatewayCloudWatchRole", { code });
     stage.node.addDependency(cloudWatchRole.resource);
@@ -494,6 +523,15 @@ export class FieldOperationsStack extends Stack {
       this.usagePlans.get(tenancy.plans.defaultPlan.name)?.addApiKey(poolKey);
     }
 
+    // cdk-nag names a resource by its token: `<Table….Arn>` in this stack, the parameter CDK passes into a nested one.
+    const nagArn = (role: IRole, construct: TableV2 | Bucket) => {
+      const element = construct.node.defaultChild as CfnElement;
+      return Stack.of(role) === this ? `<${this.getLogicalId(element)}.Arn>` : `<referenceto${Names.uniqueId(element)}Arn>`;
+    };
+    // A wildcard resource is acknowledged on the role that holds it, for that resource only.
+    const acknowledgeWildcard = (role: IRole, resource: string, reason: string) =>
+      Validations.of(role).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::${resource}]`, reason });
+
     // Explicit actions per grant (routeGrantActions), never CDK's grantRead/WriteData groups.
     // Bucket grants reach one kind of object (objectKinds): `area` names the API area (or job) whose objects they are.
     const grant = (role: IRole, grant: RouteGrant, area?: string) => {
@@ -502,8 +540,14 @@ export class FieldOperationsStack extends Stack {
       if (onTable.length > 0) {
         role.addToPrincipalPolicy(new PolicyStatement({ actions: onTable, resources: [table.tableArn] }));
         // Only queries reach the secondary indexes (by hub, due index).
-        if (onTable.includes("dynamodb:Query"))
+        if (onTable.includes("dynamodb:Query")) {
           role.addToPrincipalPolicy(new PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${table.tableArn}/index/*`] }));
+          acknowledgeWildcard(
+            role,
+            `${nagArn(role, table)}/index/*`,
+            "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).",
+          );
+        }
       }
       // The import grants reach only the uploaded exports and the import queue.
       const isImportGrant = grant.startsWith("import");
@@ -515,6 +559,11 @@ export class FieldOperationsStack extends Stack {
           role.addToPrincipalPolicy(
             new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.visitProofPattern)] }),
           );
+          acknowledgeWildcard(
+            role,
+            `${nagArn(role, bucket)}/${objectKeys.visitProofPattern}`,
+            "Only the proofs of delivery of every organization (the proof routes' objects); keys are derived by the code from the organization, the visit and the proof id.",
+          );
           if (onBucket.includes("s3:ListBucket"))
             role.addToPrincipalPolicy(
               new PolicyStatement({
@@ -525,10 +574,16 @@ export class FieldOperationsStack extends Stack {
             );
         } else if (isImportGrant) {
           const onObjects = onBucket.filter((action) => action !== "s3:ListBucket");
-          if (onObjects.length > 0)
+          if (onObjects.length > 0) {
             role.addToPrincipalPolicy(
               new PolicyStatement({ actions: onObjects, resources: [bucket.arnForObjects(objectKeys.legacyExportPattern)] }),
             );
+            acknowledgeWildcard(
+              role,
+              `${nagArn(role, bucket)}/${objectKeys.legacyExportPattern}`,
+              "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.",
+            );
+          }
           // A bucket-level action: its resource is the bucket (a condition on s3:prefix would not reach the 404-or-403 choice of an object read).
           if (onBucket.includes("s3:ListBucket"))
             role.addToPrincipalPolicy(new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }));
@@ -537,12 +592,23 @@ export class FieldOperationsStack extends Stack {
           if (!kind)
             throw new Error(`Bucket grant ${grant} for ${area ?? "a role"} without an object kind: add the area to bucketKindOfArea`);
           role.addToPrincipalPolicy(new PolicyStatement({ actions: onBucket, resources: [bucket.arnForObjects(`${kind.prefix}*`)] }));
+          acknowledgeWildcard(
+            role,
+            `${nagArn(role, bucket)}/${kind.prefix}*`,
+            `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`,
+          );
           // Objects of the earlier layout (`org/<o>/<kind>/…`) are still read (and certificates deleted) where they are.
           const legacyActions = onBucket.filter((action) => kind.legacyActions.includes(action));
-          if (legacyActions.length > 0)
+          if (legacyActions.length > 0) {
             role.addToPrincipalPolicy(
               new PolicyStatement({ actions: legacyActions, resources: [bucket.arnForObjects(kind.legacyPattern)] }),
             );
+            acknowledgeWildcard(
+              role,
+              `${nagArn(role, bucket)}/${kind.legacyPattern}`,
+              `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`,
+            );
+          }
         }
       }
       const onQueue = actions.filter((action) => action.startsWith("sqs:"));
@@ -560,7 +626,7 @@ export class FieldOperationsStack extends Stack {
       // Reads of usage only: the list of usage plans (GetUsagePlans by key) and usage plans' usage (GetUsage).
       // Not each usage plan's own ARN: a usage plan depends on the stage, the stage's deployment on the area stacks (a cycle).
       const onApiGateway = actions.filter((action) => action.startsWith("apigateway:"));
-      if (onApiGateway.length > 0)
+      if (onApiGateway.length > 0) {
         role.addToPrincipalPolicy(
           new PolicyStatement({
             actions: onApiGateway,
@@ -570,6 +636,12 @@ export class FieldOperationsStack extends Stack {
             ],
           }),
         );
+        acknowledgeWildcard(
+          role,
+          "arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/usage",
+          "Only apigateway:GET of usage plans' usage (GetUsage), for GET /v3/usage: the caller's own key is chosen by the code; naming each usage plan would make the API area stacks depend on the stage (a cycle).",
+        );
+      }
     };
 
     const areaOf = (route: RouteDefinition) => apiArea(route.handler);
@@ -634,6 +706,11 @@ export class FieldOperationsStack extends Stack {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(tick)],
     });
+    Validations.of(tickRule).acknowledge({
+      id: "Serverless-EventBusDLQ",
+      reason:
+        "The once-a-minute tick: an invocation EventBridge fails to deliver is covered by the next minute's tick (due schedules stay due), and TickMissing alarms when ticks stop.",
+    });
 
     const worker = new ProductFunction(this, "RoutingRunFunction", {
       code,
@@ -654,11 +731,17 @@ export class FieldOperationsStack extends Stack {
     // The road travel matrix cache (travel-cache/), only when the operator declared a road-network provider.
     const roadProviders = Object.values(props.travelProviders?.providers ?? {}).filter((provider) => provider.kind !== "greatCircle");
     if (roadProviders.length > 0) {
-      worker.role?.addToPrincipalPolicy(
+      const workerRole = worker.role as IRole;
+      workerRole.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ["s3:GetObject", "s3:PutObject"],
           resources: [bucket.arnForObjects(`${objectKinds.travelCache}*`)],
         }),
+      );
+      acknowledgeWildcard(
+        workerRole,
+        `${nagArn(workerRole, bucket)}/${objectKinds.travelCache}*`,
+        "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code).",
       );
     }
     // Amazon Location's routes matrix, only when the operator declared such a provider (its region, else the stack's).
@@ -1038,7 +1121,12 @@ export class FieldOperationsStack extends Stack {
     new CfnOutput(this, "AlarmTopicArn", { value: alarmTopic.topicArn });
     new CfnOutput(this, "TableStreamArn", { value: table.tableStreamArn ?? "" });
 
-    acknowledgeDesignDecisions(this, { table, bucket }, { executionLogs, webAcl: props.webAclArn !== undefined });
+    for (const sqsWorker of [worker, importWorker, deliveryWorker])
+      Validations.of(sqsWorker).acknowledge({
+        id: "Serverless-LambdaEventSourceMappingDestination",
+        reason:
+          "SQS event sources: a message that keeps failing moves to its queue's dead-letter queue through the redrive policy (with an age alarm); an on-failure destination would duplicate it.",
+      });
   }
 }
 
@@ -1089,114 +1177,6 @@ export const publisherGrants: readonly RouteGrant[] = ["tableWrite", "eventsPut"
 export const deliveryWorkerGrants: readonly RouteGrant[] = ["tableWrite", "webhookSecretOpen", "webhookQueueSend"];
 
 const pascalCase = (name: string) => name.replace(/(^|[-_])(\w)/g, (_, _separator, letter: string) => letter.toUpperCase());
-
-/** cdk-nag findings that follow from deliberate design decisions (docs/api/README.md, Conventions; docs/architecture.md). */
-function acknowledgeDesignDecisions(
-  stack: Stack,
-  resources: { table: TableV2; bucket: Bucket },
-  options: { executionLogs: boolean; webAcl: boolean },
-): void {
-  const acknowledge = (id: string, reason: string) => Validations.of(stack).acknowledge({ id, reason });
-  // In the root stack an ARN reads `<Table….Arn>`; in a nested stack it is the parameter CDK passes in.
-  const arnTokens = (construct: TableV2 | Bucket) => [
-    `<${stack.getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`,
-    `<referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn>`,
-  ];
-  acknowledge(
-    "AwsSolutions-APIG4",
-    "Every method but the public OpenAPI document runs behind the tenant Lambda authorizer; the document is public by design.",
-  );
-  acknowledge(
-    "AwsSolutions-COG4",
-    "Tokens may come from Cognito or any OIDC issuer: the tenant Lambda authorizer verifies them (aws-jwt-verify), not a Cognito authorizer.",
-  );
-  acknowledge(
-    "AwsSolutions-APIG2",
-    "Requests are validated by the zod schemas in each function, which also generate the OpenAPI document; API Gateway models would duplicate them.",
-  );
-  if (!options.webAcl) {
-    acknowledge(
-      "AwsSolutions-APIG3",
-      "WAF has its own cost and rules: deploy with -c webAclArn=<a regional web ACL> to associate one with the stage (docs/operations.md, Deploy).",
-    );
-  }
-  const managedLoggingPolicies = ["service-role/AWSLambdaBasicExecutionRole", "service-role/AmazonAPIGatewayPushToCloudWatchLogs"];
-  for (const policy of managedLoggingPolicies) {
-    acknowledge(
-      `AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${policy}]`,
-      "AWS-managed policy that only lets the function or API Gateway write its own logs.",
-    );
-  }
-  for (const arn of arnTokens(resources.table)) {
-    acknowledge(
-      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/index/*]`,
-      "Only dynamodb:Query, on this table's own secondary indexes (lists by hub, the due index).",
-    );
-  }
-  for (const arn of arnTokens(resources.bucket)) {
-    acknowledge(
-      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.legacyExportPattern}]`,
-      "Only the uploaded legacy exports of every organization (the import functions' objects); keys are chosen by the code.",
-    );
-    acknowledge(
-      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKeys.visitProofPattern}]`,
-      "Only the proofs of delivery of every organization (the proof routes' objects); keys are derived by the code from the organization, the visit and the proof id.",
-    );
-    for (const [area, kind] of Object.entries(bucketKindOfArea)) {
-      acknowledge(
-        `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.prefix}*]`,
-        `Only the ${kind.prefix} objects of every organization (what ${area} stores); keys are per organization and chosen by the code.`,
-      );
-      acknowledge(
-        `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${kind.legacyPattern}]`,
-        `Only ${area}'s objects of the earlier key layout, read (certificates also deleted) where they are; nothing new is written there.`,
-      );
-    }
-    acknowledge(
-      `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}/${objectKinds.travelCache}*]`,
-      "Only the run worker's road travel matrix caches (travel-cache/, per organization, hub and provider; keys chosen by the code), granted only when a road-network provider is declared.",
-    );
-  }
-  acknowledge(
-    "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/usage]",
-    "Only apigateway:GET of usage plans' usage (GetUsage), for GET /v3/usage: the caller's own key is chosen by the code; naming each usage plan would make the API area stacks depend on the stage (a cycle).",
-  );
-  acknowledge(
-    "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-    "Only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which have no resource-level permissions.",
-  );
-  acknowledge(
-    "AwsSolutions-L1",
-    "Functions run nodejs24.x, the newest Node.js runtime; the finding also flags CDK's own singleton helper functions.",
-  );
-  if (!options.executionLogs) {
-    acknowledge(
-      "AwsSolutions-APIG6",
-      "Execution logs are opt-in (context apiGatewayExecutionLogs) for their cost; the access log records every request with its error.",
-    );
-  }
-  // The Serverless pack.
-  acknowledge(
-    "Serverless-LambdaDLQ",
-    "No function is invoked asynchronously with work to lose: API functions answer synchronously, the SQS workers' failed messages go to their queues' dead-letter queues, and a failed scheduler tick is redone by the next minute's (schedules stay due; TickFailed/TickMissing alarm).",
-  );
-  acknowledge(
-    "Serverless-EventBusDLQ",
-    "The once-a-minute tick rule: an invocation EventBridge fails to deliver is covered by the next minute's tick (due schedules stay due), and TickMissing alarms when ticks stop.",
-  );
-  acknowledge(
-    "Serverless-LambdaEventSourceMappingDestination",
-    "SQS event sources: a message that keeps failing moves to its queue's dead-letter queue through the redrive policy (with an age alarm); an on-failure destination would duplicate it.",
-  );
-  acknowledge(
-    "Serverless-SNSRedrivePolicy",
-    "The alarm topic's e-mail subscription: an undelivered alarm e-mail has nothing to redrive, and the alarm stays in ALARM on the dashboard.",
-  );
-  acknowledge(
-    "Serverless-SQSRedrivePolicy",
-    "Flagged queues are the dead-letter queues themselves; a dead-letter queue of a dead-letter queue would only hide failures.",
-  );
-}
 
 /**
  * Each public route (no token, so no usage plan) is limited to this rate and burst on its own,
@@ -1383,5 +1363,10 @@ function deadLetterQueueOf(scope: Construct, id: string, definition: { deadLette
     retentionPeriod: Duration.seconds(definition.deadLetterRetentionSeconds),
   });
   Validations.of(queue).acknowledge({ id: "AwsSolutions-SQS3", reason });
+  Validations.of(queue).acknowledge({
+    id: "Serverless-SQSRedrivePolicy",
+    reason:
+      "It is a dead-letter queue itself; a dead-letter queue of a dead-letter queue would only hide failures (its age alarm shows them).",
+  });
   return queue;
 }

@@ -7,8 +7,8 @@ import { importWorkerGrants, tickGrants, workerGrants } from "#infra/stacks/fiel
 import { type RouteGrant, routeGrantActions } from "#shared/http/route";
 import { functionActions, functionStatements, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
-/** What every function may do besides its grants: send traces to X-Ray (its logs go through the managed AWSLambdaBasicExecutionRole). */
-const baseline = ["xray:PutTelemetryRecords", "xray:PutTraceSegments"];
+/** What every function may do besides its grants: send traces to X-Ray, write its own log group's streams. */
+const baseline = ["logs:CreateLogStream", "logs:PutLogEvents", "xray:PutTelemetryRecords", "xray:PutTraceSegments"];
 const forbidden = ["dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:*", "s3:*", "sqs:*", "*"];
 
 const expectedActions = (grants: readonly RouteGrant[]) =>
@@ -162,10 +162,34 @@ describe("Least privilege: each function's role allows exactly the actions its r
         // X-Ray actions have no resource-level permissions; nothing else may use "*".
         if (resources === '"*"')
           expect(
-            actions.every((action) => baseline.includes(action)),
+            actions.every((action) => action.startsWith("xray:")),
             id,
           ).toBe(true);
       }
     }
+  });
+
+  it("lets every function write logs only to its own log group, with no managed policy (AWSLambdaBasicExecutionRole reaches every log group)", () => {
+    let checked = 0;
+    for (const { template } of synthesized.templates) {
+      const roles = template.findResources("AWS::IAM::Role");
+      const policies = Object.values(template.findResources("AWS::IAM::Policy"));
+      for (const [functionId, fn] of Object.entries(template.findResources("AWS::Lambda::Function"))) {
+        const roleId = fn.Properties.Role["Fn::GetAtt"][0] as string;
+        expect(roles[roleId]?.Properties.ManagedPolicyArns, functionId).toBeUndefined();
+        const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+        const logStatements = policies
+          .filter((policy) => (policy.Properties.Roles as Array<{ Ref?: string }>).some((role) => role.Ref === roleId))
+          .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+          .filter((statement) => [statement.Action].flat().some((action) => action.startsWith("logs:")));
+        expect(logStatements.length, functionId).toBeGreaterThan(0);
+        for (const statement of logStatements) {
+          expect([statement.Action].flat().sort(), functionId).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+          expect(statement.Resource, functionId).toEqual({ "Fn::GetAtt": [logGroupId, "Arn"] });
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBe(routes.length + 7);
   });
 });
