@@ -231,8 +231,9 @@ export class Solution {
     if (this.journalOpen && !this.savedRoutes.has(r)) {
       const copy = this.spareNodes.pop() ?? [];
       const nodes = this.routes[r]!.nodes;
-      copy.length = nodes.length;
-      for (let i = 0; i < nodes.length; i++) copy[i] = nodes[i]!;
+      // Emptied and refilled with push: setting a longer length would make the array holey, and every read slower.
+      copy.length = 0;
+      for (let i = 0; i < nodes.length; i++) copy.push(nodes[i]!);
       this.savedRoutes.set(r, copy);
       this.savedVersions.set(r, this.version[r]!);
     }
