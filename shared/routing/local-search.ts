@@ -9,10 +9,24 @@ import type { Solution } from "./solution.ts";
 const NEIGHBOURS_TRIED = 30;
 const IMPROVEMENT = 1e-9;
 
+/**
+ * Per solution, per visit u and neighbour rank k, the versions (`Solution.version`) of u's and the neighbour's
+ * routes when no move between them improved: a move's delta depends on those two routes only, and a version comes
+ * back only with the same nodes and windows, so while both are unchanged the pair would fail again. Saves the
+ * re-evaluation of every unchanged pair on each pass, the last one above all (which only confirms), and across
+ * calls (the polish of each new best meets mostly the routes it met before). Same moves in the same order.
+ */
+const failedAt = new WeakMap<Solution, Int32Array>();
+
 export function improveLocally(solution: Solution): void {
   const moves = new Moves(solution);
-  const { instance, routeOf } = solution;
+  const { instance, routeOf, version } = solution;
   const tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
+  let failed = failedAt.get(solution);
+  if (!failed) {
+    failed = new Int32Array(instance.visitCount * tried * 2);
+    failedAt.set(solution, failed);
+  }
   for (let improved = true; improved; ) {
     improved = false;
     for (const u of instance.routable) {
@@ -20,10 +34,16 @@ export function improveLocally(solution: Solution): void {
       for (let k = 0; k < tried; k++) {
         const v = instance.neighbours[u * instance.neighbourCount + k]!;
         if (routeOf[v]! < 0 || routeOf[v] === routeOf[u]) continue;
+        const cell = 2 * (u * tried + k);
+        const versionU = version[routeOf[u]!]!;
+        const versionV = version[routeOf[v]!]!;
+        if (failed[cell] === versionU && failed[cell + 1] === versionV) continue;
         if (moves.tryRelocate(u, v) || moves.trySwap(u, v) || moves.tryTwoOptStar(u, v)) {
           improved = true;
           break;
         }
+        failed[cell] = versionU;
+        failed[cell + 1] = versionV;
       }
     }
   }

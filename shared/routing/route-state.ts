@@ -234,6 +234,16 @@ export class Route {
     this.summarise(p, p - 1, this.visitCount - 1);
   }
 
+  /**
+   * After `count` visits between old positions `first` and `last` (both removed) left the route: the prefixes
+   * before `first` and the suffixes after `last` are unchanged (the latter move down `count` places), so only the
+   * prefixes from `first` on and the suffixes up to the kept nodes between them are computed again.
+   */
+  removedRange(first: number, last: number, count: number): void {
+    this.shiftSuffixes(last + 1, this.nodes.length + count, -count);
+    this.summarise(first, last - count, this.visitCount - count);
+  }
+
   /** Moves the suffix summaries of old positions [from, to) by `by` places (their bNext with them). */
   private shiftSuffixes(from: number, to: number, by: number): void {
     const dims = this.instance.dims;

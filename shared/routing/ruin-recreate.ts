@@ -43,6 +43,8 @@ export class RuinRecreate {
   private readonly demandOf: Float64Array;
   private readonly depotDistanceOf: Float64Array;
   private readonly ruined = new Set<number>();
+  /** Scratch: the visits of the route a string is cut from. */
+  private readonly visits: number[] = [];
   private readonly blinks: Blinks;
   /**
    * Per visit and route, the route's version (`Solution.version`) when the visit was found to fit nowhere in
@@ -98,15 +100,17 @@ export class RuinRecreate {
       if (r < 0 || this.ruined.has(r)) continue;
       this.ruined.add(r);
       const route = routes[r]!;
-      const visits = route.nodes.filter((node) => node < instance.visitCount);
+      const visits = this.visits;
+      visits.length = 0;
+      for (const node of route.nodes) if (node < instance.visitCount) visits.push(node);
       const length = Math.floor(random.next() * Math.min(route.visitCount, maxLength)) + 1;
       const at = visits.indexOf(visit);
       if (length === visits.length || random.next() >= parameters.splitRate) {
-        removed.push(...this.pickString(visits, at, length, 0));
+        this.pickString(visits, at, length, 0, removed);
       } else {
         let kept = 1;
         while (length + kept < visits.length && random.next() > parameters.splitDepth) kept++;
-        removed.push(...this.pickString(visits, at, length + kept, kept));
+        this.pickString(visits, at, length + kept, kept, removed);
       }
     }
     if (instance.hasPairs) {
@@ -208,16 +212,14 @@ export class RuinRecreate {
     this.best.window2 = this.insertion.window2;
   }
 
-  /** `length` consecutive visits containing visits[at], at a random offset, minus a random kept block of `kept`. */
-  private pickString(visits: number[], at: number, length: number, kept: number): number[] {
+  /** Adds to `out` `length` consecutive visits containing visits[at], at a random offset, minus a random kept block of `kept`. */
+  private pickString(visits: number[], at: number, length: number, kept: number, out: number[]): void {
     const { random } = this;
     const firstStart = Math.max(0, at - length + 1);
     const lastStart = Math.min(at, visits.length - length);
     const start = firstStart + random.int(lastStart - firstStart + 1);
-    const string = visits.slice(start, start + length);
-    if (kept === 0) return string;
-    const keptStart = random.int(length - kept + 1);
-    return [...string.slice(0, keptStart), ...string.slice(keptStart + kept)];
+    const keptStart = kept === 0 ? length : random.int(length - kept + 1);
+    for (let i = 0; i < length; i++) if (i < keptStart || i >= keptStart + kept) out.push(visits[start + i]!);
   }
 
   private sortForRecreate(visits: number[]): void {

@@ -27,6 +27,8 @@ export class Solution {
   private journalOpen = false;
   private lastVersion = 0;
   private savedRoutes = new Map<number, number[]>();
+  /** Node arrays the journal is done with, reused for its next copies (a step allocates none in the steady state). */
+  private spareNodes: number[][] = [];
   private savedVersions = new Map<number, number>();
   private savedWindows: number[] = [];
   private savedUnassigned: number[] = [];
@@ -79,10 +81,12 @@ export class Solution {
   /** Starts recording changes so that `rollback` can undo them. */
   begin(): void {
     this.journalOpen = true;
+    for (const nodes of this.savedRoutes.values()) this.recycle(nodes);
     this.savedRoutes.clear();
     this.savedVersions.clear();
     this.savedWindows.length = 0;
-    this.savedUnassigned = [...this.unassigned];
+    this.savedUnassigned.length = 0;
+    for (const v of this.unassigned) this.savedUnassigned.push(v);
   }
 
   commit(): void {
@@ -97,12 +101,16 @@ export class Solution {
       for (const node of this.routes[r]!.nodes) this.routeOf[node] = -1;
     }
     for (const [r, nodes] of this.savedRoutes) {
+      this.recycle(this.routes[r]!.nodes);
       this.routes[r]!.nodes = nodes;
       this.routes[r]!.update();
       this.index(r);
     }
+    // Now the routes' own arrays: not to be recycled by the next `begin`.
+    this.savedRoutes.clear();
     for (const [r, version] of this.savedVersions) this.version[r] = version;
-    this.unassigned = new Set(this.savedUnassigned);
+    this.unassigned.clear();
+    for (const v of this.savedUnassigned) this.unassigned.add(v);
     for (const v of this.unassigned) this.routeOf[v] = -1;
   }
 
@@ -162,10 +170,22 @@ export class Solution {
     }
     for (const r of touched) {
       const route = this.routes[r]!;
-      // Start, end and breaks stay: every node still on route r is indexed to it.
-      route.nodes = route.nodes.filter((node) => this.routeOf[node] === r);
-      route.update();
-      this.index(r);
+      // Start, end and breaks stay: every node still on route r is indexed to it. In place: the journal holds a copy.
+      const nodes = route.nodes;
+      const length = nodes.length;
+      let kept = 0;
+      let first = -1;
+      let last = -1;
+      for (let i = 0; i < length; i++) {
+        if (this.routeOf[nodes[i]!] === r) nodes[kept++] = nodes[i]!;
+        else {
+          if (first < 0) first = i;
+          last = i;
+        }
+      }
+      nodes.length = kept;
+      route.removedRange(first, last, length - kept);
+      this.index(r, first);
     }
   }
 
@@ -196,6 +216,11 @@ export class Solution {
     this.unassigned = new Set(snapshot.unassigned);
   }
 
+  /** Keeps a node array no route or snapshot holds any more for the journal's next copy. */
+  private recycle(nodes: number[]): void {
+    if (this.spareNodes.length < 2 * this.routes.length) this.spareNodes.push(nodes);
+  }
+
   private setWindow(v: number, window: number): void {
     this.window[v] = window;
     this.windows.open[v] = this.instance.windowOpen[window]!;
@@ -204,7 +229,12 @@ export class Solution {
 
   private touch(r: number): void {
     if (this.journalOpen && !this.savedRoutes.has(r)) {
-      this.savedRoutes.set(r, [...this.routes[r]!.nodes]);
+      const copy = this.spareNodes.pop() ?? [];
+      const nodes = this.routes[r]!.nodes;
+      // Emptied and refilled with push: setting a longer length would make the array holey, and every read slower.
+      copy.length = 0;
+      for (let i = 0; i < nodes.length; i++) copy.push(nodes[i]!);
+      this.savedRoutes.set(r, copy);
       this.savedVersions.set(r, this.version[r]!);
     }
     this.version[r] = ++this.lastVersion;

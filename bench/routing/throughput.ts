@@ -1,0 +1,93 @@
+// Iterations per CPU-second of this solver against another build of it, at a fixed iteration limit, so that a
+// speed-up that should leave the plans unchanged is shown to (same seed and iterations, same cost):
+//   nice -n 10 node --import tsx bench/routing/throughput.ts --compare-with /tmp/opt-base/shared/routing \
+//     [--visits 100] [--seeds 1,2] [--iterations 30000] [--rounds 3]
+// The two builds take turns in one process (round by round, the order alternating), so a busy machine weighs on
+// both alike; each solve is timed on the process's CPU clock (user + system). Prints per run the CPU-s, the
+// iterations per CPU-second and the cost, and per build the median rate; `same plans` says whether every pair of
+// runs of one seed ended at the same cost to the last digit.
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { checkSolution } from "#shared/routing/check";
+import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import { solveRouting } from "#shared/routing/solver";
+import { realisticDay } from "./early-stop.ts";
+import { cpuMs, solverCpuClock } from "./run.ts";
+
+type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingSolution;
+
+const { values } = parseArgs({
+  options: {
+    "compare-with": { type: "string" },
+    visits: { type: "string", default: "100" },
+    seeds: { type: "string", default: "1,2" },
+    iterations: { type: "string", default: "30000" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const visits = Number(values.visits);
+const seeds = values.seeds!.split(",").map(Number);
+const iterations = Number(values.iterations);
+const rounds = Number(values.rounds);
+
+const builds: { name: string; solve: Solve }[] = [{ name: "new", solve: solveRouting }];
+if (values["compare-with"]) {
+  const dir = resolve(values["compare-with"]);
+  const other = (await import(pathToFileURL(join(dir, "solver.ts")).href)) as { solveRouting: Solve };
+  builds.push({ name: "other", solve: other.solveRouting });
+}
+
+function costOf(solution: RoutingSolution): number {
+  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
+}
+
+const rates = new Map<string, number[]>(builds.map((b) => [b.name, []]));
+const costs = new Map<string, Set<number>>();
+/** Per round and seed, new's rate over other's: the two ran back to back, so a busy machine weighs on both alike. */
+const ratios: number[] = [];
+// One short solve per build first, so that neither build's first timed run pays for compiling it.
+for (const build of builds)
+  build.solve(realisticDay(visits, seeds[0]!), { seed: 1, maxIterations: 2000, earlyStop: false, timeLimitMs: 1e9 });
+for (let round = 0; round < rounds; round++) {
+  for (const seed of seeds) {
+    const problem = realisticDay(visits, seed);
+    const order = round % 2 === 0 ? builds : [...builds].reverse();
+    const pair = new Map<string, number>();
+    for (const build of order) {
+      const started = cpuMs();
+      const solution = build.solve(problem, {
+        seed,
+        objective: "hierarchical",
+        timeLimitMs: 1e9,
+        maxIterations: iterations,
+        earlyStop: false,
+        now: solverCpuClock(),
+      });
+      const cpuSeconds = (cpuMs() - started) / 1000;
+      const violations = checkSolution(problem, solution).violations.length;
+      const rate = solution.iterations / cpuSeconds;
+      rates.get(build.name)!.push(rate);
+      pair.set(build.name, rate);
+      const key = `${seed}`;
+      if (!costs.has(key)) costs.set(key, new Set());
+      costs.get(key)!.add(costOf(solution));
+      console.log(
+        `round ${round + 1} seed ${seed} ${build.name.padEnd(5)} ${cpuSeconds.toFixed(2)} CPU-s ${Math.round(rate)} it/CPU-s ` +
+          `cost ${costOf(solution).toFixed(3)} vehicles ${solution.totals.vehicles} violations ${violations}`,
+      );
+    }
+    if (pair.size === 2) ratios.push(pair.get("new")! / pair.get("other")!);
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [name, xs] of rates) {
+  console.log(
+    `${name}: median ${Math.round(median(xs))}, best ${Math.round(Math.max(...xs))} iterations per CPU-second over ${xs.length} runs`,
+  );
+}
+if (ratios.length > 0) {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(`new / other, paired: median ${median(ratios).toFixed(3)} (${sorted.map((r) => r.toFixed(2)).join(", ")})`);
+}
+console.log(`same plans: ${[...costs.values()].every((set) => set.size === 1)}`);
