@@ -207,4 +207,21 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
       expect(trip.releasedFromResultId).toBe(day.first._id);
     }
   });
+
+  it("useIdleVehicles: a van with no route today takes the overflow by default, and none with false", async () => {
+    const day = await liveDay(8);
+    await day.addVisits(5, "u", { priority: 5 });
+    const spare = await post(day.api, "/vehicle", {
+      name: "Spare",
+      hubId: day.hub._id,
+      workingTime: ALWAYS_ON_SHIFT,
+      capacity: { weight: { max: 100 } },
+    });
+    const idleOut = await replanOf(day, { useIdleVehicles: false });
+    expect((idleOut.routes as Route[]).map((route) => route.vehicleId)).toEqual([day.van._id]);
+    expect(idleOut.dropped).toHaveLength(3);
+    const idleIn = await replanOf(day, {});
+    expect((idleIn.routes as Route[]).some((route) => route.vehicleId === spare._id)).toBe(true);
+    expect(idleIn.dropped).toHaveLength(0);
+  });
 });
