@@ -1,4 +1,4 @@
-// npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small --seconds N --objective distance|hierarchical --seed N
+// npm run bench:routing -- --set solomon|gh200|gh400|gh1000|realistic|small|reoptimize --seconds N --objective distance|hierarchical --seed N
 // [--clock wall|cpu (the solver's budget on the wall clock or this process's CPU time; every set)]
 // [--visits N (realistic: one day of N visits per seed, early stop against the full budget) --seeds 1,2,3 --streams K (early runs per day)
 //  --full-results FILE (reuse full-budget runs kept there) --full-seconds N (the full run's budget, default --seconds)]
@@ -8,12 +8,14 @@
 // [--compare-with DIR (realistic with --visits, or solomon: paired against the solver in DIR, a copy of shared/routing from another
 //  build; --streams K runs per problem, per-problem CV; fixed budget unless --early-stop)]
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
+// [--seeds 1,2,3 (reoptimize: a 600-visit day driven to midday and re-planned, per seed; --seconds each solve)]
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runComparison } from "./routing/compare.ts";
 import { runEarlyStop } from "./routing/early-stop.ts";
 import { runRealistic } from "./routing/realistic.ts";
+import { runReoptimize } from "./routing/reoptimize.ts";
 import { runSmall } from "./routing/small.ts";
 import { runThreadComparison } from "./routing/threads.ts";
 import { runBenchmark, runBenchmarkInJobs, VRPTW_DATA_DIR, type BenchmarkSet } from "./routing/run.ts";
@@ -41,7 +43,7 @@ const { values } = parseArgs({
   },
 });
 
-const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "small"];
+const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "small", "reoptimize"];
 if (!sets.includes(values.set)) throw new Error(`--set must be one of ${sets.join(", ")}`);
 if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
 if (values.objective !== "distance" && values.objective !== "hierarchical") throw new Error("--objective must be distance or hierarchical");
@@ -97,6 +99,8 @@ if (values["compare-with"]) {
   });
 } else if (values.set === "realistic") {
   runRealistic(options);
+} else if (values.set === "reoptimize") {
+  runReoptimize({ seconds: options.seconds, objective: options.objective, seeds: values.seeds.split(",").map(Number), log: options.log });
 } else if (values.set === "small") {
   runSmall({ ...options, seeds: values.seeds.split(",").map(Number), only: values.only?.split(",") });
 } else {

@@ -16,7 +16,7 @@ import {
   startRunClaim,
   vehiclesForRun,
 } from "#shared/store/run-store";
-import { visitRoutingResultId } from "#shared/store/visit-store";
+import { returnVisitToPool, visitRoutingResultId } from "#shared/store/visit-store";
 import { liveRoutesOfHub, recordLiveRoutes, visitsOfHubByIds } from "#shared/store/live-route-store";
 
 /** Composition root of the run worker: its ports over DynamoDB, S3 and the optimizer; tests replace single ports (e.g. a failing solver). */
@@ -44,6 +44,7 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
       }),
     results: dynamoRoutingResultStore,
     markVisitDispatched,
+    returnVisitToPool,
     visitRoutingResultId,
     releaseActiveRun: activeRunSlots.release,
     runQuotaRefusal: runQuota.refusal,

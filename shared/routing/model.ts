@@ -122,6 +122,13 @@ export interface RoutingProblem {
   vehicles: RoutingVehicle[];
   /** Default: great-circle distance × 1.3 road factor, in metres, at each vehicle's speed. */
   travel?: TravelProvider;
+  /**
+   * A warm start (a re-plan of routes already on the road): per vehicle, visits in the order they are
+   * planned now. Before construction, each is put on its vehicle in that order while the route stays
+   * feasible; the rest (and visits of pickup-and-delivery pairs) are placed by construction as usual.
+   * The search only keeps a plan at least as good, so the answer is never worse than these routes.
+   */
+  initialRoutes?: ReadonlyArray<{ vehicleId: string; visitIds: readonly string[] }>;
 }
 
 /**

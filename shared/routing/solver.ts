@@ -2,6 +2,7 @@
 // hierarchical objective) minimise the fleet, then improve distance by ruin-and-recreate with simulated
 // annealing, and report the best solution met as a schedule per vehicle.
 import { constructByRegret } from "./construct.ts";
+import { seedInitialRoutes } from "./warm-start.ts";
 import { buildInstance, type Instance } from "./instance.ts";
 import { improveLocally } from "./local-search.ts";
 import type {
@@ -64,6 +65,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   });
   const random = new Random(options.seed ?? 1);
 
+  if (problem.initialRoutes) seedInitialRoutes(solution, problem.initialRoutes, problem);
   constructByRegret(solution);
   improveLocally(solution);
   const incumbent = new Incumbent(solution);

@@ -5,6 +5,7 @@ import {
   type VisitStatus,
   activeVisitStatuses,
   isActiveVisitStatus,
+  type VisitTransition,
   visitSchema,
   visitTransitionSchema,
 } from "#shared/domain/visits/schema";
@@ -12,7 +13,8 @@ import type { StatusChange, VisitListFilter, VisitStore } from "#shared/domain/v
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
 import { hubRefAttributes, previousCondition, writeHubChild } from "#shared/store/hub-references";
 import { concurrentUpdateError } from "#shared/store/items";
-import { conditionCheck, put, remove, versionConflict } from "#shared/store/transactions";
+import { conditionCheck, put, remove, transactLabelled, versionConflict } from "#shared/store/transactions";
+import { formatDateTimeUtc } from "#shared/domain/time";
 import { keys, withoutStorageAttributes } from "#shared/store/keys";
 import { type PartitionRead, queryPage, queryPageAcross, queryUpTo } from "#shared/store/pagination";
 
@@ -352,10 +354,13 @@ export const dynamoVisitStore: VisitStore = {
     return items.map(toVisit);
   },
 
-  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId) {
+  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId) {
     const active = activeVisitStatuses.map((_, i) => `:active${i}`);
-    // A re-plan's pinned visit is re-sequenced only while it is still ASSIGNED to that vehicle under the result the run read.
-    const pinned = pinnedFromResultId !== undefined ? " OR (#status = :assigned AND #result = :pinnedFrom AND #vehicle = :vehicle)" : "";
+    // A re-plan's pinned visit is re-sequenced only while it is still ASSIGNED to that vehicle under the result the run read;
+    // a released one (free to move) only while it is still ASSIGNED under that result, on whichever vehicle.
+    const pinned =
+      (pinnedFromResultId !== undefined ? " OR (#status = :assigned AND #result = :pinnedFrom AND #vehicle = :vehicle)" : "") +
+      (releasedFromResultId !== undefined ? " OR (#status = :assigned AND #result = :releasedFrom)" : "");
     try {
       await documentClient().send(
         new UpdateCommand({
@@ -386,6 +391,7 @@ export const dynamoVisitStore: VisitStore = {
             ":updatedTime": updatedTime,
             ":one": 1,
             ...(pinnedFromResultId !== undefined ? { ":pinnedFrom": pinnedFromResultId } : {}),
+            ...(releasedFromResultId !== undefined ? { ":releasedFrom": releasedFromResultId } : {}),
           },
         }),
       );
@@ -430,6 +436,75 @@ export async function visitPositions(
     }
   }
   return positions;
+}
+
+/**
+ * A re-plan's dropped released visit back to the pool (shared/domain/routing-results/dispatch.ts,
+ * ReturnVisitToPool): read, then one transaction — the visit UNASSIGNED with its dispatch fields cleared and
+ * back in the active index, conditional on the version read and on still being ASSIGNED under `fromResultId`,
+ * and its history item (keyed by the version produced). A concurrent change re-reads and decides again.
+ */
+export async function returnVisitToPool(
+  organizationId: string,
+  hubId: string,
+  visitId: string,
+  fromResultId: string,
+  transition: (version: number) => VisitTransition,
+): Promise<boolean> {
+  const key = keys.visit(organizationId, hubId, visitId);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const output = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const item = output.Item;
+    if (item?.status !== "ASSIGNED" || item.routingResultId !== fromResultId) return false;
+    const version = Number(item.version ?? 0);
+    const change = transition(version);
+    const failed = await transactLabelled([
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            ConditionExpression: "#version = :version AND #status = :assigned AND #result = :from",
+            UpdateExpression:
+              "SET #status = :unassigned, #vehicle = :null, #result = :null, #order = :null, #eta = :null, #etd = :null, #last = :last, #updatedTime = :updatedTime, GSI1PK = :gsi1pk, GSI1SK = :id ADD #version :one",
+            ExpressionAttributeNames: {
+              "#status": "status",
+              "#vehicle": "assignedVehicleId",
+              "#result": "routingResultId",
+              "#order": "routePlannedOrder",
+              "#eta": "eta",
+              "#etd": "etd",
+              "#last": "lastTransition",
+              "#updatedTime": "updatedTime",
+              "#version": "version",
+            },
+            ExpressionAttributeValues: {
+              ":version": version,
+              ":assigned": "ASSIGNED" satisfies VisitStatus,
+              ":unassigned": "UNASSIGNED" satisfies VisitStatus,
+              ":from": fromResultId,
+              ":null": null,
+              ":last": change,
+              ":updatedTime": formatDateTimeUtc(new Date(change.at)),
+              ":gsi1pk": keys.activeVisits(organizationId, hubId),
+              ":id": visitId,
+              ":one": 1,
+            },
+          },
+        },
+        "visit",
+      ],
+      [
+        put(
+          { ...keys.visitHistory(organizationId, visitId, change.version), entity: "visitTransition", visitId, hubId, ...change },
+          { ConditionExpression: "attribute_not_exists(PK)" },
+        ),
+        "history",
+      ],
+    ]);
+    if (failed === undefined) return true;
+  }
+  throw concurrentUpdateError();
 }
 
 /** The routing result a visit was last dispatched by (null when never; undefined when the visit is gone). One consistent read. */

@@ -28,7 +28,7 @@ async function liveDay(count: number) {
     workingTime: ALWAYS_ON_SHIFT,
     capacity: { weight: { max: 100 } },
   });
-  const addVisits = async (n: number, prefix: string) => {
+  const addVisits = async (n: number, prefix: string, extra: Record<string, unknown> = {}) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++)
       ids.push(
@@ -38,6 +38,7 @@ async function liveDay(count: number) {
             name: `${prefix}${i}`,
             coordinate: `${-6.2 + 0.003 * (i + 1)},106.8${i}`,
             capacity: { weight: 10 },
+            ...extra,
           })
         )._id,
       );
@@ -109,5 +110,118 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.failedCode).toBe("sys-409");
     await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [ongoing._id]);
+  });
+
+  type Trip = { visitId: string; pinnedFromResultId?: string; releasedFromResultId?: string };
+  type Route = { vehicleId: string; distanceMeters: number; trips: Trip[] };
+
+  async function replanOf(day: Awaited<ReturnType<typeof liveDay>>, body: Record<string, unknown>) {
+    const response = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, body);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [response.body.data._id]);
+    const result = (await day.api.get(`/routing/result/${response.body.data._id}`)).body.data;
+    expect(result.status, JSON.stringify(result.message)).toBe("done");
+    return result;
+  }
+
+  it("declares its defaults: the stored options of a bare body are keepVehicle, new visits and idle vehicles in, no auto-dispatch", async () => {
+    const day = await liveDay(3);
+    const result = await replanOf(day, {});
+    expect(result.reoptimize).toEqual({
+      assigned: "keepVehicle",
+      releaseVehicleIds: [],
+      includeNewVisits: true,
+      useIdleVehicles: true,
+      autoDispatch: false,
+    });
+    expect(result.dispatch).toBeNull();
+    // Nothing changed on the road: the warm start keeps every route at most as long as the parent's.
+    const parent = (await day.api.get(`/routing/result/${day.first._id}`)).body.data;
+    for (const route of result.routes as Route[]) {
+      const before = (parent.routes as Route[]).find((candidate) => candidate.vehicleId === route.vehicleId);
+      expect(before).toBeDefined();
+      expect(route.distanceMeters).toBeLessThanOrEqual(before!.distanceMeters);
+      expect(route.trips.map((trip) => trip.visitId).sort()).toEqual(before!.trips.map((trip) => trip.visitId).sort());
+    }
+    for (const bad of [{ timeLimitSeconds: 241 }, { timeLimitSeconds: 0 }, { releaseVehicleIds: ["a", "a"] }, { useIdleVehicles: "yes" }]) {
+      const refused = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+    }
+  });
+
+  it("includeNewVisits false plans only the parent's visits; autoDispatch dispatches the re-plan when its run is done", async () => {
+    const day = await liveDay(4);
+    const added = await day.addVisits(2, "n");
+    const result = await replanOf(day, { includeNewVisits: false, autoDispatch: true, timeLimitSeconds: 2 });
+    expect(result.reoptimize).toMatchObject({ includeNewVisits: false, autoDispatch: true, timeLimitSeconds: 2 });
+    const planned = [
+      ...(result.routes as Route[]).flatMap((route) => route.trips.map((trip) => trip.visitId)),
+      ...result.dropped.map((d: Trip) => d.visitId),
+    ];
+    expect(planned.sort()).toEqual([...day.morning].sort());
+    expect(result.dispatch).toMatchObject({ success: 4, failed: 0 });
+    for (const id of day.morning)
+      expect((await day.api.get(`/visit/${id}`)).body.data).toMatchObject({ status: "ASSIGNED", routingResultId: result._id });
+    for (const id of added) expect((await day.api.get(`/visit/${id}`)).body.data.status).toBe("UNASSIGNED");
+  });
+
+  it("releaseVehicleIds puts the van's visits back in the pool: dispatch re-assigns the ones planned and returns the dropped ones to UNASSIGNED with a history entry", async () => {
+    const day = await liveDay(8);
+    // Five urgent 10 kg visits: the 100 kg van takes them first, so 3 of the released morning visits no longer fit.
+    const urgent = await day.addVisits(5, "u", { priority: 5 });
+    const result = await replanOf(day, { releaseVehicleIds: [day.van._id] });
+    const trips = (result.routes as Route[]).flatMap((route) => route.trips);
+    expect(trips.some((trip) => trip.pinnedFromResultId !== undefined)).toBe(false);
+    expect(trips.filter((trip) => day.morning.includes(trip.visitId)).every((trip) => trip.releasedFromResultId === day.first._id)).toBe(
+      true,
+    );
+    expect(trips.filter((trip) => urgent.includes(trip.visitId))).toHaveLength(5);
+    const dropped = result.dropped as Trip[];
+    expect(dropped).toHaveLength(3);
+    for (const entry of dropped) expect(entry.releasedFromResultId).toBe(day.first._id);
+
+    const dispatch = await day.api.post(`/routing/result/${result._id}/dispatch`, undefined);
+    expect(dispatch.status).toBe(200);
+    expect(dispatch.body.data).toMatchObject({ success: 10, failed: 0, unassigned: 3 });
+    for (const entry of dropped) {
+      const visit = (await day.api.get(`/visit/${entry.visitId}`)).body.data;
+      expect(visit).toMatchObject({ status: "UNASSIGNED", assignedVehicleId: null, routingResultId: null, eta: null });
+      expect(visit.lastTransition).toMatchObject({ from: "ASSIGNED", to: "UNASSIGNED", source: "system" });
+      const history = (await day.api.get(`/visit/${entry.visitId}/history`)).body.data;
+      expect(history.at(-1)).toMatchObject({ from: "ASSIGNED", to: "UNASSIGNED", source: "system", version: visit.lastTransition.version });
+    }
+    // Back in the pool: the next run collects them again.
+    const listed = (await day.api.get(`/visits?hubId=${day.hub._id}&status=UNASSIGNED`)).body.data.map((v: { _id: string }) => v._id);
+    for (const entry of dropped) expect(listed).toContain(entry.visitId);
+    // A second dispatch changes nothing more: they are no longer under the parent.
+    expect((await day.api.post(`/routing/result/${result._id}/dispatch`, undefined)).body.data.unassigned).toBeUndefined();
+  });
+
+  it("assigned free releases the visits of a vehicle still at the hub (nothing of its route started)", async () => {
+    const day = await liveDay(3);
+    const result = await replanOf(day, { assigned: "free" });
+    const trips = (result.routes as Route[]).flatMap((route) => route.trips);
+    expect(trips).toHaveLength(3);
+    for (const trip of trips) {
+      expect(trip.pinnedFromResultId).toBeUndefined();
+      expect(trip.releasedFromResultId).toBe(day.first._id);
+    }
+  });
+
+  it("useIdleVehicles: a van with no route today takes the overflow by default, and none with false", async () => {
+    const day = await liveDay(8);
+    await day.addVisits(5, "u", { priority: 5 });
+    const spare = await post(day.api, "/vehicle", {
+      name: "Spare",
+      hubId: day.hub._id,
+      workingTime: ALWAYS_ON_SHIFT,
+      capacity: { weight: { max: 100 } },
+    });
+    const idleOut = await replanOf(day, { useIdleVehicles: false });
+    expect((idleOut.routes as Route[]).map((route) => route.vehicleId)).toEqual([day.van._id]);
+    expect(idleOut.dropped).toHaveLength(3);
+    const idleIn = await replanOf(day, {});
+    expect((idleIn.routes as Route[]).some((route) => route.vehicleId === spare._id)).toBe(true);
+    expect(idleIn.dropped).toHaveLength(0);
   });
 });

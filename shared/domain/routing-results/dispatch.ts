@@ -1,4 +1,4 @@
-import type { VisitDispatch } from "#shared/domain/visits/schema";
+import type { VisitDispatch, VisitTransition } from "#shared/domain/visits/schema";
 import type { DispatchOutcome, RoutingResultBody } from "#shared/domain/routing-results/schema";
 
 /** Port: assigns one visit if it is still active in that hub (a conditional write); false when it is not. */
@@ -10,6 +10,21 @@ export type MarkVisitDispatched = (
   updatedTime: string,
   /** A re-plan's pinned visit: assigned only while still ASSIGNED to the same vehicle under this result. */
   pinnedFromResultId?: string,
+  /** A re-plan's released visit: assigned (to any vehicle) only while still ASSIGNED under this result. */
+  releasedFromResultId?: string,
+) => Promise<boolean>;
+
+/**
+ * Port: returns a re-plan's released visit that the re-plan dropped to the pool — UNASSIGNED, its dispatch
+ * fields cleared, back in the active index — only while it is still ASSIGNED under `fromResultId`, with the
+ * change `transition(version)` builds recorded on it and in its history (one transaction); false otherwise.
+ */
+export type ReturnVisitToPool = (
+  organizationId: string,
+  hubId: string,
+  visitId: string,
+  fromResultId: string,
+  transition: (version: number) => VisitTransition,
 ) => Promise<boolean>;
 
 /** Port: the routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
@@ -25,8 +40,8 @@ export function countingOwnAssignments(
   mark: MarkVisitDispatched,
   visitRoutingResultId: VisitRoutingResultId,
 ): MarkVisitDispatched {
-  return async (organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId) =>
-    (await mark(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId)) ||
+  return async (organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId) =>
+    (await mark(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId)) ||
     (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
 }
 
@@ -56,6 +71,7 @@ export async function dispatchRoutes(
         etd: trip.etd,
       } satisfies VisitDispatch,
       pinnedFromResultId: trip.pinnedFromResultId,
+      releasedFromResultId: trip.releasedFromResultId,
     })),
   );
   const outcome: DispatchOutcome = { success: 0, failed: 0 };
@@ -71,7 +87,9 @@ export async function dispatchRoutes(
           item.visitId,
           item.dispatch,
           updatedTime,
-          ...(item.pinnedFromResultId !== undefined ? [item.pinnedFromResultId] : []),
+          ...(item.pinnedFromResultId !== undefined || item.releasedFromResultId !== undefined
+            ? [item.pinnedFromResultId, item.releasedFromResultId]
+            : []),
         );
         if (assigned) outcome.success++;
         else outcome.failed++;
@@ -87,4 +105,39 @@ export async function dispatchRoutes(
   const rejected = settled.find((lane): lane is PromiseRejectedResult => lane.status === "rejected");
   if (rejected) throw rejected.reason;
   return outcome;
+}
+
+/** The change a re-plan's dispatch makes to a released visit it dropped: back to the pool, by the system. */
+export function returnedToPool(at: Date): (version: number) => VisitTransition {
+  return (version) => ({
+    from: "ASSIGNED",
+    to: "UNASSIGNED",
+    at: at.toISOString(),
+    source: "system",
+    userId: "system",
+    position: null,
+    failureReason: null,
+    notes: "dropped by a re-plan",
+    proofIds: [],
+    version: version + 1,
+  });
+}
+
+/**
+ * A re-plan's dispatch returns the released visits it dropped to the pool (each only while still ASSIGNED
+ * under the result the run read); answers how many it returned. Sequential: a re-plan drops few.
+ */
+export async function returnReleasedDrops(
+  dropped: RoutingResultBody["dropped"],
+  target: { organizationId: string; hubId: string },
+  returnVisitToPool: ReturnVisitToPool,
+  at: Date,
+): Promise<number> {
+  let returned = 0;
+  for (const entry of dropped) {
+    if (entry.releasedFromResultId === undefined) continue;
+    if (await returnVisitToPool(target.organizationId, target.hubId, entry.visitId, entry.releasedFromResultId, returnedToPool(at)))
+      returned++;
+  }
+  return returned;
 }

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { component, idSchema, pageQuery, clientText } from "#shared/domain/schemas";
+import { component, idSchema, pageQuery, clientText, storableNumber } from "#shared/domain/schemas";
 import { routingEnds } from "#shared/routing/model";
 import { dropReasonCodes } from "#shared/routing/explain";
 
@@ -36,6 +36,16 @@ export const resultTripSchema = z.object({
         clientText,
         z.describe(
           "A visit already dispatched to this vehicle by that result (re-sequenced, not moved): dispatch updates it only while it is still under that result.",
+        ),
+      ),
+  ),
+  releasedFromResultId: z.optional(
+    z
+      .string()
+      .check(
+        clientText,
+        z.describe(
+          "A re-plan's visit that was still ASSIGNED under that result and was released to the pool (reoptimize `assigned: free` or `releaseVehicleIds`): dispatch updates it only while it is still ASSIGNED under that result.",
         ),
       ),
   ),
@@ -118,6 +128,17 @@ export const resultRouteSchema = z.object({
 
 export const resultDroppedSchema = z.object({
   visitId: z.string().check(clientText),
+  releasedFromResultId: z.optional(
+    z
+      .string()
+      .check(
+        clientText,
+        z.describe(
+          "A re-plan's visit that was still ASSIGNED under that result and was released to the pool (reoptimize `assigned: free` or `releaseVehicleIds`): dispatch updates it only while it is still ASSIGNED under that result, and returns it to UNASSIGNED (a visit.unassigned event, a history entry with source system).",
+        ),
+      ),
+  ),
+
   visitName: z.string().check(clientText),
   reason: z
     .string()
@@ -236,6 +257,69 @@ export const resultDispatchSchema = z.object({
     .check(z.int(), z.describe("Visits of the last dispatch that were no longer active (deleted, or status changed since the run).")),
 });
 
+/** How a re-optimization plans the live day (POST /routing/result/{resultId}/reoptimize); stored on its result for the run. */
+const reoptimizeShape = {
+  assigned: z._default(
+    z
+      .enum(["keepVehicle", "free"])
+      .check(
+        z.describe(
+          "keepVehicle: still-ASSIGNED visits stay on their vehicle (re-sequenced, not moved). free: only loaded ones stay (a vehicle that has left the hub — a visit of its route started, arrived, done or failed — keeps its visits except pickups and deliveries whose pickup is not DONE); the others go back to the pool and may move to any vehicle or be dropped. Committed stops (EN_ROUTE, ARRIVED) are the vehicles' starts either way.",
+        ),
+      ),
+    "keepVehicle",
+  ),
+  releaseVehicleIds: z._default(
+    z.array(z.string().check(clientText, z.minLength(1), z.maxLength(64))).check(
+      z.maxLength(500),
+      z.refine((ids) => new Set(ids).size === ids.length, { message: "releaseVehicleIds must be distinct" }),
+      z.describe(
+        "Vehicles whose still-ASSIGNED visits all go back to the pool (a breakdown, a driver sent home early); the vehicle itself stays available unless its shift has ended.",
+      ),
+    ),
+    [],
+  ),
+  includeNewVisits: z._default(
+    z
+      .boolean()
+      .check(
+        z.describe(
+          "true: the hub's active visits (UNASSIGNED, ONGOING) join the plan. false: only the parent result's visits (its routes and dropped visits) that are active or released.",
+        ),
+      ),
+    true,
+  ),
+  useIdleVehicles: z._default(
+    z
+      .boolean()
+      .check(
+        z.describe(
+          "true: profile vehicles with no dispatched route in their shift may take work. false: only vehicles already on the road are planned.",
+        ),
+      ),
+    true,
+  ),
+  timeLimitSeconds: z.optional(
+    storableNumber().check(
+      z.int(),
+      z.minimum(1),
+      z.maximum(240),
+      z.describe(
+        "Optimizer budget of this run; default the profile's timeLimitSeconds. Counts against the run-seconds quota as that would.",
+      ),
+    ),
+  ),
+  autoDispatch: z._default(
+    z
+      .boolean()
+      .check(z.describe("true: the run dispatches its result when done, as a schedule's autoDispatch does (result.dispatch records it).")),
+    false,
+  ),
+};
+
+export const reoptimizeOptionsSchema = z.object(reoptimizeShape);
+export type ReoptimizeOptions = z.infer<typeof reoptimizeOptionsSchema>;
+
 /** What the result item stores (without the body, which lives in S3: routes and dropped visits of 1,500 visits exceed an item). */
 export const resultRecordSchema = z.object({
   _id: idSchema,
@@ -249,6 +333,9 @@ export const resultRecordSchema = z.object({
       .nullable(z.string().check(clientText))
       .check(z.describe("REOPTIMIZE results: the result whose live day was re-planned; null otherwise.")),
     null,
+  ),
+  reoptimize: z.optional(
+    reoptimizeOptionsSchema.check(z.describe("REOPTIMIZE results: the options the re-optimization was asked with (defaults filled in).")),
   ),
   status: z.enum(resultStatuses).check(z.describe("ongoing while the optimizer runs, then done or failed.")),
   message: z.nullable(z.string().check(clientText)).check(z.describe("Why the run failed; null otherwise.")),
@@ -325,21 +412,22 @@ export type ResultDispatchQuery = z.infer<typeof resultDispatchQuerySchema>;
 export const dispatchOutcomeSchema = z.object({
   success: z.number().check(z.int(), z.describe("Visits assigned (status ASSIGNED, with vehicle, order, eta, etd and this result's id).")),
   failed: z.number().check(z.int(), z.describe("Visits no longer active (deleted, or not UNASSIGNED/ONGOING any more): left unchanged.")),
+  unassigned: z.optional(
+    z
+      .number()
+      .check(
+        z.int(),
+        z.describe(
+          "A re-plan: visits it released and dropped that were returned to UNASSIGNED (still ASSIGNED under the result the run read).",
+        ),
+      ),
+  ),
 });
 export type DispatchOutcome = z.infer<typeof dispatchOutcomeSchema>;
 
 /** POST /routing/result/{resultId}/reoptimize. */
 export const resultReoptimizeSchema = z.strictObject({
-  assigned: z._default(
-    z
-      .enum(["keepVehicle"])
-      .check(
-        z.describe(
-          "keepVehicle: still-ASSIGNED visits stay on their vehicle (re-sequenced, not moved); committed stops are the vehicles' starts.",
-        ),
-      ),
-    "keepVehicle",
-  ),
+  ...reoptimizeShape,
   name: z.optional(z.string().check(clientText, z.trim(), z.minLength(1), z.maxLength(200))),
 });
 export type ResultReoptimizeInput = z.infer<typeof resultReoptimizeSchema>;

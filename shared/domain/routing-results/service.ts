@@ -7,9 +7,11 @@ import {
   countingOwnAssignments,
   dispatchRoutes,
   type MarkVisitDispatched,
+  type ReturnVisitToPool,
+  returnReleasedDrops,
   type VisitRoutingResultId,
 } from "#shared/domain/routing-results/dispatch";
-import type { ResultReoptimizeInput } from "#shared/domain/routing-results/schema";
+import type { ReoptimizeOptions, ResultReoptimizeInput } from "#shared/domain/routing-results/schema";
 import type {
   DispatchOutcome,
   ResultCreateInput,
@@ -120,6 +122,8 @@ export interface RoutingResultDispatchDependencies {
   visitRoutingResultId: VisitRoutingResultId;
   /** Writes the dispatched vehicles' live routes (what later runs of the day plan around). */
   recordLiveRoutes: (organizationId: string, routes: readonly LiveRoute[]) => Promise<void>;
+  /** A re-plan's released visits it dropped go back to UNASSIGNED. */
+  returnVisitToPool: ReturnVisitToPool;
   now?: () => Date;
 }
 
@@ -203,8 +207,10 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
       if (!configuration) throw new ConflictError("The configuration profile of this result no longer exists.");
       const time = now();
       const resultId = newId(time);
+      const { name, ...options } = input;
+      const budgetSeconds = options.timeLimitSeconds ?? configuration.timeLimitSeconds;
       // Long enough for a queued run and its budget; a lock whose run ended is taken over at once (below).
-      const until = new Date(time.getTime() + (configuration.timeLimitSeconds + 15 * 60) * 1000);
+      const until = new Date(time.getTime() + (budgetSeconds + 15 * 60) * 1000);
       if (!(await deps.reoptimizeLocks.take(caller.organizationId, parent.hubId, resultId, until, time))) {
         const holder = await deps.reoptimizeLocks.holder(caller.organizationId, parent.hubId, time);
         const running = holder !== undefined ? await deps.store.find(caller.organizationId, holder) : undefined;
@@ -212,7 +218,15 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         if (!free || !(await deps.reoptimizeLocks.take(caller.organizationId, parent.hubId, resultId, until, time, holder)))
           throw new ReoptimizeInProgressError(holder ?? "unknown");
       }
-      return queueRun(caller, configuration, { name: input.name, createdFrom: "REOPTIMIZE", parentResultId, time, resultId });
+      return queueRun(caller, configuration, {
+        name,
+        createdFrom: "REOPTIMIZE",
+        parentResultId,
+        time,
+        resultId,
+        reoptimize: options,
+        budgetSeconds,
+      });
     },
   };
 
@@ -225,13 +239,16 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
       parentResultId: string | null;
       time: Date;
       resultId: string;
+      reoptimize?: ReoptimizeOptions;
+      /** The run's optimizer budget (default the profile's): what the run-seconds quota must still hold. */
+      budgetSeconds?: number;
     },
   ): Promise<RoutingResult> {
     {
       const { time, resultId } = origin;
       const input = { name: origin.name };
       const runKey = onDemandRunKey(resultId);
-      const refusal = await deps.runQuota.refusal(caller.organizationId, configuration.timeLimitSeconds, time);
+      const refusal = await deps.runQuota.refusal(caller.organizationId, origin.budgetSeconds ?? configuration.timeLimitSeconds, time);
       if (refusal) throw new RunQuotaExceededError(refusal, (runQuotaResetsAt(time).getTime() - time.getTime()) / 1000);
       if (!(await deps.activeRuns.take(caller.organizationId, runKey)))
         throw new TooManyActiveRunsError(await deps.activeRuns.max(caller.organizationId));
@@ -243,6 +260,7 @@ export function createOnDemandRuns(deps: OnDemandRunDependencies) {
         scheduleId: null,
         createdFrom: origin.createdFrom,
         parentResultId: origin.parentResultId,
+        ...(origin.reoptimize ? { reoptimize: origin.reoptimize } : {}),
         status: "ongoing",
         message: null,
         summary: null,
@@ -297,9 +315,17 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
         const wanted = new Set(query.vehicleIds);
         routes = routes.filter((route) => wanted.has(route.vehicleId));
       }
-      const time = formatDateTimeUtc(now());
+      const at = now();
+      const time = formatDateTimeUtc(at);
       const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
-      const outcome = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
+      const assigned = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
+      const unassigned = await returnReleasedDrops(
+        body.dropped,
+        { organizationId: caller.organizationId, hubId: result.hubId },
+        deps.returnVisitToPool,
+        at,
+      );
+      const outcome = unassigned > 0 ? { ...assigned, unassigned } : assigned;
       await deps.recordLiveRoutes(
         caller.organizationId,
         liveRoutesOf(routes, {

@@ -51,6 +51,11 @@ export interface RunPlanInput {
   appTimeZone: string;
   /** The hub's dispatched routes and their visits now (shared/domain/runs/live-day.ts); none = a fresh day. */
   live?: LiveVehicle[];
+  /**
+   * On a live day, whether profile vehicles with no dispatched route in the shift may take work (default true);
+   * false plans only the vehicles already on the road.
+   */
+  useIdleVehicles?: boolean;
 }
 
 export interface PlannedProblem {
@@ -68,6 +73,8 @@ export interface PlannedProblem {
   served: Map<string, string[]>;
   /** The pinned visits themselves (planned with the run's visits). */
   pinnedVisits: Visit[];
+  /** Live day: still-ASSIGNED visits released to the pool (among the run's visits) → the result that dispatched them. */
+  releasedFrom: Map<string, string>;
 }
 
 interface Shift {
@@ -145,7 +152,10 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
   const dimensions = capacityDimensions.filter((dimension) => configuration.capacityConstraint[dimension]);
 
   const liveDay = liveDayOf(input, runAt);
-  const planVehicles = input.vehicles.filter((vehicle) => !liveDay.out.has(vehicle._id));
+  const idleAllowed = input.useIdleVehicles !== false || liveDay.current.size === 0;
+  const planVehicles = input.vehicles.filter(
+    (vehicle) => !liveDay.out.has(vehicle._id) && (idleAllowed || liveDay.current.has(vehicle._id)),
+  );
   const shifts = planVehicles.map((vehicle) => currentOrNextShift(vehicle, runAt));
   const earliestStart = shifts.reduce<DateTime | undefined>(
     (earliest, shift) => (!earliest || shift.start < earliest ? shift.start : earliest),
@@ -197,6 +207,8 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
       pinnedVisits.push(visit);
     }
   }
+  const releasedFrom = new Map<string, string>();
+  for (const live of input.live ?? []) for (const visit of live.released) releasedFrom.set(visit._id, live.route.resultId);
   const planVisits = [...pinnedVisits, ...input.visits.filter((visit) => !pinnedFrom.has(visit._id))];
   const windows = new Map(planVisits.map((visit) => [visit._id, windowsOf(visit, planningDay, origin, now)]));
   // A pair is planned as a pair only when both of its visits are in the run (active and among the
@@ -236,8 +248,17 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
     });
   }
 
+  // Warm start: each live vehicle carries on with its pinned visits in their dispatched order.
+  const initialRoutes = [...liveDay.current.values()]
+    .filter((live) => live.pinned.length > 0)
+    .map((live) => ({ vehicleId: live.route.vehicleId, visitIds: live.pinned.map((visit) => visit._id) }));
   return {
-    problem: { visits, vehicles, travel: greatCircleTravel(configuration.roadFactor) },
+    problem: {
+      visits,
+      vehicles,
+      travel: greatCircleTravel(configuration.roadFactor),
+      ...(initialRoutes.length > 0 ? { initialRoutes } : {}),
+    },
     timeZone,
     planningDay: planningDay.toFormat("yyyy-MM-dd"),
     dimensions,
@@ -245,6 +266,7 @@ export function buildRunProblem(input: RunPlanInput): PlannedProblem {
     pinnedFrom,
     served: new Map([...liveDay.current.values()].map((live) => [live.route.vehicleId, live.served])),
     pinnedVisits,
+    releasedFrom,
   };
 }
 
@@ -333,6 +355,7 @@ const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 
 
 export interface ResultTrip {
   pinnedFromResultId?: string;
+  releasedFromResultId?: string;
   order: number;
   visitId: string;
   visitName: string;
@@ -387,6 +410,7 @@ export interface ResultDropped {
   reasonCode: DropReasonCode;
   /** For `capacity`: the binding dimension(s), comma-separated; else null. */
   reasonDetail: string | null;
+  releasedFromResultId?: string;
 }
 
 export interface ResultBody {
@@ -523,6 +547,7 @@ export function describeSolution(
         window: visit?.timeWindows.length ? visit.timeWindows.map((w) => `${w.startTime}–${w.endTime}`).join(", ") : null,
         travelMinutes: legs.into[index] as number,
         ...(planned.pinnedFrom.has(stop.visitId) ? { pinnedFromResultId: planned.pinnedFrom.get(stop.visitId) as string } : {}),
+        ...(planned.releasedFrom.has(stop.visitId) ? { releasedFromResultId: planned.releasedFrom.get(stop.visitId) as string } : {}),
       };
     }),
     ...(planned.served.has(route.vehicleId) ? { servedVisitIds: planned.served.get(route.vehicleId) as string[] } : {}),
@@ -539,6 +564,7 @@ export function describeSolution(
     reason: entry.reason,
     reasonCode: entry.reasonCode,
     reasonDetail: entry.reasonDetail,
+    ...(planned.releasedFrom.has(entry.visitId) ? { releasedFromResultId: planned.releasedFrom.get(entry.visitId) as string } : {}),
   }));
   const droppedByReason: ResultSummary["droppedByReason"] = {};
   for (const entry of dropped) droppedByReason[entry.reasonCode] = (droppedByReason[entry.reasonCode] ?? 0) + 1;

@@ -61,27 +61,66 @@ export interface LiveVehicle {
   committed: Visit | undefined;
   /** The last DONE or FAILED visit of the route, if any. */
   lastFinished: Visit | undefined;
-  /** Still ASSIGNED to this vehicle, in route order. */
+  /** Still ASSIGNED to this vehicle, in route order, and kept on it. */
   pinned: Visit[];
+  /** Still ASSIGNED to this vehicle but released to the run's pool (`free`, `releaseVehicleIds`): planned like new work. */
+  released: Visit[];
   /** Finished and committed visits of the route, in order: kept at the head of the next live route. */
   served: string[];
 }
 
+/**
+ * What a run does with still-ASSIGNED visits (POST /routing/result/{id}/reoptimize): `keepVehicle` pins
+ * them all to their vehicle; `free` pins only the loaded ones (`isLoaded`) and releases the rest to the
+ * pool; a vehicle of `releaseVehicleIds` has all its ASSIGNED visits released (the vehicle stays in the plan).
+ */
+export interface AssignedPolicy {
+  assigned: "keepVehicle" | "free";
+  releaseVehicleIds?: readonly string[];
+}
+
+export const keepAssigned: AssignedPolicy = { assigned: "keepVehicle" };
+
+const startedStatuses: ReadonlySet<Visit["status"]> = new Set(["EN_ROUTE", "ARRIVED", "DONE", "FAILED"]);
+
+/**
+ * Whether a still-ASSIGNED visit's goods are on its vehicle (docs/api/execution.md, "Loaded"): the vehicle
+ * has left the hub — a visit of its route this shift was started, arrived, completed or failed — and the
+ * visit is neither a pickup (its goods come on board there) nor the delivery of a pickup not yet DONE.
+ */
+export function isLoaded(visit: Visit, route: readonly Visit[]): boolean {
+  if (!route.some((other) => startedStatuses.has(other.status))) return false;
+  if (route.some((other) => other.pickupVisitId === visit._id)) return false;
+  if (visit.pickupVisitId !== null) {
+    const pickup = route.find((other) => other._id === visit.pickupVisitId);
+    if (pickup?.status !== "DONE") return false;
+  }
+  return true;
+}
+
 /** The vehicles' live state from their live routes and the routes' visits as stored now (a visit taken by another vehicle since is not this one's). */
-export function liveVehiclesOf(routes: readonly LiveRoute[], visits: readonly Visit[]): LiveVehicle[] {
+export function liveVehiclesOf(
+  routes: readonly LiveRoute[],
+  visits: readonly Visit[],
+  policy: AssignedPolicy = keepAssigned,
+): LiveVehicle[] {
   const byId = new Map(visits.map((visit) => [visit._id, visit]));
+  const releasedVehicles = new Set(policy.releaseVehicleIds ?? []);
   return routes.map((route) => {
     const mine = route.visitIds.flatMap((id) => {
       const visit = byId.get(id);
       return visit && visit.assignedVehicleId === route.vehicleId ? [visit] : [];
     });
     const finished = mine.filter((visit) => visit.status === "DONE" || visit.status === "FAILED");
+    const assigned = mine.filter((visit) => visit.status === "ASSIGNED");
+    const kept = (visit: Visit) => !releasedVehicles.has(route.vehicleId) && (policy.assigned === "keepVehicle" || isLoaded(visit, mine));
     return {
       route,
       committed: mine.find((visit) => visit.status === "EN_ROUTE" || visit.status === "ARRIVED"),
       lastFinished: finished.at(-1),
-      pinned: mine.filter((visit) => visit.status === "ASSIGNED"),
-      served: mine.filter((visit) => ["DONE", "FAILED", "EN_ROUTE", "ARRIVED"].includes(visit.status)).map((visit) => visit._id),
+      pinned: assigned.filter(kept),
+      released: assigned.filter((visit) => !kept(visit)),
+      served: mine.filter((visit) => startedStatuses.has(visit.status)).map((visit) => visit._id),
     };
   });
 }
@@ -89,8 +128,9 @@ export function liveVehiclesOf(routes: readonly LiveRoute[], visits: readonly Vi
 /** The tag only a pinned visit's vehicle carries: tags from clients cannot hold a control character, so none can match it. */
 export const pinTag = (vehicleId: string) => `\u0001pinned:${vehicleId}`;
 
-/** Visits pinned by the live day, counted against the run's cap. */
-export const pinnedCount = (live: readonly LiveVehicle[]) => live.reduce((sum, vehicle) => sum + vehicle.pinned.length, 0);
+/** Visits pinned or released by the live day (both planned), counted against the run's cap. */
+export const pinnedCount = (live: readonly LiveVehicle[]) =>
+  live.reduce((sum, vehicle) => sum + vehicle.pinned.length + vehicle.released.length, 0);
 
 /** The live route each dispatched route gives its vehicle: the visits it served before, then the route's trips. */
 export function liveRoutesOf(

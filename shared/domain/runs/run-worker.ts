@@ -5,13 +5,16 @@ import {
   countingOwnAssignments,
   dispatchRoutes,
   type MarkVisitDispatched,
+  type ReturnVisitToPool,
+  returnReleasedDrops,
   type VisitRoutingResultId,
 } from "#shared/domain/routing-results/dispatch";
-import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
+import type { ReoptimizeOptions, RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
+import { isActiveVisitStatus } from "#shared/domain/visits/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, explainDrops, type RunPlanInput } from "#shared/domain/runs/build-problem";
 import { planViolations } from "#shared/domain/runs/check-plan";
-import { type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
+import { keepAssigned, type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
 import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
@@ -136,6 +139,8 @@ export interface RunWorkerPorts {
   planRejected?(report: PlanRejection): void;
   results: RoutingResultStore;
   markVisitDispatched: MarkVisitDispatched;
+  /** A re-plan's dispatch returns the released visits it dropped to UNASSIGNED (absent: they stay as they are). */
+  returnVisitToPool?: ReturnVisitToPool;
   /** The routing result a visit was last dispatched by (null when never, undefined when the visit is gone). */
   visitRoutingResultId: VisitRoutingResultId;
   /** Frees the run's slot of the organization's cap on active runs (idempotent: a redelivery frees nothing twice). */
@@ -199,13 +204,43 @@ export type RunOutcome =
   /** Another delivery holds the slot right now: retry later. */
   | { outcome: "busy"; retry: true };
 
+/** A REOPTIMIZE result stored before its options were: what the route answered then (keepVehicle, new visits, idle vehicles). */
+const defaultReoptimize: ReoptimizeOptions = {
+  assigned: "keepVehicle",
+  releaseVehicleIds: [],
+  includeNewVisits: true,
+  useIdleVehicles: true,
+  autoDispatch: false,
+};
+
 export const shouldRetry = (outcome: RunOutcome) => "retry" in outcome && outcome.retry;
 
-type Prepared = { kind: "skip"; reason: string } | { kind: "ready"; input: RunPlanInput; configuration: RoutingConfiguration };
+type Prepared =
+  | { kind: "skip"; reason: string }
+  | { kind: "ready"; input: RunPlanInput; configuration: RoutingConfiguration; budgetSeconds: number };
 
 class RunFailure extends Error {}
 
-async function prepare(ports: RunWorkerPorts, organizationId: string, configurationId: string, runAt: Date): Promise<Prepared> {
+/** A re-optimization's run: its options and the result whose day it re-plans. */
+interface Replan {
+  options: ReoptimizeOptions;
+  parentResultId: string;
+}
+
+/** The visits of a result's plan (its routes' trips and its dropped visits). */
+async function visitIdsOfResult(ports: RunWorkerPorts, organizationId: string, resultId: string): Promise<string[]> {
+  const body = await ports.results.readBody(organizationId, resultId);
+  if (!body) return [];
+  return [...body.routes.flatMap((route) => route.trips.map((trip) => trip.visitId)), ...body.dropped.map((entry) => entry.visitId)];
+}
+
+async function prepare(
+  ports: RunWorkerPorts,
+  organizationId: string,
+  configurationId: string,
+  runAt: Date,
+  replan?: Replan,
+): Promise<Prepared> {
   const configuration = await ports.findConfiguration(organizationId, configurationId);
   // Retrying cannot bring a deleted profile back: skip (no result, no retry) instead of failing three times into the DLQ.
   if (!configuration)
@@ -230,11 +265,37 @@ async function prepare(ports: RunWorkerPorts, organizationId: string, configurat
             hub._id,
             routes.flatMap((r) => r.visitIds),
           ),
+          replan?.options ?? keepAssigned,
         )
       : [];
-  const visits = await ports.oldestActiveVisits(organizationId, hub._id, Math.max(0, MAX_VISITS_PER_RUN - pinnedCount(live)));
-  if (visits.length === 0) return { kind: "skip", reason: `No active (UNASSIGNED or ONGOING) visits in hub ${hub.name}.` };
-  return { kind: "ready", configuration, input: { runAt, hub, configuration, vehicles, visits, appTimeZone: ports.appTimeZone, live } };
+  const room = Math.max(0, MAX_VISITS_PER_RUN - pinnedCount(live));
+  // Released visits are still ASSIGNED (not in the active index): they join the run's visits as free work.
+  const released = live.flatMap((vehicle) => vehicle.released);
+  const active =
+    replan && !replan.options.includeNewVisits
+      ? (await ports.visitsByIds(organizationId, hub._id, await visitIdsOfResult(ports, organizationId, replan.parentResultId)))
+          .filter((visit) => isActiveVisitStatus(visit.status))
+          .slice(0, room)
+      : await ports.oldestActiveVisits(organizationId, hub._id, room);
+  const visits = [...released, ...active];
+  // A re-plan with nothing new still re-sequences what is on the road; any other run has nothing to do.
+  if (visits.length === 0 && !(replan && live.some((vehicle) => vehicle.pinned.length > 0)))
+    return { kind: "skip", reason: `No active (UNASSIGNED or ONGOING) visits in hub ${hub.name}.` };
+  return {
+    kind: "ready",
+    configuration,
+    budgetSeconds: replan?.options.timeLimitSeconds ?? configuration.timeLimitSeconds,
+    input: {
+      runAt,
+      hub,
+      configuration,
+      vehicles,
+      visits,
+      appTimeZone: ports.appTimeZone,
+      live,
+      ...(replan ? { useIdleVehicles: replan.options.useIdleVehicles } : {}),
+    },
+  };
 }
 
 /** The seed of a run's search: from its id and delivery, so a retry searches differently; logged with a rejected plan. */
@@ -244,8 +305,8 @@ export function runSeed(resultId: string, receiveCount: number): number {
   return (hash % 1_000_000) + 1;
 }
 
-function budgetMs(configuration: RoutingConfiguration, delivery: DeliveryContext): number {
-  return Math.max(1000, Math.min(configuration.timeLimitSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
+function budgetMs(budgetSeconds: number, delivery: DeliveryContext): number {
+  return Math.max(1000, Math.min(budgetSeconds * 1000, delivery.remainingTimeMs() - STORE_AND_DISPATCH_MARGIN_MS));
 }
 
 /** What one optimizer pass of a run used (set once its travel matrix is had; seconds once the optimizer returned). */
@@ -350,7 +411,7 @@ async function optimiseAndStore(
   startedAt: number,
 ) {
   const planned = buildRunProblem(prepared.input);
-  const budgetEnd = startedAt + budgetMs(prepared.configuration, delivery);
+  const budgetEnd = startedAt + budgetMs(prepared.budgetSeconds, delivery);
   const travel = await planTravel(ports, prepared, planned.problem, new Date(budgetEnd - MIN_SOLVE_MS));
   meter.pass = {
     seconds: 0,
@@ -513,8 +574,13 @@ async function dispatchAll(
   timeZone: string,
   plan: { configurationId: string; planningDay: string | undefined },
 ) {
-  const dispatchTime = formatDateTimeUtc(ports.now());
-  const dispatched = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
+  const dispatchedAt = ports.now();
+  const dispatchTime = formatDateTimeUtc(dispatchedAt);
+  const assigned = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
+  const unassigned = ports.returnVisitToPool
+    ? await returnReleasedDrops(body.dropped, { organizationId, hubId }, ports.returnVisitToPool, dispatchedAt)
+    : 0;
+  const dispatched = unassigned > 0 ? { ...assigned, unassigned } : assigned;
   await ports.recordLiveRoutes(
     organizationId,
     liveRoutesOf(body.routes, {
@@ -673,7 +739,7 @@ async function runScheduleOnce(ports: RunWorkerPorts, message: RoutingRunMessage
     const runAt = new Date(Math.max(ports.now().getTime(), Date.parse(message.scheduledFor)));
     const prepared = await prepare(ports, organizationId, schedule.configurationId, runAt);
     if (prepared.kind === "skip") return await skip(prepared.reason, schedule);
-    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.configuration.timeLimitSeconds, ports.now());
+    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.budgetSeconds, ports.now());
     if (overQuota) return await skip(`Skipped: ${overQuota}`, schedule);
 
     const time = formatDateTimeUtc(runAt);
@@ -745,16 +811,43 @@ async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessag
   const { organizationId, resultId } = message;
   const result = await ports.results.find(organizationId, resultId);
   if (!result) return { outcome: "ignored", reason: "the result no longer exists" };
-  if (result.status === "done") return { outcome: "ignored", reason: "the result is done already" };
+  const replan: Replan | undefined =
+    result.createdFrom === "REOPTIMIZE" && result.parentResultId !== null
+      ? { options: result.reoptimize ?? defaultReoptimize, parentResultId: result.parentResultId }
+      : undefined;
+  if (result.status === "done") {
+    // A re-plan asked to dispatch itself whose delivery stored it and then failed: finish the dispatch only.
+    if (replan?.options.autoDispatch && result.dispatch === null) {
+      const body = await ports.results.readBody(organizationId, resultId);
+      if (body) {
+        const mark = countingOwnAssignments(resultId, ports.markVisitDispatched, ports.visitRoutingResultId);
+        const dispatched = await dispatchAll(
+          ports,
+          organizationId,
+          result.hubId,
+          resultId,
+          body,
+          mark,
+          result.summary?.timeZone ?? ports.appTimeZone,
+          {
+            configurationId: result.configurationId,
+            planningDay: result.summary?.planningDay,
+          },
+        );
+        return { outcome: "done", resultId, dispatched };
+      }
+    }
+    return { outcome: "ignored", reason: "the result is done already" };
+  }
   const meter: RunMeter = {};
   let usageRun: Parameters<typeof recordUsage>[2] | undefined;
   try {
-    const prepared = await prepare(ports, organizationId, result.configurationId, ports.now());
+    const prepared = await prepare(ports, organizationId, result.configurationId, ports.now(), replan);
     if (prepared.kind === "skip") {
       await ports.results.fail(organizationId, resultId, prepared.reason, formatDateTimeUtc(ports.now()));
       return { outcome: "skipped", reason: prepared.reason };
     }
-    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.configuration.timeLimitSeconds, ports.now());
+    const overQuota = await ports.runQuotaRefusal(organizationId, prepared.budgetSeconds, ports.now());
     if (overQuota) {
       await ports.results.fail(organizationId, resultId, overQuota, formatDateTimeUtc(ports.now()));
       return { outcome: "skipped", reason: overQuota };
@@ -767,9 +860,21 @@ async function runOnDemandOnce(ports: RunWorkerPorts, message: OnDemandRunMessag
       hubId: prepared.input.hub._id,
       configurationId: prepared.configuration._id,
     };
-    await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
+    const stored = await optimiseAndStore(ports, prepared, resultId, delivery, meter, runStartedAt);
     await recordUsage(ports, meter, usageRun, "done");
-    return { outcome: "done", resultId, dispatched: null };
+    const dispatched = replan?.options.autoDispatch
+      ? await dispatchAll(
+          ports,
+          organizationId,
+          result.hubId,
+          resultId,
+          stored.body,
+          countingOwnAssignments(resultId, ports.markVisitDispatched, ports.visitRoutingResultId),
+          stored.timeZone,
+          { configurationId: result.configurationId, planningDay: stored.planningDay },
+        )
+      : null;
+    return { outcome: "done", resultId, dispatched };
   } catch (error) {
     const reason = failureReason(error) + retryNote(delivery);
     await ports.results.fail(organizationId, resultId, reason, formatDateTimeUtc(ports.now()));

@@ -107,6 +107,7 @@ export interface VisitStore {
     dispatch: VisitDispatch,
     updatedTime: string,
     pinnedFromResultId?: string,
+    releasedFromResultId?: string,
   ): Promise<boolean>;
 }
 
