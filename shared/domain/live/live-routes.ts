@@ -38,7 +38,7 @@ export interface LiveRoutePorts {
   findVehicle(organizationId: string, vehicleId: string): Promise<Vehicle | undefined>;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   visitsOfHub(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Visit[]>;
-  /** The vehicle's latest position sample (the positions stream fills it; undefined until then). */
+  /** The vehicle's latest position sample (POST /vehicle/{vehicleId}/positions writes it; undefined until then). */
   latestPosition(organizationId: string, vehicleId: string): Promise<Position | undefined>;
   /** One conditional write of the route's progress state; false when the route or its state changed since read. */
   recordProgress(
