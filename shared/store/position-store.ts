@@ -53,6 +53,7 @@ function stateOf(item: Record<string, unknown> | undefined): PositionState {
     rateCount: Number(item.rateCount ?? 0),
     allowanceMonth: typeof item.allowanceMonth === "string" ? item.allowanceMonth : null,
     allowance: Number(item.allowance ?? 0),
+    liveRefreshedAt: typeof item.liveRefreshedAt === "string" ? item.liveRefreshedAt : null,
     revision: Number(item.revision ?? 0),
   };
 }
@@ -108,7 +109,7 @@ export const dynamoPositionStore: PositionStore = {
   },
 
   async writeState(organizationId, vehicleId, next) {
-    const { latest, ...rest } = next;
+    const { latest, liveRefreshedAt, ...rest } = next;
     try {
       await documentClient().send(
         new PutCommand({
@@ -118,6 +119,7 @@ export const dynamoPositionStore: PositionStore = {
             entity: "positionState",
             ...rest,
             ...(latest ? { latest: positionAttributes(latest) } : {}),
+            ...(liveRefreshedAt ? { liveRefreshedAt } : {}),
           },
           ConditionExpression: next.revision === 1 ? "attribute_not_exists(PK)" : "revision = :previous",
           ...(next.revision === 1 ? {} : { ExpressionAttributeValues: { ":previous": next.revision - 1 } }),

@@ -4,6 +4,8 @@ import type { RoutingConfiguration } from "#shared/domain/configurations/schema"
 import { NotFoundError } from "#shared/domain/errors";
 import {
   etaChanges,
+  geofenceArrivalSample,
+  mayArriveByGeofence,
   type ObservedStop,
   type Position,
   type ProjectedStop,
@@ -36,7 +38,7 @@ export interface LiveRoutePorts {
   findVehicle(organizationId: string, vehicleId: string): Promise<Vehicle | undefined>;
   findConfiguration(organizationId: string, configurationId: string): Promise<RoutingConfiguration | undefined>;
   visitsOfHub(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Visit[]>;
-  /** The vehicle's latest position sample (the positions stream fills it; undefined until then). */
+  /** The vehicle's latest position sample (POST /vehicle/{vehicleId}/positions writes it; undefined until then). */
   latestPosition(organizationId: string, vehicleId: string): Promise<Position | undefined>;
   /** One conditional write of the route's progress state; false when the route or its state changed since read. */
   recordProgress(
@@ -46,7 +48,41 @@ export interface LiveRoutePorts {
     readVersion: number | undefined,
     progress: LiveProgress,
   ): Promise<boolean>;
+  /**
+   * Geofence arrival: the driver's `arrive` of `visitId` on the visits' own path (source `geofence`);
+   * false when the visit had moved on and nothing was written. Without it, positions never arrive a visit.
+   */
+  arriveByGeofence?(
+    organizationId: string,
+    visitId: string,
+    vehicleId: string,
+    how: { at: Date; position: { lat: number; lng: number; accuracyM?: number }; userId: string },
+  ): Promise<boolean>;
   now?: () => Date;
+}
+
+/** A position sample as a report hands it over (shared/domain/vehicles/positions.ts). */
+export interface ReportedSample {
+  at: string;
+  lat: number;
+  lng: number;
+  accuracyM: number | null;
+  speedKmh: number | null;
+}
+
+/**
+ * The vehicle's next stop for geofence arrival: its EN_ROUTE visit, else its first ASSIGNED one in route
+ * order; none while it is at a stop (an ARRIVED visit: leaving it is the driver's call). Visits no longer
+ * this vehicle's are not on its route.
+ */
+export function nextStopOf(route: Pick<LiveRoute, "vehicleId" | "visitIds">, visits: readonly Visit[]): Visit | undefined {
+  const byId = new Map(visits.map((visit) => [visit._id, visit]));
+  const mine = route.visitIds.flatMap((id) => {
+    const visit = byId.get(id);
+    return visit && visit.assignedVehicleId === route.vehicleId ? [visit] : [];
+  });
+  if (mine.some((visit) => visit.status === "ARRIVED")) return undefined;
+  return mine.find((visit) => visit.status === "EN_ROUTE") ?? mine.find((visit) => visit.status === "ASSIGNED");
 }
 
 /** Attempts of a progress refresh against concurrent ones (each re-reads and re-projects). */
@@ -68,6 +104,7 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
     vehicle: Vehicle,
     at: Date,
     observed: Record<string, ObservedStop>,
+    reported?: Position,
   ): Promise<Projected | undefined> {
     const plan = route.plan;
     if (!plan) return undefined;
@@ -76,7 +113,7 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
     const visits = new Map((await ports.visitsOfHub(organizationId, route.hubId, route.visitIds)).map((visit) => [visit._id, visit]));
     const departure = DateTime.fromMillis(Date.parse(plan.origin) + plan.departureMinutes * 60_000, { zone: route.timeZone });
     const shift = currentOrNextShift(vehicle, departure);
-    const position = await ports.latestPosition(organizationId, vehicle._id);
+    const position = reported ?? (await ports.latestPosition(organizationId, vehicle._id));
     const shifted = (order: number) => order + plan.firstTrip;
     const input: ProjectionInput = {
       plan: {
@@ -107,6 +144,62 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
       atRiskMinutes: configuration.atRiskMinutes,
     };
     return { input, projection: projectRoute(input), configuration };
+  }
+
+  /** Arrives the vehicle's next stop when the track stopped there and its profile asks for it; true when it did. */
+  async function arriveByGeofence(organizationId: string, vehicleId: string, userId: string, track: readonly ReportedSample[]) {
+    const route = await ports.findLiveRoute(organizationId, vehicleId);
+    if (!route?.plan || !ports.arriveByGeofence) return false;
+    const configuration = await ports.findConfiguration(organizationId, route.plan.configurationId);
+    if (!configuration?.autoArrival) return false;
+    const next = nextStopOf(route, await ports.visitsOfHub(organizationId, route.hubId, route.visitIds));
+    if (!next) return false;
+    const sample = geofenceArrivalSample(track, next.coordinate, configuration.arrivalRadiusMeters);
+    if (!sample) return false;
+    return ports.arriveByGeofence(organizationId, next._id, vehicleId, {
+      at: new Date(sample.at),
+      position: { lat: sample.lat, lng: sample.lng, ...(sample.accuracyM !== null ? { accuracyM: sample.accuracyM } : {}) },
+      userId,
+    });
+  }
+
+  /**
+   * Re-projects the vehicle's live route after a progress action (`observe`: the time it observed) or a
+   * position (`position`: the projection's start) and records the progress state in one conditional
+   * update of the live-route item, retried on a concurrent one. A position that announces nothing writes nothing.
+   */
+  async function reproject(
+    organizationId: string,
+    vehicleId: string,
+    change: { observe?: { visitId: string; action: ProgressAction; at: Date }; position?: Position },
+  ): Promise<void> {
+    let vehicle: Vehicle | undefined;
+    for (let attempt = 0; attempt < MAX_REFRESH_ATTEMPTS; attempt++) {
+      const route = await ports.findLiveRoute(organizationId, vehicleId);
+      if (!route?.plan || (change.observe && !route.visitIds.includes(change.observe.visitId))) return;
+      vehicle ??= await ports.findVehicle(organizationId, vehicleId);
+      if (!vehicle) return;
+      const observed = { ...(route.progress?.observed ?? {}) };
+      if (change.observe) {
+        const { visitId, action, at } = change.observe;
+        observed[visitId] = observationAfter(observed[visitId] ?? {}, action, at);
+      }
+      const time = now();
+      const projected = await projectionOf(organizationId, route, vehicle, time, observed, change.position);
+      if (!projected) return;
+      const changes = etaChanges(route.progress?.eta ?? {}, projected.projection, plannedProjection(projected.input), {
+        now: time,
+        etaChangeMinutes: projected.configuration.etaChangeMinutes,
+        timeZone: route.timeZone,
+      });
+      if (!change.observe && Object.keys(changes).length === 0) return;
+      const progress: LiveProgress = {
+        version: (route.progress?.version ?? 0) + 1,
+        observed,
+        eta: { ...(route.progress?.eta ?? {}), ...changes },
+      };
+      if (await ports.recordProgress(organizationId, vehicleId, route.resultId, route.progress?.version, progress)) return;
+    }
   }
 
   return {
@@ -165,31 +258,35 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
      * into `visit.eta.changed` / `visit.risk.changed`. Nothing when the visit is not on a live route with a plan.
      */
     async progressRecorded(organizationId: string, visit: Visit, action: ProgressAction, at: Date): Promise<void> {
-      const vehicleId = visit.assignedVehicleId;
-      if (vehicleId === null) return;
-      let vehicle: Vehicle | undefined;
-      for (let attempt = 0; attempt < MAX_REFRESH_ATTEMPTS; attempt++) {
-        const route = await ports.findLiveRoute(organizationId, vehicleId);
-        if (!route?.plan || !route.visitIds.includes(visit._id)) return;
-        vehicle ??= await ports.findVehicle(organizationId, vehicleId);
-        if (!vehicle) return;
-        const observed = { ...(route.progress?.observed ?? {}) };
-        observed[visit._id] = observationAfter(observed[visit._id] ?? {}, action, at);
-        const time = now();
-        const projected = await projectionOf(organizationId, route, vehicle, time, observed);
-        if (!projected) return;
-        const changes = etaChanges(route.progress?.eta ?? {}, projected.projection, plannedProjection(projected.input), {
-          now: time,
-          etaChangeMinutes: projected.configuration.etaChangeMinutes,
-          timeZone: route.timeZone,
-        });
-        const progress: LiveProgress = {
-          version: (route.progress?.version ?? 0) + 1,
-          observed,
-          eta: { ...(route.progress?.eta ?? {}), ...changes },
-        };
-        if (await ports.recordProgress(organizationId, vehicleId, route.resultId, route.progress?.version, progress)) return;
-      }
+      if (visit.assignedVehicleId === null) return;
+      await reproject(organizationId, visit.assignedVehicleId, { observe: { visitId: visit._id, action, at } });
+    },
+
+    /**
+     * After a position report moved the vehicle's latest position (docs/api/execution.md, "Refresh on
+     * positions"). `track`: the previous latest and the accepted samples, oldest first.
+     * - Geofence arrival (the profile's `autoArrival`): when two consecutive samples are slow within
+     *   `arrivalRadiusMeters` of the next stop, that visit is arrived on the driver's path (source
+     *   `geofence`), which re-projects the route itself. A moving vehicle's report reads nothing for it.
+     * - Otherwise, when the report claimed the minute's refresh (`refresh`), the route is re-projected from
+     *   the new position and the ETA and risk changes are recorded as a progress action's are; nothing is
+     *   written when nothing is to be announced.
+     */
+    async positionsReported(
+      organizationId: string,
+      vehicleId: string,
+      userId: string,
+      report: { track: readonly ReportedSample[]; refresh: boolean },
+    ): Promise<void> {
+      const latest = report.track.at(-1);
+      if (!latest) return;
+      if (
+        ports.arriveByGeofence &&
+        mayArriveByGeofence(report.track) &&
+        (await arriveByGeofence(organizationId, vehicleId, userId, report.track))
+      )
+        return;
+      if (report.refresh) await reproject(organizationId, vehicleId, { position: { lat: latest.lat, lng: latest.lng, at: latest.at } });
     },
   };
 }

@@ -388,17 +388,53 @@ export function etaChanges(
  * without one, by the distance between them).
  */
 export const GEOFENCE_SLOW_KMH = 5;
-export function geofenceArrival(
-  samples: ReadonlyArray<{ lat: number; lng: number; at: string; speedKmh?: number | undefined }>,
-  stop: { lat: number; lng: number },
-  radiusMeters: number,
-): boolean {
+/** Two samples further apart than this are a gap in the reports, not a stop: no pair. */
+export const GEOFENCE_PAIR_MAX_MINUTES = POSITION_FRESH_MINUTES;
+
+type TrackSample = { lat: number; lng: number; at: string; speedKmh?: number | null | undefined };
+
+/** Both samples of a pair slow: each by its own speed, else by the distance between the two over their time apart. */
+function slowPair(earlier: TrackSample, later: TrackSample): boolean {
+  const hours = (Date.parse(later.at) - Date.parse(earlier.at)) / 3_600_000;
+  const movedKmh = hours > 0 ? haversineMetres(earlier, later) / 1000 / hours : Number.POSITIVE_INFINITY;
+  const slow = (sample: TrackSample) => (sample.speedKmh != null ? sample.speedKmh : movedKmh) < GEOFENCE_SLOW_KMH;
+  return slow(earlier) && slow(later);
+}
+
+export function geofenceArrival(samples: ReadonlyArray<TrackSample>, stop: { lat: number; lng: number }, radiusMeters: number): boolean {
   const sorted = [...samples].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const last = sorted.slice(-2);
   if (last.length < 2) return false;
-  const [earlier, later] = last as [(typeof last)[number], (typeof last)[number]];
-  const hours = (Date.parse(later.at) - Date.parse(earlier.at)) / 3_600_000;
-  const movedKmh = hours > 0 ? haversineMetres(earlier, later) / 1000 / hours : Number.POSITIVE_INFINITY;
-  const slow = (sample: (typeof last)[number]) => (sample.speedKmh !== undefined ? sample.speedKmh : movedKmh) < GEOFENCE_SLOW_KMH;
-  return last.every((sample) => haversineMetres(sample, stop) <= radiusMeters && slow(sample));
+  const [earlier, later] = last as [TrackSample, TrackSample];
+  return last.every((sample) => haversineMetres(sample, stop) <= radiusMeters) && slowPair(earlier, later);
+}
+
+/** Consecutive samples of a track (any order) at most GEOFENCE_PAIR_MAX_MINUTES apart, oldest pair first. */
+function trackPairs<T extends TrackSample>(track: ReadonlyArray<T>): Array<[T, T]> {
+  const sorted = [...track].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  return sorted.slice(1).flatMap((later, index) => {
+    const earlier = sorted[index] as T;
+    const apart = Date.parse(later.at) - Date.parse(earlier.at);
+    return apart > 0 && apart <= GEOFENCE_PAIR_MAX_MINUTES * 60_000 ? [[earlier, later] as [T, T]] : [];
+  });
+}
+
+/**
+ * Whether a track could arrive anywhere: some pair of consecutive samples is slow. A moving vehicle's
+ * report (the common case) reads nothing more; only a stopped one looks up its next stop.
+ */
+export const mayArriveByGeofence = (track: ReadonlyArray<TrackSample>): boolean =>
+  trackPairs(track).some(([earlier, later]) => slowPair(earlier, later));
+
+/**
+ * The sample at which a track arrives at `stop` by `geofenceArrival`: the later sample of the first pair
+ * of consecutive samples (oldest first, at most GEOFENCE_PAIR_MAX_MINUTES apart) both within the radius
+ * and slow. A report of many samples (a driver app's queue) arrives where the vehicle first stopped.
+ */
+export function geofenceArrivalSample<T extends TrackSample>(
+  track: ReadonlyArray<T>,
+  stop: { lat: number; lng: number },
+  radiusMeters: number,
+): T | undefined {
+  return trackPairs(track).find((pair) => geofenceArrival(pair, stop, radiusMeters))?.[1];
 }

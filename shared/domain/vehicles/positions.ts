@@ -145,6 +145,11 @@ export interface PositionState {
   /** Samples reserved from the organization's counter and not yet used, for `allowanceMonth` (`YYYY-MM`). */
   allowanceMonth: string | null;
   allowance: number;
+  /**
+   * When a report last claimed the vehicle's live-route refresh (ISO UTC, the server's clock): the
+   * throttle of `liveRefreshDue`, kept here so that claiming it costs no write of its own.
+   */
+  liveRefreshedAt: string | null;
   /** Every write is conditional on it: the decision (newer, rate, allowance) was made on what is stored. */
   revision: number;
 }
@@ -155,6 +160,7 @@ export const emptyPositionState: PositionState = {
   rateCount: 0,
   allowanceMonth: null,
   allowance: 0,
+  liveRefreshedAt: null,
   revision: 0,
 };
 
@@ -194,6 +200,18 @@ export interface PositionStore {
   ): Promise<PositionPage<PositionVehicle>>;
   latestOf(organizationId: string, vehicleIds: string[]): Promise<Map<string, VehiclePosition>>;
 }
+
+/**
+ * Port: told after a report's write when it moved the vehicle's latest position (shared/domain/live:
+ * geofence arrival and the live route's re-projection). `track` is the previous latest followed by the
+ * accepted samples, oldest first; `refresh` is true when this report claimed the minute's refresh. It
+ * must not throw: the samples are stored whatever it does.
+ */
+export type PositionsReported = (
+  caller: Caller,
+  vehicle: PositionVehicle,
+  report: { track: VehiclePosition[]; refresh: boolean },
+) => Promise<void>;
 
 /** Port: reserve `amount` samples of the organization's month against its plan (shared/domain/usage/reservations.ts). */
 export type SampleReservation = (
@@ -236,6 +254,20 @@ export function distinctSamples(samples: readonly PositionSample[]): { samples: 
   const byAt = new Map<string, VehiclePosition>();
   for (const sample of samples.map(storedSample)) if (!byAt.has(sample.at)) byAt.set(sample.at, sample);
   return { samples: [...byAt.values()].sort((a, b) => a.at.localeCompare(b.at)), repeated: samples.length - byAt.size };
+}
+
+/** A vehicle's live route is re-projected on its positions at most once per this many seconds. */
+export const LIVE_REFRESH_INTERVAL_SECONDS = 60;
+
+/**
+ * Whether a report at `now` may claim the vehicle's live-route refresh: once `LIVE_REFRESH_INTERVAL_SECONDS`
+ * have passed since the last claim (by the server's clock, never the samples' `at`, which a replayed
+ * queue may set anywhere in the last 24 h). A clock that went back counts as passed, so it cannot stall.
+ */
+export function liveRefreshDue(lastRefreshedAt: string | null, now: Date): boolean {
+  if (lastRefreshedAt === null) return true;
+  const elapsed = now.getTime() - Date.parse(lastRefreshedAt);
+  return !Number.isFinite(elapsed) || elapsed < 0 || elapsed >= LIVE_REFRESH_INTERVAL_SECONDS * 1000;
 }
 
 export type RateDecision = { allowed: true; window: number; count: number } | { allowed: false; retryAfterSeconds: number };
@@ -281,7 +313,12 @@ export class PositionQuotaExceededError extends TooManyRequestsError {
 /** How many times a report re-reads and retries when another report of the same vehicle wrote between its read and its write. */
 const WRITE_ATTEMPTS = 8;
 
-export function createPositionService(store: PositionStore, reserve: SampleReservation, now: () => Date = () => new Date()) {
+export function createPositionService(
+  store: PositionStore,
+  reserve: SampleReservation,
+  now: () => Date = () => new Date(),
+  reported: PositionsReported = async () => {},
+) {
   async function visibleVehicle(caller: Caller, vehicleId: string) {
     const read = await store.read(caller.organizationId, vehicleId);
     if (!read.vehicle || !callerMayUseHub(caller, read.vehicle.hubId)) throw new NotFoundError();
@@ -339,16 +376,21 @@ export function createPositionService(store: PositionStore, reserve: SampleReser
           reservedHere += amount;
           allowance += amount;
         }
+        // The minute's refresh is claimed in the same conditional write: of racing reports one wins it.
+        const refresh = split.accepted.length > 0 && liveRefreshDue(state.liveRefreshedAt, time);
         const next: PositionState = {
           latest: split.newest,
           rateWindow: rate.window,
           rateCount: rate.count,
           allowanceMonth: month,
           allowance: allowance - fresh.length,
+          liveRefreshedAt: refresh ? time.toISOString() : state.liveRefreshedAt,
           revision: state.revision + 1,
         };
         if (!(await store.writeState(caller.organizationId, vehicleId, next))) continue;
         await store.appendHistory(caller.organizationId, vehicleId, fresh);
+        if (split.accepted.length > 0)
+          await reported(caller, vehicle, { track: [...(state.latest ? [state.latest] : []), ...split.accepted], refresh });
         return { accepted: split.accepted.length, duplicates, stale: split.stale };
       }
       throw new ServiceUnavailableError("Too many reports of this vehicle at once; nothing was stored. Retry shortly.", 1);

@@ -370,6 +370,44 @@ export function createVisitService(
     },
 
     /**
+     * Geofence arrival (the vehicle's positions stopped at its next stop, shared/domain/live): the driver's
+     * `arrive` on the same path — the lifecycle table, one conditional write of the visit with its history
+     * entry and the vehicle's current-stop item, then the live route's re-projection — with source
+     * `geofence` and the reporting user. Only while the visit is still ASSIGNED or EN_ROUTE on `vehicleId`;
+     * a visit that moved meanwhile (arrived already, finished, re-assigned, another change won the write)
+     * is left alone: undefined, nothing written.
+     */
+    async arriveByGeofence(
+      organizationId: string,
+      visitId: string,
+      vehicleId: string,
+      how: { at: Date; position: VisitTransition["position"]; userId: string },
+    ): Promise<Visit | undefined> {
+      const existing = await store.find(organizationId, visitId);
+      if (!existing) return undefined;
+      const before = existing.visit;
+      if (before.assignedVehicleId !== vehicleId || (before.status !== "ASSIGNED" && before.status !== "EN_ROUTE")) return undefined;
+      assertTransition(before.status, progressActions.arrive, "driver");
+      const moved = changeOf(before, existing.version, progressActions.arrive, {
+        source: "geofence",
+        userId: how.userId,
+        at: how.at,
+        position: how.position,
+      });
+      const visit: Visit = { ...before, ...moved.fields, updatedTime: formatDateTimeUtc(now()) };
+      const previous = { version: existing.version, hubId: before.hubId, pickupVisitId: before.pickupVisitId };
+      try {
+        await store.replace(visit, previous, moved.change);
+      } catch (error) {
+        // Another change came first (the driver's own arrive, a concurrent report's geofence): it stands.
+        if (error instanceof ConflictError) return undefined;
+        throw error;
+      }
+      await progressRecorded(organizationId, visit, "arrive", how.at);
+      return visit;
+    },
+
+    /**
      * A presigned POST for one proof of the visit (POST /visit/{id}/proofs), under the driver rule of
      * progress. Nothing is recorded: the proof counts once a progress action names it.
      */
