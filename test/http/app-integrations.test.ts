@@ -7,6 +7,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { apiClient, baseUrl, newTenant, tokenFor, type ApiClient } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
@@ -422,7 +423,10 @@ describe("App integration API", () => {
     it("answers 415 for a JSON body", async () => {
       const { api } = newTenant();
       const created = await createIntegration(api);
-      expect((await api.post(`/app-integration/${created._id}`, { azureAuthUrl: authUrl })).status).toBe(415);
+      expect(refusal(await api.post(`/app-integration/${created._id}`, { azureAuthUrl: authUrl }))).toEqual({
+        status: 415,
+        failedCode: "sys-415",
+      });
     });
   });
 
@@ -473,8 +477,11 @@ describe("App integration API", () => {
       await createIntegration(owner.api);
       await createIntegration(owner.api);
       const cursor = (await owner.api.get("/app-integrations?limit=1")).body.nextCursor;
-      expect((await newTenant().api.get(`/app-integrations?cursor=${encodeURIComponent(cursor)}`)).status).toBe(400);
-      expect((await owner.api.get("/app-integrations?limit=101")).status).toBe(400);
+      expect(refusal(await newTenant().api.get(`/app-integrations?cursor=${encodeURIComponent(cursor)}`))).toEqual({
+        status: 400,
+        failedCode: "sys-400",
+      });
+      expect(refusal(await owner.api.get("/app-integrations?limit=101"))).toEqual({ status: 400, failedCode: "sys-400" });
     });
   });
 
@@ -487,14 +494,14 @@ describe("App integration API", () => {
       expect(response.body).toMatchObject({ status: true, code: 200, message: "Integration has been deleted successfully." });
       await expectNothingStored(organizationId);
       expect((await download(created.azureCert)).status).toBe(404);
-      expect((await api.get(`/app-integration/${created._id}`)).status).toBe(404);
-      expect((await api.delete(`/app-integration/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await api.delete(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     });
 
     it("answers 404 for another organization's integration and keeps it", async () => {
       const owner = newTenant();
       const created = await createIntegration(owner.api);
-      expect((await newTenant().api.delete(`/app-integration/${created._id}`)).status).toBe(404);
+      expect(refusal(await newTenant().api.delete(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect(await storedItems(owner.organizationId)).toHaveLength(1);
       expect(await storedObjects(owner.organizationId)).toHaveLength(1);
     });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, type ApiClient } from "#test/support/local-api";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 const titleField = { type: "title", title: "Customer name" };
 const validDataType = {
@@ -356,10 +356,13 @@ describe("Data types API", () => {
       const owner = newTenant();
       const other = newTenant();
       const created = await createDataType(owner.api);
-      expect((await other.api.get(`/data-type/${created._id}/`)).status).toBe(404);
-      expect((await other.api.put(`/data-type/${created._id}`, validDataType)).status).toBe(404);
-      expect((await other.api.patch(`/data-type/${created._id}`, { limitUser: false })).status).toBe(404);
-      expect((await other.api.delete(`/data-type/${created._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/data-type/${created._id}/`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.put(`/data-type/${created._id}`, validDataType))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.patch(`/data-type/${created._id}`, { limitUser: false }))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await other.api.delete(`/data-type/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect((await other.api.get("/data-types")).body.data_types).toEqual([]);
       expect((await owner.api.get(`/data-type/${created._id}`)).body.data_type).toEqual(created);
     });
@@ -611,7 +614,7 @@ describe("Data types API", () => {
       const response = await api.delete(`/data-type/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Data type has been deleted successfully." });
-      expect((await api.get(`/data-type/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/data-type/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/data-type/${created._id}` }, { status: 404, failedCode: "sys-404" });
       await createDataType(api, extension);
     });

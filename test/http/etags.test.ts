@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, type ApiResponse, newTenant } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
@@ -165,10 +166,10 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
     const { api, subject } = await setUp();
     const stale = (await api.get(subject.path)).headers.get("etag") as string;
     expect((await api.patch(subject.path, subject.patch(1))).status).toBe(200);
-    expect((await withIfMatch(api, "DELETE", subject.path, stale)).status).toBe(412);
+    expect(refusal(await withIfMatch(api, "DELETE", subject.path, stale))).toEqual({ status: 412, failedCode: "sys-412" });
     const current = (await api.get(subject.path)).headers.get("etag") as string;
     expect((await withIfMatch(api, "DELETE", subject.path, current)).status).toBe(200);
-    expect((await api.get(subject.path)).status).toBe(404);
+    expect(refusal(await api.get(subject.path))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 
   it("If-Match: * matches any current version; on a missing resource any If-Match is 412 (no current representation), without it 404", async () => {
@@ -179,9 +180,9 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
     const starOnMissing = await withIfMatch(api, "PATCH", subject.path, "*", subject.patch(1));
     expect(starOnMissing.status).toBe(412);
     expect(starOnMissing.body).toMatchObject({ status: false, failedCode: "sys-412" });
-    expect((await withIfMatch(api, "DELETE", subject.path, "*")).status).toBe(412);
-    expect((await withIfMatch(api, "DELETE", subject.path, version)).status).toBe(412);
-    expect((await api.patch(subject.path, subject.patch(1))).status).toBe(404);
+    expect(refusal(await withIfMatch(api, "DELETE", subject.path, "*"))).toEqual({ status: 412, failedCode: "sys-412" });
+    expect(refusal(await withIfMatch(api, "DELETE", subject.path, version))).toEqual({ status: 412, failedCode: "sys-412" });
+    expect(refusal(await api.patch(subject.path, subject.patch(1)))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 
   it("If-Match takes a list of tags: it proceeds when one of them is the current version (strongly compared)", async () => {
@@ -290,11 +291,11 @@ describe("ETag and If-Match: app integration (POST update, multipart)", () => {
       const body = form({ azureAuthUrl: `${authUrl}?v=${ifMatch.length}` });
       return api.request("POST", path, { rawBody: body.rawBody, headers: { "content-type": body.contentType, "if-match": ifMatch } });
     };
-    expect((await update('"7"')).status).toBe(412);
+    expect(refusal(await update('"7"'))).toEqual({ status: 412, failedCode: "sys-412" });
     const updated = await update('"1"');
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.headers.get("etag")).toBe('"2"');
-    expect((await withIfMatch(api, "DELETE", path, '"1"')).status).toBe(412);
+    expect(refusal(await withIfMatch(api, "DELETE", path, '"1"'))).toEqual({ status: 412, failedCode: "sys-412" });
     expect((await withIfMatch(api, "DELETE", path, '"2"')).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newOrganizationId, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Entity extensions (docs/api/extensions.md): an extension data type (`extends: { entity }`) adds
@@ -218,8 +219,11 @@ describe("Entity extensions: vehicles", () => {
     const { api, vehicle } = await tenantWithVehicleExtension();
     const created = await api.post("/vehicle", vehicle("Van", { vin: "V-1" }));
     const other = apiClient(tokenFor({ organizationId: newOrganizationId() }));
-    expect((await other.get(`/vehicle/${created.body.data._id}`)).status).toBe(404);
-    expect((await other.patch(`/vehicle/${created.body.data._id}`, { custom: { vin: "V-2" } })).status).toBe(404);
+    expect(refusal(await other.get(`/vehicle/${created.body.data._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await other.patch(`/vehicle/${created.body.data._id}`, { custom: { vin: "V-2" } }))).toEqual({
+      status: 404,
+      failedCode: "sys-404",
+    });
     expect((await api.get(`/vehicle/${created.body.data._id}`)).body.data.custom.vin).toBe("V-1");
   });
 });
@@ -262,7 +266,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     const early = await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1" } });
     expect(early.status).toBe(400);
     expect(early.body.errors).toEqual([expect.objectContaining({ field: "entity" })]);
-    expect((await api.get("/extension/user/user-1")).status).toBe(404);
+    expect(refusal(await api.get("/extension/user/user-1"))).toEqual({ status: 404, failedCode: "sys-404" });
 
     const userType = await createType(api, {
       name: "User extras",
@@ -303,7 +307,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-2", bonus: 1 } })).body.errors).toEqual([
       expect.objectContaining({ field: "custom.bonus" }),
     ]);
-    expect((await api.get("/extension/user/user-2")).status).toBe(404);
+    expect(refusal(await api.get("/extension/user/user-2"))).toEqual({ status: 404, failedCode: "sys-404" });
 
     // Uniqueness across users; released when user-1 changes its value.
     const taken = await api.put("/extension/user/user-2", { custom: { employeeNo: "E-1" } });
@@ -324,7 +328,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     expect((await api.get("/extension/flow/onboarding")).body.data.custom).toEqual({ owner: "ops" });
 
     // Vehicles and hubs use their own routes.
-    expect((await api.put("/extension/vehicle/abc", { custom: {} })).status).toBe(400);
+    expect(refusal(await api.put("/extension/vehicle/abc", { custom: {} }))).toEqual({ status: 400, failedCode: "sys-400" });
 
     // Hidden fields: left out for a restricted role, kept when it PUTs without them.
     const restricted = apiClient(
@@ -341,8 +345,11 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
 
     // Another organization: not found, and it cannot write through A's type.
     const other = apiClient(tokenFor({ organizationId: newOrganizationId() }));
-    expect((await other.get("/extension/user/user-1")).status).toBe(404);
-    expect((await other.put("/extension/user/user-1", { custom: { employeeNo: "X" } })).status).toBe(400);
+    expect(refusal(await other.get("/extension/user/user-1"))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await other.put("/extension/user/user-1", { custom: { employeeNo: "X" } }))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
     expect((await api.get("/extension/user/user-1")).body.data.custom.employeeNo).toBe("E-1b");
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 const validHub = { name: "Jakarta depot", address: "Jl. Sudirman 1, Jakarta", lat: -6.2, lng: 106.8, timeZone: "Asia/Jakarta" };
 
@@ -86,9 +86,10 @@ describe("Hubs API", () => {
       const b = await createHub(api, { name: "B" });
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [a._id] }));
       expect((await restricted.get(`/hub/${a._id}`)).body.data).toEqual(a);
-      expect((await restricted.get(`/hub/${b._id}`)).status).toBe(404);
-      expect((await restricted.patch(`/hub/${b._id}`, { name: "x" })).status).toBe(404);
-      expect((await restricted.delete(`/hub/${b._id}`)).status).toBe(404);
+      expect(refusal(await restricted.get(`/hub/${b._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.patch(`/hub/${b._id}`, { name: "x" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.delete(`/hub/${b._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect((await api.get(`/hub/${b._id}`)).body.data).toEqual(b);
       expect((await restricted.get("/hubs")).body.data.map((h: { _id: string }) => h._id)).toEqual([a._id]);
     });
   });
@@ -98,10 +99,10 @@ describe("Hubs API", () => {
       const owner = newTenant();
       const other = newTenant();
       const hub = await createHub(owner.api);
-      expect((await other.api.get(`/hub/${hub._id}`)).status).toBe(404);
-      expect((await other.api.put(`/hub/${hub._id}`, validHub)).status).toBe(404);
-      expect((await other.api.patch(`/hub/${hub._id}`, { name: "stolen" })).status).toBe(404);
-      expect((await other.api.delete(`/hub/${hub._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/hub/${hub._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.put(`/hub/${hub._id}`, validHub))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.patch(`/hub/${hub._id}`, { name: "stolen" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.delete(`/hub/${hub._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect((await other.api.get("/hubs")).body.data).toEqual([]);
       expect((await owner.api.get(`/hub/${hub._id}`)).body.data).toEqual(hub);
     });
@@ -215,7 +216,7 @@ describe("Hubs API", () => {
       const response = await api.delete(`/hub/${hub._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Hub has been deleted successfully." });
-      expect((await api.get(`/hub/${hub._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/hub/${hub._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/hub/${hub._id}` }, { status: 404, failedCode: "sys-404" });
     });
 
@@ -275,7 +276,7 @@ describe("Hubs API", () => {
       // Either the delete won (and no vehicle was created) or the hub is still there with every created vehicle.
       if (deletion?.status === 200) {
         expect(createdCount).toBe(0);
-        expect((await api.get(`/hub/${hub._id}`)).status).toBe(404);
+        expect(refusal(await api.get(`/hub/${hub._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       } else {
         expect(deletion?.status).toBe(409);
         expect((await api.get(`/hub/${hub._id}`)).status).toBe(200);

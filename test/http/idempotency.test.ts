@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 const hubBody = { name: "Jakarta depot", address: "Jl. Sudirman 1, Jakarta", lat: -6.2, lng: 106.8, timeZone: "Asia/Jakarta" };
 
@@ -66,7 +67,7 @@ describe("Idempotency-Key on creating routes", () => {
     const { api } = newTenant();
     const key = randomUUID();
     const vehicle = { name: "Van", hubId: "6650b1f0c2a4e8a1b2c3d4e5" };
-    expect((await postWithKey(api, "/vehicle", vehicle, key)).status).toBe(400);
+    expect(refusal(await postWithKey(api, "/vehicle", vehicle, key))).toEqual({ status: 400, failedCode: "sys-400" });
     const again = await postWithKey(api, "/vehicle", vehicle, key);
     expect(again.status).toBe(400);
     expect(again.headers.get("idempotency-replayed")).toBeNull();

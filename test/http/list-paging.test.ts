@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
 
 /**
@@ -174,8 +175,11 @@ describe("Lists of a hub-limited token read only its hubs", () => {
     expect((await prefixOnly.get("/hubs")).body.data).toEqual([]);
     // a cursor of this list is refused by an unrestricted list and by another hub set
     const first = await limited.get("/vehicles?limit=1");
-    expect((await api.get(`/vehicles?limit=1&cursor=${first.body.nextCursor}`)).status).toBe(400);
+    expect(refusal(await api.get(`/vehicles?limit=1&cursor=${first.body.nextCursor}`))).toEqual({ status: 400, failedCode: "sys-400" });
     const otherHubs = apiClient(tokenFor({ organizationId, hubIds: [hubC, hubA] }));
-    expect((await otherHubs.get(`/vehicles?limit=1&cursor=${first.body.nextCursor}`)).status).toBe(400);
+    expect(refusal(await otherHubs.get(`/vehicles?limit=1&cursor=${first.body.nextCursor}`))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { apiClient, baseUrl, newTenant } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { inlineRefs } from "#test/support/openapi-refs";
 
 describe("HTTP platform behaviour through the local gateway", () => {
@@ -44,8 +45,8 @@ describe("HTTP platform behaviour through the local gateway", () => {
 
   it("answers an unknown route with 404 and a wrong method with 405", async () => {
     const { api } = newTenant();
-    expect((await api.get("/no-such-thing")).status).toBe(404);
-    expect((await api.request("PATCH", "/vehicles")).status).toBe(405);
+    expect(refusal(await api.get("/no-such-thing"))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await api.request("PATCH", "/vehicles"))).toEqual({ status: 405, failedCode: "sys-405" });
   });
 
   it("treats query and header names that are Object.prototype members as plain names", async () => {

@@ -1,3 +1,4 @@
+import { refusal } from "#test/support/refusals";
 import { describe, expect, it } from "vitest";
 import { createHubWithProfiles, schedulingTenant } from "#test/support/scheduling-fixtures";
 import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
@@ -36,12 +37,15 @@ describe("Configuration profile delete vs. concurrent schedule writes", () => {
     const { profiles } = await createHubWithProfiles(organizationId, 1, "Second hub");
     const other = profiles[0] as string;
     const schedule = (await api.post("/routing/schedule", { ...validWeeklySchedule, configurationId: profile })).body.data;
-    expect((await api.delete(`/routing/configuration/${profile}`)).status).toBe(409);
+    expect(refusal(await api.delete(`/routing/configuration/${profile}`))).toEqual({ status: 409, failedCode: "configuration-409" });
     expect((await api.patch(`/routing/schedule/${schedule._id}`, { configurationId: other })).status).toBe(200);
     expect((await api.delete(`/routing/configuration/${other}`)).body.failedCode).toBe("configuration-409");
     expect((await api.delete(`/routing/configuration/${profile}`)).status).toBe(200);
     // a deleted profile cannot be named again
-    expect((await api.patch(`/routing/schedule/${schedule._id}`, { configurationId: profile })).status).toBe(400);
+    expect(refusal(await api.patch(`/routing/schedule/${schedule._id}`, { configurationId: profile }))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
     expect((await api.delete(`/routing/schedule/${schedule._id}`)).status).toBe(200);
     expect((await api.delete(`/routing/configuration/${other}`)).status).toBe(200);
   });

@@ -6,6 +6,7 @@ import { createGateway } from "#local/gateway";
 import { repositoryRoot } from "#infra/repository-root";
 import { resetAppConfig } from "#shared/config/env";
 import { type ApiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * External-api data types against a real HTTP server on loopback. Loopback providers need the
@@ -142,18 +143,18 @@ describe("External-API data types", () => {
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({ dataId: "Ext Two", score: 9 });
     expect((await api.get(`/data/Ext%20One?dataTypeId=${type._id}`)).body.data.score).toBe(7);
-    expect((await api.get("/data/type/Remote/Bad%20Score")).status).toBe(404);
+    expect(refusal(await api.get("/data/type/Remote/Bad%20Score"))).toEqual({ status: 404, failedCode: "sys-404" });
     const hidden = apiClient(
       tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["score"] }] }),
     );
     expect((await hidden.get("/data/type/Remote/Ext%20Two")).body.data).not.toHaveProperty("score");
-    expect((await hidden.get("/data/type/Remote/Ext%20Two?fields=score")).status).toBe(403);
+    expect(refusal(await hidden.get("/data/type/Remote/Ext%20Two?fields=score"))).toEqual({ status: 403, failedCode: "data-403" });
 
     const write = await api.post("/data", { dataTypeId: type._id, hubId: "hub-1", dataId: "New", score: 1 });
     expect(write.status).toBe(400);
     expect(write.body.errors[0].field).toBe("dataTypeId");
-    expect((await api.put("/data/type/Remote/Ext%20Two", { score: 1 })).status).toBe(400);
-    expect((await api.delete("/data/type/Remote/Ext%20Two")).status).toBe(400);
+    expect(refusal(await api.put("/data/type/Remote/Ext%20Two", { score: 1 }))).toEqual({ status: 400, failedCode: "sys-400" });
+    expect(refusal(await api.delete("/data/type/Remote/Ext%20Two"))).toEqual({ status: 400, failedCode: "sys-400" });
   });
 
   it.each(["--", "%20.%20", "_"])(

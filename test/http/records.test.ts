@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 /** A tenant with two hubs and a "Customer" data type exercising most field types. */
 async function createHub(api: ApiClient, name: string): Promise<string> {
@@ -299,13 +299,13 @@ describe("GET /data/{dataId} and /data/type/{name}/{dataId}", () => {
   it("answers 404 for unknown records, unknown types, other organizations and hubs outside the token", async () => {
     const { api, organizationId, hubB, record } = await setup();
     await create(api, record({ dataId: "Mine", hubId: hubB }));
-    expect((await api.get("/data/Nope")).status).toBe(404);
-    expect((await api.get("/data/type/Nope/Mine")).status).toBe(404);
+    expect(refusal(await api.get("/data/Nope"))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await api.get("/data/type/Nope/Mine"))).toEqual({ status: 404, failedCode: "sys-404" });
     const stranger = newTenant();
-    expect((await stranger.api.get("/data/Mine")).status).toBe(404);
-    expect((await stranger.api.get("/data/type/Customer/Mine")).status).toBe(404);
+    expect(refusal(await stranger.api.get("/data/Mine"))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await stranger.api.get("/data/type/Customer/Mine"))).toEqual({ status: 404, failedCode: "sys-404" });
     const restricted = apiClient(tokenFor({ organizationId, hubIds: ["another-hub"] }));
-    expect((await restricted.get("/data/Mine")).status).toBe(404);
+    expect(refusal(await restricted.get("/data/Mine"))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 });
 
@@ -326,13 +326,13 @@ describe("GET /data", () => {
     expect((await listOf(api, `dataTypeName=Customer&hubId=${hubB}`)).map((item) => item.dataId)).toEqual(["R3"]);
     const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
     expect((await restricted.get(`/data?dataTypeId=${type._id}`)).body.data.map((item: { dataId: string }) => item.dataId)).toEqual(["R3"]);
-    expect((await restricted.get(`/data?dataTypeId=${type._id}&hubId=${hubA}`)).status).toBe(400);
+    expect(refusal(await restricted.get(`/data?dataTypeId=${type._id}&hubId=${hubA}`))).toEqual({ status: 400, failedCode: "sys-400" });
   });
 
   it("rejects a missing type, a foreign type, a tampered cursor and unknown fields", async () => {
     const { api, type } = await setup();
-    expect((await newTenant().api.get(`/data?dataTypeId=${type._id}`)).status).toBe(404);
-    expect((await api.get(`/data?dataTypeId=${type._id}&cursor=bm9wZQ`)).status).toBe(400);
+    expect(refusal(await newTenant().api.get(`/data?dataTypeId=${type._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await api.get(`/data?dataTypeId=${type._id}&cursor=bm9wZQ`))).toEqual({ status: 400, failedCode: "sys-400" });
     const unknown = await api.get(`/data?dataTypeId=${type._id}&fields=nope`);
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].field).toBe("fields");
@@ -354,7 +354,10 @@ describe("GET /data", () => {
     expect(await names("zzz")).toEqual([]);
     const projected = await listOf(api, `dataTypeId=${type._id}&q=bandung&fields=city,hubId`);
     expect(projected).toEqual([{ _id: expect.any(String), dataId: "Café Central", hubId: expect.any(String), city: "Bandung" }]);
-    expect((await api.get(`/data?dataTypeId=${type._id}&q=${encodeURIComponent("--")}`)).status).toBe(400);
+    expect(refusal(await api.get(`/data?dataTypeId=${type._id}&q=${encodeURIComponent("--")}`))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
   });
 });
 
@@ -376,8 +379,8 @@ describe("Field accessibility (view/data hiddenFields)", () => {
     const forbidden = await limited.get(`/data?dataTypeId=${type._id}&fields=city,email`);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toMatchObject({ status: false, restrictedFields: ["email"] });
-    expect((await limited.get("/data/Acme%20Corp?fields=age")).status).toBe(403);
-    expect((await limited.get("/data/type/Customer/Acme%20Corp?fields=age")).status).toBe(403);
+    expect(refusal(await limited.get("/data/Acme%20Corp?fields=age"))).toEqual({ status: 403, failedCode: "data-403" });
+    expect(refusal(await limited.get("/data/type/Customer/Acme%20Corp?fields=age"))).toEqual({ status: 403, failedCode: "data-403" });
     expect((await limited.get("/data/type/Customer/Acme%20Corp?fields=city")).body.data).toEqual({
       _id: expect.any(String),
       dataId: "Acme Corp",
@@ -487,7 +490,7 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
       createdTime: original.createdTime,
     });
     expect(replaced.body.data).not.toHaveProperty("city");
-    expect((await api.get("/data/type/Customer/Acme%20Corp")).status).toBe(404);
+    expect(refusal(await api.get("/data/type/Customer/Acme%20Corp"))).toEqual({ status: 404, failedCode: "sys-404" });
     // Old dataId and old email are free, the new ones are taken.
     await create(api, record({ dataId: "Acme Corp", email: "old@acme.test" }));
     await expectRefused(
@@ -547,13 +550,19 @@ describe("PUT / PATCH / DELETE /data/type/{dataTypeName}/{dataId}", () => {
     const { api, record, type } = await setup();
     await create(api, record({ email: "gone@acme.test" }));
     const stranger = newTenant();
-    expect((await stranger.api.delete("/data/type/Customer/Acme%20Corp")).status).toBe(404);
-    expect((await stranger.api.put("/data/type/Customer/Acme%20Corp", { segment: "retail" })).status).toBe(404);
-    expect((await stranger.api.patch("/data/type/Customer/Acme%20Corp", { segment: "retail" })).status).toBe(404);
+    expect(refusal(await stranger.api.delete("/data/type/Customer/Acme%20Corp"))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await stranger.api.put("/data/type/Customer/Acme%20Corp", { segment: "retail" }))).toEqual({
+      status: 404,
+      failedCode: "sys-404",
+    });
+    expect(refusal(await stranger.api.patch("/data/type/Customer/Acme%20Corp", { segment: "retail" }))).toEqual({
+      status: 404,
+      failedCode: "sys-404",
+    });
     const deleted = await api.delete("/data/type/Customer/Acme%20Corp");
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ status: true });
-    expect((await api.get("/data/type/Customer/Acme%20Corp")).status).toBe(404);
+    expect(refusal(await api.get("/data/type/Customer/Acme%20Corp"))).toEqual({ status: 404, failedCode: "sys-404" });
     await expectRefused(api, { method: "DELETE", path: "/data/type/Customer/Acme%20Corp" }, { status: 404, failedCode: "sys-404" });
     await create(api, record({ dataId: "Next", email: "gone@acme.test" }));
     expect(await listOf(api, `dataTypeId=${type._id}&q=corp`)).toEqual([]);
@@ -694,14 +703,14 @@ describe("GET /data without a data type", () => {
     expect((await listOf(api, `hubId=${hubA}`)).map((item) => item.dataId).sort()).toEqual(["A1", "Common"]);
     const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
     expect((await restricted.get("/data")).body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["B1", "B2", "Common"]);
-    expect((await restricted.get(`/data?hubId=${hubA}`)).status).toBe(400);
+    expect(refusal(await restricted.get(`/data?hubId=${hubA}`))).toEqual({ status: 400, failedCode: "sys-400" });
     // Hidden fields of the token's view/data entries are left out; naming one in fields is a 403.
     const hiding = apiClient(
       tokenFor({ organizationId, permissionDetails: [{ permissionName: "view/data", dataTypeId: type._id, hiddenFields: ["email"] }] }),
     );
     const seen = (await hiding.get("/data")).body.data as Array<Record<string, unknown>>;
     expect(seen.find((item) => item.dataId === "A1")).not.toHaveProperty("email");
-    expect((await hiding.get("/data?fields=email")).status).toBe(403);
+    expect(refusal(await hiding.get("/data?fields=email"))).toEqual({ status: 403, failedCode: "data-403" });
     // fields picks the same fields of every type (each item keeps its type).
     expect((await listOf(api, "fields=dataId&limit=1"))[0]).toEqual({
       _id: ids[0],
@@ -815,7 +824,7 @@ describe("Data type interplay", () => {
     const blocked = await api.post("/data", { dataTypeId: type._id, hubId: hubA, dataId: "During", segment: "retail" });
     expect(blocked.status).toBe(409);
     expect(blocked.body.failedCode).toBe("data-003");
-    expect((await api.get("/data/type/Customer/During")).status).toBe(404);
+    expect(refusal(await api.get("/data/type/Customer/During"))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 
   it("answers 409 for writes to a type locked by an import, and 400 for extension types", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { findConfiguration, hubConfigurations } from "#shared/app/configurations";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { scheduleBody } from "#test/unit/schedules/fixtures";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -170,9 +170,13 @@ describe("Routing configuration profiles API", () => {
       const { api, organizationId, hubB, profile } = await tenantWithHubs();
       const created = await createProfile(api, profile());
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
-      expect((await restricted.get(`/routing/configuration/${created._id}`)).status).toBe(404);
-      expect((await restricted.put(`/routing/configuration/${created._id}`, profile({ hubId: hubB, vehicleIds: [] }))).status).toBe(404);
-      expect((await restricted.delete(`/routing/configuration/${created._id}`)).status).toBe(404);
+      expect(refusal(await restricted.get(`/routing/configuration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.put(`/routing/configuration/${created._id}`, profile({ hubId: hubB, vehicleIds: [] })))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await restricted.delete(`/routing/configuration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(created);
       expect((await restricted.get("/routing/configurations")).body.data).toEqual([]);
     });
   });
@@ -182,10 +186,16 @@ describe("Routing configuration profiles API", () => {
       const owner = await tenantWithHubs();
       const other = await tenantWithHubs();
       const profile = await createProfile(owner.api, owner.profile());
-      expect((await other.api.get(`/routing/configuration/${profile._id}`)).status).toBe(404);
-      expect((await other.api.put(`/routing/configuration/${profile._id}`, other.profile())).status).toBe(404);
-      expect((await other.api.patch(`/routing/configuration/${profile._id}`, { name: "stolen" })).status).toBe(404);
-      expect((await other.api.delete(`/routing/configuration/${profile._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/routing/configuration/${profile._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.put(`/routing/configuration/${profile._id}`, other.profile()))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await other.api.patch(`/routing/configuration/${profile._id}`, { name: "stolen" }))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await other.api.delete(`/routing/configuration/${profile._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect((await other.api.get("/routing/configurations")).body.data).toEqual([]);
       expect((await owner.api.get(`/routing/configuration/${profile._id}`)).body.data).toEqual(profile);
       expect(await findConfiguration(other.organizationId, profile._id)).toBeUndefined();
@@ -289,7 +299,7 @@ describe("Routing configuration profiles API", () => {
       const response = await api.delete(`/routing/configuration/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Configuration profile has been deleted successfully." });
-      expect((await api.get(`/routing/configuration/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/routing/configuration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/routing/configuration/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect(await findConfiguration(organizationId, created._id)).toBeUndefined();
     });
@@ -343,7 +353,7 @@ describe("Routing configuration profiles API", () => {
       await createProfile(api, profile({ hubId: hubB, vehicleIds: [] }));
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubA] }));
       expect(ids(await restricted.get("/routing/configurations"))).toEqual([a._id]);
-      expect((await restricted.get(`/routing/configurations?hubId=${hubB}`)).status).toBe(400);
+      expect(refusal(await restricted.get(`/routing/configurations?hubId=${hubB}`))).toEqual({ status: 400, failedCode: "sys-400" });
     });
 
     it.each([

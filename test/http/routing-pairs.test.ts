@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { appConfig } from "#shared/config/env";
 import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, newTenant } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Pickup-and-delivery pairs end to end through the local gateway: visits paired over HTTP
@@ -99,7 +100,7 @@ describe("Pickup-and-delivery pairs through a run", () => {
     const moved = await tenant.api.patch(`/visit/${pickup._id}`, { hubId: other._id });
     expect(moved.status).toBe(400);
     expect(fields(moved)).toEqual(["hubId"]);
-    expect((await tenant.api.delete(`/visit/${pickup._id}`)).status).toBe(400);
+    expect(refusal(await tenant.api.delete(`/visit/${pickup._id}`))).toEqual({ status: 400, failedCode: "sys-400" });
     // Unpairing releases the pickup: another delivery may claim it, and it may be deleted once that one is gone.
     const unpaired = await tenant.api.patch(`/visit/${delivery._id}`, { pickupVisitId: null });
     expect(unpaired.status).toBe(200);

@@ -6,6 +6,7 @@ import { deliverQueuedRuns, receive } from "#test/integration/runs/run-fixtures"
 import { type ApiClient, apiClient, baseUrl, newTenant, tokenFor } from "#test/support/local-api";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 import { nextIdSecond } from "#test/support/id-order";
+import { refusal } from "#test/support/refusals";
 import { rfc7946Problems } from "#test/support/geojson-rfc7946";
 
 /**
@@ -119,7 +120,10 @@ describe("Routing results", () => {
       expect(foreign.status).toBe(400);
       expect(fields(foreign)).toEqual(["configurationId"]);
       const restricted = apiClient(tokenFor({ organizationId: owner.organizationId, hubIds: ["another-hub"] }));
-      expect((await restricted.post("/routing/result", { configurationId: owner.profile._id })).status).toBe(400);
+      expect(refusal(await restricted.post("/routing/result", { configurationId: owner.profile._id }))).toEqual({
+        status: 400,
+        failedCode: "sys-400",
+      });
       expect((await owner.api.get("/routing/results")).body.data).toEqual([]);
     });
   });
@@ -169,7 +173,10 @@ describe("Routing results", () => {
 
       // Another organization is not affected by this one's cap.
       const other = await tenantWithPlan({ visits: 0 });
-      expect((await tenant.api.post("/routing/result", { configurationId: tenant.profile._id })).status).toBe(429);
+      expect(refusal(await tenant.api.post("/routing/result", { configurationId: tenant.profile._id }))).toEqual({
+        status: 429,
+        failedCode: "run-429",
+      });
       const otherRun = await other.api.post("/routing/result", { configurationId: other.profile._id });
       expect(otherRun.status).toBe(201);
 
@@ -211,12 +218,15 @@ describe("Routing results", () => {
 
       const other = newTenant();
       expect((await other.api.get("/routing/results")).body.data).toEqual([]);
-      expect((await other.api.get(`/routing/result/${first._id}`)).status).toBe(404);
-      expect((await other.api.get(`/routing/results?limit=2&cursor=${page.body.nextCursor}`)).status).toBe(400);
+      expect(refusal(await other.api.get(`/routing/result/${first._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.get(`/routing/results?limit=2&cursor=${page.body.nextCursor}`))).toEqual({
+        status: 400,
+        failedCode: "sys-400",
+      });
       const restricted = apiClient(tokenFor({ organizationId: tenant.organizationId, hubIds: [secondHub._id] }));
       expect((await restricted.get("/routing/results")).body.data.map((r: { name: string }) => r.name)).toEqual(["third"]);
-      expect((await restricted.get(`/routing/result/${first._id}`)).status).toBe(404);
-      expect((await restricted.get(`/routing/results?hubId=${tenant.hub._id}`)).status).toBe(400);
+      expect(refusal(await restricted.get(`/routing/result/${first._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.get(`/routing/results?hubId=${tenant.hub._id}`))).toEqual({ status: 400, failedCode: "sys-400" });
       await runQueued(first._id, second._id, third._id); // leave the queue clean
     });
 
@@ -232,7 +242,10 @@ describe("Routing results", () => {
     });
 
     it("answers 404 for an unknown result", async () => {
-      expect((await newTenant().api.get("/routing/result/0123456789abcdef01234567")).status).toBe(404);
+      expect(refusal(await newTenant().api.get("/routing/result/0123456789abcdef01234567"))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
     });
   });
 
@@ -278,8 +291,8 @@ describe("Routing results", () => {
       expect(unknown.status).toBe(400);
       expect(fields(unknown)).toEqual(["vehicleIds"]);
       const ongoing = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
-      expect((await tenant.api.post(`/routing/result/${ongoing._id}/dispatch`)).status).toBe(409);
-      expect((await newTenant().api.post(`/routing/result/${result._id}/dispatch`)).status).toBe(404);
+      expect(refusal(await tenant.api.post(`/routing/result/${ongoing._id}/dispatch`))).toEqual({ status: 409, failedCode: "sys-409" });
+      expect(refusal(await newTenant().api.post(`/routing/result/${result._id}/dispatch`))).toEqual({ status: 404, failedCode: "sys-404" });
       for (const visit of tenant.visits) expect((await tenant.api.get(`/visit/${visit._id}`)).body.data.status).toBe("UNASSIGNED");
       await runQueued(ongoing._id); // leave the queue clean
     });
@@ -291,7 +304,10 @@ describe("Routing results", () => {
     ["POST", "/routing/result"],
     ["POST", "/routing/result/0123456789abcdef01234567/dispatch"],
   ])("%s %s without a token is 401", async (method, path) => {
-    expect((await apiClient(undefined).request(method, path, method === "POST" ? { body: {} } : {})).status).toBe(401);
+    expect(refusal(await apiClient(undefined).request(method, path, method === "POST" ? { body: {} } : {}))).toEqual({
+      status: 401,
+      failedCode: "sys-401",
+    });
   });
 });
 
@@ -363,7 +379,7 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     ]);
     // Without the query the answer is unchanged.
     expect((await tenant.api.get(`/routing/result/${result._id}`)).body).toMatchObject({ status: true, data: { _id: result._id } });
-    expect((await tenant.api.get(`/routing/result/${result._id}?format=kml`)).status).toBe(400);
+    expect(refusal(await tenant.api.get(`/routing/result/${result._id}?format=kml`))).toEqual({ status: 400, failedCode: "sys-400" });
   });
 
   it("map.svg answers a self-contained SVG with the same permission and visibility as reading the result", async () => {
@@ -378,14 +394,17 @@ describe("Routing result map (SVG) and GeoJSON", () => {
     expect(svg).not.toMatch(/href=|<script|<image/);
 
     const other = newTenant();
-    expect((await other.api.get(`/routing/result/${result._id}/map.svg`)).status).toBe(404);
-    expect((await other.api.get(`/routing/result/${result._id}?format=geojson`)).status).toBe(404);
+    expect(refusal(await other.api.get(`/routing/result/${result._id}/map.svg`))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await other.api.get(`/routing/result/${result._id}?format=geojson`))).toEqual({ status: 404, failedCode: "sys-404" });
     const withoutPermission = apiClient(tokenFor({ organizationId: tenant.organizationId, permissions: ["view/hub"] }));
     expect((await withoutPermission.get(`/routing/result/${result._id}/map.svg`)).body).toMatchObject({
       status: false,
       failedCode: "sys-035",
     });
-    expect((await apiClient(undefined).get(`/routing/result/${result._id}/map.svg`)).status).toBe(401);
+    expect(refusal(await apiClient(undefined).get(`/routing/result/${result._id}/map.svg`))).toEqual({
+      status: 401,
+      failedCode: "sys-401",
+    });
   });
 
   it("both are in the OpenAPI document with their media types", async () => {

@@ -4,7 +4,7 @@ import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/lo
 import { createHubWithProfiles, schedulingTenant } from "#test/support/scheduling-fixtures";
 import { invalidScheduleBodies, scheduleBody, validWeeklySchedule } from "#test/unit/schedules/fixtures";
 import { nextIdSecond } from "#test/support/id-order";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 const unknownId = "0123456789abcdef01234567";
 
@@ -353,7 +353,7 @@ describe("Routing schedules API", () => {
       const response = await api.delete(`/routing/schedule/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, message: "Routing schedule has been deleted successfully." });
-      expect((await api.get(`/routing/schedule/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/routing/schedule/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/routing/schedule/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect(await listAll(api)).toEqual([]);
     });
@@ -364,10 +364,16 @@ describe("Routing schedules API", () => {
       const owner = await schedulingTenant();
       const other = newTenant();
       const schedule = await createSchedule(owner.api, owner.profile);
-      expect((await other.api.get(`/routing/schedule/${schedule._id}`)).status).toBe(404);
-      expect((await other.api.put(`/routing/schedule/${schedule._id}`, validWeeklySchedule)).status).toBe(404);
-      expect((await other.api.patch(`/routing/schedule/${schedule._id}`, { active: false })).status).toBe(404);
-      expect((await other.api.delete(`/routing/schedule/${schedule._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/routing/schedule/${schedule._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.put(`/routing/schedule/${schedule._id}`, validWeeklySchedule))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await other.api.patch(`/routing/schedule/${schedule._id}`, { active: false }))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await other.api.delete(`/routing/schedule/${schedule._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect(await listAll(other.api)).toEqual([]);
       expect(await listAll(other.api, `?configurationId=${owner.profile}`)).toEqual([]);
       expect((await owner.api.get(`/routing/schedule/${schedule._id}`)).body.data).toEqual(schedule);
@@ -382,9 +388,13 @@ describe("Routing schedules API", () => {
 
       expect((await listAll(northOnly)).map((s) => s.name)).toEqual(["North"]);
       expect((await northOnly.get(`/routing/schedule/${northSchedule._id}`)).status).toBe(200);
-      expect((await northOnly.get(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
-      expect((await northOnly.patch(`/routing/schedule/${mainSchedule._id}`, { active: false })).status).toBe(404);
-      expect((await northOnly.delete(`/routing/schedule/${mainSchedule._id}`)).status).toBe(404);
+      expect(refusal(await northOnly.get(`/routing/schedule/${mainSchedule._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await northOnly.patch(`/routing/schedule/${mainSchedule._id}`, { active: false }))).toEqual({
+        status: 404,
+        failedCode: "sys-404",
+      });
+      expect(refusal(await northOnly.delete(`/routing/schedule/${mainSchedule._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect((await owner.api.get(`/routing/schedule/${mainSchedule._id}`)).body.data).toEqual(mainSchedule);
       expectBadRequestNaming(
         await northOnly.post("/routing/schedule", scheduleBody({ configurationId: owner.profile })),
         "configurationId",
@@ -453,7 +463,7 @@ describe("Routing schedules API", () => {
       expect((await noPermissions.get(`/routing/schedule/${unknownId}`)).body.failedCode).toBe("sys-035");
       expect((await noPermissions.post("/routing/schedule", { name: "" })).body.failedCode).toBe("sys-035");
       expect((await noPermissions.patch(`/routing/schedule/${unknownId}`, {})).body.failedCode).toBe("sys-035");
-      expect((await noPermissions.delete(`/routing/schedule/${unknownId}`)).status).toBe(403);
+      expect(refusal(await noPermissions.delete(`/routing/schedule/${unknownId}`))).toEqual({ status: 403, failedCode: "sys-035" });
     });
 
     it.each([

@@ -5,6 +5,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { rfc7946Problems } from "#test/support/geojson-rfc7946";
 import { type ApiClient, apiClient, newOrganizationId, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Vehicle positions through the local gateway (docs/api/execution.md, "Positions"): reports with
@@ -124,12 +125,12 @@ describe("POST /vehicle/{vehicleId}/positions", () => {
   it("answers 404 for another organization's vehicle and for a vehicle of a hub the token does not allow", async () => {
     const { organizationId, van, hubB, vehicle, driver } = await fleet();
     const outsider = newTenant();
-    expect((await report(outsider.api, van, [sample(ago(5))])).status).toBe(404);
-    expect((await outsider.api.get(`/vehicle/${van}/positions`)).status).toBe(404);
+    expect(refusal(await report(outsider.api, van, [sample(ago(5))]))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await outsider.api.get(`/vehicle/${van}/positions`))).toEqual({ status: 404, failedCode: "sys-404" });
     const vanB = await vehicle("Van B1", hubB, "driver-1");
     const hubLimited = apiClient(tokenFor({ organizationId, sub: "driver-1", hubIds: [hubB] }));
-    expect((await report(hubLimited, van, [sample(ago(5))])).status).toBe(404);
-    expect((await hubLimited.get(`/vehicle/${van}/positions`)).status).toBe(404);
+    expect(refusal(await report(hubLimited, van, [sample(ago(5))]))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await hubLimited.get(`/vehicle/${van}/positions`))).toEqual({ status: 404, failedCode: "sys-404" });
     expect((await report(hubLimited, vanB, [sample(ago(5))])).status).toBe(202);
     expect((await report(driver, van, [sample(ago(5))])).status).toBe(202);
     // The hub-limited list holds only hub B's vehicles; asking for hub A is a 400 as in GET /vehicles.
@@ -206,7 +207,10 @@ describe("GET /vehicle/{vehicleId}/positions and GET /vehicles/positions", () =>
     expect(rest.body.data.map((point: { at: string }) => point.at)).toEqual([times[3]]);
     expect(rest.body.nextCursor).toBeNull();
     // A cursor belongs to its range.
-    expect((await api.get(`/vehicle/${van}/positions?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`)).status).toBe(400);
+    expect(refusal(await api.get(`/vehicle/${van}/positions?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
     expect(
       (await api.get(`/vehicle/${van}/positions?from=${encodeURIComponent(times[3]!)}&to=${encodeURIComponent(times[1]!)}`)).status,
     ).toBe(400);

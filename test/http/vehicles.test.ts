@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 /** A vehicle must name an existing hub of its organization: every tenant here starts with two hubs. */
 async function createHub(api: ApiClient, name: string): Promise<string> {
@@ -166,7 +166,7 @@ describe("Vehicles API", () => {
       const { api, organizationId, hubB, vehicle } = await tenantWithHubs();
       const created = await createVehicle(api, vehicle());
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
-      expect((await restricted.get(`/vehicle/${created._id}`)).status).toBe(404);
+      expect(refusal(await restricted.get(`/vehicle/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     });
   });
 
@@ -175,10 +175,10 @@ describe("Vehicles API", () => {
       const owner = await tenantWithHubs();
       const other = await tenantWithHubs();
       const vehicle = await createVehicle(owner.api, owner.vehicle());
-      expect((await other.api.get(`/vehicle/${vehicle._id}`)).status).toBe(404);
-      expect((await other.api.put(`/vehicle/${vehicle._id}`, other.vehicle())).status).toBe(404);
-      expect((await other.api.patch(`/vehicle/${vehicle._id}`, { name: "stolen" })).status).toBe(404);
-      expect((await other.api.delete(`/vehicle/${vehicle._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/vehicle/${vehicle._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.put(`/vehicle/${vehicle._id}`, other.vehicle()))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.patch(`/vehicle/${vehicle._id}`, { name: "stolen" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.delete(`/vehicle/${vehicle._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect((await other.api.get("/vehicles")).body.data).toEqual([]);
       expect((await owner.api.get(`/vehicle/${vehicle._id}`)).body.data).toEqual(vehicle);
     });
@@ -286,7 +286,7 @@ describe("Vehicles API", () => {
       const response = await api.delete(`/vehicle/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body.status).toBe(true);
-      expect((await api.get(`/vehicle/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/vehicle/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/vehicle/${created._id}` }, { status: 404, failedCode: "sys-404" });
     });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markVisitDispatched } from "#shared/app/visits";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * The visit lifecycle through the local gateway: the driver's progress route, the dispatcher's PATCH
@@ -129,10 +130,10 @@ describe("Visit lifecycle", () => {
       expect(refused.status).toBe(403);
       expect(refused.body.failedCode).toBe("visit-403");
       const foreign = newTenant();
-      expect((await progress(foreign.api, id, { action: "start" })).status).toBe(404);
-      expect((await progress(apiClient(undefined), id, { action: "start" })).status).toBe(401);
+      expect(refusal(await progress(foreign.api, id, { action: "start" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await progress(apiClient(undefined), id, { action: "start" }))).toEqual({ status: 401, failedCode: "sys-401" });
       const noSlug = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["view/visit"] }));
-      expect((await progress(noSlug, id, { action: "start" })).status).toBe(403);
+      expect(refusal(await progress(noSlug, id, { action: "start" }))).toEqual({ status: 403, failedCode: "sys-035" });
       // A dispatcher (edit/visit) may act for the driver.
       expect((await progress(api, id, { action: "start" })).status).toBe(200);
       expect((await api.get(`/visit/${id}`)).body.data.lastTransition.userId).toBe("dispatcher-1");
@@ -186,8 +187,8 @@ describe("Visit lifecycle", () => {
     it("is 404 for another organization and 401 without a token", async () => {
       const { visit } = await dispatchedVisit();
       const id = await visit(1);
-      expect((await newTenant().api.get(`/visit/${id}/history`)).status).toBe(404);
-      expect((await apiClient(undefined).get(`/visit/${id}/history`)).status).toBe(401);
+      expect(refusal(await newTenant().api.get(`/visit/${id}/history`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await apiClient(undefined).get(`/visit/${id}/history`))).toEqual({ status: 401, failedCode: "sys-401" });
     });
   });
 });

@@ -6,6 +6,7 @@ import { PROOF_MAX_BYTES } from "#shared/domain/visits/proofs";
 import { objectKeys } from "#shared/store/keys";
 import { postExport as postForm } from "#test/support/export-upload";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Proof of delivery through the local gateway and the S3 emulator (s3rver, which does not enforce a
@@ -263,11 +264,11 @@ describe("Proof of delivery", () => {
     expect(refused.body.failedCode).toBe("visit-403");
     expect((await askUpload(api, id, body)).status).toBe(201);
     const viewer = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["view/visit"] }));
-    expect((await askUpload(viewer, id, body)).status).toBe(403);
+    expect(refusal(await askUpload(viewer, id, body))).toEqual({ status: 403, failedCode: "sys-035" });
     const foreign = newTenant();
-    expect((await askUpload(foreign.api, id, body)).status).toBe(404);
-    expect((await foreign.api.get(`/visit/${id}/proofs`)).status).toBe(404);
-    expect((await askUpload(apiClient(undefined), id, body)).status).toBe(401);
+    expect(refusal(await askUpload(foreign.api, id, body))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await foreign.api.get(`/visit/${id}/proofs`))).toEqual({ status: 404, failedCode: "sys-404" });
+    expect(refusal(await askUpload(apiClient(undefined), id, body))).toEqual({ status: 401, failedCode: "sys-401" });
     expect((await driver.get(`/visit/${id}/proofs`)).body.data).toEqual([]);
   });
 

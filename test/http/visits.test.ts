@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { expectRefused } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -196,9 +196,10 @@ describe("Visits API", () => {
       const { api, organizationId, hubB, visit } = await tenantWithHubs();
       const created = await createVisit(api, visit());
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
-      expect((await restricted.get(`/visit/${created._id}`)).status).toBe(404);
-      expect((await restricted.patch(`/visit/${created._id}`, { name: "x" })).status).toBe(404);
-      expect((await restricted.delete(`/visit/${created._id}`)).status).toBe(404);
+      expect(refusal(await restricted.get(`/visit/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.patch(`/visit/${created._id}`, { name: "x" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await restricted.delete(`/visit/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect((await api.get(`/visit/${created._id}`)).body.data).toEqual(created);
       expect((await restricted.get("/visits")).body.data).toEqual([]);
     });
   });
@@ -208,9 +209,9 @@ describe("Visits API", () => {
       const owner = await tenantWithHubs();
       const other = await tenantWithHubs();
       const visit = await createVisit(owner.api, owner.visit());
-      expect((await other.api.get(`/visit/${visit._id}`)).status).toBe(404);
-      expect((await other.api.patch(`/visit/${visit._id}`, { name: "stolen" })).status).toBe(404);
-      expect((await other.api.delete(`/visit/${visit._id}`)).status).toBe(404);
+      expect(refusal(await other.api.get(`/visit/${visit._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.patch(`/visit/${visit._id}`, { name: "stolen" }))).toEqual({ status: 404, failedCode: "sys-404" });
+      expect(refusal(await other.api.delete(`/visit/${visit._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect((await other.api.get("/visits")).body.data).toEqual([]);
       expect((await other.api.get(`/visits?hubId=${owner.hubA}`)).body.data).toEqual([]);
       expect((await owner.api.get(`/visit/${visit._id}`)).body.data).toEqual(visit);
@@ -299,7 +300,7 @@ describe("Visits API", () => {
       const response = await api.delete(`/visit/${created._id}`);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: true, message: "Visit has been deleted successfully." });
-      expect((await api.get(`/visit/${created._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/visit/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       await expectRefused(api, { method: "DELETE", path: `/visit/${created._id}` }, { status: 404, failedCode: "sys-404" });
       expect((await api.get("/visits")).body.data).toEqual([]);
       expect((await api.delete(`/hub/${hubA}`)).status).toBe(200);

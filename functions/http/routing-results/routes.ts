@@ -43,6 +43,7 @@ export const routingResultRoutes = {
       "The result with its routes (per vehicle: totals and the ordered trips with eta, etd, waiting and distance) and its dropped visits with the reason.",
       "`routes` and `dropped` are empty while the result is `ongoing` or `failed` (`message` then says why). Times are `Y-m-d H:i` in `summary.timeZone` (the hub's zone, else the application's); distances in metres.",
       "`?format=geojson` answers the same result as GeoJSON (RFC 7946, `application/geo+json`) for map tools: the hub as a Point, each vehicle's route as a LineString (hub → stops, → hub when it returns) with `stroke` colour, a Point per stop with `order`, `eta` and `etd`, and a Feature per unassigned visit (`geometry: null` when its position is unknown). Positions are `[longitude, latitude]`.",
+      'Once the result is dispatched, each stop also carries its visit\'s live `status`, `projectedEta`/`projectedEtd`, `slackMinutes` and `risk`, and each vehicle still driving the result its latest position reported since the dispatch (`kind: "vehicle"`, `fresh` under 5 minutes old).',
     ].join("\n\n"),
     tag,
     permission: "view/routing-result",
@@ -117,6 +118,7 @@ export const routingResultRoutes = {
     description: [
       "A self-contained SVG (no map tiles, nothing fetched): the hub, each vehicle's route in its own colour with the stop order (dashed: the drive back to the hub), the unassigned visits marked ×, scaled to what is drawn, with a scale bar and a legend. Hover a stop for its visit, eta and etd.",
       "Same permission and visibility as reading the result. A result that is `ongoing` or `failed` shows only its hub. A hub or unassigned visit deleted since the run is left off (and counted in the legend).",
+      "Once the result is dispatched, the map shows the day: done stops hollow, failed ones with a red ×, open stops projected late ringed, each vehicle's latest position (a diamond, faded when over 5 minutes old), and the side table the projected ETA and status beside the planned ETA.",
     ].join("\n\n"),
     tag,
     permission: "view/routing-result",

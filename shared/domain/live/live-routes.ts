@@ -14,7 +14,7 @@ import {
   projectRoute,
   type RouteProjection,
 } from "#shared/domain/live/projection";
-import type { LiveProgress, LiveRoute } from "#shared/domain/runs/live-day";
+import type { LivePlan, LiveProgress, LiveRoute } from "#shared/domain/runs/live-day";
 import { currentOrNextShift } from "#shared/domain/runs/build-problem";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { ProgressAction } from "#shared/domain/visits/lifecycle";
@@ -111,38 +111,8 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
     const configuration = await ports.findConfiguration(organizationId, plan.configurationId);
     if (!configuration) return undefined;
     const visits = new Map((await ports.visitsOfHub(organizationId, route.hubId, route.visitIds)).map((visit) => [visit._id, visit]));
-    const departure = DateTime.fromMillis(Date.parse(plan.origin) + plan.departureMinutes * 60_000, { zone: route.timeZone });
-    const shift = currentOrNextShift(vehicle, departure);
     const position = reported ?? (await ports.latestPosition(organizationId, vehicle._id));
-    const shifted = (order: number) => order + plan.firstTrip;
-    const input: ProjectionInput = {
-      plan: {
-        ...plan,
-        legs: [...new Array<number | undefined>(plan.firstTrip).fill(undefined), ...plan.legs],
-        breaks: plan.breaks.map((entry) => ({ ...entry, afterOrder: shifted(entry.afterOrder) })),
-      },
-      timeZone: route.timeZone,
-      stops: route.visitIds.map((visitId) => {
-        const visit = visits.get(visitId);
-        return {
-          visitId,
-          status: visit?.status ?? "DELETED",
-          onRoute: visit !== undefined && visit.assignedVehicleId === route.vehicleId,
-          plannedEta: visit?.eta ?? null,
-          coordinate: visit?.coordinate ?? { lat: 0, lng: 0 },
-          serviceMinutes: visit?.visitTime ?? configuration.defaultVisitTime,
-          timeWindows: visit?.timeWindows ?? [],
-          changedAt: visit?.lastTransition?.at ?? null,
-          ...(observed[visitId] ? { observed: observed[visitId] } : {}),
-        };
-      }),
-      now: at,
-      position,
-      speedKmh: vehicle.speed ?? configuration.defaultSpeed,
-      roadFactor: configuration.roadFactor,
-      shiftEnd: shift.end.toUTC().toISO() as string,
-      atRiskMinutes: configuration.atRiskMinutes,
-    };
+    const input = projectionInputOf({ route, plan, vehicle, configuration, visits, position, at, observed });
     return { input, projection: projectRoute(input), configuration };
   }
 
@@ -288,6 +258,55 @@ export function createLiveRoutes(ports: LiveRoutePorts) {
         return;
       if (report.refresh) await reproject(organizationId, vehicleId, { position: { lat: latest.lat, lng: latest.lng, at: latest.at } });
     },
+  };
+}
+
+/**
+ * The projection input of a live route with a plan, from what was read: its visits (by id; one missing is
+ * skipped as deleted), the vehicle, the profile and the latest position. Pure: GET /vehicle/{id}/route, the
+ * refresh after each progress action and the map of a dispatched result (map-live.ts) read, then ask this.
+ */
+export function projectionInputOf(args: {
+  route: LiveRoute;
+  plan: LivePlan;
+  vehicle: Vehicle;
+  configuration: RoutingConfiguration;
+  visits: ReadonlyMap<string, Visit>;
+  position: Position | undefined;
+  at: Date;
+  observed: Record<string, ObservedStop>;
+}): ProjectionInput {
+  const { route, plan, vehicle, configuration, visits, position, at, observed } = args;
+  const departure = DateTime.fromMillis(Date.parse(plan.origin) + plan.departureMinutes * 60_000, { zone: route.timeZone });
+  const shift = currentOrNextShift(vehicle, departure);
+  const shifted = (order: number) => order + plan.firstTrip;
+  return {
+    plan: {
+      ...plan,
+      legs: [...new Array<number | undefined>(plan.firstTrip).fill(undefined), ...plan.legs],
+      breaks: plan.breaks.map((entry) => ({ ...entry, afterOrder: shifted(entry.afterOrder) })),
+    },
+    timeZone: route.timeZone,
+    stops: route.visitIds.map((visitId) => {
+      const visit = visits.get(visitId);
+      return {
+        visitId,
+        status: visit?.status ?? "DELETED",
+        onRoute: visit !== undefined && visit.assignedVehicleId === route.vehicleId,
+        plannedEta: visit?.eta ?? null,
+        coordinate: visit?.coordinate ?? { lat: 0, lng: 0 },
+        serviceMinutes: visit?.visitTime ?? configuration.defaultVisitTime,
+        timeWindows: visit?.timeWindows ?? [],
+        changedAt: visit?.lastTransition?.at ?? null,
+        ...(observed[visitId] ? { observed: observed[visitId] } : {}),
+      };
+    }),
+    now: at,
+    position,
+    speedKmh: vehicle.speed ?? configuration.defaultSpeed,
+    roadFactor: configuration.roadFactor,
+    shiftEnd: shift.end.toUTC().toISO() as string,
+    atRiskMinutes: configuration.atRiskMinutes,
   };
 }
 

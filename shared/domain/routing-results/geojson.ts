@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { riskLevels } from "#shared/domain/live/projection";
 import { component } from "#shared/domain/schemas";
 import { type Position, type ResultMapInput, returnsToHub, roadLines, routeColour } from "#shared/domain/routing-results/map-input";
 
@@ -6,7 +7,9 @@ import { type Position, type ResultMapInput, returnsToHub, roadLines, routeColou
  * A routing result as GeoJSON (RFC 7946), for people who use their own map tools: a
  * FeatureCollection with the hub (Point), one LineString per route (hub → stops → hub when the
  * route returns), a Point per stop with its order, eta and etd, and a Feature per unassigned visit
- * (a Point, or `geometry: null` when its position is unknown). Positions are `[longitude, latitude]`
+ * (a Point, or `geometry: null` when its position is unknown). A dispatched result's stops also carry their
+ * live `status`, `projectedEta` and `risk`, and each vehicle driving it its latest position (`kind: "vehicle"`).
+ * Positions are `[longitude, latitude]`
  * (RFC 7946 §3.1.1), WGS84, at most 6 decimals (§11.2). `stroke`/`marker-color` follow the common
  * simplestyle convention, so map tools draw each vehicle in the colour of the SVG map.
  */
@@ -61,6 +64,44 @@ const stopFeatureSchema = z.object({
     window: z.nullable(z.string()).check(z.describe("The visit's time windows as stored; null without.")),
     load: z.record(z.string(), z.number()),
     "marker-color": z.string(),
+    // Present on a dispatched result (map-live.ts): the stop as the day stands.
+    status: z.optional(
+      z
+        .string()
+        .check(
+          z.describe("Dispatched result only: the visit's status now (ASSIGNED, EN_ROUTE, ARRIVED, DONE, FAILED, …; DELETED when gone)."),
+        ),
+    ),
+    projectedEta: z.optional(
+      z
+        .nullable(z.string())
+        .check(
+          z.describe(
+            "Dispatched result only: projected arrival (open stop) or observed one (finished stop), Y-m-d H:i, as GET /vehicle/{vehicleId}/route answers it; null when a later dispatch took the vehicle over.",
+          ),
+        ),
+    ),
+    projectedEtd: z.optional(z.nullable(z.string()).check(z.describe("Dispatched result only: projected (or observed) end of service."))),
+    slackMinutes: z.optional(
+      z.nullable(z.number()).check(z.describe("Dispatched result only: minutes to the latest allowed service start.")),
+    ),
+    risk: z.optional(
+      z.nullable(z.enum(riskLevels)).check(z.describe("Dispatched result only: ON_TIME, AT_RISK or LATE; null when finished.")),
+    ),
+  }),
+});
+const vehicleFeatureSchema = z.object({
+  type: z.literal("Feature"),
+  geometry: pointSchema,
+  properties: z.object({
+    kind: z.literal("vehicle"),
+    vehicleId: z.string(),
+    vehicleName: z.string(),
+    at: z.string().check(z.describe("When the vehicle reported this position (ISO 8601 UTC).")),
+    ageMinutes: z.number().check(z.int(), z.describe("Whole minutes since `at` when the map was drawn.")),
+    fresh: z.boolean().check(z.describe("Under 5 minutes old: the position the projected ETAs start from.")),
+    currentVisitId: z.nullable(z.string()).check(z.describe("The stop the vehicle is heading to or at.")),
+    "marker-color": z.string(),
   }),
 });
 const unassignedFeatureSchema = z.object({
@@ -82,7 +123,7 @@ export const resultGeoJsonSchema = z
     bbox: z
       .optional(z.tuple([z.number(), z.number(), z.number(), z.number()]))
       .check(z.describe("[west, south, east, north] of every located feature.")),
-    features: z.array(z.union([hubFeatureSchema, routeFeatureSchema, stopFeatureSchema, unassignedFeatureSchema])),
+    features: z.array(z.union([hubFeatureSchema, routeFeatureSchema, stopFeatureSchema, unassignedFeatureSchema, vehicleFeatureSchema])),
   })
   .check(z.describe("RFC 7946 FeatureCollection (application/geo+json)."));
 export type ResultGeoJson = z.infer<typeof resultGeoJsonSchema>;
@@ -94,7 +135,7 @@ const UNASSIGNED_COLOUR = "#7f7f7f";
 const sixDecimals = (value: number) => Math.round(value * 1e6) / 1e6;
 const position = (at: Position): [number, number] => [sixDecimals(at.lng), sixDecimals(at.lat)];
 
-export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInput): ResultGeoJson {
+export function resultToGeoJson({ result, hub, droppedPositions, live }: ResultMapInput): ResultGeoJson {
   const features: Feature[] = [];
   if (hub) {
     features.push({
@@ -152,6 +193,24 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
           window: trip.window ?? null,
           load: trip.load,
           "marker-color": colour,
+          ...liveStop(live, trip.visitId),
+        },
+      });
+    }
+    const at = live?.vehicles.get(route.vehicleId);
+    if (at) {
+      features.push({
+        type: "Feature",
+        geometry: { type: "Point", coordinates: position(at) },
+        properties: {
+          kind: "vehicle",
+          vehicleId: route.vehicleId,
+          vehicleName: route.vehicleName,
+          at: at.at,
+          ageMinutes: at.ageMinutes,
+          fresh: at.fresh,
+          currentVisitId: at.currentVisitId,
+          "marker-color": colour,
         },
       });
     }
@@ -173,6 +232,19 @@ export function resultToGeoJson({ result, hub, droppedPositions }: ResultMapInpu
   }
   const box = boundingBox(features);
   return { type: "FeatureCollection", ...(box ? { bbox: box } : {}), features };
+}
+
+/** A dispatched result's stop as the day stands; nothing on a result not dispatched (its stops stay as planned). */
+function liveStop(live: ResultMapInput["live"], visitId: string) {
+  const stop = live?.stops.get(visitId);
+  if (!live) return {};
+  return {
+    status: stop?.status ?? "DELETED",
+    projectedEta: stop?.projectedEta ?? null,
+    projectedEtd: stop?.projectedEtd ?? null,
+    slackMinutes: stop?.slackMinutes ?? null,
+    risk: stop?.risk ?? null,
+  };
 }
 
 /** Without consecutive repeats (a polyline's points rounded to 6 decimals can meet). */

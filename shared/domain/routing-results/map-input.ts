@@ -1,4 +1,5 @@
 import type { Caller } from "#shared/domain/caller";
+import type { LiveMap } from "#shared/domain/routing-results/map-live";
 import type { RoutingResult } from "#shared/domain/routing-results/schema";
 import { decodePolyline } from "#shared/domain/travel/road-geometry";
 
@@ -23,6 +24,8 @@ export interface ResultMapInput {
   hub: MapHub | undefined;
   /** Dropped visits' coordinates by visit id (only the visits still found on the result's hub). */
   droppedPositions: ReadonlyMap<string, Position>;
+  /** A dispatched result's day as it stands (map-live.ts); absent on a result not dispatched, drawn as planned. */
+  live?: LiveMap | undefined;
 }
 
 export interface ResultMapPorts {
@@ -31,6 +34,8 @@ export interface ResultMapPorts {
   findHub(organizationId: string, hubId: string): Promise<MapHub | undefined>;
   /** Coordinates of these visits of the hub (missing ones left out); bounded by the result's 1,500 visits. */
   visitPositions(organizationId: string, hubId: string, visitIds: readonly string[]): Promise<Map<string, Position>>;
+  /** The live day of a dispatched result (map-live.ts `loadLiveMap`); undefined when not dispatched. */
+  liveDay?(organizationId: string, result: RoutingResult): Promise<LiveMap | undefined>;
 }
 
 /** Dropped for bad coordinates: nothing to place on a map, so not looked up. */
@@ -39,13 +44,14 @@ const unplaceable = (reason: string) => reason === "bad coordinates";
 export async function loadResultMapInput(ports: ResultMapPorts, caller: Caller, resultId: string): Promise<ResultMapInput> {
   const result = await ports.getResult(caller, resultId);
   const droppedIds = result.dropped.filter((entry) => !unplaceable(entry.reason)).map((entry) => entry.visitId);
-  const [hub, droppedPositions] = await Promise.all([
+  const [hub, droppedPositions, live] = await Promise.all([
     ports.findHub(caller.organizationId, result.hubId),
     droppedIds.length > 0
       ? ports.visitPositions(caller.organizationId, result.hubId, droppedIds)
       : Promise.resolve(new Map<string, Position>()),
+    result.dispatch && ports.liveDay ? ports.liveDay(caller.organizationId, result) : Promise.resolve(undefined),
   ]);
-  return { result, hub, droppedPositions };
+  return { result, hub, droppedPositions, ...(live ? { live } : {}) };
 }
 
 /** Twelve colours that stay apart on white (Tableau 10 and two more); then hues a golden angle apart. */

@@ -21,6 +21,9 @@ const NUMBERED_STOPS_MAX = 300;
 const LEGEND_VEHICLES_MAX = 20;
 const HUB_COLOUR = "#222222";
 const UNASSIGNED_COLOUR = "#7f7f7f";
+/** A failed stop's ×, and the ring of a stop projected late (at risk: RISK_COLOUR). */
+const FAILED_COLOUR = "#d62728";
+const RISK_COLOUR = "#ff7f0e";
 
 /**
  * Characters XML 1.0 cannot carry at all, escaped or not (its Char production: controls other than
@@ -75,21 +78,23 @@ function projection(positions: readonly Position[]): Projection | undefined {
 
 const xy = ({ x, y }: { x: number; y: number }) => `${fixed(x)},${fixed(y)}`;
 
-export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): string {
+export function resultToSvg({ result, hub, droppedPositions, live }: ResultMapInput): string {
   const stops = result.routes.flatMap((route) => route.trips.map((trip) => trip.coordinate));
   const roads = result.routes.map((route) => roadLines(route));
   const dropped = result.dropped.flatMap((entry) => {
     const at = droppedPositions.get(entry.visitId);
     return at ? [{ entry, at }] : [];
   });
+  const positions = live ? result.routes.flatMap((route) => live.vehicles.get(route.vehicleId) ?? []) : [];
   const view = projection([
     ...(hub ? [hub] : []),
     ...stops,
+    ...positions,
     ...dropped.map(({ at }) => at),
     ...roads.flatMap((lines) => (lines ? [...lines.out, ...lines.back] : [])),
   ]);
   const numbered = stops.length <= NUMBERED_STOPS_MAX;
-  const table = numbered ? stopTable(result) : [];
+  const table = numbered ? stopTable(result, live) : [];
   const height = HEIGHT + (table.length > 0 ? (table.length + 2) * TABLE_ROW : 0);
   const out: string[] = [];
   out.push(
@@ -97,7 +102,7 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
     `<title>${escapeXml(`Routing result ${result.name}`)}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${MAP.left}" y="28" font-size="18" font-weight="bold">${escapeXml(result.name)}</text>`,
-    `<text x="${MAP.left}" y="46" fill="#555555">${escapeXml(subtitle(result))}</text>`,
+    `<text x="${MAP.left}" y="46" fill="#555555">${escapeXml(subtitle(result, live))}</text>`,
     `<rect x="${MAP.left}" y="${MAP.top}" width="${MAP.width}" height="${MAP.height}" fill="#f7f7f4" stroke="#cccccc"/>`,
   );
 
@@ -139,7 +144,12 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
       }
       route.trips.forEach((trip, tripIndex) => {
         const { x, y } = points[tripIndex] as { x: number; y: number };
-        const tip = `${route.vehicleName} #${trip.order}: ${trip.visitName}, eta ${trip.eta}, etd ${trip.etd}`;
+        const stop = live?.stops.get(trip.visitId);
+        const tip = `${route.vehicleName} #${trip.order}: ${trip.visitName}, eta ${trip.eta}, etd ${trip.etd}${stop ? liveTip(stop) : ""}`;
+        if (live) {
+          out.push(liveStopMark({ x, y }, trip.order, colour, numbered, tip, stop));
+          return;
+        }
         out.push(`<g class="stop"><title>${escapeXml(tip)}</title>`);
         if (numbered) {
           out.push(
@@ -154,6 +164,11 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
       out.push(`</g>`);
     });
 
+    for (const route of result.routes) {
+      const at = live?.vehicles.get(route.vehicleId);
+      if (at) out.push(positionMark(view.point(at), route.vehicleName, routeColour(result.routes.indexOf(route)), at));
+    }
+
     if (hub) {
       const { x, y } = view.point(hub);
       out.push(
@@ -162,11 +177,16 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
     }
     out.push(scaleBar(view.metresPerPixel));
   }
-  out.push(legend({ result, hub, droppedPositions }, dropped.length));
+  out.push(legend({ result, hub, droppedPositions, live }, dropped.length));
   if (table.length > 0) {
     // Stop numbers, names, times, windows and loads in the picture itself: a print or a PNG keeps them.
-    const columns = [MAP.left, MAP.left + 110, MAP.left + 400, MAP.left + 520, MAP.left + 640, MAP.left + 820];
-    const header = ["Stop", "Visit", "ETA", "Service start", "Window", "Load"];
+    // A dispatched result adds the projected ETA beside the planned one, and the stop's status.
+    const columns = live
+      ? [MAP.left, MAP.left + 40, MAP.left + 210, MAP.left + 320, MAP.left + 430, MAP.left + 560, MAP.left + 640, MAP.left + 820]
+      : [MAP.left, MAP.left + 110, MAP.left + 400, MAP.left + 520, MAP.left + 640, MAP.left + 820];
+    const header = live
+      ? ["Stop", "Visit", "ETA", "Projected ETA", "Status", "Service start", "Window", "Load"]
+      : ["Stop", "Visit", "ETA", "Service start", "Window", "Load"];
     let y = HEIGHT + TABLE_ROW;
     out.push(`<g id="stop-table">`);
     out.push(header.map((text, c) => `<text x="${columns[c]}" y="${y}" font-weight="bold">${escapeXml(text)}</text>`).join(""));
@@ -181,15 +201,22 @@ export function resultToSvg({ result, hub, droppedPositions }: ResultMapInput): 
   return `${out.join("\n")}\n`;
 }
 
-/** One row per stop: the vehicle's colour and stop number, then name, ETA, service start, window and load. */
-function stopTable(result: ResultMapInput["result"]): Array<{ stop: string; colour: string; cells: string[] }> {
+/**
+ * One row per stop: the vehicle's colour and stop number, then name, ETA, service start, window and load;
+ * on a dispatched result also the projected ETA (after the planned one) and the status (with a risk other than ON_TIME).
+ */
+function stopTable(
+  result: ResultMapInput["result"],
+  live: ResultMapInput["live"],
+): Array<{ stop: string; colour: string; cells: string[] }> {
   return result.routes.flatMap((route, index) =>
     route.trips.map((trip) => ({
       stop: `${index + 1}.${trip.order}`,
       colour: routeColour(index),
       cells: [
-        `${trip.visitName}`.slice(0, 44),
+        `${trip.visitName}`.slice(0, live ? 26 : 44),
         trip.eta,
+        ...(live ? liveCells(live.stops.get(trip.visitId)) : []),
         trip.serviceStart.slice(11),
         trip.window ?? "any time",
         Object.entries(trip.load)
@@ -200,8 +227,9 @@ function stopTable(result: ResultMapInput["result"]): Array<{ stop: string; colo
   );
 }
 
-function subtitle(result: ResultMapInput["result"]): string {
+function subtitle(result: ResultMapInput["result"], live: ResultMapInput["live"]): string {
   const parts = [`status ${result.status}`];
+  if (live) parts.push(`dispatched, day as of ${live.asOf.slice(0, 16).replace("T", " ")} UTC`);
   if (result.summary) parts.push(`planning day ${result.summary.planningDay}`, `times in ${result.summary.timeZone}`);
   if (result.summary) parts.push(`travel: ${result.summary.travel?.source ?? "greatCircle"}`);
   if (result.status !== "done" && result.message) parts.push(result.message);
@@ -222,7 +250,7 @@ function scaleBar(metresPerPixel: number): string {
   ].join("");
 }
 
-function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
+function legend({ result, hub, live }: ResultMapInput, droppedOnMap: number): string {
   const lines: string[] = [`<g id="legend">`, `<text x="${LEGEND_X}" y="${MAP.top + 14}" font-weight="bold">Legend</text>`];
   let y = MAP.top + 38;
   const row = (symbol: string, label: string) => {
@@ -249,6 +277,27 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
     `<line x1="${LEGEND_X}" y1="${y}" x2="${LEGEND_X + 20}" y2="${y}" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>`,
     "Drive back to the hub",
   );
+  if (live) {
+    const counts = (status: string) =>
+      result.routes.reduce((sum, route) => sum + route.trips.filter((trip) => live.stops.get(trip.visitId)?.status === status).length, 0);
+    row(
+      `<circle class="legend-done" cx="${LEGEND_X + 10}" cy="${y}" r="6" fill="#ffffff" stroke="#555555" stroke-width="2.5"/>`,
+      `Done: ${counts("DONE")}`,
+    );
+    row(
+      `<g class="legend-failed"><circle cx="${LEGEND_X + 10}" cy="${y}" r="6" fill="#ffffff" stroke="${FAILED_COLOUR}" stroke-width="1.5"/>${cross(LEGEND_X + 10, y, 3.5)}</g>`,
+      `Failed: ${counts("FAILED")}`,
+    );
+    row(
+      `<circle cx="${LEGEND_X + 10}" cy="${y}" r="6" fill="#555555" stroke="${FAILED_COLOUR}" stroke-width="2.5"/>`,
+      "Projected late (orange: at risk)",
+    );
+    row(
+      `<path class="legend-position" d="${diamond(LEGEND_X + 10, y, 7)}" fill="#555555" stroke="#000000" stroke-width="1.5"/>`,
+      `Vehicle position: ${live.vehicles.size}`,
+    );
+    row("", "(faded: over 5 minutes old)");
+  }
   const withRoads = result.routes.filter((route) => roadLines(route)).length;
   const source = result.summary?.travel?.source ?? "greatCircle";
   // Two short rows each: the legend column is ~40 characters wide.
@@ -270,4 +319,75 @@ function legend({ result, hub }: ResultMapInput, droppedOnMap: number): string {
   }
   lines.push(`</g>`);
   return lines.join("");
+}
+
+/** A red × centred on (x, y). */
+function cross(x: number, y: number, half: number): string {
+  return `<path d="M${fixed(x - half)},${fixed(y - half)}L${fixed(x + half)},${fixed(y + half)}M${fixed(x - half)},${fixed(y + half)}L${fixed(x + half)},${fixed(y - half)}" stroke="${FAILED_COLOUR}" stroke-width="2.5" stroke-linecap="round"/>`;
+}
+
+const diamond = (x: number, y: number, r: number) =>
+  `M${fixed(x)},${fixed(y - r)}L${fixed(x + r)},${fixed(y)}L${fixed(x)},${fixed(y + r)}L${fixed(x - r)},${fixed(y)}Z`;
+
+type LiveStop = NonNullable<ResultMapInput["live"]>["stops"] extends ReadonlyMap<string, infer S> ? S : never;
+type LiveVehicle = NonNullable<ResultMapInput["live"]>["vehicles"] extends ReadonlyMap<string, infer V> ? V : never;
+
+function liveTip(stop: LiveStop): string {
+  const parts = [`, ${stop.status}`];
+  if (stop.projectedEta) parts.push(`, projected ${stop.projectedEta}`);
+  if (stop.risk) parts.push(` (${stop.risk})`);
+  return parts.join("");
+}
+
+function liveCells(stop: LiveStop | undefined): string[] {
+  if (!stop) return ["", "DELETED"];
+  return [stop.projectedEta ?? "", stop.risk && stop.risk !== "ON_TIME" ? `${stop.status} ${stop.risk}` : stop.status];
+}
+
+/**
+ * A stop of a dispatched result (class `stop` plus its status in lower case): done is hollow in the route's
+ * colour, failed hollow red with a ×, an open stop as planned with a red ring when projected late and an
+ * orange one at risk.
+ */
+function liveStopMark(
+  at: { x: number; y: number },
+  order: number,
+  colour: string,
+  numbered: boolean,
+  tip: string,
+  stop: LiveStop | undefined,
+): string {
+  const status = stop?.status ?? "DELETED";
+  const r = numbered ? 8 : 3.5;
+  const { x, y } = at;
+  const parts = [
+    `<g class="stop ${status.toLowerCase().replace(/_/g, "-")}" data-status="${escapeXml(status)}"><title>${escapeXml(tip)}</title>`,
+  ];
+  const label = (fill: string) =>
+    numbered
+      ? `<text x="${fixed(x)}" y="${fixed(y + 3.5)}" text-anchor="middle" font-size="${order >= 100 ? 7 : 10}" font-weight="bold" fill="${fill}">${order}</text>`
+      : "";
+  if (status === "DONE") {
+    parts.push(`<circle cx="${fixed(x)}" cy="${fixed(y)}" r="${r}" fill="#ffffff" stroke="${colour}" stroke-width="2.5"/>`, label(colour));
+  } else if (status === "FAILED") {
+    parts.push(
+      `<circle cx="${fixed(x)}" cy="${fixed(y)}" r="${r}" fill="#ffffff" stroke="${FAILED_COLOUR}" stroke-width="1.5"/>`,
+      cross(x, y, r * 0.55),
+    );
+  } else {
+    const ring = stop?.risk === "LATE" ? FAILED_COLOUR : stop?.risk === "AT_RISK" ? RISK_COLOUR : "#ffffff";
+    const width = ring === "#ffffff" ? (numbered ? 1.5 : 0.8) : 2.5;
+    parts.push(
+      `<circle cx="${fixed(x)}" cy="${fixed(y)}" r="${r}" fill="${colour}" stroke="${ring}" stroke-width="${width}"/>`,
+      label("#ffffff"),
+    );
+  }
+  parts.push(`</g>`);
+  return parts.join("");
+}
+
+/** A vehicle's latest position: a diamond in its route's colour, faded when it is over 5 minutes old. */
+function positionMark(at: { x: number; y: number }, vehicleName: string, colour: string, position: LiveVehicle): string {
+  const tip = `${vehicleName} at ${position.at.slice(11, 16)} UTC (${position.ageMinutes} min ago)`;
+  return `<g class="position${position.fresh ? "" : " stale"}" data-vehicle-id="${escapeXml(position.vehicleId)}"><title>${escapeXml(tip)}</title><path d="${diamond(at.x, at.y, 10)}" fill="${colour}" fill-opacity="${position.fresh ? 1 : 0.4}" stroke="#000000" stroke-width="2"/></g>`;
 }
