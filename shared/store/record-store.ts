@@ -396,3 +396,46 @@ export function createDynamoRecordStore(
 }
 
 export const dynamoRecordStore = createDynamoRecordStore();
+
+/**
+ * The search layout migration's backfill (docs/operations.md, "Search token layout"): every record of
+ * the organization whose tokens are of an earlier layout gets this layout's token items (and loses
+ * the old ones), page by page of each data type's records. Idempotent; safe beside live writes (the
+ * same conditions as a search's repair).
+ */
+export async function reindexOrganization(organizationId: string): Promise<{ records: number; reindexed: number; failed: number }> {
+  const totals = { records: 0, reindexed: 0, failed: 0 };
+  const types = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.organizationPartition(organizationId), ":prefix": keys.dataTypePrefix },
+      ProjectionExpression: "SK",
+      ConsistentRead: true,
+    }),
+  );
+  for (const type of types.Items ?? []) {
+    const dataTypeId = (type.SK as string).slice(keys.dataTypePrefix.length);
+    let cursor: string | undefined;
+    do {
+      const page = await recordListPage({
+        partition: keys.recordPartition(organizationId, dataTypeId),
+        prefix: "REC#",
+        hubPrefix: (hubScope) => keys.record(organizationId, dataTypeId, hubScope, "").SK,
+        limit: 100,
+        cursor,
+      });
+      const legacy = page.items.map((item) => parseRecord(item)).filter(({ record }) => record.index.searchLayout !== SEARCH_LAYOUT);
+      totals.records += page.items.length;
+      const outcome = await repairRecords(
+        organizationId,
+        legacy.map(({ record, version }) => repairMarkerItem(record, version)),
+        { now: Date.now(), parse: parseRecord },
+      );
+      totals.reindexed += outcome.reindexed;
+      totals.failed += outcome.failed;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+  return totals;
+}
