@@ -61,9 +61,9 @@ async function transactHub(hubWrite: TransactItem, custom: CustomValueItems, hub
   );
 }
 
-async function readHubItem(organizationId: string, hubId: string): Promise<Record<string, unknown> | undefined> {
+async function readHubItem(organizationId: string, hubId: string, consistent = true): Promise<Record<string, unknown> | undefined> {
   const output = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: keys.hub(organizationId, hubId), ConsistentRead: consistent }),
   );
   return output.Item;
 }
@@ -162,8 +162,8 @@ export const dynamoHubStore: HubStore = {
     );
   },
 
-  async find(organizationId, hubId) {
-    const item = await readHubItem(organizationId, hubId);
+  async find(organizationId, hubId, options) {
+    const item = await readHubItem(organizationId, hubId, options?.consistent ?? true);
     return item && parseHub(item);
   },
 

@@ -13,7 +13,8 @@
  * | record                   | ORG#o#DT#id              | REC#<hub or *>#<dataId>    | ORG#o#RECORDS / <record id>                 | ORG#o#DATAID#<dataId> / <dt>#<hub or *> |
  * | unique guard             | ORG#o#DT#id#UQ           | <field>#<scope>#<value>    |                                             |                                    |
  * | record ref (id → key)    | ORG#o#REC#<record id>    | REF                        |                                             |                                    |
- * | record search token      | ORG#o#DT#id#TOK          | <token>#<record id>        | ORG#o#TOK#<first char> / <token>#<dt>#<record id> |                              |
+ * | record search token      | ORG#o#TOK#<first char>   | <token>#<dt>#<hub or *>#<dataId> |                                       |                                    |
+ * | search repair marker     | ORG#o#SEARCHREPAIR       | <record id>                |                                             |                                    |
  * | relation link            | ORG#o#REL#<target id>    | <source dt>#<field>#<source id> |                                        |                                    |
  * | entity custom values (user, role, flow) | ORG#o     | EXT#<entity>#<entity id>   |                                             |                                    |
  * | vehicle                  | ORG#o                    | VEH#id                     | ORG#o#HUB#h#VEH / VEH#id                    |                                    |
@@ -90,19 +91,28 @@ export const keys = {
   organizationRecordsPartition: (o: string) => `${org(o)}#RECORDS`,
   /** Lookup item: which type and key hold a record `_id` (relation targets), read consistently. */
   recordRef: (o: string, recordId: string): ItemKey => ({ PK: `${org(o)}#REC#${recordId}`, SK: "REF" }),
-  /** Search token items of a data type: SK `<token>#<record id>`, so a `q` prefix is one range read. */
-  recordTokenPartition: (o: string, dataTypeId: string) => `${org(o)}#DT#${dataTypeId}#TOK`,
-  recordToken: (o: string, dataTypeId: string, token: string, recordId: string): ItemKey => ({
+  /**
+   * Search token items (shared/store/record-search.ts): ONE item per (word, record) in the
+   * organization's partition of the word's first character, so `q` with or without a type is one
+   * range read `begins_with(SK, <word>)` (a type filters on `dataTypeId`). The sort key names the
+   * record's key (type, hub scope, dataId): a record moving key writes new token items and never
+   * re-points one another writer may still rely on.
+   */
+  organizationTokenPartition: (o: string, token: string) => `${org(o)}#TOK#${keyPart(Array.from(token)[0] ?? "")}`,
+  searchToken: (o: string, token: string, dataTypeId: string, hubScope: string, dataId: string): ItemKey => ({
+    PK: `${org(o)}#TOK#${keyPart(Array.from(token)[0] ?? "")}`,
+    SK: `${keyPart(token)}#${dataTypeId}#${keyPart(hubScope)}#${keyPart(dataId)}`,
+  }),
+  /**
+   * Token items of the earlier layout (type partition, GSI1 entry per token): never written, only
+   * deleted by a record's next write or by the re-index (docs/operations.md, "Search index layout").
+   */
+  legacyRecordToken: (o: string, dataTypeId: string, token: string, recordId: string): ItemKey => ({
     PK: `${org(o)}#DT#${dataTypeId}#TOK`,
     SK: `${keyPart(token)}#${recordId}`,
   }),
-  /**
-   * GSI1 of the same token items: the organization's tokens of every type (GET /data?q= without a
-   * type), partitioned by the token's first character so one organization's token writes spread
-   * over several index partitions; a `q` word selects exactly one of them.
-   */
-  organizationTokenPartition: (o: string, token: string) => `${org(o)}#TOK#${keyPart(Array.from(token)[0] ?? "")}`,
-  organizationTokenSortKey: (token: string, dataTypeId: string, recordId: string) => `${keyPart(token)}#${dataTypeId}#${recordId}`,
+  /** A record whose token writes failed: the organization's next `q` re-indexes it (shared/store/record-tokens.ts). */
+  searchRepairMarker: (o: string, recordId: string): ItemKey => ({ PK: `${org(o)}#SEARCHREPAIR`, SK: recordId }),
   /** Relation link items: records whose belongsTo/belongsToMany field names the target record (hasOne/hasMany reads). */
   relationLinkPartition: (o: string, targetRecordId: string) => `${org(o)}#REL#${targetRecordId}`,
   relationLinkPrefix: (sourceDataTypeId: string, fieldId: string) => `${sourceDataTypeId}#${keyPart(fieldId)}#`,

@@ -1,10 +1,11 @@
 import { type PageQuery, queryPage, queryPageAcross } from "#shared/store/pagination";
 
 /**
- * The search index read. Each record writes one token item per distinct word of its searchable
- * fields (SK `<token>#<record _id>`, in the record's own transaction), so `q` is ONE range read of
- * the type's token partition with `begins_with(SK, <word>)`: it reads only the token items of
- * matching words (a few dozen bytes each), never the type's other records.
+ * The search index read. Each record has one token item per distinct word of its searchable fields
+ * (shared/store/keys.ts `searchToken`), in the organization's partition of the word's first
+ * character, written outside the record's transaction (shared/store/record-store.ts), so `q` is ONE
+ * range read `begins_with(SK, <word>)`: with a type, filtered on `dataTypeId`; without one, not.
+ * It reads only the token items of matching words (a few hundred bytes each), never other records.
  */
 
 /** Receives the capacity units of every read (tests pass one to prove what a search costs). */
@@ -13,22 +14,16 @@ export type CapacityRecorder = (operation: "Query" | "BatchGetItem", capacityUni
 export interface TokenHit {
   token: string;
   recordId: string;
+  dataTypeId: string;
   hubScope: string;
   dataId: string;
-}
-
-export interface TokenPageQuery {
-  partition: string;
-  prefix: string;
-  hubScope?: string | undefined;
-  allowedHubScopes?: string[] | undefined;
-  limit: number;
-  cursor?: string | undefined;
-  recorder?: CapacityRecorder | undefined;
+  /** The record version the token was written for, and when (epoch ms): the repair's conditions. */
+  version: number;
+  writtenAt: number;
 }
 
 /** Hub filter of a record or token partition: one hub scope, or any of the token's (at most 100). */
-function hubScopeFilter(hubScope: string | undefined, allowedHubScopes: string[] | undefined): PageQuery["filter"] {
+export function hubScopeFilter(hubScope: string | undefined, allowedHubScopes: string[] | undefined): PageQuery["filter"] {
   if (hubScope !== undefined) return { expression: "hubScope = :scope", values: { ":scope": hubScope } };
   if (!allowedHubScopes) return undefined;
   const values = Object.fromEntries(allowedHubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
@@ -37,12 +32,35 @@ function hubScopeFilter(hubScope: string | undefined, allowedHubScopes: string[]
 
 const reportQuery = (recorder: CapacityRecorder | undefined) => recorder && ((units: number) => recorder("Query", units));
 
-export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: TokenHit[]; nextCursor: string | null }> {
+/** `a AND b` of two optional filters. */
+function bothFilters(a: PageQuery["filter"], b: PageQuery["filter"]): PageQuery["filter"] {
+  if (!a || !b) return a ?? b;
+  return { expression: `(${a.expression}) AND (${b.expression})`, values: { ...a.values, ...b.values } };
+}
+
+const unescapeKeyPart = (part: string) => part.replaceAll("%23", "#").replaceAll("%25", "%");
+
+/**
+ * One page of token hits of a word prefix: `dataTypeId` given, that type's (filtered after the
+ * key read, so other types' tokens of the same words are read and dropped: the price of one item
+ * per token); `filter` the hub scopes.
+ */
+export async function searchTokenPage(query: {
+  partition: string;
+  prefix: string;
+  dataTypeId?: string | undefined;
+  filter: PageQuery["filter"];
+  limit: number;
+  cursor?: string | undefined;
+  recorder?: CapacityRecorder | undefined;
+}): Promise<{ hits: TokenHit[]; nextCursor: string | null }> {
+  const typeFilter: PageQuery["filter"] =
+    query.dataTypeId === undefined ? undefined : { expression: "dataTypeId = :type", values: { ":type": query.dataTypeId } };
   const page = await queryPage<Record<string, unknown>>({
     partition: query.partition,
     sortKeyPrefix: query.prefix,
-    filter: hubScopeFilter(query.hubScope, query.allowedHubScopes),
-    projection: ["SK", "recordId", "hubScope", "dataId"],
+    filter: bothFilters(typeFilter, query.filter),
+    projection: ["SK", "recordId", "dataTypeId", "hubScope", "dataId", "version", "writtenAt"],
     limit: query.limit,
     cursor: query.cursor,
     onConsumedCapacity: reportQuery(query.recorder),
@@ -50,10 +68,13 @@ export async function searchTokenPage(query: TokenPageQuery): Promise<{ hits: To
   const hits = page.items.map((item) => {
     const sk = item.SK as string;
     return {
-      token: sk.slice(0, sk.lastIndexOf("#")),
+      token: unescapeKeyPart(sk.slice(0, sk.indexOf("#"))),
       recordId: item.recordId as string,
+      dataTypeId: item.dataTypeId as string,
       hubScope: item.hubScope as string,
       dataId: item.dataId as string,
+      version: Number(item.version ?? 0),
+      writtenAt: Number(item.writtenAt ?? 0),
     };
   });
   return { hits, nextCursor: page.nextCursor };
@@ -92,7 +113,7 @@ export async function recordListPage(query: {
 }
 
 /** `hubScope` is one of `hubScopes` or common (`*`): the filter of the organization-wide reads. */
-function organizationHubScopeFilter(hubScopes: string[] | undefined): PageQuery["filter"] {
+export function organizationHubScopeFilter(hubScopes: string[] | undefined): PageQuery["filter"] {
   if (!hubScopes) return undefined;
   const values: Record<string, unknown> = Object.fromEntries(hubScopes.slice(0, 100).map((hubId, i) => [`:hub${i}`, hubId]));
   const inList = Object.keys(values).join(", ");
@@ -122,46 +143,4 @@ export async function organizationRecordPage(query: {
     cursor: query.cursor,
     onConsumedCapacity: reportQuery(query.recorder),
   });
-}
-
-export interface OrganizationTokenHit extends TokenHit {
-  dataTypeId: string;
-}
-
-/**
- * The organization-wide search read (GET /data?q= without a type): ONE range read of the GSI1
- * partition of the word's first character, `begins_with(GSI1SK, <word>)`. The same token items as
- * the typed search (their GSI1 key is the organization's), so it reads only matching words' items.
- * Hub filter: the given hub scope, or the token's hubs; common (`*`) records always qualify.
- */
-export async function searchOrganizationTokenPage(query: {
-  partition: string;
-  prefix: string;
-  hubScopes?: string[] | undefined;
-  limit: number;
-  cursor?: string | undefined;
-  recorder?: CapacityRecorder | undefined;
-}): Promise<{ hits: OrganizationTokenHit[]; nextCursor: string | null }> {
-  const filter = organizationHubScopeFilter(query.hubScopes);
-  const page = await queryPage<Record<string, unknown>>({
-    index: "GSI1",
-    partition: query.partition,
-    sortKeyPrefix: query.prefix,
-    filter,
-    projection: ["GSI1SK", "recordId", "dataTypeId", "hubScope", "dataId"],
-    limit: query.limit,
-    cursor: query.cursor,
-    onConsumedCapacity: reportQuery(query.recorder),
-  });
-  const hits = page.items.map((item) => {
-    const sk = item.GSI1SK as string;
-    return {
-      token: sk.slice(0, sk.indexOf("#")),
-      recordId: item.recordId as string,
-      dataTypeId: item.dataTypeId as string,
-      hubScope: item.hubScope as string,
-      dataId: item.dataId as string,
-    };
-  });
-  return { hits, nextCursor: page.nextCursor };
 }

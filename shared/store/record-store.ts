@@ -11,11 +11,24 @@ import { concurrentUpdateError } from "#shared/store/items";
 import { type ItemKey, keyPart, keys } from "#shared/store/keys";
 import {
   type CapacityRecorder,
+  hubScopeFilter,
+  organizationHubScopeFilter,
   organizationRecordPage,
   recordListPage,
-  searchOrganizationTokenPage,
   searchTokenPage,
+  type TokenHit,
 } from "#shared/store/record-search";
+import {
+  deleteOldTokens,
+  deleteStaleHits,
+  hitHolds,
+  REPAIR_GRACE_MS,
+  repairMarkerItem,
+  pendingRepairs,
+  repairRecords,
+  SEARCH_LAYOUT,
+  writeNewTokens,
+} from "#shared/store/record-tokens";
 
 /**
  * Records over DynamoDB (layout in docs/api/records.md and shared/store/keys.ts):
@@ -24,10 +37,12 @@ import {
  *   GSI2 = `ORG#o#DATAID#<dataId> / <type>#<hub or *>` for GET /data/{dataId});
  * - ref `ORG#o#REC#<_id> / REF` → type, hub scope, dataId (relation targets, consistent);
  * - unique guards `ORG#o#DT#<type>#UQ / <field or +a+b>#<scope>#<value>` carrying `recordId`;
- * - search tokens `ORG#o#DT#<type>#TOK / <token>#<_id>` carrying `hubScope`, `dataId`;
+ * - search tokens `ORG#o#TOK#<first char> / <token>#<type>#<hub or *>#<dataId>` carrying `recordId`,
+ *   written outside the transaction (shared/store/record-tokens.ts: before it, and deleted after it);
  * - relation links `ORG#o#REL#<target _id> / <type>#<field>#<_id>`.
- * Every write is ONE TransactWriteItems over the record and exactly the guards/tokens/links its
- * `index` lists (old ones removed, new ones added): items of this record only, so records of one
+ * Every write is ONE TransactWriteItems over the record and exactly the guards/links its
+ * `index` lists (old ones removed, new ones added), and a search repair marker when its token writes
+ * failed: items of this record only, so records of one
  * type written at once never name a common item. The data type (same version, no fence) and a hub
  * the record enters are confirmed by parent leases (shared/store/parent-leases.ts), not named in
  * the transaction (docs/architecture.md, "Writes without shared items"). Failures are decoded by label.
@@ -37,6 +52,8 @@ import {
 type Meaning = { kind: "record" } | { kind: "previous" } | { kind: "guard"; name: string } | { kind: "other" };
 
 export const MAX_TRANSACTION_ITEMS = 100;
+/** Records a search re-indexes before answering (more wait for the next search). */
+const MAX_REPAIRS_PER_SEARCH = 10;
 
 const recordKey = (record: Pick<StoredRecord, "organizationId" | "dataTypeId" | "hubId" | "dataId">) =>
   keys.record(record.organizationId, record.dataTypeId, hubScopeOf(record), record.dataId);
@@ -45,7 +62,7 @@ function recordItem(record: StoredRecord, version: number): Record<string, unkno
   const scope = hubScopeOf(record);
   return {
     ...record,
-    index: { ...record.index, organizationSearch: true },
+    index: { ...record.index, searchLayout: SEARCH_LAYOUT },
     ...recordKey(record),
     entity: "record",
     version,
@@ -68,7 +85,7 @@ function parseRecord(item: Record<string, unknown>): VersionedRecord {
       guards: ((item.index as StoredRecord["index"] | undefined)?.guards ?? []) as GuardEntry[],
       tokens: ((item.index as StoredRecord["index"] | undefined)?.tokens ?? []) as string[],
       links: ((item.index as StoredRecord["index"] | undefined)?.links ?? []) as LinkEntry[],
-      organizationSearch: (item.index as StoredRecord["index"] | undefined)?.organizationSearch === true,
+      searchLayout: (item.index as StoredRecord["index"] | undefined)?.searchLayout,
     },
     organizationId: item.organizationId as string,
     createdBy: item.createdBy as string,
@@ -100,43 +117,14 @@ function refItem(record: StoredRecord): Record<string, unknown> {
 
 const guardOwnerOf = (record: StoredRecord | undefined): GuardOwner | undefined =>
   record && { organizationId: record.organizationId, dataTypeId: record.dataTypeId, ownerId: record._id, guards: record.index.guards };
-/**
- * A token item serves both searches: its table key the type's (`q` with a type), its GSI1 key the
- * organization's (`q` without one). One item per token, not two: the transaction stays within its
- * 100 items, though each token write now also writes the GSI1 entry (twice the write units).
- */
-const tokenItem = (record: StoredRecord, token: string) => ({
-  ...keys.recordToken(record.organizationId, record.dataTypeId, token, record._id),
-  GSI1PK: keys.organizationTokenPartition(record.organizationId, token),
-  GSI1SK: keys.organizationTokenSortKey(token, record.dataTypeId, record._id),
-  entity: "recordToken",
-  recordId: record._id,
-  dataTypeId: record.dataTypeId,
-  hubScope: hubScopeOf(record),
-  dataId: record.dataId,
-});
 const linkKey = (record: StoredRecord, link: LinkEntry) =>
   keys.relationLink(record.organizationId, link.targetId, record.dataTypeId, link.fieldId, record._id);
 
-/**
- * The index items to add and remove between two versions of a record (either may be absent).
- * Tokens carry the record key, so they are all rewritten when the key changes.
- */
+/** The guard and link items to add and remove between two versions of a record (either may be absent). */
 function indexChanges(previous: StoredRecord | undefined, next: StoredRecord | undefined): Array<[TransactItem, Meaning]> {
   const items: Array<[TransactItem, Meaning]> = [];
   const recordId = (next ?? previous)?._id ?? "";
-  // A record written before the organization-wide search key has token items without it: rewrite them all.
-  const rewriteTokens =
-    !previous || !next || previous.dataId !== next.dataId || previous.hubId !== next.hubId || previous.index.organizationSearch !== true;
   items.push(...guardMoves(guardOwnerOf(previous), guardOwnerOf(next)));
-
-  const oldTokens = new Set(previous?.index.tokens ?? []);
-  const newTokens = new Set(next?.index.tokens ?? []);
-  for (const token of oldTokens)
-    if (!newTokens.has(token) && previous)
-      items.push([remove(keys.recordToken(previous.organizationId, previous.dataTypeId, token, recordId)), { kind: "other" }]);
-  for (const token of newTokens)
-    if ((rewriteTokens || !oldTokens.has(token)) && next) items.push([put(tokenItem(next, token)), { kind: "other" }]);
 
   const oldLinks = new Map((previous?.index.links ?? []).map((link) => [linkId(link), link]));
   const newLinks = new Map((next?.index.links ?? []).map((link) => [linkId(link), link]));
@@ -158,7 +146,7 @@ async function transact(
   if (items.length > MAX_TRANSACTION_ITEMS) {
     throw ValidationError.single(
       "body",
-      `this change needs ${items.length} writes in one transaction (the record, its unique values, search words and relation links); at most ${MAX_TRANSACTION_ITEMS}: change fewer relation ids or searchable words at once`,
+      `this change needs ${items.length} writes in one transaction (the record, its unique values and relation links); at most ${MAX_TRANSACTION_ITEMS}: change fewer relation ids at once`,
     );
   }
   const failed = await transactLabelled(items, { leases: context.leases });
@@ -203,15 +191,63 @@ async function batchGetRecords(keyList: ItemKey[], recorder?: CapacityRecorder):
   return found;
 }
 
-export function createDynamoRecordStore(options: { recorder?: CapacityRecorder } = {}): RecordStore {
+export function createDynamoRecordStore(
+  options: { recorder?: CapacityRecorder; now?: () => number; repairGraceMs?: number } = {},
+): RecordStore {
   const recorder = options.recorder;
-  /** A search page's records, read in one batch, in the page's order; a hit whose record is gone is left out. */
-  async function recordsOfHits<THit extends { token: string; recordId: string }>(hits: THit[], keyOf: (hit: THit) => ItemKey) {
-    const records = await batchGetRecords(hits.map(keyOf), recorder);
-    return hits.flatMap((hit) => {
+  const now = options.now ?? Date.now;
+  const graceMs = options.repairGraceMs ?? REPAIR_GRACE_MS;
+  /**
+   * A search page's records, read in one batch, in the page's order. A hit that does not answer for
+   * the record at its key (gone, another record, a version without the word) is left out and, once
+   * older than the grace, deleted (shared/store/record-tokens.ts).
+   */
+  async function recordsOfHits(organizationId: string, hits: TokenHit[]) {
+    const records = await batchGetRecords(
+      hits.map((hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)),
+      recorder,
+    );
+    const held: Array<{ token: string; record: StoredRecord }> = [];
+    const stale: TokenHit[] = [];
+    for (const hit of hits) {
       const record = records.get(hit.recordId);
-      return record ? [{ token: hit.token, record }] : [];
-    });
+      if (hitHolds(hit, record)) held.push({ token: hit.token, record });
+      else stale.push(hit);
+    }
+    if (stale.length > 0) await deleteStaleHits(organizationId, stale, now(), graceMs);
+    return held;
+  }
+  /**
+   * A write's token items around its transaction: new ones first (a failure adds the repair marker
+   * to `items`), the transaction, then the old ones deleted.
+   */
+  async function withTokens(
+    next: StoredRecord | undefined,
+    previous: StoredRecord | undefined,
+    version: number,
+    items: Array<[TransactItem, Meaning]>,
+    commit: () => Promise<void>,
+  ) {
+    if (next && !(await writeNewTokens(next, previous, version, now())))
+      items.push([put(repairMarkerItem(next, version)), { kind: "other" }]);
+    await commit();
+    if (previous) await deleteOldTokens(previous, next, version);
+  }
+  /**
+   * One search page, after the organization's pending repairs: the marker read runs beside the token
+   * read; when it finds records whose token writes failed, they are re-indexed and the tokens read again.
+   */
+  async function searchPage(organizationId: string, read: () => ReturnType<typeof searchTokenPage>) {
+    const [markers, first] = await Promise.all([
+      pendingRepairs(organizationId, MAX_REPAIRS_PER_SEARCH, recorder && ((units) => recorder("Query", units))),
+      read(),
+    ]);
+    let page = first;
+    if (markers.length > 0) {
+      await repairRecords(organizationId, markers, { now: now(), parse: parseRecord });
+      page = await read();
+    }
+    return { hits: await recordsOfHits(organizationId, page.hits), nextCursor: page.nextCursor };
   }
   return {
     find: (organizationId, location) => findByKey(keys.record(organizationId, location.dataTypeId, location.hubScope, location.dataId)),
@@ -251,7 +287,9 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
       ];
       items.push([put(refItem(record), { ConditionExpression: "attribute_not_exists(PK)" }), { kind: "other" }]);
       items.push(...indexChanges(undefined, record));
-      await transact(items, { record, commonData: context.commonData, leases: leasesOf(record, context) });
+      await withTokens(record, undefined, 1, items, () =>
+        transact(items, { record, commonData: context.commonData, leases: leasesOf(record, context) }),
+      );
     },
 
     async replace(next, previous, context: WriteContext & { commonData: boolean }) {
@@ -267,7 +305,9 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
           ]
         : [[put(recordItem(next, previous.version + 1), versionCondition), { kind: "previous" }]];
       items.push(...indexChanges(previous.record, next));
-      await transact(items, { record: next, commonData: context.commonData, previousKey: oldKey, leases: leasesOf(next, context) });
+      await withTokens(next, previous.record, previous.version + 1, items, () =>
+        transact(items, { record: next, commonData: context.commonData, previousKey: oldKey, leases: leasesOf(next, context) }),
+      );
     },
 
     async remove(previous) {
@@ -281,7 +321,9 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
         [remove(keys.recordRef(record.organizationId, record._id)), { kind: "other" }],
         ...indexChanges(record, undefined),
       ];
-      await transact(items, { record, commonData: record.hubId === null, previousKey: key });
+      await withTokens(undefined, record, previous.version + 1, items, () =>
+        transact(items, { record, commonData: record.hubId === null, previousKey: key }),
+      );
     },
 
     async list(organizationId, dataTypeId, filter) {
@@ -298,19 +340,17 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
     },
 
     async search(organizationId, dataTypeId, filter) {
-      const page = await searchTokenPage({
-        partition: keys.recordTokenPartition(organizationId, dataTypeId),
-        prefix: filter.indexWord,
-        hubScope: filter.hubScope,
-        allowedHubScopes: filter.allowedHubScopes,
-        limit: filter.limit,
-        cursor: filter.cursor,
-        recorder,
-      });
-      return {
-        hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, dataTypeId, hit.hubScope, hit.dataId)),
-        nextCursor: page.nextCursor,
-      };
+      return searchPage(organizationId, () =>
+        searchTokenPage({
+          partition: keys.organizationTokenPartition(organizationId, filter.indexWord),
+          prefix: keyPart(filter.indexWord),
+          dataTypeId,
+          filter: hubScopeFilter(filter.hubScope, filter.allowedHubScopes),
+          limit: filter.limit,
+          cursor: filter.cursor,
+          recorder,
+        }),
+      );
     },
 
     async listOrganization(organizationId, filter) {
@@ -325,18 +365,16 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
     },
 
     async searchOrganization(organizationId, filter) {
-      const page = await searchOrganizationTokenPage({
-        partition: keys.organizationTokenPartition(organizationId, filter.indexWord),
-        prefix: keyPart(filter.indexWord),
-        hubScopes: filter.hubScopes,
-        limit: filter.limit,
-        cursor: filter.cursor,
-        recorder,
-      });
-      return {
-        hits: await recordsOfHits(page.hits, (hit) => keys.record(organizationId, hit.dataTypeId, hit.hubScope, hit.dataId)),
-        nextCursor: page.nextCursor,
-      };
+      return searchPage(organizationId, () =>
+        searchTokenPage({
+          partition: keys.organizationTokenPartition(organizationId, filter.indexWord),
+          prefix: keyPart(filter.indexWord),
+          filter: organizationHubScopeFilter(filter.hubScopes),
+          limit: filter.limit,
+          cursor: filter.cursor,
+          recorder,
+        }),
+      );
     },
 
     async linkedIds(organizationId, targetRecordId, sourceDataTypeId, fieldId, limit) {
@@ -358,3 +396,46 @@ export function createDynamoRecordStore(options: { recorder?: CapacityRecorder }
 }
 
 export const dynamoRecordStore = createDynamoRecordStore();
+
+/**
+ * The search layout migration's backfill (docs/operations.md, "Search token layout"): every record of
+ * the organization whose tokens are of an earlier layout gets this layout's token items (and loses
+ * the old ones), page by page of each data type's records. Idempotent; safe beside live writes (the
+ * same conditions as a search's repair).
+ */
+export async function reindexOrganization(organizationId: string): Promise<{ records: number; reindexed: number; failed: number }> {
+  const totals = { records: 0, reindexed: 0, failed: 0 };
+  const types = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.organizationPartition(organizationId), ":prefix": keys.dataTypePrefix },
+      ProjectionExpression: "SK",
+      ConsistentRead: true,
+    }),
+  );
+  for (const type of types.Items ?? []) {
+    const dataTypeId = (type.SK as string).slice(keys.dataTypePrefix.length);
+    let cursor: string | undefined;
+    do {
+      const page = await recordListPage({
+        partition: keys.recordPartition(organizationId, dataTypeId),
+        prefix: "REC#",
+        hubPrefix: (hubScope) => keys.record(organizationId, dataTypeId, hubScope, "").SK,
+        limit: 100,
+        cursor,
+      });
+      const legacy = page.items.map((item) => parseRecord(item)).filter(({ record }) => record.index.searchLayout !== SEARCH_LAYOUT);
+      totals.records += page.items.length;
+      const outcome = await repairRecords(
+        organizationId,
+        legacy.map(({ record, version }) => repairMarkerItem(record, version)),
+        { now: Date.now(), parse: parseRecord },
+      );
+      totals.reindexed += outcome.reindexed;
+      totals.failed += outcome.failed;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+  return totals;
+}

@@ -27,8 +27,11 @@ export interface ExtensionType {
 }
 
 export interface ExtensionTypeLookup {
-  /** The organization's extension data type for the entity (the one whose `extends` names it), or undefined. */
-  find(organizationId: string, entity: StandardEntity): Promise<ExtensionType | undefined>;
+  /**
+   * The organization's extension data type for the entity (the one whose `extends` names it), or
+   * undefined. `consistent: false` (reads only) may miss a type created or deleted a moment ago.
+   */
+  find(organizationId: string, entity: StandardEntity, options?: { consistent: boolean }): Promise<ExtensionType | undefined>;
 }
 
 /** Custom values to store, and the extension type version they were checked against (the write's transaction checks it). */
@@ -74,7 +77,8 @@ export function createCustomValues(dependencies: CustomValuesDependencies) {
   const { extensionTypes, relations } = dependencies;
 
   return {
-    typeFor: (organizationId: string, entity: StandardEntity) => extensionTypes.find(organizationId, entity),
+    typeFor: (organizationId: string, entity: StandardEntity, options?: { consistent: boolean }) =>
+      extensionTypes.find(organizationId, entity, options),
 
     /**
      * Checks the `custom` of an entity write against the extension type; undefined when the write

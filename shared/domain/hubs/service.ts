@@ -35,7 +35,8 @@ export interface HubListFilter {
 export interface HubStore {
   /** `custom`: the checked custom values to store (their uniqueness claims taken in the same transaction). */
   insert(hub: Hub, custom?: CustomValuesWrite | undefined): Promise<void>;
-  find(organizationId: string, hubId: string): Promise<StoredHub | undefined>;
+  /** `consistent: false` (GET only): half the read units; may miss the latest write for a moment. */
+  find(organizationId: string, hubId: string, options?: { consistent: boolean }): Promise<StoredHub | undefined>;
   /**
    * Rewrites every field of the hub if it still has `previous.version` (409 when changed, 404 when
    * gone); `custom` undefined keeps the stored custom values.
@@ -103,7 +104,14 @@ export function createHubService(store: HubStore, custom: CustomValues, now: () 
     },
 
     async get(caller: Caller, hubId: string, versions?: VersionCondition): Promise<HubView> {
-      const [found, type] = await Promise.all([findVisible(caller, hubId), custom.typeFor(caller.organizationId, "hub")]);
+      // Two eventually consistent reads, 0.5 RRU each (docs/performance.md, "Read costs"); a hub not
+      // found so is read again consistently, so a hub just created is never a 404.
+      const [eventual, type] = await Promise.all([
+        store.find(caller.organizationId, hubId, { consistent: false }),
+        custom.typeFor(caller.organizationId, "hub", { consistent: false }),
+      ]);
+      const found = eventual ?? (await store.find(caller.organizationId, hubId));
+      if (!found || !callerMayUseHub(caller, hubId)) throw new NotFoundError();
       versions?.check(found.version);
       return toView(caller, type, found.hub, found.custom);
     },
@@ -130,7 +138,7 @@ export function createHubService(store: HubStore, custom: CustomValues, now: () 
     async list(caller: Caller, query: { limit: number; cursor?: string | undefined }) {
       const [page, type] = await Promise.all([
         store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }),
-        custom.typeFor(caller.organizationId, "hub"),
+        custom.typeFor(caller.organizationId, "hub", { consistent: false }),
       ]);
       return { items: page.items.map((item) => toView(caller, type, item.hub, item.custom)), nextCursor: page.nextCursor };
     },

@@ -44,10 +44,11 @@ export interface RecordIndex {
   tokens: string[];
   links: LinkEntry[];
   /**
-   * Set by the store when its token items carry the organization-wide search key (GSI1). Records
-   * written before that have none: their next write rewrites every token item.
+   * The search token layout the store wrote this record's tokens in (shared/store/record-tokens.ts).
+   * Records written before the current one have another or none: their next write deletes the old
+   * token items and writes every token again.
    */
-  organizationSearch?: boolean;
+  searchLayout?: number | undefined;
 }
 
 export const hubScopeOf = (record: Pick<StoredRecord, "hubId">) => record.hubId ?? COMMON_SCOPE;

@@ -122,7 +122,11 @@ export function createVehicleService(store: VehicleStore, custom: CustomValues, 
     },
 
     async get(caller: Caller, vehicleId: string, versions?: VersionCondition): Promise<VehicleView> {
-      const [found, type] = await Promise.all([findVisible(caller, vehicleId), custom.typeFor(caller.organizationId, "vehicle")]);
+      // The vehicle's read and the extension guard's are both eventually consistent: 0.5 RRU each.
+      const [found, type] = await Promise.all([
+        findVisible(caller, vehicleId),
+        custom.typeFor(caller.organizationId, "vehicle", { consistent: false }),
+      ]);
       versions?.check(found.version);
       return toView(caller, type, found.vehicle, found.custom);
     },
@@ -156,7 +160,7 @@ export function createVehicleService(store: VehicleStore, custom: CustomValues, 
       if (query.hubId !== undefined) assertHubAllowed(caller, query.hubId);
       const [page, type] = await Promise.all([
         store.list(caller.organizationId, { ...query, allowedHubIds: caller.hubIds }),
-        custom.typeFor(caller.organizationId, "vehicle"),
+        custom.typeFor(caller.organizationId, "vehicle", { consistent: false }),
       ]);
       return { items: page.items.map((item) => toView(caller, type, item.vehicle, item.custom)), nextCursor: page.nextCursor };
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dataTypeReader } from "#shared/app/data-types";
 import type { Caller } from "#shared/domain/caller";
+import { ServiceUnavailableError } from "#shared/domain/errors";
 import { createRecordService } from "#shared/domain/records/service";
 import { createDynamoRecordStore } from "#shared/store/record-store";
 import type { CapacityRecorder } from "#shared/store/record-search";
@@ -53,12 +54,25 @@ describe("Record search read cost", () => {
         external: { fetchItems: async () => [] },
       });
     const loader = service();
-    await inBatches(RECORDS, 100, (index) =>
-      loader.create(caller, {
-        dataTypeId,
-        dataId: `Item ${String(index).padStart(4, "0")}`,
-        description: index % (RECORDS / MATCHES) === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
-      }),
+    // DynamoDB Local reports transaction conflicts among concurrent writes of unrelated items (the
+    // token writes beside the record transactions); the loader retries what production would not meet.
+    const withRetries = async <T>(write: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await write();
+        } catch (error) {
+          if (!(error instanceof ServiceUnavailableError) || attempt >= 5) throw error;
+        }
+      }
+    };
+    await inBatches(RECORDS, 50, (index) =>
+      withRetries(() =>
+        loader.create(caller, {
+          dataTypeId,
+          dataId: `Item ${String(index).padStart(4, "0")}`,
+          description: index % (RECORDS / MATCHES) === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
+        }),
+      ),
     );
 
     const searchMeter = capacityMeter();
@@ -82,7 +96,8 @@ describe("Record search read cost", () => {
     expect(listed).toBe(RECORDS);
 
     // DynamoDB reports capacity per 4 KB read (eventually consistent: 0.5 unit), so the token range
-    // read of 4 small items is one unit at most, and each returned record one unit at most.
+    // read of 4 small items and the (empty) repair marker read are one unit at most, and each
+    // returned record one unit at most.
     expect(searchMeter.used.Query).toBeGreaterThan(0);
     expect(searchMeter.used.Query).toBeLessThanOrEqual(1);
     expect(searchMeter.used.BatchGetItem).toBeLessThanOrEqual(MATCHES);
@@ -97,6 +112,7 @@ describe("Record search read cost", () => {
       limit: 100,
     });
     expect(none.items).toEqual([]);
-    expect(emptyMeter.total()).toBeLessThanOrEqual(0.5);
-  });
+    // Two minimal reads: the word's token range and the organization's (empty) search repair markers.
+    expect(emptyMeter.total()).toBeLessThanOrEqual(1);
+  }, 300_000); // loads 1,000 records through the service (each with its own token writes): minutes on a busy 2-core machine
 });

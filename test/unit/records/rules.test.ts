@@ -205,13 +205,16 @@ describe("Records: keys", () => {
     const built = [
       keys.recordsByDataId("o1", "x"),
       keys.recordRef("o1", "r").PK,
-      keys.recordTokenPartition("o1", "d"),
-      keys.recordToken("o1", "d", "t", "r").PK,
+      keys.organizationTokenPartition("o1", "t"),
+      keys.searchToken("o1", "t", "d", "*", "x").PK,
+      keys.searchRepairMarker("o1", "r").PK,
       keys.relationLinkPartition("o1", "r"),
     ];
     for (const key of built) expect(key.startsWith("ORG#o1#")).toBe(true);
     expect(keys.recordsByDataId("o", "a#b")).toBe("ORG#o#DATAID#a%23b");
     // Token items never share the record partition (the data type delete looks for records there).
-    expect(keys.recordToken("o", "d", "t", "r").PK).not.toBe(keys.recordPartition("o", "d"));
+    expect(keys.searchToken("o", "t", "d", "*", "x").PK).not.toBe(keys.recordPartition("o", "d"));
+    // The token's key names the record's key with user text escaped: a dataId cannot forge a segment.
+    expect(keys.searchToken("o", "t", "d", "h#1", "a#b").SK).toBe("t#d#h%231#a%23b");
   });
 });
