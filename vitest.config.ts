@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./test/support/longest-first-sequencer.ts";
 
 // The local stack (DynamoDB Local, gateway, handlers) runs in this process, started by globalSetup:
 // set its log level before any handler module loads. Errors print (a 500's cause with its stack, a
@@ -19,11 +21,18 @@ const strictFiles = [
   "test/http/profile-delete-race.test.ts",
 ];
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
+// Workers: most integration and HTTP files wait (on DynamoDB Local, the gateway, fence waits, a
+// scheduler minute), so twice the cores run more of them at once than Vitest's default (cores - 1,
+// one worker on 2 cores). One pool for all projects, longest files first, so no long file starts
+// last (test/support/longest-first-sequencer.ts). VITEST_MAX_WORKERS (or --maxWorkers) overrides.
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? Math.max(4, availableParallelism() * 2));
 export default defineConfig({
   test: {
     // Handlers called directly by test files stay quiet unless asked for (the Powertools logger reads its level once, at load).
     env: { LOG_LEVEL: requestedLogLevel ?? "silent" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    maxWorkers,
+    sequence: { sequencer: LongestFirstSequencer },
     // Watch mode: HTTP tests reach the handlers through the local gateway, not through imports, so
     // Vitest cannot see that an edited store or handler is theirs: any source change reruns the
     // watched files (the gateway then imports the edited modules: test/support/global-setup.ts).
