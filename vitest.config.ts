@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./test/support/longest-first-sequencer.ts";
 
 // The local stack (DynamoDB Local, gateway, handlers) runs in this process, started by globalSetup:
 // set its log level before any handler module loads. Errors print (a 500's cause with its stack, a
@@ -19,11 +21,21 @@ const strictFiles = [
   "test/http/profile-delete-race.test.ts",
 ];
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
+// Workers: most integration and HTTP files wait (on DynamoDB Local, the gateway, fence waits, a
+// scheduler minute), so twice the cores run more of them at once than Vitest's default (cores - 1,
+// one worker on 2 cores): the integration and strict projects share one pool of that size, longest
+// files first, so no long file starts last (test/support/longest-first-sequencer.ts). The unit
+// files are CPU-bound with 5 s timeouts: they run first, on one worker per core (4 on 2 cores timed
+// out 13 of them on a loaded machine). VITEST_MAX_WORKERS sets the shared pool's size.
+const cores = availableParallelism();
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? Math.max(4, cores * 2));
 export default defineConfig({
   test: {
     // Handlers called directly by test files stay quiet unless asked for (the Powertools logger reads its level once, at load).
     env: { LOG_LEVEL: requestedLogLevel ?? "silent" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    maxWorkers,
+    sequence: { sequencer: LongestFirstSequencer },
     // Watch mode: HTTP tests reach the handlers through the local gateway, not through imports, so
     // Vitest cannot see that an edited store or handler is theirs: any source change reruns the
     // watched files (the gateway then imports the edited modules: test/support/global-setup.ts).
@@ -34,12 +46,15 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
+          maxWorkers: cores,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["test/integration/**/*.test.ts", "test/http/**/*.test.ts", "test/infra/**/*.test.ts", "test/bench/**/*.test.ts"],
           exclude: strictPatterns,
           globalSetup: ["test/support/global-setup.ts"],
@@ -52,6 +67,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "strict",
+          sequence: { groupOrder: 1 },
           include: strictPatterns,
           globalSetup: ["test/support/global-setup.ts"],
           setupFiles: ["test/support/apply-environment.ts", "test/support/strict-dynamodb.ts"],

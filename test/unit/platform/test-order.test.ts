@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { TestSpecification, Vitest } from "vitest/node";
+import { repositoryRoot } from "#infra/repository-root";
+import LongestFirstSequencer from "#test/support/longest-first-sequencer";
+
+/** A specification as the sequencer sees it: a real file (its size is read), its project and group. */
+function spec(path: string, project: string, groupOrder = 0): TestSpecification {
+  return { moduleId: `${repositoryRoot}/${path}`, project: { name: project, config: { sequence: { groupOrder } } } } as TestSpecification;
+}
+
+function sequencer(cachedMs: Record<string, number> = {}): LongestFirstSequencer {
+  const ctx = {
+    config: { root: repositoryRoot, shard: undefined },
+    cache: {
+      getFileTestResults: (key: string) => (key in cachedMs ? { duration: cachedMs[key], failed: false } : undefined),
+    },
+  };
+  return new LongestFirstSequencer(ctx as unknown as Vitest);
+}
+
+const order = async (files: TestSpecification[], cachedMs?: Record<string, number>) =>
+  (await sequencer(cachedMs).sort(files)).map((file) => file.moduleId.slice(repositoryRoot.length + 1));
+
+describe("Longest-first test order (test/support/longest-first-sequencer.ts)", () => {
+  it("starts the files the durations table names longest first, across projects, whatever their size", async () => {
+    // The fuzz files are a few lines long: by size (Vitest's clean-clone order) they would start last.
+    const files = [
+      spec("test/unit/platform/keys.test.ts", "unit"),
+      spec("test/http/hubs.test.ts", "integration"),
+      spec("test/http/route-fuzz-strict.strict.test.ts", "strict"),
+      spec("test/http/route-fuzz-2.test.ts", "integration"),
+    ];
+    expect(await order(files)).toEqual([
+      "test/http/route-fuzz-2.test.ts",
+      "test/http/route-fuzz-strict.strict.test.ts",
+      "test/http/hubs.test.ts",
+      "test/unit/platform/keys.test.ts",
+    ]);
+  });
+
+  it("prefers this checkout's results cache to the table", async () => {
+    const files = [spec("test/http/route-fuzz-2.test.ts", "integration"), spec("test/http/hubs.test.ts", "integration")];
+    expect(await order(files, { "integration:test/http/hubs.test.ts": 400_000 })).toEqual([
+      "test/http/hubs.test.ts",
+      "test/http/route-fuzz-2.test.ts",
+    ]);
+  });
+
+  it("guesses for a file neither knows: an integration file before a unit file, then the larger first", async () => {
+    const files = [
+      spec("test/unit/platform/keys.test.ts", "unit"),
+      spec("test/unit/platform/cursor.test.ts", "unit"),
+      spec("test/support/shifts.ts", "integration"),
+    ];
+    const sorted = await order(files);
+    expect(sorted[0]).toBe("test/support/shifts.ts");
+    const { statSync } = await import("node:fs");
+    const size = (path: string) => statSync(`${repositoryRoot}/${path}`).size;
+    expect(size(sorted[1] as string)).toBeGreaterThanOrEqual(size(sorted[2] as string));
+  });
+
+  it("keeps groups (sequence.groupOrder) before duration", async () => {
+    const files = [spec("test/http/route-fuzz-2.test.ts", "integration", 1), spec("test/unit/platform/keys.test.ts", "unit", 0)];
+    expect(await order(files)).toEqual(["test/unit/platform/keys.test.ts", "test/http/route-fuzz-2.test.ts"]);
+  });
+});
