@@ -27,6 +27,7 @@ import {
   pendingRepairs,
   repairRecords,
   SEARCH_LAYOUT,
+  undoCreatedTokens,
   writeNewTokens,
 } from "#shared/store/record-tokens";
 
@@ -219,7 +220,7 @@ export function createDynamoRecordStore(
   }
   /**
    * A write's token items around its transaction: new ones first (a failure adds the repair marker
-   * to `items`), the transaction, then the old ones deleted.
+   * to `items`), the transaction (a refused create: its tokens deleted again), then the old ones deleted.
    */
   async function withTokens(
     next: StoredRecord | undefined,
@@ -230,7 +231,13 @@ export function createDynamoRecordStore(
   ) {
     if (next && !(await writeNewTokens(next, previous, version, now())))
       items.push([put(repairMarkerItem(next, version)), { kind: "other" }]);
-    await commit();
+    try {
+      await commit();
+    } catch (error) {
+      // A refused create (a 409, contention) takes its tokens back; see undoCreatedTokens for replaces.
+      if (next && !previous) await undoCreatedTokens(next);
+      throw error;
+    }
     if (previous) await deleteOldTokens(previous, next, version);
   }
   /**

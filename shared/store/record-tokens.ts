@@ -97,6 +97,29 @@ export async function writeNewTokens(
 }
 
 /**
+ * After a refused create: the token items `writeNewTokens` put for it, deleted again, so a refused
+ * create leaves nothing behind. The record id is new, so every token item of that id is this
+ * write's own. (A refused replace keeps its new tokens: a concurrent replace at the same version
+ * may hold the same items, and a token whose record lacks the word never answers a search, which
+ * deletes it after its grace.) A failed delete is left to that same rule.
+ */
+export async function undoCreatedTokens(record: StoredRecord): Promise<void> {
+  await settleAll(
+    record.index.tokens.map(
+      (token) => () =>
+        documentClient().send(
+          new DeleteCommand({
+            TableName: tableName(),
+            Key: tokenKey(record, token),
+            ConditionExpression: "recordId = :id",
+            ExpressionAttributeValues: { ":id": record._id },
+          }),
+        ),
+    ),
+  );
+}
+
+/**
  * After the transaction: the token items `previous` had and `next` (absent: deleted) has not, and
  * every token item of the earlier layout. Failures are left to the search's repair.
  */
