@@ -101,7 +101,7 @@ export class ProductFunction extends LambdaFunction {
       ...rest,
     });
     const reason =
-      "X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing) have no resource-level permissions; no other action of this role is on every resource (test/infra/stack.test.ts).";
+      "X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing) have no resource-level permissions; no other action of this role is on every resource (test/infra/least-privilege.test.ts).";
     Validations.of(role).acknowledge({ id: "AwsSolutions::AwsSolutions-IAM5[Resource::*]", reason });
     Validations.of(this).acknowledge({
       id: "Serverless-LambdaDLQ",

@@ -17,6 +17,7 @@ import { keys, objectKeys } from "#shared/store/keys";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
 import { postExport } from "#test/support/export-upload";
 import { type ApiClient, newTenant } from "#test/support/local-api";
+import { resetStrictDynamoDb } from "#test/support/strict-dynamodb";
 
 /**
  * Import from the earlier version (docs/api/legacy-import.md) through the local stack: the export is
@@ -482,7 +483,12 @@ describe("POST /data-type/import: the plan's import limits", () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     const uploads = await Promise.all([1, 2, 3, 4, 5].map((i) => upload(api, exportText(`Concurrent ${i}`, 3))));
-    const answers = await Promise.all(uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })));
+    // Held transactions make the five starts overlap on the slot whatever the machine's load (a
+    // busy machine could otherwise serve them one after another, and the model would not act).
+    resetStrictDynamoDb({ transactionHoldMs: 200 });
+    const answers = await Promise.all(
+      uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })),
+    ).finally(() => resetStrictDynamoDb());
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429]);
     for (const refused of answers.filter((answer) => answer.status === 429)) {
       expect(refused.body).toMatchObject({

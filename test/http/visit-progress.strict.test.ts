@@ -37,6 +37,8 @@ describe("POST /visit/{visitId}/progress under contention", () => {
 
     const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress"] }));
     const at = new Date().toISOString();
+    // Held transactions make the 20 calls overlap whatever the machine's load.
+    resetStrictDynamoDb({ transactionHoldMs: 200 });
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         driver.request("POST", `/visit/${visit}/progress`, {
