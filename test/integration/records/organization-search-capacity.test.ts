@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { dataTypeReader } from "#shared/app/data-types";
 import type { Caller } from "#shared/domain/caller";
-import { ServiceUnavailableError } from "#shared/domain/errors";
 import { createRecordService } from "#shared/domain/records/service";
 import { createDynamoRecordStore } from "#shared/store/record-store";
-import type { CapacityRecorder } from "#shared/store/record-search";
+import { capacityMeter, loadInBatches } from "#test/integration/records/capacity-loader";
 import { newTenant } from "#test/support/local-api";
 
 /**
@@ -16,20 +15,6 @@ import { newTenant } from "#test/support/local-api";
  */
 const RECORDS = 1_000;
 const TYPES = ["Catalog", "Supplier", "Warehouse"];
-
-function capacityMeter() {
-  const used = { Query: 0, BatchGetItem: 0 };
-  const recorder: CapacityRecorder = (operation, units) => {
-    used[operation] += units;
-  };
-  return { used, recorder, total: () => used.Query + used.BatchGetItem };
-}
-
-async function inBatches(count: number, size: number, run: (index: number) => Promise<unknown>) {
-  for (let start = 0; start < count; start += size) {
-    await Promise.all(Array.from({ length: Math.min(size, count - start) }, (_, offset) => run(start + offset)));
-  }
-}
 
 describe("Record search across data types: read cost", () => {
   it(`reads only what a q query without a type returns, among ${RECORDS} records of ${TYPES.length} types`, async () => {
@@ -59,25 +44,12 @@ describe("Record search across data types: read cost", () => {
       });
     const loader = service();
     // Records 7, 340, 673 (one per type) mention a zebra; every record mentions common words.
-    // DynamoDB Local reports transaction conflicts among concurrent writes of unrelated items (the
-    // token writes beside the record transactions); the loader retries what production would not meet.
-    const withRetries = async <T>(write: () => Promise<T>): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await write();
-        } catch (error) {
-          if (!(error instanceof ServiceUnavailableError) || attempt >= 5) throw error;
-        }
-      }
-    };
-    await inBatches(RECORDS, 50, (index) =>
-      withRetries(() =>
-        loader.create(caller, {
-          dataTypeId: typeIds[index % TYPES.length],
-          dataId: `Item ${String(index).padStart(4, "0")}`,
-          description: index % 333 === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
-        }),
-      ),
+    await loadInBatches(RECORDS, 50, (index) =>
+      loader.create(caller, {
+        dataTypeId: typeIds[index % TYPES.length],
+        dataId: `Item ${String(index).padStart(4, "0")}`,
+        description: index % 333 === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
+      }),
     );
 
     const searchMeter = capacityMeter();

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { dataTypeReader } from "#shared/app/data-types";
 import type { Caller } from "#shared/domain/caller";
-import { ServiceUnavailableError } from "#shared/domain/errors";
 import { createRecordService } from "#shared/domain/records/service";
 import { createDynamoRecordStore } from "#shared/store/record-store";
-import type { CapacityRecorder } from "#shared/store/record-search";
+import { capacityMeter, loadInBatches } from "#test/integration/records/capacity-loader";
 import { newTenant } from "#test/support/local-api";
 
 /**
@@ -15,20 +14,6 @@ import { newTenant } from "#test/support/local-api";
  */
 const RECORDS = 1_000;
 const MATCHES = 4;
-
-function capacityMeter() {
-  const used = { Query: 0, BatchGetItem: 0 };
-  const recorder: CapacityRecorder = (operation, units) => {
-    used[operation] += units;
-  };
-  return { used, recorder, total: () => used.Query + used.BatchGetItem };
-}
-
-async function inBatches<T>(count: number, size: number, run: (index: number) => Promise<T>) {
-  for (let start = 0; start < count; start += size) {
-    await Promise.all(Array.from({ length: Math.min(size, count - start) }, (_, offset) => run(start + offset)));
-  }
-}
 
 describe("Record search read cost", () => {
   it(`reads only what a q query returns, among ${RECORDS} records`, async () => {
@@ -54,25 +39,12 @@ describe("Record search read cost", () => {
         external: { fetchItems: async () => [] },
       });
     const loader = service();
-    // DynamoDB Local reports transaction conflicts among concurrent writes of unrelated items (the
-    // token writes beside the record transactions); the loader retries what production would not meet.
-    const withRetries = async <T>(write: () => Promise<T>): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await write();
-        } catch (error) {
-          if (!(error instanceof ServiceUnavailableError) || attempt >= 5) throw error;
-        }
-      }
-    };
-    await inBatches(RECORDS, 50, (index) =>
-      withRetries(() =>
-        loader.create(caller, {
-          dataTypeId,
-          dataId: `Item ${String(index).padStart(4, "0")}`,
-          description: index % (RECORDS / MATCHES) === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
-        }),
-      ),
+    await loadInBatches(RECORDS, 50, (index) =>
+      loader.create(caller, {
+        dataTypeId,
+        dataId: `Item ${String(index).padStart(4, "0")}`,
+        description: index % (RECORDS / MATCHES) === 7 ? "rare zebra pattern" : `common product number ${index} in stock`,
+      }),
     );
 
     const searchMeter = capacityMeter();
