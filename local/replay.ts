@@ -1,4 +1,4 @@
-import { eventEntities } from "#shared/domain/webhooks/state-changes";
+import { streamEntities } from "#shared/domain/webhooks/state-changes";
 
 /**
  * `npm run replay -- --aws <source>`: put failed work back (docs/operations.md, "What is guaranteed").
@@ -98,9 +98,7 @@ export async function replay(
         if (options.dropExpired) await aws.deleteMessage(queueUrl, message.receiptHandle);
         continue;
       }
-      const relevant = records.filter((record) =>
-        (eventEntities as readonly string[]).includes(record.dynamodb?.NewImage?.entity?.S ?? ""),
-      );
+      const relevant = records.filter((record) => streamEntities.includes(record.dynamodb?.NewImage?.entity?.S ?? ""));
       const result = relevant.length > 0 ? await aws.invoke(publisher, { Records: relevant }) : {};
       if (result.functionError) {
         report.failed = (report.failed ?? 0) + 1;

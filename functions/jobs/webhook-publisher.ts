@@ -1,5 +1,7 @@
 import type { DynamoDBStreamEvent } from "aws-lambda";
+import { recordDispatchHistory } from "#shared/app/visits";
 import { publishEvents } from "#shared/app/webhook-events";
+import { dispatchHistoryEntryOf } from "#shared/domain/visits/dispatch-history";
 import { eventsOfChange } from "#shared/domain/webhooks/state-changes";
 import { type AttributeValue, plainImage } from "#shared/domain/webhooks/stream-image";
 import { jobHandler, traceClients } from "#shared/observability/job-handler";
@@ -15,17 +17,22 @@ traceClients(documentClient, sqsClient);
  * which Lambda retries in order (at least once: a retried batch may publish an event again, with
  * the same id).
  *
- * Metrics (dimension job=webhook-publisher): `EventsPublished`.
+ * The same records carry the visits' dispatches, whose history entries are written here
+ * (shared/domain/visits/dispatch-history.ts): the stream is what makes them as sure as the dispatch.
+ *
+ * Metrics (dimension job=webhook-publisher): `EventsPublished`, `DispatchHistoryEntries`.
  */
 export const handler = jobHandler("webhook-publisher", async (event: DynamoDBStreamEvent): Promise<void> => {
-  const events = event.Records.flatMap((record) =>
-    eventsOfChange(
-      plainImage(record.dynamodb?.OldImage as Record<string, AttributeValue> | undefined),
-      plainImage(record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined),
-      new Date((record.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000),
-    ),
-  );
+  const changes = event.Records.map((record) => ({
+    before: plainImage(record.dynamodb?.OldImage as Record<string, AttributeValue> | undefined),
+    after: plainImage(record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined),
+    at: new Date((record.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000),
+  }));
+  const dispatches = changes.flatMap(({ before, after }) => dispatchHistoryEntryOf(before, after) ?? []);
+  await recordDispatchHistory(dispatches);
+  const events = changes.flatMap(({ before, after, at }) => eventsOfChange(before, after, at));
   await publishEvents(events);
   if (events.length > 0) logger.info("events published", { events: events.map((stored) => ({ id: stored.id, type: stored.event.type })) });
   metrics.addMetric("EventsPublished", MetricUnit.Count, events.length);
+  metrics.addMetric("DispatchHistoryEntries", MetricUnit.Count, dispatches.length);
 });

@@ -38,5 +38,8 @@ export const oldestActiveVisits = (organizationId: string, hubId: string, max: n
  */
 export const markVisitDispatched = dynamoVisitStore.markDispatched;
 
+/** The stream consumer: dispatches appended to their visits' histories (shared/domain/visits/dispatch-history.ts). */
+export { recordDispatchHistory } from "#shared/store/visit-store";
+
 /** `POST /visits/batch`: each item created by the service's create, exactly as `POST /visit` does. */
 export const createVisits = (caller: Caller, items: readonly unknown[]) => createVisitBatch(visitService.create, caller, items);

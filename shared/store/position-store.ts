@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ServiceUnavailableError } from "#shared/domain/errors";
 import {
   emptyPositionState,
@@ -7,6 +7,7 @@ import {
   type PositionStore,
   type VehiclePosition,
 } from "#shared/domain/vehicles/positions";
+import { batchPut } from "#shared/store/batch-write";
 import { documentClient, isConditionalCheckFailed, tableName } from "#shared/store/dynamo";
 import { type ItemKey, keys } from "#shared/store/keys";
 import { queryPage } from "#shared/store/pagination";
@@ -20,7 +21,6 @@ import { dynamoVehicleStore } from "#shared/store/vehicle-store";
  * conditional: the key is the sample time, so a sample written twice is the same item with the same
  * attributes, and duplicates are counted from a read of exactly the keys that may exist.
  */
-const BATCH_WRITE_MAX = 25;
 const BATCH_GET_MAX = 100;
 const UNPROCESSED_ATTEMPTS = 6;
 
@@ -133,25 +133,15 @@ export const dynamoPositionStore: PositionStore = {
   },
 
   async appendHistory(organizationId, vehicleId, samples) {
-    for (let start = 0; start < samples.length; start += BATCH_WRITE_MAX) {
-      let pending: unknown[] = samples.slice(start, start + BATCH_WRITE_MAX).map((sample) => ({
-        PutRequest: {
-          Item: {
-            ...keys.vehiclePositionSample(organizationId, vehicleId, sample.at),
-            ...positionAttributes(sample),
-            // Seconds since the epoch: the table's TTL attribute (shared/store/table-definition.ts).
-            expiresAt: Math.floor(Date.parse(sample.at) / 1000) + POSITION_HISTORY_DAYS * 86_400,
-          },
-        },
-      }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt >= UNPROCESSED_ATTEMPTS)
-          throw new ServiceUnavailableError("The table is busy; part of the history was not stored. Send the samples again.", 1);
-        if (attempt > 0) await sleep(backoffMs(attempt));
-        const output = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
-        pending = output.UnprocessedItems?.[tableName()] ?? [];
-      }
-    }
+    await batchPut(
+      samples.map((sample) => ({
+        ...keys.vehiclePositionSample(organizationId, vehicleId, sample.at),
+        ...positionAttributes(sample),
+        // Seconds since the epoch: the table's TTL attribute (shared/store/table-definition.ts).
+        expiresAt: Math.floor(Date.parse(sample.at) / 1000) + POSITION_HISTORY_DAYS * 86_400,
+      })),
+      "The table is busy; part of the history was not stored. Send the samples again.",
+    );
   },
 
   async history(organizationId, vehicleId, fromAt, toAt, limit, cursor) {

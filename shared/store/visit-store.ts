@@ -10,6 +10,8 @@ import {
   visitTransitionSchema,
 } from "#shared/domain/visits/schema";
 import type { StatusChange, VisitListFilter, VisitStore } from "#shared/domain/visits/service";
+import type { DispatchHistoryEntry } from "#shared/domain/visits/dispatch-history";
+import { batchPut } from "#shared/store/batch-write";
 import { documentClient, isConditionalCheckFailed, tableName, type TransactItem } from "#shared/store/dynamo";
 import { hubRefAttributes, previousCondition, writeHubChild } from "#shared/store/hub-references";
 import { concurrentUpdateError } from "#shared/store/items";
@@ -354,7 +356,7 @@ export const dynamoVisitStore: VisitStore = {
     return items.map(toVisit);
   },
 
-  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId) {
+  async markDispatched(organizationId, hubId, visitId, dispatch, updatedTime, dispatchedBy, pinnedFromResultId, releasedFromResultId) {
     const active = activeVisitStatuses.map((_, i) => `:active${i}`);
     // A re-plan's pinned visit is re-sequenced only while it is still ASSIGNED to that vehicle under the result the run read;
     // a released one (free to move) only while it is still ASSIGNED under that result, on whichever vehicle.
@@ -369,7 +371,7 @@ export const dynamoVisitStore: VisitStore = {
           ConditionExpression: `#status IN (${active.join(", ")})${pinned}`,
           // Leaving the active statuses = leaving the sparse index (REMOVE its keys).
           UpdateExpression:
-            "SET #status = :assigned, #vehicle = :vehicle, #result = :result, #order = :order, #eta = :eta, #etd = :etd, #updatedTime = :updatedTime ADD #version :one REMOVE GSI1PK, GSI1SK",
+            "SET #status = :assigned, #vehicle = :vehicle, #result = :result, #order = :order, #eta = :eta, #etd = :etd, #by = :by, #updatedTime = :updatedTime ADD #version :one REMOVE GSI1PK, GSI1SK",
           ExpressionAttributeNames: {
             "#status": "status",
             "#vehicle": "assignedVehicleId",
@@ -377,6 +379,7 @@ export const dynamoVisitStore: VisitStore = {
             "#order": "routePlannedOrder",
             "#eta": "eta",
             "#etd": "etd",
+            "#by": "dispatchedBy",
             "#updatedTime": "updatedTime",
             "#version": "version",
           },
@@ -388,6 +391,7 @@ export const dynamoVisitStore: VisitStore = {
             ":order": dispatch.routePlannedOrder,
             ":eta": dispatch.eta,
             ":etd": dispatch.etd,
+            ":by": dispatchedBy,
             ":updatedTime": updatedTime,
             ":one": 1,
             ...(pinnedFromResultId !== undefined ? { ":pinnedFrom": pinnedFromResultId } : {}),
@@ -505,6 +509,24 @@ export async function returnVisitToPool(
     if (failed === undefined) return true;
   }
   throw concurrentUpdateError();
+}
+
+/**
+ * Appends dispatches to their visits' histories (the stream's entries, shared/domain/visits/dispatch-history.ts):
+ * plain batched puts, keyed by the version each dispatch produced, so a replayed stream record rewrites
+ * the same item. One write unit per entry.
+ */
+export async function recordDispatchHistory(entries: readonly DispatchHistoryEntry[]): Promise<void> {
+  await batchPut(
+    entries.map(({ organizationId, hubId, visitId, transition }) => ({
+      ...keys.visitHistory(organizationId, visitId, transition.version),
+      entity: "visitTransition",
+      visitId,
+      hubId,
+      ...transition,
+    })),
+    "The table is busy; dispatch history entries were not stored.",
+  );
 }
 
 /** The routing result a visit was last dispatched by (null when never; undefined when the visit is gone). One consistent read. */

@@ -34,7 +34,13 @@ describe("Geofence arrival under contention", () => {
     const visit = (await api.post("/visit", { hubId: hub, name: "Stop", coordinate: stop })).body.data._id as string;
     const now = new Date();
     const dispatch = { assignedVehicleId: vehicle, routingResultId: "r1", routePlannedOrder: 1, eta: null, etd: null };
-    expect(await markVisitDispatched(organizationId, hub, visit, dispatch, "2026-12-01 08:00:00")).toBe(true);
+    expect(
+      await markVisitDispatched(organizationId, hub, visit, dispatch, "2026-12-01 08:00:00", {
+        source: "dispatcher",
+        userId: "dispatcher-1",
+        at: "2026-12-01T08:00:00Z",
+      }),
+    ).toBe(true);
     // The vehicle's live route as a dispatch writes it: this visit, 5 minutes from the depot.
     await recordLiveRoutes(organizationId, [
       {

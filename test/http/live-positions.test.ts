@@ -13,6 +13,7 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
  * at the next stop arrive it (source geofence, one history entry, one `visit.arrived` delivery); far away
  * or with the profile's autoArrival off nothing arrives; a position that makes the route late announces one
  * `visit.eta.changed` per visit, and reports and actions within the minute / the 5 minutes announce no more.
+ * The stream appends each dispatch to its visits' histories.
  */
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.LOG_LEVEL = "silent";
@@ -135,7 +136,10 @@ async function dispatchedDay(options: { autoArrival: boolean; events: string[] }
   };
   const visitOf = async (visitId: string) => (await dispatcher("GET", `/visit/${visitId}`)).body.data;
   const historyOf = async (visitId: string) => (await dispatcher("GET", `/visit/${visitId}/history`)).body.data as Json[];
-  return { dispatcher, driver, van, trips, path, report, visitOf, historyOf };
+  // The stream appends each visit's dispatch to its history (shared/domain/visits/dispatch-history.ts).
+  for (const trip of trips)
+    await until(`${trip.visitId}'s dispatch entry`, async () => ((await historyOf(trip.visitId)).length > 0 ? true : undefined), 60_000);
+  return { dispatcher, driver, van, trips, path, report, visitOf, historyOf, resultId: run._id as string };
 }
 
 const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
@@ -144,6 +148,34 @@ const atNearStop = (offsetLat = 0) => [
   { at: secondsAgo(40), lat: -6.21505 + offsetLat, lng: 106.80003, accuracyM: 5, speedKmh: 2 },
   { at: secondsAgo(10), lat: -6.21502 + offsetLat, lng: 106.80001, accuracyM: 5, speedKmh: 0 },
 ];
+
+describe("Dispatch history", () => {
+  it("a dispatch appends one entry per visit (UNASSIGNED → ASSIGNED by the dispatcher, naming vehicle and result); dispatching again appends none", async () => {
+    const day = await dispatchedDay({ autoArrival: false, events: ["visit.started"] });
+    for (const { visitId } of day.trips) {
+      const [entry, ...more] = await day.historyOf(visitId);
+      expect(more).toEqual([]);
+      expect(entry).toMatchObject({
+        from: "UNASSIGNED",
+        to: "ASSIGNED",
+        source: "dispatcher",
+        userId: "dispatcher",
+        position: null,
+        vehicleId: day.van._id,
+        routingResultId: day.resultId,
+        version: 2, // the version the dispatch produced (the create made 1)
+      });
+      expect(Date.parse(entry.at)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    }
+    // The same result dispatched again assigns nothing anew (its visits count as its own), so no entry.
+    expect((await day.dispatcher("POST", `/routing/result/${day.resultId}/dispatch`)).body.data).toMatchObject({ success: 3, failed: 0 });
+    const [first] = day.trips.map((trip) => trip.visitId) as [string];
+    expect((await day.driver("POST", `/visit/${first}/progress`, { action: "start" })).status).toBe(200);
+    // The start's event passes through the stream after anything the second dispatch wrote to the same visit.
+    await until("the sentinel visit.started", () => eventsAt(day.path).find((event) => event.type === "visit.started"), 60_000);
+    expect((await day.historyOf(first)).map((entry) => `${entry.from}>${entry.to}`)).toEqual(["UNASSIGNED>ASSIGNED", "ASSIGNED>EN_ROUTE"]);
+  });
+});
 
 describe("Geofence arrival on positions", () => {
   it("two slow samples at the next stop arrive it once (source geofence, one history entry, one visit.arrived delivery)", async () => {
@@ -167,7 +199,7 @@ describe("Geofence arrival on positions", () => {
     expect(await day.report(samples)).toEqual({ accepted: 0, duplicates: 2, stale: 0 });
     await day.report([{ at: secondsAgo(5), lat: -6.21501, lng: 106.8, speedKmh: 0 }]);
     await day.report([{ at: secondsAgo(1), lat: -6.21502, lng: 106.8, speedKmh: 0 }]);
-    expect(await day.historyOf(first)).toHaveLength(1);
+    expect((await day.historyOf(first)).map((entry) => `${entry.from}>${entry.to}`)).toEqual(["UNASSIGNED>ASSIGNED", "ASSIGNED>ARRIVED"]);
     expect((await day.visitOf(second)).status).toBe("ASSIGNED");
     // The live route starts from the arrived stop.
     expect((await day.dispatcher("GET", `/vehicle/${day.van._id}/route`)).body.data.currentVisitId).toBe(first);
@@ -199,13 +231,13 @@ describe("Geofence arrival on positions", () => {
     // 1.1 km from the next stop (and the stop after it is not the next stop).
     expect(await far.report(atNearStop(0.01))).toMatchObject({ accepted: 2 });
     expect((await far.visitOf(farFirst)).status).toBe("ASSIGNED");
-    expect(await far.historyOf(farFirst)).toEqual([]);
+    expect((await far.historyOf(farFirst)).map((entry) => entry.to)).toEqual(["ASSIGNED"]);
 
     const off = await dispatchedDay({ autoArrival: false, events: ["visit.arrived"] });
     const [offFirst] = off.trips.map((trip) => trip.visitId) as [string];
     expect(await off.report(atNearStop())).toMatchObject({ accepted: 2 });
     expect((await off.visitOf(offFirst)).status).toBe("ASSIGNED");
-    expect(await off.historyOf(offFirst)).toEqual([]);
+    expect((await off.historyOf(offFirst)).map((entry) => entry.to)).toEqual(["ASSIGNED"]);
   });
 });
 

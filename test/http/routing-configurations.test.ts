@@ -73,6 +73,8 @@ const invalidBodies: Array<[string, Record<string, unknown>, string]> = [
   ["fractional timeLimitSeconds", { timeLimitSeconds: 1.5 }, "timeLimitSeconds"],
   ["roadFactor below 1", { roadFactor: 0.9 }, "roadFactor"],
   ["roadFactor above 3", { roadFactor: 3.1 }, "roadFactor"],
+  ["unknown liveDayAssigned policy", { liveDayAssigned: "release" }, "liveDayAssigned"],
+  ["liveDayUseIdleVehicles not a boolean", { liveDayUseIdleVehicles: "no" }, "liveDayUseIdleVehicles"],
   ["unknown field", { scheduleId: "x" }, "scheduleId"],
 ];
 
@@ -102,6 +104,8 @@ describe("Routing configuration profiles API", () => {
         etaChangeMinutes: 10,
         autoArrival: false,
         arrivalRadiusMeters: 75,
+        liveDayAssigned: "keepVehicle",
+        liveDayUseIdleVehicles: true,
         organizationId,
         createdTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
         updatedTime: profile.createdTime,
@@ -246,6 +250,19 @@ describe("Routing configuration profiles API", () => {
       const response = await api.patch(`/routing/configuration/${created._id}`, { timeLimitSeconds: 5, vehicleIds: [] });
       expect(response.status).toBe(200);
       expect(response.body.data).toEqual({ ...created, timeLimitSeconds: 5, vehicleIds: [], updatedTime: expect.any(String) });
+    });
+
+    it("changes the live-day settings scheduled runs follow, and reads them back", async () => {
+      const { api, profile } = await tenantWithHubs();
+      const created = await createProfile(api, profile());
+      const changes = { liveDayAssigned: "free", liveDayUseIdleVehicles: false };
+      const response = await api.patch(`/routing/configuration/${created._id}`, changes);
+      expect(response.status).toBe(200);
+      expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual({
+        ...created,
+        ...changes,
+        updatedTime: expect.any(String),
+      });
     });
 
     it("re-checks the listed vehicles against a new hub: a hub change alone keeps vehicles of the old hub and is refused", async () => {

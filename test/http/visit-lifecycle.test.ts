@@ -28,7 +28,13 @@ async function dispatchedVisit(options: { assignee?: string } = {}) {
       eta: "2026-12-01 09:10",
       etd: "2026-12-01 09:25",
     };
-    expect(await markVisitDispatched(organizationId, hub, created._id, dispatch, "2026-12-01 08:00:00")).toBe(true);
+    expect(
+      await markVisitDispatched(organizationId, hub, created._id, dispatch, "2026-12-01 08:00:00", {
+        source: "dispatcher",
+        userId: "dispatcher-1",
+        at: "2026-12-01T08:00:00Z",
+      }),
+    ).toBe(true);
     return created._id as string;
   };
   const driver = apiClient(

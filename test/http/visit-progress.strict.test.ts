@@ -32,7 +32,13 @@ describe("POST /visit/{visitId}/progress under contention", () => {
       eta: "2026-12-01 09:10",
       etd: "2026-12-01 09:25",
     };
-    expect(await markVisitDispatched(organizationId, hub, visit, dispatch, "2026-12-01 08:00:00")).toBe(true);
+    expect(
+      await markVisitDispatched(organizationId, hub, visit, dispatch, "2026-12-01 08:00:00", {
+        source: "dispatcher",
+        userId: "dispatcher-1",
+        at: "2026-12-01T08:00:00Z",
+      }),
+    ).toBe(true);
     await api.post(`/visit/${visit}/progress`, { action: "start" });
 
     const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress"] }));

@@ -40,7 +40,13 @@ async function dispatchedVisit(requirements?: Record<string, boolean>) {
     eta: "2026-12-01 09:10",
     etd: "2026-12-01 09:25",
   };
-  expect(await markVisitDispatched(organizationId, hub, id, dispatch, "2026-12-01 08:00:00")).toBe(true);
+  expect(
+    await markVisitDispatched(organizationId, hub, id, dispatch, "2026-12-01 08:00:00", {
+      source: "dispatcher",
+      userId: "dispatcher-1",
+      at: "2026-12-01T08:00:00Z",
+    }),
+  ).toBe(true);
   const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress", "view/visit"] }));
   return { ...tenant, hub, id, driver };
 }

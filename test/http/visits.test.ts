@@ -417,13 +417,23 @@ describe("Visits API", () => {
         eta: "2026-12-01 09:10",
         etd: "2026-12-01 09:25",
       };
-      expect(await markVisitDispatched(organizationId, hubA, created._id, dispatch, "2026-12-01 08:00:00")).toBe(true);
+      expect(
+        await markVisitDispatched(organizationId, hubA, created._id, dispatch, "2026-12-01 08:00:00", {
+          source: "dispatcher",
+          userId: "dispatcher-1",
+          at: "2026-12-01T08:00:00Z",
+        }),
+      ).toBe(true);
       const assigned = (await api.get(`/visit/${created._id}`)).body.data;
       expect(assigned).toMatchObject({ status: "ASSIGNED", ...dispatch });
       expect(await oldestActiveVisits(organizationId, hubA, 10)).toEqual([]);
       // No longer active: a second dispatch (a retried run) does not overwrite it.
       expect(
-        await markVisitDispatched(organizationId, hubA, created._id, { ...dispatch, assignedVehicleId: "v2" }, "2026-12-01 08:01:00"),
+        await markVisitDispatched(organizationId, hubA, created._id, { ...dispatch, assignedVehicleId: "v2" }, "2026-12-01 08:01:00", {
+          source: "dispatcher",
+          userId: "dispatcher-1",
+          at: "2026-12-01T08:01:00Z",
+        }),
       ).toBe(false);
 
       // An assigned visit keeps ASSIGNED through other edits.

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchesFilterPattern } from "#local/stream-filter";
-import { eventEntities, eventsOfChange, streamFilterPattern } from "#shared/domain/webhooks/state-changes";
+import { dispatchHistoryEntity } from "#shared/domain/visits/dispatch-history";
+import { eventEntities, eventsOfChange, streamEntities, streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 import { webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
 import { functionActions, synthesize, type SynthesizedStack } from "./synthesize.ts";
 
@@ -44,7 +45,9 @@ describe("Stack: webhooks and events", () => {
     const pattern = JSON.parse(filtered[0]!.Pattern) as typeof streamFilterPattern;
     // AWS: the synthesized pattern is the declaration, and names exactly the entities the switch reads.
     expect(pattern).toEqual(streamFilterPattern);
-    expect(pattern.dynamodb.NewImage.entity.S).toEqual([...eventEntities]);
+    // …which are the events' entities and the one whose dispatches the consumer appends to history.
+    expect(pattern.dynamodb.NewImage.entity.S).toEqual([...streamEntities]);
+    expect(new Set(streamEntities)).toEqual(new Set([...eventEntities, dispatchHistoryEntity]));
 
     // One change per entity that means an event, and items of other entities in the same states.
     const at = new Date("2026-11-25T09:00:00Z");
@@ -86,7 +89,7 @@ describe("Stack: webhooks and events", () => {
     const candidates = [...Object.keys(changes), ...otherEntities];
     const streamRecord = (entity: string) => ({ eventName: "MODIFY", dynamodb: { NewImage: { entity: { S: entity } } } });
     // The local poller: passes exactly the listed entities' records (as Lambda's filter does), and no removal.
-    expect(candidates.filter((entity) => matchesFilterPattern(streamRecord(entity), streamFilterPattern))).toEqual([...eventEntities]);
+    expect(candidates.filter((entity) => matchesFilterPattern(streamRecord(entity), streamFilterPattern))).toEqual([...streamEntities]);
     expect(
       matchesFilterPattern({ eventName: "REMOVE", dynamodb: { OldImage: { entity: { S: "routingResult" } } } }, streamFilterPattern),
     ).toBe(false);

@@ -8,6 +8,8 @@ import { component, idSchema, ignoringServerSetKeys, writableKeysOf, pageQuery, 
  */
 export const routingObjectives = ["hierarchical", "distance"] as const;
 export const travelFallbacks = ["fail", "greatCircle"] as const;
+/** What runs on a live day do with still-ASSIGNED visits (shared/domain/runs/live-day.ts, AssignedPolicy). */
+export const liveDayAssignedPolicies = ["keepVehicle", "free"] as const;
 
 /** A profile's create/replace is one transaction with a condition check per listed vehicle (DynamoDB allows 100 items). */
 export const maxListedVehicles = 95;
@@ -103,6 +105,20 @@ const configurationShape = {
     z.maximum(5000),
     z.describe("Geofence arrival radius around a stop, metres. Default 75."),
   ),
+  liveDayAssigned: z
+    .enum(liveDayAssignedPolicies)
+    .check(
+      z.describe(
+        "Scheduled and on-demand runs on a live day (routes dispatched and on the road): keepVehicle pins every still-ASSIGNED visit to its vehicle; free keeps only loaded visits on their vehicle and plans the others as new work (as the re-optimize option `assigned`; a re-optimization takes its own). Default keepVehicle.",
+      ),
+    ),
+  liveDayUseIdleVehicles: z
+    .boolean()
+    .check(
+      z.describe(
+        "Scheduled and on-demand runs on a live day: true lets the profile's vehicles with no dispatched route in their shift take work; false plans only vehicles already on the road (as the re-optimize option `useIdleVehicles`). Default true.",
+      ),
+    ),
 };
 
 export const configurationDefaults = {
@@ -120,6 +136,8 @@ export const configurationDefaults = {
   etaChangeMinutes: 10,
   autoArrival: false,
   arrivalRadiusMeters: 75,
+  liveDayAssigned: "keepVehicle",
+  liveDayUseIdleVehicles: true,
 } as const;
 
 const configurationInputBody = z.strictObject({
@@ -139,6 +157,8 @@ const configurationInputBody = z.strictObject({
   etaChangeMinutes: z._default(configurationShape.etaChangeMinutes, configurationDefaults.etaChangeMinutes),
   autoArrival: z._default(configurationShape.autoArrival, configurationDefaults.autoArrival),
   arrivalRadiusMeters: z._default(configurationShape.arrivalRadiusMeters, configurationDefaults.arrivalRadiusMeters),
+  liveDayAssigned: z._default(configurationShape.liveDayAssigned, configurationDefaults.liveDayAssigned),
+  liveDayUseIdleVehicles: z._default(configurationShape.liveDayUseIdleVehicles, configurationDefaults.liveDayUseIdleVehicles),
 });
 export const configurationInputSchema = ignoringServerSetKeys(configurationInputBody);
 export type ConfigurationInput = z.infer<typeof configurationInputSchema>;
@@ -171,6 +191,9 @@ export const configurationSchema = z.object({
   etaChangeMinutes: z._default(z.number(), configurationDefaults.etaChangeMinutes),
   autoArrival: z._default(z.boolean(), configurationDefaults.autoArrival),
   arrivalRadiusMeters: z._default(z.number(), configurationDefaults.arrivalRadiusMeters),
+  // Profiles stored before live-day settings read as runs behaved then.
+  liveDayAssigned: z._default(z.enum(liveDayAssignedPolicies), configurationDefaults.liveDayAssigned),
+  liveDayUseIdleVehicles: z._default(z.boolean(), configurationDefaults.liveDayUseIdleVehicles),
   organizationId: z.string().check(clientText),
   createdTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),
   updatedTime: z.string().check(clientText, z.describe("Y-m-d H:i:s, UTC")),

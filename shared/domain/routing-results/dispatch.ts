@@ -1,4 +1,4 @@
-import type { VisitDispatch, VisitTransition } from "#shared/domain/visits/schema";
+import type { DispatchedBy, VisitDispatch, VisitTransition } from "#shared/domain/visits/schema";
 import type { DispatchOutcome, RoutingResultBody } from "#shared/domain/routing-results/schema";
 
 /** Port: assigns one visit if it is still active in that hub (a conditional write); false when it is not. */
@@ -8,6 +8,8 @@ export type MarkVisitDispatched = (
   visitId: string,
   dispatch: VisitDispatch,
   updatedTime: string,
+  /** Who dispatches, and when: stored on the visit, from which the stream appends the dispatch to its history. */
+  dispatchedBy: DispatchedBy,
   /** A re-plan's pinned visit: assigned only while still ASSIGNED to the same vehicle under this result. */
   pinnedFromResultId?: string,
   /** A re-plan's released visit: assigned (to any vehicle) only while still ASSIGNED under this result. */
@@ -40,8 +42,8 @@ export function countingOwnAssignments(
   mark: MarkVisitDispatched,
   visitRoutingResultId: VisitRoutingResultId,
 ): MarkVisitDispatched {
-  return async (organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId) =>
-    (await mark(organizationId, hubId, visitId, dispatch, updatedTime, pinnedFromResultId, releasedFromResultId)) ||
+  return async (organizationId, hubId, visitId, dispatch, updatedTime, dispatchedBy, pinnedFromResultId, releasedFromResultId) =>
+    (await mark(organizationId, hubId, visitId, dispatch, updatedTime, dispatchedBy, pinnedFromResultId, releasedFromResultId)) ||
     (await visitRoutingResultId(organizationId, hubId, visitId)) === resultId;
 }
 
@@ -59,6 +61,7 @@ export async function dispatchRoutes(
   target: { organizationId: string; hubId: string; resultId: string },
   markVisitDispatched: MarkVisitDispatched,
   updatedTime: string,
+  dispatchedBy: DispatchedBy,
 ): Promise<DispatchOutcome> {
   const work = routes.flatMap((route) =>
     route.trips.map((trip) => ({
@@ -87,6 +90,7 @@ export async function dispatchRoutes(
           item.visitId,
           item.dispatch,
           updatedTime,
+          dispatchedBy,
           ...(item.pinnedFromResultId !== undefined || item.releasedFromResultId !== undefined
             ? [item.pinnedFromResultId, item.releasedFromResultId]
             : []),
@@ -120,6 +124,8 @@ export function returnedToPool(at: Date): (version: number) => VisitTransition {
     notes: "dropped by a re-plan",
     proofIds: [],
     version: version + 1,
+    vehicleId: null,
+    routingResultId: null,
   });
 }
 

@@ -318,7 +318,11 @@ export function createRoutingResultDispatch(deps: RoutingResultDispatchDependenc
       const at = now();
       const time = formatDateTimeUtc(at);
       const mark = countingOwnAssignments(resultId, deps.markVisitDispatched, deps.visitRoutingResultId);
-      const assigned = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time);
+      const assigned = await dispatchRoutes(routes, { organizationId: caller.organizationId, hubId: result.hubId, resultId }, mark, time, {
+        source: "dispatcher",
+        userId: caller.userId,
+        at: at.toISOString(),
+      });
       const unassigned = await returnReleasedDrops(
         body.dropped,
         { organizationId: caller.organizationId, hubId: result.hubId },

@@ -14,7 +14,7 @@ import { isActiveVisitStatus } from "#shared/domain/visits/schema";
 import { resultNameTime, type RoutingResultStore } from "#shared/domain/routing-results/service";
 import { buildRunProblem, describeSolution, explainDrops, type RunPlanInput } from "#shared/domain/runs/build-problem";
 import { planViolations } from "#shared/domain/runs/check-plan";
-import { keepAssigned, type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
+import { type LiveRoute, liveRoutesOf, liveVehiclesOf, pinnedCount } from "#shared/domain/runs/live-day";
 import { onDemandRunKey, scheduleRunKey } from "#shared/domain/runs/active-runs";
 import type { OnDemandRunMessage, RoutingRunMessage, RunQueueMessage } from "#shared/domain/runs/messages";
 import type { ScheduleRecord } from "#shared/domain/schedules/schema";
@@ -265,7 +265,8 @@ async function prepare(
             hub._id,
             routes.flatMap((r) => r.visitIds),
           ),
-          replan?.options ?? keepAssigned,
+          // A re-optimization's own options; any other run on a live day: the profile's.
+          replan?.options ?? { assigned: configuration.liveDayAssigned },
         )
       : [];
   const room = Math.max(0, MAX_VISITS_PER_RUN - pinnedCount(live));
@@ -293,7 +294,7 @@ async function prepare(
       visits,
       appTimeZone: ports.appTimeZone,
       live,
-      ...(replan ? { useIdleVehicles: replan.options.useIdleVehicles } : {}),
+      useIdleVehicles: replan ? replan.options.useIdleVehicles : configuration.liveDayUseIdleVehicles,
     },
   };
 }
@@ -576,7 +577,12 @@ async function dispatchAll(
 ) {
   const dispatchedAt = ports.now();
   const dispatchTime = formatDateTimeUtc(dispatchedAt);
-  const assigned = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime);
+  // A run's own dispatch (autoDispatch) is the system's, whoever asked for the run.
+  const assigned = await dispatchRoutes(body.routes, { organizationId, hubId, resultId }, mark, dispatchTime, {
+    source: "system",
+    userId: "system",
+    at: dispatchedAt.toISOString(),
+  });
   const unassigned = ports.returnVisitToPool
     ? await returnReleasedDrops(body.dropped, { organizationId, hubId }, ports.returnVisitToPool, dispatchedAt)
     : 0;

@@ -109,8 +109,33 @@ export const visitTransitionSchema = z.object({
   proofIds: z._default(z.array(z.string().check(clientText)).check(z.describe("The proofs the action named (proof of delivery).")), []),
   /** The visit's version this change produced (history order). */
   version: z.number(),
+  /** Changes recorded before dispatch entries existed, and every other change, name none. */
+  vehicleId: z._default(
+    z
+      .nullable(z.string().check(clientText))
+      .check(z.describe("The vehicle a dispatch (→ ASSIGNED) gave the visit; null for other changes.")),
+    null,
+  ),
+  routingResultId: z._default(
+    z
+      .nullable(z.string().check(clientText))
+      .check(z.describe("The routing result a dispatch (→ ASSIGNED) came from; null for other changes.")),
+    null,
+  ),
 });
 export type VisitTransition = z.infer<typeof visitTransitionSchema>;
+
+/**
+ * Who dispatched a visit, stored on it by the dispatch's own conditional write: the stream reads it
+ * to append the dispatch to the visit's history (shared/domain/visits/dispatch-history.ts).
+ */
+export const dispatchedBySchema = z.object({
+  source: z.enum(["dispatcher", "system"]),
+  userId: z.string(),
+  /** When (ISO 8601, UTC): with the result, what makes two dispatches of one visit two entries. */
+  at: z.string(),
+});
+export type DispatchedBy = z.infer<typeof dispatchedBySchema>;
 
 const visitShape = {
   hubId: z

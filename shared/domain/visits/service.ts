@@ -27,6 +27,7 @@ import {
   type VisitPatch,
   type VisitStatus,
   type VisitProgress,
+  type DispatchedBy,
   type VisitTransition,
   type TransitionSource,
   writableVisitFields,
@@ -106,6 +107,8 @@ export interface VisitStore {
     visitId: string,
     dispatch: VisitDispatch,
     updatedTime: string,
+    /** Stored on the visit: the stream appends the dispatch to its history from it. */
+    dispatchedBy: DispatchedBy,
     pinnedFromResultId?: string,
     releasedFromResultId?: string,
   ): Promise<boolean>;
@@ -155,6 +158,8 @@ export function changeOf(
     notes: how.notes ?? null,
     proofIds: [...(how.proofIds ?? [])],
     version: version + 1,
+    vehicleId: null,
+    routingResultId: null,
   };
   const vehicleId = before.assignedVehicleId;
   const holdBefore = holdsVehicle(before.status);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { dispatchHistoryEntity } from "#shared/domain/visits/dispatch-history";
 import type { DomainEvent, StoredEvent } from "#shared/domain/webhooks/events";
 
 /**
@@ -237,11 +238,17 @@ const eventReaders = {
 export const eventEntities = Object.keys(eventReaders) as ReadonlyArray<keyof typeof eventReaders>;
 
 /**
+ * Every entity the stream's consumer reads: the events' and the one whose dispatches it appends to
+ * history (shared/domain/visits/dispatch-history.ts).
+ */
+export const streamEntities: readonly string[] = [...new Set<string>([...eventEntities, dispatchHistoryEntity])];
+
+/**
  * The Lambda event-filter pattern of the publisher's stream source: records whose new image is an
- * item of one of `eventEntities` (a removal has no new image and is dropped). The CDK stack hands it to
+ * item of one of `streamEntities` (a removal has no new image and is dropped). The CDK stack hands it to
  * `FilterCriteria.filter` as is; the local poller evaluates it with `matchesFilterPattern`.
  */
-export const streamFilterPattern = { dynamodb: { NewImage: { entity: { S: [...eventEntities] } } } } as const;
+export const streamFilterPattern = { dynamodb: { NewImage: { entity: { S: streamEntities } } } } as const;
 
 /** The events one committed write means; `at`: when the stream saw it (fallback timestamp). */
 export function eventsOfChange(before: Image, after: Image, at: Date): StoredEvent[] {

@@ -55,6 +55,8 @@ describe("Schema: configuration profile", () => {
       etaChangeMinutes: 10,
       autoArrival: false,
       arrivalRadiusMeters: 75,
+      liveDayAssigned: "keepVehicle",
+      liveDayUseIdleVehicles: true,
     });
     expect(configurationInputSchema.parse({ ...base, capacityConstraint: { volume: false } }).capacityConstraint).toEqual({
       weight: true,

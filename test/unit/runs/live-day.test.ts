@@ -56,6 +56,8 @@ const configuration = {
   etaChangeMinutes: 10,
   autoArrival: false,
   arrivalRadiusMeters: 75,
+  liveDayAssigned: "keepVehicle",
+  liveDayUseIdleVehicles: true,
   organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
@@ -93,7 +95,7 @@ const visit = (id: string, i: number): Visit =>
   });
 
 /** A hub's world as the stores keep it, and a worker over it. */
-function world(vehicles: Vehicle[]) {
+function world(vehicles: Vehicle[], profile: Partial<RoutingConfiguration> = {}) {
   const visits = new Map<string, Visit>();
   const liveRoutes = new Map<string, LiveRoute>();
   const claims = new Map<string, RunClaimView>();
@@ -112,7 +114,7 @@ function world(vehicles: Vehicle[]) {
     finishClaim: async (_o, _s, slot, status) => void claims.set(slot, { ...(claims.get(slot) as RunClaimView), status }),
     findSchedule: async () => schedule,
     recordLogExecuted: async () => undefined,
-    findConfiguration: async () => configuration,
+    findConfiguration: async () => ({ ...configuration, ...profile }),
     findHub: async () => ({
       _id: "hub-1",
       name: "Depot",
@@ -151,7 +153,7 @@ function world(vehicles: Vehicle[]) {
       list: async () => ({ items: [], nextCursor: null }),
     },
     // The store's conditional update: active visits, or a pinned one still ASSIGNED to that vehicle under that result.
-    markVisitDispatched: async (_o, _h, visitId, dispatch, _time, pinnedFrom) => {
+    markVisitDispatched: async (_o, _h, visitId, dispatch, _time, _by, pinnedFrom) => {
       const stored = visits.get(visitId);
       if (!stored) return false;
       const active = stored.status === "UNASSIGNED" || stored.status === "ONGOING";
@@ -208,6 +210,8 @@ function world(vehicles: Vehicle[]) {
             notes: null,
             proofIds: [],
             version: 2,
+            vehicleId: null,
+            routingResultId: null,
           }
         : stored.lastTransition,
     });
@@ -218,7 +222,8 @@ function world(vehicles: Vehicle[]) {
 const onVehicle = (visits: Map<string, Visit>, vehicleId: string, ids: string[]) =>
   ids.filter((id) => visits.get(id)?.status === "ASSIGNED" && visits.get(id)?.assignedVehicleId === vehicleId);
 
-describe("Runs that respect the road", () => {
+// Each test runs the optimizer two to four times (a second each when the machine is idle, several when loaded).
+describe("Runs that respect the road", { timeout: 60_000 }, () => {
   it("1 vehicle of 100 kg with 8 × 10 kg dispatched at 08:00: the 12:00 run puts at most 2 of 5 new 10 kg visits on it, and keeps the 8", async () => {
     const w = world([van("veh-1", 100)]);
     const morning = w.add("a", 8);
@@ -261,6 +266,37 @@ describe("Runs that respect the road", () => {
     expect(onVehicle(w.visits, "veh-1", added)).toHaveLength(3);
     // The next live route keeps the day's history first.
     expect(w.liveRoutes.get("veh-1")?.visitIds.slice(0, 3)).toEqual(order.slice(0, 3));
+  });
+
+  it("scheduled runs follow the profile's live-day settings: liveDayAssigned free releases a van's visits while it is at the hub", async () => {
+    const w = world([van("veh-1", 100)], { liveDayAssigned: "free" });
+    const morning = w.add("a", 8);
+    await w.runAt("08:00");
+    const morningResult = w.visits.get(morning[0] as string)?.routingResultId;
+    w.add("b", 5);
+    const noon = await w.runAt("12:00");
+    const kept = noon.routes.flatMap((route) => route.trips).filter((trip) => morning.includes(trip.visitId));
+    // Nothing of the van is loaded (no stop started): every morning visit is planned as free work, none pinned.
+    expect(kept.length).toBeGreaterThan(0);
+    for (const trip of kept) {
+      expect(trip.releasedFromResultId).toBe(morningResult);
+      expect(trip.pinnedFromResultId).toBeUndefined();
+    }
+  });
+
+  it("scheduled runs follow the profile's live-day settings: liveDayUseIdleVehicles false keeps a van with no route out", async () => {
+    const plan = async (profile: Partial<RoutingConfiguration>) => {
+      const vehicles = [van("veh-1", 100)];
+      const w = world(vehicles, profile);
+      w.add("a", 8);
+      await w.runAt("08:00");
+      vehicles.push(van("veh-2", 100)); // joins the hub after the morning dispatch: no route today
+      w.add("b", 5);
+      return (await w.runAt("12:00")).routes.filter((route) => route.trips.length > 0).map((route) => route.vehicleId);
+    };
+    expect(await plan({ liveDayUseIdleVehicles: false })).toEqual(["veh-1"]);
+    // Not vacuous: by default the idle van takes what the first cannot carry.
+    expect((await plan({})).sort()).toEqual(["veh-1", "veh-2"]);
   });
 
   it("leaves out a vehicle whose dispatched shift ended while another's day is still live", async () => {

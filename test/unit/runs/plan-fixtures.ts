@@ -35,6 +35,8 @@ export const profile = (overrides: Partial<RoutingConfiguration> = {}): RoutingC
   etaChangeMinutes: 10,
   autoArrival: false,
   arrivalRadiusMeters: 75,
+  liveDayAssigned: "keepVehicle",
+  liveDayUseIdleVehicles: true,
   organizationId: "o",
   createdTime: "2026-01-01 00:00:00",
   updatedTime: "2026-01-01 00:00:00",

@@ -62,6 +62,8 @@ const configuration = {
   etaChangeMinutes: 10,
   autoArrival: false,
   arrivalRadiusMeters: 75,
+  liveDayAssigned: "keepVehicle",
+  liveDayUseIdleVehicles: true,
   organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
