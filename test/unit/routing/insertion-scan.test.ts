@@ -99,7 +99,7 @@ describe("the insertion scan leaves out positions no window can take", () => {
     let compared = 0;
     let withDead = 0;
     let foundSome = 0;
-    for (let seed = 1; seed <= 40; seed++) {
+    for (let seed = 1; seed <= 25; seed++) {
       const instance = buildInstance(randomProblem(seed, 16));
       const solution = new Solution(instance, { vehicle: 1000, underload: 10 });
       const random = new Random(seed);
@@ -139,5 +139,5 @@ describe("the insertion scan leaves out positions no window can take", () => {
     // The cases cover what the change is about: routes with positions left out, and insertions found.
     expect(withDead).toBeGreaterThan(50);
     expect(foundSome).toBeGreaterThan(100);
-  });
+  }, 120_000);
 });
