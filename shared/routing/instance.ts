@@ -26,6 +26,8 @@ export interface Instance {
    * position from another row fewer; the previous-to-next edge is still read from its row).
    */
   readonly symmetricDistance: boolean;
+  /** Whether every distance is finite (a road matrix may say Infinity): then every insertion cost is below an infinite bound. */
+  readonly finiteDistance: boolean;
   /** Per vehicle, row-major travel minutes (shared between vehicles of the same speed). */
   readonly travelTime: Float64Array[];
 
@@ -275,6 +277,7 @@ export function buildInstance(problem: RoutingProblem): Instance {
     locationCount,
     distance,
     symmetricDistance: isSymmetric(distance, locationCount),
+    finiteDistance: distance.every(Number.isFinite),
     travelTime,
     location,
     service,

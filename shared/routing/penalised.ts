@@ -30,6 +30,8 @@ export class Penalties {
   load: number;
   /** Per distance unit above a vehicle's maximum. */
   distance = 10;
+  /** Changes whenever a weight does: a move evaluated under other weights may have another delta now. */
+  epoch = 0;
   private feasible = 0;
   private registered = 0;
   private readonly floor: { timeWarp: number; load: number };
@@ -46,8 +48,11 @@ export class Penalties {
     if (++this.registered < ADAPT_EVERY) return;
     const share = this.feasible / this.registered;
     const factor = share < FEASIBLE_TARGET - 0.05 ? RAISE : share > FEASIBLE_TARGET + 0.05 ? LOWER : 1;
-    this.timeWarp = Math.max(this.floor.timeWarp, this.timeWarp * factor);
-    this.load = Math.max(this.floor.load, this.load * factor);
+    const timeWarp = Math.max(this.floor.timeWarp, this.timeWarp * factor);
+    const load = Math.max(this.floor.load, this.load * factor);
+    if (timeWarp !== this.timeWarp || load !== this.load) this.epoch++;
+    this.timeWarp = timeWarp;
+    this.load = load;
     this.feasible = 0;
     this.registered = 0;
   }
@@ -61,11 +66,20 @@ export class PenalisedStep {
   private readonly blinks: Blinks;
   private readonly promising = new Set<number>();
   private readonly order: number[] = [];
+  /**
+   * Per visit u and neighbour rank k: the versions of u's and the neighbour's routes and the penalty epoch when no
+   * move between them improved. Each move's delta depends on those two routes and the weights only, and a
+   * rejected step brings its routes back at their old versions, so the pair would fail again.
+   */
+  private readonly failed: Int32Array;
+  private readonly tried: number;
 
   constructor(
     private readonly solution: Solution,
     readonly penalties: Penalties,
     random: Random,
+    /** Whether unchanged neighbour pairs are skipped (`failed`); false only to show, in tests, that it changes nothing. */
+    private readonly remember = true,
   ) {
     const { instance, windows } = solution;
     this.segment = new Segment(instance, windows);
@@ -73,7 +87,13 @@ export class PenalisedStep {
     this.loadA = new Float64Array(instance.dims);
     this.loadB = new Float64Array(instance.dims);
     this.blinks = new Blinks(random, 0.01);
+    this.tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
+    // Version 0 is never a route's: nothing is marked failed at first.
+    this.failed = new Int32Array(instance.visitCount * this.tried * 3);
   }
+
+  /** Neighbour pairs the local search evaluated and skipped as unchanged since they last failed (for tests). */
+  readonly counts = { evaluated: 0, skipped: 0 };
 
   /**
    * Puts the visits (as ordered by the caller) back at their cheapest penalised places in used routes; those
@@ -198,8 +218,9 @@ export class PenalisedStep {
   /** Granular local search under penalised cost on the promising visits, first improvement, a few passes. */
   private improve(): void {
     const { solution } = this;
-    const { instance, routeOf } = solution;
-    const tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
+    const { instance, routeOf, version } = solution;
+    const { tried, failed, counts } = this;
+    const epoch = this.penalties.epoch;
     for (let pass = 0, improved = true; improved && pass < MAX_PASSES; pass++) {
       improved = false;
       this.order.length = 0;
@@ -209,11 +230,22 @@ export class PenalisedStep {
         for (let k = 0; k < tried; k++) {
           const v = instance.neighbours[u * instance.neighbourCount + k]!;
           if (routeOf[v]! < 0 || routeOf[v] === routeOf[u]) continue;
+          const cell = (u * tried + k) * 3;
+          const versionU = version[routeOf[u]!]!;
+          const versionV = version[routeOf[v]!]!;
+          if (this.remember && failed[cell] === versionU && failed[cell + 1] === versionV && failed[cell + 2] === epoch) {
+            counts.skipped++;
+            continue;
+          }
+          counts.evaluated++;
           if (this.tryRelocate(u, v) || this.trySwap(u, v) || this.tryTwoOptStar(u, v) || this.tryTwoOptStar(v, u)) {
             this.promising.add(v);
             improved = true;
             break;
           }
+          failed[cell] = versionU;
+          failed[cell + 1] = versionV;
+          failed[cell + 2] = epoch;
         }
       }
     }

@@ -62,6 +62,29 @@ export class Blinks {
     return first ? this.skip() : true;
   }
 
+  /**
+   * The same as `count` calls of `skip` (the same random numbers drawn, the same state after), for positions
+   * known to be useless whether skipped or not; whether any of them was skipped.
+   */
+  skipMany(count: number): boolean {
+    let skipped = false;
+    while (count > 0) {
+      if (this.left > 0) {
+        const kept = Math.min(count, this.left);
+        this.left -= kept;
+        count -= kept;
+      } else if (this.left < 0) {
+        // The first draw, taken before the first position is tried (as in `skip`).
+        this.left = this.gap();
+      } else {
+        this.left = this.gap();
+        count--;
+        skipped = true;
+      }
+    }
+    return skipped;
+  }
+
   /** Failures before the first success, geometric with success probability `rate` (never, at rate 0). */
   private gap(): number {
     return this.logKeep === 0 ? Infinity : Math.floor(Math.log(1 - this.random.next()) / this.logKeep);

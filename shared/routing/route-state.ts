@@ -418,8 +418,26 @@ export class Route {
     // otherwise make every field be read again).
     const { fLast, nextLocation, fEarliest, fDuration, fTimeWarp, bLatest, bNext } = this;
     const last = nodes.length - 1;
+    // Positions no window of v can take whatever the travel (v's service cannot start before its first window
+    // opens nor leave room for what follows; the route before it cannot be done by its last window's close) are
+    // not checked, only costed where a blink would be drawn for them: the same blinks, the same answer.
+    const firstWindow = windowOffset[v]!;
+    const lastWindow = windowOffset[v + 1]! - 1;
+    let latestClose = windowClose[firstWindow]!;
+    for (let w = firstWindow + 1; w <= lastWindow; w++) latestClose = Math.max(latestClose, windowClose[w]!);
+    let earliestOpen = windowOpen[firstWindow]!;
+    for (let w = firstWindow + 1; w <= lastWindow; w++) earliestOpen = Math.min(earliestOpen, windowOpen[w]!);
+    const earliestDone = earliestOpen + serviceTime;
+    const tooLate = latestClose + EPSILON;
+    let from = 0;
+    while (from < last && earliestDone > bLatest[bNext[from + 1]!]! + EPSILON) from++;
+    let to = last;
+    while (to > from && fEarliest[to - 1]! + fDuration[to - 1]! - fTimeWarp[to - 1]! > tooLate) to--;
+    if (blinks !== undefined) {
+      if (from > 0 && this.skipDead(0, from, v, fixed, bound, blinks)) out.blinked = true;
+    }
     let found = false;
-    for (let p = 0; p < last; p++) {
+    for (let p = from; p < to; p++) {
       const prev = fLast[p]!;
       const next = nextLocation[p]!;
       const fromPrev = prev * locationCount;
@@ -452,7 +470,31 @@ export class Route {
         }
       }
     }
+    if (blinks !== undefined && to < last && this.skipDead(to, last, v, fixed, bound, blinks)) out.blinked = true;
     return found;
+  }
+
+  /**
+   * The blinks that `findInsertion` would draw for positions [from, to), none of which v fits: one per position
+   * cheaper than the bound (which none of them can lower). Whether any was skipped.
+   */
+  private skipDead(from: number, to: number, v: number, fixed: number, bound: number, blinks: Blinks): boolean {
+    if (bound === Infinity && this.instance.finiteDistance) return blinks.skipMany(to - from);
+    const { distance, location, locationCount } = this.instance;
+    const symmetric = this.instance.symmetricDistance;
+    const visitLocation = location[v]!;
+    const at = visitLocation * locationCount;
+    const { fLast, nextLocation } = this;
+    let cheaper = 0;
+    for (let p = from; p < to; p++) {
+      const prev = fLast[p]!;
+      const next = nextLocation[p]!;
+      const fromPrev = prev * locationCount;
+      const toVisit = symmetric ? distance[at + prev]! : distance[fromPrev + visitLocation]!;
+      const cost = fixed + toVisit + distance[at + next]! - distance[fromPrev + next]!;
+      if (cost < bound) cheaper++;
+    }
+    return blinks.skipMany(cheaper);
   }
 
   /**

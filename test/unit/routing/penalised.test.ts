@@ -75,3 +75,76 @@ describe("the penalised ruin-and-recreate step", () => {
     expect(checkSolutionOf(5)).toEqual([]);
   }, 120_000);
 });
+
+describe("the penalised step's memo of neighbour pairs that did not improve", () => {
+  it("skips pairs whose routes and penalties are unchanged, and the steps end exactly as without it", () => {
+    let skipped = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const run = (remember: boolean) => {
+        const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+        const random = new Random(seed);
+        randomFeasibleRoutes(solution, random);
+        const ruinRecreate = new RuinRecreate(solution, random);
+        // Low penalties: most steps pass through infeasible plans, and the weights move (new epochs) along the way.
+        const penalties = new Penalties(0.5, 5);
+        const step = new PenalisedStep(solution, penalties, random, remember);
+        const states: unknown[] = [];
+        for (let i = 0; i < 250; i++) {
+          solution.begin();
+          ruinRecreate.ruin();
+          step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+          ruinRecreate.recreate([...solution.unassigned], true);
+          states.push(solution.snapshot(), penalties.timeWarp);
+          if (i % 3 === 0) solution.commit();
+          else solution.rollback();
+        }
+        return { states, counts: step.counts, epochs: penalties.epoch };
+      };
+      const plain = run(false);
+      const remembered = run(true);
+      expect(remembered.states).toEqual(plain.states);
+      expect(plain.counts.skipped).toBe(0);
+      expect(remembered.epochs).toBeGreaterThan(0);
+      expect(remembered.counts.evaluated).toBeLessThan(plain.counts.evaluated);
+      skipped += remembered.counts.skipped;
+    }
+    expect(skipped).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("evaluates the pairs of unchanged routes again once the penalties changed", () => {
+    const solution = new Solution(buildInstance(randomProblem(3, 18)), { vehicle: 1000, underload: 7 });
+    const random = new Random(3);
+    randomFeasibleRoutes(solution, random);
+    // High penalties: the local search stays feasible and comes to rest.
+    const penalties = new Penalties(1000, 1);
+    const step = new PenalisedStep(solution, penalties, random);
+    const routed = () => [...solution.instance.routable].filter((v) => solution.routeOf[v]! >= 0);
+    /** Pairs evaluated by a local search over every routed visit. */
+    const evaluated = () => {
+      const before = step.counts.evaluated;
+      step.insertAndImprove([], routed());
+      return step.counts.evaluated - before;
+    };
+    expect(evaluated()).toBeGreaterThan(0);
+    // At rest, the same routes at the same versions: nothing is evaluated again.
+    for (let round = 0; round < 10 && evaluated() > 0; round++);
+    expect(evaluated()).toBe(0);
+    expect(step.counts.skipped).toBeGreaterThan(0);
+    const epoch = penalties.epoch;
+    for (let i = 0; i < 100; i++) penalties.register(false);
+    expect(penalties.epoch).toBe(epoch + 1);
+    expect(evaluated()).toBeGreaterThan(0);
+  });
+
+  it("a new penalty epoch only when a weight changes", () => {
+    const penalties = new Penalties(1, 1);
+    // At the floor already: lowering leaves the weights (and the epoch) as they are.
+    for (let i = 0; i < 100; i++) penalties.register(true);
+    expect(penalties.epoch).toBe(0);
+    for (let i = 0; i < 100; i++) penalties.register(false);
+    expect(penalties.epoch).toBe(1);
+    // Within the target band: no change.
+    for (let i = 0; i < 100; i++) penalties.register(i % 5 !== 0);
+    expect(penalties.epoch).toBe(1);
+  });
+});

@@ -52,7 +52,7 @@ describe("route summaries kept incrementally", () => {
       }
     }
     expect(checked).toBeGreaterThan(100);
-  });
+  }, 60_000);
 
   it("a rollback brings back the routes' nodes and the visits left out, and reuses no array a route still holds", () => {
     const instance = buildInstance(randomProblem(7, 18));
