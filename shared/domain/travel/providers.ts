@@ -19,6 +19,11 @@ const retrySettings = {
   timeoutMs: z._default(z.int().check(z.minimum(100), z.maximum(120_000)), 15_000),
   /** Further attempts of a failed request (error, timeout, partial answer) before the matrix fails. */
   retries: z._default(z.int().check(z.minimum(0), z.maximum(5)), 2),
+  /**
+   * What the operator pays per 1,000 elements (matrix entries, geometry legs), in dollars: what a plan's
+   * `travelDollarsPerMonth` is counted in (shared/domain/travel/spend.ts). Omitted: no dollar cap applies.
+   */
+  pricePer1000Elements: z.optional(z.number().check(z.minimum(0), z.maximum(1_000))),
 };
 
 const greatCircleDeclaration = z.strictObject({ kind: z.literal("greatCircle") });
