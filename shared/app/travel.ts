@@ -97,7 +97,7 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
     const matrix = await buildRoadMatrix({
       locations,
       source: await tableSource(declaration),
-      cache: s3MatrixCache(organizationId, hubId, provider),
+      cache: s3MatrixCache(organizationId, hubId, provider, { maxPoints: document.cacheMaxPoints }),
       cacheTtlMs: document.cacheTtlDays * 86_400_000,
       now: () => now.getTime(),
       deadline: deadline.getTime(),
