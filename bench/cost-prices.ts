@@ -21,6 +21,12 @@ export const prices = {
   /** SQS standard queues per million requests (a send, a receive and a delete per message); EventBridge custom events per million. */
   sqsPerMillionRequests: 0.4,
   eventBridgePerMillionEvents: 1,
+  /**
+   * Amazon Location's routes matrix per 1,000 elements (origin × destination pairs): the figure an operator
+   * declares as the provider's `pricePer1000Elements` (docs/operations.md, "Road-engine spend"); an assumption,
+   * check the service's pricing page for the region and the travel mode.
+   */
+  amazonLocationPer1000Elements: 0.5,
 } as const;
 
 /** The documented tenant mix (docs/performance.md): 20 tenants × 200,000 calls a day, 30-day months. */
@@ -45,4 +51,10 @@ export const tenantMix = {
   /** X-Ray sampling of the API stage before and after this round (reservoir per second, rate beyond it). */
   xraySamplingBefore: { reservoirPerSecond: 1, rate: 0.05 },
   xraySamplingAfter: { reservoirPerSecond: 1, rate: 0.01 },
+  /**
+   * Road-network travel: every tenant plans one hub with an Amazon Location provider; each day's first run
+   * meets `newPointShare` new addresses (the day's other runs re-plan the same points: all from the cache),
+   * and a hub's first run ever asks the whole matrix. Points: visits plus the vehicles' start and end.
+   */
+  roadEngine: { pointsPerRun: 300, newPointShare: 0.1, newDayRunsPerTenantPerMonth: 30 },
 } as const;

@@ -294,13 +294,89 @@ function bill(when: "before" | "after") {
   return { services, total };
 }
 
+/**
+ * Road-engine elements per run, measured with the product's own matrix builder (shared/domain/travel/road-matrix.ts)
+ * and an in-memory cache over a synthetic engine: a hub's first run, then a day with `newPointShare` new points.
+ */
+async function roadEngineElements() {
+  const { buildRoadMatrix } = await import("#shared/domain/travel/road-matrix");
+  const { admitBlock, bestBlock } = await import("#shared/domain/travel/matrix-cache-index");
+  const road = mix.roadEngine;
+  const point = (i: number) => ({ lat: 40.7 + 0.0003 * (i % 200), lng: -74 + 0.0003 * Math.floor(i / 200) });
+  const source = {
+    kind: "synthetic",
+    maxSources: 300,
+    maxDestinations: 500,
+    concurrency: 1,
+    timeoutMs: 10_000,
+    retries: 0,
+    async table(_points: unknown, sources: readonly number[], destinations: readonly number[]) {
+      const rows = sources.map(() => destinations.map(() => 60));
+      return { durationsSeconds: rows, distancesMetres: rows };
+    },
+  };
+  // The bounded cache's policy over blocks kept in memory (shared/travel/matrix-cache.ts keeps them in S3).
+  const blocks = new Map<string, import("#shared/domain/travel/road-matrix").CachedMatrix>();
+  let index = { blocks: [] as import("#shared/domain/travel/matrix-cache-index").CacheBlock[] };
+  const ttl = 30 * 86_400_000;
+  const run = async (locations: { lat: number; lng: number }[], now: number) => {
+    let base: string | undefined;
+    const matrix = await buildRoadMatrix({
+      locations,
+      source,
+      cacheTtlMs: ttl,
+      now: () => now,
+      cache: {
+        async read(keys) {
+          const block = bestBlock(index, keys, now, ttl);
+          base = block?.id;
+          const stored = block && blocks.get(block.id);
+          return (
+            stored && {
+              keys: stored.keys,
+              fetchedAt: stored.fetchedAt,
+              durationsSeconds: stored.durationsSeconds,
+              distancesMetres: stored.distancesMetres,
+            }
+          );
+        },
+        async write(written) {
+          const id = randomUUID();
+          blocks.set(id, written);
+          index = admitBlock(
+            index,
+            { id, keys: written.keys, fetchedAt: written.fetchedAt, usedAt: now },
+            { maxPoints: 5_000, now, ttlMs: ttl, baseId: base },
+          ).index;
+        },
+      },
+    });
+    return matrix.elementsRequested;
+  };
+  const n = road.pointsPerRun;
+  const kept = Math.round(n * (1 - road.newPointShare));
+  const first = await run(
+    Array.from({ length: n }, (_, i) => point(i)),
+    0,
+  );
+  const nextDay = await run(
+    [...Array.from({ length: kept }, (_, i) => point(i)), ...Array.from({ length: n - kept }, (_, i) => point(10_000 + i))],
+    86_400_000,
+  );
+  return { first, nextDay };
+}
+
+const roadElements = await roadEngineElements();
+const roadElementsPerMonth = mix.tenants * mix.roadEngine.newDayRunsPerTenantPerMonth * roadElements.nextDay;
+const roadDollars = (elements: number) => (elements / 1000) * prices.amazonLocationPer1000Elements;
+
 const before = bill("before");
 const after = bill("after");
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 const share = (value: number, total: number) => `${((100 * value) / total).toFixed(0)} %`;
 
 if (values.json) {
-  console.log(JSON.stringify({ perKind, accessLogBytes, before, after, callsPerMonth }, null, 2));
+  console.log(JSON.stringify({ perKind, accessLogBytes, before, after, callsPerMonth, roadElements, roadElementsPerMonth }, null, 2));
 } else {
   console.log(
     `Measured per call (mean of ${repeat} rounds; DynamoDB units from the captured requests, log bytes from the logger's output):`,
@@ -343,5 +419,14 @@ if (values.json) {
   console.log(`| **total** | | **${dollars(before.total)}** | **${dollars(after.total)}** | |`);
   console.log(
     `| per million calls | | ${dollars((before.total / callsPerMonth) * 1e6)} | ${dollars((after.total / callsPerMonth) * 1e6)} | |`,
+  );
+  const road = mix.roadEngine;
+  console.log("");
+  console.log(
+    `Road engine (Amazon Location at $${prices.amazonLocationPer1000Elements} per 1,000 elements; not in the total above): ${road.pointsPerRun} points per run, ` +
+      `elements asked by a hub's first run ${roadElements.first.toLocaleString("en-US")} (${dollars(roadDollars(roadElements.first))}), ` +
+      `by a day with ${100 * road.newPointShare} % new points ${roadElements.nextDay.toLocaleString("en-US")} (${((100 * roadElements.nextDay) / roadElements.first).toFixed(1)} %, ${dollars(roadDollars(roadElements.nextDay))}); ` +
+      `${mix.tenants} tenants × ${road.newDayRunsPerTenantPerMonth} such days: ${(roadElementsPerMonth / 1e6).toFixed(2)} M elements, ${dollars(roadDollars(roadElementsPerMonth))} a month ` +
+      `(${dollars(roadDollars(roadElementsPerMonth) / mix.tenants)} per tenant; the first runs add ${dollars(roadDollars(mix.tenants * roadElements.first))} once).`,
   );
 }

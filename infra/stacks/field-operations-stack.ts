@@ -734,7 +734,8 @@ export class FieldOperationsStack extends Stack {
       const workerRole = worker.role as IRole;
       workerRole.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ["s3:GetObject", "s3:PutObject"],
+          // Delete: the bounded cache drops the blocks it evicts (shared/travel/matrix-cache.ts).
+          actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
           resources: [bucket.arnForObjects(`${objectKinds.travelCache}*`)],
         }),
       );

@@ -1,10 +1,14 @@
 import { configuredTravelProviders } from "#shared/config/travel-providers";
+import { travelProviderRefusalOf } from "#shared/app/travel-plan";
 import { createConfigurationService } from "#shared/domain/configurations/service";
 import { dynamoConfigurationStore } from "#shared/store/configuration-store";
 
 /** Composition root of the configuration profile area: the domain service over its DynamoDB store. */
-export const configurationService = createConfigurationService(dynamoConfigurationStore, undefined, () =>
-  Object.keys(configuredTravelProviders().providers),
+export const configurationService = createConfigurationService(
+  dynamoConfigurationStore,
+  undefined,
+  () => Object.keys(configuredTravelProviders().providers),
+  travelProviderRefusalOf,
 );
 
 /**

@@ -1,5 +1,6 @@
 import { activeRunSlots } from "#shared/app/active-runs";
 import { roadGeometry, roadMatrix } from "#shared/app/travel";
+import { travelProviderRefusalOf } from "#shared/app/travel-plan";
 import { findConfiguration } from "#shared/app/configurations";
 import { meterRun, runMemoryMb, runQuota } from "#shared/app/usage";
 import { markVisitDispatched, oldestActiveVisits } from "#shared/app/visits";
@@ -50,6 +51,7 @@ export function runWorkerPorts(overrides: Partial<RunWorkerPorts> = {}): RunWork
     runQuotaRefusal: runQuota.refusal,
     meterRun: async (usage) => meterRun(usage),
     memoryMb: runMemoryMb,
+    travelProviderRefusal: travelProviderRefusalOf,
     roadMatrix,
     roadGeometry,
     ...overrides,

@@ -1,11 +1,11 @@
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { configuredTravelProviders } from "#shared/config/travel-providers";
 import type { RunWorkerPorts } from "#shared/domain/runs/run-worker";
-import type { RoadProviderDeclaration } from "#shared/domain/travel/providers";
-import { buildRoadMatrix, type TravelTableSource, TravelMatrixError } from "#shared/domain/travel/road-matrix";
+import type { RoadProviderDeclaration, TravelProviderDeclaration } from "#shared/domain/travel/providers";
+import { providerElementsAttribute, travelElementsBudget as spendBudget } from "#shared/domain/travel/spend";
+import { buildRoadMatrix, type ElementsBudget, type TravelTableSource, TravelMatrixError } from "#shared/domain/travel/road-matrix";
 import { planOf, travelElementsRefusal } from "#shared/domain/usage/run-quota";
 import { utcMonth } from "#shared/domain/usage/schema";
-import { reserveWithinCap } from "#shared/domain/usage/reservations";
 import { logger } from "#shared/observability/powertools";
 import { dynamoReservationStore } from "#shared/store/reservation-store";
 import { keys } from "#shared/store/keys";
@@ -26,20 +26,37 @@ async function tableSource(declaration: RoadProviderDeclaration): Promise<Travel
   return amazonLocationTableSource(declaration);
 }
 
-/** The month's travel-elements counter of the organization and its cap (the plan's travelElementsPerMonth). */
-function travelElementsBudget(organizationId: string, now: Date) {
-  const counter = {
-    key: keys.runSecondsTotal(organizationId, utcMonth(now)),
-    attribute: "travelElements",
-    itemAttributes: { entity: "runSeconds" },
+/**
+ * The month's travel-elements counters of the organization and their caps: the plan's
+ * travelElementsPerMonth over every provider, and the provider's dollar cap (shared/domain/travel/spend.ts).
+ */
+function travelElementsBudget(organizationId: string, provider: string, declaration: TravelProviderDeclaration, now: Date): ElementsBudget {
+  // Built at the first reservation: a run the cache answers whole reads no tenant record.
+  let budget: Promise<ElementsBudget> | undefined;
+  const built = () => {
+    budget ??= (async () => {
+      const plan = planOf(await tenantPlanName(organizationId), configuredPlans());
+      const counter = (attribute: string) => ({
+        key: keys.runSecondsTotal(organizationId, utcMonth(now)),
+        attribute,
+        itemAttributes: { entity: "runSeconds" },
+      });
+      return spendBudget({
+        store: dynamoReservationStore,
+        plan,
+        provider,
+        declaration,
+        planCounter: counter("travelElements"),
+        providerCounter: counter(providerElementsAttribute(provider)),
+        now,
+        elementsRefusal: (used, elements) => travelElementsRefusal(plan, used, elements, now) ?? "",
+      });
+    })();
+    return budget;
   };
   return {
-    reserve: async (elements: number) => {
-      const plan = planOf(await tenantPlanName(organizationId), configuredPlans());
-      const outcome = await reserveWithinCap(dynamoReservationStore, counter, elements, plan.travelElementsPerMonth);
-      return outcome.granted ? undefined : travelElementsRefusal(plan, outcome.used, elements, now);
-    },
-    settle: (reserved: number, answered: number) => dynamoReservationStore.settle(counter, reserved, answered),
+    reserve: async (elements) => (await built()).reserve(elements),
+    settle: async (reserved, answered) => (await built()).settle(reserved, answered),
   };
 }
 
@@ -61,7 +78,7 @@ export const roadGeometry: NonNullable<RunWorkerPorts["roadGeometry"]> = async (
     routes,
     source: osrmRouteSource(declaration),
     deadline: deadline.getTime(),
-    elementsBudget: travelElementsBudget(organizationId, now),
+    elementsBudget: travelElementsBudget(organizationId, provider, declaration, now),
   });
   // The tenant sees the kind of failure; the detail (URL, socket error) stays in the logs.
   if (outcome.failure) logger.warn("road geometry failed", { organizationId, hubId, provider, detail: outcome.detail ?? outcome.failure });
@@ -80,11 +97,11 @@ export const roadMatrix: RunWorkerPorts["roadMatrix"] = async ({ organizationId,
     const matrix = await buildRoadMatrix({
       locations,
       source: await tableSource(declaration),
-      cache: s3MatrixCache(organizationId, hubId, provider),
+      cache: s3MatrixCache(organizationId, hubId, provider, { maxPoints: document.cacheMaxPoints }),
       cacheTtlMs: document.cacheTtlDays * 86_400_000,
       now: () => now.getTime(),
       deadline: deadline.getTime(),
-      elementsBudget: travelElementsBudget(organizationId, now),
+      elementsBudget: travelElementsBudget(organizationId, provider, declaration, now),
     });
     return { kind: declaration.kind, matrix };
   } catch (error) {

@@ -266,6 +266,12 @@ export const objectKeys = {
    */
   travelMatrixCache: (o: string, hubId: string, provider: string) =>
     `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}.bin`,
+  /** The bounded cache's index of blocks (shared/domain/travel/matrix-cache-index.ts); the `.bin` above is the format before it. */
+  travelMatrixCacheIndex: (o: string, hubId: string, provider: string) =>
+    `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}/index.json`,
+  /** One block of the bounded cache: one run's matrix, in the `.bin` encoding. */
+  travelMatrixCacheBlock: (o: string, hubId: string, provider: string, blockId: string) =>
+    `${objectKinds.travelCache}${encodeURIComponent(o)}/${hubId}/${encodeURIComponent(provider)}/${blockId}.bin`,
   /** An export of the earlier version uploaded for an import (docs/api/legacy-import.md). */
   legacyExport: (o: string, uploadId: string) => `${objectKinds.imports}${encodeURIComponent(o)}/${uploadId}.jsonl`,
   /** IAM resource pattern of every organization's uploaded exports (the import functions' only objects). */

@@ -140,7 +140,7 @@ describe("Road-network travel (osrm provider)", () => {
         {
           field: "travelProvider",
           message:
-            "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm, silent-osrm, tables-only-osrm",
+            "travelProvider must be one of the declared travel providers: greatCircle, fake-osrm, down-osrm, silent-osrm, tables-only-osrm, priced-osrm",
         },
       ],
     });

@@ -30,6 +30,11 @@ describe("Stack: travel providers", { timeout: 240_000 }, () => {
       [each.Action].flat().includes("geo-routes:CalculateRouteMatrix"),
     );
     expect(JSON.stringify(statement?.Resource)).toContain(":geo-routes:eu-central-1::provider/default");
+    // The bounded matrix cache reads, writes and deletes its blocks (shared/travel/matrix-cache.ts).
+    const cacheStatement = functionStatements(withAmazon, "RoutingRunFunction").find((each) =>
+      JSON.stringify(each.Resource).includes("/travel-cache/*"),
+    );
+    expect([cacheStatement?.Action].flat().sort()).toEqual(["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]);
     for (const other of ["SchedulerTickFunction", "LegacyImportFunction", "createRoutingConfigurationFunction"]) {
       expect(
         functionActions(withAmazon, other).filter((action) => action.startsWith("geo-routes:")),

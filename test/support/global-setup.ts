@@ -63,6 +63,8 @@ export default async function setup(project: TestProject) {
           "down-osrm": { kind: "osrm", url: "http://127.0.0.1:9", retries: 1, timeoutMs: 2000 },
           "silent-osrm": { kind: "osrm", url: silent.url },
           "tables-only-osrm": { kind: "osrm", url: tablesOnly.url, profile: "driving", maxTableSize: 4, concurrency: 2 },
+          // The same engine at a declared price, for the plans' dollar caps (test/http/road-spend.test.ts): $1 is 50 elements.
+          "priced-osrm": { kind: "osrm", url: osrm.url, profile: "driving", maxTableSize: 4, concurrency: 2, pricePer1000Elements: 20 },
         },
       };
       const stack = await startLocalStack({

@@ -27,5 +27,23 @@ export const testPlans = [
     callQuota: { limit: 15, period: "month" },
     maxRunsQueued: 5,
   },
+  // Road-engine spend (test/http/road-spend.test.ts).
+  {
+    name: "test-city-roads",
+    description: "fake-osrm and great circle only",
+    rate: 10_000,
+    burst: 5_000,
+    maxRunsQueued: 5,
+    travelProviders: ["fake-osrm"],
+  },
+  { name: "test-no-roads", description: "great circle only", rate: 10_000, burst: 5_000, maxRunsQueued: 5, travelProviders: [] },
+  {
+    name: "test-road-dollars",
+    description: "$1 a month of priced-osrm",
+    rate: 10_000,
+    burst: 5_000,
+    maxRunsQueued: 5,
+    travelDollarsPerMonth: { "priced-osrm": 1 },
+  },
   { name: "tiny", description: "3 run-seconds a month, 1 run queued", rate: 100, burst: 100, runSecondsPerMonth: 3, maxRunsQueued: 1 },
 ] as const satisfies readonly Plan[];

@@ -63,7 +63,16 @@ export function createConfigurationService(
   store: ConfigurationStore,
   now: () => Date = () => new Date(),
   travelProviders: () => readonly string[] = () => ["greatCircle"],
+  /** Why the organization's plan may not use a declared provider (naming those it may), or undefined (absent: every one). */
+  travelProviderRefusal: (organizationId: string, provider: string) => Promise<string | undefined> = async () => undefined,
 ) {
+  /** 400 unless the declared provider the profile names is one the organization's plan allows (null: great circle, always). */
+  async function assertTravelProviderInPlan(caller: Caller, input: ConfigurationInput): Promise<void> {
+    if (input.travelProvider === null) return;
+    const refused = await travelProviderRefusal(caller.organizationId, input.travelProvider);
+    if (refused) throw ValidationError.single("travelProvider", `travelProvider: ${refused}`);
+  }
+
   async function findVisible(caller: Caller, configurationId: string) {
     const found = await store.find(caller.organizationId, configurationId);
     if (!found || !callerMayUseHub(caller, found.configuration.hubId)) throw new NotFoundError();
@@ -78,6 +87,7 @@ export function createConfigurationService(
   ) {
     assertHubAllowed(caller, input.hubId);
     assertTravelProviderDeclared(input, travelProviders());
+    await assertTravelProviderInPlan(caller, input);
     const configuration: RoutingConfiguration = {
       _id: existing.configuration._id,
       ...input,
@@ -97,6 +107,7 @@ export function createConfigurationService(
     async create(caller: Caller, input: ConfigurationInput): Promise<RoutingConfiguration> {
       assertHubAllowed(caller, input.hubId);
       assertTravelProviderDeclared(input, travelProviders());
+      await assertTravelProviderInPlan(caller, input);
       const time = now();
       const configuration: RoutingConfiguration = {
         _id: newId(time),

@@ -152,6 +152,11 @@ export interface RunWorkerPorts {
   /** Memory metered with a run, in MB. */
   memoryMb(): number;
   /**
+   * Why the organization's plan may not use the named travel provider (naming those it may), or undefined;
+   * asked when a run starts, since the plan may have changed since the profile was written (absent: allowed).
+   */
+  travelProviderRefusal?(organizationId: string, provider: string): Promise<string | undefined>;
+  /**
    * The road-network matrix between `locations` from the named travel provider (through the hub's
    * cache, within the plan's travel-elements cap); undefined when the provider is the great-circle
    * estimate. Throws TravelMatrixError with the reason when it cannot be had.
@@ -377,6 +382,9 @@ async function planTravel(
     matrixSeconds: roundSeconds((ports.now().getTime() - startedAt) / 1000),
     fallbackReason,
   });
+  // The plan's providers: a run whose profile names one the plan no longer allows fails, whatever its fallback.
+  const refused = provider === "greatCircle" ? undefined : await ports.travelProviderRefusal?.(configuration.organizationId, provider);
+  if (refused) throw new RunFailure(`Travel provider ${provider}: ${refused}.`);
   try {
     const road = await ports.roadMatrix({
       organizationId: configuration.organizationId,

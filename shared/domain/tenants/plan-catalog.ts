@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { providerNamePattern } from "#shared/domain/travel/providers";
 import { defaultPlanName, type Plan, plans as productPlans } from "#shared/domain/tenants/plans";
 
 /**
@@ -21,6 +22,17 @@ const planSchema = z.strictObject({
   // S3 takes at most 5 GiB in one POST (the presigned upload form).
   maxImportBytes: z.optional(z.int().check(z.minimum(1024), z.maximum(5 * 1024 * 1024 * 1024))),
   travelElementsPerMonth: z.optional(z.number().check(z.int(), z.minimum(0))),
+  travelProviders: z.optional(
+    z.readonly(z.array(z.string().check(z.regex(providerNamePattern, "a provider name is letters, digits, _ and -, at most 64")))),
+  ),
+  travelDollarsPerMonth: z.optional(
+    z.readonly(
+      z.record(
+        z.string().check(z.regex(providerNamePattern, "a provider name is letters, digits, _ and -, at most 64")),
+        z.number().check(z.minimum(0)),
+      ),
+    ),
+  ),
   maxWebhooks: z.optional(z.int().check(z.minimum(0), z.maximum(100))),
   positionSamplesPerMonth: z.optional(z.int().check(z.minimum(0))),
 });

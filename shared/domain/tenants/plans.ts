@@ -16,6 +16,12 @@
  * - `maxImportBytes`: largest export file an import may read (400 on `export`); omitted = 1 GiB.
  * - `travelElementsPerMonth`: road-network matrix entries (origin × destination pairs asked of an osrm
  *   or amazonLocation provider, cache hits excluded) per calendar month (UTC); omitted = unlimited.
+ * - `travelProviders`: the travel providers (names in the operator's providers document) the tenant's
+ *   routing profiles may name; omitted = every declared provider. `greatCircle` is always allowed (it
+ *   asks no engine). Checked when a profile is written (400) and again when a run starts (the run fails).
+ * - `travelDollarsPerMonth`: per provider name, the most the tenant's runs may spend on it per calendar
+ *   month (UTC), in dollars at the provider's declared `pricePer1000Elements`; a provider without a
+ *   price, or not named here, has no dollar cap (shared/domain/travel/spend.ts).
  * - `maxWebhooks`: webhook subscriptions the tenant may hold; omitted = `defaultMaxWebhooks`.
  * - `positionSamplesPerMonth`: vehicle position samples stored per calendar month (UTC); omitted =
  *   unlimited. Vehicles reserve them in chunks (shared/domain/vehicles/positions.ts); over the cap a
@@ -33,6 +39,8 @@ export interface Plan {
   maxImportsRunning?: number;
   maxImportBytes?: number;
   travelElementsPerMonth?: number;
+  travelProviders?: readonly string[];
+  travelDollarsPerMonth?: Readonly<Record<string, number>>;
   maxWebhooks?: number;
   positionSamplesPerMonth?: number;
 }

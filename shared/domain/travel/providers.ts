@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { DEFAULT_CACHE_MAX_POINTS } from "#shared/domain/travel/matrix-cache-index";
 
 /**
  * Travel providers the operator declares (context `-c travelProviders=<file>` on AWS, the same document
@@ -19,6 +20,11 @@ const retrySettings = {
   timeoutMs: z._default(z.int().check(z.minimum(100), z.maximum(120_000)), 15_000),
   /** Further attempts of a failed request (error, timeout, partial answer) before the matrix fails. */
   retries: z._default(z.int().check(z.minimum(0), z.maximum(5)), 2),
+  /**
+   * What the operator pays per 1,000 elements (matrix entries, geometry legs), in dollars: what a plan's
+   * `travelDollarsPerMonth` is counted in (shared/domain/travel/spend.ts). Omitted: no dollar cap applies.
+   */
+  pricePer1000Elements: z.optional(z.number().check(z.minimum(0), z.maximum(1_000))),
 };
 
 const greatCircleDeclaration = z.strictObject({ kind: z.literal("greatCircle") });
@@ -70,6 +76,11 @@ export const travelProvidersDocumentSchema = z.strictObject({
     .check(z.describe("Named providers; a profile's travelProvider names one.")),
   /** Cached matrix entries are asked again after this many days (roads and speeds change). */
   cacheTtlDays: z._default(z.number().check(z.positive(), z.maximum(365)), 30),
+  /**
+   * Points a hub's cache of one provider keeps, summed over the runs' matrices it holds (most recently used
+   * first): its S3 bytes stay within 8 × cacheMaxPoints² (shared/domain/travel/matrix-cache-index.ts).
+   */
+  cacheMaxPoints: z._default(z.int().check(z.minimum(100), z.maximum(20_000)), DEFAULT_CACHE_MAX_POINTS),
 });
 export type TravelProvidersDocument = z.infer<typeof travelProvidersDocumentSchema>;
 

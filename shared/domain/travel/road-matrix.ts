@@ -69,9 +69,14 @@ export interface CachedMatrix {
   distancesMetres: Float32Array;
 }
 
+/**
+ * The hub's cache of one provider. `read` gives the cached matrix that holds the most of `keys` within
+ * the TTL (a bounded cache keeps several: shared/domain/travel/matrix-cache-index.ts); `write` adds the
+ * run's matrix (the points it asked or reused), the cache deciding what it keeps.
+ */
 export interface TravelMatrixCache {
-  read(): Promise<CachedMatrix | undefined>;
-  write(matrix: CachedMatrix): Promise<void>;
+  read(keys: readonly string[], now: number, ttlMs: number): Promise<CachedMatrix | undefined>;
+  write(matrix: CachedMatrix, now: number, ttlMs: number): Promise<void>;
 }
 
 /**
@@ -152,7 +157,7 @@ export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatri
 
   // Reuse what the cache knows and is young enough.
   const now = input.now();
-  const cached = await input.cache?.read().catch(() => undefined);
+  const cached = await input.cache?.read(keys, now, input.cacheTtlMs).catch(() => undefined);
   const known: number[] = [];
   const missing: number[] = [];
   const cachedIndex = new Map<number, number>();
@@ -234,6 +239,8 @@ export async function buildRoadMatrix(input: RoadMatrixInput): Promise<RoadMatri
       failure
         ? subMatrix(complete, keys, fetchedAt, durations, distances)
         : { keys, fetchedAt, durationsSeconds: durations, distancesMetres: distances },
+      now,
+      input.cacheTtlMs,
     )
     .catch(() => undefined);
   if (failure) throw new TravelMatrixError(failure.message, failure.detail, elementsAnswered);
