@@ -29,11 +29,7 @@ process.env.LOG_LEVEL = "debug";
 process.env.SLOW_REQUEST_MS = "60000";
 delete process.env.POWERTOOLS_DEV;
 await import("#local/process-defaults");
-const { startLocalStack } = await import("#local/stack");
-const { generateSigningKey, mintToken } = await import("#local/tokens");
-const { permissionSlugs } = await import("#functions/routes");
 const { summarize } = await import("#local/dynamodb-capacity");
-const { tableDefinition } = await import("#shared/store/table-definition");
 const { accessLogFormat } = await import("#infra/stacks/field-operations-stack");
 const { prices, tenantMix } = await import("./cost-prices.ts");
 
@@ -41,19 +37,9 @@ const { values } = parseArgs({ options: { repeat: { type: "string", default: "5"
 const repeat = Number(values.repeat);
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100) throw new Error("usage: --repeat <1..100>");
 
-const signingKey = generateSigningKey();
-const stack = await startLocalStack({
-  port: 0,
-  inMemory: true,
-  stateDirectory: "",
-  signingKey,
-  runScheduler: false,
-  dynamodbSemantics: { conflicts: false, capture: true },
-});
-const semantics = stack.dynamodbSemantics!;
-const indexes = tableDefinition.globalSecondaryIndexes;
-const organizationId = `bench-${randomUUID()}`;
-const token = mintToken(signingKey, { sub: "bench", organizationId, permissions: [...permissionSlugs] });
+const { captureStack } = await import("./support/capture-stack.ts");
+const { stack, semantics, indexes, call } = await captureStack();
+type Answer = Awaited<ReturnType<typeof call>>;
 
 // Every JSON line the process writes while a call runs (the handlers run in this process).
 let captured: string[] = [];
@@ -65,20 +51,6 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   captured.push(...lines);
   return true;
 }) as typeof process.stdout.write;
-
-interface Answer {
-  status: number;
-  body: any;
-}
-async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
 
 type Kind = "get" | "write" | "list";
 interface Sample {

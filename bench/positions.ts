@@ -15,11 +15,7 @@ import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 
 process.env.LOG_LEVEL ??= "silent";
 await import("#local/process-defaults");
-const { startLocalStack } = await import("#local/stack");
-const { generateSigningKey, mintToken } = await import("#local/tokens");
-const { permissionSlugs } = await import("#functions/routes");
 const { costOf, summarize } = await import("#local/dynamodb-capacity");
-const { tableDefinition } = await import("#shared/store/table-definition");
 const { documentClient, tableName } = await import("#shared/store/dynamo");
 const { keys } = await import("#shared/store/keys");
 
@@ -35,32 +31,12 @@ const concurrency = Number(values.concurrency);
 if (!Number.isInteger(vehicleCount) || vehicleCount < 1 || vehicleCount > 5_000) throw new Error("usage: --vehicles <1..5000>");
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 128) throw new Error("usage: --concurrency <1..128>");
 
-const signingKey = generateSigningKey();
-const stack = await startLocalStack({
-  port: 0,
-  inMemory: true,
-  stateDirectory: "",
-  signingKey,
-  runScheduler: false,
+const { captureStack } = await import("./support/capture-stack.ts");
+const { stack, semantics, indexes, organizationId, call } = await captureStack({
+  sub: "dispatcher",
   // The organization's call rate is the gateway's business, not what is measured here.
   planOverrides: { defaultPlan: "bench", plans: [{ name: "bench", description: "bench", rate: 10_000, burst: 5_000, maxRunsQueued: 5 }] },
-  dynamodbSemantics: { conflicts: false, capture: true },
 });
-const semantics = stack.dynamodbSemantics!;
-const indexes = tableDefinition.globalSecondaryIndexes;
-const organizationId = `bench-${randomUUID()}`;
-const token = mintToken(signingKey, { sub: "dispatcher", organizationId, permissions: [...permissionSlugs] });
-
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> {
-  const started = performance.now();
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started };
-}
 
 /** Runs `work` over `items`, `concurrency` at a time. */
 async function pool<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {

@@ -11,7 +11,6 @@
 // tenant read is cached, as API Gateway caches it), and an import of `--import-records` records
 // (copy mode) is run through the import worker and reported per record. The targets of the
 // write path are checked at the end. docs/performance.md, "Write costs", holds the table.
-import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
@@ -22,11 +21,7 @@ import { postExport } from "#test/support/export-upload";
 // The handlers' logger reads its level when their modules load: quiet before importing them.
 process.env.LOG_LEVEL ??= "silent";
 await import("#local/process-defaults");
-const { startLocalStack } = await import("#local/stack");
-const { generateSigningKey, mintToken } = await import("#local/tokens");
-const { permissionSlugs } = await import("#functions/routes");
 const { summarize, costOf, itemSize } = await import("#local/dynamodb-capacity");
-const { tableDefinition } = await import("#shared/store/table-definition");
 
 const { values } = parseArgs({
   options: { "import-records": { type: "string", default: "200" }, json: { type: "boolean", default: false } },
@@ -34,34 +29,9 @@ const { values } = parseArgs({
 const importRecords = Number(values["import-records"]);
 if (!Number.isInteger(importRecords) || importRecords < 1 || importRecords > 20_000) throw new Error("usage: --import-records <1..20000>");
 
-const signingKey = generateSigningKey();
-const stack = await startLocalStack({
-  port: 0,
-  inMemory: true,
-  stateDirectory: "",
-  signingKey,
-  runScheduler: false,
-  dynamodbSemantics: { conflicts: false, capture: true },
-});
-const semantics = stack.dynamodbSemantics!;
-const indexes = tableDefinition.globalSecondaryIndexes;
-
-const organizationId = `bench-${randomUUID()}`;
-const token = mintToken(signingKey, { sub: "bench", organizationId, permissions: [...permissionSlugs] });
-
-interface Answer {
-  status: number;
-  body: any;
-}
-async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const { captureStack } = await import("./support/capture-stack.ts");
+const { stack, semantics, indexes, call } = await captureStack();
+type Answer = Awaited<ReturnType<typeof call>>;
 
 interface Row {
   route: string;

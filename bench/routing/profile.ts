@@ -3,22 +3,12 @@
 //   node --cpu-prof --import tsx bench/routing/profile.ts [visits=300] [seed=1] [iterations=20000]
 // Prints the served visits, vehicles, cost (distance + underload penalty), CPU seconds and violations as JSON.
 import { checkSolution } from "#shared/routing/check";
-import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
-import { cpuMs, solverCpuClock } from "./run.ts";
+import { costOf, solveForIterations } from "../support/cpu-clock-solve.ts";
 
 const [visits = 300, seed = 1, iterations = 20_000] = process.argv.slice(2).map(Number);
 const problem = realisticDay(visits, seed);
-const started = cpuMs();
-const solution = solveRouting(problem, {
-  seed,
-  objective: "hierarchical",
-  timeLimitMs: 1e9,
-  maxIterations: iterations,
-  earlyStop: false,
-  now: solverCpuClock(),
-});
-const cpuSeconds = (cpuMs() - started) / 1000;
+const { solution, cpuSeconds } = solveForIterations(problem, seed, iterations);
 console.log(
   JSON.stringify({
     visits,
@@ -26,7 +16,7 @@ console.log(
     iterations: solution.iterations,
     served: solution.totals.visits,
     vehicles: solution.totals.vehicles,
-    cost: solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0),
+    cost: costOf(solution),
     cpuSeconds,
     violations: checkSolution(problem, solution).violations.length,
   }),

@@ -10,12 +10,9 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { checkSolution } from "#shared/routing/check";
-import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
-import { cpuMs, solverCpuClock } from "./run.ts";
-
-type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingSolution;
+import { costOf, type Solve, solveForIterations } from "../support/cpu-clock-solve.ts";
 
 const { values } = parseArgs({
   options: {
@@ -38,10 +35,6 @@ if (values["compare-with"]) {
   builds.push({ name: "other", solve: other.solveRouting });
 }
 
-function costOf(solution: RoutingSolution): number {
-  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
-}
-
 const rates = new Map<string, number[]>(builds.map((b) => [b.name, []]));
 const costs = new Map<string, Set<number>>();
 /** Per round and seed, new's rate over other's: the two ran back to back, so a busy machine weighs on both alike. */
@@ -55,16 +48,7 @@ for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     const pair = new Map<string, number>();
     for (const build of order) {
-      const started = cpuMs();
-      const solution = build.solve(problem, {
-        seed,
-        objective: "hierarchical",
-        timeLimitMs: 1e9,
-        maxIterations: iterations,
-        earlyStop: false,
-        now: solverCpuClock(),
-      });
-      const cpuSeconds = (cpuMs() - started) / 1000;
+      const { solution, cpuSeconds } = solveForIterations(problem, seed, iterations, build.solve);
       const violations = checkSolution(problem, solution).violations.length;
       const rate = solution.iterations / cpuSeconds;
       rates.get(build.name)!.push(rate);

@@ -17,6 +17,7 @@ import { keys, objectKeys } from "#shared/store/keys";
 import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
 import { postExport } from "#test/support/export-upload";
 import { type ApiClient, newTenant } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { resetStrictDynamoDb } from "#test/support/strict-dynamodb";
 
 /**
@@ -202,17 +203,19 @@ describe("POST /data-type/import: import from the earlier version", () => {
 
     // While locked: data type writes 409 dt-003, record writes 409 data-004; reads work.
     const record = { dataTypeId: id, dataId: "NEW-1", label: "New" };
-    expect((await api.post("/data", record)).body).toMatchObject({ status: false, failedCode: "data-004" });
-    expect((await api.post("/data", record)).status).toBe(409);
+    const legacyRecord = (dataId: string) => api.get(`/data/type/${encodeURIComponent("Legacy products")}/${encodeURIComponent(dataId)}`);
+    expect(refusal(await api.post("/data", record))).toEqual({ status: 409, failedCode: "data-004" });
+    expect(refusal(await legacyRecord("NEW-1"))).toEqual({ status: 404, failedCode: "sys-404" });
     const { _id: _ignored, ...body } = dataType;
+    const lockedType = (await api.get(`/data-type/${id}`)).body;
     for (const response of [
       await api.put(`/data-type/${id}`, body),
       await api.patch(`/data-type/${id}`, { name: "Renamed" }),
       await api.delete(`/data-type/${id}`),
     ]) {
-      expect(response.status).toBe(409);
-      expect(response.body.failedCode).toBe("dt-003");
+      expect(refusal(response)).toEqual({ status: 409, failedCode: "dt-003" });
     }
+    expect((await api.get(`/data-type/${id}`)).body).toEqual(lockedType);
 
     // Step 0: the first page of 500.
     expect(await deliverNext(id)).toBe(0);
@@ -234,7 +237,11 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(await exportExists(organizationId, uploadId)).toBe(false);
 
     // Unlocked: the no-space title rule holds until the type is first saved here.
-    expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(400);
+    expect(refusal(await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" }))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
+    expect(refusal(await legacyRecord("two words"))).toEqual({ status: 404, failedCode: "sys-404" });
     expect((await api.post("/data", { dataTypeId: id, dataId: "one-word", label: "x" })).status).toBe(201);
     const { _id, import: _import, ...saved } = done;
     const resaved = await api.put(`/data-type/${id}`, saved);
@@ -562,7 +569,8 @@ describe("POST /data-type/import: the plan's import limits", () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
-    expect((await importStart(api, exportText("taken", 4))).status).toBe(409);
+    expect(refusal(await importStart(api, exportText("taken", 4)))).toEqual({ status: 409, failedCode: "dt-001" });
+    expect(await dataTypeNames(api)).toEqual(["Taken"]);
     expect(await importRecordsUsed(organizationId, month())).toBe(0);
     expect((await importStart(api, exportText("Free name", 4))).status).toBe(202);
   });

@@ -1,10 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { permissionSlugs } from "#functions/routes";
-import { type LocalStack, startLocalStack } from "#local/stack";
-import { generateSigningKey, mintToken } from "#local/tokens";
+import type { LocalStack } from "#local/stack";
+import { generateSigningKey } from "#local/tokens";
 import { newOrganizationId } from "#test/support/local-api";
+import { type StackCall, stackClient, startOwnStack, webhookReceiver } from "#test/support/webhook-receiver";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
@@ -18,57 +16,27 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.LOG_LEVEL = "silent";
 
-const received: Array<{ path: string; body: string }> = [];
-let receiver: Server;
+const receiver = webhookReceiver();
+const received = receiver.received;
 let receiverUrl = "";
 let stack: LocalStack;
 const signingKey = generateSigningKey();
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ path: request.url ?? "/", body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", () => listening()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  stack = await startLocalStack({
-    port: 0,
-    inMemory: true,
-    stateDirectory: "",
-    signingKey,
-    runScheduler: true,
-    onBackgroundError: () => undefined,
-  });
+  receiverUrl = await receiver.start();
+  stack = await startOwnStack(signingKey);
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await new Promise<void>((closed) => receiver?.close(() => closed()));
+  await receiver.close();
 });
 
 type Json = any;
-type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Json }>;
+type Call = StackCall;
 
-function client(organizationId: string, claims: { sub?: string; permissions?: string[] } = {}): Call {
-  const token = mintToken(signingKey, {
-    sub: claims.sub ?? "dispatcher",
-    organizationId,
-    permissions: claims.permissions ?? [...permissionSlugs],
-  });
-  return async (method, path, body) => {
-    const response = await fetch(`${stack.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-}
+const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
+  stackClient(() => stack, signingKey, organizationId, { sub: "dispatcher", ...claims });
 
 async function created(call: Call, path: string, body: unknown) {
   const answer = await call("POST", path, body);

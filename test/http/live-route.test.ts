@@ -1,13 +1,13 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
 import { eventsOfChange } from "#shared/domain/webhooks/state-changes";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { created, plannedDay } from "#test/support/planned-day";
 
 /**
  * Live route and ETAs through the local gateway and the real stores: a run, its dispatch, then GET
@@ -16,39 +16,21 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
  */
 const sqs = new SQSClient({});
 
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
+const post = created;
 
-/** One van driven by driver-1, not returning (so the near visit comes first); a visit 1.7 km from the depot and two about 15 km further. */
+/** The planned day (test/support/planned-day.ts), dispatched, with its driver's client. */
 async function dispatchedDay() {
-  const tenant = newTenant({ sub: "dispatcher-1" });
-  const { api, organizationId } = tenant;
-  const hub = await post(api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-  const van = await post(api, "/vehicle", { name: "Van", hubId: hub._id, assignee: "driver-1", workingTime: ALWAYS_ON_SHIFT });
-  for (const [name, coordinate] of [
-    ["near", "-6.215,106.8"],
-    ["far-1", "-6.35,106.8"],
-    ["far-2", "-6.355,106.81"],
-  ])
-    await post(api, "/visit", { hubId: hub._id, name, coordinate });
-  const profile = await post(api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1, returnToHub: false });
-  const run = await post(api, "/routing/result", { configurationId: profile._id });
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [run._id]);
-  const result = (await api.get(`/routing/result/${run._id}`)).body.data;
-  expect(result.status).toBe("done");
+  const day = await plannedDay(sqs);
+  const { api, organizationId, run, van } = day;
   expect((await api.post(`/routing/result/${run._id}/dispatch`, undefined)).body.data).toMatchObject({ success: 3, failed: 0 });
   const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress", "view/visit"] }));
-  const trips = result.routes[0].trips as Array<{ visitId: string; eta: string; etd: string; travelMinutes: number }>;
   const liveItem = async () =>
     (
       await documentClient().send(
         new GetCommand({ TableName: tableName(), Key: keys.vehicleLiveRoute(organizationId, van._id), ConsistentRead: true }),
       )
     ).Item as Record<string, unknown>;
-  return { ...tenant, hub, van, result, trips, driver, liveItem };
+  return { ...day, driver, liveItem };
 }
 
 const progress = (api: ApiClient, visitId: string, body: Record<string, unknown>) =>
@@ -148,13 +130,16 @@ describe("GET /vehicle/{vehicleId}/route", () => {
     const hub = await post(api, "/hub", { name: "Depot", address: "Jl. 1", lat: -6.2, lng: 106.8 });
     const van = await post(api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
     const none = await api.get(`/vehicle/${van._id}/route`);
+    const notFound = { status: 404, failedCode: "sys-404" };
     expect(none.status).toBe(200);
     expect(none.body.data).toMatchObject({ routingResultId: null, stops: [], currentVisitId: null, projectedReturn: null });
-    expect((await newTenant().api.get(`/vehicle/${van._id}/route`)).status).toBe(404);
+    expect(refusal(await newTenant().api.get(`/vehicle/${van._id}/route`))).toEqual(notFound);
     const otherHub = apiClient(tokenFor({ organizationId, hubIds: ["another-hub"], permissions: ["view/vehicle"] }));
-    expect((await otherHub.get(`/vehicle/${van._id}/route`)).status).toBe(404);
+    expect(refusal(await otherHub.get(`/vehicle/${van._id}/route`))).toEqual(notFound);
     const noSlug = apiClient(tokenFor({ organizationId, permissions: ["view/visit"] }));
-    expect((await noSlug.get(`/vehicle/${van._id}/route`)).status).toBe(403);
-    expect((await api.get("/vehicle/no-such-vehicle/route")).status).toBe(404);
+    expect(refusal(await noSlug.get(`/vehicle/${van._id}/route`))).toEqual({ status: 403, failedCode: "sys-035" });
+    expect(refusal(await api.get("/vehicle/no-such-vehicle/route"))).toEqual(notFound);
+    // The refused reads left the vehicle's route as it was.
+    expect((await api.get(`/vehicle/${van._id}/route`)).body).toEqual(none.body);
   });
 });

@@ -1,11 +1,9 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
 import { resultGeoJsonSchema } from "#shared/domain/routing-results/geojson";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { rfc7946Problems } from "#test/support/geojson-rfc7946";
-import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { type ApiClient, apiClient, tokenFor } from "#test/support/local-api";
+import { plannedDay } from "#test/support/planned-day";
 
 /**
  * The map of the day through the local gateway and the real stores: a run and its map as planned, its
@@ -13,12 +11,6 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
  * showing them (docs/api/routing-runs.md, "Result maps and GeoJSON").
  */
 const sqs = new SQSClient({});
-
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
 
 type Feature = { geometry: { type: string; coordinates: number[] } | null; properties: Record<string, unknown> };
 const geojsonOf = async (api: ApiClient, resultId: string) => {
@@ -37,21 +29,7 @@ const svgOf = async (api: ApiClient, resultId: string) => {
 
 describe("map.svg and GeoJSON of a dispatched result", () => {
   it("show done and failed stops, the vehicle's position and the projected ETAs; before dispatch, the plan as before", async () => {
-    const { api, organizationId } = newTenant({ sub: "dispatcher-1" });
-    const hub = await post(api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-    const van = await post(api, "/vehicle", { name: "Van", hubId: hub._id, assignee: "driver-1", workingTime: ALWAYS_ON_SHIFT });
-    for (const [name, coordinate] of [
-      ["near", "-6.215,106.8"],
-      ["far-1", "-6.35,106.8"],
-      ["far-2", "-6.355,106.81"],
-    ])
-      await post(api, "/visit", { hubId: hub._id, name, coordinate });
-    const profile = await post(api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1, returnToHub: false });
-    const run = await post(api, "/routing/result", { configurationId: profile._id });
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [run._id]);
-    const result = (await api.get(`/routing/result/${run._id}`)).body.data;
-    expect(result.status).toBe("done");
-    const trips = result.routes[0].trips as Array<{ visitId: string; eta: string }>;
+    const { api, organizationId, van, run, result, trips } = await plannedDay(sqs);
     const [first, second, third] = trips.map((trip) => trip.visitId) as [string, string, string];
 
     // Not dispatched: the map as planned — no live property, no vehicle, no projected column.

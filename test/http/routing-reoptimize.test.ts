@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { appConfig } from "#shared/config/env";
 import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
@@ -98,13 +99,24 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
 
   it("400 on a bad body (nothing created), 404 for another organization, 401 without a token, 403 without the slug, 409 on an undispatched result", async () => {
     const day = await liveDay(2);
+    const results = async () => (await day.api.get(`/routing/results?hubId=${day.hub._id}`)).body.data;
+    const before = await results();
+    expect(before).toHaveLength(1);
     const bad = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, { assigned: "teleport", extra: 1 });
-    expect(bad.status).toBe(400);
-    expect((await day.api.get(`/routing/results?hubId=${day.hub._id}`)).body.data).toHaveLength(1);
-    expect((await newTenant().api.post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(404);
-    expect((await apiClient(undefined).post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(401);
+    expect(refusal(bad)).toEqual({ status: 400, failedCode: "sys-400" });
+    expect(bad.body.errors.map((error: { field: string }) => error.field)).toEqual(expect.arrayContaining(["assigned", "extra"]));
+    expect(refusal(await newTenant().api.post(`/routing/result/${day.first._id}/reoptimize`, {}))).toEqual({
+      status: 404,
+      failedCode: "sys-404",
+    });
+    expect(refusal(await apiClient(undefined).post(`/routing/result/${day.first._id}/reoptimize`, {}))).toEqual({
+      status: 401,
+      failedCode: "sys-401",
+    });
     const noSlug = apiClient(tokenFor({ organizationId: day.organizationId, permissions: ["view/routing-result"] }));
-    expect((await noSlug.post(`/routing/result/${day.first._id}/reoptimize`, {})).status).toBe(403);
+    expect(refusal(await noSlug.post(`/routing/result/${day.first._id}/reoptimize`, {}))).toEqual({ status: 403, failedCode: "sys-035" });
+    // None of the refusals created a result or changed the dispatched one.
+    expect(await results()).toEqual(before);
     const ongoing = await post(day.api, "/routing/result", { configurationId: day.first.configurationId });
     const refused = await day.api.post(`/routing/result/${ongoing._id}/reoptimize`, {});
     expect(refused.status).toBe(409);

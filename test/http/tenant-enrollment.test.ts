@@ -1,41 +1,23 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
-import { repositoryRoot } from "#infra/repository-root";
 import { resetAppConfig } from "#shared/config/env";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { startGateway } from "#test/support/gateway-server";
+import { localCli } from "#test/support/local-cli";
 import { newOrganizationId, tokenFor } from "#test/support/local-api";
 
 /**
  * Enrollment as the stack has it by default (auto-enroll off), on a local gateway of this test
  * file running the same authorizer, and the operator's `npm run tenant` against the suite's store.
  */
-const run = promisify(execFile);
-let scratch: string;
-let runtimeFile: string;
+const { tenantCli } = localCli("tenant-cli");
 
 beforeAll(() => {
   process.env.TENANT_AUTO_ENROLL = "false";
   resetAppConfig();
-  scratch = mkdtempSync(join(tmpdir(), "tenant-cli-"));
-  runtimeFile = join(scratch, "runtime.json");
-  writeFileSync(runtimeFile, JSON.stringify({ environment: inject("localEnvironment") }));
 });
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const tenantCli = (...args: string[]) =>
-  run(join(repositoryRoot, "node_modules/.bin/tsx"), ["local/tenant-cli.ts", ...args], {
-    cwd: repositoryRoot,
-    env: { ...process.env, FIELD_OPS_RUNTIME_FILE: runtimeFile, LOG_LEVEL: "silent" },
-  });
 
 const get = async (baseUrl: string, token: string) => {
   const response = await fetch(`${baseUrl}/vehicles`, { headers: { authorization: `Bearer ${token}` } });

@@ -1,39 +1,22 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { repositoryRoot } from "#infra/repository-root";
+import { describe, expect, it } from "vitest";
 import { enrollTenant } from "#shared/app/tenants";
 import { bucketName, s3Client } from "#shared/blob/s3";
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys, objectKeys } from "#shared/store/keys";
 import { localApiKeys } from "#shared/tenancy/local-api-keys";
+import { localCli } from "#test/support/local-cli";
 import { apiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
 
 /**
  * `npm run tenant -- offboard` against the suite's local stack: one organization's items, objects
  * and key go, its usage is exported, another organization's data is untouched.
  */
-const run = promisify(execFile);
-let scratch: string;
-let runtimeFile: string;
-beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), "tenant-offboard-"));
-  runtimeFile = join(scratch, "runtime.json");
-  writeFileSync(runtimeFile, JSON.stringify({ environment: inject("localEnvironment") }));
-});
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const tenantCli = (...args: string[]) =>
-  run(join(repositoryRoot, "node_modules/.bin/tsx"), ["local/tenant-cli.ts", ...args], {
-    cwd: repositoryRoot,
-    env: { ...process.env, FIELD_OPS_RUNTIME_FILE: runtimeFile, LOG_LEVEL: "silent" },
-  });
+const { tenantCli, scratch } = localCli("tenant-offboard");
 
 const partitionItems = async (pk: string) =>
   (
@@ -74,7 +57,7 @@ describe("Offboarding an organization", { timeout: 180_000 }, () => {
     expect(dryRun.stdout).toContain(`would erase\t1\tobjects\tresults/${leaving}/\n`);
     expect(await partitionItems(org(leaving))).toHaveLength(3);
 
-    const exportFile = join(scratch, "leaving.json");
+    const exportFile = join(scratch(), "leaving.json");
     const offboarded = await tenantCli("offboard", "--org", leaving, "--export", exportFile);
     expect(offboarded.stdout).toContain("erased\t2\titems\tORG#o\n");
     const exported = JSON.parse(readFileSync(exportFile, "utf8")) as { organizationId: string; usage: Array<Record<string, unknown>> };

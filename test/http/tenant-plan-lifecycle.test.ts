@@ -1,11 +1,5 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { repositoryRoot } from "#infra/repository-root";
+import { describe, expect, it } from "vitest";
 import type { TenantUsageLine } from "#local/operator-usage";
 import { changeTenantPlan, enrollTenant, type TenantOperations } from "#shared/app/tenants";
 import { configuredPlans } from "#shared/config/tenant-plans";
@@ -14,27 +8,14 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { localApiKeys } from "#shared/tenancy/local-api-keys";
 import { testDefaultPlan, testPlans } from "#test/support/test-plans";
+import { localCli } from "#test/support/local-cli";
 import { apiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
 
 /**
  * Plans that come and go, and the invoicing export, against the suite's local stack (its gateway
  * runs the authorizer and the local usage plans with the suite's plans file, test-plans.ts).
  */
-const run = promisify(execFile);
-let scratch: string;
-let runtimeFile: string;
-beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), "tenant-lifecycle-"));
-  runtimeFile = join(scratch, "runtime.json");
-  writeFileSync(runtimeFile, JSON.stringify({ environment: inject("localEnvironment") }));
-});
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const cli = (script: string, ...args: string[]) =>
-  run(join(repositoryRoot, "node_modules/.bin/tsx"), [script, ...args], {
-    cwd: repositoryRoot,
-    env: { ...process.env, FIELD_OPS_RUNTIME_FILE: runtimeFile, LOG_LEVEL: "silent" },
-  });
+const { cli } = localCli("tenant-lifecycle");
 const tenantRecord = async (organizationId: string) =>
   (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(organizationId), ConsistentRead: true }))).Item;
 

@@ -1,17 +1,22 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { permissionSlugs } from "#functions/routes";
-import { generateSigningKey, mintToken } from "#local/tokens";
-import { type LocalStack, startLocalStack } from "#local/stack";
+import { generateSigningKey } from "#local/tokens";
+import type { LocalStack } from "#local/stack";
 import { scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
 import { inProcessBus } from "#shared/queue/event-bus";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { newOrganizationId } from "#test/support/local-api";
+import {
+  type ReceivedDelivery as Received,
+  type StackCall,
+  stackClient,
+  startOwnStack,
+  webhookReceiver,
+} from "#test/support/webhook-receiver";
+import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { postExport } from "#test/support/export-upload";
 import { inlineRefs } from "#test/support/openapi-refs";
@@ -28,42 +33,17 @@ process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = "1,3,6";
 process.env.LOG_LEVEL = "silent";
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  at: number;
-}
-
-const received: Received[] = [];
-/** Answers per path, consumed in order; then 200. */
-const scripted = new Map<string, number[]>();
-let receiver: Server;
+const receiver = webhookReceiver();
+const received = receiver.received;
+const scripted = receiver.scripted;
 let receiverUrl = "";
 let stack: LocalStack;
 const signingKey = generateSigningKey();
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const path = request.url ?? "/";
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
-      const status = scripted.get(path)?.shift() ?? 200;
-      response.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", () => listening()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  stack = await startLocalStack({
-    port: 0,
-    inMemory: true,
-    stateDirectory: "",
-    signingKey,
-    runScheduler: true,
+  receiverUrl = await receiver.start();
+  stack = await startOwnStack(signingKey, {
     ticker: "manual",
-    onBackgroundError: () => undefined,
     // One run queued or running at once: the second of two runs due in the same minute is skipped by the tick.
     planOverrides: {
       plans: [{ name: "one-run", description: "one routing run queued or running", rate: 100, burst: 100, maxRunsQueued: 1 }],
@@ -73,21 +53,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await new Promise<void>((closed) => receiver?.close(() => closed()));
+  await receiver.close();
 });
 
-function client(organizationId: string) {
-  const token = mintToken(signingKey, { sub: "user-1", organizationId, permissions: [...permissionSlugs] });
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-}
+type Call = StackCall;
+
+const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
+  stackClient(() => stack, signingKey, organizationId, { sub: "user-1", ...claims });
 
 async function tenantWithFleet() {
   const organizationId = newOrganizationId();
@@ -300,7 +272,10 @@ describe("Webhook deliveries (local stack with workers)", () => {
       nextRetryAt: null,
     });
     // Another organization cannot read them.
-    expect((await (await tenantWithFleet()).call("GET", `/webhook/${hook._id}/deliveries`)).status).toBe(404);
+    expect(refusal(await (await tenantWithFleet()).call("GET", `/webhook/${hook._id}/deliveries`))).toEqual({
+      status: 404,
+      failedCode: "sys-404",
+    });
   }, 150_000);
 
   it("after a scheduled run delivers routing.result.completed, and routing.schedule.skipped (with the tick's reason) for the run over the plan's cap", async () => {

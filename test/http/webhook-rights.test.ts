@@ -1,10 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { permissionSlugs } from "#functions/routes";
-import { generateSigningKey, mintToken } from "#local/tokens";
-import { type LocalStack, startLocalStack } from "#local/stack";
+import { generateSigningKey } from "#local/tokens";
+import type { LocalStack } from "#local/stack";
 import { newOrganizationId } from "#test/support/local-api";
+import { type StackCall, stackClient, startOwnStack, webhookReceiver } from "#test/support/webhook-receiver";
+import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
@@ -16,64 +16,27 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.LOG_LEVEL = "silent";
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const received: Received[] = [];
-let receiver: Server;
+const receiver = webhookReceiver();
+const received = receiver.received;
 let receiverUrl = "";
 let stack: LocalStack;
 const signingKey = generateSigningKey();
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ path: request.url ?? "/", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", () => listening()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  stack = await startLocalStack({
-    port: 0,
-    inMemory: true,
-    stateDirectory: "",
-    signingKey,
-    runScheduler: true,
-    onBackgroundError: () => undefined,
-  });
+  receiverUrl = await receiver.start();
+  stack = await startOwnStack(signingKey);
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await new Promise<void>((closed) => receiver?.close(() => closed()));
+  await receiver.close();
 });
 
 type Json = any;
-type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Json }>;
+type Call = StackCall;
 
-function client(organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call {
-  const token = mintToken(signingKey, {
-    sub: claims.sub ?? "admin",
-    organizationId,
-    permissions: claims.permissions ?? [...permissionSlugs],
-    ...(claims.hubIds ? { hubIds: claims.hubIds } : {}),
-  });
-  return async (method, path, body) => {
-    const response = await fetch(`${stack.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-}
+const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
+  stackClient(() => stack, signingKey, organizationId, { sub: "admin", ...claims });
 
 async function created(call: Call, path: string, body: unknown) {
   const answer = await call("POST", path, body);
@@ -173,16 +136,18 @@ describe("Webhook subscriptions see what their creator may read", () => {
       expect(refused.body).toMatchObject({ status: false, failedCode: "sys-035" });
       expect(refused.body.message).toContain("view/routing-result");
     }
+    expect((await withoutResults("GET", "/webhooks")).body.data).toEqual([]);
     const hook = await created(withoutResults, "/webhook", { url: `${receiverUrl}/x`, events: ["data-type.import.completed"] });
     const patched = await withoutResults("PATCH", `/webhook/${hook._id}`, { events: ["routing.result.completed"] });
     expect(patched.status).toBe(403);
     expect(patched.body.failedCode).toBe("sys-035");
+    expect((await withoutResults("GET", `/webhook/${hook._id}`)).body.data.events).toEqual(["data-type.import.completed"]);
     const noSchedules = client(organizationId, {
       sub: "no-schedules",
       permissions: [...permissionSlugs].filter((slug) => slug !== "view/routing-schedule"),
     });
     const skipped = await noSchedules("POST", "/webhook", { url: `${receiverUrl}/x`, events: ["routing.schedule.skipped"] });
-    expect(skipped.status).toBe(403);
+    expect(refusal(skipped)).toEqual({ status: 403, failedCode: "sys-035" });
     expect(skipped.body.message).toContain("view/routing-schedule");
   });
 
@@ -194,8 +159,10 @@ describe("Webhook subscriptions see what their creator may read", () => {
     const repointed = await intruder("PATCH", `/webhook/${adminHook._id}`, { url: `${receiverUrl}/stolen` });
     expect(repointed.status).toBe(403);
     expect(repointed.body.failedCode).toBe("webhook-403");
-    expect((await intruder("DELETE", `/webhook/${adminHook._id}`)).status).toBe(403);
-    expect((await admin("GET", `/webhook/${adminHook._id}`)).body.data.url).toBe(`${receiverUrl}/admin`);
+    const before = (await admin("GET", `/webhook/${adminHook._id}`)).body;
+    expect(refusal(await intruder("DELETE", `/webhook/${adminHook._id}`))).toEqual({ status: 403, failedCode: "webhook-403" });
+    expect(before.data.url).toBe(`${receiverUrl}/admin`);
+    expect((await admin("GET", `/webhook/${adminHook._id}`)).body).toEqual(before);
 
     // The hub-restricted owner changes its own; an administrator may too, and does not change its scope.
     const own = await created(intruder, "/webhook", { url: `${receiverUrl}/own`, events: ["routing.result.completed"] });
@@ -207,7 +174,9 @@ describe("Webhook subscriptions see what their creator may read", () => {
     expect(byAdmin.body.data).toMatchObject({ createdBy: "intruder", hubIds: ["h2"], enabled: false });
     // Another hub-restricted user of the same hub is not its owner either.
     const colleague = client(organizationId, { sub: "colleague", hubIds: ["h2"] });
-    expect((await colleague("PATCH", `/webhook/${own._id}`, { enabled: true })).status).toBe(403);
+    const beforeColleague = (await admin("GET", `/webhook/${own._id}`)).body;
+    expect(refusal(await colleague("PATCH", `/webhook/${own._id}`, { enabled: true }))).toEqual({ status: 403, failedCode: "webhook-403" });
+    expect((await admin("GET", `/webhook/${own._id}`)).body).toEqual(beforeColleague);
     expect((await intruder("DELETE", `/webhook/${own._id}`)).status).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { dynamoWebhookStore } from "#shared/store/webhook-store";
 import { createsAtCapRace, storeInsertsAtCapRace, webhookRecord } from "#test/support/webhook-cap";
+import { refusal } from "#test/support/refusals";
 
 const subscription = { url: "https://hooks.example.com/field-ops", events: ["routing.result.completed", "routing.result.failed"] };
 
@@ -36,13 +37,15 @@ describe("Webhook subscriptions", () => {
     const { api } = newTenant();
     const other = newTenant();
     const id = (await api.post("/webhook", subscription)).body.data._id;
+    const stored = await api.get(`/webhook/${id}`);
     for (const answer of [
       await other.api.get(`/webhook/${id}`),
       await other.api.patch(`/webhook/${id}`, { enabled: false }),
       await other.api.delete(`/webhook/${id}`),
     ]) {
-      expect(answer.status).toBe(404);
+      expect(refusal(answer)).toEqual({ status: 404, failedCode: "sys-404" });
     }
+    expect((await api.get(`/webhook/${id}`)).body).toEqual(stored.body);
     expect((await other.api.get("/webhooks")).body.data).toEqual([]);
 
     const patched = await api.patch(`/webhook/${id}`, { events: ["routing.schedule.skipped"], enabled: false });
@@ -54,7 +57,7 @@ describe("Webhook subscriptions", () => {
     });
     expect((await api.patch(`/webhook/${id}`, { enabled: true })).body.data).toMatchObject({ enabled: true, disabledReason: null });
     expect((await api.delete(`/webhook/${id}`)).status).toBe(200);
-    expect((await api.get(`/webhook/${id}`)).status).toBe(404);
+    expect(refusal(await api.get(`/webhook/${id}`))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 
   it.each([
@@ -68,7 +71,7 @@ describe("Webhook subscriptions", () => {
   ])("refuses a URL that is %s with 400 on url, and stores nothing", async (_label, url) => {
     const { api } = newTenant();
     const answer = await api.post("/webhook", { ...subscription, url });
-    expect(answer.status).toBe(400);
+    expect(refusal(answer)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(answer.body.errors.map((error: { field: string }) => error.field)).toContain("url");
     expect((await api.get("/webhooks")).body.data).toEqual([]);
   });
@@ -81,8 +84,9 @@ describe("Webhook subscriptions", () => {
   ])("refuses %s with 400", async (_label, body, field) => {
     const { api } = newTenant();
     const answer = await api.post("/webhook", body);
-    expect(answer.status).toBe(400);
+    expect(refusal(answer)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(JSON.stringify(answer.body.errors)).toContain(field);
+    expect((await api.get("/webhooks")).body.data).toEqual([]);
   });
 
   it("holds at most the plan's number of webhooks per organization (409 beyond it)", async () => {
@@ -106,7 +110,8 @@ describe("Webhook subscriptions", () => {
     // A delete lowers the count in its own transaction: one more create fits, the next does not.
     expect((await api.delete(`/webhook/${race.ids[0]}`)).status).toBe(200);
     expect((await api.post("/webhook", subscription)).status).toBe(201);
-    expect((await api.post("/webhook", subscription)).status).toBe(409);
+    expect(refusal(await api.post("/webhook", subscription))).toEqual({ status: 409, failedCode: "webhook-409" });
+    expect((await api.get(`/webhooks?limit=100`)).body.data).toHaveLength(defaultMaxWebhooks);
   });
 
   it("keeps the cap exact when simultaneous creates all read the count before writing (the store, on warm connections)", async () => {
@@ -119,7 +124,7 @@ describe("Webhook subscriptions", () => {
     for (let i = 0; i < defaultMaxWebhooks - 1; i++) expect((await api.post("/webhook", subscription)).status).toBe(201);
     await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId) }));
     expect((await api.post("/webhook", subscription)).status).toBe(201);
-    expect((await api.post("/webhook", subscription)).status).toBe(409);
+    expect(refusal(await api.post("/webhook", subscription))).toEqual({ status: 409, failedCode: "webhook-409" });
     const count = (
       await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookCount(organizationId), ConsistentRead: true }))
     ).Item;
@@ -154,6 +159,7 @@ describe("Webhook subscriptions", () => {
     const { organizationId } = newTenant();
     const viewer = apiClient(tokenFor({ organizationId, permissions: ["view/webhook"] }));
     expect((await viewer.get("/webhooks")).status).toBe(200);
-    expect((await viewer.post("/webhook", subscription)).status).toBe(403);
+    expect(refusal(await viewer.post("/webhook", subscription))).toEqual({ status: 403, failedCode: "sys-035" });
+    expect((await viewer.get("/webhooks")).body.data).toEqual([]);
   });
 });

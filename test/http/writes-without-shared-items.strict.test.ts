@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { type ApiClient, type ApiResponse, newTenant } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 import { resetStrictDynamoDb, strictDynamoDb } from "#test/support/strict-dynamodb";
 
 /**
@@ -95,9 +96,11 @@ describe("independent writes of one parent share no item", () => {
       const { responses, conflictShare } = await measured(() => Promise.all(Array.from({ length: 50 }, (_, i) => api.post(path, body(i)))));
       expect(statuses(responses), JSON.stringify(responses.find((response) => response.status !== 201)?.body)).toEqual(Array(50).fill(201));
       expect(conflictShare).toBeLessThanOrEqual(0.1);
+      const before = await api.get(`/hub/${hub._id}`);
       const refused = await api.delete(`/hub/${hub._id}`);
-      expect(refused.status).toBe(409);
+      expect(refusal(refused)).toEqual({ status: 409, failedCode: "hub-409" });
       expect(refused.body.message).toContain(path === "/visit" ? "50 visits" : "50 vehicles");
+      expect((await api.get(`/hub/${hub._id}`)).body).toEqual(before.body);
     },
   );
 });
@@ -139,9 +142,14 @@ describe("races the shared items used to decide", () => {
     const stored = await partitionItems(keys.recordPartition(organizationId, type._id));
     if (deleted.status === 200) {
       expect(stored).toBe(0);
-      expect((await api.get(`/data-type/${type._id}`)).status).toBe(404);
+      expect(refusal(await api.get(`/data-type/${type._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     } else {
-      expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
+      // Refused because records exist (dt-004), or because one landed between its read and its write (sys-410): the type stays.
+      expect(refusal(deleted), JSON.stringify(deleted.body)).toEqual({
+        status: 409,
+        failedCode: expect.stringMatching(/^(dt-004|sys-410)$/),
+      });
+      expect((await api.get(`/data-type/${type._id}`)).body.data_type).toMatchObject({ _id: type._id, name: type.name });
       expect(stored).toBe(count(responses, 201));
     }
     for (const response of responses) expect([201, 400, 409]).toContain(response.status);
@@ -160,9 +168,14 @@ describe("races the shared items used to decide", () => {
       const listed = (await api.get(`${path === "/visit" ? "/visits" : "/vehicles"}?limit=100`)).body.data as unknown[];
       if (deleted.status === 200) {
         expect(listed).toHaveLength(0);
-        expect((await api.get(`/hub/${hub._id}`)).status).toBe(404);
+        expect(refusal(await api.get(`/hub/${hub._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       } else {
-        expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
+        // Refused because a child exists (hub-409), or because one landed between its read and its write (sys-410): the hub stays.
+        expect(refusal(deleted), JSON.stringify(deleted.body)).toEqual({
+          status: 409,
+          failedCode: expect.stringMatching(/^(hub-409|sys-410)$/),
+        });
+        expect((await api.get(`/hub/${hub._id}`)).body.data).toMatchObject({ _id: hub._id, name: hub.name });
         expect(listed).toHaveLength(count(responses, 201));
       }
       for (const response of responses) expect([201, 400], JSON.stringify(response.body)).toContain(response.status);

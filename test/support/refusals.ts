@@ -31,7 +31,7 @@ export async function expectRefused(
  * `expect(refusal(await api.get(path))).toEqual({ status: 404, failedCode: "hub-404" })`.
  * An answer without the error envelope shows `failedCode: undefined` (and `envelope: false`), so the assertion fails.
  */
-export function refusal(response: ApiResponse): { status: number; failedCode: unknown; envelope?: false } {
+export function refusal(response: Pick<ApiResponse, "status" | "body">): { status: number; failedCode: unknown; envelope?: false } {
   const body = response.body as { status?: unknown; failedCode?: unknown; message?: unknown } | undefined;
   const envelope = typeof body === "object" && body !== null && body.status === false && typeof body.message === "string";
   return { status: response.status, failedCode: envelope ? body.failedCode : undefined, ...(envelope ? {} : { envelope: false as const }) };

@@ -9,13 +9,13 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { dynamoReservationStore } from "#shared/store/reservation-store";
 import { type FakeOsrm, type FakeOsrmOptions, startFakeOsrm } from "#test/support/fake-osrm";
-import { modelNeedNotAct } from "#test/support/strict-dynamodb";
+import { newOrganizationId } from "#test/support/local-api";
+import { resetStrictDynamoDb } from "#test/support/strict-dynamodb";
 
 // The cap is one conditional ADD on one counter item per reservation: DynamoDB applies single-item
-// conditional writes one at a time and cancels none of them, so the model has no conflict to raise here;
-// what the file proves is that concurrent reservations never pass the cap (and throttles are not modelled yet).
-modelNeedNotAct("single-item conditional ADDs meet no transaction conflict; throttled reservations are not exercised yet");
-import { newOrganizationId } from "#test/support/local-api";
+// conditional writes one at a time and cancels none of them, so the model has no conflict to raise
+// here. What it does raise is throttling: concurrent runs hit one counter item, a hot key that
+// production DynamoDB throttles, and a throttled reservation is retried, never charged twice.
 
 /**
  * The travel-elements cap under production DynamoDB semantics (test/support/strict-dynamodb.ts):
@@ -71,6 +71,7 @@ describe("travel-elements cap (strict DynamoDB semantics)", () => {
   it("of 10 concurrent 9-element matrices against a cap of 18, at most 2 are granted; the counter holds what the engine answered", async () => {
     const server = await engine({ maxTableSize: 10 });
     const { counter, elementsBudget } = budget(newOrganizationId(), 18);
+    const semantics = resetStrictDynamoDb({ throttleRate: 0.3, throttleOperations: ["UpdateItem"], seed: 3 });
     const runs = await Promise.allSettled(
       Array.from({ length: 10 }, () =>
         buildRoadMatrix({
@@ -82,7 +83,9 @@ describe("travel-elements cap (strict DynamoDB semantics)", () => {
           elementsBudget,
         }),
       ),
-    );
+    ).finally(() => semantics.configure({ throttleRate: 0 }));
+    // The test would prove nothing about throttled reservations if none had been throttled.
+    expect(semantics.counters().throttledCalls).toBeGreaterThan(0);
     const granted = runs.filter((run) => run.status === "fulfilled");
     expect(granted.length).toBeLessThanOrEqual(2);
     expect(granted.length).toBeGreaterThan(0);
