@@ -183,15 +183,15 @@ async function exportExists(organizationId: string, uploadId: string): Promise<b
 }
 
 describe("POST /data-type/import: import from the earlier version", () => {
-  it("imports 5,000 records in pages while the type is locked (writes 409, reads work), then unlocks with the no-space rule and the primaryKey field, and moves the export", {
+  it("imports 1,500 records in pages of 500 while the type is locked (writes 409, reads work), then unlocks with the no-space rule and the primaryKey field, and moves the export", {
     timeout: 600_000,
   }, async () => {
     const { api, organizationId } = newTenant();
-    const { uploadId, dataType } = await startImport(api, exportText("Legacy products", 5000), "move");
+    const { uploadId, dataType } = await startImport(api, exportText("Legacy products", 1500), "move");
     expect(dataType).toMatchObject({
       name: "Legacy products",
       locked: true,
-      import: { status: "queued", mode: "move", processed: 0, total: 5000, errors: [] },
+      import: { status: "queued", mode: "move", processed: 0, total: 1500, errors: [] },
     });
     expect(dataType.fields.map((field: { id: string; type: string }) => [field.id, field.type])).toEqual([
       ["dataId", "primaryKey"],
@@ -220,7 +220,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
     // Step 0: the first page of 500.
     expect(await deliverNext(id)).toBe(0);
     const running = await importOf(api, id);
-    expect(running).toMatchObject({ locked: true, import: { status: "running", processed: 500, total: 5000 } });
+    expect(running).toMatchObject({ locked: true, import: { status: "running", processed: 500, total: 1500 } });
     expect(await countRecords(api, id)).toBe(500);
     expect((await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).status).toBe(200);
     expect((await api.put(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`, { label: "Changed" })).body.failedCode).toBe(
@@ -229,11 +229,11 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.delete(`/data/type/${encodeURIComponent("Legacy products")}/SKU-00001`)).body.failedCode).toBe("data-004");
 
     const done = await runImport(api, id);
-    expect(done).toMatchObject({ locked: false, import: { status: "done", mode: "move", processed: 5000, total: 5000, errors: [] } });
+    expect(done).toMatchObject({ locked: false, import: { status: "done", mode: "move", processed: 1500, total: 1500, errors: [] } });
     expect(done.fields[0]).toMatchObject({ id: "dataId", type: "primaryKey" });
-    expect(await countRecords(api, id)).toBe(5000);
-    const sample = await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-04999`);
-    expect(sample.body.data).toMatchObject({ dataId: "SKU-04999", label: "Item 4999", weight: 4999 % 50, size: ["S", "M", "L"][4999 % 3] });
+    expect(await countRecords(api, id)).toBe(1500);
+    const sample = await api.get(`/data/type/${encodeURIComponent("Legacy products")}/SKU-01499`);
+    expect(sample.body.data).toMatchObject({ dataId: "SKU-01499", label: "Item 1499", weight: 1499 % 50, size: ["S", "M", "L"][1499 % 3] });
     expect(await exportExists(organizationId, uploadId)).toBe(false);
 
     // Unlocked: the no-space title rule holds until the type is first saved here.
@@ -303,7 +303,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
     timeout: 600_000,
   }, async () => {
     const { api, organizationId } = newTenant();
-    const { uploadId, dataType } = await startImport(api, exportText("Broken", 1200, { badLine: 702 }), "move");
+    const { uploadId, dataType } = await startImport(api, exportText("Broken", 600, { badLine: 552 }), "move");
     const id = dataType._id;
     expect(await deliverNext(id)).toBe(0);
     expect(await countRecords(api, id)).toBe(500);
@@ -313,9 +313,9 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect(rollingBack.import.status).toBe("running");
 
     const failed = await runImport(api, id);
-    expect(failed).toMatchObject({ locked: false, import: { status: "failed", mode: "move", total: 1200 } });
-    expect(failed.import.errors).toEqual([{ line: 702, dataId: "SKU-00701", field: "weight", message: expect.any(String) }]);
-    expect(failed.import.message).toMatch(/line 702/);
+    expect(failed).toMatchObject({ locked: false, import: { status: "failed", mode: "move", total: 600 } });
+    expect(failed.import.errors).toEqual([{ line: 552, dataId: "SKU-00551", field: "weight", message: expect.any(String) }]);
+    expect(failed.import.message).toMatch(/line 552/);
     expect(await countRecords(api, id)).toBe(0);
     expect((await api.get(`/data?q=item`)).body.data).toEqual([]);
     expect(await exportExists(organizationId, uploadId)).toBe(true);

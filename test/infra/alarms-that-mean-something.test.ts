@@ -1,19 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { repositoryRoot } from "#infra/repository-root";
 import { publisherIteratorAgeAlarmMinutes } from "#infra/stacks/field-operations-stack";
 import { authorizerFailureMessage } from "#shared/http/authorizer-failure";
-import { synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { productTemplates, type SynthesizedTemplates } from "./synthesize.ts";
 
-let outdir: string;
-let synthesized: SynthesizedStack;
-beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), "cdk-alarms-"));
-  synthesized = synthesize(outdir);
+let synthesized: SynthesizedTemplates;
+beforeAll(async () => {
+  synthesized = await productTemplates();
 }, 300_000);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 const root = () => synthesized.templates[0]!.template;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { productTemplates, synthesize, type SynthesizedTemplates } from "./synthesize.ts";
 
 const outdirs: string[] = [];
 const synthesizeIn = (options: Parameters<typeof synthesize>[1] = {}) => {
@@ -13,13 +13,13 @@ const synthesizeIn = (options: Parameters<typeof synthesize>[1] = {}) => {
 afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 });
-const rootOf = (synthesized: SynthesizedStack) => synthesized.templates[0]!.template;
+const rootOf = (synthesized: SynthesizedTemplates) => synthesized.templates[0]!.template;
 const idOf = (resources: Record<string, unknown>) => Object.keys(resources)[0] as string;
 
 describe("A first deploy in an account that never set API Gateway's CloudWatch role", { timeout: 300_000 }, () => {
-  let base: SynthesizedStack;
-  beforeAll(() => {
-    base = synthesizeIn();
+  let base: SynthesizedTemplates;
+  beforeAll(async () => {
+    base = await productTemplates();
   });
 
   it("has the custom resource that sets the role only where none is set, and the stage waits for it", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
-import { synthesize } from "./synthesize.ts";
+import { productTemplates, synthesize } from "./synthesize.ts";
 
 describe("HTTP on the stack: compression, CORS origins from context, CORS on gateway errors", { timeout: 240_000 }, () => {
   const outdirs: string[] = [];
@@ -17,8 +17,8 @@ describe("HTTP on the stack: compression, CORS origins from context, CORS on gat
     for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
   });
 
-  it("compresses bodies from 1 KiB, allows any origin by default and says so on every function and gateway error", () => {
-    const { templates, all } = synthesizeWith();
+  it("compresses bodies from 1 KiB, allows any origin by default and says so on every function and gateway error", async () => {
+    const { templates, all } = await productTemplates();
     const root = templates[0]!.template;
     root.hasResourceProperties("AWS::ApiGateway::RestApi", { MinimumCompressionSize: 1024 });
     const functions = Object.values(all.findResources("AWS::Lambda::Function"));

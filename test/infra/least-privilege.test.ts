@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { importWorkerGrants, tickGrants, workerGrants } from "#infra/stacks/field-operations-stack";
 import { type RouteGrant, routeGrantActions } from "#shared/http/route";
-import { functionActions, functionStatements, synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { functionActions, functionStatements, productTemplates, type SynthesizedTemplates } from "./synthesize.ts";
 
 /** What every function may do besides its grants: send traces to X-Ray, write its own log group's streams. */
 const baseline = ["logs:CreateLogStream", "logs:PutLogEvents", "xray:PutTelemetryRecords", "xray:PutTraceSegments"];
@@ -15,13 +12,10 @@ const expectedActions = (grants: readonly RouteGrant[]) =>
   [...new Set([...grants.flatMap((grant) => routeGrantActions[grant]), ...baseline])].sort();
 
 describe("Least privilege: each function's role allows exactly the actions its route's grants name", { timeout: 240_000 }, () => {
-  let outdir: string;
-  let synthesized: SynthesizedStack;
-  beforeAll(() => {
-    outdir = mkdtempSync(join(tmpdir(), "cdk-iam-"));
-    synthesized = synthesize(outdir);
+  let synthesized: SynthesizedTemplates;
+  beforeAll(async () => {
+    synthesized = await productTemplates();
   });
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   const functions = () => [
     ...routes.map((route) => ({ id: `${route.operationId}Function`, grants: route.grants ?? [] })),

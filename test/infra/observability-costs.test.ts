@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { productTemplates, synthesize, type SynthesizedTemplates } from "./synthesize.ts";
 
 const outdirs: string[] = [];
 const synthesizeIn = (context: Record<string, unknown> = {}) => {
@@ -15,16 +15,16 @@ afterAll(() => {
 });
 
 type LogGroup = { Properties: { RetentionInDays?: number; LogGroupClass?: string } };
-const logGroups = (synthesized: SynthesizedStack) =>
+const logGroups = (synthesized: SynthesizedTemplates) =>
   Object.entries(synthesized.all.findResources("AWS::Logs::LogGroup") as Record<string, LogGroup>);
-const groupsNamed = (synthesized: SynthesizedStack, pattern: RegExp) => logGroups(synthesized).filter(([id]) => pattern.test(id));
-const samplingRule = (synthesized: SynthesizedStack) =>
+const groupsNamed = (synthesized: SynthesizedTemplates, pattern: RegExp) => logGroups(synthesized).filter(([id]) => pattern.test(id));
+const samplingRule = (synthesized: SynthesizedTemplates) =>
   Object.values(synthesized.all.findResources("AWS::XRay::SamplingRule"))[0]?.Properties.SamplingRule as Record<string, unknown>;
 
 describe("Logs and traces: what they cost", { timeout: 300_000 }, () => {
-  let base: SynthesizedStack;
-  beforeAll(() => {
-    base = synthesizeIn();
+  let base: SynthesizedTemplates;
+  beforeAll(async () => {
+    base = await productTemplates();
   });
 
   it("samples the API stage at 1/s + 1 % by default, before X-Ray's default rule", () => {

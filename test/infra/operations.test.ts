@@ -16,7 +16,7 @@ import {
   runQueueDefinition,
   runSpilloverQueueDefinition,
 } from "#shared/queue/definitions";
-import { featureFlags, synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { featureFlags, productTemplates, synthesize, type SynthesizedTemplates } from "./synthesize.ts";
 
 const outdirs: string[] = [];
 const synthesizeIn = (options: Parameters<typeof synthesize>[1] = {}) => {
@@ -28,13 +28,14 @@ afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 });
 
-const rootOf = (synthesized: SynthesizedStack) => synthesized.templates[0]!.template;
-const deploymentIdOf = (synthesized: SynthesizedStack) => Object.keys(rootOf(synthesized).findResources("AWS::ApiGateway::Deployment"))[0];
+const rootOf = (synthesized: SynthesizedTemplates) => synthesized.templates[0]!.template;
+const deploymentIdOf = (synthesized: SynthesizedTemplates) =>
+  Object.keys(rootOf(synthesized).findResources("AWS::ApiGateway::Deployment"))[0];
 
 describe("Operations on the stack", { timeout: 300_000 }, () => {
-  let base: SynthesizedStack;
-  beforeAll(() => {
-    base = synthesizeIn();
+  let base: SynthesizedTemplates;
+  beforeAll(async () => {
+    base = await productTemplates();
   });
 
   describe("a new deployment exactly when something a deployment snapshots changes", () => {
@@ -76,7 +77,7 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
   it("the recommended feature flags change the logical id of no table, bucket or queue", () => {
     const before = synthesizeIn({ flags: {} });
     const kinds = ["AWS::DynamoDB::GlobalTable", "AWS::S3::Bucket", "AWS::SQS::Queue"];
-    const ids = (synthesized: SynthesizedStack) => kinds.flatMap((kind) => Object.keys(rootOf(synthesized).findResources(kind))).sort();
+    const ids = (synthesized: SynthesizedTemplates) => kinds.flatMap((kind) => Object.keys(rootOf(synthesized).findResources(kind))).sort();
     expect(Object.keys(featureFlags).length).toBeGreaterThan(50);
     expect(ids(before).length).toBeGreaterThanOrEqual(7);
     expect(ids(base)).toEqual(ids(before));
@@ -170,7 +171,7 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
       if (name === "Fn::Equals") return value(args[0]) === value(args[1]);
       throw new Error(`rule function ${name} not modelled`);
     };
-    const failingAssertions = (synthesized: SynthesizedStack) => {
+    const failingAssertions = (synthesized: SynthesizedTemplates) => {
       const rules = rootOf(synthesized).toJSON().Rules as Record<
         string,
         { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }
@@ -180,9 +181,9 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
         rule.Assertions.filter((assertion) => !holds(assertion.Assert)).map((assertion) => assertion.AssertDescription),
       );
     };
-    const functions = (synthesized: SynthesizedStack) =>
+    const functions = (synthesized: SynthesizedTemplates) =>
       synthesized.templates.flatMap(({ template }) => Object.values(template.findResources("AWS::Lambda::Function")));
-    const acceptedIssuers = (synthesized: SynthesizedStack) => {
+    const acceptedIssuers = (synthesized: SynthesizedTemplates) => {
       const authorizer = functions(synthesized).find((fn) => fn.Properties.Environment?.Variables?.TENANT_AUTO_ENROLL !== undefined);
       return JSON.parse(authorizer?.Properties.Environment.Variables.JWT_ISSUERS_JSON) as unknown;
     };
@@ -257,7 +258,7 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
         { ...history, operationId: "listHubVisitHistory", path: "/hub/{hubId}/visit-history" },
       ],
     });
-    const idsOf = (synthesized: SynthesizedStack) =>
+    const idsOf = (synthesized: SynthesizedTemplates) =>
       new Map(
         synthesized.templates.map(({ name, template }) => [
           name,
@@ -331,7 +332,7 @@ describe("Operations on the stack", { timeout: 300_000 }, () => {
   });
 
   it("ends what the file bucket stores: uploads expire, old versions expire, unfinished multipart uploads abort; periods by context", () => {
-    const bucketWithRules = (synthesized: SynthesizedStack) =>
+    const bucketWithRules = (synthesized: SynthesizedTemplates) =>
       Object.values(rootOf(synthesized).findResources("AWS::S3::Bucket")).find((bucket) => bucket.Properties.VersioningConfiguration)!
         .Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>;
     const rules = bucketWithRules(base);

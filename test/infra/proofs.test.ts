@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
-import { functionActions, functionStatements, synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { functionActions, functionStatements, productTemplates, synthesize, type SynthesizedTemplates } from "./synthesize.ts";
 
 /** Proof of delivery in the stack (docs/api/execution.md): the proofs' lifecycle rule and each proof function's reach. */
 describe("Proofs of delivery in the stack", { timeout: 300_000 }, () => {
@@ -13,15 +13,15 @@ describe("Proofs of delivery in the stack", { timeout: 300_000 }, () => {
     outdirs.push(outdir);
     return synthesize(outdir, options);
   };
-  let base: SynthesizedStack;
-  beforeAll(() => {
-    base = synthesizeIn();
+  let base: SynthesizedTemplates;
+  beforeAll(async () => {
+    base = await productTemplates();
   });
   afterAll(() => {
     for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
   });
 
-  const proofRule = (synthesized: SynthesizedStack) => {
+  const proofRule = (synthesized: SynthesizedTemplates) => {
     const bucket = Object.values(synthesized.templates[0]!.template.findResources("AWS::S3::Bucket")).find(
       (each) => each.Properties.VersioningConfiguration,
     )!;

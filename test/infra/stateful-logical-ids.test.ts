@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { productTemplates, type SynthesizedTemplates } from "./synthesize.ts";
 
 /**
  * The logical ids of everything that holds data or that another install's API Gateway may depend on.
@@ -37,13 +34,10 @@ const statefulTypes = new Set([
   "AWS::Events::EventBus",
 ]);
 
-let outdir: string;
-let synthesized: SynthesizedStack;
-beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), "cdk-ids-"));
-  synthesized = synthesize(outdir);
+let synthesized: SynthesizedTemplates;
+beforeAll(async () => {
+  synthesized = await productTemplates();
 }, 300_000);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe("Stateful resources keep their logical ids", { timeout: 300_000 }, () => {
   it("every pinned resource is in the root stack under its id and type", () => {

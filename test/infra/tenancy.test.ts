@@ -5,7 +5,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { plans } from "#shared/domain/tenants/plans";
-import { synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { productTemplates, synthesize, type SynthesizedStack, type SynthesizedTemplates } from "./synthesize.ts";
 
 /** Tenancy at the gateway: the tenant authorizer, usage plans from the plan config, keys from the authorizer. */
 describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
@@ -18,15 +18,15 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
     maxRunsQueued: 3,
   };
   const outdirs: string[] = [];
-  let product: SynthesizedStack;
+  let product: SynthesizedTemplates;
   let customized: SynthesizedStack;
-  beforeAll(() => {
+  beforeAll(async () => {
     const outdir = () => {
       const directory = mkdtempSync(join(tmpdir(), "cdk-tenancy-"));
       outdirs.push(directory);
       return directory;
     };
-    product = synthesize(outdir());
+    product = await productTemplates();
     customized = synthesize(outdir(), {
       planOverrides: { plans: [operatorPlan] },
       context: { authorizerCacheTtlSeconds: 60, tenantAutoEnroll: "true" },
@@ -35,7 +35,7 @@ describe("Tenancy in the synthesized stack", { timeout: 240_000 }, () => {
   afterAll(() => {
     for (const directory of outdirs) rmSync(directory, { recursive: true, force: true });
   });
-  const root = (synthesized: SynthesizedStack) => synthesized.templates[0]!.template;
+  const root = (synthesized: SynthesizedTemplates) => synthesized.templates[0]!.template;
 
   it("has one REQUEST authorizer on the Authorization header, its results cached 300 s by default (context authorizerCacheTtlSeconds)", () => {
     root(product).resourceCountIs("AWS::ApiGateway::Authorizer", 1);

@@ -1,25 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { matchesFilterPattern } from "#local/stream-filter";
 import { dispatchHistoryEntity } from "#shared/domain/visits/dispatch-history";
 import { eventEntities, eventsOfChange, streamEntities, streamFilterPattern } from "#shared/domain/webhooks/state-changes";
 import { webhookQueueDefinition, webhookWorkerTimeoutSeconds } from "#shared/queue/definitions";
-import { functionActions, synthesize, type SynthesizedStack } from "./synthesize.ts";
+import { functionActions, productTemplates, type SynthesizedTemplates } from "./synthesize.ts";
 
 describe("Stack: webhooks and events", () => {
-  let outdir: string;
-  let synthesized: SynthesizedStack;
+  let synthesized: SynthesizedTemplates;
   let root: Template;
 
-  beforeAll(() => {
-    outdir = mkdtempSync(join(tmpdir(), "cdk-out-"));
-    synthesized = synthesize(outdir);
+  beforeAll(async () => {
+    synthesized = await productTemplates();
     root = synthesized.templates[0]!.template;
   });
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it("creates the event bus with its name and ARN as stack outputs", () => {
     root.resourceCountIs("AWS::Events::EventBus", 1);
