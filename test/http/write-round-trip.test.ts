@@ -143,6 +143,8 @@ const entities: Record<string, Entity> = {
           etaChangeMinutes: 5,
           autoArrival: true,
           arrivalRadiusMeters: 120,
+          liveDayAssigned: "free",
+          liveDayUseIdleVehicles: false,
         },
       };
     },
