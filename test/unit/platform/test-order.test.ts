@@ -1,7 +1,9 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestSpecification, Vitest } from "vitest/node";
 import { repositoryRoot } from "#infra/repository-root";
-import LongestFirstSequencer from "#test/support/longest-first-sequencer";
+import LongestFirstSequencer, { durationsFile } from "#test/support/longest-first-sequencer";
 
 /** A specification as the sequencer sees it: a real file (its size is read), its project and group. */
 function spec(path: string, project: string, groupOrder = 0): TestSpecification {
@@ -24,18 +26,20 @@ const order = async (files: TestSpecification[], cachedMs?: Record<string, numbe
 describe("Longest-first test order (test/support/longest-first-sequencer.ts)", () => {
   it("starts the files the durations table names longest first, across projects, whatever their size", async () => {
     // The fuzz files are a few lines long: by size (Vitest's clean-clone order) they would start last.
-    const files = [
-      spec("test/unit/platform/keys.test.ts", "unit"),
-      spec("test/http/hubs.test.ts", "integration"),
-      spec("test/http/route-fuzz-strict.strict.test.ts", "strict"),
-      spec("test/http/route-fuzz-2.test.ts", "integration"),
-    ];
-    expect(await order(files)).toEqual([
-      "test/http/route-fuzz-2.test.ts",
-      "test/http/route-fuzz-strict.strict.test.ts",
-      "test/http/hubs.test.ts",
+    const paths = [
       "test/unit/platform/keys.test.ts",
-    ]);
+      "test/http/hubs.test.ts",
+      "test/http/route-fuzz-strict.strict.test.ts",
+      "test/http/route-fuzz-2.test.ts",
+    ];
+    const projects = ["unit", "integration", "strict", "integration"];
+    const files = paths.map((path, i) => spec(path, projects[i] as string));
+    // The table is regenerated from full runs (npm run test:durations): the expected order is the table's.
+    const durations = JSON.parse(readFileSync(join(repositoryRoot, durationsFile), "utf8")) as { seconds: Record<string, number> };
+    const byTable = [...paths].sort((a, b) => (durations.seconds[b] ?? 0) - (durations.seconds[a] ?? 0));
+    const bySize = [...paths].sort((a, b) => statSync(join(repositoryRoot, b)).size - statSync(join(repositoryRoot, a)).size);
+    expect(byTable).not.toEqual(bySize); // else this would not tell the two orders apart
+    expect(await order(files)).toEqual(byTable);
   });
 
   it("prefers this checkout's results cache to the table", async () => {
