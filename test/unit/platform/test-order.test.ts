@@ -23,6 +23,10 @@ function sequencer(cachedMs: Record<string, number> = {}): LongestFirstSequencer
 const order = async (files: TestSpecification[], cachedMs?: Record<string, number>) =>
   (await sequencer(cachedMs).sort(files)).map((file) => file.moduleId.slice(repositoryRoot.length + 1));
 
+/** The durations table as committed (seconds per file). */
+const tableSeconds = () =>
+  (JSON.parse(readFileSync(join(repositoryRoot, durationsFile), "utf8")) as { seconds: Record<string, number> }).seconds;
+
 describe("Longest-first test order (test/support/longest-first-sequencer.ts)", () => {
   it("starts the files the durations table names longest first, across projects, whatever their size", async () => {
     // The fuzz files are a few lines long: by size (Vitest's clean-clone order) they would start last.
@@ -35,7 +39,7 @@ describe("Longest-first test order (test/support/longest-first-sequencer.ts)", (
     const projects = ["unit", "integration", "strict", "integration"];
     const files = paths.map((path, i) => spec(path, projects[i] as string));
     // The table is regenerated from full runs (npm run test:durations): the expected order is the table's.
-    const durations = JSON.parse(readFileSync(join(repositoryRoot, durationsFile), "utf8")) as { seconds: Record<string, number> };
+    const durations = { seconds: tableSeconds() };
     const byTable = [...paths].sort((a, b) => (durations.seconds[b] ?? 0) - (durations.seconds[a] ?? 0));
     const bySize = [...paths].sort((a, b) => statSync(join(repositoryRoot, b)).size - statSync(join(repositoryRoot, a)).size);
     expect(byTable).not.toEqual(bySize); // else this would not tell the two orders apart
@@ -44,9 +48,16 @@ describe("Longest-first test order (test/support/longest-first-sequencer.ts)", (
 
   it("prefers this checkout's results cache to the table", async () => {
     const files = [spec("test/http/route-fuzz-2.test.ts", "integration"), spec("test/http/hubs.test.ts", "integration")];
-    expect(await order(files, { "integration:test/http/hubs.test.ts": 400_000 })).toEqual([
+    // A cached run longer than either file's table entry puts that file first, whichever it is.
+    const table = tableSeconds();
+    const longer = (Math.max(table["test/http/route-fuzz-2.test.ts"] ?? 0, table["test/http/hubs.test.ts"] ?? 0) + 60) * 1000;
+    expect(await order(files, { "integration:test/http/hubs.test.ts": longer })).toEqual([
       "test/http/hubs.test.ts",
       "test/http/route-fuzz-2.test.ts",
+    ]);
+    expect(await order(files, { "integration:test/http/route-fuzz-2.test.ts": longer })).toEqual([
+      "test/http/route-fuzz-2.test.ts",
+      "test/http/hubs.test.ts",
     ]);
   });
 
