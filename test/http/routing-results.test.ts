@@ -1,8 +1,8 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { appConfig } from "#shared/config/env";
-import { deliverQueuedRuns, receive } from "#test/integration/runs/run-fixtures";
+import { deliverQueuedRuns, handBack, receive } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, baseUrl, newTenant, tokenFor } from "#test/support/local-api";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 import { nextIdSecond } from "#test/support/id-order";
@@ -129,25 +129,18 @@ describe("Routing results", () => {
   });
 
   describe("cap on an organization's active runs (MAX_ACTIVE_RUNS_PER_ORG, default 5)", () => {
-    /** This organization's run messages in the queue now (every message is made visible again at once). */
+    /** This organization's run messages in the queue now (every message is handed back at once: run-fixtures handBack). */
     async function queuedRunsOf(organizationId: string): Promise<string[]> {
       const queueUrl = appConfig().RUN_QUEUE_URL;
-      const seen = new Map<string, string>();
+      const seen = new Set<string>();
       for (let attempt = 0; attempt < 5; attempt++) {
-        const messages = await receive(sqs, queueUrl);
-        for (const message of messages) {
+        for (const message of await receive(sqs, queueUrl)) {
           const body = JSON.parse(message.Body as string);
-          if (body.organizationId === organizationId) seen.set(message.MessageId as string, body.resultId);
-          await sqs.send(
-            new ChangeMessageVisibilityCommand({
-              QueueUrl: queueUrl,
-              ReceiptHandle: message.ReceiptHandle as string,
-              VisibilityTimeout: 0,
-            }),
-          );
+          if (body.organizationId === organizationId) seen.add(body.resultId);
+          await handBack(sqs, queueUrl, message);
         }
       }
-      return [...new Set(seen.values())];
+      return [...seen];
     }
 
     it("the 6th concurrent on-demand run answers 429 run-429 and creates and queues nothing; a finished run frees its slot", async () => {

@@ -1,14 +1,13 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sdk/client-sqs";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { handler as runWorker } from "#functions/jobs/routing-run";
 import { appConfig } from "#shared/config/env";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { runSecondsUsed, runUsageItemsBetween } from "#shared/store/usage-store";
 import { meterAttempt } from "#shared/store/webhook-delivery-store";
-import { acknowledge, receive, sqsEvent } from "#test/integration/runs/run-fixtures";
+import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 
 /**
@@ -37,29 +36,7 @@ async function organizationWithProfile() {
 }
 
 /** Hands these results' queued run messages to the worker `deliveries` times (a redelivery), then acknowledges them. */
-async function runQueued(resultIds: string[], deliveries = 1) {
-  const queueUrl = appConfig().RUN_QUEUE_URL;
-  const waiting = new Set(resultIds);
-  for (let attempt = 0; attempt < 50 && waiting.size > 0; attempt++) {
-    const mine: Message[] = [];
-    for (const message of await receive(sqs, queueUrl)) {
-      const resultId = JSON.parse(message.Body as string).resultId;
-      if (waiting.delete(resultId)) mine.push(message);
-      else
-        await sqs.send(
-          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout: 0 }),
-        );
-    }
-    if (mine.length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      continue;
-    }
-    let response = await runWorker(sqsEvent(mine));
-    for (let again = 1; again < deliveries; again++) response = await runWorker(sqsEvent(mine));
-    await acknowledge(sqs, queueUrl, mine, response);
-  }
-  if (waiting.size > 0) throw new Error(`no run message for results ${[...waiting].join(", ")}`);
-}
+const runQueued = (resultIds: string[], deliveries = 1) => deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds, { deliveries });
 
 const put = (item: Record<string, unknown>) => documentClient().send(new PutCommand({ TableName: tableName(), Item: item }));
 const seedCalls = (organizationId: string, day: string, calls: number) => put({ ...keys.callCounter(organizationId, day), calls });
