@@ -1,4 +1,3 @@
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { eventsOfChange } from "#shared/domain/webhooks/state-changes";
@@ -7,20 +6,19 @@ import { keys } from "#shared/store/keys";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { created, plannedDay } from "#test/support/planned-day";
+import { created } from "#test/support/on-demand-runs";
+import { plannedDay } from "#test/support/planned-day";
 
 /**
  * Live route and ETAs through the local gateway and the real stores: a run, its dispatch, then GET
  * /vehicle/{vehicleId}/route before and after the driver's progress actions, and the ETA and risk events
  * each action's write of the live-route item means (the publisher's own reader over the item's images).
  */
-const sqs = new SQSClient({});
-
 const post = created;
 
 /** The planned day (test/support/planned-day.ts), dispatched, with its driver's client. */
 async function dispatchedDay() {
-  const day = await plannedDay(sqs);
+  const day = await plannedDay();
   const { api, organizationId, run, van } = day;
   expect((await api.post(`/routing/result/${run._id}/dispatch`, undefined)).body.data).toMatchObject({ success: 3, failed: 0 });
   const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress", "view/visit"] }));

@@ -1,4 +1,3 @@
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { resultGeoJsonSchema } from "#shared/domain/routing-results/geojson";
 import { rfc7946Problems } from "#test/support/geojson-rfc7946";
@@ -10,7 +9,6 @@ import { plannedDay } from "#test/support/planned-day";
  * dispatch, the driver completing one stop and failing one, a position report, then map.svg and the GeoJSON
  * showing them (docs/api/routing-runs.md, "Result maps and GeoJSON").
  */
-const sqs = new SQSClient({});
 
 type Feature = { geometry: { type: string; coordinates: number[] } | null; properties: Record<string, unknown> };
 const geojsonOf = async (api: ApiClient, resultId: string) => {
@@ -29,7 +27,7 @@ const svgOf = async (api: ApiClient, resultId: string) => {
 
 describe("map.svg and GeoJSON of a dispatched result", () => {
   it("show done and failed stops, the vehicle's position and the projected ETAs; before dispatch, the plan as before", async () => {
-    const { api, organizationId, van, run, result, trips } = await plannedDay(sqs);
+    const { api, organizationId, van, run, result, trips } = await plannedDay();
     const [first, second, third] = trips.map((trip) => trip.visitId) as [string, string, string];
 
     // Not dispatched: the map as planned — no live property, no vehicle, no projected column.

@@ -1,13 +1,11 @@
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { changeTenantPlan, enrollTenant, type TenantOperations } from "#shared/app/tenants";
-import { appConfig } from "#shared/config/env";
 import { configuredPlans } from "#shared/config/tenant-plans";
 import type { Location } from "#shared/routing/model";
 import { travelElementsUsed } from "#shared/store/usage-store";
 import { localApiKeys } from "#shared/tenancy/local-api-keys";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
+import { created, runOnDemand } from "#test/support/on-demand-runs";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
@@ -16,7 +14,6 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
  * stack declares `priced-osrm` at $20 per 1,000 elements and the test plans of test/support/test-plans.ts
  * (`test-city-roads`: fake-osrm only; `test-no-roads`: great circle only; `test-road-dollars`: $1 of priced-osrm).
  */
-const sqs = new SQSClient({});
 const operations = (): TenantOperations => ({ plans: configuredPlans(), apiKeys: localApiKeys });
 
 async function enrolled(plan: string) {
@@ -25,32 +22,20 @@ async function enrolled(plan: string) {
   return { organizationId, api: apiClient(tokenFor({ organizationId, sub: "user-1" })) };
 }
 
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
-
-async function run(api: ApiClient, configurationId: string) {
-  const created = await post(api, "/routing/result", { configurationId });
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [created._id]);
-  return (await api.get(`/routing/result/${created._id}`)).body.data;
-}
-
 const DEPOT: Location = { lat: -6.2, lng: 106.8 };
 const spot = (i: number): Location => ({ lat: -6.21 + 0.004 * i, lng: 106.81 + 0.003 * i });
 
 async function hubWithVisits(api: ApiClient, count: number) {
-  const hub = await post(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
-  await post(api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
-  for (let i = 0; i < count; i++) await post(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot(i), visitTime: 5 });
+  const hub = await created(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
+  await created(api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+  for (let i = 0; i < count; i++) await created(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot(i), visitTime: 5 });
   return hub;
 }
 
 describe("Road-engine spend per plan", () => {
   it("refuses a profile naming a provider the plan does not include with 400 naming the allowed ones, on create and on update, storing nothing", async () => {
     const { api } = await enrolled("test-city-roads");
-    const hub = await post(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
+    const hub = await created(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
     const allowedMessage =
       "travelProvider: plan test-city-roads does not include the travel provider priced-osrm; it allows: greatCircle, fake-osrm";
 
@@ -59,7 +44,7 @@ describe("Road-engine spend per plan", () => {
     expect(refused.body).toMatchObject({ status: false, errors: [{ field: "travelProvider", message: allowedMessage }] });
     expect((await api.get(`/routing/configurations?hubId=${hub._id}`)).body.data).toHaveLength(0);
 
-    const profile = await post(api, "/routing/configuration", { name: "Roads", hubId: hub._id, travelProvider: "fake-osrm" });
+    const profile = await created(api, "/routing/configuration", { name: "Roads", hubId: hub._id, travelProvider: "fake-osrm" });
     const patched = await api.patch(`/routing/configuration/${profile._id}`, { travelProvider: "priced-osrm" });
     expect(patched.status).toBe(400);
     expect(patched.body).toMatchObject({ status: false, errors: [{ field: "travelProvider", message: allowedMessage }] });
@@ -69,8 +54,8 @@ describe("Road-engine spend per plan", () => {
   it("fails a run whose plan no longer includes its profile's provider, naming the allowed ones, whatever the profile's fallback", async () => {
     const { organizationId, api } = await enrolled("test-city-roads");
     const hub = await hubWithVisits(api, 2);
-    const strict = await post(api, "/routing/configuration", { name: "Strict", hubId: hub._id, travelProvider: "fake-osrm" });
-    const lenient = await post(api, "/routing/configuration", {
+    const strict = await created(api, "/routing/configuration", { name: "Strict", hubId: hub._id, travelProvider: "fake-osrm" });
+    const lenient = await created(api, "/routing/configuration", {
       name: "Lenient",
       hubId: hub._id,
       travelProvider: "fake-osrm",
@@ -79,7 +64,7 @@ describe("Road-engine spend per plan", () => {
     await changeTenantPlan(organizationId, "test-no-roads", operations());
 
     for (const profile of [strict, lenient]) {
-      const failed = await run(api, profile._id);
+      const failed = await runOnDemand(api, profile._id);
       expect(failed.status).toBe("failed");
       expect(failed.message).toMatch(
         /^Travel provider fake-osrm: plan test-no-roads does not include the travel provider fake-osrm; it allows: greatCircle\./,
@@ -91,14 +76,14 @@ describe("Road-engine spend per plan", () => {
   it("stops a run at the plan's $1 of a provider before asking it, failing or falling back as the profile says", async () => {
     const { organizationId, api } = await enrolled("test-road-dollars");
     const hub = await hubWithVisits(api, 5);
-    const strict = await post(api, "/routing/configuration", {
+    const strict = await created(api, "/routing/configuration", {
       name: "Strict",
       hubId: hub._id,
       timeLimitSeconds: 5,
       travelProvider: "priced-osrm",
     });
     // 6 points: 36 elements, $0.72 of the $1 (50 elements at $20 per 1,000).
-    const first = await run(api, strict._id);
+    const first = await runOnDemand(api, strict._id);
     expect(first).toMatchObject({ status: "done", summary: { travel: { source: "osrm", elementsRequested: 36 } } });
     // The route lines are asked of the same engine and charged on the same caps (one element per leg).
     const month = new Date().toISOString().slice(0, 7);
@@ -107,22 +92,22 @@ describe("Road-engine spend per plan", () => {
     expect(used).toBeLessThanOrEqual(50);
 
     // Two more visits: 8² − 6² = 28 new elements: past the cap, so nothing is asked.
-    for (const i of [5, 6]) await post(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot(i), visitTime: 5 });
-    const failed = await run(api, strict._id);
+    for (const i of [5, 6]) await created(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot(i), visitTime: 5 });
+    const failed = await runOnDemand(api, strict._id);
     expect(failed.status).toBe("failed");
     const dollars = ((used * 20) / 1000).toFixed(2);
     expect(failed.message).toContain(
       `Travel provider priced-osrm: Monthly spend cap reached for the travel provider priced-osrm: plan test-road-dollars allows $1.00 per month at $20.00 per 1,000 elements (50 elements); ${used} are used in ${month} ($${dollars}) and this run needs 28 more.`,
     );
 
-    const lenient = await post(api, "/routing/configuration", {
+    const lenient = await created(api, "/routing/configuration", {
       name: "Lenient",
       hubId: hub._id,
       timeLimitSeconds: 5,
       travelProvider: "priced-osrm",
       travelFallback: "greatCircle",
     });
-    const fellBack = await run(api, lenient._id);
+    const fellBack = await runOnDemand(api, lenient._id);
     expect(fellBack).toMatchObject({
       status: "done",
       summary: { visitsAssigned: 7, travel: { provider: "priced-osrm", source: "greatCircle", elementsRequested: 0 } },

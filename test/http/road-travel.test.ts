@@ -1,12 +1,10 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
 import { haversineMetres } from "#shared/routing/matrix";
 import type { Location } from "#shared/routing/model";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
 import { asymmetricLeg } from "#test/support/fake-osrm";
 import { type ApiClient, newTenant } from "#test/support/local-api";
+import { created, runOnDemand } from "#test/support/on-demand-runs";
 
 /**
  * Road-network travel end to end: the suite's local stack declares `fake-osrm` (a local server speaking
@@ -14,19 +12,6 @@ import { type ApiClient, newTenant } from "#test/support/local-api";
  * `down-osrm` (nothing listens there); test/support/global-setup.ts. Profiles name them; on-demand runs
  * are handed to the run worker and the stored plans must drive the engine's numbers, one way or the other.
  */
-const sqs = new SQSClient({});
-
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
-
-async function run(api: ApiClient, configurationId: string) {
-  const created = await post(api, "/routing/result", { configurationId });
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [created._id]);
-  return (await api.get(`/routing/result/${created._id}`)).body.data;
-}
 
 const DEPOT: Location = { lat: -6.2, lng: 106.8 };
 const SPOTS: Location[] = [
@@ -38,9 +23,9 @@ const SPOTS: Location[] = [
 ];
 
 async function hubWithVisits(api: ApiClient, spots: Location[]) {
-  const hub = await post(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
-  await post(api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
-  for (const [i, spot] of spots.entries()) await post(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot, visitTime: 5 });
+  const hub = await created(api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
+  await created(api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+  for (const [i, spot] of spots.entries()) await created(api, "/visit", { hubId: hub._id, name: `V${i}`, coordinate: spot, visitTime: 5 });
   return hub;
 }
 
@@ -48,7 +33,7 @@ describe("Road-network travel (osrm provider)", () => {
   it("plans with the engine's directed durations and distances, then reuses the hub's cache and asks only for new rows and columns", async () => {
     const tenant = newTenant();
     const hub = await hubWithVisits(tenant.api, SPOTS);
-    const profile = await post(tenant.api, "/routing/configuration", {
+    const profile = await created(tenant.api, "/routing/configuration", {
       name: "Roads",
       hubId: hub._id,
       // The matrix gets the budget less the optimizer's second: room for its four requests on a busy machine.
@@ -57,7 +42,7 @@ describe("Road-network travel (osrm provider)", () => {
     });
     expect(profile).toMatchObject({ travelProvider: "fake-osrm", travelFallback: "fail" });
 
-    const first = await run(tenant.api, profile._id);
+    const first = await runOnDemand(tenant.api, profile._id);
     const points = SPOTS.length + 1;
     expect(first).toMatchObject({
       status: "done",
@@ -81,14 +66,14 @@ describe("Road-network travel (osrm provider)", () => {
     expect(Math.abs(driven([...path].reverse(), "seconds") - driven(path, "seconds")) / 60).toBeGreaterThan(1);
 
     // Same visits again: everything from the cache.
-    const second = await run(tenant.api, profile._id);
+    const second = await runOnDemand(tenant.api, profile._id);
     expect(second.summary.travel).toMatchObject({ source: "osrm", elementsRequested: 0, elementsCached: points * points });
     const again: Location[] = [DEPOT, ...second.routes[0].trips.map((trip: { coordinate: Location }) => trip.coordinate), DEPOT];
     expect(Math.abs(second.routes[0].distanceMeters - driven(again, "metres"))).toBeLessThanOrEqual(1);
 
     // One new visit: only its row and its column are asked (2 n + 1 entries).
-    await post(tenant.api, "/visit", { hubId: hub._id, name: "New", coordinate: { lat: -6.215, lng: 106.825 }, visitTime: 5 });
-    const third = await run(tenant.api, profile._id);
+    await created(tenant.api, "/visit", { hubId: hub._id, name: "New", coordinate: { lat: -6.215, lng: 106.825 }, visitTime: 5 });
+    const third = await runOnDemand(tenant.api, profile._id);
     expect(third.summary.travel).toMatchObject({ source: "osrm", elementsRequested: 2 * points + 1, elementsCached: points * points });
     expect(third.summary.visitsAssigned).toBe(6);
   });
@@ -96,14 +81,14 @@ describe("Road-network travel (osrm provider)", () => {
   it("fails the run with the provider's reason, or falls back to great circle, as the profile says", async () => {
     const tenant = newTenant();
     const hub = await hubWithVisits(tenant.api, SPOTS.slice(0, 2));
-    const strict = await post(tenant.api, "/routing/configuration", {
+    const strict = await created(tenant.api, "/routing/configuration", {
       name: "Strict",
       hubId: hub._id,
       // Room for the matrix: it gets the budget less the optimizer's second (shared/domain/runs/run-worker.ts).
       timeLimitSeconds: 3,
       travelProvider: "down-osrm",
     });
-    const failed = await run(tenant.api, strict._id);
+    const failed = await runOnDemand(tenant.api, strict._id);
     expect(failed.status).toBe("failed");
     // The provider and the kind of failure; never the operator's URL, an address or the socket's error.
     expect(failed.message).toMatch(
@@ -111,7 +96,7 @@ describe("Road-network travel (osrm provider)", () => {
     );
     expect(failed.message).not.toMatch(/127\.0\.0\.1|http|ECONN|connect|fetch failed/i);
 
-    const lenient = await post(tenant.api, "/routing/configuration", {
+    const lenient = await created(tenant.api, "/routing/configuration", {
       name: "Lenient",
       hubId: hub._id,
       // Room for the matrix: it gets the budget less the optimizer's second (shared/domain/runs/run-worker.ts).
@@ -119,7 +104,7 @@ describe("Road-network travel (osrm provider)", () => {
       travelProvider: "down-osrm",
       travelFallback: "greatCircle",
     });
-    const done = await run(tenant.api, lenient._id);
+    const done = await runOnDemand(tenant.api, lenient._id);
     expect(done).toMatchObject({
       status: "done",
       summary: { visitsAssigned: 2, travel: { provider: "down-osrm", source: "greatCircle", elementsRequested: 0 } },
@@ -131,7 +116,7 @@ describe("Road-network travel (osrm provider)", () => {
 
   it("refuses a profile naming an undeclared provider with 400 listing the declared ones, and changes nothing", async () => {
     const tenant = newTenant();
-    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
+    const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", ...DEPOT });
     const refused = await tenant.api.post("/routing/configuration", { name: "X", hubId: hub._id, travelProvider: "google" });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({

@@ -1,10 +1,8 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
 import { haversineMetres } from "#shared/routing/matrix";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, newTenant } from "#test/support/local-api";
+import { newTenant } from "#test/support/local-api";
+import { created, runOnDemand } from "#test/support/on-demand-runs";
 
 /**
  * Route-planner features end to end through the local gateway: visit priority, a vehicle that starts
@@ -12,18 +10,6 @@ import { type ApiClient, newTenant } from "#test/support/local-api";
  * vehicles are created over HTTP, an on-demand run is handed to the run worker, and the stored result
  * must honour every rule.
  */
-const sqs = new SQSClient({});
-
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
-
-/** Delivers these results' queued runs to the worker (test/integration/runs/run-fixtures.ts). */
-async function runQueued(...resultIds: string[]) {
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds);
-}
 
 const HOME = { lat: -6.3, lng: 106.8 };
 const OFFICE = { lat: -6.1, lng: 106.9 };
@@ -37,8 +23,8 @@ interface Trip {
 describe("Routing features through a run", () => {
   it("keeps the high-priority visits when the route is full, starts at the driver's home, ends at the set end, respects maxVisits", async () => {
     const tenant = newTenant();
-    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-    const vehicle = await post(tenant.api, "/vehicle", {
+    const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    const vehicle = await created(tenant.api, "/vehicle", {
       name: "Home van",
       hubId: hub._id,
       workingTime: ALWAYS_ON_SHIFT,
@@ -48,21 +34,19 @@ describe("Routing features through a run", () => {
     });
     expect(vehicle).toMatchObject({ startLocation: HOME, endLocation: OFFICE, constraints: { maxVisits: 2 } });
     // The low-priority visit is the cheapest to serve (next to the hub, on the way to the office), yet it is the one left out.
-    const low = await post(tenant.api, "/visit", { hubId: hub._id, name: "Low", coordinate: "-6.2,106.81", priority: 1 });
-    const highA = await post(tenant.api, "/visit", { hubId: hub._id, name: "High A", coordinate: "-6.27,106.8", priority: 5 });
-    const highB = await post(tenant.api, "/visit", { hubId: hub._id, name: "High B", coordinate: "-6.25,106.8" });
+    const low = await created(tenant.api, "/visit", { hubId: hub._id, name: "Low", coordinate: "-6.2,106.81", priority: 1 });
+    const highA = await created(tenant.api, "/visit", { hubId: hub._id, name: "High A", coordinate: "-6.27,106.8", priority: 5 });
+    const highB = await created(tenant.api, "/visit", { hubId: hub._id, name: "High B", coordinate: "-6.25,106.8" });
     expect(low.priority).toBe(1);
     expect(highB.priority).toBe(3);
-    const profile = await post(tenant.api, "/routing/configuration", {
+    const profile = await created(tenant.api, "/routing/configuration", {
       name: "Plan",
       hubId: hub._id,
       timeLimitSeconds: 2,
       returnToHub: false,
     });
 
-    const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
-    await runQueued(created._id);
-    const result = (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
+    const result = await runOnDemand(tenant.api, profile._id);
     expect(result).toMatchObject({
       status: "done",
       summary: { visitsPlanned: 3, visitsAssigned: 2, visitsDropped: 1, endedBy: expect.stringMatching(/^(earlyStop|budget)$/) },
@@ -82,7 +66,7 @@ describe("Routing features through a run", () => {
 
   it("rejects a priority outside 1–5 and a bad start location with 400 naming the field", async () => {
     const tenant = newTenant();
-    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
     const visit = await tenant.api.post("/visit", { hubId: hub._id, name: "X", coordinate: "-6.2,106.8", priority: 6 });
     expect(visit.status).toBe(400);
     expect(visit.body.errors.map((e: { field: string }) => e.field)).toEqual(["priority"]);

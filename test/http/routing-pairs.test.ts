@@ -1,9 +1,7 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, newTenant } from "#test/support/local-api";
+import { newTenant } from "#test/support/local-api";
+import { created, runOnDemand } from "#test/support/on-demand-runs";
 import { refusal } from "#test/support/refusals";
 
 /**
@@ -11,24 +9,22 @@ import { refusal } from "#test/support/refusals";
  * (`pickupVisitId` on the delivery), an on-demand run handed to the run worker, and a stored result
  * that serves each pair on one vehicle, pickup first, or drops both. Invalid pairs are 400s.
  */
-const sqs = new SQSClient({});
-
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
 
 const fields = (response: { body: { errors?: Array<{ field: string }> } }) => response.body.errors?.map((e) => e.field);
 
 describe("Pickup-and-delivery pairs through a run", () => {
   it("serves the pickup before its delivery on one vehicle (though the delivery is on the way out) and drops a pair that cannot fit as a whole", async () => {
     const tenant = newTenant();
-    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-    await post(tenant.api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT, capacity: { weight: { max: 10 } } });
+    const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    await created(tenant.api, "/vehicle", { name: "Van", hubId: hub._id, workingTime: ALWAYS_ON_SHIFT, capacity: { weight: { max: 10 } } });
     // The delivery lies between the hub and the pickup: the shortest tour would pass it first.
-    const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "Pickup", coordinate: "-6.10,106.8", capacity: { weight: 6 } });
-    const delivery = await post(tenant.api, "/visit", {
+    const pickup = await created(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "Pickup",
+      coordinate: "-6.10,106.8",
+      capacity: { weight: 6 },
+    });
+    const delivery = await created(tenant.api, "/visit", {
       hubId: hub._id,
       name: "Delivery",
       coordinate: "-6.15,106.8",
@@ -36,20 +32,28 @@ describe("Pickup-and-delivery pairs through a run", () => {
     });
     expect(pickup.pickupVisitId).toBeNull();
     expect(delivery.pickupVisitId).toBe(pickup._id);
-    const plain = await post(tenant.api, "/visit", { hubId: hub._id, name: "Plain", coordinate: "-6.12,106.81", capacity: { weight: 3 } });
+    const plain = await created(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "Plain",
+      coordinate: "-6.12,106.81",
+      capacity: { weight: 3 },
+    });
     // A pickup heavier than the van: it cannot be served, so its delivery is dropped with it.
-    const heavy = await post(tenant.api, "/visit", { hubId: hub._id, name: "Heavy", coordinate: "-6.18,106.8", capacity: { weight: 20 } });
-    const heavyDelivery = await post(tenant.api, "/visit", {
+    const heavy = await created(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "Heavy",
+      coordinate: "-6.18,106.8",
+      capacity: { weight: 20 },
+    });
+    const heavyDelivery = await created(tenant.api, "/visit", {
       hubId: hub._id,
       name: "Heavy drop",
       coordinate: "-6.19,106.8",
       pickupVisitId: heavy._id,
     });
-    const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 2 });
+    const profile = await created(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 2 });
 
-    const created = await post(tenant.api, "/routing/result", { configurationId: profile._id });
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [created._id]);
-    const result = (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
+    const result = await runOnDemand(tenant.api, profile._id);
     expect(result).toMatchObject({ status: "done", summary: { visitsPlanned: 5, visitsAssigned: 3, visitsDropped: 2 } });
     expect(result.dropped).toEqual(
       expect.arrayContaining([
@@ -69,12 +73,12 @@ describe("Pickup-and-delivery pairs through a run", () => {
 
   it("rejects invalid pairs with 400 naming pickupVisitId, and keeps a claimed pickup", async () => {
     const tenant = newTenant();
-    const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-    const other = await post(tenant.api, "/hub", { name: "Other", address: "Jl. Other 1", lat: -6.3, lng: 106.9 });
+    const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+    const other = await created(tenant.api, "/hub", { name: "Other", address: "Jl. Other 1", lat: -6.3, lng: 106.9 });
     const visit = (body: Record<string, unknown>) =>
       tenant.api.post("/visit", { hubId: hub._id, name: "V", coordinate: "-6.2,106.8", ...body });
-    const pickup = await post(tenant.api, "/visit", { hubId: hub._id, name: "P", coordinate: "-6.2,106.8" });
-    const elsewhere = await post(tenant.api, "/visit", { hubId: other._id, name: "E", coordinate: "-6.3,106.9" });
+    const pickup = await created(tenant.api, "/visit", { hubId: hub._id, name: "P", coordinate: "-6.2,106.8" });
+    const elsewhere = await created(tenant.api, "/visit", { hubId: other._id, name: "E", coordinate: "-6.3,106.9" });
 
     const unknown = await visit({ pickupVisitId: "000000000000000000000000" });
     expect(unknown.status).toBe(400);
@@ -85,7 +89,12 @@ describe("Pickup-and-delivery pairs through a run", () => {
     expect(otherHub.body.message).toBeTruthy();
     expect(fields(otherHub)).toEqual(["pickupVisitId"]);
 
-    const delivery = await post(tenant.api, "/visit", { hubId: hub._id, name: "D", coordinate: "-6.2,106.8", pickupVisitId: pickup._id });
+    const delivery = await created(tenant.api, "/visit", {
+      hubId: hub._id,
+      name: "D",
+      coordinate: "-6.2,106.8",
+      pickupVisitId: pickup._id,
+    });
     // The pickup is taken; a delivery cannot be a pickup; a visit cannot be its own pickup or a pickup and a delivery at once.
     for (const response of [
       await visit({ pickupVisitId: pickup._id }),
@@ -104,7 +113,7 @@ describe("Pickup-and-delivery pairs through a run", () => {
     // Unpairing releases the pickup: another delivery may claim it, and it may be deleted once that one is gone.
     const unpaired = await tenant.api.patch(`/visit/${delivery._id}`, { pickupVisitId: null });
     expect(unpaired.status).toBe(200);
-    const second = await post(tenant.api, "/visit", { hubId: hub._id, name: "D2", coordinate: "-6.2,106.8", pickupVisitId: pickup._id });
+    const second = await created(tenant.api, "/visit", { hubId: hub._id, name: "D2", coordinate: "-6.2,106.8", pickupVisitId: pickup._id });
     expect((await tenant.api.delete(`/visit/${second._id}`)).status).toBeLessThan(300);
     expect((await tenant.api.delete(`/visit/${pickup._id}`)).status).toBeLessThan(300);
   });

@@ -1,8 +1,6 @@
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { created, deliverRuns } from "#test/support/on-demand-runs";
 import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
@@ -11,19 +9,12 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
  * /routing/result/{id}/reoptimize plans around what is on the road, and dispatching the re-plan keeps
  * the dispatched visits on their vehicle.
  */
-const sqs = new SQSClient({});
-
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
 
 /** One 100 kg van, `count` visits of 10 kg each. */
 async function liveDay(count: number) {
   const tenant = newTenant();
-  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-  const van = await post(tenant.api, "/vehicle", {
+  const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const van = await created(tenant.api, "/vehicle", {
     name: "Van",
     hubId: hub._id,
     workingTime: ALWAYS_ON_SHIFT,
@@ -34,7 +25,7 @@ async function liveDay(count: number) {
     for (let i = 0; i < n; i++)
       ids.push(
         (
-          await post(tenant.api, "/visit", {
+          await created(tenant.api, "/visit", {
             hubId: hub._id,
             name: `${prefix}${i}`,
             coordinate: `${-6.2 + 0.003 * (i + 1)},106.8${i}`,
@@ -46,14 +37,14 @@ async function liveDay(count: number) {
     return ids;
   };
   const morning = await addVisits(count, "m");
-  const profile = await post(tenant.api, "/routing/configuration", {
+  const profile = await created(tenant.api, "/routing/configuration", {
     name: "Plan",
     hubId: hub._id,
     timeLimitSeconds: 1,
     capacityConstraint: { weight: true, volume: false },
   });
-  const first = await post(tenant.api, "/routing/result", { configurationId: profile._id });
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [first._id]);
+  const first = await created(tenant.api, "/routing/result", { configurationId: profile._id });
+  await deliverRuns([first._id]);
   const dispatched = await tenant.api.post(`/routing/result/${first._id}/dispatch`, undefined);
   expect(dispatched.body.data).toMatchObject({ success: count, failed: 0 });
   return { ...tenant, hub, van, morning, first, addVisits };
@@ -78,7 +69,7 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ failedCode: "reopt-409", resultId: replan });
 
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [replan]);
+    await deliverRuns([replan]);
     const result = (await day.api.get(`/routing/result/${replan}`)).body.data;
     expect(result.status).toBe("done");
     const trips = result.routes.flatMap((route: { trips: Array<{ visitId: string; pinnedFromResultId?: string }> }) => route.trips);
@@ -94,7 +85,7 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     // The lock is free again once the run is over.
     const next = await day.api.post(`/routing/result/${replan}/reoptimize`, {});
     expect(next.status).toBe(201);
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [next.body.data._id]);
+    await deliverRuns([next.body.data._id]);
   });
 
   it("400 on a bad body (nothing created), 404 for another organization, 401 without a token, 403 without the slug, 409 on an undispatched result", async () => {
@@ -117,11 +108,11 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     expect(refusal(await noSlug.post(`/routing/result/${day.first._id}/reoptimize`, {}))).toEqual({ status: 403, failedCode: "sys-035" });
     // None of the refusals created a result or changed the dispatched one.
     expect(await results()).toEqual(before);
-    const ongoing = await post(day.api, "/routing/result", { configurationId: day.first.configurationId });
+    const ongoing = await created(day.api, "/routing/result", { configurationId: day.first.configurationId });
     const refused = await day.api.post(`/routing/result/${ongoing._id}/reoptimize`, {});
     expect(refused.status).toBe(409);
     expect(refused.body.failedCode).toBe("sys-409");
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [ongoing._id]);
+    await deliverRuns([ongoing._id]);
   });
 
   type Trip = { visitId: string; pinnedFromResultId?: string; releasedFromResultId?: string };
@@ -130,7 +121,7 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
   async function replanOf(day: Awaited<ReturnType<typeof liveDay>>, body: Record<string, unknown>) {
     const response = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, body);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [response.body.data._id]);
+    await deliverRuns([response.body.data._id]);
     const result = (await day.api.get(`/routing/result/${response.body.data._id}`)).body.data;
     expect(result.status, JSON.stringify(result.message)).toBe("done");
     return result;
@@ -223,7 +214,7 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
   it("useIdleVehicles: a van with no route today takes the overflow by default, and none with false", async () => {
     const day = await liveDay(8);
     await day.addVisits(5, "u", { priority: 5 });
-    const spare = await post(day.api, "/vehicle", {
+    const spare = await created(day.api, "/vehicle", {
       name: "Spare",
       hubId: day.hub._id,
       workingTime: ALWAYS_ON_SHIFT,

@@ -2,8 +2,9 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { appConfig } from "#shared/config/env";
-import { deliverQueuedRuns, handBack, receive } from "#test/integration/runs/run-fixtures";
+import { handBack, receive } from "#test/integration/runs/run-fixtures";
 import { type ApiClient, apiClient, baseUrl, newTenant, tokenFor } from "#test/support/local-api";
+import { created, deliverRuns, runOnDemand } from "#test/support/on-demand-runs";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 import { nextIdSecond } from "#test/support/id-order";
 import { refusal } from "#test/support/refusals";
@@ -15,37 +16,25 @@ import { rfc7946Problems } from "#test/support/geojson-rfc7946";
  */
 const sqs = new SQSClient({});
 
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
-
 async function tenantWithPlan(options: { visits?: number; claims?: Record<string, unknown> } = {}) {
   const tenant = newTenant(options.claims);
-  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
   const vehicles = [];
   for (const name of ["Van 1", "Van 2"]) {
-    vehicles.push(await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT }));
+    vehicles.push(await created(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT }));
   }
   const visits = [];
   for (let i = 0; i < (options.visits ?? 3); i++) {
-    visits.push(await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` }));
+    visits.push(
+      await created(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` }),
+    );
   }
-  const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+  const profile = await created(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
   return { ...tenant, hub, vehicles, visits, profile };
 }
 
-/** Delivers these results' queued runs to the worker (test/integration/runs/run-fixtures.ts). */
-async function runQueued(...resultIds: string[]) {
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds);
-}
-
-async function doneResult(tenant: { api: ApiClient; profile: { _id: string } }) {
-  const created = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
-  await runQueued(created._id);
-  return (await tenant.api.get(`/routing/result/${created._id}`)).body.data;
-}
+const runQueued = (...resultIds: string[]) => deliverRuns(resultIds);
+const doneResult = (tenant: { api: ApiClient; profile: { _id: string } }) => runOnDemand(tenant.api, tenant.profile._id);
 
 const fields = (response: { body: { errors?: Array<{ field: string }> } }) => (response.body.errors ?? []).map((e) => e.field);
 
@@ -89,10 +78,10 @@ describe("Routing results", () => {
 
     it("takes a name; a hub without active visits ends failed with the reason", async () => {
       const tenant = await tenantWithPlan({ visits: 0 });
-      const created = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "Friday run" });
-      expect(created.name).toBe("Friday run");
-      await runQueued(created._id);
-      expect((await tenant.api.get(`/routing/result/${created._id}`)).body.data).toMatchObject({
+      const run = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "Friday run" });
+      expect(run.name).toBe("Friday run");
+      await runQueued(run._id);
+      expect((await tenant.api.get(`/routing/result/${run._id}`)).body.data).toMatchObject({
         status: "failed",
         message: expect.stringContaining("No active"),
         routes: [],
@@ -187,13 +176,13 @@ describe("Routing results", () => {
   describe("GET /routing/results and /routing/result/{id}", () => {
     it("lists newest first, filters by hubId and createdFrom, pages with a cursor, and hides other organizations' results", async () => {
       const tenant = await tenantWithPlan({ visits: 0 });
-      const first = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "first" });
+      const first = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "first" });
       await nextIdSecond();
-      const second = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "second" });
+      const second = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id, name: "second" });
       await nextIdSecond();
-      const secondHub = await post(tenant.api, "/hub", { name: "Other", address: "x", lat: 1, lng: 1 });
-      const otherProfile = await post(tenant.api, "/routing/configuration", { name: "Other plan", hubId: secondHub._id });
-      const third = await post(tenant.api, "/routing/result", { configurationId: otherProfile._id, name: "third" });
+      const secondHub = await created(tenant.api, "/hub", { name: "Other", address: "x", lat: 1, lng: 1 });
+      const otherProfile = await created(tenant.api, "/routing/configuration", { name: "Other plan", hubId: secondHub._id });
+      const third = await created(tenant.api, "/routing/result", { configurationId: otherProfile._id, name: "third" });
 
       const names = async (query: string) =>
         (await tenant.api.get(`/routing/results${query}`)).body.data.map((r: { name: string }) => r.name);
@@ -283,7 +272,7 @@ describe("Routing results", () => {
       const unknown = await tenant.api.post(`/routing/result/${result._id}/dispatch?vehicleIds=nope`);
       expect(unknown.status).toBe(400);
       expect(fields(unknown)).toEqual(["vehicleIds"]);
-      const ongoing = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+      const ongoing = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
       expect(refusal(await tenant.api.post(`/routing/result/${ongoing._id}/dispatch`))).toEqual({ status: 409, failedCode: "sys-409" });
       expect(refusal(await newTenant().api.post(`/routing/result/${result._id}/dispatch`))).toEqual({ status: 404, failedCode: "sys-404" });
       for (const visit of tenant.visits) expect((await tenant.api.get(`/visit/${visit._id}`)).body.data.status).toBe("UNASSIGNED");
@@ -314,7 +303,7 @@ describe("Routing result map (SVG) and GeoJSON", () => {
   /** A done result with routes and one visit no vehicle may serve (tag nobody has): unassigned, with a position. */
   async function resultWithUnassigned() {
     const tenant = await tenantWithPlan();
-    const cold = await post(tenant.api, "/visit", {
+    const cold = await created(tenant.api, "/visit", {
       hubId: tenant.hub._id,
       name: "Cold <stop>",
       coordinate: "-6.25,106.85",

@@ -1,42 +1,30 @@
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { appConfig } from "#shared/config/env";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { runSecondsUsed, runUsageItemsBetween } from "#shared/store/usage-store";
 import { meterAttempt } from "#shared/store/webhook-delivery-store";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { created, deliverRuns } from "#test/support/on-demand-runs";
 
 /**
  * Metering through the local gateway: GET /v3/usage, run usage written by the run worker (the test
  * hands the queued run messages to it, twice to redeliver), the plan's run-seconds quota and runs cap.
  */
-const sqs = new SQSClient({});
 const utcDay = (instant: Date) => instant.toISOString().slice(0, 10);
 const today = () => utcDay(new Date());
 const dayAfter = (day: string, days = 1) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000));
 
-async function post(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
-
 async function organizationWithProfile() {
   const tenant = newTenant();
-  const hub = await post(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-  for (const name of ["Van 1", "Van 2"]) await post(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
+  const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  for (const name of ["Van 1", "Van 2"]) await created(tenant.api, "/vehicle", { name, hubId: hub._id, workingTime: ALWAYS_ON_SHIFT });
   for (let i = 0; i < 3; i++)
-    await post(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` });
-  const profile = await post(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
+    await created(tenant.api, "/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: `${-6.2 + 0.01 * (i + 1)},106.8` });
+  const profile = await created(tenant.api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
   return { ...tenant, hub, profile };
 }
-
-/** Hands these results' queued run messages to the worker `deliveries` times (a redelivery), then acknowledges them. */
-const runQueued = (resultIds: string[], deliveries = 1) => deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, resultIds, { deliveries });
 
 const put = (item: Record<string, unknown>) => documentClient().send(new PutCommand({ TableName: tableName(), Item: item }));
 const seedCalls = (organizationId: string, day: string, calls: number) => put({ ...keys.callCounter(organizationId, day), calls });
@@ -64,9 +52,9 @@ const nextMonthStart = () => {
 describe("GET /v3/usage and run metering (local gateway)", () => {
   it("meters each run once — a redelivered run message counts nothing more — and the report adds runs to the call counters of each day", async () => {
     const tenant = await organizationWithProfile();
-    const first = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
-    const second = await post(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
-    await runQueued([first._id, second._id], 2);
+    const first = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+    const second = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
+    await deliverRuns([first._id, second._id], { deliveries: 2 });
     for (const id of [first._id, second._id]) expect((await tenant.api.get(`/routing/result/${id}`)).body.data.status).toBe("done");
 
     // Prepare: call counters of two past days (and one outside the range), as the local gateway writes them.
@@ -142,8 +130,8 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
 
   it("never shows another organization's calls or runs", async () => {
     const busy = await organizationWithProfile();
-    const run = await post(busy.api, "/routing/result", { configurationId: busy.profile._id });
-    await runQueued([run._id]);
+    const run = await created(busy.api, "/routing/result", { configurationId: busy.profile._id });
+    await deliverRuns([run._id]);
     const day = dayAfter(today(), -2);
     await seedCalls(busy.organizationId, day, 42);
     await meterAttempt(busy.organizationId, new Date(`${day}T12:00:00Z`));
@@ -218,8 +206,8 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
       const refused = first?.status === 429 ? first : second;
       expect(refused?.body).toMatchObject({ status: false, failedCode: "run-429", message: expect.stringContaining("1 routing run") });
 
-      const long = await post(tenant.api, "/routing/configuration", { name: "Long", hubId: tenant.hub._id, timeLimitSeconds: 4 });
-      await runQueued([(first?.status === 201 ? first : second)?.body.data._id]);
+      const long = await created(tenant.api, "/routing/configuration", { name: "Long", hubId: tenant.hub._id, timeLimitSeconds: 4 });
+      await deliverRuns([(first?.status === 201 ? first : second)?.body.data._id]);
       const overQuota = await tenant.api.post("/routing/result", { configurationId: long._id });
       expect(overQuota.status).toBe(429);
       expect(overQuota.body).toMatchObject({
@@ -239,7 +227,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
         failedCode: "run-429",
         message: expect.stringContaining("2 routing runs queued or running"),
       });
-      await runQueued(statuses.slice(0, 2).map((response) => response.body.data._id));
+      await deliverRuns(statuses.slice(0, 2).map((response) => response.body.data._id));
     });
   });
 });

@@ -1,23 +1,14 @@
-import type { SQSClient } from "@aws-sdk/client-sqs";
 import { expect } from "vitest";
-import { appConfig } from "#shared/config/env";
-import { deliverQueuedRuns } from "#test/integration/runs/run-fixtures";
-import { type ApiClient, newTenant } from "#test/support/local-api";
+import { newTenant } from "#test/support/local-api";
+import { created, deliverRuns } from "#test/support/on-demand-runs";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
-
-/** POSTs a create through the local gateway and answers the created resource (201 asserted). */
-export async function created(api: ApiClient, path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data;
-}
 
 /**
  * A day planned through the local gateway and the real stores, not yet dispatched: one van driven by
  * driver-1, not returning (so the near visit comes first); a visit 1.7 km from the depot and two about
  * 15 km further; the run handed to the run worker and done. The live-route and result-map tests start here.
  */
-export async function plannedDay(sqs: SQSClient) {
+export async function plannedDay() {
   const tenant = newTenant({ sub: "dispatcher-1" });
   const { api } = tenant;
   const hub = await created(api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
@@ -30,7 +21,7 @@ export async function plannedDay(sqs: SQSClient) {
     await created(api, "/visit", { hubId: hub._id, name, coordinate });
   const profile = await created(api, "/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1, returnToHub: false });
   const run = await created(api, "/routing/result", { configurationId: profile._id });
-  await deliverQueuedRuns(sqs, appConfig().RUN_QUEUE_URL, [run._id]);
+  await deliverRuns([run._id]);
   const result = (await api.get(`/routing/result/${run._id}`)).body.data;
   expect(result.status).toBe("done");
   const trips = result.routes[0].trips as Array<{ visitId: string; eta: string; etd: string; travelMinutes: number }>;
