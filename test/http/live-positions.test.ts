@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalStack } from "#local/stack";
-import { generateSigningKey } from "#local/tokens";
+import { describe, expect, it } from "vitest";
 import { newOrganizationId } from "#test/support/local-api";
-import { type StackCall, stackClient, startOwnStack, webhookReceiver } from "#test/support/webhook-receiver";
+import { createdOn, ownStackWithReceiver, until } from "#test/support/webhook-receiver";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
 /**
@@ -16,43 +14,11 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.LOG_LEVEL = "silent";
 
-const receiver = webhookReceiver();
+const own = ownStackWithReceiver({ sub: "dispatcher" });
+const { client, receiver } = own;
 const received = receiver.received;
-let receiverUrl = "";
-let stack: LocalStack;
-const signingKey = generateSigningKey();
-
-beforeAll(async () => {
-  receiverUrl = await receiver.start();
-  stack = await startOwnStack(signingKey);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await receiver.close();
-});
 
 type Json = any;
-type Call = StackCall;
-
-const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
-  stackClient(() => stack, signingKey, organizationId, { sub: "dispatcher", ...claims });
-
-async function created(call: Call, path: string, body: unknown) {
-  const answer = await call("POST", path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body.data;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const eventsAt = (path: string) =>
   received.filter((entry) => entry.path === path).map((entry) => JSON.parse(entry.body) as { type: string; data: Record<string, Json> });
@@ -64,15 +30,15 @@ const eventsAt = (path: string) =>
 async function dispatchedDay(options: { autoArrival: boolean; events: string[] }) {
   const organizationId = newOrganizationId();
   const dispatcher = client(organizationId);
-  const hub = await created(dispatcher, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
-  const van = await created(dispatcher, "/vehicle", { name: "Van", hubId: hub._id, assignee: "driver-1", workingTime: ALWAYS_ON_SHIFT });
+  const hub = await createdOn(dispatcher, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const van = await createdOn(dispatcher, "/vehicle", { name: "Van", hubId: hub._id, assignee: "driver-1", workingTime: ALWAYS_ON_SHIFT });
   for (const [name, coordinate] of [
     ["near", "-6.215,106.8"],
     ["far-1", "-6.35,106.8"],
     ["far-2", "-6.355,106.81"],
   ])
-    await created(dispatcher, "/visit", { hubId: hub._id, name, coordinate });
-  const profile = await created(dispatcher, "/routing/configuration", {
+    await createdOn(dispatcher, "/visit", { hubId: hub._id, name, coordinate });
+  const profile = await createdOn(dispatcher, "/routing/configuration", {
     name: "Plan",
     hubId: hub._id,
     timeLimitSeconds: 1,
@@ -80,8 +46,8 @@ async function dispatchedDay(options: { autoArrival: boolean; events: string[] }
     autoArrival: options.autoArrival,
   });
   const path = `/hook-${organizationId}`;
-  await created(dispatcher, "/webhook", { url: `${receiverUrl}${path}`, events: options.events });
-  const run = await created(dispatcher, "/routing/result", { configurationId: profile._id });
+  await createdOn(dispatcher, "/webhook", { url: `${receiver.url}${path}`, events: options.events });
+  const run = await createdOn(dispatcher, "/routing/result", { configurationId: profile._id });
   const result = await until(
     "the run",
     async () => {

@@ -1,21 +1,13 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { generateSigningKey } from "#local/tokens";
-import type { LocalStack } from "#local/stack";
 import { scheduledRunOverCapReason } from "#shared/domain/runs/active-runs";
 import { inProcessBus } from "#shared/queue/event-bus";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { newOrganizationId } from "#test/support/local-api";
-import {
-  type ReceivedDelivery as Received,
-  type StackCall,
-  stackClient,
-  startOwnStack,
-  webhookReceiver,
-} from "#test/support/webhook-receiver";
+import { ownStackWithReceiver, type ReceivedDelivery as Received, until } from "#test/support/webhook-receiver";
 import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 import { postExport } from "#test/support/export-upload";
@@ -23,7 +15,7 @@ import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
  * Webhooks end to end on a local stack of this file's own (the shared test stack runs no workers):
- * the run worker, the scheduler (ticked by the test for the minute it needs: `stack.tick`, the tick
+ * the run worker, the scheduler (ticked by the test for the minute it needs: `own.stack().tick`, the tick
  * reading "now" from its event as on AWS, so no test waits for a wall-clock minute), the stream
  * poller feeding the publisher and the delivery worker all run, with loopback receivers allowed and a retry schedule of seconds. Every
  * event is checked as a client would: its signature with the `standardwebhooks` package, its payload
@@ -33,33 +25,18 @@ process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = "1,3,6";
 process.env.LOG_LEVEL = "silent";
 
-const receiver = webhookReceiver();
-const received = receiver.received;
-const scripted = receiver.scripted;
-let receiverUrl = "";
-let stack: LocalStack;
-const signingKey = generateSigningKey();
-
-beforeAll(async () => {
-  receiverUrl = await receiver.start();
-  stack = await startOwnStack(signingKey, {
+const own = ownStackWithReceiver({
+  stack: {
     ticker: "manual",
     // One run queued or running at once: the second of two runs due in the same minute is skipped by the tick.
     planOverrides: {
       plans: [{ name: "one-run", description: "one routing run queued or running", rate: 100, burst: 100, maxRunsQueued: 1 }],
     },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await receiver.close();
+  },
 });
-
-type Call = StackCall;
-
-const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
-  stackClient(() => stack, signingKey, organizationId, { sub: "user-1", ...claims });
+const { client, receiver } = own;
+const received = receiver.received;
+const scripted = receiver.scripted;
 
 async function tenantWithFleet() {
   const organizationId = newOrganizationId();
@@ -75,16 +52,6 @@ async function tenantWithFleet() {
     await create("/visit", { hubId: hub._id, name: `Stop ${i + 1}`, coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 } });
   const profile = await create("/routing/configuration", { name: "Plan", hubId: hub._id, timeLimitSeconds: 1 });
   return { organizationId, call, create, hub, vehicle, profile };
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 const deliveriesTo = (path: string) => received.filter((entry) => entry.path === path);
@@ -110,7 +77,7 @@ function verified(secret: string, delivery: Received): DeliveredEvent {
  */
 /** `latest`: the latest time the event may carry (now, or the minute a test ticked ahead of the clock). */
 async function expectDocumentedEvent(event: DeliveredEvent, startedAt: number, latest = Date.now()): Promise<void> {
-  const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
+  const document = (await (await fetch(`${own.stack().baseUrl}/openapi.json`)).json()) as {
     webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: unknown } } } } }>;
     components: { schemas: Record<string, unknown> };
   };
@@ -175,12 +142,12 @@ describe("Webhook deliveries (local stack with workers)", () => {
   it("delivers a correctly signed routing.result.completed after an on-demand run, to this organization's webhook only", async () => {
     const tenant = await tenantWithFleet();
     const other = await tenantWithFleet();
-    const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/acme`, events: ["routing.result.completed"] })) as {
+    const hook = (await tenant.create("/webhook", { url: `${receiver.url}/acme`, events: ["routing.result.completed"] })) as {
       _id: string;
       secret: string;
     };
     await other.create("/webhook", {
-      url: `${receiverUrl}/other`,
+      url: `${receiver.url}/other`,
       events: ["routing.result.completed", "routing.result.failed", "routing.result.dispatched"],
     });
 
@@ -237,7 +204,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
   it("retries a receiver that fails twice: three attempts with growing delays, the same webhook-id, then delivered", async () => {
     const tenant = await tenantWithFleet();
     scripted.set("/flaky", [500, 503]);
-    const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/flaky`, events: ["routing.result.completed"] })) as {
+    const hook = (await tenant.create("/webhook", { url: `${receiver.url}/flaky`, events: ["routing.result.completed"] })) as {
       _id: string;
       secret: string;
     };
@@ -284,7 +251,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
     // Its plan allows one run queued or running: of two schedules due in the same minute, the tick skips one.
     await putOnPlan(tenant.organizationId, "one-run");
     const hook = (await tenant.create("/webhook", {
-      url: `${receiverUrl}/scheduled`,
+      url: `${receiver.url}/scheduled`,
       events: ["routing.result.completed", "routing.schedule.skipped"],
     })) as { secret: string };
     const runAt = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
@@ -302,7 +269,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
     }
     const scheduleIds = schedules.map((schedule) => schedule._id as string);
     // EventBridge's tick for that minute, delivered now: the tick handles the minute its event names.
-    await stack.tick(runAt);
+    await own.stack().tick(runAt);
     const byType = async (type: string) =>
       until(
         `the scheduled ${type} delivery`,
@@ -345,7 +312,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
   it("delivers routing.result.dispatched when a result is dispatched, naming the result and its vehicles", async () => {
     const startedAt = Date.now();
     const tenant = await tenantWithFleet();
-    const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/dispatched`, events: ["routing.result.dispatched"] })) as {
+    const hook = (await tenant.create("/webhook", { url: `${receiver.url}/dispatched`, events: ["routing.result.dispatched"] })) as {
       secret: string;
     };
     const result = await tenant.create("/routing/result", { configurationId: tenant.profile._id });
@@ -382,7 +349,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
     const startedAt = Date.now();
     const tenant = await tenantWithFleet();
     const hook = (await tenant.create("/webhook", {
-      url: `${receiverUrl}/imports`,
+      url: `${receiver.url}/imports`,
       events: ["data-type.import.completed", "data-type.import.failed"],
     })) as { secret: string };
     const byType = (type: string) =>
@@ -428,7 +395,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
   it("a receiver answering 410 Gone disables its subscription: later events are dropped unsent until it is enabled again", async () => {
     const tenant = await tenantWithFleet();
     scripted.set("/gone", [410]);
-    const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/gone`, events: ["routing.result.completed"] })) as {
+    const hook = (await tenant.create("/webhook", { url: `${receiver.url}/gone`, events: ["routing.result.completed"] })) as {
       _id: string;
       secret: string;
     };
@@ -490,7 +457,7 @@ describe("Webhook deliveries (local stack with workers)", () => {
   it("GET /usage shows the organization's webhook delivery attempts, retries included", async () => {
     const tenant = await tenantWithFleet();
     scripted.set("/metered", [500]);
-    const hook = (await tenant.create("/webhook", { url: `${receiverUrl}/metered`, events: ["routing.result.completed"] })) as {
+    const hook = (await tenant.create("/webhook", { url: `${receiver.url}/metered`, events: ["routing.result.completed"] })) as {
       _id: string;
     };
     const queued = await tenant.call("POST", `/webhook/${hook._id}/test`);

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { permissionSlugs } from "#functions/routes";
-import { generateSigningKey } from "#local/tokens";
-import type { LocalStack } from "#local/stack";
 import { newOrganizationId } from "#test/support/local-api";
-import { type StackCall, stackClient, startOwnStack, webhookReceiver } from "#test/support/webhook-receiver";
+import { createdOn, ownStackWithReceiver, type StackCall, until } from "#test/support/webhook-receiver";
 import { refusal } from "#test/support/refusals";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 
@@ -16,41 +14,20 @@ import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
 process.env.WEBHOOKS_ALLOW_LOOPBACK = "true";
 process.env.LOG_LEVEL = "silent";
 
-const receiver = webhookReceiver();
+const own = ownStackWithReceiver({ sub: "admin" });
+const { client, receiver } = own;
 const received = receiver.received;
-let receiverUrl = "";
-let stack: LocalStack;
-const signingKey = generateSigningKey();
-
-beforeAll(async () => {
-  receiverUrl = await receiver.start();
-  stack = await startOwnStack(signingKey);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await receiver.close();
-});
 
 type Json = any;
 type Call = StackCall;
 
-const client = (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): Call =>
-  stackClient(() => stack, signingKey, organizationId, { sub: "admin", ...claims });
-
-async function created(call: Call, path: string, body: unknown) {
-  const answer = await call("POST", path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body.data;
-}
-
 /** A hub with `vehicles` vehicles of capacity 2 and `visits` visits of load 1, and a profile. */
 async function hubWithFleet(call: Call, name: string, vehicles: number, visits: number) {
-  const hub = await created(call, "/hub", { name, address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
+  const hub = await createdOn(call, "/hub", { name, address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
   const fleet = [];
   for (let i = 0; i < vehicles; i++)
     fleet.push(
-      await created(call, "/vehicle", {
+      await createdOn(call, "/vehicle", {
         name: `${name} van ${i + 1}`,
         hubId: hub._id,
         workingTime: ALWAYS_ON_SHIFT,
@@ -58,31 +35,21 @@ async function hubWithFleet(call: Call, name: string, vehicles: number, visits: 
       }),
     );
   for (let i = 0; i < visits; i++)
-    await created(call, "/visit", {
+    await createdOn(call, "/visit", {
       hubId: hub._id,
       name: `${name} stop ${i + 1}`,
       coordinate: { lat: -6.2 + 0.01 * (i + 1), lng: 106.8 + 0.005 * i },
       capacity: { weight: 1 },
     });
-  const profile = await created(call, "/routing/configuration", { name: `${name} plan`, hubId: hub._id, timeLimitSeconds: 1 });
+  const profile = await createdOn(call, "/routing/configuration", { name: `${name} plan`, hubId: hub._id, timeLimitSeconds: 1 });
   return { hub, fleet, profile };
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 const eventsAt = (path: string) =>
   received.filter((entry) => entry.path === path).map((entry) => JSON.parse(entry.body) as { type: string; data: Record<string, Json> });
 
 async function doneResult(call: Call, profileId: string) {
-  const result = await created(call, "/routing/result", { configurationId: profileId });
+  const result = await createdOn(call, "/routing/result", { configurationId: profileId });
   return until(
     "the run",
     async () => {
@@ -101,12 +68,12 @@ describe("Webhook subscriptions see what their creator may read", () => {
     const h2 = await hubWithFleet(admin, "South", 1, 2);
     const scoped = client(organizationId, { sub: "south-planner", hubIds: [h2.hub._id] });
     const events = ["routing.result.completed", "data-type.import.completed"];
-    const hook = await created(scoped, "/webhook", { url: `${receiverUrl}/scoped-${organizationId}`, events });
+    const hook = await createdOn(scoped, "/webhook", { url: `${receiver.url}/scoped-${organizationId}`, events });
     expect(hook).toMatchObject({ createdBy: "south-planner", hubIds: [h2.hub._id] });
-    await created(admin, "/webhook", { url: `${receiverUrl}/all-${organizationId}`, events });
+    await createdOn(admin, "/webhook", { url: `${receiver.url}/all-${organizationId}`, events });
 
-    const north = await created(admin, "/routing/result", { configurationId: h1.profile._id });
-    const south = await created(admin, "/routing/result", { configurationId: h2.profile._id });
+    const north = await createdOn(admin, "/routing/result", { configurationId: h1.profile._id });
+    const south = await createdOn(admin, "/routing/result", { configurationId: h2.profile._id });
     // The organization-wide subscription hears both runs: both were announced.
     await until("both runs announced", () => (eventsAt(`/all-${organizationId}`).length >= 2 ? true : undefined), 90_000);
     await until("the scoped delivery", () => eventsAt(`/scoped-${organizationId}`)[0], 30_000);
@@ -131,13 +98,13 @@ describe("Webhook subscriptions see what their creator may read", () => {
       permissions: [...permissionSlugs].filter((slug) => slug !== "view/routing-result"),
     });
     for (const type of ["routing.result.completed", "routing.result.failed", "routing.result.dispatched"]) {
-      const refused = await withoutResults("POST", "/webhook", { url: `${receiverUrl}/x`, events: [type] });
+      const refused = await withoutResults("POST", "/webhook", { url: `${receiver.url}/x`, events: [type] });
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ status: false, failedCode: "sys-035" });
       expect(refused.body.message).toContain("view/routing-result");
     }
     expect((await withoutResults("GET", "/webhooks")).body.data).toEqual([]);
-    const hook = await created(withoutResults, "/webhook", { url: `${receiverUrl}/x`, events: ["data-type.import.completed"] });
+    const hook = await createdOn(withoutResults, "/webhook", { url: `${receiver.url}/x`, events: ["data-type.import.completed"] });
     const patched = await withoutResults("PATCH", `/webhook/${hook._id}`, { events: ["routing.result.completed"] });
     expect(patched.status).toBe(403);
     expect(patched.body.failedCode).toBe("sys-035");
@@ -146,7 +113,7 @@ describe("Webhook subscriptions see what their creator may read", () => {
       sub: "no-schedules",
       permissions: [...permissionSlugs].filter((slug) => slug !== "view/routing-schedule"),
     });
-    const skipped = await noSchedules("POST", "/webhook", { url: `${receiverUrl}/x`, events: ["routing.schedule.skipped"] });
+    const skipped = await noSchedules("POST", "/webhook", { url: `${receiver.url}/x`, events: ["routing.schedule.skipped"] });
     expect(refusal(skipped)).toEqual({ status: 403, failedCode: "sys-035" });
     expect(skipped.body.message).toContain("view/routing-schedule");
   });
@@ -154,18 +121,18 @@ describe("Webhook subscriptions see what their creator may read", () => {
   it("a hub-restricted caller cannot repoint or delete another user's subscription; its owner and an organization-wide administrator can", async () => {
     const organizationId = newOrganizationId();
     const admin = client(organizationId);
-    const adminHook = await created(admin, "/webhook", { url: `${receiverUrl}/admin`, events: ["routing.result.completed"] });
+    const adminHook = await createdOn(admin, "/webhook", { url: `${receiver.url}/admin`, events: ["routing.result.completed"] });
     const intruder = client(organizationId, { sub: "intruder", hubIds: ["h2"] });
-    const repointed = await intruder("PATCH", `/webhook/${adminHook._id}`, { url: `${receiverUrl}/stolen` });
+    const repointed = await intruder("PATCH", `/webhook/${adminHook._id}`, { url: `${receiver.url}/stolen` });
     expect(repointed.status).toBe(403);
     expect(repointed.body.failedCode).toBe("webhook-403");
     const before = (await admin("GET", `/webhook/${adminHook._id}`)).body;
     expect(refusal(await intruder("DELETE", `/webhook/${adminHook._id}`))).toEqual({ status: 403, failedCode: "webhook-403" });
-    expect(before.data.url).toBe(`${receiverUrl}/admin`);
+    expect(before.data.url).toBe(`${receiver.url}/admin`);
     expect((await admin("GET", `/webhook/${adminHook._id}`)).body).toEqual(before);
 
     // The hub-restricted owner changes its own; an administrator may too, and does not change its scope.
-    const own = await created(intruder, "/webhook", { url: `${receiverUrl}/own`, events: ["routing.result.completed"] });
+    const own = await createdOn(intruder, "/webhook", { url: `${receiver.url}/own`, events: ["routing.result.completed"] });
     const ownPatched = await intruder("PATCH", `/webhook/${own._id}`, { description: "mine" });
     expect(ownPatched.status).toBe(200);
     expect(ownPatched.body.data.hubIds).toEqual(["h2"]);
@@ -214,7 +181,7 @@ describe("Dispatch records and announces every dispatch", () => {
       const organizationId = newOrganizationId();
       const admin = client(organizationId);
       const path = `/dispatch-${mode}-${organizationId}`;
-      const hook = await created(admin, "/webhook", { url: `${receiverUrl}${path}`, events: ["routing.result.dispatched"] });
+      const hook = await createdOn(admin, "/webhook", { url: `${receiver.url}${path}`, events: ["routing.result.dispatched"] });
       const { result, vehicleIds } = await threeVehicleResult(admin);
       const dispatchOne = (vehicleId: string) => admin("POST", `/routing/result/${result._id}/dispatch?vehicleIds=${vehicleId}`);
       const answers =

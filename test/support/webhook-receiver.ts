@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { permissionSlugs } from "#functions/routes";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "#local/stack";
-import { mintToken, type SigningKey } from "#local/tokens";
+import { generateSigningKey, mintToken, type SigningKey } from "#local/tokens";
 
 /**
  * For test files that run a stack of their own (`startLocalStack`, with the stream publisher and the
@@ -93,4 +94,51 @@ export function stackClient(
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
+}
+
+/**
+ * A file's own stack (startOwnStack) and webhook receiver, started before the file's tests and stopped
+ * after them (the hooks are registered here, so call it at the top of the file). `client` makes a JSON
+ * client of the stack for an organization, as `sub` unless `claims` says otherwise.
+ */
+export function ownStackWithReceiver(options: { sub?: string; stack?: Partial<LocalStackOptions> } = {}) {
+  const receiver = webhookReceiver();
+  const signingKey = generateSigningKey();
+  let running: LocalStack | undefined;
+  const stack = (): LocalStack => {
+    if (!running) throw new Error("the file's stack is not running (ownStackWithReceiver starts it in beforeAll)");
+    return running;
+  };
+  beforeAll(async () => {
+    await receiver.start();
+    running = await startOwnStack(signingKey, options.stack);
+  }, 120_000);
+  afterAll(async () => {
+    await running?.stop();
+    await receiver.close();
+  });
+  return {
+    receiver,
+    stack,
+    client: (organizationId: string, claims: { sub?: string; hubIds?: string[]; permissions?: string[] } = {}): StackCall =>
+      stackClient(stack, signingKey, organizationId, { sub: options.sub ?? "user-1", ...claims }),
+  };
+}
+
+/** POSTs a create to such a stack and answers the created resource (201 asserted). */
+export async function createdOn(call: StackCall, path: string, body: unknown) {
+  const answer = await call("POST", path, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.data;
+}
+
+/** Polls `probe` every 200 ms until it answers something; fails naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
