@@ -8,7 +8,7 @@ import type { ScheduleRecord } from "#shared/domain/schedules/schema";
 import type { Vehicle } from "#shared/domain/vehicles/schema";
 import type { Visit, VisitStatus } from "#shared/domain/visits/schema";
 import { solveRouting } from "#shared/routing/solver";
-import { visit as planVisit } from "#test/unit/runs/plan-fixtures";
+import { profile as planProfile, visit as planVisit } from "#test/unit/runs/plan-fixtures";
 
 /**
  * Runs that respect the road: a schedule with two times a day (08:00 and 12:00, autoDispatch) over
@@ -38,30 +38,14 @@ const schedule: ScheduleRecord = {
   updatedTime: "2026-01-01 00:00:00",
 };
 
-const configuration = {
-  _id: "conf-1",
-  name: "Plan",
-  hubId: "hub-1",
-  vehicleIds: [],
-  returnToHub: true,
-  defaultSpeed: 30,
+// The plan fixtures' profile (test/unit/runs/plan-fixtures.ts) with this file's settings.
+const configuration = planProfile({
   defaultVisitTime: 10,
-  capacityConstraint: { weight: true, volume: false },
   objective: "distance",
-  timeLimitSeconds: 5,
   roadFactor: 1.3,
-  travelProvider: null,
-  travelFallback: "fail",
-  atRiskMinutes: 15,
-  etaChangeMinutes: 10,
-  autoArrival: false,
-  arrivalRadiusMeters: 75,
-  liveDayAssigned: "keepVehicle",
-  liveDayUseIdleVehicles: true,
-  organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
-} satisfies RoutingConfiguration;
+});
 
 const van = (id: string, kg: number, shift = { startTime: "07:00", endTime: "19:00" }): Vehicle => ({
   _id: id,

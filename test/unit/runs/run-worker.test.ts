@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { RoutingConfiguration } from "#shared/domain/configurations/schema";
 import type { RoutingResultBody, RoutingResultRecord } from "#shared/domain/routing-results/schema";
 import type { RoutingRunMessage } from "#shared/domain/runs/messages";
 import {
@@ -21,6 +20,7 @@ import { locationKey } from "#shared/routing/matrix";
 import { TravelMatrixError } from "#shared/domain/travel/road-matrix";
 import { solveRouting } from "#shared/routing/solver";
 import type { RunUsage } from "#shared/domain/usage/schema";
+import { profile } from "#test/unit/runs/plan-fixtures";
 
 const now = new Date("2026-03-02T06:00:30Z");
 
@@ -44,30 +44,16 @@ const schedule: ScheduleRecord = {
   updatedTime: "2026-01-01 00:00:00",
 };
 
-const configuration = {
-  _id: "conf-1",
-  name: "Plan",
-  hubId: "hub-1",
-  vehicleIds: [],
-  returnToHub: true,
-  defaultSpeed: 30,
+// The plan fixtures' profile (test/unit/runs/plan-fixtures.ts) with this file's settings.
+const configuration = profile({
   defaultVisitTime: 10,
   capacityConstraint: { weight: true, volume: true },
   objective: "distance",
   timeLimitSeconds: 20,
   roadFactor: 1.3,
-  travelProvider: null,
-  travelFallback: "fail",
-  atRiskMinutes: 15,
-  etaChangeMinutes: 10,
-  autoArrival: false,
-  arrivalRadiusMeters: 75,
-  liveDayAssigned: "keepVehicle",
-  liveDayUseIdleVehicles: true,
-  organizationId: "o",
   createdTime: "x",
   updatedTime: "x",
-} satisfies RoutingConfiguration;
+});
 
 const message: RoutingRunMessage = {
   kind: "schedule",
