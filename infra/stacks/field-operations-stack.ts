@@ -82,11 +82,12 @@ export interface FieldOperationsStackProps extends StackProps {
  * routing runs out through SQS to the run worker. Each API area's functions and methods sit in a
  * nested stack (ApiAreaStack), which keeps every template far below CloudFormation's 500 resources.
  *
- * The constructor only wires the units of infra/stacks/field-operations/ (storage, jobs, api,
+ * The constructor only wires the units of infra/stacks/field-operations/ (storage, jobs, functions, api,
  * grants, observability, outputs). Each is a function that creates its resources in this stack's
  * own scope, never a child construct: a construct between them and the stack would change their
- * construct paths and so every logical id (test/infra/stateful-logical-ids.test.ts). The order of
- * the calls is the order the resources always had, which keeps the templates byte for byte.
+ * construct paths and so every logical id (test/infra/stateful-logical-ids.test.ts). The calls'
+ * order is the template's resource order: moving one reorders the template (harmless to
+ * CloudFormation, but a text diff of two synths then shows every line moved).
  */
 export class FieldOperationsStack extends Stack {
   /** One nested stack per API area (functions/http/<area>/): functions, methods, their roles and logs. */
