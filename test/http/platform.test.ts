@@ -23,7 +23,8 @@ describe("HTTP platform behaviour through the local gateway", () => {
   it("answers an empty body with 400", async () => {
     const { api } = newTenant();
     const response = await api.request("POST", "/vehicle", { headers: { "content-type": "application/json" } });
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
+    expect((await api.get("/vehicles")).body.data).toEqual([]);
   });
 
   it("answers an oversized JSON body with 413", async () => {
@@ -162,7 +163,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
 
     it("answer 401 with a bearer challenge (the authorizer's UNAUTHORIZED gateway response: one fixed header value)", async () => {
       const missing = await apiClient(undefined).get("/vehicles");
-      expect(missing.status).toBe(401);
+      expect(refusal(missing)).toEqual({ status: 401, failedCode: "sys-401" });
       expect(missing.headers.get("www-authenticate")).toBe("Bearer");
       const refused = await apiClient("not.a.token").get("/vehicles");
       expect(refused.status).toBe(401);
@@ -185,7 +186,8 @@ describe("HTTP platform behaviour through the local gateway", () => {
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
       expect(response.headers.get("access-control-allow-methods")).toBe("OPTIONS,GET,PUT,POST,DELETE,PATCH,HEAD");
       expect(response.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type,Idempotency-Key,If-Match");
-      expect((await fetch(`${baseUrl()}/no-such-thing`, { method: "OPTIONS" })).status).toBe(404);
+      const unknownPath = await fetch(`${baseUrl()}/no-such-thing`, { method: "OPTIONS" });
+      expect(refusal({ status: unknownPath.status, body: await unknownPath.json() })).toEqual({ status: 404, failedCode: "sys-404" });
     });
   });
 });
