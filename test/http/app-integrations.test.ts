@@ -7,7 +7,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { apiClient, baseUrl, newTenant, tokenFor, type ApiClient } from "#test/support/local-api";
-import { refusal } from "#test/support/refusals";
+import { refusal, s3Refusal } from "#test/support/refusals";
 import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
@@ -494,7 +494,7 @@ describe("App integration API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, code: 200, message: "Integration has been deleted successfully." });
       await expectNothingStored(organizationId);
-      expect((await download(created.azureCert)).status).toBe(404);
+      expect(await s3Refusal(await fetch(created.azureCert))).toEqual({ status: 404, code: "NoSuchKey" });
       expect(refusal(await api.get(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect(refusal(await api.delete(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     });

@@ -268,7 +268,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     const { api, organizationId } = newTenant();
     // Without an extension type for the entity: 400 naming entity; reads are 404.
     const early = await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1" } });
-    expect(early.status).toBe(400);
+    expect(refusal(early)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(early.body.errors).toEqual([expect.objectContaining({ field: "entity" })]);
     expect(refusal(await api.get("/extension/user/user-1"))).toEqual({ status: 404, failedCode: "sys-404" });
 

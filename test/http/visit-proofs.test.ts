@@ -6,7 +6,7 @@ import { PROOF_MAX_BYTES } from "#shared/domain/visits/proofs";
 import { objectKeys } from "#shared/store/keys";
 import { postExport as postForm } from "#test/support/export-upload";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { expectRefused, refusal } from "#test/support/refusals";
+import { expectRefused, refusal, s3Refusal } from "#test/support/refusals";
 
 /**
  * Proof of delivery through the local gateway and the S3 emulator (s3rver, which does not enforce a
@@ -239,7 +239,10 @@ describe("Proof of delivery", () => {
     // S3 (and the local S3) refuses a form whose Content-Type breaks its policy; an object that got there
     // anyway (written with the bucket's own credentials) is refused at use.
     const asked = await askUpload(driver, id, { kind: "photo", contentType: "image/jpeg", sizeBytes: 20 });
-    expect((await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" })).status).toBe(403);
+    expect(await s3Refusal(await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" }))).toEqual({
+      status: 403,
+      code: "AccessDenied",
+    });
     await new S3Client({ forcePathStyle: true }).send(
       new PutObjectCommand({
         Bucket: appConfig().BUCKET_NAME,
