@@ -184,6 +184,7 @@ describe("Visit lifecycle", () => {
       });
       // The same key with another body is refused (idem-422); the same request replays.
       expect([200, 422]).toContain(again.status);
+      if (again.status === 422) expect(refusal(again)).toEqual({ status: 422, failedCode: "idem-422" });
       const stale = await progress(driver, id, { action: "arrive" }, { "if-match": '"1"' });
       expect(refusal(stale)).toEqual({ status: 412, failedCode: "sys-412" });
       const etag = (await api.get(`/visit/${id}`)).headers.get("etag") as string;

@@ -374,7 +374,7 @@ describe("Visits API", () => {
       // ONGOING reads the same (active-visits) partition as UNASSIGNED; DONE, the hub's; no filter, the hub's too.
       for (const other of [`hubId=${hubA}&status=ONGOING`, `hubId=${hubA}&status=DONE`, `hubId=${hubA}`, "status=UNASSIGNED"]) {
         const response = await api.get(`/visits?${other}&limit=1&cursor=${first.body.nextCursor}`);
-        expect(response.status, other).toBe(400);
+        expect(refusal(response), other).toEqual({ status: 400, failedCode: "sys-400" });
         expect(fields(response), other).toEqual(["cursor"]);
       }
     });
