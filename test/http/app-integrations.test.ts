@@ -7,7 +7,7 @@ import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-signed-certificate";
 import { apiClient, baseUrl, newTenant, tokenFor, type ApiClient } from "#test/support/local-api";
-import { refusal } from "#test/support/refusals";
+import { refusal, s3Refusal } from "#test/support/refusals";
 import { inlineRefs } from "#test/support/openapi-refs";
 
 /**
@@ -244,7 +244,7 @@ describe("App integration API", () => {
     it.each(cases)("rejects %s with 400 naming the field and stores nothing", async (_case, parts, field) => {
       const { api, organizationId } = newTenant();
       const response = await postForm(api, "/app-integration", parts());
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body).toMatchObject({ status: false, message: "Bad request - invalid parameters provided." });
       expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
       await expectNothingStored(organizationId);
@@ -257,16 +257,17 @@ describe("App integration API", () => {
       const { api, organizationId } = newTenant();
       const { body, contentType } = multipart(validParts());
       const response = await api.request("POST", "/app-integration", { rawBody: mangle(body), headers: { "content-type": contentType } });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("body");
       await expectNothingStored(organizationId);
     });
 
     it("rejects multipart/form-data without a boundary parameter with 400", async () => {
-      const { api } = newTenant();
+      const { api, organizationId } = newTenant();
       const { body } = multipart(validParts());
       const response = await api.request("POST", "/app-integration", { rawBody: body, headers: { "content-type": "multipart/form-data" } });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
+      await expectNothingStored(organizationId);
     });
 
     it.each([
@@ -275,7 +276,7 @@ describe("App integration API", () => {
     ])("answers 415 for %s and stores nothing", async (contentType, rawBody) => {
       const { api, organizationId } = newTenant();
       const response = await api.request("POST", "/app-integration", { rawBody, headers: { "content-type": contentType } });
-      expect(response.status).toBe(415);
+      expect(refusal(response)).toEqual({ status: 415, failedCode: "sys-415" });
       expect(response.body.status).toBe(false);
       await expectNothingStored(organizationId);
     });
@@ -288,7 +289,7 @@ describe("App integration API", () => {
         urlField!,
         ["azureCert", { filename: "big.pem", content: oversized }],
       ]);
-      expect(response.status).toBe(413);
+      expect(refusal(response)).toEqual({ status: 413, failedCode: "sys-413" });
       expect(response.body).toMatchObject({ status: false, message: expect.stringContaining("azureCert") });
       await expectNothingStored(organizationId);
     });
@@ -300,7 +301,7 @@ describe("App integration API", () => {
         urlField!,
         ["azureCert", { filename: "huge.pem", content: Buffer.alloc(512 * 1024, "A") }],
       ]);
-      expect(response.status).toBe(413);
+      expect(refusal(response)).toEqual({ status: 413, failedCode: "sys-413" });
       await expectNothingStored(organizationId);
     });
   });
@@ -399,7 +400,7 @@ describe("App integration API", () => {
       const itemsBefore = await storedItems(organizationId);
 
       const response = await postForm(api, `/app-integration/${created._id}`, parts);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
       expect(await storedObjects(organizationId)).toEqual(objectsBefore);
       expect(await storedItems(organizationId)).toEqual(itemsBefore);
@@ -412,7 +413,7 @@ describe("App integration API", () => {
       const other = newTenant();
       for (const id of ["65a1b2c3d4e5f60718293a4b", "not-an-id", created._id]) {
         const response = await postForm(other.api, `/app-integration/${id}`, validParts());
-        expect(response.status).toBe(404);
+        expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
         expect(response.body).toMatchObject({ status: false, message: "Data not found" });
       }
       await expectNothingStored(other.organizationId);
@@ -446,7 +447,7 @@ describe("App integration API", () => {
       const owner = newTenant();
       const created = await createIntegration(owner.api);
       const response = await newTenant().api.get(`/app-integration/${created._id}`);
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
   });
@@ -493,7 +494,7 @@ describe("App integration API", () => {
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ status: true, code: 200, message: "Integration has been deleted successfully." });
       await expectNothingStored(organizationId);
-      expect((await download(created.azureCert)).status).toBe(404);
+      expect(await s3Refusal(await fetch(created.azureCert))).toEqual({ status: 404, code: "NoSuchKey" });
       expect(refusal(await api.get(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
       expect(refusal(await api.delete(`/app-integration/${created._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     });
@@ -521,7 +522,7 @@ describe("App integration API", () => {
         path,
         method === "POST" ? { rawBody: body, headers: { "content-type": contentType } } : {},
       );
-      expect(response.status).toBe(401);
+      expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
       expect(response.body.status).toBe(false);
     });
   });

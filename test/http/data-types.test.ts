@@ -224,7 +224,7 @@ describe("Data types API", () => {
     it.each(invalidBodies)("rejects %s with 400 naming the field, storing nothing", async (_case, overrides, field) => {
       const { api } = newTenant();
       const response = await api.post("/data-type", { ...validDataType, ...overrides });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.message).toBe("Bad request - invalid parameters provided.");
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       expect((await api.get("/data-types")).body.data_types).toEqual([]);
@@ -290,8 +290,9 @@ describe("Data types API", () => {
       };
       expect((await owner.api.post("/data-type", withRelation)).status).toBe(201);
       const foreign = await other.api.post("/data-type", withRelation);
-      expect(foreign.status).toBe(400);
+      expect(refusal(foreign)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(foreign.body.errors[0].field).toBe("fields.1.relation.target");
+      expect((await other.api.get("/data-types")).body.data_types).toEqual([]);
     });
   });
 
@@ -309,7 +310,7 @@ describe("Data types API", () => {
     it.each(["0123456789abcdef01234567", "not-an-id"])("answers 404 for unknown id %s", async (id) => {
       const { api } = newTenant();
       const response = await api.get(`/data-type/${id}/`);
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
   });
@@ -346,7 +347,7 @@ describe("Data types API", () => {
     ])("rejects the query %s with 400", async (query, field) => {
       const { api } = newTenant();
       const response = await api.get(`/data-types?${query}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
   });
@@ -372,7 +373,7 @@ describe("Data types API", () => {
       for (const name of ["a", "b", "c"]) await createDataType(owner.api, { name });
       const firstPage = await owner.api.get("/data-types?limit=1");
       const response = await newTenant().api.get(`/data-types?limit=1&cursor=${firstPage.body.nextCursor}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("cursor");
     });
   });
@@ -400,7 +401,7 @@ describe("Data types API", () => {
       const { api } = newTenant();
       const created = await createDataType(api);
       const response = await api.put(`/data-type/${created._id}`, { ...validDataType, ...overrides });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       expect((await api.get(`/data-type/${created._id}`)).body.data_type).toEqual(created);
     });
@@ -409,7 +410,7 @@ describe("Data types API", () => {
       const { api } = newTenant();
       const created = await createDataType(api);
       const response = await api.put(`/data-type/${created._id}`, { ...validDataType, commonData: true });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0]).toMatchObject({ field: "commonData" });
       expect((await api.get(`/data-type/${created._id}`)).body.data_type.commonData).toBe(false);
     });
@@ -463,7 +464,7 @@ describe("Data types API", () => {
         await api.put(`/data-type/${created._id}`, { ...validDataType, provider: "external-api", providerConfig: redirected }),
         await api.patch(`/data-type/${created._id}`, { providerConfig: { url: redirected.url } }),
       ]) {
-        expect(response.status).toBe(400);
+        expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(["providerConfig.key"]);
       }
       const { dataTypeReader } = await import("#shared/app/data-types");
@@ -499,8 +500,11 @@ describe("Data types API", () => {
       await setStoredAttributes(organizationId, created._id, { fields: [created.fields[0], ...searchable(6)] });
       const body = (n: number) => ({ name: "Customer", fields: [titleField, ...searchable(n)] });
       expect((await api.put(`/data-type/${created._id}`, body(6))).status).toBe(200);
-      const grown = await api.put(`/data-type/${created._id}`, body(7));
-      expect(grown.status).toBe(400);
+      const grown = await expectRefused(
+        api,
+        { method: "PUT", path: `/data-type/${created._id}`, body: body(7) },
+        { status: 400, failedCode: "sys-400", unchanged: `/data-type/${created._id}` },
+      );
       expect(grown.body.errors[0].field).toBe("fields");
     });
 
@@ -528,8 +532,11 @@ describe("Data types API", () => {
         required: false,
         relation: { kind: "hasMany", targetKind: "dataType", target: order._id, via },
       });
-      const wrongVia = await api.patch(`/data-type/${customer._id}`, { fields: [...customer.fields, orders("dataId")] });
-      expect(wrongVia.status).toBe(400);
+      const wrongVia = await expectRefused(
+        api,
+        { method: "PATCH", path: `/data-type/${customer._id}`, body: { fields: [...customer.fields, orders("dataId")] } },
+        { status: 400, failedCode: "sys-400", unchanged: `/data-type/${customer._id}` },
+      );
       expect(wrongVia.body.errors[0].field).toBe("fields.5.relation.via");
       const response = await api.patch(`/data-type/${customer._id}`, { fields: [...customer.fields, orders("customer")] });
       expect(response.status).toBe(200);
@@ -573,7 +580,7 @@ describe("Data types API", () => {
       const response = await api.patch(`/data-type/${created._id}`, {
         fields: [titleField, { id: "segment", title: "S", type: "option", required: true, optionData: ["a"] }],
       });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain("uniqueTogether.0.1");
       expect((await api.get(`/data-type/${created._id}`)).body.data_type).toEqual(created);
     });
@@ -584,7 +591,7 @@ describe("Data types API", () => {
         const { api } = newTenant();
         const created = await createDataType(api);
         const response = await api.patch(`/data-type/${created._id}`, overrides);
-        expect(response.status).toBe(400);
+        expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
         expect((await api.get(`/data-type/${created._id}`)).body.data_type).toEqual(created);
       },
@@ -657,7 +664,7 @@ describe("Data types API", () => {
       path,
       method === "GET" || method === "DELETE" ? {} : { body: validDataType },
     );
-    expect(response.status).toBe(401);
+    expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
     expect(response.body.status).toBe(false);
   });
 });

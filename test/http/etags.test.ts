@@ -189,7 +189,7 @@ describe.each(kinds)("ETag and If-Match: %s", (_kind, setUp) => {
     const { api, subject } = await setUp();
     const current = Number(JSON.parse((await api.get(subject.path)).headers.get("etag") as string));
     const weakOnly = await withIfMatch(api, "PATCH", subject.path, `W/"${current}"`, subject.patch(1));
-    expect(weakOnly.status).toBe(412);
+    expect(refusal(weakOnly)).toEqual({ status: 412, failedCode: "sys-412" });
     const listed = await withIfMatch(api, "PATCH", subject.path, `"${current + 7}", W/"${current}", "${current}"`, subject.patch(1));
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
   });
@@ -244,7 +244,7 @@ describe("If-Match syntax", () => {
   ])("refuses %s (not an entity-tag list) with 400 naming If-Match, changing nothing", async (_label, ifMatch) => {
     const { api, hubId } = await tenantWithHub();
     const response = await withIfMatch(api, "PATCH", `/hub/${hubId}`, ifMatch, { name: "Renamed" });
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body).toMatchObject({ status: false, errors: [{ field: "If-Match" }] });
     expect((await api.get(`/hub/${hubId}`)).body.data.name).toBe(hubBody.name);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newOrganizationId, newTenant, tokenFor } from "#test/support/local-api";
-import { refusal } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 /**
  * Entity extensions (docs/api/extensions.md): an extension data type (`extends: { entity }`) adds
@@ -64,8 +64,9 @@ describe("Entity extensions: vehicles", () => {
     expect(plain.status).toBe(201);
     expect(plain.body.data).not.toHaveProperty("custom");
     const refused = await api.post("/vehicle", { name: "Van", hubId: hub.body.data._id, custom: { vin: "X" } });
-    expect(refused.status).toBe(400);
+    expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(refused.body.errors).toEqual([expect.objectContaining({ field: "custom" })]);
+    expect(await vehicleCount(api)).toBe(1);
   });
 
   it.each([
@@ -101,7 +102,7 @@ describe("Entity extensions: vehicles", () => {
 
     // A PATCH onto a held value is refused and changes nothing.
     const clash = await api.patch(`/vehicle/${first.body.data._id}`, { name: "renamed", custom: { vin: "VIN-SAME" } });
-    expect(clash.status).toBe(409);
+    expect(refusal(clash)).toEqual({ status: 409, failedCode: "ext-001" });
     const unchanged = await api.get(`/vehicle/${first.body.data._id}`);
     expect(unchanged.body.data).toMatchObject({ name: "Van 1", custom: { vin: "VIN-OTHER" } });
 
@@ -196,8 +197,11 @@ describe("Entity extensions: vehicles", () => {
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     // A field that became required is reported at the vehicle's next custom write, not before.
     expect((await api.patch(`/vehicle/${id}`, { name: "renamed" })).status).toBe(200);
-    const missing = await api.patch(`/vehicle/${id}`, { custom: { color: "red" } });
-    expect(missing.status).toBe(400);
+    const missing = await expectRefused(
+      api,
+      { method: "PATCH", path: `/vehicle/${id}`, body: { custom: { color: "red" } } },
+      { status: 400, failedCode: "sys-400", unchanged: `/vehicle/${id}` },
+    );
     expect(missing.body.errors).toEqual([expect.objectContaining({ field: "custom.vin" })]);
   });
 
@@ -264,7 +268,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     const { api, organizationId } = newTenant();
     // Without an extension type for the entity: 400 naming entity; reads are 404.
     const early = await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1" } });
-    expect(early.status).toBe(400);
+    expect(refusal(early)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(early.body.errors).toEqual([expect.objectContaining({ field: "entity" })]);
     expect(refusal(await api.get("/extension/user/user-1"))).toEqual({ status: 404, failedCode: "sys-404" });
 
@@ -302,7 +306,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
 
     // Value rules: 400 naming custom.<field>; nothing stored.
     const bad = await api.put("/extension/user/user-2", { custom: { salary: "lots" } });
-    expect(bad.status).toBe(400);
+    expect(refusal(bad)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(bad.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["custom.employeeNo", "custom.salary"]);
     expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-2", bonus: 1 } })).body.errors).toEqual([
       expect.objectContaining({ field: "custom.bonus" }),

@@ -150,7 +150,7 @@ describe("POST /data", () => {
   it.each(invalid)("rejects %s with a 400 naming the field, storing nothing", async (_, overrides, field) => {
     const { api, type, record } = await setup();
     const response = await api.post("/data", record(overrides));
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body).toMatchObject({ status: false, message: "Bad request - invalid parameters provided." });
     expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
@@ -179,11 +179,11 @@ describe("POST /data", () => {
     const { api, organizationId, hubB, type, record } = await setup();
     const restricted = apiClient(tokenFor({ organizationId, hubIds: ["some-other-hub"] }));
     const denied = await restricted.post("/data", record({ hubId: hubB }));
-    expect(denied.status).toBe(400);
+    expect(refusal(denied)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(denied.body.errors[0].field).toBe("hubId");
     const common = await createDataType(api, { name: "Shared", commonData: true, fields: [{ type: "title", title: "Name" }] });
     const withHub = await api.post("/data", { dataTypeId: common._id, hubId: hubB, dataId: "S1" });
-    expect(withHub.status).toBe(400);
+    expect(refusal(withHub)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(withHub.body.errors[0].field).toBe("hubId");
     const created = await create(api, { dataTypeId: common._id, dataId: "S1" });
     expect(created.hubId).toBeNull();
@@ -204,8 +204,9 @@ describe("POST /data", () => {
       }),
     );
     const spaced = await api.post("/data", { dataTypeId: type._id, hubId: hubA, dataId: "Two Words", segment: "retail" });
-    expect(spaced.status).toBe(400);
+    expect(refusal(spaced)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(spaced.body.errors[0].field).toBe("dataId");
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
     await create(api, { dataTypeId: type._id, hubId: hubA, dataId: "One_Word-1", segment: "retail" });
   });
 });
@@ -244,7 +245,7 @@ describe("Uniqueness", () => {
     const { api, record } = await setup();
     await create(api, record({ dataId: "R1", tags: ["a", "b"] }));
     const sameSet = await api.post("/data", record({ dataId: "R2", tags: ["b", "a"], vip: false }));
-    expect(sameSet.status).toBe(409);
+    expect(refusal(sameSet)).toEqual({ status: 409, failedCode: "data-002" });
     expect(sameSet.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["tags", "vip"]);
     await create(api, record({ dataId: "R3", tags: ["a", "b"], vip: true }));
     await create(api, record({ dataId: "R4" }));
@@ -283,7 +284,7 @@ describe("GET /data/{dataId} and /data/type/{name}/{dataId}", () => {
     await create(api, record({ dataId: "Twice" }));
     await create(api, { dataTypeId: other._id, hubId: hubA, dataId: "Twice" });
     const ambiguous = await api.get("/data/Twice");
-    expect(ambiguous.status).toBe(400);
+    expect(refusal(ambiguous)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(ambiguous.body.errors[0]).toMatchObject({ field: "dataTypeId", message: expect.stringContaining("Customer") });
     expect(ambiguous.body.errors[0].message).toContain("Supplier");
     expect((await api.get("/data/Twice?dataTypeName=Supplier")).body.data.dataTypeId).toBe(other._id);
@@ -291,7 +292,7 @@ describe("GET /data/{dataId} and /data/type/{name}/{dataId}", () => {
 
     await create(api, record({ dataId: "Twice", hubId: hubB }));
     const twoHubs = await api.get(`/data/type/Customer/Twice`);
-    expect(twoHubs.status).toBe(400);
+    expect(refusal(twoHubs)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(twoHubs.body.errors[0].field).toBe("hubId");
     expect((await api.get(`/data/type/Customer/Twice?hubId=${hubB}`)).body.data.hubId).toBe(hubB);
   });
@@ -334,7 +335,7 @@ describe("GET /data", () => {
     expect(refusal(await newTenant().api.get(`/data?dataTypeId=${type._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
     expect(refusal(await api.get(`/data?dataTypeId=${type._id}&cursor=bm9wZQ`))).toEqual({ status: 400, failedCode: "sys-400" });
     const unknown = await api.get(`/data?dataTypeId=${type._id}&fields=nope`);
-    expect(unknown.status).toBe(400);
+    expect(refusal(unknown)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(unknown.body.errors[0].field).toBe("fields");
   });
 
@@ -377,7 +378,7 @@ describe("Field accessibility (view/data hiddenFields)", () => {
     expect(read.body.data.city).toBe("Medan");
     expect((await limited.get(`/data?dataTypeId=${type._id}`)).body.data[0]).not.toHaveProperty("email");
     const forbidden = await limited.get(`/data?dataTypeId=${type._id}&fields=city,email`);
-    expect(forbidden.status).toBe(403);
+    expect(refusal(forbidden)).toEqual({ status: 403, failedCode: "data-403" });
     expect(forbidden.body).toMatchObject({ status: false, restrictedFields: ["email"] });
     expect(refusal(await limited.get("/data/Acme%20Corp?fields=age"))).toEqual({ status: 403, failedCode: "data-403" });
     expect(refusal(await limited.get("/data/type/Customer/Acme%20Corp?fields=age"))).toEqual({ status: 403, failedCode: "data-403" });
@@ -643,14 +644,15 @@ describe("Relations", () => {
       dataId: "Cy",
       company: "ffffffffffffffffffffffff",
     });
-    expect(missingTarget.status).toBe(400);
+    expect(refusal(missingTarget)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(missingTarget.body.errors[0].field).toBe("company");
     const wrongType = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Cy", partners: [ann._id] });
-    expect(wrongType.status).toBe(400);
+    expect(refusal(wrongType)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(wrongType.body.errors[0].field).toBe("partners");
     const noVehicle = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Cy", car: "ffffffffffffffffffffffff" });
-    expect(noVehicle.status).toBe(400);
+    expect(refusal(noVehicle)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(noVehicle.body.errors[0].field).toBe("car");
+    expect(refusal(await api.get("/data/type/Contact/Cy"))).toEqual({ status: 404, failedCode: "sys-404" });
     const van = await api.post("/vehicle", { name: "Van", hubId: hubA });
     expect(van.status, JSON.stringify(van.body)).toBe(201);
     const withVehicle = await api.post("/data", { dataTypeId: contact._id, hubId: hubA, dataId: "Dee", car: van.body.data._id });
@@ -769,8 +771,11 @@ describe("Dangling relations", () => {
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect((await api.patch("/data/type/Contact/Ann", { partners: [acme._id] })).status).toBe(200);
     // Bringing the dangling id into another field, or any unknown id, is still a 400.
-    const added = await api.patch("/data/type/Contact/Ann", { partners: [acme._id, "ffffffffffffffffffffffff"] });
-    expect(added.status).toBe(400);
+    const added = await expectRefused(
+      api,
+      { method: "PATCH", path: "/data/type/Contact/Ann", body: { partners: [acme._id, "ffffffffffffffffffffffff"] } },
+      { status: 400, failedCode: "sys-400", unchanged: "/data/type/Contact/Ann" },
+    );
     expect(added.body.errors).toEqual([{ field: "partners", message: expect.stringMatching(/ffffffffffffffffffffffff/) }]);
     // Clearing the pointer, or pointing it at a live record, passes.
     expect((await api.patch("/data/type/Contact/Ann", { company: globex._id })).status).toBe(200);
@@ -802,7 +807,7 @@ describe("Data type interplay", () => {
     expect((await api.delete("/data/type/Temp/T1")).status).toBe(200);
     expect((await api.delete(`/data-type/${temp._id}`)).status).toBe(200);
     const late = await api.post("/data", { dataTypeId: temp._id, hubId: hubA, dataId: "T2" });
-    expect(late.status).toBe(400);
+    expect(refusal(late)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(late.body.errors[0].field).toBe("dataTypeId");
   });
 
@@ -835,7 +840,7 @@ describe("Data type interplay", () => {
       fields: [{ id: "code", title: "Code", type: "text", required: false }],
     });
     const toExtension = await api.post("/data", { dataTypeId: extension._id, dataId: "X" });
-    expect(toExtension.status).toBe(400);
+    expect(refusal(toExtension)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(toExtension.body.errors[0].field).toBe("dataTypeId");
     const { UpdateCommand } = await import("@aws-sdk/lib-dynamodb");
     const { documentClient, tableName } = await import("#shared/store/dynamo");
@@ -913,11 +918,12 @@ describe("Deep nesting", () => {
   });
 
   it("accepts nesting up to the limit (the value rules then name the field)", async () => {
-    const { api, record } = await setup();
+    const { api, type, record } = await setup();
     const nested = JSON.parse(`${"[".repeat(30)}"a"${"]".repeat(30)}`);
     const response = await api.post("/data", record({ tags: nested }));
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body.errors).toEqual([{ field: "tags", message: expect.stringContaining("an array is not one of") }]);
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
   });
 });
 
@@ -971,6 +977,6 @@ describe("Authentication", () => {
       path,
       method === "GET" || method === "DELETE" ? {} : { body: { dataId: "X" } },
     );
-    expect(response.status).toBe(401);
+    expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
   });
 });

@@ -4,18 +4,19 @@ import { handler as listVehicles } from "#functions/http/vehicles/list";
 import { permissionSlugs } from "#functions/routes";
 import { authorizerContextOf } from "#shared/http/authorizer-context";
 import { apiClient, newOrganizationId, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 /** Edges of the HTTP contract every route shares: repeated query parameters, the text rule, ids from tokens, cached authorizations. */
 describe("A repeated query parameter", () => {
   it("is a 400 naming it (lists take one comma-separated value), on a route with and without a query schema", async () => {
     const { api } = newTenant();
     const listed = await api.get("/vehicles?limit=5&limit=10");
-    expect(listed.status).toBe(400);
+    expect(refusal(listed)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(listed.body).toMatchObject({ status: false });
     expect(listed.body.errors).toEqual([expect.objectContaining({ field: "limit", message: expect.stringContaining("more than once") })]);
 
     const twoNames = await api.get("/hubs?cursor=a&cursor=b&limit=1&limit=2");
-    expect(twoNames.status).toBe(400);
+    expect(refusal(twoNames)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(twoNames.body.errors.map((issue: { field: string }) => issue.field).sort()).toEqual(["cursor", "limit"]);
 
     const once = await api.get("/vehicles?limit=5");
@@ -34,15 +35,15 @@ describe("The one text rule on names and ids", () => {
   it.each(hostile)("a hub, vehicle or visit name with %s is a 400 naming the field, and nothing is stored", async (_label, name) => {
     const { api } = newTenant();
     const hubResponse = await api.post("/hub", { name, address: "Main St 1", lat: 52.5, lng: 13.4 });
-    expect(hubResponse.status).toBe(400);
+    expect(refusal(hubResponse)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(hubResponse.body.errors).toEqual([expect.objectContaining({ field: "name" })]);
     const hub = await api.post("/hub", { name: "Depot", address: "Main St 1", lat: 52.5, lng: 13.4 });
     const hubId = hub.body.data._id as string;
     const vehicle = await api.post("/vehicle", { name, hubId });
-    expect(vehicle.status).toBe(400);
+    expect(refusal(vehicle)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(vehicle.body.errors).toEqual([expect.objectContaining({ field: "name" })]);
     const visit = await api.post("/visit", { name, hubId, coordinate: "52.51,13.41" });
-    expect(visit.status).toBe(400);
+    expect(refusal(visit)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(visit.body.errors).toEqual([expect.objectContaining({ field: "name" })]);
     expect((await api.get("/hubs")).body.data).toHaveLength(1);
     expect((await api.get("/vehicles")).body.data).toEqual([]);
@@ -52,7 +53,7 @@ describe("The one text rule on names and ids", () => {
   it("an extension entity id with a control character is a 400, not a stored key", async () => {
     const { api } = newTenant();
     const response = await api.get(`/extension/vehicle/${encodeURIComponent("abc\u0000def")}`);
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body.status).toBe(false);
   });
 });
@@ -67,7 +68,7 @@ describe("Ids from tokens", () => {
   ])("%s is a 401, never a 500", async (_label, claims) => {
     const api = apiClient(tokenFor(claims as { organizationId: string }));
     const response = await api.get("/vehicles");
-    expect(response.status).toBe(401);
+    expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
     expect(response.body).toMatchObject({ status: false });
   });
 });

@@ -127,7 +127,7 @@ describe("Routing configuration profiles API", () => {
     it.each(invalidBodies)("rejects %s with 400 naming the field, storing nothing", async (_case, overrides, field) => {
       const { api, profile } = await tenantWithHubs();
       const response = await api.post("/routing/configuration", profile(overrides));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.message).toBe("Bad request - invalid parameters provided.");
       expect(fields(response)).toContain(field);
       expect((await api.get("/routing/configurations")).body.data).toEqual([]);
@@ -136,7 +136,7 @@ describe("Routing configuration profiles API", () => {
     it("rejects a hub that does not exist in the organization", async () => {
       const { api, profile } = await tenantWithHubs();
       const response = await api.post("/routing/configuration", profile({ hubId: "0123456789abcdef01234567", vehicleIds: [] }));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors).toEqual([{ field: "hubId", message: "hubId must name an existing hub of your organization" }]);
       expect((await api.get("/routing/configurations")).body.data).toEqual([]);
     });
@@ -148,25 +148,26 @@ describe("Routing configuration profiles API", () => {
         "/routing/configuration",
         profile({ vehicleIds: [vehicleA, vehicleB, "0123456789abcdef01234567", foreign.vehicleA] }),
       );
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toEqual(["vehicleIds.1", "vehicleIds.2", "vehicleIds.3"]);
       expect(response.body.errors[0].message).toContain(vehicleB);
       expect((await api.get("/routing/configurations")).body.data).toEqual([]);
     });
 
     it("rejects a hub the token does not allow", async () => {
-      const { organizationId, hubB, profile } = await tenantWithHubs();
+      const { api, organizationId, hubB, profile } = await tenantWithHubs();
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
       const response = await restricted.post("/routing/configuration", profile());
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toEqual(["hubId"]);
+      expect((await api.get("/routing/configurations")).body.data).toEqual([]);
     });
   });
 
   describe("GET /routing/configuration/{configurationId}", () => {
     it("answers 404 for an unknown id", async () => {
       const response = await newTenant().api.get("/routing/configuration/0123456789abcdef01234567");
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
 
@@ -237,7 +238,7 @@ describe("Routing configuration profiles API", () => {
       const { api, profile } = await tenantWithHubs();
       const created = await createProfile(api, profile());
       const response = await api.put(`/routing/configuration/${created._id}`, profile(overrides));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toContain(field);
       expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(created);
     });
@@ -269,7 +270,7 @@ describe("Routing configuration profiles API", () => {
       const { api, hubB, vehicleB, profile } = await tenantWithHubs();
       const created = await createProfile(api, profile());
       const refused = await api.patch(`/routing/configuration/${created._id}`, { hubId: hubB });
-      expect(refused.status).toBe(400);
+      expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(refused)).toEqual(["vehicleIds.0"]);
       expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(created);
       const moved = await api.patch(`/routing/configuration/${created._id}`, { hubId: hubB, vehicleIds: [vehicleB] });
@@ -282,8 +283,9 @@ describe("Routing configuration profiles API", () => {
       const created = await createProfile(api, profile());
       expect((await api.patch(`/vehicle/${vehicleA}`, { hubId: hubB })).status).toBe(200);
       const response = await api.patch(`/routing/configuration/${created._id}`, { name: "Renamed" });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toEqual(["vehicleIds.0"]);
+      expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(created);
     });
 
     it.each(invalidBodies.filter(([, overrides]) => !Object.values(overrides).includes(undefined)))(
@@ -292,7 +294,7 @@ describe("Routing configuration profiles API", () => {
         const { api, profile } = await tenantWithHubs();
         const created = await createProfile(api, profile());
         const response = await api.patch(`/routing/configuration/${created._id}`, overrides);
-        expect(response.status).toBe(400);
+        expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(fields(response)).toContain(field);
         expect((await api.get(`/routing/configuration/${created._id}`)).body.data).toEqual(created);
       },
@@ -327,8 +329,11 @@ describe("Routing configuration profiles API", () => {
       const schedule = await api.post("/routing/schedule", scheduleBody({ configurationId: created._id }));
       expect(schedule.status).toBe(201);
 
-      const refused = await api.delete(`/routing/configuration/${created._id}`);
-      expect(refused.status).toBe(409);
+      const refused = await expectRefused(
+        api,
+        { method: "DELETE", path: `/routing/configuration/${created._id}` },
+        { status: 409, failedCode: "configuration-409", unchanged: `/routing/configuration/${created._id}` },
+      );
       expect(refused.body.message).toBe(
         `The configuration profile ${created._id} is still used by a routing schedule; point the schedules at another profile or delete them before deleting the profile.`,
       );
@@ -380,7 +385,7 @@ describe("Routing configuration profiles API", () => {
       ["vehicleId=x", "vehicleId"],
     ])("rejects the query %s with 400", async (query, field) => {
       const response = await newTenant().api.get(`/routing/configurations?${query}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toContain(field);
     });
   });

@@ -21,7 +21,7 @@ async function listAll(api: ApiClient, query = "") {
 }
 
 const expectBadRequestNaming = (response: { status: number; body: any }, field: string) => {
-  expect(response.status).toBe(400);
+  expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
   expect(response.body).toMatchObject({ status: false, message: "Bad request - invalid parameters provided." });
   expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
 };
@@ -148,7 +148,7 @@ describe("Routing schedules API", () => {
     it("answers 404 for an unknown id", async () => {
       const { api } = await schedulingTenant();
       const response = await api.get(`/routing/schedule/${unknownId}`);
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
   });
@@ -479,7 +479,7 @@ describe("Routing schedules API", () => {
         path,
         method === "GET" || method === "DELETE" ? {} : { body: validWeeklySchedule },
       );
-      expect(response.status).toBe(401);
+      expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
       expect(response.body.status).toBe(false);
     });
   });

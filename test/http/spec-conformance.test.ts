@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { schedulingTenant } from "#test/support/scheduling-fixtures";
 import { inlineRefs } from "#test/support/openapi-refs";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 /**
  * Requests written from the text of the spec (../shared/spec/field-operations-api.md) alone: a
@@ -155,8 +156,9 @@ describe("Spec conformance: data types", () => {
   it("still names a null required attribute in the 400", async () => {
     const { api } = newTenant();
     const response = await api.post("/data-type", { name: null, fields: [{ type: "title", title: "Name" }] });
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body.errors.map((error: { field: string }) => error.field)).toContain("name");
+    expect((await api.get("/data-types")).body.data_types).toEqual([]);
   });
 });
 
@@ -206,8 +208,11 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
     const { after } = await roundTrip(api, `/data-type/${created.body.data_type._id}`, "data_type", "PUT", { locked: true });
     expect(after.locked).toBe(false);
     // Any other unknown key is still a 400 naming it.
-    const unknown = await api.put(`/data-type/${created.body.data_type._id}`, { ...after, colour: "red" });
-    expect(unknown.status).toBe(400);
+    const unknown = await expectRefused(
+      api,
+      { method: "PUT", path: `/data-type/${created.body.data_type._id}`, body: { ...after, colour: "red" } },
+      { status: 400, failedCode: "sys-400", unchanged: `/data-type/${created.body.data_type._id}` },
+    );
     expect(unknown.body.errors.map((error: { field: string }) => error.field)).toContain("colour");
   });
 
@@ -230,8 +235,11 @@ describe("Spec conformance: read-modify-write (server-set keys in a body are ign
       timeSchedules: ["sunday 01:00"],
       nextRunTime: "2020-01-01 00:00",
     });
-    const unknown = await api.put(`/vehicle/${vehicle.body.data._id}`, { ...vehicle.body.data, colour: "red" });
-    expect(unknown.status).toBe(400);
+    const unknown = await expectRefused(
+      api,
+      { method: "PUT", path: `/vehicle/${vehicle.body.data._id}`, body: { ...vehicle.body.data, colour: "red" } },
+      { status: 400, failedCode: "sys-400", unchanged: `/vehicle/${vehicle.body.data._id}` },
+    );
     expect(unknown.body.errors.map((error: { field: string }) => error.field)).toContain("colour");
   });
 
@@ -310,8 +318,11 @@ describe("Spec conformance: dateTime values", () => {
     const withOffset = await api.patch("/data/type/Booking/B-1", { at: "2026-12-01T15:00:00+07:00" });
     expect(withOffset.status).toBe(200);
     expect(withOffset.body.data.at).toBe("2026-12-01 08:00:00");
-    const tooEarly = await api.patch("/data/type/Booking/B-1", { slot: { from: "2025-12-31T23:59", to: "2026-01-02 00:00" } });
-    expect(tooEarly.status).toBe(400);
+    const tooEarly = await expectRefused(
+      api,
+      { method: "PATCH", path: "/data/type/Booking/B-1", body: { slot: { from: "2025-12-31T23:59", to: "2026-01-02 00:00" } } },
+      { status: 400, failedCode: "sys-400", unchanged: "/data/type/Booking/B-1" },
+    );
     expect(tooEarly.body.errors.map((error: { field: string }) => error.field)).toContain("slot");
   });
 });
@@ -365,7 +376,7 @@ describe("Spec conformance: search without a data type", () => {
     );
     const hidden = await hiding.get("/data?q=bandung");
     expect(hidden.body.data.map((item: { dataId: string }) => item.dataId).sort()).toEqual(["Bandung Batik", "Bandung Motors"]);
-    expect((await hiding.get("/data?q=bandung&fields=secret")).status).toBe(403);
+    expect(refusal(await hiding.get("/data?q=bandung&fields=secret"))).toEqual({ status: 403, failedCode: "data-403" });
 
     // Another hub's token sees the common product only.
     const otherHub = apiClient(tokenFor({ organizationId, hubIds: ["0123456789abcdef01234567"] }));

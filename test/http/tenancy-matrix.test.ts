@@ -6,6 +6,7 @@ import { selfSignedCertificate } from "#test/fixtures/app-integrations/self-sign
 import { postExport } from "#test/support/export-upload";
 import { type ApiClient, type ApiResponse, apiClient, newOrganizationId, tokenFor } from "#test/support/local-api";
 import { validWeeklySchedule } from "#test/unit/schedules/fixtures";
+import { refusal } from "#test/support/refusals";
 
 /**
  * The standing tenancy check: EVERY route of the route table × four callers that must not reach
@@ -109,12 +110,18 @@ const createsNamingNothing = new Set([
 const batches = new Set(["createVisitBatch"]);
 const expectEveryItemRefused = (response: ApiResponse) => {
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  const items = response.body.data as Array<{ status: number; data?: unknown }>;
+  const items = response.body.data as Array<{ status: number; data?: unknown; error?: unknown }>;
   expect(items.length).toBeGreaterThan(0);
   for (const item of items) {
     expect([400, 404], JSON.stringify(item)).toContain(item.status);
     expect(item).not.toHaveProperty("data");
+    expect(item.error).toMatchObject({ status: false, failedCode: item.status === 400 ? "sys-400" : "sys-404" });
   }
+};
+/** A write naming A's ids: a 400 naming the field (sys-400), or a 404 (sys-404) for A's resource in its path. */
+const expectWriteRefused = (response: ApiResponse) => {
+  expect([400, 404], JSON.stringify(response.body)).toContain(response.status);
+  expect(refusal(response)).toEqual({ status: response.status, failedCode: response.status === 400 ? "sys-400" : "sys-404" });
 };
 
 function integrationForm(): Array<[string, string | { filename: string; content: string }]> {
@@ -244,7 +251,7 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
 
   it.each(cases)("%s without a token → 401", async (_name, route) => {
     const response = await send(apiClient(undefined), route, fixtures);
-    expect(response.status).toBe(401);
+    expect(refusal(response)).toEqual({ status: 401, failedCode: "sys-401" });
     expectNoTenantData(response, fixtures);
   });
 
@@ -270,14 +277,13 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
     expectNoTenantData(response, fixtures);
     if (isList(route)) {
       // a list names no id of A (except a data type in the query): it answers the caller's own, empty list
-      if (queries[route.operationId]) expect(response.status).toBe(404);
+      if (queries[route.operationId]) expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       else expect(response.status).toBe(200);
       return;
     }
     if (batches.has(route.operationId)) return expectEveryItemRefused(response);
-    if (isReadOrDelete(route)) expect(response.status).toBe(404);
-    else expect([400, 404], JSON.stringify(response.body)).toContain(response.status);
-    expect(response.body.status).toBe(false);
+    if (isReadOrDelete(route)) expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
+    else expectWriteRefused(response);
   });
 
   it.each(cases.filter(([, route]) => hubScopedModules.has(moduleOf(route))))(
@@ -292,10 +298,9 @@ describe("Tenancy matrix: every route × callers that must not reach organizatio
         return;
       }
       if (batches.has(route.operationId)) return expectEveryItemRefused(response);
-      if (route.operationId === "createHub") expect(response.status).toBe(403);
-      else if (isReadOrDelete(route)) expect(response.status).toBe(404);
-      else expect([400, 404], JSON.stringify(response.body)).toContain(response.status);
-      expect(response.body.status).toBe(false);
+      if (route.operationId === "createHub") expect(refusal(response)).toEqual({ status: 403, failedCode: "hub-403" });
+      else if (isReadOrDelete(route)) expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
+      else expectWriteRefused(response);
     },
   );
 

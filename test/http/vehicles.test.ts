@@ -112,18 +112,19 @@ describe("Vehicles API", () => {
     it.each(invalidBodies)("rejects %s with 400 naming the field, storing nothing", async (_case, overrides, field) => {
       const { api, vehicle } = await tenantWithHubs();
       const response = await api.post("/vehicle", vehicle(overrides));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.message).toBe("Bad request - invalid parameters provided.");
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       expect((await api.get("/vehicles")).body.data).toEqual([]);
     });
 
     it("rejects a hub the token does not allow", async () => {
-      const { organizationId, hubB, vehicle } = await tenantWithHubs();
+      const { api, organizationId, hubB, vehicle } = await tenantWithHubs();
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
       const response = await restricted.post("/vehicle", vehicle());
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("hubId");
+      expect((await api.get("/vehicles")).body.data).toEqual([]);
     });
 
     it.each([
@@ -132,7 +133,7 @@ describe("Vehicles API", () => {
     ])("rejects a hubId that is %s with 400 naming hubId, storing nothing", async (_case, hubId) => {
       const { api, vehicle } = await tenantWithHubs();
       const response = await api.post("/vehicle", vehicle({ hubId }));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors).toEqual([{ field: "hubId", message: "hubId must name an existing hub of your organization" }]);
       expect((await api.get("/vehicles")).body.data).toEqual([]);
     });
@@ -141,8 +142,9 @@ describe("Vehicles API", () => {
       const { api, hubB, vehicle } = await tenantWithHubs();
       expect((await api.delete(`/hub/${hubB}`)).status).toBe(200);
       const response = await api.post("/vehicle", vehicle({ hubId: hubB }));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("hubId");
+      expect((await api.get("/vehicles")).body.data).toEqual([]);
     });
   });
 
@@ -158,7 +160,7 @@ describe("Vehicles API", () => {
     it("answers 404 for an unknown id", async () => {
       const { api } = newTenant();
       const response = await api.get("/vehicle/0123456789abcdef01234567");
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
 
@@ -190,7 +192,7 @@ describe("Vehicles API", () => {
       expect(firstPage.body.nextCursor).toEqual(expect.any(String));
       const other = newTenant();
       const response = await other.api.get(`/vehicles?limit=1&cursor=${firstPage.body.nextCursor}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("cursor");
     });
   });
@@ -208,7 +210,7 @@ describe("Vehicles API", () => {
       const { api, vehicle } = await tenantWithHubs();
       const created = await createVehicle(api, vehicle());
       const response = await api.put(`/vehicle/${created._id}`, vehicle({ hubId: "0123456789abcdef01234567" }));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("hubId");
       expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
     });
@@ -232,7 +234,7 @@ describe("Vehicles API", () => {
       const { api, vehicle } = await tenantWithHubs();
       const created = await createVehicle(api, vehicle());
       const response = await api.put(`/vehicle/${created._id}`, vehicle(overrides));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
     });
@@ -251,7 +253,7 @@ describe("Vehicles API", () => {
       const { api, vehicle } = await tenantWithHubs();
       const created = await createVehicle(api, vehicle());
       const response = await api.patch(`/vehicle/${created._id}`, { workingTime: { startTime: "13:00", endTime: "18:00" } });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors[0].field).toBe("breakTime");
       expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
     });
@@ -262,7 +264,7 @@ describe("Vehicles API", () => {
         const { api, vehicle } = await tenantWithHubs();
         const created = await createVehicle(api, vehicle());
         const response = await api.patch(`/vehicle/${created._id}`, overrides);
-        expect(response.status).toBe(400);
+        expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
         expect((await api.get(`/vehicle/${created._id}`)).body.data).toEqual(created);
       },
@@ -335,7 +337,7 @@ describe("Vehicles API", () => {
     ])("rejects the query %s with 400", async (query, field) => {
       const { api } = newTenant();
       const response = await api.get(`/vehicles?${query}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
   });

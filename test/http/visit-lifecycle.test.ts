@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markVisitDispatched } from "#shared/app/visits";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { refusal } from "#test/support/refusals";
+import { expectRefused, refusal } from "#test/support/refusals";
 
 /**
  * The visit lifecycle through the local gateway: the driver's progress route, the dispatcher's PATCH
@@ -111,8 +111,11 @@ describe("Visit lifecycle", () => {
         lastTransition: { from: "FAILED", to: "UNASSIGNED", source: "dispatcher", userId: "dispatcher-1" },
       });
       // A dispatcher still cannot set the driver's statuses.
-      const enRoute = await api.patch(`/visit/${id}`, { status: "EN_ROUTE" });
-      expect(enRoute.status).toBe(400);
+      const enRoute = await expectRefused(
+        api,
+        { method: "PATCH", path: `/visit/${id}`, body: { status: "EN_ROUTE" } },
+        { status: 400, failedCode: "sys-400", unchanged: `/visit/${id}` },
+      );
       expect(enRoute.body.errors[0].field).toBe("status");
     });
 
@@ -181,8 +184,9 @@ describe("Visit lifecycle", () => {
       });
       // The same key with another body is refused (idem-422); the same request replays.
       expect([200, 422]).toContain(again.status);
+      if (again.status === 422) expect(refusal(again)).toEqual({ status: 422, failedCode: "idem-422" });
       const stale = await progress(driver, id, { action: "arrive" }, { "if-match": '"1"' });
-      expect(stale.status).toBe(412);
+      expect(refusal(stale)).toEqual({ status: 412, failedCode: "sys-412" });
       const etag = (await api.get(`/visit/${id}`)).headers.get("etag") as string;
       expect((await progress(driver, id, { action: "arrive" }, { "if-match": etag })).status).toBe(200);
       expect((await api.get(`/visit/${id}/history`)).body.data).toHaveLength(2);

@@ -6,7 +6,7 @@ import { PROOF_MAX_BYTES } from "#shared/domain/visits/proofs";
 import { objectKeys } from "#shared/store/keys";
 import { postExport as postForm } from "#test/support/export-upload";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
-import { refusal } from "#test/support/refusals";
+import { expectRefused, refusal, s3Refusal } from "#test/support/refusals";
 
 /**
  * Proof of delivery through the local gateway and the S3 emulator (s3rver, which does not enforce a
@@ -90,11 +90,18 @@ describe("Proof of delivery", () => {
       visits: [{ hubId: hub, name: "B", coordinate: { lat: -6.2, lng: 106.8 }, requirements: { photo: true } }],
     });
     expect(batch.body.data[0].data.requirements).toEqual({ photo: true, signature: false, notes: false });
-    const bad = await api.patch(`/visit/${some.body.data._id}`, { requirements: { photo: "yes" } });
-    expect(bad.status).toBe(400);
+    const visitPath = `/visit/${some.body.data._id}`;
+    const bad = await expectRefused(
+      api,
+      { method: "PATCH", path: visitPath, body: { requirements: { photo: "yes" } } },
+      { status: 400, failedCode: "sys-400", unchanged: visitPath },
+    );
     expect(bad.body.errors[0].field).toBe("requirements.photo");
-    const unknown = await api.patch(`/visit/${some.body.data._id}`, { requirements: { stamp: true } });
-    expect(unknown.status).toBe(400);
+    await expectRefused(
+      api,
+      { method: "PATCH", path: visitPath, body: { requirements: { stamp: true } } },
+      { status: 400, failedCode: "sys-400", unchanged: visitPath },
+    );
     // Server-set: a body's proofs are ignored like the dispatch fields.
     const ignored = await api.patch(`/visit/${some.body.data._id}`, { name: "Renamed", proofs: [{ proofId: "x" }] });
     expect(ignored.status).toBe(200);
@@ -163,12 +170,12 @@ describe("Proof of delivery", () => {
     expect((await progress(driver, id, { action: "arrive" })).status).toBe(200);
 
     const refused = await progress(driver, id, { action: "complete" });
-    expect(refused.status).toBe(400);
+    expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(refused.body.errors).toEqual([{ field: "requirements.photo", message: expect.stringContaining("photo") }]);
     const asked = await askUpload(driver, id, { kind: "photo", contentType: "image/jpeg", sizeBytes: jpeg.length });
     // Named before its file was uploaded: 400 on proofIds.
     const early = await progress(driver, id, { action: "complete", proofIds: [asked.body.data.proofId] });
-    expect(early.status).toBe(400);
+    expect(refusal(early)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(early.body.errors[0]).toMatchObject({ field: "proofIds", message: expect.stringContaining(asked.body.data.proofId) });
     const unchanged = (await api.get(`/visit/${id}`)).body.data;
     expect(unchanged).toMatchObject({ status: "ARRIVED", proofs: [] });
@@ -218,7 +225,7 @@ describe("Proof of delivery", () => {
     // The photo is recorded with arrive: complete still needs the signature and notes.
     expect((await progress(driver, id, { action: "arrive", proofIds: [photo] })).body.data.proofs).toHaveLength(1);
     const refused = await progress(driver, id, { action: "complete" });
-    expect(refused.status).toBe(400);
+    expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(refused.body.errors.map((error: { field: string }) => error.field)).toEqual(["requirements.signature", "requirements.notes"]);
     const signature = await uploadProof(driver, id, "signature", "image/png", png);
     const done = await progress(driver, id, { action: "complete", proofIds: [signature, signature], notes: "Signed by the porter" });
@@ -232,7 +239,10 @@ describe("Proof of delivery", () => {
     // S3 (and the local S3) refuses a form whose Content-Type breaks its policy; an object that got there
     // anyway (written with the bucket's own credentials) is refused at use.
     const asked = await askUpload(driver, id, { kind: "photo", contentType: "image/jpeg", sizeBytes: 20 });
-    expect((await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" })).status).toBe(403);
+    expect(await s3Refusal(await postForm(asked.body.data, jpeg, { "Content-Type": "text/html" }))).toEqual({
+      status: 403,
+      code: "AccessDenied",
+    });
     await new S3Client({ forcePathStyle: true }).send(
       new PutObjectCommand({
         Bucket: appConfig().BUCKET_NAME,
@@ -243,7 +253,7 @@ describe("Proof of delivery", () => {
       }),
     );
     const wrongType = await progress(driver, id, { action: "complete", proofIds: [asked.body.data.proofId] });
-    expect(wrongType.status).toBe(400);
+    expect(refusal(wrongType)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(wrongType.body.errors[0]).toMatchObject({ field: "proofIds", message: expect.stringContaining("text/html") });
 
     // A proof of another visit: the key is derived from this visit, so it is not found here.
@@ -251,13 +261,13 @@ describe("Proof of delivery", () => {
     const foreignProof = await uploadProof(api, other.body.data._id, "photo", "image/jpeg", jpeg);
     const madeUp = "0123456789abcdef01234567";
     const refused = await progress(driver, id, { action: "complete", proofIds: [foreignProof, madeUp] });
-    expect(refused.status).toBe(400);
+    expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(refused.body.errors.map((error: { message: string }) => error.message)).toEqual([
       expect.stringContaining(foreignProof),
       expect.stringContaining(madeUp),
     ]);
     const bad = await progress(driver, id, { action: "complete", proofIds: ["../../other-org/x"] });
-    expect(bad.status).toBe(400);
+    expect(refusal(bad)).toEqual({ status: 400, failedCode: "sys-400" });
     expect((await api.get(`/visit/${id}`)).body.data).toMatchObject({ status: "ASSIGNED", proofs: [] });
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
+import { refusal } from "#test/support/refusals";
 
 async function createHub(api: ApiClient, name: string): Promise<string> {
   const response = await api.post("/hub", { name, address: `${name} street 1`, lat: -6.2, lng: 106.8 });
@@ -63,7 +64,7 @@ describe("POST /visits/batch", () => {
     expect(response.status).toBe(200);
     expect(response.body.message).toBe("99 of 100 visits have been added.");
     const failed = response.body.data[42];
-    expect(single.status).toBe(400);
+    expect(refusal(single)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(failed).toEqual({ index: 42, status: 400, error: single.body });
     expect(failed.error.errors.map((issue: { field: string }) => issue.field).sort()).toEqual(["coordinate.lat", "urgency"]);
     expect(response.body.data.filter((result: { status: number }) => result.status === 201)).toHaveLength(99);
@@ -97,7 +98,7 @@ describe("POST /visits/batch", () => {
     expect((await allVisits(api)).map((visit) => visit.name)).toEqual(["Stop 1"]);
     expect(await allVisits(owner.api)).toEqual([]);
     // The created visit is the caller's organization's: another organization reads 404.
-    expect((await owner.api.get(`/visit/${response.body.data[0].data._id}`)).status).toBe(404);
+    expect(refusal(await owner.api.get(`/visit/${response.body.data[0].data._id}`))).toEqual({ status: 404, failedCode: "sys-404" });
   });
 
   it("replays the same results for the same Idempotency-Key and creates nothing more", async () => {
@@ -109,7 +110,7 @@ describe("POST /visits/batch", () => {
     const first = await postBatch(api, { visits: items }, key);
     const replay = await postBatch(api, { visits: items }, key);
     expect(first.status).toBe(200);
-    expect(first.body.data[3].status).toBe(400);
+    expect(first.body.data[3]).toMatchObject({ status: 400, error: { status: false, failedCode: "sys-400" } });
     expect(replay.status).toBe(200);
     expect(replay.headers.get("idempotency-replayed")).toBe("true");
     expect(replay.body).toEqual(first.body);
@@ -143,7 +144,7 @@ describe("POST /visits/batch", () => {
     const { organizationId, api } = newTenant();
     const hub = await createHub(api, "A");
     const unauthenticated = await postBatch(apiClient(undefined), { visits: [stop(hub, 1)] });
-    expect(unauthenticated.status).toBe(401);
+    expect(refusal(unauthenticated)).toEqual({ status: 401, failedCode: "sys-401" });
     const readOnly = apiClient(tokenFor({ organizationId, permissions: ["view/visit"] }));
     const forbidden = await postBatch(readOnly, { visits: [stop(hub, 1)] });
     expect(forbidden.status).toBe(403);

@@ -136,7 +136,7 @@ describe("Visits API", () => {
     it.each(invalidBodies)("rejects %s with 400 naming the field, storing nothing", async (_case, overrides, field) => {
       const { api, visit } = await tenantWithHubs();
       const response = await api.post("/visit", visit(overrides));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.message).toBe("Bad request - invalid parameters provided.");
       expect(fields(response)).toContain(field);
       expect((await api.get("/visits")).body.data).toEqual([]);
@@ -149,7 +149,7 @@ describe("Visits API", () => {
         "/visit",
         visit({ coordinate: { lat: "north", lng: 106.8 }, status, visitTime: "long", name: undefined }),
       );
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response).sort()).toEqual(["coordinate", "name", "status", "visitTime"]);
       for (const error of response.body.errors as Array<{ field: string; message: string }>) {
         expect(error.message.startsWith(error.field), error.message).toBe(true);
@@ -163,24 +163,25 @@ describe("Visits API", () => {
     it("names bad path, query and body fields in one answer", async () => {
       const { api } = await tenantWithHubs();
       const response = await api.patch(`/visit/${"x".repeat(300)}`, { visitTime: "soon" });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response).sort()).toEqual(["visitId", "visitTime"]);
     });
 
     it("rejects a hub that does not exist in the organization, storing nothing", async () => {
       const { api, visit } = await tenantWithHubs();
       const response = await api.post("/visit", visit({ hubId: "0123456789abcdef01234567" }));
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(response.body.errors).toEqual([{ field: "hubId", message: "hubId must name an existing hub of your organization" }]);
       expect((await api.get("/visits")).body.data).toEqual([]);
     });
 
     it("rejects a hub the token does not allow", async () => {
-      const { organizationId, hubB, visit } = await tenantWithHubs();
+      const { api, organizationId, hubB, visit } = await tenantWithHubs();
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubB] }));
       const response = await restricted.post("/visit", visit());
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toEqual(["hubId"]);
+      expect((await api.get("/visits")).body.data).toEqual([]);
     });
   });
 
@@ -188,7 +189,7 @@ describe("Visits API", () => {
     it("answers 404 for an unknown id", async () => {
       const { api } = await tenantWithHubs();
       const response = await api.get("/visit/0123456789abcdef01234567");
-      expect(response.status).toBe(404);
+      expect(refusal(response)).toEqual({ status: 404, failedCode: "sys-404" });
       expect(response.body).toMatchObject({ status: false, message: "Data not found" });
     });
 
@@ -255,7 +256,7 @@ describe("Visits API", () => {
       const { api, hubA, visit } = await tenantWithHubs();
       const created = await createVisit(api, visit());
       const response = await api.patch(`/visit/${created._id}`, { hubId: "0123456789abcdef01234567" });
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toEqual(["hubId"]);
       expect((await api.get(`/visit/${created._id}`)).body.data).toEqual(created);
       expect(ids(await api.get(`/visits?hubId=${hubA}`))).toEqual([created._id]);
@@ -267,7 +268,7 @@ describe("Visits API", () => {
         const { api, visit } = await tenantWithHubs();
         const created = await createVisit(api, visit());
         const response = await api.patch(`/visit/${created._id}`, overrides);
-        expect(response.status).toBe(400);
+        expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(fields(response)).toContain(field);
         expect((await api.get(`/visit/${created._id}`)).body.data).toEqual(created);
       },
@@ -345,7 +346,7 @@ describe("Visits API", () => {
       const restricted = apiClient(tokenFor({ organizationId, hubIds: [hubA] }));
       expect(ids(await restricted.get("/visits"))).toEqual([a._id]);
       const refused = await restricted.get(`/visits?hubId=${hubB}`);
-      expect(refused.status).toBe(400);
+      expect(refusal(refused)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(refused)).toEqual(["hubId"]);
     });
 
@@ -355,10 +356,10 @@ describe("Visits API", () => {
       const first = await api.get(`/visits?hubId=${hubA}&limit=1`);
       expect(first.body.nextCursor).toEqual(expect.any(String));
       const otherHub = await api.get(`/visits?hubId=${hubB}&limit=1&cursor=${first.body.nextCursor}`);
-      expect(otherHub.status).toBe(400);
+      expect(refusal(otherHub)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(otherHub)).toEqual(["cursor"]);
       const otherOrganization = await newTenant().api.get(`/visits?hubId=${hubA}&limit=1&cursor=${first.body.nextCursor}`);
-      expect(otherOrganization.status).toBe(400);
+      expect(refusal(otherOrganization)).toEqual({ status: 400, failedCode: "sys-400" });
     });
 
     it("binds a cursor to its whole filter: a status filter's cursor continues only that filter", async () => {
@@ -373,7 +374,7 @@ describe("Visits API", () => {
       // ONGOING reads the same (active-visits) partition as UNASSIGNED; DONE, the hub's; no filter, the hub's too.
       for (const other of [`hubId=${hubA}&status=ONGOING`, `hubId=${hubA}&status=DONE`, `hubId=${hubA}`, "status=UNASSIGNED"]) {
         const response = await api.get(`/visits?${other}&limit=1&cursor=${first.body.nextCursor}`);
-        expect(response.status, other).toBe(400);
+        expect(refusal(response), other).toEqual({ status: 400, failedCode: "sys-400" });
         expect(fields(response), other).toEqual(["cursor"]);
       }
     });
@@ -386,7 +387,7 @@ describe("Visits API", () => {
       ["tag=x", "tag"],
     ])("rejects the query %s with 400", async (query, field) => {
       const response = await newTenant().api.get(`/visits?${query}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toContain(field);
     });
   });

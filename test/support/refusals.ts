@@ -36,3 +36,14 @@ export function refusal(response: Pick<ApiResponse, "status" | "body">): { statu
   const envelope = typeof body === "object" && body !== null && body.status === false && typeof body.message === "string";
   return { status: response.status, failedCode: envelope ? body.failedCode : undefined, ...(envelope ? {} : { envelope: false as const }) };
 }
+
+/**
+ * What an S3 error answer says — its status and the XML `<Code>` — for answers of the bucket itself (a
+ * form POST, a presigned or anonymous request), which carry S3's error document, not the API's envelope:
+ * `expect(await s3Refusal(await fetch(url))).toEqual({ status: 403, code: "AccessDenied" })`.
+ * A body without a Code shows whole as `code`, so the assertion fails with the answer in view.
+ */
+export async function s3Refusal(response: Response): Promise<{ status: number; code: string }> {
+  const text = await response.text();
+  return { status: response.status, code: /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? text };
+}

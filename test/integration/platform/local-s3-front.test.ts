@@ -5,6 +5,7 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { describe, expect, it } from "vitest";
 import { bucketName, s3Client } from "#shared/blob/s3";
 import { objectKeys } from "#shared/store/keys";
+import { s3Refusal } from "#test/support/refusals";
 
 /**
  * The local S3 (s3rver behind local/s3-front.ts, started by the suite's local stack as by `npm start`)
@@ -46,11 +47,6 @@ async function stored(key: string): Promise<boolean> {
   }
 }
 
-async function s3Error(response: Response): Promise<{ status: number; code: string }> {
-  const text = await response.text();
-  return { status: response.status, code: /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? text };
-}
-
 const exportKey = (organizationId = `org-${randomUUID()}`) =>
   objectKeys.legacyExport(organizationId, randomUUID().replace(/-/g, "").slice(0, 24));
 const objectUrl = (key: string) => `${process.env.AWS_ENDPOINT_URL_S3}/${bucketName()}/${key.split("/").map(encodeURIComponent).join("/")}`;
@@ -68,7 +64,7 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
   it("refuses another key than the signed one (another organization's prefix): 403 AccessDenied, nothing stored", async () => {
     const key = exportKey();
     const elsewhere = exportKey();
-    expect(await s3Error(await postForm(await policyFor(key), "x", { fields: { key: elsewhere } }))).toEqual({
+    expect(await s3Refusal(await postForm(await policyFor(key), "x", { fields: { key: elsewhere } }))).toEqual({
       status: 403,
       code: "AccessDenied",
     });
@@ -84,13 +80,13 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
     // createPresignedPost also adds the exact key; a policy of its own states only the prefix.
     expect((await postForm(target, "x", { fields: { key: `${prefix}first` } })).status).toBe(204);
     const outside = `imports/org-${randomUUID()}/first`;
-    expect((await s3Error(await postForm(target, "x", { fields: { key: outside } }))).code).toBe("AccessDenied");
+    expect((await s3Refusal(await postForm(target, "x", { fields: { key: outside } }))).code).toBe("AccessDenied");
     expect(await stored(outside)).toBe(false);
   });
 
   it("refuses another content type than the policy's: 403, nothing stored", async () => {
     const key = exportKey();
-    expect(await s3Error(await postForm(await policyFor(key), "x", { fields: { "Content-Type": "text/html" } }))).toEqual({
+    expect(await s3Refusal(await postForm(await policyFor(key), "x", { fields: { "Content-Type": "text/html" } }))).toEqual({
       status: 403,
       code: "AccessDenied",
     });
@@ -100,8 +96,8 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
   it("refuses a file outside content-length-range: 400 EntityTooLarge above, EntityTooSmall below (empty)", async () => {
     const key = exportKey();
     const target = await policyFor(key);
-    expect(await s3Error(await postForm(target, "x".repeat(65)))).toEqual({ status: 400, code: "EntityTooLarge" });
-    expect(await s3Error(await postForm(target, ""))).toEqual({ status: 400, code: "EntityTooSmall" });
+    expect(await s3Refusal(await postForm(target, "x".repeat(65)))).toEqual({ status: 400, code: "EntityTooLarge" });
+    expect(await s3Refusal(await postForm(target, ""))).toEqual({ status: 400, code: "EntityTooSmall" });
     expect(await stored(key)).toBe(false);
     expect((await postForm(target, "x".repeat(64))).status).toBe(204);
   });
@@ -110,7 +106,7 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
     const key = exportKey();
     const target = await policyFor(key, { expires: -60 });
     expect(JSON.parse(Buffer.from(target.fields.Policy as string, "base64").toString()).expiration < new Date().toISOString()).toBe(true);
-    expect(await s3Error(await postForm(target, "x"))).toEqual({ status: 403, code: "AccessDenied" });
+    expect(await s3Refusal(await postForm(target, "x"))).toEqual({ status: 403, code: "AccessDenied" });
     expect(await stored(key)).toBe(false);
   });
 
@@ -119,7 +115,7 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
     const target = await policyFor(key);
     const signature = target.fields["X-Amz-Signature"] as string;
     const altered = `${signature.slice(0, -1)}${signature.endsWith("0") ? "1" : "0"}`;
-    expect(await s3Error(await postForm(target, "x", { fields: { "X-Amz-Signature": altered } }))).toEqual({
+    expect(await s3Refusal(await postForm(target, "x", { fields: { "X-Amz-Signature": altered } }))).toEqual({
       status: 403,
       code: "SignatureDoesNotMatch",
     });
@@ -127,7 +123,7 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
     const widened = Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 60_000).toISOString(), conditions: [] })).toString(
       "base64",
     );
-    expect(await s3Error(await postForm(target, "x", { fields: { Policy: widened } }))).toEqual({
+    expect(await s3Refusal(await postForm(target, "x", { fields: { Policy: widened } }))).toEqual({
       status: 403,
       code: "SignatureDoesNotMatch",
     });
@@ -141,9 +137,9 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
       }),
       { Bucket: bucketName(), Key: key, Fields: { "Content-Type": exportType }, Conditions: [{ "Content-Type": exportType }] },
     );
-    expect(await s3Error(await postForm(foreign, "x"))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
-    expect((await s3Error(await postForm(target, "x", { omit: ["X-Amz-Signature"] }))).status).toBe(400);
-    expect(await s3Error(await postForm(target, "x", { omit: ["Policy", "X-Amz-Signature"] }))).toEqual({
+    expect(await s3Refusal(await postForm(foreign, "x"))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await s3Refusal(await postForm(target, "x", { omit: ["X-Amz-Signature"] }))).toEqual({ status: 400, code: "InvalidArgument" });
+    expect(await s3Refusal(await postForm(target, "x", { omit: ["Policy", "X-Amz-Signature"] }))).toEqual({
       status: 403,
       code: "AccessDenied",
     });
@@ -153,11 +149,11 @@ describe("Local S3: browser form POST within its policy (sigv4-HTTPPOSTConstruct
   it("refuses a form field the policy does not name, and another bucket's name", async () => {
     const key = exportKey();
     const target = await policyFor(key);
-    expect(await s3Error(await postForm(target, "x", { fields: { "x-amz-meta-owner": "me" } }))).toEqual({
+    expect(await s3Refusal(await postForm(target, "x", { fields: { "x-amz-meta-owner": "me" } }))).toEqual({
       status: 403,
       code: "AccessDenied",
     });
-    expect(await s3Error(await postForm(target, "x", { fields: { bucket: "another-bucket" } }))).toEqual({
+    expect(await s3Refusal(await postForm(target, "x", { fields: { bucket: "another-bucket" } }))).toEqual({
       status: 403,
       code: "AccessDenied",
     });
@@ -171,11 +167,17 @@ describe("Local S3: no anonymous access; SigV4 requests and presigned URLs check
   it("refuses an anonymous GET, HEAD and PUT of another organization's object with 403", async () => {
     const key = exportKey();
     await s3Client().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: "secret", ContentType: exportType }));
-    expect(await s3Error(await fetch(objectUrl(key)))).toEqual({ status: 403, code: "AccessDenied" });
+    expect(await s3Refusal(await fetch(objectUrl(key)))).toEqual({ status: 403, code: "AccessDenied" });
     expect((await fetch(objectUrl(key), { method: "HEAD" })).status).toBe(403);
-    expect((await fetch(objectUrl(key), { method: "PUT", body: "overwritten" })).status).toBe(403);
-    expect((await fetch(objectUrl(key), { method: "DELETE" })).status).toBe(403);
-    expect((await fetch(`${process.env.AWS_ENDPOINT_URL_S3}/${bucketName()}?list-type=2`)).status).toBe(403);
+    expect(await s3Refusal(await fetch(objectUrl(key), { method: "PUT", body: "overwritten" }))).toEqual({
+      status: 403,
+      code: "AccessDenied",
+    });
+    expect(await s3Refusal(await fetch(objectUrl(key), { method: "DELETE" }))).toEqual({ status: 403, code: "AccessDenied" });
+    expect(await s3Refusal(await fetch(`${process.env.AWS_ENDPOINT_URL_S3}/${bucketName()}?list-type=2`))).toEqual({
+      status: 403,
+      code: "AccessDenied",
+    });
     const object = await s3Client().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
     expect(await object.Body?.transformToString()).toBe("secret");
   });
@@ -214,14 +216,14 @@ describe("Local S3: no anonymous access; SigV4 requests and presigned URLs check
 
     const elsewhere = new URL(url);
     elsewhere.pathname = new URL(objectUrl(other)).pathname;
-    expect(await s3Error(await fetch(elsewhere))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await s3Refusal(await fetch(elsewhere))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
     const altered = new URL(url);
     altered.searchParams.set("X-Amz-Signature", "0".repeat(64));
-    expect(await s3Error(await fetch(altered))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await s3Refusal(await fetch(altered))).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
     const expired = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: bucketName(), Key: key }), {
       expiresIn: 60,
       signingDate: new Date(Date.now() - 120_000),
     });
-    expect(await s3Error(await fetch(expired))).toEqual({ status: 403, code: "AccessDenied" });
+    expect(await s3Refusal(await fetch(expired))).toEqual({ status: 403, code: "AccessDenied" });
   });
 });
