@@ -7,6 +7,7 @@ import { runSecondsUsed, runUsageItemsBetween } from "#shared/store/usage-store"
 import { meterAttempt } from "#shared/store/webhook-delivery-store";
 import { apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { created, deliverRuns } from "#test/support/on-demand-runs";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Metering through the local gateway: GET /v3/usage, run usage written by the run worker (the test
@@ -106,7 +107,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
   it("counts exactly the calls the local gateway accepted, the usage call itself included", async () => {
     const tenant = newTenant();
     for (let call = 0; call < 5; call += 1) expect((await tenant.api.get("/vehicles")).status).toBe(200);
-    expect((await tenant.api.get("/vehicle/000000000000000000000000")).status).toBe(404);
+    expect(refusal(await tenant.api.get("/vehicle/000000000000000000000000"))).toEqual({ status: 404, failedCode: "sys-404" });
     // Yesterday to tomorrow, so a run across midnight still sums to the same total.
     const response = await tenant.api.get(`/usage?from=${dayAfter(today(), -1)}&to=${dayAfter(today())}`);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -192,7 +193,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
       await seedTenant(tenant.organizationId, "free");
       await seedMonthSeconds(tenant.organizationId, 3_599.5);
       const overFree = await tenant.api.post("/routing/result", { configurationId: tenant.profile._id });
-      expect(overFree.status).toBe(429);
+      expect(refusal(overFree)).toEqual({ status: 429, failedCode: "run-quota-429" });
       expect(overFree.body.message).toContain("plan free allows 3600 optimizer seconds");
     });
 
