@@ -115,7 +115,11 @@ export class Budget {
     }
     const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
     const now = atLastCheck ? this.checkedAt : this.now();
-    return Math.min(1, Math.max(this.iterations / iterationLimit, (now - this.startedAt) / this.timeLimitMs));
+    // A time limit already spent when the search begins (building a large instance's matrices can take longer
+    // than a short budget) is all used: divided as is, a negative limit gave a negative share, and the phases
+    // that run until a share of the schedule (route and fleet minimisation) ran on to their iteration horizon.
+    const time = this.timeLimitMs > 0 ? (now - this.startedAt) / this.timeLimitMs : 1;
+    return Math.min(1, Math.max(this.iterations / iterationLimit, time));
   }
 
   /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */
