@@ -10,7 +10,9 @@
 // search ends feasible on its own (HGS-CVRP's rule). maxVisits, compatibility and pairs stay hard; with
 // pickup-and-delivery pairs the step is not used (the caller keeps the feasible recreate).
 import { Blinks, type Random } from "./random.ts";
+import type { RuinRecreate } from "./ruin-recreate.ts";
 import { EPSILON, type Route, Segment } from "./route-state.ts";
+import type { AnnealOptions } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
 /** Neighbours per visit the local search tries (granular). */
@@ -22,6 +24,35 @@ const RAISE = 1.2;
 const LOWER = 0.85;
 const IMPROVEMENT = 1e-9;
 const MAX_PASSES = 8;
+
+/**
+ * The annealing's hooks for acceptance on penalised cost (`anneal`'s `recreate` and `penalised`): every removed
+ * visit back at its penalised place (an idle vehicle, at its fixed cost, is one of the places: otherwise a plan
+ * squeezed into fewer routes could never get feasible again), the local search on steps whose penalised cost comes
+ * within `nearAccepted` of the acceptance threshold, no repair; the annealing repairs a plan only when it beats the
+ * best on penalised cost.
+ */
+export function acceptOnPenalisedCost(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  step: PenalisedStep,
+  nearAccepted: number,
+): Pick<AnnealOptions, "recreate" | "penalised"> {
+  return {
+    recreate: (removed, acceptance) => {
+      step.insertAll(ruinRecreate.order([...solution.unassigned]), true);
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      if (solution.droppedWeight > acceptance.dropped || solution.cost + step.totalPenalty() > acceptance.cost * nearAccepted) return;
+      step.insertAndImprove([], removed, false);
+    },
+    penalised: {
+      penalty: () => step.totalPenalty(),
+      repair: () => {
+        if (step.repair().length > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      },
+    },
+  };
+}
 
 /** The penalty weights, adapted to the share of feasible steps. */
 export class Penalties {
@@ -75,6 +106,9 @@ export class PenalisedStep {
   private readonly failed: Int32Array;
   private readonly tried: number;
   private readonly tails: TailSummaries;
+  /** Per vehicle class, the last `insertPenalised` call that tried one of its idle vehicles. */
+  private readonly idleTried: Int32Array;
+  private idleCall = 0;
 
   constructor(
     private readonly solution: Solution,
@@ -91,6 +125,9 @@ export class PenalisedStep {
     this.blinks = new Blinks(random, 0.01);
     this.tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
     this.tails = new TailSummaries(solution);
+    let classes = 0;
+    for (let k = 0; k < instance.vehicleCount; k++) classes = Math.max(classes, instance.vehicleClass[k]! + 1);
+    this.idleTried = new Int32Array(classes);
     // Version 0 is never a route's: nothing is marked failed at first.
     this.failed = new Int32Array(instance.visitCount * this.tried * 3);
   }
@@ -104,7 +141,12 @@ export class PenalisedStep {
    * the repair; returns the visits the repair took out (the caller re-inserts them feasibly) and whether the
    * local search ended feasible on its own.
    */
-  insertAndImprove(visits: readonly number[], touched: readonly number[] = []): { out: number[]; feasible: boolean } {
+  insertAndImprove(
+    visits: readonly number[],
+    touched: readonly number[] = [],
+    /** False: infeasible routes stay as they are (acceptance on penalised cost repairs only new bests: `repair`). */
+    repairInfeasible = true,
+  ): { out: number[]; feasible: boolean } {
     const { solution } = this;
     this.promising.clear();
     for (const v of touched) this.promising.add(v);
@@ -116,7 +158,19 @@ export class PenalisedStep {
     this.improve();
     const feasible = solution.routes.every((route) => route.visitCount === 0 || this.penaltyOf(route) <= EPSILON);
     this.penalties.register(feasible);
-    return { out: feasible ? [] : this.repair(), feasible };
+    return { out: feasible || !repairInfeasible ? [] : this.repair(), feasible };
+  }
+
+  /** Puts each visit (in this order) at its cheapest penalised place in a used route; those none may take stay out. */
+  insertAll(visits: readonly number[], open = false): void {
+    for (const v of visits) if (this.solution.routeOf[v]! < 0) this.insertPenalised(v, open);
+  }
+
+  /** Σ penalties of the used routes: 0 when the plan is feasible (time windows, shifts, capacities, limits). */
+  totalPenalty(): number {
+    let total = 0;
+    for (const route of this.solution.routes) if (route.visitCount > 0) total += this.penaltyOf(route);
+    return total;
   }
 
   /** Penalty of a whole route as it is. */
@@ -160,7 +214,7 @@ export class PenalisedStep {
   }
 
   /** Cheapest penalised insertion of v into a used route of a compatible vehicle; whether it was inserted. */
-  private insertPenalised(v: number): boolean {
+  private insertPenalised(v: number, open = false): boolean {
     const { solution } = this;
     const { instance, routes } = solution;
     const { dims, demand, windowOffset, windowOpen, windowClose } = instance;
@@ -169,9 +223,16 @@ export class PenalisedStep {
     let bestRoute = -1;
     let bestPosition = 0;
     let bestWindow = 0;
+    // `open`: one idle vehicle per class is tried too (its fixed cost weighs in through the route's cost).
+    const call = ++this.idleCall;
     for (let r = 0; r < routes.length; r++) {
       const route = routes[r]!;
-      if (route.visitCount === 0 || route.visitCount + 1 > instance.maxVisits[route.vehicle]!) continue;
+      if (route.visitCount === 0) {
+        const vehicleClass = instance.vehicleClass[route.vehicle]!;
+        if (!open || this.idleTried[vehicleClass] === call) continue;
+        this.idleTried[vehicleClass] = call;
+      }
+      if (route.visitCount + 1 > instance.maxVisits[route.vehicle]!) continue;
       if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
       for (let d = 0; d < dims; d++) load[d] = route.load[d]! + demand[v * dims + d]!;
       const before = this.current(route);
@@ -431,7 +492,7 @@ export class PenalisedStep {
    * Takes visits out of every route that is still infeasible, each time the one whose removal lowers the
    * penalised cost most, until the route is feasible; returns them (now unassigned).
    */
-  private repair(): number[] {
+  repair(): number[] {
     const { solution } = this;
     const { instance } = solution;
     const { dims, demand } = instance;

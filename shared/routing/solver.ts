@@ -16,13 +16,13 @@ import type {
   VehicleRoute,
   ScheduledBreak,
 } from "./model.ts";
-import { Penalties, PenalisedStep } from "./penalised.ts";
+import { acceptOnPenalisedCost, Penalties, PenalisedStep } from "./penalised.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet, type PenalisedRepair } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { type Acceptance, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
+import { type AnnealOptions, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -94,7 +94,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
-    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
+    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
   solution.restore(incumbent.snapshot);
@@ -110,7 +110,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
  * then improves the touched visits under penalised cost and repairs. Off: every variant measured worse, paired
  * against the plain step (shared/routing/README.md, "Round four, stage gate").
  */
-const PENALISED_STEP: "off" | "first" | "fallback" = "off";
+const PENALISED_STEP: "off" | "first" | "fallback" | "accept" = "off";
 /**
  * The penalised step in the SISR fleet phases only (`minimiseFleet`, `cheapenFleet`): a repair step whose feasible
  * recreate left visits out puts them in at penalised cost, improves the touched visits and repairs, then recreates
@@ -143,22 +143,27 @@ function penalisedRecreate(
   ruinRecreate: RuinRecreate,
   random: Random,
   scale: number,
-): (removed: number[], acceptance: Acceptance) => void {
+): Pick<AnnealOptions, "recreate" | "penalised"> {
   const step = new PenalisedStep(solution, penaltiesFor(solution, scale), random);
   if (PENALISED_STEP === "first") {
-    return () => {
-      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
-      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    return {
+      recreate: () => {
+        step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+        if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      },
     };
   }
+  if (PENALISED_STEP === "accept") return acceptOnPenalisedCost(solution, ruinRecreate, step, NEAR_ACCEPTED);
   // Feasible recreate first (cheap, pruned by feasibility); penalised insertion only for what fits nowhere; the
   // local search on the removed visits.
-  return (removed, acceptance) => {
-    ruinRecreate.recreate([...solution.unassigned], true);
-    // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
-    if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
-    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
-    if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+  return {
+    recreate: (removed, acceptance) => {
+      ruinRecreate.recreate([...solution.unassigned], true);
+      // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
+      if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
+      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    },
   };
 }
 
