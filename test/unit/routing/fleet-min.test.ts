@@ -95,7 +95,7 @@ describe("fleet minimisation", () => {
       expect(solution.vehiclesUsed).toBeLessThan(3);
       for (const route of solution.routes) expect(route.feasible).toBe(true);
     }
-  });
+  }, 60_000);
 
   it("keeps every visit and a feasible plan when no route can be emptied", () => {
     const routing = problem();
