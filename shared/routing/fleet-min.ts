@@ -15,9 +15,10 @@ export function minimiseFleet(
   until: number,
   incumbent: Incumbent,
   random: Random,
+  penalised?: PenalisedRepair,
 ): void {
   const { instance } = solution;
-  const repair = new Repair(solution, ruinRecreate, random);
+  const repair = new Repair(solution, ruinRecreate, random, penalised);
   const fewestVehicles = vehicleLowerBound(solution);
   const patience = stagnationLimit(instance.routable.length);
   // Visits the first solution left out (regret insertion leaves some when the fleet is tight) come in
@@ -99,10 +100,11 @@ export function cheapenFleet(
   until: number,
   incumbent: Incumbent,
   random: Random,
+  penalised?: PenalisedRepair,
 ): void {
   const { instance } = solution;
   const patience = CHEAPEN_PATIENCE * stagnationLimit(instance.routable.length);
-  const repair = new Repair(solution, ruinRecreate, random);
+  const repair = new Repair(solution, ruinRecreate, random, penalised);
   const failed = new Uint8Array(instance.vehicleCount);
   const target = incumbent.unassigned;
   let swap: Swap | undefined;
@@ -204,6 +206,13 @@ function swapForCheaper(solution: Solution, ruinRecreate: RuinRecreate, random: 
  * vehicles; kept when fewer visits are left out or when the ones left out have been absent less often (absence
  * counters steer the search to hard visits).
  */
+/**
+ * A second chance for a repair step whose feasible recreate left visits out: it may put them in at penalised
+ * cost, improve and repair (solver.ts, the penalised step used in the fleet phases only), as long as every route
+ * ends feasible and no vehicle is opened. `removed`: the visits the step's ruin took out.
+ */
+export type PenalisedRepair = (removed: readonly number[]) => void;
+
 class Repair {
   private readonly absence: Float64Array;
   private absent: number;
@@ -213,6 +222,7 @@ class Repair {
     private readonly solution: Solution,
     private readonly ruinRecreate: RuinRecreate,
     private readonly random: Random,
+    private readonly penalised?: PenalisedRepair,
   ) {
     this.absence = new Float64Array(solution.instance.visitCount);
     this.absent = solution.unassigned.size;
@@ -228,8 +238,9 @@ class Repair {
   step(budget: Budget): "fewer" | "kept" | "rejected" {
     const { solution, ruinRecreate, random, absence } = this;
     solution.begin();
-    ruinRecreate.ruin(pick(solution.unassigned, random));
+    const removed = ruinRecreate.ruin(pick(solution.unassigned, random));
     ruinRecreate.recreate([...solution.unassigned], false, random.next() < 0.5 ? absence : undefined);
+    if (this.penalised && solution.unassigned.size > 0) this.penalised(removed);
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     const fewer = solution.unassigned.size < this.absent;

@@ -3,13 +3,16 @@
 // duration excess), λ_load × load excess and λ_dist × distance excess — so a step may pass through plans
 // that break time windows or capacities; a granular local search on the visits the step touched then
 // works under the same penalised cost (relocate of 1–3 visits, swap, 2-opt* — across breaks and vehicle
-// classes too, where the moved visits may ride on the other vehicle), and whatever is still infeasible is
-// repaired by taking visits out of the infeasible routes and re-inserting them feasibly. The annealing
+// classes too, where the moved visits may ride on the other vehicle, in O(1) from per-route tail summaries), and
+// whatever is still infeasible is repaired by taking visits out of the infeasible routes and re-inserting them
+// feasibly. The annealing
 // therefore still compares feasible plans only. The penalties adapt to a target share of steps whose local
 // search ends feasible on its own (HGS-CVRP's rule). maxVisits, compatibility and pairs stay hard; with
 // pickup-and-delivery pairs the step is not used (the caller keeps the feasible recreate).
 import { Blinks, type Random } from "./random.ts";
+import type { RuinRecreate } from "./ruin-recreate.ts";
 import { EPSILON, type Route, Segment } from "./route-state.ts";
+import type { AnnealOptions } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
 /** Neighbours per visit the local search tries (granular). */
@@ -21,6 +24,35 @@ const RAISE = 1.2;
 const LOWER = 0.85;
 const IMPROVEMENT = 1e-9;
 const MAX_PASSES = 8;
+
+/**
+ * The annealing's hooks for acceptance on penalised cost (`anneal`'s `recreate` and `penalised`): every removed
+ * visit back at its penalised place (an idle vehicle, at its fixed cost, is one of the places: otherwise a plan
+ * squeezed into fewer routes could never get feasible again), the local search on steps whose penalised cost comes
+ * within `nearAccepted` of the acceptance threshold, no repair; the annealing repairs a plan only when it beats the
+ * best on penalised cost.
+ */
+export function acceptOnPenalisedCost(
+  solution: Solution,
+  ruinRecreate: RuinRecreate,
+  step: PenalisedStep,
+  nearAccepted: number,
+): Pick<AnnealOptions, "recreate" | "penalised"> {
+  return {
+    recreate: (removed, acceptance) => {
+      step.insertAll(ruinRecreate.order([...solution.unassigned]), true);
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      if (solution.droppedWeight > acceptance.dropped || solution.cost + step.totalPenalty() > acceptance.cost * nearAccepted) return;
+      step.insertAndImprove([], removed, false);
+    },
+    penalised: {
+      penalty: () => step.totalPenalty(),
+      repair: () => {
+        if (step.repair().length > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      },
+    },
+  };
+}
 
 /** The penalty weights, adapted to the share of feasible steps. */
 export class Penalties {
@@ -73,6 +105,10 @@ export class PenalisedStep {
    */
   private readonly failed: Int32Array;
   private readonly tried: number;
+  private readonly tails: TailSummaries;
+  /** Per vehicle class, the last `insertPenalised` call that tried one of its idle vehicles. */
+  private readonly idleTried: Int32Array;
+  private idleCall = 0;
 
   constructor(
     private readonly solution: Solution,
@@ -88,6 +124,10 @@ export class PenalisedStep {
     this.loadB = new Float64Array(instance.dims);
     this.blinks = new Blinks(random, 0.01);
     this.tried = Math.min(NEIGHBOURS_TRIED, instance.neighbourCount);
+    this.tails = new TailSummaries(solution);
+    let classes = 0;
+    for (let k = 0; k < instance.vehicleCount; k++) classes = Math.max(classes, instance.vehicleClass[k]! + 1);
+    this.idleTried = new Int32Array(classes);
     // Version 0 is never a route's: nothing is marked failed at first.
     this.failed = new Int32Array(instance.visitCount * this.tried * 3);
   }
@@ -101,7 +141,12 @@ export class PenalisedStep {
    * the repair; returns the visits the repair took out (the caller re-inserts them feasibly) and whether the
    * local search ended feasible on its own.
    */
-  insertAndImprove(visits: readonly number[], touched: readonly number[] = []): { out: number[]; feasible: boolean } {
+  insertAndImprove(
+    visits: readonly number[],
+    touched: readonly number[] = [],
+    /** False: infeasible routes stay as they are (acceptance on penalised cost repairs only new bests: `repair`). */
+    repairInfeasible = true,
+  ): { out: number[]; feasible: boolean } {
     const { solution } = this;
     this.promising.clear();
     for (const v of touched) this.promising.add(v);
@@ -113,7 +158,19 @@ export class PenalisedStep {
     this.improve();
     const feasible = solution.routes.every((route) => route.visitCount === 0 || this.penaltyOf(route) <= EPSILON);
     this.penalties.register(feasible);
-    return { out: feasible ? [] : this.repair(), feasible };
+    return { out: feasible || !repairInfeasible ? [] : this.repair(), feasible };
+  }
+
+  /** Puts each visit (in this order) at its cheapest penalised place in a used route; those none may take stay out. */
+  insertAll(visits: readonly number[], open = false): void {
+    for (const v of visits) if (this.solution.routeOf[v]! < 0) this.insertPenalised(v, open);
+  }
+
+  /** Σ penalties of the used routes: 0 when the plan is feasible (time windows, shifts, capacities, limits). */
+  totalPenalty(): number {
+    let total = 0;
+    for (const route of this.solution.routes) if (route.visitCount > 0) total += this.penaltyOf(route);
+    return total;
   }
 
   /** Penalty of a whole route as it is. */
@@ -157,7 +214,7 @@ export class PenalisedStep {
   }
 
   /** Cheapest penalised insertion of v into a used route of a compatible vehicle; whether it was inserted. */
-  private insertPenalised(v: number): boolean {
+  private insertPenalised(v: number, open = false): boolean {
     const { solution } = this;
     const { instance, routes } = solution;
     const { dims, demand, windowOffset, windowOpen, windowClose } = instance;
@@ -166,9 +223,16 @@ export class PenalisedStep {
     let bestRoute = -1;
     let bestPosition = 0;
     let bestWindow = 0;
+    // `open`: one idle vehicle per class is tried too (its fixed cost weighs in through the route's cost).
+    const call = ++this.idleCall;
     for (let r = 0; r < routes.length; r++) {
       const route = routes[r]!;
-      if (route.visitCount === 0 || route.visitCount + 1 > instance.maxVisits[route.vehicle]!) continue;
+      if (route.visitCount === 0) {
+        const vehicleClass = instance.vehicleClass[route.vehicle]!;
+        if (!open || this.idleTried[vehicleClass] === call) continue;
+        this.idleTried[vehicleClass] = call;
+      }
+      if (route.visitCount + 1 > instance.maxVisits[route.vehicle]!) continue;
       if (instance.compatible[v * instance.vehicleCount + route.vehicle] !== 1) continue;
       for (let d = 0; d < dims; d++) load[d] = route.load[d]! + demand[v * dims + d]!;
       const before = this.current(route);
@@ -361,7 +425,8 @@ export class PenalisedStep {
    * 2-opt*: u's route keeps its head up to u and drives v's route's visits from v on; v's route keeps its head
    * before v and drives the visits after u. Breaks stay with their vehicle: one that was in the part handed
    * over is taken at the join. Between vehicles of one class with no break handed over this is O(1) from the
-   * summaries; otherwise the new tails are concatenated node by node (every moved visit must be compatible).
+   * routes' own summaries; otherwise from `TailSummaries` (the tails driven with the other vehicle's travel times
+   * to its end), also O(1) once a route version is summarised (every moved visit must be compatible).
    */
   private tryTwoOptStar(u: number, v: number): boolean {
     const { solution } = this;
@@ -380,14 +445,15 @@ export class PenalisedStep {
       const pb = b.fLast[j - 1]!;
       if (this.leg(lu, lv) + this.leg(pb, na) - this.leg(lu, na) - this.leg(pb, lv) >= -IMPROVEMENT) return false;
     }
-    const tailA = this.tailVisits(a, i + 1);
-    const tailB = this.tailVisits(b, j);
+    const { tails } = this;
+    const tailA = tails.visitsFrom(ra, a, i + 1);
+    const tailB = tails.visitsFrom(rb, b, j);
     const visitsA = a.visitCount - tailA + tailB;
     const visitsB = b.visitCount - tailB + tailA;
     if (visitsA > instance.maxVisits[a.vehicle]! || visitsB > instance.maxVisits[b.vehicle]!) return false;
     const sameClass = instance.vehicleClass[a.vehicle] === instance.vehicleClass[b.vehicle];
-    const simple = sameClass && !this.breakFrom(a, i + 1) && !this.breakFrom(b, j);
-    if (!sameClass && (!this.tailFits(b, j, a.vehicle) || !this.tailFits(a, i + 1, b.vehicle))) return false;
+    const simple = sameClass && !tails.breakFrom(ra, a, i + 1) && !tails.breakFrom(rb, b, j);
+    if (!sameClass && (!tails.tailFits(rb, b, j, a.vehicle) || !tails.tailFits(ra, a, i + 1, b.vehicle))) return false;
     const { dims } = instance;
     for (let d = 0; d < dims; d++) {
       this.loadA[d] = a.fLoad[i * dims + d]! + b.bLoad[j * dims + d]!;
@@ -397,8 +463,8 @@ export class PenalisedStep {
       this.segment.setPrefix(a, i).appendSuffix(b, j);
       this.other.setPrefix(b, j - 1).appendSuffix(a, i + 1);
     } else {
-      this.joined(this.segment, a, i, b, j);
-      this.joined(this.other, b, j - 1, a, i + 1);
+      tails.join(this.segment, a, ra, i, b, rb, j);
+      tails.join(this.other, b, rb, j - 1, a, ra, i + 1);
     }
     const delta =
       this.costOf(a, this.segment, this.loadA, visitsA) +
@@ -411,39 +477,6 @@ export class PenalisedStep {
     solution.replaceNodes(ra, newA);
     solution.replaceNodes(rb, newB);
     return true;
-  }
-
-  /** Visits (not breaks, not the end) of the route from position `from` on. */
-  private tailVisits(route: Route, from: number): number {
-    let visits = 0;
-    const { visitCount } = this.solution.instance;
-    for (let p = from; p < route.nodes.length - 1; p++) if (route.nodes[p]! < visitCount) visits++;
-    return visits;
-  }
-
-  private breakFrom(route: Route, from: number): boolean {
-    const { isBreak } = this.solution.instance;
-    for (let p = from; p < route.nodes.length - 1; p++) if (isBreak[route.nodes[p]!]) return true;
-    return false;
-  }
-
-  /** Every visit of the route from `from` on may ride on `vehicle`. */
-  private tailFits(route: Route, from: number, vehicle: number): boolean {
-    const { visitCount, compatible, vehicleCount } = this.solution.instance;
-    for (let p = from; p < route.nodes.length - 1; p++) {
-      const node = route.nodes[p]!;
-      if (node < visitCount && compatible[node * vehicleCount + vehicle] !== 1) return false;
-    }
-    return true;
-  }
-
-  /** `head`'s nodes 0..i, its breaks after i, `tail`'s visits from j on, `head`'s end, concatenated into `segment`. */
-  private joined(segment: Segment, head: Route, i: number, tail: Route, j: number): void {
-    const { isBreak } = this.solution.instance;
-    segment.setPrefix(head, i);
-    for (let p = i + 1; p < head.nodes.length - 1; p++) if (isBreak[head.nodes[p]!]) segment.append(head.nodes[p]!);
-    for (let p = j; p < tail.nodes.length - 1; p++) if (!isBreak[tail.nodes[p]!]) segment.append(tail.nodes[p]!);
-    segment.append(head.nodes[head.nodes.length - 1]!);
   }
 
   private joinedNodes(head: Route, i: number, tail: Route, j: number): number[] {
@@ -459,7 +492,7 @@ export class PenalisedStep {
    * Takes visits out of every route that is still infeasible, each time the one whose removal lowers the
    * penalised cost most, until the route is feasible; returns them (now unassigned).
    */
-  private repair(): number[] {
+  repair(): number[] {
     const { solution } = this;
     const { instance } = solution;
     const { dims, demand } = instance;
@@ -484,5 +517,257 @@ export class PenalisedStep {
       }
     }
     return out;
+  }
+}
+
+/**
+ * 2-opt* across vehicle classes and breaks in O(1): per route, summaries of "its visits from position j on,
+ * breaks left out, driven with a given vehicle's travel times to that vehicle's end" (one set per *end profile*:
+ * travel-time matrix, end location and end window), and of "its breaks from position j on" (no location, so no
+ * travel), its visits from j on and the vehicle classes all of them may ride on. Computed in O(n) per route and
+ * profile when first asked for at a route version (a version comes back only with the same nodes and windows, so
+ * a rejected step's routes are still known), instead of O(n) node-by-node concatenation per evaluated move.
+ * Exact: Vidal's concatenation is associative, so the result is the node-by-node one up to floating-point
+ * rounding (test/unit/routing/two-opt-star.test.ts compares the two on random routes).
+ */
+export class TailSummaries {
+  /** Per vehicle, its end profile. */
+  readonly profileOf: Int32Array;
+  private readonly profileTime: Float64Array[] = [];
+  private readonly profileEnd: number[] = [];
+  private readonly profiles: number;
+  /** Per route and profile: the route version the summaries are of (0: none yet). */
+  private readonly stamp: Int32Array;
+  /** Per route: the version the profile-independent summaries (breaks, visits, classes) are of. */
+  private readonly baseStamp: Int32Array;
+  private readonly perRoute: RouteTails[];
+  /** Vehicle classes fit in a 32-bit mask: the class check is O(1); otherwise it scans the tail. */
+  private readonly classMasks: boolean;
+
+  constructor(private readonly solution: Solution) {
+    const { instance } = solution;
+    const { vehicleCount, endNode, location, travelTime } = instance;
+    const { open, close } = solution.windows;
+    this.profileOf = new Int32Array(vehicleCount);
+    const matrices = new Map<Float64Array, number>();
+    const keys = new Map<string, number>();
+    for (let k = 0; k < vehicleCount; k++) {
+      const time = travelTime[k]!;
+      if (!matrices.has(time)) matrices.set(time, matrices.size);
+      const end = endNode[k]!;
+      const key = `${matrices.get(time)} ${location[end]} ${open[end]} ${close[end]} ${instance.service[end]}`;
+      let profile = keys.get(key);
+      if (profile === undefined) {
+        profile = keys.size;
+        keys.set(key, profile);
+        this.profileTime.push(time);
+        this.profileEnd.push(end);
+      }
+      this.profileOf[k] = profile;
+    }
+    this.profiles = keys.size;
+    const routes = solution.routes.length;
+    this.stamp = new Int32Array(routes * this.profiles);
+    this.baseStamp = new Int32Array(routes);
+    this.perRoute = Array.from({ length: routes }, () => new RouteTails(0, this.profiles));
+    let classes = 0;
+    for (let k = 0; k < vehicleCount; k++) classes = Math.max(classes, instance.vehicleClass[k]! + 1);
+    this.classMasks = classes <= 31;
+  }
+
+  /** Visits of route r (as `route`) from position `from` on. */
+  visitsFrom(r: number, route: Route, from: number): number {
+    return this.base(r, route).visits[from]!;
+  }
+
+  /** Whether route r has a break at position `from` or after. */
+  breakFrom(r: number, route: Route, from: number): boolean {
+    return this.base(r, route).breakAny[from] === 1;
+  }
+
+  /** Every visit of route r from `from` on may ride on `vehicle`. */
+  tailFits(r: number, route: Route, from: number, vehicle: number): boolean {
+    const { instance } = this.solution;
+    if (this.classMasks) return ((this.base(r, route).classes[from]! >>> instance.vehicleClass[vehicle]!) & 1) === 1;
+    const { visitCount, compatible, vehicleCount } = instance;
+    for (let p = from; p < route.nodes.length - 1; p++) {
+      const node = route.nodes[p]!;
+      if (node < visitCount && compatible[node * vehicleCount + vehicle] !== 1) return false;
+    }
+    return true;
+  }
+
+  /**
+   * `segment` := `head`'s nodes 0..i, its breaks after i (taken at the join), route `rt`'s (`tail`'s) visits from j
+   * on driven with `head`'s vehicle's travel times, and `head`'s end: what PenalisedStep.joinedNodes builds.
+   */
+  join(segment: Segment, head: Route, rh: number, i: number, tail: Route, rt: number, j: number): void {
+    const { distance, locationCount } = this.solution.instance;
+    const headTails = this.base(rh, head);
+    segment.setPrefix(head, i);
+    if (headTails.breakAny[i + 1] === 1) {
+      const p = i + 1;
+      segment.join(0, headTails.bkDuration[p]!, headTails.bkTimeWarp[p]!, headTails.bkEarliest[p]!, headTails.bkLatest[p]!);
+    }
+    const profile = this.profileOf[head.vehicle]!;
+    const tails = this.suffixes(rt, tail, profile);
+    const at = j * this.profiles + profile;
+    const leg = segment.last * locationCount + tails.first[at]!;
+    segment.join(this.profileTime[profile]![leg]!, tails.duration[at]!, tails.timeWarp[at]!, tails.earliest[at]!, tails.latest[at]!);
+    segment.distance += distance[leg]! + tails.distance[at]!;
+    segment.last = head.endLocation;
+  }
+
+  private base(r: number, route: Route): RouteTails {
+    const { solution } = this;
+    const version = solution.version[r]!;
+    let tails = this.perRoute[r]!;
+    if (this.baseStamp[r] === version) return tails;
+    const n = route.nodes.length;
+    if (tails.size < n) {
+      tails = new RouteTails(Math.max(n, 2 * tails.size), this.profiles);
+      this.perRoute[r] = tails;
+      for (let p = 0; p < this.profiles; p++) this.stamp[r * this.profiles + p] = 0;
+    }
+    const { instance } = solution;
+    const { isBreak, visitCount, vehicleCount, compatible, vehicleClass, service } = instance;
+    const { open, close } = solution.windows;
+    // Classes of which some vehicle may take every visit so far (a class's vehicles share tags, capacity and shift).
+    let all = 0;
+    if (this.classMasks) for (let k = 0; k < vehicleCount; k++) all |= 1 << vehicleClass[k]!;
+    tails.visits[n - 1] = 0;
+    tails.breakAny[n - 1] = 0;
+    tails.classes[n - 1] = all;
+    for (let p = n - 2; p >= 0; p--) {
+      const node = route.nodes[p]!;
+      tails.visits[p] = tails.visits[p + 1]! + (node < visitCount ? 1 : 0);
+      let classes = tails.classes[p + 1]!;
+      if (this.classMasks && node < visitCount) {
+        let mask = 0;
+        for (let k = 0; k < vehicleCount; k++) if (compatible[node * vehicleCount + k] === 1) mask |= 1 << vehicleClass[k]!;
+        classes &= mask;
+      }
+      tails.classes[p] = classes;
+      if (isBreak[node]) {
+        // This break, then the later ones (no travel between breaks).
+        let duration = service[node]!;
+        let timeWarp = 0;
+        let earliest = open[node]!;
+        let latest = close[node]!;
+        if (tails.breakAny[p + 1] === 1) {
+          const delta = duration - timeWarp;
+          const extraWait = Math.max(tails.bkEarliest[p + 1]! - delta - latest, 0);
+          const extraWarp = Math.max(earliest + delta - tails.bkLatest[p + 1]!, 0);
+          earliest = Math.max(tails.bkEarliest[p + 1]! - delta, earliest) - extraWait;
+          latest = Math.min(tails.bkLatest[p + 1]! - delta, latest) + extraWarp;
+          duration += tails.bkDuration[p + 1]! + extraWait;
+          timeWarp += tails.bkTimeWarp[p + 1]! + extraWarp;
+        }
+        tails.breakAny[p] = 1;
+        tails.bkDuration[p] = duration;
+        tails.bkTimeWarp[p] = timeWarp;
+        tails.bkEarliest[p] = earliest;
+        tails.bkLatest[p] = latest;
+      } else if (tails.breakAny[p + 1] === 1) {
+        tails.breakAny[p] = 1;
+        tails.bkDuration[p] = tails.bkDuration[p + 1]!;
+        tails.bkTimeWarp[p] = tails.bkTimeWarp[p + 1]!;
+        tails.bkEarliest[p] = tails.bkEarliest[p + 1]!;
+        tails.bkLatest[p] = tails.bkLatest[p + 1]!;
+      } else tails.breakAny[p] = 0;
+    }
+    this.baseStamp[r] = version;
+    return tails;
+  }
+
+  /** Route r's visit suffixes for one end profile (computed at this version if not yet). */
+  private suffixes(r: number, route: Route, profile: number): RouteTails {
+    const tails = this.base(r, route);
+    const version = this.solution.version[r]!;
+    const cell = r * this.profiles + profile;
+    if (this.stamp[cell] === version) return tails;
+    const { instance } = this.solution;
+    const { location, locationCount, distance, service, visitCount } = instance;
+    const { open, close } = this.solution.windows;
+    const time = this.profileTime[profile]!;
+    const end = this.profileEnd[profile]!;
+    const P = this.profiles;
+    const n = route.nodes.length;
+    // From the last position: the end alone.
+    let at = (n - 1) * P + profile;
+    tails.duration[at] = service[end]!;
+    tails.timeWarp[at] = 0;
+    tails.earliest[at] = open[end]!;
+    tails.latest[at] = close[end]!;
+    tails.distance[at] = 0;
+    tails.first[at] = location[end]!;
+    for (let p = n - 2; p >= 1; p--) {
+      const node = route.nodes[p]!;
+      const next = at;
+      at = p * P + profile;
+      if (node >= visitCount) {
+        // A break (left out) or, never here, another vehicle node: the same as from the next position.
+        tails.duration[at] = tails.duration[next]!;
+        tails.timeWarp[at] = tails.timeWarp[next]!;
+        tails.earliest[at] = tails.earliest[next]!;
+        tails.latest[at] = tails.latest[next]!;
+        tails.distance[at] = tails.distance[next]!;
+        tails.first[at] = tails.first[next]!;
+        continue;
+      }
+      // The visit, then the travel to the next summary.
+      const leg = location[node]! * locationCount + tails.first[next]!;
+      const travel = time[leg]!;
+      const duration = service[node]!;
+      const delta = duration + travel;
+      const earliest = open[node]!;
+      const latest = close[node]!;
+      const extraWait = Math.max(tails.earliest[next]! - delta - latest, 0);
+      const extraWarp = Math.max(earliest + delta - tails.latest[next]!, 0);
+      tails.earliest[at] = Math.max(tails.earliest[next]! - delta, earliest) - extraWait;
+      tails.latest[at] = Math.min(tails.latest[next]! - delta, latest) + extraWarp;
+      tails.duration[at] = duration + tails.duration[next]! + travel + extraWait;
+      tails.timeWarp[at] = tails.timeWarp[next]! + extraWarp;
+      tails.distance[at] = distance[leg]! + tails.distance[next]!;
+      tails.first[at] = location[node]!;
+    }
+    this.stamp[cell] = version;
+    return tails;
+  }
+}
+
+/** One route's summaries for `TailSummaries` (position-indexed; per profile: position × profiles + profile). */
+class RouteTails {
+  readonly visits: Int32Array;
+  readonly breakAny: Uint8Array;
+  readonly classes: Int32Array;
+  readonly bkDuration: Float64Array;
+  readonly bkTimeWarp: Float64Array;
+  readonly bkEarliest: Float64Array;
+  readonly bkLatest: Float64Array;
+  readonly duration: Float64Array;
+  readonly timeWarp: Float64Array;
+  readonly earliest: Float64Array;
+  readonly latest: Float64Array;
+  readonly distance: Float64Array;
+  readonly first: Int32Array;
+
+  constructor(
+    readonly size: number,
+    profiles: number,
+  ) {
+    this.visits = new Int32Array(size);
+    this.breakAny = new Uint8Array(size);
+    this.classes = new Int32Array(size);
+    this.bkDuration = new Float64Array(size);
+    this.bkTimeWarp = new Float64Array(size);
+    this.bkEarliest = new Float64Array(size);
+    this.bkLatest = new Float64Array(size);
+    this.duration = new Float64Array(size * profiles);
+    this.timeWarp = new Float64Array(size * profiles);
+    this.earliest = new Float64Array(size * profiles);
+    this.latest = new Float64Array(size * profiles);
+    this.distance = new Float64Array(size * profiles);
+    this.first = new Int32Array(size * profiles);
   }
 }

@@ -115,7 +115,11 @@ export class Budget {
     }
     const iterationLimit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
     const now = atLastCheck ? this.checkedAt : this.now();
-    return Math.min(1, Math.max(this.iterations / iterationLimit, (now - this.startedAt) / this.timeLimitMs));
+    // A time limit already spent when the search begins (building a large instance's matrices can take longer
+    // than a short budget) is all used: divided as is, a negative limit gave a negative share, and the phases
+    // that run until a share of the schedule (route and fleet minimisation) ran on to their iteration horizon.
+    const time = this.timeLimitMs > 0 ? (now - this.startedAt) / this.timeLimitMs : 1;
+    return Math.min(1, Math.max(this.iterations / iterationLimit, time));
   }
 
   /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */
@@ -219,6 +223,12 @@ export interface AnnealOptions {
    * visit, opening vehicles. Must leave every route feasible.
    */
   recreate?: (removed: number[], acceptance: Acceptance) => void;
+  /**
+   * Acceptance on penalised cost: plans may stay infeasible between steps. `penalty` is what the plan's
+   * infeasibility adds to its cost (0: feasible); a step is accepted on cost + penalty, and an infeasible plan
+   * that beats the incumbent on it is repaired (`repair`: leaves every route feasible) and offered to it.
+   */
+  penalised?: { penalty: () => number; repair: () => void };
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
 }
@@ -230,10 +240,12 @@ export interface AnnealOptions {
  */
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
-  const { recreate } = options;
+  const { recreate, penalised } = options;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
+  // Under penalised acceptance: the current plan's penalty as of the last step (the weights move between steps).
+  let penalty = 0;
   const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
@@ -250,8 +262,14 @@ export function anneal(options: AnnealOptions): void {
           budget.improved(incumbent.dropped, incumbent.cost);
           unassigned = solution.droppedWeight;
           cost = solution.cost;
+          penalty = 0;
         }
       }
+    }
+    if (penalised && penalty > 0) {
+      cost -= penalty;
+      penalty = penalised.penalty();
+      cost += penalty;
     }
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
@@ -269,16 +287,31 @@ export function anneal(options: AnnealOptions): void {
       threshold = cost - temperature * Math.log(random.next());
     }
     budget.iterations++;
-    const newCost = solution.cost;
+    const newPenalty = penalised ? penalised.penalty() : 0;
+    const newCost = solution.cost + newPenalty;
     if (isBetter(solution.droppedWeight, newCost, unassigned, threshold)) {
       solution.commit();
-      if (incumbent.isImprovedBy(solution)) {
+      penalty = newPenalty;
+      if (newPenalty > 0) {
+        // Infeasible: repaired only when it beats the best on penalised cost; kept repaired if that is a new best.
+        if (isBetter(solution.droppedWeight, newCost, incumbent.dropped, incumbent.cost)) {
+          solution.begin();
+          penalised!.repair();
+          if (incumbent.isImprovedBy(solution)) {
+            solution.commit();
+            polish(solution);
+            incumbent.offer(solution);
+            budget.improved(incumbent.dropped, incumbent.cost);
+            penalty = 0;
+          } else solution.rollback();
+        }
+      } else if (incumbent.isImprovedBy(solution)) {
         polish(solution);
         incumbent.offer(solution);
         budget.improved(incumbent.dropped, incumbent.cost);
       }
       unassigned = solution.droppedWeight;
-      cost = solution.cost;
+      cost = solution.cost + penalty;
     } else {
       solution.rollback();
     }

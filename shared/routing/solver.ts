@@ -16,13 +16,13 @@ import type {
   VehicleRoute,
   ScheduledBreak,
 } from "./model.ts";
-import { Penalties, PenalisedStep } from "./penalised.ts";
+import { acceptOnPenalisedCost, Penalties, PenalisedStep } from "./penalised.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
-import { cheapenFleet, minimiseFleet } from "./fleet-min.ts";
+import { cheapenFleet, minimiseFleet, type PenalisedRepair } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { type Acceptance, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
+import { type AnnealOptions, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -73,14 +73,16 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   if (objective === "hierarchical") {
     // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
     // The ejection search moves single visits: with pickup-and-delivery pairs, SISR's (which moves pairs whole) is used.
-    if (meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS && !instance.hasPairs) {
+    const ejection = meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS && !instance.hasPairs;
+    const penalised = FLEET_PENALISED && !ejection && !instance.hasPairs ? fleetPenalised(solution, ruinRecreate, random) : undefined;
+    if (ejection) {
       minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
       // Its perturbations leave the routes untidy.
       improveLocally(solution);
       incumbent.offer(solution);
-    } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+    } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random, penalised);
     // As many vehicles, but cheaper ones where an idle vehicle costs less than a used one.
-    cheapenFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
+    cheapenFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random, penalised);
   }
   const scale = meanDistancePerVisit(solution);
   budget.scale = totalDistance(solution);
@@ -92,7 +94,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
-    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? { recreate: penalisedRecreate(solution, ruinRecreate, random, scale) } : {}),
+    ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
   solution.restore(incumbent.snapshot);
@@ -108,7 +110,31 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
  * then improves the touched visits under penalised cost and repairs. Off: every variant measured worse, paired
  * against the plain step (shared/routing/README.md, "Round four, stage gate").
  */
-const PENALISED_STEP: "off" | "first" | "fallback" = "off";
+const PENALISED_STEP: "off" | "first" | "fallback" | "accept" = "off";
+/**
+ * The penalised step in the SISR fleet phases only (`minimiseFleet`, `cheapenFleet`): a repair step whose feasible
+ * recreate left visits out puts them in at penalised cost, improves the touched visits and repairs, then recreates
+ * feasibly what the repair took out, never opening a vehicle; the distance phase keeps the plain step. Off: at 300
+ * visits a step costs ~80 plain ones and the fleet phase's patience runs out before a route is emptied — a costlier
+ * fleet on 2 of the 3 runs measured (README, "Round four, 2026-11-28 morning").
+ */
+const FLEET_PENALISED = false;
+
+function fleetPenalised(solution: Solution, ruinRecreate: RuinRecreate, random: Random): PenalisedRepair {
+  const step = new PenalisedStep(solution, penaltiesFor(solution, meanDistancePerVisit(solution)), random);
+  return (removed) => {
+    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
+    if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], false);
+  };
+}
+
+function penaltiesFor(solution: Solution, scale: number): Penalties {
+  const { instance } = solution;
+  let demand = 0;
+  for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
+  return new Penalties(scale, demand / Math.max(1, instance.routable.length));
+}
+
 /** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
 const NEAR_ACCEPTED = 1.01;
 
@@ -117,25 +143,27 @@ function penalisedRecreate(
   ruinRecreate: RuinRecreate,
   random: Random,
   scale: number,
-): (removed: number[], acceptance: Acceptance) => void {
-  const { instance } = solution;
-  let demand = 0;
-  for (const v of instance.routable) for (let d = 0; d < instance.dims; d++) demand += instance.demand[v * instance.dims + d]!;
-  const step = new PenalisedStep(solution, new Penalties(scale, demand / Math.max(1, instance.routable.length)), random);
+): Pick<AnnealOptions, "recreate" | "penalised"> {
+  const step = new PenalisedStep(solution, penaltiesFor(solution, scale), random);
   if (PENALISED_STEP === "first") {
-    return () => {
-      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
-      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    return {
+      recreate: () => {
+        step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+        if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+      },
     };
   }
+  if (PENALISED_STEP === "accept") return acceptOnPenalisedCost(solution, ruinRecreate, step, NEAR_ACCEPTED);
   // Feasible recreate first (cheap, pruned by feasibility); penalised insertion only for what fits nowhere; the
   // local search on the removed visits.
-  return (removed, acceptance) => {
-    ruinRecreate.recreate([...solution.unassigned], true);
-    // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
-    if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
-    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
-    if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+  return {
+    recreate: (removed, acceptance) => {
+      ruinRecreate.recreate([...solution.unassigned], true);
+      // Only near-accepted steps are worth the local search (most steps are rejected: they stay as cheap as before).
+      if (solution.droppedWeight > acceptance.dropped || solution.cost > acceptance.cost * NEAR_ACCEPTED) return;
+      step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
+      if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], true);
+    },
   };
 }
 

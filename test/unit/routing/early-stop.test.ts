@@ -106,6 +106,32 @@ describe("early stop rule", () => {
     expect(checkSolution(problem, stopped).violations).toEqual([]);
   });
 
+  it("a time limit spent before the search begins (instance building took longer) is all used: no phase runs on", () => {
+    let clock = 2000;
+    const spent = new Budget(() => clock, -1000, Infinity, convergenceFor(1500));
+    expect(spent.progress()).toBe(1); // a negative limit gave a negative share: the fleet phases ran to their horizon
+    expect(spent.done()).toBe(true);
+    expect(spent.endedBy).toBe("budget");
+    const exact = new Budget(() => clock, 0, Infinity);
+    clock = 2500;
+    expect(exact.progress()).toBe(1);
+
+    // The solver's clock: 0 when it starts, 2,000 ms once the instance is built, against a 1,000 ms limit. The
+    // hierarchical objective's fleet phase ran ~half its iteration horizon here before the fix.
+    const problem = randomProblem(5, 40);
+    let calls = 0;
+    const late = solveRouting(problem, {
+      seed: 1,
+      timeLimitMs: 1000,
+      objective: "hierarchical",
+      now: () => (calls++ === 0 ? 0 : 2000 + calls),
+    });
+    expect(late.iterations).toBe(0);
+    expect(late.endedBy).toBe("budget");
+    expect(late.totals.visits).toBeGreaterThan(0);
+    expect(checkSolution(problem, late).violations).toEqual([]);
+  });
+
   it("mustStop (a caller's deadline) ends the search with its best plan so far, feasible, and says so", () => {
     const problem = randomProblem(3, 30);
     let checks = 0;

@@ -3,6 +3,7 @@ import { cheapenFleet, minimiseFleet } from "#shared/routing/fleet-min";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
+import { Penalties, PenalisedStep } from "#shared/routing/penalised";
 import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
 import { Budget, Incumbent } from "#shared/routing/search";
@@ -69,6 +70,32 @@ describe("fleet minimisation", () => {
     expect(solution.routes[0]!.visitCount).toBeGreaterThanOrEqual(6); // the tagged route stays
     expect(budget.iterations).toBeLessThan(10_000); // it ended on its own, before its share of the budget
   });
+
+  it("with the penalised step as the repair's second chance (solver.ts FLEET_PENALISED): empties a route, feasible, no vehicle opened", () => {
+    for (const seed of [1, 2]) {
+      // As in the test above: either plain route can be emptied, the tagged one cannot.
+      const solution = planned(problem());
+      const random = new Random(seed);
+      const incumbent = new Incumbent(solution);
+      const budget = new Budget(() => 0, Infinity, 20_000);
+      const ruinRecreate = new RuinRecreate(solution, random);
+      const step = new PenalisedStep(solution, new Penalties(1, 1), random);
+      let calls = 0;
+      const penalised = (removed: readonly number[]) => {
+        calls++;
+        const used = solution.vehiclesUsed;
+        step.insertAndImprove(ruinRecreate.order([...solution.unassigned]), removed);
+        if (solution.unassigned.size > 0) ruinRecreate.recreate([...solution.unassigned], false);
+        expect(solution.vehiclesUsed).toBeLessThanOrEqual(used);
+        for (const route of solution.routes) expect(route.feasible).toBe(true);
+      };
+      minimiseFleet(solution, ruinRecreate, budget, 0.5, incumbent, random, penalised);
+      expect(calls).toBeGreaterThan(0);
+      expect(solution.unassigned.size).toBe(0);
+      expect(solution.vehiclesUsed).toBeLessThan(3);
+      for (const route of solution.routes) expect(route.feasible).toBe(true);
+    }
+  }, 60_000);
 
   it("keeps every visit and a feasible plan when no route can be emptied", () => {
     const routing = problem();

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { checkSolution } from "#shared/routing/check";
 import { buildInstance } from "#shared/routing/instance";
-import { Penalties, PenalisedStep } from "#shared/routing/penalised";
+import { acceptOnPenalisedCost, Penalties, PenalisedStep } from "#shared/routing/penalised";
 import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
+import { anneal, Budget, Incumbent } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
 import { solveRouting } from "#shared/routing/solver";
 import { randomFeasibleRoutes, randomProblem, referenceRoute } from "./random-problem.ts";
@@ -146,5 +147,77 @@ describe("the penalised step's memo of neighbour pairs that did not improve", ()
     // Within the target band: no change.
     for (let i = 0; i < 100; i++) penalties.register(i % 5 !== 0);
     expect(penalties.epoch).toBe(1);
+  });
+});
+
+describe("acceptance on penalised cost (anneal's penalised hooks, acceptOnPenalisedCost)", () => {
+  /** An annealing of `iterations` steps from a random feasible plan; counts the accepted steps that stayed infeasible. */
+  function annealOnPenalisedCost(seed: number, iterations: number) {
+    const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+    const random = new Random(seed);
+    randomFeasibleRoutes(solution, random);
+    const ruinRecreate = new RuinRecreate(solution, random);
+    // Low penalties: the current plan does leave the feasible space.
+    const step = new PenalisedStep(solution, new Penalties(0.5, 5), random);
+    const hooks = acceptOnPenalisedCost(solution, ruinRecreate, step, 1.01);
+    let infeasible = 0;
+    const penalised = {
+      penalty: () => {
+        const penalty = hooks.penalised!.penalty();
+        if (penalty > 0) infeasible++;
+        return penalty;
+      },
+      repair: hooks.penalised!.repair,
+    };
+    const incumbent = new Incumbent(solution);
+    const budget = new Budget(() => 0, Infinity, iterations);
+    anneal({
+      solution,
+      ruinRecreate,
+      budget,
+      random,
+      incumbent,
+      schedule: { startTemperature: 20, endTemperature: 0.2 },
+      polish: () => {},
+      recreate: hooks.recreate!,
+      penalised,
+    });
+    const current = solution.snapshot();
+    solution.restore(incumbent.snapshot);
+    return { solution, incumbent: incumbent.snapshot, current, infeasible, iterations: budget.iterations };
+  }
+
+  it("passes through infeasible plans, and the best it answers is feasible (independent replay) with every visit once", () => {
+    let infeasible = 0;
+    for (let seed = 1; seed <= 4; seed++) {
+      const run = annealOnPenalisedCost(seed, 150);
+      const { solution } = run;
+      expect(run.iterations).toBe(150);
+      infeasible += run.infeasible;
+      for (const route of solution.routes) expect(referenceRoute(solution, route, route.nodes).feasible).toBe(true);
+      const routed = solution.routes.flatMap((route) => route.nodes.filter((node) => node < solution.instance.visitCount));
+      expect(new Set(routed).size).toBe(routed.length);
+      expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
+    }
+    expect(infeasible).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("is deterministic for a seed and an iteration limit", () => {
+    const a = annealOnPenalisedCost(7, 120);
+    const b = annealOnPenalisedCost(7, 120);
+    expect(a.incumbent).toEqual(b.incumbent);
+    expect(a.current).toEqual(b.current);
+  }, 60_000);
+
+  it("may open an idle vehicle for a visit (insertAll with open), which it never does without", () => {
+    const solution = new Solution(buildInstance(randomProblem(2, 10)), { vehicle: 1000, underload: 7 });
+    const step = new PenalisedStep(solution, new Penalties(1, 1), new Random(2));
+    const visits = [...solution.instance.routable];
+    step.insertAll(visits);
+    expect(solution.vehiclesUsed).toBe(0);
+    expect(solution.unassigned.size).toBe(visits.length);
+    step.insertAll(visits, true);
+    expect(solution.vehiclesUsed).toBeGreaterThan(0);
+    expect(solution.unassigned.size).toBeLessThan(visits.length);
   });
 });
