@@ -56,7 +56,7 @@ export class LocalUsagePlans {
       const { message, failedCode } = gatewayAnswers.throttled;
       return { admitted: false, statusCode: 429, body: { status: false, message, failedCode } };
     }
-    if (await this.count(organizationId, plan, now)) return { admitted: true };
+    if (await this.countBestEffort(organizationId, plan, now)) return { admitted: true };
     // The message says which quota and when it resets (the same words as the stack's QUOTA_EXCEEDED response).
     return {
       admitted: false,
@@ -74,6 +74,21 @@ export class LocalUsagePlans {
     if (bucket.tokens < 1) return false;
     bucket.tokens -= 1;
     return true;
+  }
+
+  /**
+   * API Gateway applies usage plan quotas "on a best-effort basis" (API Gateway Developer Guide, "Usage
+   * plans and API keys for REST APIs"): its counting never fails a call. So a counter write the store
+   * did not take (throttled, timed out, DynamoDB Local unreachable) admits the call uncounted, with a
+   * line on stderr, instead of failing it; a quota found used up still refuses it.
+   */
+  private async countBestEffort(organizationId: string, plan: Plan, now: Date): Promise<boolean> {
+    try {
+      return await this.count(organizationId, plan, now);
+    } catch (error) {
+      process.stderr.write(`local usage plans: call of ${organizationId} admitted uncounted: ${(error as Error).message}\n`);
+      return true;
+    }
   }
 
   /** Counts the call unless it would exceed the quota; false when the quota is used up. */
