@@ -32,6 +32,9 @@ const usage = [
   "    --dynamodb-transaction-hold-ms N   a transaction keeps its items N ms after it committed (default 10)",
   "    --dynamodb-throttle-rate R         throttle this share of calls, 0-1 (default 0)",
   "    --dynamodb-index-lag-ms N          writes reach the global secondary indexes N ms late (default 0)",
+  "  --tick-on-stdin   each line read on standard input ticks the scheduler now, for the minute it",
+  "                names (an ISO time, e.g. 2026-01-05T07:00:00Z) or else the next minute boundary, as if",
+  "                the clock had reached it (tests use it instead of waiting for a real minute)",
   "  -h, --help    print this help",
   "",
   "  environment:  PORT (default 3000), APP_TIMEZONE, CORS_ALLOWED_ORIGINS, LOG_LEVEL",
@@ -49,6 +52,7 @@ let values: {
   "dynamodb-transaction-hold-ms"?: string;
   "dynamodb-throttle-rate"?: string;
   "dynamodb-index-lag-ms"?: string;
+  "tick-on-stdin"?: boolean;
 };
 try {
   ({ values } = parseArgs({
@@ -63,6 +67,7 @@ try {
       "dynamodb-transaction-hold-ms": { type: "string" },
       "dynamodb-throttle-rate": { type: "string" },
       "dynamodb-index-lag-ms": { type: "string" },
+      "tick-on-stdin": { type: "boolean", default: false },
     },
     allowPositionals: false,
   }));
@@ -175,7 +180,7 @@ process.stdout.write(
     ...(stack.environment.WEBHOOKS_ALLOW_LOOPBACK === "true"
       ? ["Webhooks:          WEBHOOKS_ALLOW_LOOPBACK=true: receivers on this machine (http://127.0.0.1, localhost) are admitted"]
       : []),
-    "Scheduler tick:    every minute boundary. Press Ctrl+C to stop.",
+    `Scheduler tick:    every minute boundary${values["tick-on-stdin"] ? ", and for each line on standard input" : ""}. Press Ctrl+C to stop.`,
     "",
   ].join("\n"),
 );
@@ -191,3 +196,24 @@ process.off("SIGINT", abortStart);
 process.off("SIGTERM", abortStart);
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
+
+// On demand, the tick EventBridge would send at a minute the clock has not reached yet: the tick
+// reads "now" from its event, so the slot is claimed, enqueued and run as at that minute.
+if (values["tick-on-stdin"]) {
+  const { createInterface } = await import("node:readline");
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", async (line) => {
+    const asked = line.trim();
+    const at = asked ? new Date(asked) : new Date(Math.ceil((Date.now() + 1) / 60_000) * 60_000);
+    if (Number.isNaN(at.getTime())) {
+      process.stderr.write(`npm start: --tick-on-stdin reads an ISO time or an empty line, not "${asked}"\n`);
+      return;
+    }
+    try {
+      await stack.tick(at);
+      process.stdout.write(`Scheduler tick:    ticked for ${at.toISOString()}\n`);
+    } catch (error) {
+      process.stderr.write(`local scheduler: ${String(error)}\n`);
+    }
+  });
+}

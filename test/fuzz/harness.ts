@@ -54,17 +54,21 @@ export async function fuzzRouteTable(options: FuzzRunOptions): Promise<FuzzSumma
   });
   const selected = options.only?.length ? routes.filter((route) => options.only?.includes(route.operationId)) : routes;
   if (selected.length === 0) throw new Error(`no route named ${options.only?.join(", ")}`);
-  return runFuzz({
-    baseUrl: options.baseUrl,
-    routes: selected,
-    token,
-    fixtures,
-    foreignFixtures,
-    oracle,
-    organizationId,
-    bystanderOrganizationId,
-    seed: options.seed,
-    runs: options.runs,
-    onProgress: options.onProgress,
-  });
+  try {
+    return await runFuzz({
+      baseUrl: options.baseUrl,
+      routes: selected,
+      token,
+      fixtures,
+      foreignFixtures,
+      oracle,
+      organizationId,
+      bystanderOrganizationId,
+      seed: options.seed,
+      runs: options.runs,
+      onProgress: options.onProgress,
+    });
+  } finally {
+    oracle.destroy();
+  }
 }

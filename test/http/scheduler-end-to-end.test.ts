@@ -6,9 +6,10 @@ import { freePort } from "#local/emulators";
 import { repositoryRoot } from "#infra/repository-root";
 
 /**
- * A routing schedule end to end through `npm start`'s own scheduler: its minute ticker claims the
- * slot and enqueues the run, its queue poller feeds the run worker, and the result appears through
- * the API. Waits for a real minute boundary, so this test takes up to ~2 minutes.
+ * A routing schedule end to end through `npm start`'s own scheduler: its ticker claims the slot and
+ * enqueues the run, its queue poller feeds the run worker, and the result appears through the API.
+ * The slot's tick is asked for on standard input (`--tick-on-stdin`: the tick the clock would send
+ * at that minute, sent now), so the test waits for no real minute boundary.
  */
 const run = promisify(execFile);
 
@@ -19,11 +20,11 @@ describe("Scheduler end to end (npm start -- --in-memory)", () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    server = spawn("npm", ["start", "--", "--in-memory"], {
+    server = spawn("npm", ["start", "--", "--in-memory", "--tick-on-stdin"], {
       cwd: repositoryRoot,
       env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent", APP_TIMEZONE: "UTC" },
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -79,6 +80,12 @@ describe("Scheduler end to end (npm start -- --in-memory)", () => {
       autoDispatch: true,
     });
     expect(schedule.nextRunTime).toBe(`${date} ${time}`);
+    // The slot's minute, ticked now: what the minute ticker sends when the clock reaches it.
+    const ticked = `ticked for ${runAt.toISOString()}`;
+    server.stdin?.write(`${runAt.toISOString()}\n`);
+    const tickDeadline = Date.now() + 60_000;
+    while (!output.includes(ticked) && Date.now() < tickDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(output).toContain(ticked);
 
     let results: any[] = [];
     let logExecuted: any;
