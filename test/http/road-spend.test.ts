@@ -79,7 +79,8 @@ describe("Road-engine spend per plan", () => {
     const strict = await created(api, "/routing/configuration", {
       name: "Strict",
       hubId: hub._id,
-      timeLimitSeconds: 5,
+      // Room for the matrix on a busy machine (it gets the budget less the optimizer's second; a few visits end the search early).
+      timeLimitSeconds: 15,
       travelProvider: "priced-osrm",
     });
     // 6 points: 36 elements, $0.72 of the $1 (50 elements at $20 per 1,000).
@@ -103,7 +104,8 @@ describe("Road-engine spend per plan", () => {
     const lenient = await created(api, "/routing/configuration", {
       name: "Lenient",
       hubId: hub._id,
-      timeLimitSeconds: 5,
+      // Room for the matrix on a busy machine (it gets the budget less the optimizer's second; a few visits end the search early).
+      timeLimitSeconds: 15,
       travelProvider: "priced-osrm",
       travelFallback: "greatCircle",
     });
