@@ -132,13 +132,18 @@ export async function createdOn(call: StackCall, path: string, body: unknown) {
   return answer.body.data;
 }
 
-/** Polls `probe` every 200 ms until it answers something; fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+/** Polls `probe` every `everyMs` until it answers something; fails naming `what` after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await probe();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

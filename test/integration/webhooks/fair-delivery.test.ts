@@ -15,6 +15,10 @@ import { webhookSealer } from "#shared/app/webhooks";
 import { listDeliveries, openDelivery } from "#shared/store/webhook-delivery-store";
 import { dynamoWebhookStore } from "#shared/store/webhook-store";
 import { newOrganizationId } from "#test/support/local-api";
+import { until as untilEvery } from "#test/support/webhook-receiver";
+
+/** Polls every 50 ms: the arrivals are in memory. */
+const until = <T>(what: string, probe: () => T | undefined, timeoutMs: number) => untilEvery(what, probe, timeoutMs, 50);
 
 /**
  * The delivery workers' fair share (shared/queue/fair-worker.ts) as a behaviour: organization A's
@@ -151,16 +155,6 @@ async function enqueue(messages: DeliveryMessage[]): Promise<void> {
         Entries: messages.slice(i, i + 10).map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
       }),
     );
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
