@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createServer as createNetServer } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import type { Server } from "node:http";
 import { createSqsServer } from "local-aws-sqs";
 import S3rver from "s3rver";
@@ -104,8 +104,21 @@ export const dynamoDbLocalJvmOptions = ["-XX:TieredStopAtLevel=1", "-XX:+UseSeri
  * records included). Telemetry is off.
  */
 export async function startDynamoDbLocal(dataDirectory?: string): Promise<RunningEmulator> {
-  const port = await freePort();
   if (dataDirectory) mkdirSync(dataDirectory, { recursive: true });
+  // The JVM takes its port as an argument, so the port is probed free first; another process can
+  // bind it in between (four test files start stacks at once): then it exits and a new port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchDynamoDbLocal(await freePort(), dataDirectory);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function launchDynamoDbLocal(port: number, dataDirectory: string | undefined): Promise<RunningEmulator> {
   const { jar, nativeLibraries } = dynamoDbLocalDistribution();
   const storage = dataDirectory ? ["-dbPath", dataDirectory] : ["-inMemory"];
   const classes = compiledLauncher(jar);
@@ -143,6 +156,7 @@ export async function startDynamoDbLocal(dataDirectory?: string): Promise<Runnin
     await waitForHttp(endpoint, 90_000, () => !exited);
   } catch (error) {
     child.kill("SIGKILL");
+    if (/BindException|Address already in use/.test(stderr)) throw new PortTaken(`port ${port} was taken`);
     throw new Error(`DynamoDB Local failed to start (is Java ≥ 17 installed?): ${(error as Error).message}\n${stderr}`);
   }
   return {
@@ -180,8 +194,10 @@ export async function startS3Emulator(directory: string): Promise<RunningEmulato
 
 /** In-process SQS (JSON protocol), enough for send/receive/delete, visibility and DLQ redrive. */
 export async function startSqsEmulator(): Promise<RunningEmulator> {
-  const port = await freePort();
-  const server: Server = await createSqsServer({ port, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
+  // Port 0: the kernel picks a free port at bind. A port probed free beforehand can be bound by
+  // another process in between (seen as EADDRINUSE with four test files starting stacks at once).
+  const server: Server = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
+  const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
