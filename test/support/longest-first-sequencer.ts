@@ -33,7 +33,7 @@ export default class LongestFirstSequencer extends BaseSequencer {
       const cached = this.ctx.cache.getFileTestResults(`${file.project.name}:${path}`)?.duration;
       let seconds = cached !== undefined ? cached / 1000 : table[path];
       if (seconds === undefined) {
-        const guess = file.project.name === "unit" ? GUESS_SECONDS.unit : GUESS_SECONDS.other;
+        const guess = file.project.name.startsWith("unit") ? GUESS_SECONDS.unit : GUESS_SECONDS.other;
         // Among unknown files of a kind, the larger one first (a tie-break, as Vitest's own order).
         seconds = guess + statSync(file.moduleId).size / 1e7;
       }
