@@ -40,6 +40,11 @@ const LONG_ROUTE_VISITS = 15;
  */
 const START_TEMPERATURE = 3;
 const END_TEMPERATURE = 0.03;
+/**
+ * Late acceptance's history length for the distance phase (search.ts, `LateAcceptance`) instead of the annealing
+ * threshold; 0: annealing (README, "Round four, 2026-11-28 late morning").
+ */
+const LATE_ACCEPTANCE = 0;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -94,6 +99,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
+    ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
