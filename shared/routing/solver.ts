@@ -141,7 +141,12 @@ function penaltiesFor(solution: Solution, scale: number): Penalties {
   return new Penalties(scale, demand / Math.max(1, instance.routable.length));
 }
 
-/** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
+/**
+ * A step whose recreate comes within this factor of the acceptance threshold gets the local search. The factor is
+ * of the whole cost, fleet weight included: under the hierarchical objective a fixed-cost unit weighs ~6·10⁶ on a
+ * 100-visit day, so 1.01 lets through steps up to about half the plan's distance over the threshold — nearly every
+ * step; 1 (accepted steps only) measured worse (README, "Round four, 2026-11-28 late morning").
+ */
 const NEAR_ACCEPTED = 1.01;
 
 function penalisedRecreate(
