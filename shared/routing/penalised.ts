@@ -116,6 +116,11 @@ export class PenalisedStep {
     random: Random,
     /** Whether unchanged neighbour pairs are skipped (`failed`); false only to show, in tests, that it changes nothing. */
     private readonly remember = true,
+    /**
+     * Whether insertions and relocates are pruned by the penalties that cannot fall (load and distance excess:
+     * `loadExcessRise`, `distanceExcessRise`); false only to show, in tests, that it changes nothing.
+     */
+    private readonly bound = true,
   ) {
     const { instance, windows } = solution;
     this.segment = new Segment(instance, windows);
@@ -132,8 +137,11 @@ export class PenalisedStep {
     this.failed = new Int32Array(instance.visitCount * this.tried * 3);
   }
 
-  /** Neighbour pairs the local search evaluated and skipped as unchanged since they last failed (for tests). */
-  readonly counts = { evaluated: 0, skipped: 0 };
+  /**
+   * Neighbour pairs the local search evaluated and skipped as unchanged since they last failed, and insertion or
+   * relocate positions pruned by the excess bound alone (for tests).
+   */
+  readonly counts = { evaluated: 0, skipped: 0, pruned: 0 };
 
   /**
    * Puts the visits (as ordered by the caller) back at their cheapest penalised places in used routes; those
@@ -239,9 +247,20 @@ export class PenalisedStep {
       const last = route.nodes.length - 1;
       // Inserting adds no less than its detour (time warp and load excess only grow): a lower bound to prune by.
       const fixed = route.costOf(route.visitCount > 0 ? route.distance : route.fDistance[last]!, route.underloadWith(v)) - route.cost;
+      // In a used route the load excess grows by a known amount, the distance excess by the detour's share, and
+      // the time part of the penalty falls by at most all of it.
+      const used = this.bound && route.visitCount > 0;
+      const rise = used ? this.loadExcessRise(route, load) - this.timePenalty(route) : 0;
       const at = instance.location[v]!;
       for (let p = 0; p < last; p++) {
-        if (fixed + this.detour(route.fLast[p]!, at, at, route.nextLocation[p]!) >= best) continue;
+        const detour = this.detour(route.fLast[p]!, at, at, route.nextLocation[p]!);
+        if (fixed + detour >= best) continue;
+        if (used && fixed + detour + rise + this.distanceExcessRise(route, detour) >= best) {
+          // Its blink is drawn all the same: the random numbers stay those of the unpruned scan.
+          this.blinks.skip();
+          this.counts.pruned++;
+          continue;
+        }
         if (this.blinks.skip()) continue;
         for (let w = windowOffset[v]!; w < windowOffset[v + 1]!; w++) {
           this.segment
@@ -261,6 +280,38 @@ export class PenalisedStep {
     if (bestRoute < 0) return false;
     solution.insert(v, bestRoute, bestPosition, bestWindow);
     return true;
+  }
+
+  /**
+   * What the load-excess penalty of a used route rises by when its load becomes `load` (≥ 0: demands are not
+   * negative). Less `timePenalty` and plus `distanceExcessRise`, a lower bound on what a move into the route adds
+   * to its penalty with no premise: time warp and duration excess can fall under an insertion (a route with
+   * breaks and warp can trade warp for duration: seen on random-problem.ts days), but not below 0.
+   */
+  private loadExcessRise(route: Route, load: Float64Array): number {
+    const { dims, capacity } = this.solution.instance;
+    const k = route.vehicle;
+    let rise = 0;
+    for (let d = 0; d < dims; d++) {
+      const cap = capacity[k * dims + d]!;
+      rise += Math.max(0, load[d]! - cap) - Math.max(0, route.load[d]! - cap);
+    }
+    return this.penalties.load * rise;
+  }
+
+  /** The time part of a route's penalty: time warp and duration excess. */
+  private timePenalty(route: Route): number {
+    const last = route.nodes.length - 1;
+    const excess = Math.max(0, route.fDuration[last]! - this.solution.instance.maxDuration[route.vehicle]!);
+    return this.penalties.timeWarp * (route.fTimeWarp[last]! + excess);
+  }
+
+  /** What the distance-excess penalty of a used route rises by when it drives `detour` more. */
+  private distanceExcessRise(route: Route, detour: number): number {
+    const limit = this.solution.instance.maxDistance[route.vehicle]!;
+    if (limit === Infinity) return 0;
+    const distance = route.distance;
+    return this.penalties.distance * (Math.max(0, distance + detour - limit) - Math.max(0, distance - limit));
   }
 
   /** Distance added by driving prev → first … last → next instead of prev → next (locations). */
@@ -344,12 +395,27 @@ export class PenalisedStep {
         bothClean && from.visitCount > length
           ? this.detour(from.fLast[i - 1]!, first, lastLocation, from.nextLocation[i + length - 1]!)
           : Infinity;
+      // What `to`'s cost rises by at least, besides the detour: its underload and load excess, less its time penalty.
+      let toFixed = Number.NaN;
       for (let after = 0; after < 2; after++) {
         const p = solution.positionOf[v]! + after;
-        if (this.detour(to.fLast[p - 1]!, first, lastLocation, to.nextLocation[p - 1]!) - saved >= -IMPROVEMENT) continue;
+        const detour = this.detour(to.fLast[p - 1]!, first, lastLocation, to.nextLocation[p - 1]!);
+        if (detour - saved >= -IMPROVEMENT) continue;
         if (Number.isNaN(fromCost)) {
           this.segment.setPrefix(from, i - 1).appendSuffix(from, i + length);
           fromCost = this.costOf(from, this.segment, this.loadA, from.visitCount - length);
+        }
+        if (this.bound) {
+          // `from`'s side is known exactly; `to`'s rises by no less than this (`loadExcessRise`).
+          if (Number.isNaN(toFixed)) {
+            toFixed =
+              to.costOf(to.distance, this.underload(to, this.loadB)) - to.cost + this.loadExcessRise(to, this.loadB) - this.timePenalty(to);
+          }
+          const lower = fromCost - this.current(from) + toFixed + detour + this.distanceExcessRise(to, detour);
+          if (lower >= -IMPROVEMENT) {
+            this.counts.pruned++;
+            continue;
+          }
         }
         this.other.setPrefix(to, p - 1);
         for (let m = 0; m < length; m++) this.other.append(from.nodes[i + m]!);

@@ -231,7 +231,46 @@ export interface AnnealOptions {
   penalised?: { penalty: () => number; repair: () => void };
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
+  /**
+   * Late acceptance (Burke & Bykov 2017) instead of the annealing threshold: the history length L. A step is
+   * accepted when its cost is no more than the current plan's or than the current plan's L steps ago; no random
+   * number is drawn for it, and the schedule's temperatures are not used. 0 or none: annealing.
+   */
+  lateAcceptance?: number;
 }
+
+/**
+ * The late-acceptance history: the current plan's cost at each of the last L steps. It holds costs of one
+ * served weight and, under a vehicle weight, one fleet cost: when the current plan changes either, every entry
+ * becomes its cost (an entry from before a vehicle came out would let the next L steps bring one back).
+ */
+export class LateAcceptance {
+  private readonly history: Float64Array;
+  private dropped = Number.NaN;
+  private fleet = Number.NaN;
+
+  constructor(length: number) {
+    this.history = new Float64Array(Math.max(1, Math.round(length)));
+  }
+
+  /** The cost a step must not exceed, at `step`, the current plan being at `cost` with this served weight and fleet. */
+  threshold(step: number, dropped: number, fleet: number, cost: number): number {
+    if (dropped !== this.dropped || fleet !== this.fleet) {
+      this.dropped = dropped;
+      this.fleet = fleet;
+      this.history.fill(cost);
+    }
+    return Math.max(this.history[step % this.history.length]!, cost);
+  }
+
+  /** After the step: the current plan's cost (accepted or kept) takes the slot. */
+  record(step: number, cost: number): void {
+    this.history[step % this.history.length] = cost;
+  }
+}
+
+/** Slack under which a cost counts as equal to the late-acceptance threshold (`isBetter` asks for 1e-9 less). */
+const LATE_EQUAL = 2e-9;
 
 /**
  * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent or the search has
@@ -241,6 +280,10 @@ export interface AnnealOptions {
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
   const { recreate, penalised } = options;
+  const late = options.lateAcceptance ? new LateAcceptance(options.lateAcceptance) : undefined;
+  // The fleet's fixed cost, which late acceptance's history keeps apart, counts only under a vehicle weight.
+  const fleetOf = () => (solution.weights.vehicle > 0 ? solution.fixedCostUsed : 0);
+  let step = 0;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
   let cost = solution.cost;
@@ -273,18 +316,20 @@ export function anneal(options: AnnealOptions): void {
     }
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
+    // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
+    const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
     solution.begin();
     let threshold: number;
     if (recreate) {
       // Drawn before the recreate, so that it may spend more effort on near-accepted steps.
-      threshold = cost - temperature * Math.log(random.next());
+      threshold = late ? lateThreshold : cost - temperature * Math.log(random.next());
       acceptance.dropped = unassigned;
       acceptance.cost = threshold;
       recreate(ruinRecreate.ruin(), acceptance);
     } else {
       ruinRecreate.ruin();
       ruinRecreate.recreate([...solution.unassigned], true);
-      threshold = cost - temperature * Math.log(random.next());
+      threshold = late ? lateThreshold : cost - temperature * Math.log(random.next());
     }
     budget.iterations++;
     const newPenalty = penalised ? penalised.penalty() : 0;
@@ -315,5 +360,6 @@ export function anneal(options: AnnealOptions): void {
     } else {
       solution.rollback();
     }
+    late?.record(step++, cost);
   }
 }

@@ -40,6 +40,11 @@ const LONG_ROUTE_VISITS = 15;
  */
 const START_TEMPERATURE = 3;
 const END_TEMPERATURE = 0.03;
+/**
+ * Late acceptance's history length for the distance phase (search.ts, `LateAcceptance`) instead of the annealing
+ * threshold; 0: annealing (README, "Round four, 2026-11-28 late morning").
+ */
+const LATE_ACCEPTANCE = 0;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -94,6 +99,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
+    ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
@@ -135,7 +141,12 @@ function penaltiesFor(solution: Solution, scale: number): Penalties {
   return new Penalties(scale, demand / Math.max(1, instance.routable.length));
 }
 
-/** A step whose recreate comes within this factor of the acceptance threshold gets the local search. */
+/**
+ * A step whose recreate comes within this factor of the acceptance threshold gets the local search. The factor is
+ * of the whole cost, fleet weight included: under the hierarchical objective a fixed-cost unit weighs ~6·10⁶ on a
+ * 100-visit day, so 1.01 lets through steps up to about half the plan's distance over the threshold — nearly every
+ * step; 1 (accepted steps only) measured worse (README, "Round four, 2026-11-28 late morning").
+ */
 const NEAR_ACCEPTED = 1.01;
 
 function penalisedRecreate(

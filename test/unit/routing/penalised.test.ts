@@ -221,3 +221,37 @@ describe("acceptance on penalised cost (anneal's penalised hooks, acceptOnPenali
     expect(solution.unassigned.size).toBeLessThan(visits.length);
   });
 });
+
+describe("the penalised step's bound by the penalties that cannot fall", () => {
+  it("prunes insertion and relocate positions, and the steps end exactly as without it", () => {
+    let pruned = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const run = (bound: boolean) => {
+        const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+        const random = new Random(seed);
+        randomFeasibleRoutes(solution, random);
+        const ruinRecreate = new RuinRecreate(solution, random);
+        // Low penalties: routes over capacity and over vehicle c's distance limit are common, which the bound reads.
+        const penalties = new Penalties(0.5, 5);
+        const step = new PenalisedStep(solution, penalties, random, true, bound);
+        const states: unknown[] = [];
+        for (let i = 0; i < 250; i++) {
+          solution.begin();
+          ruinRecreate.ruin();
+          step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+          ruinRecreate.recreate([...solution.unassigned], true);
+          states.push(solution.snapshot(), penalties.timeWarp);
+          if (i % 3 === 0) solution.commit();
+          else solution.rollback();
+        }
+        return { states, counts: step.counts };
+      };
+      const plain = run(false);
+      const bounded = run(true);
+      expect(bounded.states).toEqual(plain.states);
+      expect(plain.counts.pruned).toBe(0);
+      pruned += bounded.counts.pruned;
+    }
+    expect(pruned).toBeGreaterThan(0);
+  }, 120_000);
+});
