@@ -1,5 +1,8 @@
 import { createServer, type Socket } from "node:net";
 import type { TestProject } from "vitest/node";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type RunningEmulator, startDynamoDbLocal } from "#local/emulators";
+import { provisionTable } from "#local/provision";
 import { startLocalStack } from "#local/stack";
 import { generateSigningKey, type SigningKey } from "#local/tokens";
 import { routes } from "#functions/routes";
@@ -17,6 +20,8 @@ declare module "vitest" {
     baseUrl: string;
     localEnvironment: Record<string, string>;
     signingKey: SigningKey;
+    /** The strict project's own DynamoDB Local (its files' semantics proxies forward to it). */
+    strictDynamoDbEndpoint: string;
   }
 }
 
@@ -29,6 +34,13 @@ interface SharedStack {
     silent: { url: string; close(): Promise<void> };
     tablesOnly: FakeOsrm;
   }>;
+  /**
+   * The strict files' DynamoDB Local, apart from the one the gateway uses: one DynamoDB Local serves
+   * about one core (its in-memory database takes requests one at a time), and in a full run it was at
+   * one core while the machine's other core idled. The strict files (the import, the fuzzer, the
+   * contention suites) are among the heaviest users; with their own they run beside the rest.
+   */
+  strictDynamoDb?: Promise<RunningEmulator>;
   users: number;
 }
 
@@ -90,11 +102,26 @@ export default async function setup(project: TestProject) {
     DYNAMODB_PARENT_LEASE_MS: process.env.DYNAMODB_PARENT_LEASE_MS ?? "3000",
   });
   project.provide("signingKey", signingKey);
+  if (project.name === "strict") {
+    entry.strictDynamoDb ??= (async () => {
+      const emulator = await startDynamoDbLocal();
+      const credentials = {
+        accessKeyId: stack.environment.AWS_ACCESS_KEY_ID as string,
+        secretAccessKey: stack.environment.AWS_SECRET_ACCESS_KEY as string,
+      };
+      const client = new DynamoDBClient({ region: stack.environment.AWS_REGION, credentials, endpoint: emulator.endpoint });
+      await provisionTable(client, stack.environment.TABLE_NAME as string);
+      client.destroy();
+      return emulator;
+    })();
+    project.provide("strictDynamoDbEndpoint", (await entry.strictDynamoDb).endpoint);
+  }
   project.onTestsRerun(() => reloadHandlerModules(project, stack));
   return async () => {
     entry.users -= 1;
     if (entry.users > 0) return;
     shared.fieldOperationsTestStack = undefined;
+    await (await entry.strictDynamoDb)?.stop();
     await stack.stop();
     await osrm.close();
     await silent.close();

@@ -21,7 +21,7 @@ import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access"
 
 /**
  * Runs this test file under production DynamoDB semantics (local/dynamodb-semantics.ts): a
- * semantics proxy of the file's own in front of the suite's DynamoDB Local, every DynamoDB client
+ * semantics proxy of the file's own in front of the strict files' DynamoDB Local, every DynamoDB client
  * of the file's process pointed at it, and a local gateway of the file's own (the same route
  * table, authorizer and usage plans as `npm start`) whose handlers run in this process, so HTTP
  * calls made with test/support/local-api.ts go through it.
@@ -34,9 +34,11 @@ import { defaultAuthorizerCacheTtlSeconds } from "#shared/domain/tenants/access"
 let proxy: DynamoDbSemanticsProxy | undefined;
 let gateway: Server | undefined;
 
-const dynamodbLocal = inject("localEnvironment").DYNAMODB_LOCAL_ENDPOINT;
-if (!dynamodbLocal)
-  throw new Error("strict-dynamodb: the suite's local stack did not say where DynamoDB Local is (DYNAMODB_LOCAL_ENDPOINT)");
+// The strict project's own DynamoDB Local (test/support/global-setup.ts), with the same table: every
+// direct client of this file (usage counters, the fuzz oracle's stream reader) goes there too.
+const dynamodbLocal = inject("strictDynamoDbEndpoint");
+if (!dynamodbLocal) throw new Error("strict-dynamodb: the suite's setup did not say where the strict files' DynamoDB Local is");
+process.env.DYNAMODB_LOCAL_ENDPOINT = dynamodbLocal;
 
 /**
  * `STRICT_DYNAMODB_MODEL=off` runs the strict files with the model off (no conflicts, throttles,
