@@ -35,10 +35,10 @@ interface SharedStack {
     tablesOnly: FakeOsrm;
   }>;
   /**
-   * The strict files' DynamoDB Local, apart from the one the gateway uses: one DynamoDB Local serves
-   * about one core (its in-memory database takes requests one at a time), and in a full run it was at
-   * one core while the machine's other core idled. The strict files (the import, the fuzzer, the
-   * contention suites) are among the heaviest users; with their own they run beside the rest.
+   * The strict files' DynamoDB Local, apart from the one the gateway uses: in a full run with one, it
+   * used about one core through the DynamoDB-heavy stretches while the machine's other core idled
+   * 20-30 % of the time (the files waited on it). The strict files (the import, the strict fuzzer,
+   * the contention suites) are among its heaviest users; with their own they run beside the rest.
    */
   strictDynamoDb?: Promise<RunningEmulator>;
   users: number;
