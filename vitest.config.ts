@@ -24,8 +24,8 @@ const strictFiles = [
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
 const integrationPatterns = ["test/integration/**/*.test.ts", "test/http/**/*.test.ts", "test/infra/**/*.test.ts"];
 // Unit and integration files share their worker's modules (`isolate: false`): the route table, the
-// SDK, the CDK library and the domain load once per worker instead of once per file (unit project:
-// 83 against 152 CPU-s, 46 against 103 s; 20 HTTP files: 120 against 155 CPU-s). A file that changes
+// SDK, the CDK library and the domain load once per worker instead of once per file (unit files:
+// 41 s and 73 CPU-s against 103 s and 152; 20 HTTP files: 120 CPU-s against 155). A file that changes
 // what modules hold or read runs in a fresh module graph of its own, in the `-isolated` project of
 // its kind: one that starts a stack or gateway in its worker (whose handlers read that stack's
 // environment as they load), sets the logger's level, mocks modules or globals, sets environment
@@ -42,7 +42,7 @@ const isolatedUnitFiles = isolatedFiles.filter((file) => file.startsWith("test/u
 const isolatedIntegrationFiles = isolatedFiles.filter((file) => !file.startsWith("test/unit/"));
 // Workers: most integration and HTTP files wait (on DynamoDB Local, the gateway, fence waits, a
 // scheduler minute), so twice the cores run more of them at once than Vitest's default (cores - 1,
-// one worker on 2 cores): the integration and strict projects share one pool of that size, longest
+// one worker on 2 cores): the integration, integration-isolated and strict projects share one pool of that size, longest
 // files first, so no long file starts last (test/support/longest-first-sequencer.ts). The unit
 // files are CPU-bound with 5 s timeouts: they run first, on one worker per core (4 on 2 cores timed
 // out 13 of them on a loaded machine). VITEST_MAX_WORKERS sets the shared pool's size.
