@@ -4,7 +4,7 @@ import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
 import { anneal, Budget, Incumbent, LateAcceptance } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
-import { randomFeasibleRoutes, randomProblem, referenceRoute } from "./random-problem.ts";
+import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem } from "./random-problem.ts";
 
 describe("the late-acceptance rule (LateAcceptance)", () => {
   it("lets a step cost as much as the current plan did L steps ago, or as the current plan", () => {
@@ -79,10 +79,7 @@ describe("anneal with late acceptance", () => {
       const { solution, steps, iterations } = run(seed, 30, 300);
       expect(iterations).toBe(300);
       for (let i = 1; i < steps.length; i++) if (steps[i]!.threshold > steps[i - 1]!.threshold + 1e-6) rises++;
-      for (const route of solution.routes) expect(referenceRoute(solution, route, route.nodes).feasible).toBe(true);
-      const routed = solution.routes.flatMap((route) => route.nodes.filter((node) => node < solution.instance.visitCount));
-      expect(new Set(routed).size).toBe(routed.length);
-      expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
+      expectFeasibleWithEveryVisitOnce(solution);
     }
     expect(rises).toBeGreaterThan(0);
   }, 60_000);

@@ -7,7 +7,7 @@ import { RuinRecreate } from "#shared/routing/ruin-recreate";
 import { anneal, Budget, Incumbent } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
 import { solveRouting } from "#shared/routing/solver";
-import { randomFeasibleRoutes, randomProblem, referenceRoute } from "./random-problem.ts";
+import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem, referenceRoute } from "./random-problem.ts";
 
 /** The default solver (the step is off) on the same problem: 0 violations. */
 function checkSolutionOf(seed: number): string[] {
@@ -77,32 +77,38 @@ describe("the penalised ruin-and-recreate step", () => {
   }, 120_000);
 });
 
+/**
+ * 250 penalised steps on a random 18-visit day (every third committed), under low penalties: most steps pass
+ * through infeasible plans, routes over capacity and over vehicle c's distance limit are common (which the bound
+ * reads), and the weights move (new epochs) along the way. The states after each step, the step's counts and the
+ * penalty epochs: runs that differ only in the memo or the bound must give the same states.
+ */
+function penalisedSteps(seed: number, options: { remember: boolean; bound?: boolean }) {
+  const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+  const random = new Random(seed);
+  randomFeasibleRoutes(solution, random);
+  const ruinRecreate = new RuinRecreate(solution, random);
+  const penalties = new Penalties(0.5, 5);
+  const step = new PenalisedStep(solution, penalties, random, options.remember, options.bound);
+  const states: unknown[] = [];
+  for (let i = 0; i < 250; i++) {
+    solution.begin();
+    ruinRecreate.ruin();
+    step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
+    ruinRecreate.recreate([...solution.unassigned], true);
+    states.push(solution.snapshot(), penalties.timeWarp);
+    if (i % 3 === 0) solution.commit();
+    else solution.rollback();
+  }
+  return { states, counts: step.counts, epochs: penalties.epoch };
+}
+
 describe("the penalised step's memo of neighbour pairs that did not improve", () => {
   it("skips pairs whose routes and penalties are unchanged, and the steps end exactly as without it", () => {
     let skipped = 0;
     for (let seed = 1; seed <= 6; seed++) {
-      const run = (remember: boolean) => {
-        const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
-        const random = new Random(seed);
-        randomFeasibleRoutes(solution, random);
-        const ruinRecreate = new RuinRecreate(solution, random);
-        // Low penalties: most steps pass through infeasible plans, and the weights move (new epochs) along the way.
-        const penalties = new Penalties(0.5, 5);
-        const step = new PenalisedStep(solution, penalties, random, remember);
-        const states: unknown[] = [];
-        for (let i = 0; i < 250; i++) {
-          solution.begin();
-          ruinRecreate.ruin();
-          step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
-          ruinRecreate.recreate([...solution.unassigned], true);
-          states.push(solution.snapshot(), penalties.timeWarp);
-          if (i % 3 === 0) solution.commit();
-          else solution.rollback();
-        }
-        return { states, counts: step.counts, epochs: penalties.epoch };
-      };
-      const plain = run(false);
-      const remembered = run(true);
+      const plain = penalisedSteps(seed, { remember: false });
+      const remembered = penalisedSteps(seed, { remember: true });
       expect(remembered.states).toEqual(plain.states);
       expect(plain.counts.skipped).toBe(0);
       expect(remembered.epochs).toBeGreaterThan(0);
@@ -194,10 +200,7 @@ describe("acceptance on penalised cost (anneal's penalised hooks, acceptOnPenali
       const { solution } = run;
       expect(run.iterations).toBe(150);
       infeasible += run.infeasible;
-      for (const route of solution.routes) expect(referenceRoute(solution, route, route.nodes).feasible).toBe(true);
-      const routed = solution.routes.flatMap((route) => route.nodes.filter((node) => node < solution.instance.visitCount));
-      expect(new Set(routed).size).toBe(routed.length);
-      expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
+      expectFeasibleWithEveryVisitOnce(solution);
     }
     expect(infeasible).toBeGreaterThan(0);
   }, 120_000);
@@ -226,28 +229,8 @@ describe("the penalised step's bound by the penalties that cannot fall", () => {
   it("prunes insertion and relocate positions, and the steps end exactly as without it", () => {
     let pruned = 0;
     for (let seed = 1; seed <= 6; seed++) {
-      const run = (bound: boolean) => {
-        const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
-        const random = new Random(seed);
-        randomFeasibleRoutes(solution, random);
-        const ruinRecreate = new RuinRecreate(solution, random);
-        // Low penalties: routes over capacity and over vehicle c's distance limit are common, which the bound reads.
-        const penalties = new Penalties(0.5, 5);
-        const step = new PenalisedStep(solution, penalties, random, true, bound);
-        const states: unknown[] = [];
-        for (let i = 0; i < 250; i++) {
-          solution.begin();
-          ruinRecreate.ruin();
-          step.insertAndImprove(ruinRecreate.order([...solution.unassigned]));
-          ruinRecreate.recreate([...solution.unassigned], true);
-          states.push(solution.snapshot(), penalties.timeWarp);
-          if (i % 3 === 0) solution.commit();
-          else solution.rollback();
-        }
-        return { states, counts: step.counts };
-      };
-      const plain = run(false);
-      const bounded = run(true);
+      const plain = penalisedSteps(seed, { remember: true, bound: false });
+      const bounded = penalisedSteps(seed, { remember: true, bound: true });
       expect(bounded.states).toEqual(plain.states);
       expect(plain.counts.pruned).toBe(0);
       pruned += bounded.counts.pruned;

@@ -1,5 +1,6 @@
 // Small random problems on the plane (travel time = distance) for property tests, and a reference
 // route evaluation that replays a node list step by step, independently of the segment summaries.
+import { expect } from "vitest";
 import type { Instance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
@@ -146,4 +147,12 @@ export function randomFeasibleRoutes(solution: Solution, random: Random): void {
       solution.insert(v, r, p, w);
     }
   }
+}
+
+/** Every route feasible by the independent replay, and every routable visit either routed once or left out. */
+export function expectFeasibleWithEveryVisitOnce(solution: Solution): void {
+  for (const route of solution.routes) expect(referenceRoute(solution, route, route.nodes).feasible).toBe(true);
+  const routed = solution.routes.flatMap((route) => route.nodes.filter((node) => node < solution.instance.visitCount));
+  expect(new Set(routed).size).toBe(routed.length);
+  expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
 }
