@@ -318,18 +318,19 @@ export function anneal(options: AnnealOptions): void {
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
     // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
     const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
+    const drawThreshold = () => (late ? lateThreshold : cost - temperature * Math.log(random.next()));
     solution.begin();
     let threshold: number;
     if (recreate) {
       // Drawn before the recreate, so that it may spend more effort on near-accepted steps.
-      threshold = late ? lateThreshold : cost - temperature * Math.log(random.next());
+      threshold = drawThreshold();
       acceptance.dropped = unassigned;
       acceptance.cost = threshold;
       recreate(ruinRecreate.ruin(), acceptance);
     } else {
       ruinRecreate.ruin();
       ruinRecreate.recreate([...solution.unassigned], true);
-      threshold = late ? lateThreshold : cost - temperature * Math.log(random.next());
+      threshold = drawThreshold();
     }
     budget.iterations++;
     const newPenalty = penalised ? penalised.penalty() : 0;
