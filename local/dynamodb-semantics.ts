@@ -116,6 +116,13 @@ export interface DynamoDbSemanticsProxy {
   /** While paused, finished transactions keep their items until `releaseHeldTransactions()`. */
   pauseReleases(): void;
   releaseHeldTransactions(): void;
+  /**
+   * Makes the next `count` TransactWriteItems arrive together, whatever the machine's load: each
+   * waits at the proxy until `count` have arrived (or `timeoutMs` passed), then all go on in order
+   * of arrival. Resolves to how many were gathered. Calls that race for one slot then meet the
+   * model every time instead of when the scheduler happens to overlap them.
+   */
+  gatherTransactions(count: number, timeoutMs: number): Promise<number>;
   /** Items held by in-flight transactions right now. */
   heldItemCount(): number;
   /** Applies every pending write to the index view (index lag "manual" or a wait cut short). */
@@ -220,6 +227,7 @@ export async function startDynamoDbSemanticsProxy(
   const transactions: TransactionRecord[] = [];
   let releasesPaused = false;
   const pausedReleases: Array<() => void> = [];
+  let gathering: { count: number; waiting: Array<() => void>; open: () => void } | undefined;
   let counters: SemanticsCounters = {
     transactions: 0,
     transactionConflicts: 0,
@@ -404,6 +412,12 @@ export async function startDynamoDbSemanticsProxy(
   };
 
   async function transactWrite(path: string, headers: IncomingHttpHeaders, raw: Buffer, request: WireJson): Promise<Answer> {
+    if (gathering) {
+      const gate = gathering;
+      const arrived = new Promise<void>((go) => gate.waiting.push(go));
+      if (gate.waiting.length >= gate.count) gate.open();
+      await arrived;
+    }
     counters.transactions += 1;
     const items = await writeItemsOf(request);
     const ids = items.map((item) => itemId(item.table, item.key));
@@ -766,6 +780,23 @@ export async function startDynamoDbSemanticsProxy(
       for (const go of pausedReleases.splice(0)) go();
     },
     heldItemCount: () => held.size,
+    gatherTransactions(count, timeoutMs) {
+      return new Promise<number>((gathered) => {
+        const gate = {
+          count,
+          waiting: [] as Array<() => void>,
+          open() {
+            clearTimeout(timer);
+            if (gathering === gate) gathering = undefined;
+            const going = gate.waiting.splice(0);
+            for (const go of going) go();
+            gathered(going.length);
+          },
+        };
+        const timer = setTimeout(() => gate.open(), timeoutMs);
+        gathering = gate;
+      });
+    },
     async propagateIndexes() {
       for (const entry of [...pendingPropagations]) await entry.apply();
     },
@@ -776,6 +807,7 @@ export async function startDynamoDbSemanticsProxy(
     },
     transactionLog: () => transactions.map((record) => ({ ...record })),
     async stop() {
+      gathering?.open();
       for (const entry of pendingPropagations) if (entry.timer) clearTimeout(entry.timer);
       pendingPropagations.clear();
       server.closeAllConnections();

@@ -490,12 +490,15 @@ describe("POST /data-type/import: the plan's import limits", () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     const uploads = await Promise.all([1, 2, 3, 4, 5].map((i) => upload(api, exportText(`Concurrent ${i}`, 3))));
-    // Held transactions make the five starts overlap on the slot whatever the machine's load (a
-    // busy machine could otherwise serve them one after another, and the model would not act).
-    resetStrictDynamoDb({ transactionHoldMs: 200 });
-    const answers = await Promise.all(
-      uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })),
-    ).finally(() => resetStrictDynamoDb());
+    // The five starts' slot transactions are gathered at the proxy so they race whatever the machine's
+    // load (a busy machine could serve them one after another: each later call would then read the
+    // slot taken and never meet the model). The first takes the slot; the others conflict, retry, then
+    // find it taken.
+    const semantics = resetStrictDynamoDb();
+    const gathered = semantics.gatherTransactions(5, 60_000);
+    const answers = await Promise.all(uploads.map((uploadId) => api.post("/data-type/import", { mode: "copy", source: { uploadId } })));
+    expect(await gathered).toBe(5);
+    expect(semantics.counters().transactionConflicts).toBeGreaterThanOrEqual(4);
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429]);
     for (const refused of answers.filter((answer) => answer.status === 429)) {
       expect(refused.body).toMatchObject({

@@ -43,8 +43,11 @@ describe("POST /visit/{visitId}/progress under contention", () => {
 
     const driver = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["edit/visit-progress"] }));
     const at = new Date().toISOString();
-    // Held transactions make the 20 calls overlap whatever the machine's load.
-    resetStrictDynamoDb({ transactionHoldMs: 200 });
+    // The first two calls' transactions are gathered at the proxy, so at least two calls race
+    // whatever the machine's load (a busy one could serve the 20 one after another, and each later
+    // call would then just read the visit DONE).
+    const semantics = resetStrictDynamoDb();
+    const gathered = semantics.gatherTransactions(2, 30_000);
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         driver.request("POST", `/visit/${visit}/progress`, {
@@ -53,6 +56,8 @@ describe("POST /visit/{visitId}/progress under contention", () => {
         }),
       ),
     );
+    expect(await gathered).toBe(2);
+    expect(semantics.counters().transactionConflicts).toBeGreaterThanOrEqual(1);
     const fresh = responses.filter((r) => r.status === 200 && r.headers.get("idempotency-replayed") !== "true");
     const replays = responses.filter((r) => r.status === 200 && r.headers.get("idempotency-replayed") === "true");
     const conflicts = responses.filter((r) => r.status === 409);

@@ -115,6 +115,32 @@ describe("transaction conflicts", () => {
     }
   });
 
+  it("gathered transactions wait for each other: sent 300 ms apart they still race (the first commits, the second conflicts); a gate that times out lets the ones it has go", async () => {
+    const semantics = strictDynamoDb();
+    const parent = `parent-${randomUUID()}`;
+    await client.send(new PutItemCommand({ TableName: table, Item: key(parent) }));
+    const gathered = semantics.gatherTransactions(2, 30_000);
+    const [first, second] = [`child-${randomUUID()}`, `child-${randomUUID()}`];
+    const firstOutcome = client.send(checkParentAndPutChild(parent, first));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Without the gate the first would long have committed and been released (10 ms hold).
+    expect(await exists(first)).toBe(false);
+    const secondOutcome = failure(client.send(checkParentAndPutChild(parent, second)));
+    expect(await gathered).toBe(2);
+    await firstOutcome;
+    expect((await secondOutcome).CancellationReasons?.map((reason) => reason.Code)).toEqual(["TransactionConflict", "None"]);
+    expect([await exists(first), await exists(second)]).toEqual([true, false]);
+
+    // The gate is spent: the next transaction goes straight through; a new gate of 3 that only one reaches opens at its timeout.
+    await expect.poll(() => semantics.heldItemCount()).toBe(0);
+    await client.send(checkParentAndPutChild(parent, `child-${randomUUID()}`));
+    const alone = semantics.gatherTransactions(3, 200);
+    const late = `child-${randomUUID()}`;
+    await client.send(checkParentAndPutChild(parent, late));
+    expect(await alone).toBe(1);
+    expect(await exists(late)).toBe(true);
+  });
+
   it("PutItem, UpdateItem and DeleteItem on an item a transaction holds get TransactionConflictException, and succeed once it is released", async () => {
     const semantics = strictDynamoDb();
     const parent = `parent-${randomUUID()}`;
