@@ -65,10 +65,11 @@ describe("Hubs API", () => {
     });
 
     it("refuses a token restricted to hubs (403 hub-403)", async () => {
-      const { api } = newTenant({ hubIds: ["0123456789abcdef01234567"] });
+      const { organizationId, api } = newTenant({ hubIds: ["0123456789abcdef01234567"] });
       const response = await api.post("/hub", validHub);
       expect(response.status).toBe(403);
       expect(response.body).toMatchObject({ status: false, failedCode: "hub-403" });
+      expect((await apiClient(tokenFor({ organizationId })).get("/hubs")).body.data).toEqual([]);
     });
   });
 

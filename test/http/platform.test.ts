@@ -11,6 +11,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ status: false, message: "Bad request - invalid parameters provided.", failedCode: "sys-400" });
     expect(response.body.errors).toEqual([{ field: "body", message: "body is not valid JSON" }]);
+    expect((await api.get("/vehicles")).body.data).toEqual([]);
   });
 
   it("answers a non-JSON content type with 415", async () => {
@@ -18,6 +19,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
     const response = await api.request("POST", "/vehicle", { rawBody: "name=x", headers: { "content-type": "text/plain" } });
     expect(response.status).toBe(415);
     expect(response.body).toMatchObject({ status: false, failedCode: "sys-415" });
+    expect((await api.get("/vehicles")).body.data).toEqual([]);
   });
 
   it("answers an empty body with 400", async () => {
@@ -35,6 +37,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
     });
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ status: false, failedCode: "sys-413" });
+    expect((await api.get("/vehicles")).body.data).toEqual([]);
   });
 
   it("answers a path parameter with a malformed percent-encoding with 400 in the error model", async () => {
@@ -158,6 +161,7 @@ describe("HTTP platform behaviour through the local gateway", () => {
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("GET, OPTIONS");
       expect(response.body).toMatchObject({ status: false, failedCode: "sys-405" });
+      expect((await api.get("/vehicles")).body.data).toEqual([]);
     });
 
     it("answer 401 with a bearer challenge (the authorizer's UNAUTHORIZED gateway response: one fixed header value)", async () => {

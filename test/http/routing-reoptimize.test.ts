@@ -68,6 +68,8 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     const again = await day.api.post(`/routing/result/${day.first._id}/reoptimize`, {});
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ failedCode: "reopt-409", resultId: replan });
+    const hubResults = (await day.api.get(`/routing/results?hubId=${day.hub._id}`)).body.data.map((r: { _id: string }) => r._id);
+    expect(hubResults.sort()).toEqual([day.first._id, replan].sort());
 
     await deliverRuns([replan]);
     const result = (await day.api.get(`/routing/result/${replan}`)).body.data;
@@ -112,6 +114,7 @@ describe("POST /routing/result/{resultId}/reoptimize", () => {
     const refused = await day.api.post(`/routing/result/${ongoing._id}/reoptimize`, {});
     expect(refused.status).toBe(409);
     expect(refused.body.failedCode).toBe("sys-409");
+    expect((await results()).map((r: { _id: string }) => r._id).sort()).toEqual([day.first._id, ongoing._id].sort());
     await deliverRuns([ongoing._id]);
   });
 

@@ -97,7 +97,7 @@ describe("Routing results", () => {
     ])("rejects %s with 400 naming the field and stores nothing", async (_, body, field) => {
       const tenant = newTenant();
       const response = await tenant.api.post("/routing/result", body);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toContain(field);
       expect((await tenant.api.get("/routing/results")).body.data).toEqual([]);
     });
@@ -106,8 +106,9 @@ describe("Routing results", () => {
       const owner = await tenantWithPlan({ visits: 0 });
       const other = newTenant();
       const foreign = await other.api.post("/routing/result", { configurationId: owner.profile._id });
-      expect(foreign.status).toBe(400);
+      expect(refusal(foreign)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(foreign)).toEqual(["configurationId"]);
+      expect((await other.api.get("/routing/results")).body.data).toEqual([]);
       const restricted = apiClient(tokenFor({ organizationId: owner.organizationId, hubIds: ["another-hub"] }));
       expect(refusal(await restricted.post("/routing/result", { configurationId: owner.profile._id }))).toEqual({
         status: 400,
@@ -219,7 +220,7 @@ describe("Routing results", () => {
       ["foo", "?foo=1"],
     ])("rejects an invalid %s with 400", async (field, query) => {
       const response = await newTenant().api.get(`/routing/results${query}`);
-      expect(response.status).toBe(400);
+      expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(response)).toContain(field);
     });
 

@@ -17,6 +17,7 @@ function rejection(run: () => unknown) {
     if (!(error instanceof AppError)) throw error;
     return {
       status: error.statusCode,
+      failedCode: error.failedCode,
       field: error instanceof ValidationError ? error.errors[0]?.field : undefined,
       message: error.message,
     };
@@ -85,7 +86,7 @@ describe("Function: readCertificateUpload", () => {
     const padded = (size: number) => Buffer.concat([Buffer.from(certificate.pem), Buffer.alloc(size - certificate.pem.length, "\n")]);
     expect(readCertificateUpload(file(padded(MAX_CERTIFICATE_BYTES))).content.length).toBe(MAX_CERTIFICATE_BYTES);
     const tooLarge = rejection(() => readCertificateUpload(file(padded(MAX_CERTIFICATE_BYTES + 1))));
-    expect(tooLarge.status).toBe(413);
+    expect(tooLarge).toMatchObject({ status: 413, failedCode: "sys-413" });
     expect(tooLarge.message).toContain("azureCert");
     expect(() => readCertificateUpload(file(padded(MAX_CERTIFICATE_BYTES + 1)))).toThrow(PayloadTooLargeError);
   });

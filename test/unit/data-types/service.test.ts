@@ -157,8 +157,8 @@ describe("Service: data types", () => {
     it("answers 404 for another organization's type and for a malformed id", async () => {
       const { service } = setup();
       const created = await service.create(caller, customer());
-      expect((await failure(service.get(otherOrg, created._id))).status).toBe(404);
-      expect((await failure(service.get(caller, "not-an-id"))).status).toBe(404);
+      expect(await failure(service.get(otherOrg, created._id))).toMatchObject({ status: 404, failedCode: "sys-404" });
+      expect(await failure(service.get(caller, "not-an-id"))).toMatchObject({ status: 404, failedCode: "sys-404" });
     });
   });
 
@@ -316,7 +316,7 @@ describe("Service: data types", () => {
       expect(await failure(service.remove(caller, created._id))).toMatchObject({ status: 409, failedCode: "dt-004" });
       memory.setRecordCount("org-1", created._id, 0);
       await service.remove(caller, created._id);
-      expect((await failure(service.get(caller, created._id))).status).toBe(404);
+      expect(await failure(service.get(caller, created._id))).toMatchObject({ status: 404, failedCode: "sys-404" });
     });
   });
 
