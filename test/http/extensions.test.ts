@@ -317,6 +317,7 @@ describe("Entity extensions: users, roles and flows (PUT/GET /extension/{entity}
     const taken = await api.put("/extension/user/user-2", { custom: { employeeNo: "E-1" } });
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({ failedCode: "ext-001", errors: [{ field: "custom.employeeNo" }] });
+    expect(refusal(await api.get("/extension/user/user-2"))).toEqual({ status: 404, failedCode: "sys-404" });
     expect((await api.put("/extension/user/user-1", { custom: { employeeNo: "E-1b" } })).status).toBe(200);
     expect((await api.put("/extension/user/user-2", { custom: { employeeNo: "E-1" } })).status).toBe(200);
 

@@ -164,6 +164,7 @@ describe("Idempotency-Key on creating routes", () => {
     const inFlight = await postWithKey(api, "/hub", hubBody, key);
     expect(inFlight.status).toBe(409);
     expect(inFlight.body).toMatchObject({ status: false, failedCode: "idem-409" });
+    expect(await hubNames(api)).toEqual([hubBody.name]);
     // A crashed invocation's record (in-progress time over) no longer blocks: the request runs.
     await markInProgress(Date.now() - 1_000);
     const takenOver = await postWithKey(api, "/hub", hubBody, key);

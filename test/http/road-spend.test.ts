@@ -41,13 +41,21 @@ describe("Road-engine spend per plan", () => {
 
     const refused = await api.post("/routing/configuration", { name: "X", hubId: hub._id, travelProvider: "priced-osrm" });
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ status: false, errors: [{ field: "travelProvider", message: allowedMessage }] });
+    expect(refused.body).toMatchObject({
+      status: false,
+      failedCode: "sys-400",
+      errors: [{ field: "travelProvider", message: allowedMessage }],
+    });
     expect((await api.get(`/routing/configurations?hubId=${hub._id}`)).body.data).toHaveLength(0);
 
     const profile = await created(api, "/routing/configuration", { name: "Roads", hubId: hub._id, travelProvider: "fake-osrm" });
     const patched = await api.patch(`/routing/configuration/${profile._id}`, { travelProvider: "priced-osrm" });
     expect(patched.status).toBe(400);
-    expect(patched.body).toMatchObject({ status: false, errors: [{ field: "travelProvider", message: allowedMessage }] });
+    expect(patched.body).toMatchObject({
+      status: false,
+      failedCode: "sys-400",
+      errors: [{ field: "travelProvider", message: allowedMessage }],
+    });
     expect((await api.get(`/routing/configuration/${profile._id}`)).body.data).toMatchObject({ travelProvider: "fake-osrm" });
   });
 

@@ -122,6 +122,7 @@ describe("Road-network travel (osrm provider)", () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({
       status: false,
+      failedCode: "sys-400",
       errors: [
         {
           field: "travelProvider",

@@ -120,13 +120,14 @@ describe("Visit lifecycle", () => {
     });
 
     it("holds the vehicle for one visit at a time (409 visit-411) until that one is done", async () => {
-      const { driver, visit } = await dispatchedVisit();
+      const { driver, visit, api } = await dispatchedVisit();
       const first = await visit(1);
       const second = await visit(2);
       expect((await progress(driver, first, { action: "start" })).status).toBe(200);
       const busy = await progress(driver, second, { action: "start" });
       expect(busy.status).toBe(409);
       expect(busy.body.failedCode).toBe("visit-411");
+      expect((await api.get(`/visit/${second}`)).body.data.status).toBe("ASSIGNED");
       expect((await progress(driver, first, { action: "complete" })).status).toBe(200);
       expect((await progress(driver, second, { action: "arrive" })).status).toBe(200);
     });
@@ -143,6 +144,7 @@ describe("Visit lifecycle", () => {
       expect(refusal(await progress(apiClient(undefined), id, { action: "start" }))).toEqual({ status: 401, failedCode: "sys-401" });
       const noSlug = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["view/visit"] }));
       expect(refusal(await progress(noSlug, id, { action: "start" }))).toEqual({ status: 403, failedCode: "sys-035" });
+      expect((await api.get(`/visit/${id}`)).body.data.status).toBe("ASSIGNED");
       // A dispatcher (edit/visit) may act for the driver.
       expect((await progress(api, id, { action: "start" })).status).toBe(200);
       expect((await api.get(`/visit/${id}`)).body.data.lastTransition.userId).toBe("dispatcher-1");
