@@ -28,9 +28,9 @@ describe("Configuration profile delete vs. concurrent schedule writes", () => {
     const profileNow = await api.get(`/routing/configuration/${profile}`);
     if (deleteResponse.status === 200) {
       expect(created).toHaveLength(0);
-      expect(profileNow.status).toBe(404);
+      expect(refusal(profileNow)).toEqual({ status: 404, failedCode: "sys-404" });
     } else {
-      expect(deleteResponse.status).toBe(409);
+      expect(refusal(deleteResponse)).toEqual({ status: 409, failedCode: "configuration-409" });
       expect(profileNow.status).toBe(200);
     }
     // whatever won: every schedule's profile exists

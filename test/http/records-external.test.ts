@@ -151,8 +151,9 @@ describe("External-API data types", () => {
     expect(refusal(await hidden.get("/data/type/Remote/Ext%20Two?fields=score"))).toEqual({ status: 403, failedCode: "data-403" });
 
     const write = await api.post("/data", { dataTypeId: type._id, hubId: "hub-1", dataId: "New", score: 1 });
-    expect(write.status).toBe(400);
+    expect(refusal(write)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(write.body.errors[0].field).toBe("dataTypeId");
+    expect(refusal(await api.get("/data/type/Remote/New"))).toEqual({ status: 404, failedCode: "sys-404" });
     expect(refusal(await api.put("/data/type/Remote/Ext%20Two", { score: 1 }))).toEqual({ status: 400, failedCode: "sys-400" });
     expect(refusal(await api.delete("/data/type/Remote/Ext%20Two"))).toEqual({ status: 400, failedCode: "sys-400" });
   });

@@ -213,11 +213,12 @@ describe("POST /data", () => {
 
 describe("Uniqueness", () => {
   it("keeps dataId unique per hub and type", async () => {
-    const { api, hubB, record } = await setup();
+    const { api, hubB, type, record } = await setup();
     await create(api, record());
     const again = await api.post("/data", record());
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: false, failedCode: "data-001", errors: [{ field: "dataId" }] });
+    expect((await listOf(api, `dataTypeId=${type._id}`)).map((item) => item.dataId)).toEqual(["Acme Corp"]);
     await create(api, record({ hubId: hubB }));
   });
 
@@ -233,11 +234,12 @@ describe("Uniqueness", () => {
   });
 
   it("enforces unique fields per hub and names the field", async () => {
-    const { api, hubB, record } = await setup();
+    const { api, hubB, type, record } = await setup();
     await create(api, record({ email: "x@acme.test" }));
     const clash = await api.post("/data", record({ dataId: "Other", email: "x@acme.test" }));
     expect(clash.status).toBe(409);
     expect(clash.body).toMatchObject({ failedCode: "data-002", errors: [{ field: "email" }] });
+    expect((await listOf(api, `dataTypeId=${type._id}`)).map((item) => item.dataId)).toEqual(["Acme Corp"]);
     await create(api, record({ dataId: "Other", hubId: hubB, email: "x@acme.test" }));
   });
 
@@ -856,6 +858,7 @@ describe("Data type interplay", () => {
     const locked = await api.post("/data", record({ hubId: hubA }));
     expect(locked.status).toBe(409);
     expect(locked.body.failedCode).toBe("data-004");
+    expect(await listOf(api, `dataTypeId=${type._id}`)).toEqual([]);
   });
 });
 

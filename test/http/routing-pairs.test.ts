@@ -81,13 +81,14 @@ describe("Pickup-and-delivery pairs through a run", () => {
     const elsewhere = await created(tenant.api, "/visit", { hubId: other._id, name: "E", coordinate: "-6.3,106.9" });
 
     const unknown = await visit({ pickupVisitId: "000000000000000000000000" });
-    expect(unknown.status).toBe(400);
+    expect(refusal(unknown)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(fields(unknown)).toEqual(["pickupVisitId"]);
     expect(unknown.body.status).toBe(false);
     const otherHub = await visit({ pickupVisitId: elsewhere._id });
-    expect(otherHub.status).toBe(400);
+    expect(refusal(otherHub)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(otherHub.body.message).toBeTruthy();
     expect(fields(otherHub)).toEqual(["pickupVisitId"]);
+    expect((await tenant.api.get("/visits?limit=100")).body.data).toHaveLength(2);
 
     const delivery = await created(tenant.api, "/visit", {
       hubId: hub._id,
@@ -107,9 +108,10 @@ describe("Pickup-and-delivery pairs through a run", () => {
     }
     // A paired pickup stays in its delivery's hub and cannot be deleted while paired.
     const moved = await tenant.api.patch(`/visit/${pickup._id}`, { hubId: other._id });
-    expect(moved.status).toBe(400);
+    expect(refusal(moved)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(fields(moved)).toEqual(["hubId"]);
     expect(refusal(await tenant.api.delete(`/visit/${pickup._id}`))).toEqual({ status: 400, failedCode: "sys-400" });
+    expect((await tenant.api.get(`/visit/${pickup._id}`)).body.data.hubId).toBe(hub._id);
     // Unpairing releases the pickup: another delivery may claim it, and it may be deleted once that one is gone.
     const unpaired = await tenant.api.patch(`/visit/${delivery._id}`, { pickupVisitId: null });
     expect(unpaired.status).toBe(200);

@@ -96,6 +96,7 @@ describe("Webhook subscriptions", () => {
     const refused = await api.post("/webhook", subscription);
     expect(refused.status).toBe(409);
     expect(refused.body.failedCode).toBe("webhook-409");
+    expect((await api.get("/webhooks?limit=100")).body.data).toHaveLength(defaultMaxWebhooks);
     // Another organization is not affected.
     expect((await newTenant().api.post("/webhook", subscription)).status).toBe(201);
   });
