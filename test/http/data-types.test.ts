@@ -562,6 +562,7 @@ describe("Data types API", () => {
       const clash = await api.post("/data-type", { ...extension, name: "Hub extras", extends: { entity: "hub" } });
       expect(clash.status).toBe(409);
       expect(clash.body.failedCode).toBe("dt-002");
+      expect((await listNames(api)).sort()).toEqual(["Extras", "Vehicle extras"]);
     });
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { haversineMetres } from "#shared/routing/matrix";
 import { newTenant } from "#test/support/local-api";
 import { created, runOnDemand } from "#test/support/on-demand-runs";
+import { refusal } from "#test/support/refusals";
 
 /**
  * Route-planner features end to end through the local gateway: visit priority, a vehicle that starts
@@ -68,10 +69,12 @@ describe("Routing features through a run", () => {
     const tenant = newTenant();
     const hub = await created(tenant.api, "/hub", { name: "Depot", address: "Jl. Depot 1", lat: -6.2, lng: 106.8 });
     const visit = await tenant.api.post("/visit", { hubId: hub._id, name: "X", coordinate: "-6.2,106.8", priority: 6 });
-    expect(visit.status).toBe(400);
+    expect(refusal(visit)).toEqual({ status: 400, failedCode: "sys-400" });
+    expect((await tenant.api.get("/visits")).body.data).toEqual([]);
     expect(visit.body.errors.map((e: { field: string }) => e.field)).toEqual(["priority"]);
     const vehicle = await tenant.api.post("/vehicle", { name: "V", hubId: hub._id, startLocation: { lat: 91, lng: 0 } });
-    expect(vehicle.status).toBe(400);
+    expect(refusal(vehicle)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(vehicle.body.errors.map((e: { field: string }) => e.field)[0]).toMatch(/^startLocation/);
+    expect((await tenant.api.get("/vehicles")).body.data).toEqual([]);
   });
 });

@@ -216,6 +216,7 @@ describe("GET /v3/usage and run metering (local gateway)", () => {
         failedCode: "run-quota-429",
         message: expect.stringContaining("plan tiny allows 3 optimizer seconds"),
       });
+      expect((await tenant.api.get("/routing/results")).body.data).toHaveLength(1);
     });
 
     it("the cap on runs queued or running is the tenant plan's maxRunsQueued (free: 2)", async () => {

@@ -278,6 +278,7 @@ describe("Proof of delivery", () => {
     const refused = await askUpload(otherDriver, id, body);
     expect(refused.status).toBe(403);
     expect(refused.body.failedCode).toBe("visit-403");
+    expect((await api.get(`/visit/${id}`)).body.data).toMatchObject({ status: "ASSIGNED", proofs: [] });
     expect((await askUpload(api, id, body)).status).toBe(201);
     const viewer = apiClient(tokenFor({ organizationId, sub: "driver-1", permissions: ["view/visit"] }));
     expect(refusal(await askUpload(viewer, id, body))).toEqual({ status: 403, failedCode: "sys-035" });
