@@ -12,6 +12,7 @@ import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
 import { repositoryRoot } from "#infra/repository-root";
 import { ALWAYS_ON_SHIFT } from "#test/support/shifts";
+import { refusal } from "#test/support/refusals";
 import { chromiumMissing, chromiumPath, launchChromium, testOutputPath } from "#test/support/chromium";
 
 /**
@@ -172,7 +173,8 @@ describe("npm start and npm run token", () => {
   });
 
   it("rejects requests without a token", async () => {
-    expect((await fetch(`${baseUrl}/vehicles`)).status).toBe(401);
+    const refused = await fetch(`${baseUrl}/vehicles`);
+    expect(refusal({ status: refused.status, body: await refused.json() })).toEqual({ status: 401, failedCode: "sys-401" });
   });
 });
 
