@@ -337,12 +337,15 @@ describe("POST /data-type/import: import from the earlier version", () => {
   it("refuses what cannot start an import: no upload, another organization's upload, a bad header, a taken name", async () => {
     const { api } = newTenant();
     const missing = await api.post("/data-type/import", { mode: "copy", source: { uploadId: "0123456789abcdef01234567" } });
-    expect(missing.status).toBe(400);
+    expect(refusal(missing)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(missing.body.errors.map((error: { field: string }) => error.field)).toEqual(["source.uploadId"]);
 
     const other = newTenant();
     const foreign = await upload(other.api, exportText("Foreign", 1));
-    expect((await api.post("/data-type/import", { mode: "copy", source: { uploadId: foreign } })).status).toBe(400);
+    expect(refusal(await api.post("/data-type/import", { mode: "copy", source: { uploadId: foreign } }))).toEqual({
+      status: 400,
+      failedCode: "sys-400",
+    });
 
     const badMode = await api.post("/data-type/import", { mode: "link", source: { uploadId: foreign }, extra: 1 });
     expect(badMode.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["extra", "mode"]);
@@ -360,7 +363,7 @@ describe("POST /data-type/import: import from the earlier version", () => {
       recordCount: 0,
     };
     const both = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, JSON.stringify(header)) } });
-    expect(both.status).toBe(400);
+    expect(refusal(both)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(both.body.errors.map((error: { field: string }) => error.field)).toContain("export.dataType.fields.0.type");
 
     const notJson = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, "not json\n{}\n") } });
@@ -373,11 +376,13 @@ describe("POST /data-type/import: import from the earlier version", () => {
     });
     expect(limited.status).toBe(403);
     expect(limited.body.failedCode).toBe("dt-403");
+    expect((await hubLimited.api.get("/data-types")).body.data_types).toEqual([]);
 
     expect((await api.post("/data-type", { name: "Taken", fields: [{ title: "Name", type: "title" }] })).status).toBe(201);
     const taken = await api.post("/data-type/import", { mode: "copy", source: { uploadId: await upload(api, exportText("taken", 0)) } });
     expect(taken.status).toBe(409);
     expect(taken.body.failedCode).toBe("dt-001");
+    expect((await api.get("/data-types")).body.data_types.map((type: { name: string }) => type.name)).toEqual(["Taken"]);
   });
 
   it("refuses an upload stored with another content type (400 on export), creates nothing, and imports the same bytes sent as the form says", async () => {
@@ -562,7 +567,7 @@ describe("POST /data-type/import: the plan's import limits", () => {
       mode: "copy",
       source: { uploadId: await storeDirectly(api, organizationId, text) },
     });
-    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(response.body.errors).toEqual([
       { field: "export", message: expect.stringMatching(/plan free lets an import read at most 10485760 bytes/) },
     ]);
