@@ -271,7 +271,7 @@ describe("Routing results", () => {
       const tenant = await tenantWithPlan();
       const result = await doneResult(tenant);
       const unknown = await tenant.api.post(`/routing/result/${result._id}/dispatch?vehicleIds=nope`);
-      expect(unknown.status).toBe(400);
+      expect(refusal(unknown)).toEqual({ status: 400, failedCode: "sys-400" });
       expect(fields(unknown)).toEqual(["vehicleIds"]);
       const ongoing = await created(tenant.api, "/routing/result", { configurationId: tenant.profile._id });
       expect(refusal(await tenant.api.post(`/routing/result/${ongoing._id}/dispatch`))).toEqual({ status: 409, failedCode: "sys-409" });
