@@ -1,6 +1,6 @@
 import { Duration, type Stack, Validations } from "aws-cdk-lib";
 import type { RestApi } from "aws-cdk-lib/aws-apigateway";
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { LogGroup, type MetricFilter } from "aws-cdk-lib/aws-logs";
@@ -65,25 +65,44 @@ export function alarmsAndDashboard(
   const { webhookQueue, webhookDeadLetterQueue } = resources.webhooks;
   const { tick, worker, importWorker, publisher, deliveryWorker, publisherFailureQueue } = resources.jobs;
 
-  const oldestMessageAlarm = (id: string, queue: Queue, seconds: number, periods: number, description: string) =>
+  /**
+   * Every alarm of the stack but TickMissing: it fires when its metric is above the threshold, a
+   * period without data is not a breach, and its description ends with its runbook section in
+   * docs/operations.md (the id without "Alarm").
+   */
+  const runbookAlarm = (
+    id: string,
+    description: string,
+    metric: IMetric,
+    threshold: number,
+    periods: { evaluationPeriods: number; datapointsToAlarm?: number } = { evaluationPeriods: 1 },
+  ) =>
     new Alarm(stack, id, {
       alarmDescription: `${description} (docs/operations.md, Runbook: "${id.replace(/Alarm$/, "")}")`,
-      metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: "Maximum" }),
-      threshold: seconds,
+      metric,
+      threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: periods,
+      ...periods,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+  const oldestMessageAlarm = (id: string, queue: Queue, seconds: number, evaluationPeriods: number, description: string) =>
+    runbookAlarm(
+      id,
+      description,
+      queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: "Maximum" }),
+      seconds,
+      {
+        evaluationPeriods,
+      },
+    );
   // Any message in a dead-letter queue is a failure an operator must look at.
   const deadLetterAlarm = (id: string, queue: Queue, periodMinutes: number, description: string) =>
-    new Alarm(stack, id, {
-      alarmDescription: `${description} (docs/operations.md, Runbook: "${id.replace(/Alarm$/, "")}")`,
-      metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(periodMinutes), statistic: "Maximum" }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    runbookAlarm(
+      id,
+      description,
+      queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(periodMinutes), statistic: "Maximum" }),
+      0,
+    );
   const queueAlarms = [
     oldestMessageAlarm(
       "RunQueueAgeAlarm",
@@ -164,28 +183,22 @@ export function alarmsAndDashboard(
     deadLetterAlarm("DeadLetterQueueAlarm", deadLetterQueue, 1, "Routing runs failed 3 deliveries and wait in the dead-letter queue"),
     // The authorizer throws "Unauthorized" for every bad token (Lambda counts those as Errors): its
     // own failures (JWKS unreachable, store errors) are the log lines counted as AuthorizerFailures.
-    new Alarm(stack, "AuthorizerFailureAlarm", {
-      alarmDescription:
-        'The tenant authorizer failed on its own (JWKS unreachable, tenant store error), not on a bad token: callers get 401 or 500 (docs/operations.md, Runbook: "AuthorizerFailure")',
-      metric: authorizerFailures.metric({ period: Duration.minutes(5), statistic: "Sum" }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    new Alarm(stack, "AuthorizerThrottlesAlarm", {
-      alarmDescription:
-        'Lambda refused tenant authorizer invocations (concurrency used up): callers get 500 (docs/operations.md, Runbook: "AuthorizerThrottles")',
-      metric: authorizerFunction.metricThrottles({ period: Duration.minutes(5), statistic: "Sum" }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    new Alarm(stack, "TableThrottleAlarm", {
-      alarmDescription:
-        'DynamoDB throttled reads or writes of the table in 2 of 3 periods of 5 minutes (a hot partition or key): requests answer 503 sys-503 after their retry budget (docs/operations.md, Runbook: "TableThrottle")',
-      metric: new MathExpression({
+    runbookAlarm(
+      "AuthorizerFailureAlarm",
+      "The tenant authorizer failed on its own (JWKS unreachable, tenant store error), not on a bad token: callers get 401 or 500",
+      authorizerFailures.metric({ period: Duration.minutes(5), statistic: "Sum" }),
+      0,
+    ),
+    runbookAlarm(
+      "AuthorizerThrottlesAlarm",
+      "Lambda refused tenant authorizer invocations (concurrency used up): callers get 500",
+      authorizerFunction.metricThrottles({ period: Duration.minutes(5), statistic: "Sum" }),
+      0,
+    ),
+    runbookAlarm(
+      "TableThrottleAlarm",
+      "DynamoDB throttled reads or writes of the table in 2 of 3 periods of 5 minutes (a hot partition or key): requests answer 503 sys-503 after their retry budget",
+      new MathExpression({
         expression: "reads + writes",
         usingMetrics: {
           reads: tableMetric(table, "ReadThrottleEvents"),
@@ -194,12 +207,9 @@ export function alarmsAndDashboard(
         period: Duration.minutes(5),
         label: "Table throttle events",
       }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
+      0,
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
     oldestMessageAlarm(
       "WebhookQueueAgeAlarm",
       webhookQueue,
@@ -220,18 +230,17 @@ export function alarmsAndDashboard(
       1,
       "A batch of table changes failed the webhook publisher's retries: its events were not published; replay it within 24 h of the writes",
     ),
-    new Alarm(stack, "WebhookPublisherIteratorAgeAlarm", {
-      alarmDescription: `The webhook publisher is over ${publisherIteratorAgeAlarmMinutes} minutes behind the table's stream for 15 minutes: events are late, and records older than 24 h leave the stream (docs/operations.md, Runbook: "WebhookPublisherIteratorAge")`,
-      metric: publisher.metric("IteratorAge", { period: Duration.minutes(5), statistic: "Maximum" }),
-      threshold: publisherIteratorAgeAlarmMinutes * 60_000,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    new Alarm(stack, "Api5xxRateAlarm", {
-      alarmDescription:
-        'More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived (docs/operations.md, Runbook: "Api5xxRate")',
-      metric: new MathExpression({
+    runbookAlarm(
+      "WebhookPublisherIteratorAgeAlarm",
+      `The webhook publisher is over ${publisherIteratorAgeAlarmMinutes} minutes behind the table's stream for 15 minutes: events are late, and records older than 24 h leave the stream`,
+      publisher.metric("IteratorAge", { period: Duration.minutes(5), statistic: "Maximum" }),
+      publisherIteratorAgeAlarmMinutes * 60_000,
+      { evaluationPeriods: 3 },
+    ),
+    runbookAlarm(
+      "Api5xxRateAlarm",
+      "More than 1 % of API requests answered 5xx over 5 minutes, once at least 20 arrived",
+      new MathExpression({
         expression: "IF(requests >= 20, 100 * errors / requests, 0)",
         usingMetrics: {
           errors: api.metricServerError({ period: Duration.minutes(5), statistic: "Sum" }),
@@ -240,29 +249,21 @@ export function alarmsAndDashboard(
         period: Duration.minutes(5),
         label: "API 5xx %",
       }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    new Alarm(stack, "TickFailedAlarm", {
-      alarmDescription:
-        'The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued (docs/operations.md, Runbook: "TickFailed")',
-      metric: tick.metricErrors({ period: Duration.minutes(1), statistic: "Sum" }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
-    new Alarm(stack, "TickNearTimeoutAlarm", {
-      alarmDescription: `The scheduler tick ran over 80 % of its ${tickTimeout.toSeconds()} s timeout in 2 of 3 minutes (docs/operations.md, Runbook: "TickNearTimeout")`,
-      metric: tick.metricDuration({ period: Duration.minutes(1), statistic: "Maximum" }),
-      threshold: tickTimeout.toMilliseconds() * 0.8,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }),
+      1,
+    ),
+    runbookAlarm(
+      "TickFailedAlarm",
+      "The scheduler tick failed (an invocation error or timeout): due runs may not be enqueued",
+      tick.metricErrors({ period: Duration.minutes(1), statistic: "Sum" }),
+      0,
+    ),
+    runbookAlarm(
+      "TickNearTimeoutAlarm",
+      `The scheduler tick ran over 80 % of its ${tickTimeout.toSeconds()} s timeout in 2 of 3 minutes`,
+      tick.metricDuration({ period: Duration.minutes(1), statistic: "Maximum" }),
+      tickTimeout.toMilliseconds() * 0.8,
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
   ];
   for (const alarm of alarms.filter((each) => !jobAlarms.includes(each))) alarm.addAlarmAction(new SnsAction(alarmTopic));
 
