@@ -9,5 +9,10 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
 // Development machines run Node 20; the SDK's notice that its 2027 releases need Node 22 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 process.env.POWERTOOLS_TRACE_ENABLED ??= "false";
+// With tracing off, the X-Ray SDK (loaded by the Powertools tracer) needs no automatic context: in
+// automatic mode it installs cls-hooked's async hooks, which track every promise of the process (in a
+// CPU profile of the import suite, a tenth of its worker's time). Manual mode installs none. Lambda
+// never sees this variable.
+process.env.AWS_XRAY_MANUAL_MODE ??= "true";
 
 export {};

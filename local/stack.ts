@@ -183,6 +183,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_METRICS_NAMESPACE: "FieldOperations",
       POWERTOOLS_METRICS_DISABLED: "true",
       POWERTOOLS_TRACE_ENABLED: "false",
+      // And no X-Ray context tracking (local/process-defaults.ts says why).
+      AWS_XRAY_MANUAL_MODE: "true",
       // Unknown organizations are enrolled on the default plan at their first call (the stack's default is off).
       TENANT_AUTO_ENROLL: process.env.TENANT_AUTO_ENROLL ?? "true",
       // Webhook signing secrets are sealed with this key (on AWS: the stack's).
