@@ -76,8 +76,10 @@ describe.skipIf(!chromiumPath)(
       const pageErrors: string[] = [];
       page.on("pageerror", (error) => pageErrors.push(error.message));
 
-      await page.goto(`${baseUrl()}/docs`);
-      await page.waitForSelector(".opblock", { timeout: 30_000 });
+      // Hang guards, not speed checks: the page renders the whole OpenAPI document (~12 s here beside
+      // three other files); at twice the usual load the page load alone passed Playwright's default 30 s.
+      await page.goto(`${baseUrl()}/docs`, { timeout: 90_000 });
+      await page.waitForSelector(".opblock", { timeout: 90_000 });
       const operations = await page.$$eval(".opblock", (blocks) =>
         blocks.map((block) => ({
           id: block.id,
