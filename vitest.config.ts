@@ -22,7 +22,8 @@ const strictFiles = [
   "test/http/profile-delete-race.test.ts",
 ];
 const strictPatterns = [...strictFiles, "test/**/*.strict.test.ts"];
-const integrationPatterns = ["test/integration/**/*.test.ts", "test/http/**/*.test.ts", "test/infra/**/*.test.ts"];
+const integrationDirectories = ["test/integration", "test/http", "test/infra"];
+const integrationPatterns = integrationDirectories.map((directory) => `${directory}/**/*.test.ts`);
 // Unit and integration files share their worker's modules (`isolate: false`): the route table, the
 // SDK, the CDK library and the domain load once per worker instead of once per file (unit files:
 // 41 s and 73 CPU-s against 103 s and 152; 20 HTTP files: 120 CPU-s against 155). A file that changes
@@ -34,7 +35,7 @@ const integrationPatterns = ["test/integration/**/*.test.ts", "test/http/**/*.te
 // gateway (test/support/strict-dynamodb.ts): always isolated.
 const changesModuleState =
   /\b(ownStackWithReceiver|startLocalStack|startGateway|setLogLevel)\b|\bvi\.(hoisted|mock|doMock|stubEnv|stubGlobal)\b|process\.env\.\w+\s*=(?!=)|delete process\.env|await import\(/;
-const isolatedFiles = ["test/unit", "test/integration", "test/http", "test/infra"]
+const isolatedFiles = ["test/unit", ...integrationDirectories]
   .flatMap((directory) => (readdirSync(directory, { recursive: true }) as string[]).map((name) => `${directory}/${name}`))
   .filter((file) => file.endsWith(".test.ts") && !strictFiles.includes(file) && !file.endsWith(".strict.test.ts"))
   .filter((file) => changesModuleState.test(readFileSync(file, "utf8")));
@@ -42,8 +43,8 @@ const isolatedUnitFiles = isolatedFiles.filter((file) => file.startsWith("test/u
 const isolatedIntegrationFiles = isolatedFiles.filter((file) => !file.startsWith("test/unit/"));
 // Workers: most integration and HTTP files wait (on DynamoDB Local, the gateway, fence waits, a
 // scheduler minute), so twice the cores run more of them at once than Vitest's default (cores - 1,
-// one worker on 2 cores): the integration, integration-isolated and strict projects share one pool of that size, longest
-// files first, so no long file starts last (test/support/longest-first-sequencer.ts). The unit
+// one worker on 2 cores): the integration, integration-isolated and strict projects share one pool
+// of that size, longest files first, so no long file starts last (test/support/longest-first-sequencer.ts). The unit
 // files are CPU-bound with 5 s timeouts: they run first, on one worker per core (4 on 2 cores timed
 // out 13 of them on a loaded machine). VITEST_MAX_WORKERS sets the shared pool's size.
 const cores = availableParallelism();
