@@ -1,7 +1,7 @@
 import { configuredPlans } from "#shared/config/tenant-plans";
 import { s3ImportSource } from "#shared/blob/import-source";
 import { recordService } from "#shared/app/records";
-import { createLegacyImportService, type ImportQuota } from "#shared/domain/data-types/import-service";
+import { createLegacyImportService, type ImportQuota, type LegacyImportDependencies } from "#shared/domain/data-types/import-service";
 import { importChargeDay, importLimitsOf, ImportQuotaExceededError, TooManyImportsError } from "#shared/domain/usage/import-quota";
 import { planOf } from "#shared/domain/usage/run-quota";
 import { utcDay, utcMonth } from "#shared/domain/usage/schema";
@@ -28,12 +28,15 @@ export const importQuota: ImportQuota = {
   },
 };
 
-/** Composition root of the legacy import: the domain service over S3 (the export), SQS (steps), DynamoDB (type, state, records, plan limits). */
-export const legacyImportService = createLegacyImportService({
+/** What the legacy import runs over: S3 (the export), SQS (steps), DynamoDB (type, state, records, plan limits). */
+export const legacyImportDependencies: LegacyImportDependencies = {
   dataTypes: dynamoDataTypeStore,
   imports: dynamoImportStateStore,
   source: s3ImportSource,
   queue: sqsImportQueue,
   records: recordService,
   quota: importQuota,
-});
+};
+
+/** Composition root of the legacy import. */
+export const legacyImportService = createLegacyImportService(legacyImportDependencies);

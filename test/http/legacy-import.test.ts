@@ -3,6 +3,7 @@ import { ChangeMessageVisibilityCommand, type Message, SQSClient } from "@aws-sd
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { createLegacyImportHandler, handler as importWorker } from "#functions/jobs/legacy-import";
+import { legacyImportDependencies } from "#shared/app/legacy-import";
 import { recordService } from "#shared/app/records";
 import { s3ImportSource } from "#shared/blob/import-source";
 import { appConfig } from "#shared/config/env";
@@ -30,6 +31,16 @@ import { resetStrictDynamoDb } from "#test/support/strict-dynamodb";
  */
 const sqs = new SQSClient({});
 const s3 = new S3Client({ forcePathStyle: true });
+
+/**
+ * The import worker with pages of 50 records, not 500: redelivery, rollback and the charge are the
+ * same steps at any page size, and the tests of them write a tenth of the records. The first test
+ * imports at the production page size.
+ */
+const SMALL_PAGE = 50;
+const smallPageWorker = createLegacyImportHandler(() =>
+  createLegacyImportService({ ...legacyImportDependencies, pageRecords: SMALL_PAGE }),
+);
 
 const legacyType = (name: string) => ({
   name,
@@ -151,11 +162,11 @@ async function importOf(api: ApiClient, dataTypeId: string) {
 }
 
 /** Runs the worker until the import is done or failed (or no message is left). */
-async function runImport(api: ApiClient, dataTypeId: string) {
+async function runImport(api: ApiClient, dataTypeId: string, worker = importWorker) {
   for (let i = 0; i < 200; i++) {
     const dataType = await importOf(api, dataTypeId);
     if (dataType.import.status === "done" || dataType.import.status === "failed") return dataType;
-    if ((await deliverNext(dataTypeId)) === undefined) return dataType;
+    if ((await deliverNext(dataTypeId, worker)) === undefined) return dataType;
   }
   throw new Error("import did not end");
 }
@@ -250,24 +261,22 @@ describe("POST /data-type/import: import from the earlier version", () => {
     expect((await api.post("/data", { dataTypeId: id, dataId: "two words", label: "x" })).status).toBe(201);
   });
 
-  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", {
-    timeout: 600_000,
-  }, async () => {
+  it("runs a redelivered page once: a duplicate delivery is acknowledged, and a page whose commit was lost rewrites nothing and counts once", async () => {
     const { api, organizationId } = newTenant();
-    const { uploadId, dataType } = await startImport(api, exportText("Redelivered", 1200), "copy");
+    const { uploadId, dataType } = await startImport(api, exportText("Redelivered", 120), "copy");
     const id = dataType._id;
     const queueUrl = appConfig().IMPORT_QUEUE_URL;
 
     // The same message delivered twice (SQS at-least-once): the second delivery changes nothing.
     const [first] = await importMessages(id);
     const message = first as Message;
-    await importWorker(sqsEvent([message]));
-    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 500 });
-    const again = await importWorker(sqsEvent([message]));
+    await smallPageWorker(sqsEvent([message]));
+    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 50 });
+    const again = await smallPageWorker(sqsEvent([message]));
     expect(again.batchItemFailures).toEqual([]);
     await acknowledge(sqs, queueUrl, [message], again);
-    expect((await importOf(api, id)).import).toMatchObject({ processed: 500 });
-    expect(await countRecords(api, id)).toBe(500);
+    expect((await importOf(api, id)).import).toMatchObject({ processed: 50 });
+    expect(await countRecords(api, id)).toBe(50);
 
     // A worker that writes page 2 and dies before committing its step: the redelivery finds its records and counts them once.
     let crashes = 1;
@@ -284,38 +293,37 @@ describe("POST /data-type/import: import from the earlier version", () => {
         source: s3ImportSource,
         queue: sqsImportQueue,
         records: recordService,
+        pageRecords: SMALL_PAGE,
       }),
     );
     expect(await deliverNext(id, crashingWorker)).toBe(1);
-    expect(await countRecords(api, id)).toBe(1000);
-    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 500 });
+    expect(await countRecords(api, id)).toBe(100);
+    expect((await importOf(api, id)).import).toMatchObject({ status: "running", processed: 50 });
     expect(await deliverNext(id, crashingWorker)).toBe(1);
-    expect((await importOf(api, id)).import).toMatchObject({ processed: 1000 });
+    expect((await importOf(api, id)).import).toMatchObject({ processed: 100 });
 
-    const done = await runImport(api, id);
-    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 1200, total: 1200 } });
-    expect(await countRecords(api, id)).toBe(1200);
+    const done = await runImport(api, id, smallPageWorker);
+    expect(done).toMatchObject({ locked: false, import: { status: "done", processed: 120, total: 120 } });
+    expect(await countRecords(api, id)).toBe(120);
     // copy keeps the uploaded export.
     expect(await exportExists(organizationId, uploadId)).toBe(true);
   });
 
-  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", {
-    timeout: 600_000,
-  }, async () => {
+  it("fails mid-way on a bad record: the records written so far are removed, the type unlocks as failed with the line, and the export is kept", async () => {
     const { api, organizationId } = newTenant();
-    const { uploadId, dataType } = await startImport(api, exportText("Broken", 600, { badLine: 552 }), "move");
+    const { uploadId, dataType } = await startImport(api, exportText("Broken", 60, { badLine: 56 }), "move");
     const id = dataType._id;
-    expect(await deliverNext(id)).toBe(0);
-    expect(await countRecords(api, id)).toBe(500);
-    expect(await deliverNext(id)).toBe(1);
+    expect(await deliverNext(id, smallPageWorker)).toBe(0);
+    expect(await countRecords(api, id)).toBe(50);
+    expect(await deliverNext(id, smallPageWorker)).toBe(1);
     const rollingBack = await importOf(api, id);
     expect(rollingBack.locked).toBe(true);
     expect(rollingBack.import.status).toBe("running");
 
-    const failed = await runImport(api, id);
-    expect(failed).toMatchObject({ locked: false, import: { status: "failed", mode: "move", total: 600 } });
-    expect(failed.import.errors).toEqual([{ line: 552, dataId: "SKU-00551", field: "weight", message: expect.any(String) }]);
-    expect(failed.import.message).toMatch(/line 552/);
+    const failed = await runImport(api, id, smallPageWorker);
+    expect(failed).toMatchObject({ locked: false, import: { status: "failed", mode: "move", total: 60 } });
+    expect(failed.import.errors).toEqual([{ line: 56, dataId: "SKU-00055", field: "weight", message: expect.any(String) }]);
+    expect(failed.import.message).toMatch(/line 56/);
     expect(await countRecords(api, id)).toBe(0);
     expect((await api.get(`/data?q=item`)).body.data).toEqual([]);
     expect(await exportExists(organizationId, uploadId)).toBe(true);
@@ -522,11 +530,7 @@ describe("POST /data-type/import: the plan's import limits", () => {
     expect(await importRecordsUsed(organizationId, month())).toBe(6);
   });
 
-  // Its second import writes a page of 500 records and rolls it back under the strict model, as "fails mid-way" does
-  // (47–125 s in clean-clone runs beside three other files): the same guard.
-  it("free plan: records per month (429 import-quota-429 naming the quota and its reset, nothing created); a failed import is charged only what it wrote", {
-    timeout: 600_000,
-  }, async () => {
+  it("free plan: records per month (429 import-quota-429 naming the quota and its reset, nothing created); a failed import is charged only what it wrote", async () => {
     const { api, organizationId } = newTenant();
     await seedTenant(organizationId, "free");
     await seedImportedRecords(organizationId, 9_990);
@@ -540,13 +544,13 @@ describe("POST /data-type/import: the plan's import limits", () => {
     expect(await dataTypeNames(api)).toEqual([]);
     expect(await importRecordsUsed(organizationId, month())).toBe(9_990);
 
-    // Exactly what is left fits; it fails on its second page (the first page's 500 records written, then removed): charged 500, the rest given back.
-    await seedImportedRecords(organizationId, 9_400);
-    const fits = await importStart(api, exportText("Fits", 600, { badLine: 552 }));
+    // Exactly what is left fits; it fails on its second page (the first page's 50 records written, then removed): charged 50, the rest given back.
+    await seedImportedRecords(organizationId, 9_940);
+    const fits = await importStart(api, exportText("Fits", 60, { badLine: 56 }));
     expect(fits.status, JSON.stringify(fits.body)).toBe(202);
     expect(await importRecordsUsed(organizationId, month())).toBe(10_000);
-    expect((await runImport(api, fits.body.data_type._id)).import.status).toBe("failed");
-    expect(await importRecordsUsed(organizationId, month())).toBe(9_900);
+    expect((await runImport(api, fits.body.data_type._id, smallPageWorker)).import.status).toBe("failed");
+    expect(await importRecordsUsed(organizationId, month())).toBe(9_990);
   });
 
   it("free plan: an export larger than maxImportBytes (10 MiB) is a 400 on export and creates nothing", { timeout: 120_000 }, async () => {

@@ -109,6 +109,11 @@ export interface LegacyImportDependencies {
   concurrency?: { initial?: number; min?: number; max?: number };
   /** Waits before an item is retried (tests pass a faster one). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Records per page (default IMPORT_PAGE_RECORDS): the steps, their redelivery and their rollback
+   * are the same at any size, so tests of those run small pages.
+   */
+  pageRecords?: number;
 }
 
 export type StepOutcome = "advanced" | "finished" | "failed" | "ignored" | "early";
@@ -296,7 +301,7 @@ export function createLegacyImportService(dependencies: LegacyImportDependencies
         return failing(state, [
           { line: state.line, message: "the uploaded export is gone (deleted or expired) before the import finished" },
         ]);
-      page = cutPage(chunk.bytes, state, state.sizeBytes);
+      page = cutPage(chunk.bytes, state, state.sizeBytes, dependencies.pageRecords);
       if (!page) return failing(state, [{ line: state.line, message: `line ${state.line} is longer than ${IMPORT_PAGE_BYTES} bytes` }]);
     }
     const problems: ImportError[] = [];
