@@ -81,9 +81,10 @@ export class Budget {
   lastImprovement = 0;
   /**
    * The fleet phases' schedule in iterations (`phaseProgress`): set, a seed's fleet phase does the same steps
-   * however busy the machine is; unset, the phases share the budget's time like the rest.
+   * however busy the machine is, and `timeCap` of the budget (its usual share) only caps it; unset, the phases
+   * share the budget's time like the rest.
    */
-  phaseIterations: number | undefined;
+  phaseSchedule: { iterations: number; timeCap: number } | undefined;
   /** Cost scale of the gain threshold (set once the first solution is known). */
   scale = 1;
   /** Set once `done()` has answered true. */
@@ -128,15 +129,16 @@ export class Budget {
   }
 
   /**
-   * The fleet phases' share of their schedule, from 0 to 1: of `phaseIterations` when set, with the time (and the
-   * iteration limit, the deadline) as a cap — at `timeCap` of the budget the phase ends whatever its iterations,
-   * so a loaded machine can still end it early (then its steps depend on the load again); else `progress()`.
+   * The fleet phases' share of their schedule, from 0 to 1: of `phaseSchedule`'s iterations when set, with the
+   * time (and the iteration limit, the deadline) as a cap — at its `timeCap` of the budget the phase ends whatever
+   * its iterations, so a loaded machine can still end it early (then its steps depend on the load again); else
+   * `progress()`.
    */
-  phaseProgress(timeCap: number): number {
+  phaseProgress(): number {
     const progress = this.progress();
-    if (this.phaseIterations === undefined) return progress;
-    if (progress >= timeCap || this.endedBy === "deadline") return 1;
-    return Math.min(1, this.iterations / this.phaseIterations);
+    if (this.phaseSchedule === undefined) return progress;
+    if (progress >= this.phaseSchedule.timeCap || this.endedBy === "deadline") return 1;
+    return Math.min(1, this.iterations / this.phaseSchedule.iterations);
   }
 
   /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */

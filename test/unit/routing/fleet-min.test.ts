@@ -246,7 +246,7 @@ describe("a cheaper fleet of the same size", () => {
   });
 });
 
-describe("the fleet phase on a schedule of iterations (Budget.phaseIterations)", () => {
+describe("the fleet phase on a schedule of iterations (Budget.phaseSchedule)", () => {
   /** The "fits nowhere" day of above (one visit always out, so the phase never ends by itself), on a clock that advances `msPerReading`. */
   function run(msPerReading: number, timeLimitMs: number, phaseIterations?: number) {
     const routing = problem();
@@ -257,7 +257,7 @@ describe("the fleet phase on a schedule of iterations (Budget.phaseIterations)",
     const incumbent = new Incumbent(solution);
     let readings = 0;
     const budget = new Budget(() => ++readings * msPerReading, timeLimitMs, Infinity);
-    budget.phaseIterations = phaseIterations;
+    if (phaseIterations) budget.phaseSchedule = { iterations: phaseIterations, timeCap: 0.5 };
     minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
     return { iterations: budget.iterations, plan: incumbent.snapshot };
   }
