@@ -39,7 +39,7 @@ export function minimiseFleet(
   let fewestOut = Infinity;
   // Routes given up in a row at this fleet size that lacked room (`lacksRoom`).
   let outOfReach = 0;
-  while (budget.progress() < until) {
+  while (budget.phaseProgress() < until) {
     if (solution.unassigned.size <= target) {
       repairing = false;
       incumbent.offer(solution);
@@ -111,14 +111,14 @@ export function cheapenFleet(
   let rounds = 0;
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
-  const end = Math.min(until, budget.progress() + CHEAPEN_SHARE);
+  const end = Math.min(until, budget.phaseProgress() + CHEAPEN_SHARE);
   /** The costly route waits for the next round; back to the incumbent. */
   const giveUp = (costly: number): void => {
     failed[costly] = 1;
     solution.restore(incumbent.snapshot);
     swap = undefined;
   };
-  while (budget.progress() < end) {
+  while (budget.phaseProgress() < end) {
     if (solution.unassigned.size <= target) {
       if (swap) {
         // Complete again: the new incumbent, unless (with priorities) as many visits out weigh more.

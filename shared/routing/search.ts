@@ -79,6 +79,12 @@ export class Budget {
   iterations = 0;
   /** Iteration count when the incumbent last improved. */
   lastImprovement = 0;
+  /**
+   * The fleet phases' schedule in iterations (`phaseProgress`): set, a seed's fleet phase does the same steps
+   * however busy the machine is, and `timeCap` of the budget (its usual share) only caps it; unset, the phases
+   * share the budget's time like the rest.
+   */
+  phaseSchedule: { iterations: number; timeCap: number } | undefined;
   /** Cost scale of the gain threshold (set once the first solution is known). */
   scale = 1;
   /** Set once `done()` has answered true. */
@@ -122,6 +128,19 @@ export class Budget {
     return Math.min(1, Math.max(this.iterations / iterationLimit, time));
   }
 
+  /**
+   * The fleet phases' share of their schedule, from 0 to 1: of `phaseSchedule`'s iterations when set, with the
+   * time (and the iteration limit, the deadline) as a cap — at its `timeCap` of the budget the phase ends whatever
+   * its iterations, so a loaded machine can still end it early (then its steps depend on the load again); else
+   * `progress()`.
+   */
+  phaseProgress(): number {
+    const progress = this.progress();
+    if (this.phaseSchedule === undefined) return progress;
+    if (progress >= this.phaseSchedule.timeCap || this.endedBy === "deadline") return 1;
+    return Math.min(1, this.iterations / this.phaseSchedule.iterations);
+  }
+
   /** The time or the iteration limit is spent, the caller must stop, or the search has converged. */
   done(): boolean {
     if (this.endedBy) return true;
@@ -140,6 +159,20 @@ export class Budget {
 
   elapsedMs(): number {
     return this.now() - this.startedAt;
+  }
+
+  /**
+   * Iterations left by the iteration schedule (the limit, or the early stop's horizon, whichever is lower), known
+   * without the clock; undefined when neither is set (a time budget alone).
+   */
+  scheduledIterationsLeft(): number | undefined {
+    const limit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
+    return Number.isFinite(limit) ? Math.max(0, limit - this.iterations) : undefined;
+  }
+
+  /** Time left of the budget, in the clock's milliseconds (0 when spent). */
+  timeLeftMs(): number {
+    return Math.max(0, this.timeLimitMs - (this.now() - this.startedAt));
   }
 
   /** At the end of a stagnation window: whether it stopped paying; else a new window starts. */
@@ -236,7 +269,25 @@ export interface AnnealOptions {
    * accepted when its cost is no more than the current plan's or than the current plan's L steps ago; no random
    * number is drawn for it, and the schedule's temperatures are not used. 0 or none: annealing.
    */
-  lateAcceptance?: number;
+  lateAcceptance?: number | LateAcceptanceShare;
+}
+
+/**
+ * Late acceptance with a history sized from the budget: `share` of the steps the distance phase will get. With an
+ * iteration schedule (a limit or the early stop's horizon) those are known at once, so the length is deterministic
+ * for a seed and an iteration limit; with a time budget alone the rate is measured over the first `WARM_UP_STEPS`
+ * steps (a history of that length meanwhile) and the rest of the time is assumed to go at it.
+ */
+export interface LateAcceptanceShare {
+  share: number;
+}
+
+/** Steps over which a time-bound run measures its rate before sizing the late-acceptance history. */
+export const WARM_UP_STEPS = 1000;
+
+/** The history length for `share` of `steps` (at least 1). */
+export function lateAcceptanceLength(share: number, steps: number): number {
+  return Math.max(1, Math.round(share * steps));
 }
 
 /**
@@ -245,12 +296,23 @@ export interface AnnealOptions {
  * becomes its cost (an entry from before a vehicle came out would let the next L steps bring one back).
  */
 export class LateAcceptance {
-  private readonly history: Float64Array;
   private dropped = Number.NaN;
   private fleet = Number.NaN;
 
+  private history: Float64Array;
+
   constructor(length: number) {
     this.history = new Float64Array(Math.max(1, Math.round(length)));
+  }
+
+  get length(): number {
+    return this.history.length;
+  }
+
+  /** A new length; the next threshold starts the history again at the current plan's cost. */
+  resize(length: number): void {
+    this.history = new Float64Array(Math.max(1, Math.round(length)));
+    this.dropped = Number.NaN;
   }
 
   /** The cost a step must not exceed, at `step`, the current plan being at `cost` with this served weight and fleet. */
@@ -280,7 +342,10 @@ const LATE_EQUAL = 2e-9;
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
   const { recreate, penalised } = options;
-  const late = options.lateAcceptance ? new LateAcceptance(options.lateAcceptance) : undefined;
+  const late = lateAcceptanceFor(options.lateAcceptance, budget);
+  // A time-bound history is sized once the first steps have given the rate: when, and from which clock reading.
+  const sizeAt = late && typeof options.lateAcceptance === "object" && budget.scheduledIterationsLeft() === undefined ? WARM_UP_STEPS : -1;
+  const warmUpFrom = sizeAt > 0 ? budget.elapsedMs() : 0;
   // The fleet's fixed cost, which late acceptance's history keeps apart, counts only under a vehicle weight.
   const fleetOf = () => (solution.weights.vehicle > 0 ? solution.fixedCostUsed : 0);
   let step = 0;
@@ -313,6 +378,10 @@ export function anneal(options: AnnealOptions): void {
       cost -= penalty;
       penalty = penalised.penalty();
       cost += penalty;
+    }
+    if (step === sizeAt) {
+      const rate = step / Math.max(1e-9, budget.elapsedMs() - warmUpFrom);
+      late!.resize(lateAcceptanceLength((options.lateAcceptance as LateAcceptanceShare).share, step + rate * budget.timeLeftMs()));
     }
     const progress = budget.progress(true);
     const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
@@ -363,4 +432,13 @@ export function anneal(options: AnnealOptions): void {
     }
     late?.record(step++, cost);
   }
+}
+
+/** The late-acceptance history for a fixed length or a share of the budget (see `LateAcceptanceShare`); none: annealing. */
+function lateAcceptanceFor(option: number | LateAcceptanceShare | undefined, budget: Budget): LateAcceptance | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === "number") return option > 0 ? new LateAcceptance(option) : undefined;
+  if (!(option.share > 0)) return undefined;
+  const left = budget.scheduledIterationsLeft();
+  return new LateAcceptance(left === undefined ? WARM_UP_STEPS : lateAcceptanceLength(option.share, left));
 }

@@ -31,6 +31,16 @@ export { euclideanTravel, greatCircleTravel } from "./matrix.ts";
 export const DEFAULT_TIME_LIMIT_MS = 10_000;
 /** Share of the budget the hierarchical objective may spend on removing vehicles. */
 const FLEET_MINIMISATION_SHARE = 0.5;
+/**
+ * The SISR fleet phases (`minimiseFleet`, `cheapenFleet`) on a schedule of iterations — the lower of the iteration
+ * limit and the early stop's horizon, which exists whether or not the early stop is on — so that a seed's fleet
+ * does not move with the machine's load; the time budget's `FLEET_MINIMISATION_SHARE` is then only a cap. Off: the
+ * phases share the budget's time — paired level, a per-day spread no lower, and a seed's plan still moves with the
+ * load through the distance phase (README, "Round five, 2026-11-28 afternoon").
+ */
+const FLEET_BY_ITERATIONS = false;
+/** With `FLEET_BY_ITERATIONS`: the share of that iteration schedule the fleet phases may take. */
+const FLEET_ITERATION_SHARE = 0.2;
 /** Above this many visits per route in the first solution, fleet minimisation uses SISR rather than ejection chains. */
 const LONG_ROUTE_VISITS = 15;
 /**
@@ -45,6 +55,12 @@ const END_TEMPERATURE = 0.03;
  * threshold; 0: annealing (README, "Round four, 2026-11-28 late morning").
  */
 const LATE_ACCEPTANCE = 0;
+/**
+ * Late acceptance with its history sized from the budget: this share of the distance phase's steps (search.ts,
+ * `LateAcceptanceShare`); 0: off — level with the annealing at 15 %, worse at 5 % (README, "Round five,
+ * 2026-11-28 afternoon").
+ */
+const LATE_ACCEPTANCE_SHARE = 0;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -79,15 +95,22 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
     // The ejection search moves single visits: with pickup-and-delivery pairs, SISR's (which moves pairs whole) is used.
     const ejection = meanVisitsPerRoute(solution) <= LONG_ROUTE_VISITS && !instance.hasPairs;
+    const fleetShare = FLEET_BY_ITERATIONS && !ejection ? FLEET_ITERATION_SHARE : FLEET_MINIMISATION_SHARE;
     const penalised = FLEET_PENALISED && !ejection && !instance.hasPairs ? fleetPenalised(solution, ruinRecreate, random) : undefined;
+    if (FLEET_BY_ITERATIONS && !ejection)
+      budget.phaseSchedule = {
+        iterations: Math.min(options.maxIterations ?? Infinity, convergenceFor(instance.routable.length).horizon),
+        timeCap: FLEET_MINIMISATION_SHARE,
+      };
     if (ejection) {
       minimiseRoutes(solution, budget, FLEET_MINIMISATION_SHARE, incumbent, random);
       // Its perturbations leave the routes untidy.
       improveLocally(solution);
       incumbent.offer(solution);
-    } else minimiseFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random, penalised);
+    } else minimiseFleet(solution, ruinRecreate, budget, fleetShare, incumbent, random, penalised);
     // As many vehicles, but cheaper ones where an idle vehicle costs less than a used one.
-    cheapenFleet(solution, ruinRecreate, budget, FLEET_MINIMISATION_SHARE, incumbent, random, penalised);
+    cheapenFleet(solution, ruinRecreate, budget, fleetShare, incumbent, random, penalised);
+    budget.phaseSchedule = undefined;
   }
   const scale = meanDistancePerVisit(solution);
   budget.scale = totalDistance(solution);
@@ -100,6 +123,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
     ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
+    ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });

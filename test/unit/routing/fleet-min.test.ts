@@ -245,3 +245,38 @@ describe("a cheaper fleet of the same size", () => {
     expect(budget.iterations).toBe(0);
   });
 });
+
+describe("the fleet phase on a schedule of iterations (Budget.phaseSchedule)", () => {
+  /** The "fits nowhere" day of above (one visit always out, so the phase never ends by itself), on a clock that advances `msPerReading`. */
+  function run(msPerReading: number, timeLimitMs: number, phaseIterations?: number) {
+    const routing = problem();
+    routing.visits.push(...Array.from({ length: 5 }, (_, i) => ({ id: `extra-${i}`, location: { lat: 25 + i, lng: 25 }, visitTime: 5 })));
+    routing.vehicles = routing.vehicles.map((vehicle) => ({ ...vehicle, maxVisits: 10 }));
+    const solution = planned(routing, 26);
+    const random = new Random(3);
+    const incumbent = new Incumbent(solution);
+    let readings = 0;
+    const budget = new Budget(() => ++readings * msPerReading, timeLimitMs, Infinity);
+    if (phaseIterations) budget.phaseSchedule = { iterations: phaseIterations, timeCap: 0.5 };
+    minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+    return { iterations: budget.iterations, plan: incumbent.snapshot };
+  }
+
+  it("does the same steps however fast the clock runs, where the time share alone does not", () => {
+    // 300 of 600 scheduled iterations; the time budget (100 ms) is never half spent by either clock.
+    const fast = run(0.001, 100, 600);
+    const slow = run(0.01, 100, 600);
+    expect(fast.iterations).toBe(300);
+    expect(slow).toEqual(fast);
+    // On the time share alone (half of 10 ms), the slower clock ends the phase after fewer steps.
+    const byTimeFast = run(0.001, 10);
+    const byTimeSlow = run(0.01, 10);
+    expect(byTimeSlow.iterations).toBeLessThan(byTimeFast.iterations);
+  });
+
+  it("still ends at its share of the time budget when the iterations would take longer", () => {
+    const capped = run(0.01, 10, 1_000_000);
+    expect(capped.iterations).toBeLessThan(1_000);
+    expect(capped.iterations).toBe(run(0.01, 10).iterations);
+  });
+});

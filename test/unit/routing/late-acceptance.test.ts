@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildInstance } from "#shared/routing/instance";
 import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
-import { anneal, Budget, Incumbent, LateAcceptance } from "#shared/routing/search";
+import { anneal, Budget, convergenceFor, Incumbent, LateAcceptance, lateAcceptanceLength, WARM_UP_STEPS } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
 import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem } from "./random-problem.ts";
 
@@ -34,35 +34,35 @@ describe("the late-acceptance rule (LateAcceptance)", () => {
   });
 });
 
-describe("anneal with late acceptance", () => {
-  /** `iterations` steps from a random feasible plan; the thresholds the steps were held to, the best and last plans. */
-  function run(seed: number, length: number, iterations: number) {
-    const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
-    const random = new Random(seed);
-    randomFeasibleRoutes(solution, random);
-    const ruinRecreate = new RuinRecreate(solution, random);
-    const incumbent = new Incumbent(solution);
-    const budget = new Budget(() => 0, Infinity, iterations);
-    const steps: { threshold: number; dropped: number; fleet: number }[] = [];
-    anneal({
-      solution,
-      ruinRecreate,
-      budget,
-      random,
-      incumbent,
-      schedule: { startTemperature: 20, endTemperature: 0.2 },
-      polish: () => {},
-      lateAcceptance: length,
-      recreate: (_removed, acceptance) => {
-        steps.push({ threshold: acceptance.cost, dropped: acceptance.dropped, fleet: solution.fixedCostUsed });
-        ruinRecreate.recreate([...solution.unassigned], true);
-      },
-    });
-    const current = solution.snapshot();
-    solution.restore(incumbent.snapshot);
-    return { solution, incumbent: incumbent.snapshot, current, steps, iterations: budget.iterations };
-  }
+/** `iterations` steps from a random feasible plan; the thresholds the steps were held to, the best and last plans. */
+function run(seed: number, length: number | { share: number }, iterations: number, budgetFor?: () => Budget) {
+  const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+  const random = new Random(seed);
+  randomFeasibleRoutes(solution, random);
+  const ruinRecreate = new RuinRecreate(solution, random);
+  const incumbent = new Incumbent(solution);
+  const budget = budgetFor ? budgetFor() : new Budget(() => 0, Infinity, iterations);
+  const steps: { threshold: number; dropped: number; fleet: number }[] = [];
+  anneal({
+    solution,
+    ruinRecreate,
+    budget,
+    random,
+    incumbent,
+    schedule: { startTemperature: 20, endTemperature: 0.2 },
+    polish: () => {},
+    lateAcceptance: length,
+    recreate: (_removed, acceptance) => {
+      steps.push({ threshold: acceptance.cost, dropped: acceptance.dropped, fleet: solution.fixedCostUsed });
+      ruinRecreate.recreate([...solution.unassigned], true);
+    },
+  });
+  const current = solution.snapshot();
+  solution.restore(incumbent.snapshot);
+  return { solution, incumbent: incumbent.snapshot, current, steps, iterations: budget.iterations };
+}
 
+describe("anneal with late acceptance", () => {
   it("with a history of one step is a descent: the threshold never rises while the served weight stays", () => {
     for (let seed = 1; seed <= 4; seed++) {
       const { steps } = run(seed, 1, 200);
@@ -90,5 +90,49 @@ describe("anneal with late acceptance", () => {
     expect(a.incumbent).toEqual(b.incumbent);
     expect(a.current).toEqual(b.current);
     expect(a.steps).toEqual(b.steps);
+  }, 60_000);
+});
+
+describe("late acceptance with a history sized from the budget", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("takes a share of the scheduled iterations left: the limit, or the early stop's horizon when lower", () => {
+    expect(lateAcceptanceLength(0.15, 100_000)).toBe(15_000);
+    expect(lateAcceptanceLength(0.05, 3)).toBe(1);
+    const limited = new Budget(() => 0, Infinity, 300);
+    limited.iterations = 100;
+    expect(limited.scheduledIterationsLeft()).toBe(200);
+    const horizon = convergenceFor(100).horizon;
+    expect(new Budget(() => 0, Infinity, Infinity, convergenceFor(100)).scheduledIterationsLeft()).toBe(horizon);
+    expect(new Budget(() => 0, 5_000, Infinity).scheduledIterationsLeft()).toBeUndefined();
+  });
+
+  it("under an iteration limit is sized at once from it, and is deterministic for a seed and the limit", () => {
+    const resize = vi.spyOn(LateAcceptance.prototype, "resize");
+    const a = run(5, { share: 0.1 }, 300);
+    expect(resize).not.toHaveBeenCalled();
+    const b = run(5, { share: 0.1 }, 300);
+    expect(a.iterations).toBe(300);
+    expect(a.incumbent).toEqual(b.incumbent);
+    expect(a.steps).toEqual(b.steps);
+    expectFeasibleWithEveryVisitOnce(a.solution);
+    // The same steps as a fixed history of a tenth of the limit: the share is of the 300 steps the phase gets.
+    expect(run(5, 30, 300).steps).toEqual(a.steps);
+  }, 60_000);
+
+  it("under a time budget alone measures the rate over the first steps, then sizes the history from the time left", () => {
+    const resize = vi.spyOn(LateAcceptance.prototype, "resize");
+    // A clock that advances 0.01 ms per reading: a budget of 40 ms is about 4,000 readings, about one per step.
+    let readings = 0;
+    const { solution, iterations } = run(3, { share: 0.2 }, Infinity, () => new Budget(() => ++readings * 0.01, 40, Infinity));
+    expect(iterations).toBeGreaterThan(WARM_UP_STEPS);
+    expect(resize).toHaveBeenCalledTimes(1);
+    // A share of the steps the phase got in all (the estimate, from the rate of the first steps, is close to them).
+    const length = resize.mock.calls[0]![0];
+    expect(length).toBeGreaterThan(0.15 * iterations);
+    expect(length).toBeLessThan(0.25 * iterations);
+    expectFeasibleWithEveryVisitOnce(solution);
   }, 60_000);
 });
