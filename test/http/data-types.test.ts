@@ -1,5 +1,6 @@
 import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { dataTypeReader } from "#shared/app/data-types";
 import { documentClient, tableName } from "#shared/store/dynamo";
 import { keys } from "#shared/store/keys";
 import { apiClient, newTenant, type ApiClient } from "#test/support/local-api";
@@ -450,7 +451,6 @@ describe("Data types API", () => {
         providerConfig: created.providerConfig,
       });
       expect(response.status).toBe(200);
-      const { dataTypeReader } = await import("#shared/app/data-types");
       expect((await dataTypeReader.findById(organizationId, created._id))?.dataType.providerConfig?.key).toBe("sk_live_0123456789wxyz");
     });
 
@@ -467,7 +467,6 @@ describe("Data types API", () => {
         expect(refusal(response)).toEqual({ status: 400, failedCode: "sys-400" });
         expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(["providerConfig.key"]);
       }
-      const { dataTypeReader } = await import("#shared/app/data-types");
       expect((await dataTypeReader.findById(organizationId, created._id))?.dataType.providerConfig).toEqual(providerConfig);
     });
 

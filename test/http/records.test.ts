@@ -1,4 +1,7 @@
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { documentClient, tableName } from "#shared/store/dynamo";
+import { keys } from "#shared/store/keys";
 import { type ApiClient, apiClient, newTenant, tokenFor } from "#test/support/local-api";
 import { expectRefused, refusal } from "#test/support/refusals";
 
@@ -192,9 +195,6 @@ describe("POST /data", () => {
 
   it("applies the no-space title rule of a type imported from the earlier version", async () => {
     const { api, organizationId, hubA, type } = await setup();
-    const { UpdateCommand } = await import("@aws-sdk/lib-dynamodb");
-    const { documentClient, tableName } = await import("#shared/store/dynamo");
-    const { keys } = await import("#shared/store/keys");
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -816,9 +816,6 @@ describe("Data type interplay", () => {
   it("refuses record writes while the type is being deleted (fresh delete fence)", async () => {
     const { api, organizationId, hubA, type, record } = await setup();
     await create(api, record({ dataId: "Before" }));
-    const { UpdateCommand } = await import("@aws-sdk/lib-dynamodb");
-    const { documentClient, tableName } = await import("#shared/store/dynamo");
-    const { keys } = await import("#shared/store/keys");
     // A delete in progress has set its fence (the version bump is part of it).
     await documentClient().send(
       new UpdateCommand({
@@ -844,9 +841,6 @@ describe("Data type interplay", () => {
     const toExtension = await api.post("/data", { dataTypeId: extension._id, dataId: "X" });
     expect(refusal(toExtension)).toEqual({ status: 400, failedCode: "sys-400" });
     expect(toExtension.body.errors[0].field).toBe("dataTypeId");
-    const { UpdateCommand } = await import("@aws-sdk/lib-dynamodb");
-    const { documentClient, tableName } = await import("#shared/store/dynamo");
-    const { keys } = await import("#shared/store/keys");
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
