@@ -1,14 +1,21 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { App } from "aws-cdk-lib";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildApp } from "#infra/app";
 import { repositoryRoot } from "#infra/repository-root";
 import { checkStartEnvironment, logRetentionPeriods, parseDeployContext } from "#shared/config/deploy-config";
 import { environmentSchema } from "#shared/config/env";
 
 const parse = (context: Record<string, unknown>) => parseDeployContext((key) => context[key]);
-const synthWith = (context: Record<string, unknown>) => () => buildApp(new App({ context: { "aws:cdk:bundling-stacks": [], ...context } }));
+// An App without an outdir makes a temporary directory of its own and leaves it behind.
+const outdir = mkdtempSync(join(tmpdir(), "cdk-deploy-config-"));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+const synthWith = (context: Record<string, unknown>) => () =>
+  buildApp(new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...context } }));
 
 describe("Config validated before deploy or start: one schema for every context flag", () => {
   it("accepts the shipped cdk.json values and typical flags, converting them", () => {
