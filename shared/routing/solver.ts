@@ -61,6 +61,13 @@ const LATE_ACCEPTANCE = 0;
  * 2026-11-28 afternoon").
  */
 const LATE_ACCEPTANCE_SHARE = 0;
+/**
+ * The distance phase's temperature on a schedule of steps (search.ts, `AnnealOptions.stepSchedule`): against the
+ * iteration schedule, or with a time budget alone against the steps estimated from the rate of the first ones, so
+ * that a seed's path does not move with the machine's load. Off: it follows the time used (README, "Round six,
+ * 2026-11-28 late afternoon").
+ */
+const STEP_SCHEDULE = false;
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -124,6 +131,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     polish: improveLocally,
     ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
+    ...(STEP_SCHEDULE ? { stepSchedule: true } : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
