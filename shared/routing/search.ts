@@ -275,9 +275,10 @@ export interface AnnealOptions {
    * a seed's path does not move with the machine's load (the time budget still ends the search). The estimate is
    * the iteration schedule left (the limit, or the early stop's horizon, whichever is lower) when there is one; with
    * a time budget alone, the rate of the first `WARM_UP_STEPS` steps (run at the start temperature) times the time
-   * left, fixed once. Off: the temperature follows `Budget.progress` (time or iterations, whichever is further).
+   * left, fixed once; `{ steps }`: that many steps, given by the caller. Off: the temperature follows
+   * `Budget.progress` (time or iterations, whichever is further).
    */
-  stepSchedule?: boolean;
+  stepSchedule?: boolean | { steps: number };
 }
 
 /**
@@ -353,10 +354,15 @@ export function anneal(options: AnnealOptions): void {
   const late = lateAcceptanceFor(options.lateAcceptance, budget);
   const scheduled = budget.scheduledIterationsLeft();
   // The step schedule's length: known now from an iteration schedule, else estimated after the warm-up.
-  let scheduleSteps = options.stepSchedule && scheduled !== undefined ? Math.max(1, scheduled) : undefined;
+  let scheduleSteps =
+    typeof options.stepSchedule === "object"
+      ? Math.max(1, Math.round(options.stepSchedule.steps))
+      : options.stepSchedule && scheduled !== undefined
+        ? Math.max(1, scheduled)
+        : undefined;
   // A time-bound history or step schedule is sized once the first steps have given the rate: when, and from which clock reading.
   const sizeHistory = late !== undefined && typeof options.lateAcceptance === "object";
-  const sizeAt = (sizeHistory || options.stepSchedule) && scheduled === undefined ? WARM_UP_STEPS : -1;
+  const sizeAt = (sizeHistory || options.stepSchedule === true) && scheduled === undefined ? WARM_UP_STEPS : -1;
   const warmUpFrom = sizeAt > 0 ? budget.elapsedMs() : 0;
   // The fleet's fixed cost, which late acceptance's history keeps apart, counts only under a vehicle weight.
   const fleetOf = () => (solution.weights.vehicle > 0 ? solution.fixedCostUsed : 0);
@@ -395,7 +401,7 @@ export function anneal(options: AnnealOptions): void {
       const rate = step / Math.max(1e-9, budget.elapsedMs() - warmUpFrom);
       const steps = step + rate * budget.timeLeftMs();
       if (sizeHistory) late!.resize(lateAcceptanceLength((options.lateAcceptance as LateAcceptanceShare).share, steps));
-      if (options.stepSchedule) scheduleSteps = Math.max(step + 1, Math.round(steps));
+      if (options.stepSchedule === true) scheduleSteps = Math.max(step + 1, Math.round(steps));
     }
     // On the step schedule the warm-up (its length not yet known) runs at the start temperature.
     const cooled = options.stepSchedule

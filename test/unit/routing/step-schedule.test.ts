@@ -10,7 +10,7 @@ import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem }
  * A clock read once per step: `msAt(reading)` is its time at the n-th reading. The thresholds the steps were held
  * to (drawn from the temperature), the best plan and the steps taken.
  */
-function run(stepSchedule: boolean, msAt: (reading: number) => number, timeLimitMs: number, maxIterations: number) {
+function run(stepSchedule: boolean | { steps: number }, msAt: (reading: number) => number, timeLimitMs: number, maxIterations: number) {
   const solution = new Solution(buildInstance(randomProblem(4, 18)), { vehicle: 1000, underload: 7 });
   const random = new Random(4);
   randomFeasibleRoutes(solution, random);
@@ -77,6 +77,17 @@ describe("the distance phase's temperature on a schedule of steps (AnnealOptions
     const byTimeFast = run(false, steady, 30, Infinity);
     const byTimeSlow = run(false, slowedLater, 30, Infinity);
     expect(byTimeSlow.thresholds).not.toEqual(byTimeFast.thresholds.slice(0, byTimeSlow.thresholds.length));
+    expectFeasibleWithEveryVisitOnce(slow.solution);
+  }, 60_000);
+
+  it("on a length the caller gives, cools over it whatever the clock, and the time budget only cuts it short", () => {
+    // 600 steps given; the 4 ms budget ends the steady clock after ~400 readings, the stalled one at its stall (~100).
+    const fast = run({ steps: 600 }, steady, 4, Infinity);
+    const slow = run({ steps: 600 }, stalled, 4, Infinity);
+    expect(slow.iterations).toBeLessThan(fast.iterations);
+    expect(slow.thresholds).toEqual(fast.thresholds.slice(0, slow.thresholds.length));
+    // Under an iteration limit of 600 the same temperatures as the schedule of the limit itself.
+    expect(run({ steps: 600 }, () => 0, Infinity, 600)).toEqual(run(true, () => 0, Infinity, 600));
     expectFeasibleWithEveryVisitOnce(slow.solution);
   }, 60_000);
 });
