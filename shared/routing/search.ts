@@ -270,6 +270,15 @@ export interface AnnealOptions {
    * number is drawn for it, and the schedule's temperatures are not used. 0 or none: annealing.
    */
   lateAcceptance?: number | LateAcceptanceShare;
+  /**
+   * The temperature follows this phase's steps against an estimate of the steps it will get, not the time used, so
+   * a seed's path does not move with the machine's load (the time budget still ends the search). The estimate is
+   * the iteration schedule left (the limit, or the early stop's horizon, whichever is lower) when there is one; with
+   * a time budget alone, the rate of the first `WARM_UP_STEPS` steps (run at the start temperature) times the time
+   * left, fixed once; `{ steps }`: that many steps, given by the caller. Off: the temperature follows
+   * `Budget.progress` (time or iterations, whichever is further).
+   */
+  stepSchedule?: boolean | { steps: number };
 }
 
 /**
@@ -343,8 +352,17 @@ export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
   const { recreate, penalised } = options;
   const late = lateAcceptanceFor(options.lateAcceptance, budget);
-  // A time-bound history is sized once the first steps have given the rate: when, and from which clock reading.
-  const sizeAt = late && typeof options.lateAcceptance === "object" && budget.scheduledIterationsLeft() === undefined ? WARM_UP_STEPS : -1;
+  const scheduled = budget.scheduledIterationsLeft();
+  // The step schedule's length: known now from an iteration schedule, else estimated after the warm-up.
+  let scheduleSteps =
+    typeof options.stepSchedule === "object"
+      ? Math.max(1, Math.round(options.stepSchedule.steps))
+      : options.stepSchedule && scheduled !== undefined
+        ? Math.max(1, scheduled)
+        : undefined;
+  // A time-bound history or step schedule is sized once the first steps have given the rate: when, and from which clock reading.
+  const sizeHistory = late !== undefined && typeof options.lateAcceptance === "object";
+  const sizeAt = (sizeHistory || options.stepSchedule === true) && scheduled === undefined ? WARM_UP_STEPS : -1;
   const warmUpFrom = sizeAt > 0 ? budget.elapsedMs() : 0;
   // The fleet's fixed cost, which late acceptance's history keeps apart, counts only under a vehicle weight.
   const fleetOf = () => (solution.weights.vehicle > 0 ? solution.fixedCostUsed : 0);
@@ -381,10 +399,17 @@ export function anneal(options: AnnealOptions): void {
     }
     if (step === sizeAt) {
       const rate = step / Math.max(1e-9, budget.elapsedMs() - warmUpFrom);
-      late!.resize(lateAcceptanceLength((options.lateAcceptance as LateAcceptanceShare).share, step + rate * budget.timeLeftMs()));
+      const steps = step + rate * budget.timeLeftMs();
+      if (sizeHistory) late!.resize(lateAcceptanceLength((options.lateAcceptance as LateAcceptanceShare).share, steps));
+      if (options.stepSchedule === true) scheduleSteps = Math.max(step + 1, Math.round(steps));
     }
-    const progress = budget.progress(true);
-    const temperature = schedule.startTemperature * ratio ** (Math.max(0, progress - from) / (1 - from));
+    // On the step schedule the warm-up (its length not yet known) runs at the start temperature.
+    const cooled = options.stepSchedule
+      ? scheduleSteps === undefined
+        ? 0
+        : Math.min(1, step / scheduleSteps)
+      : Math.max(0, budget.progress(true) - from) / (1 - from);
+    const temperature = schedule.startTemperature * ratio ** cooled;
     // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
     const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
     const drawThreshold = () => (late ? lateThreshold : cost - temperature * Math.log(random.next()));
@@ -430,7 +455,9 @@ export function anneal(options: AnnealOptions): void {
     } else {
       solution.rollback();
     }
-    late?.record(step++, cost);
+    // Not inside `late?.record(…)`: without late acceptance its arguments are never evaluated.
+    late?.record(step, cost);
+    step++;
   }
 }
 

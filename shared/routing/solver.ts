@@ -61,6 +61,15 @@ const LATE_ACCEPTANCE = 0;
  * 2026-11-28 afternoon").
  */
 const LATE_ACCEPTANCE_SHARE = 0;
+/**
+ * The distance phase's temperature on a schedule of steps (search.ts, `AnnealOptions.stepSchedule`), so that a
+ * seed's path does not move with the machine's load: "estimate" against the iteration schedule, or with a time
+ * budget alone against the steps estimated from the rate of the first ones (the rate moves with the load, so the
+ * path still does); "horizon" against the early stop's horizon (or the iteration limit when lower), whether or not
+ * the early stop is on, the time budget only cutting the path short. "off": it follows the time used (README,
+ * "Round six, 2026-11-28 late afternoon").
+ */
+const STEP_SCHEDULE = "off" as "off" | "estimate" | "horizon";
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -124,6 +133,18 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     polish: improveLocally,
     ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
+    ...(STEP_SCHEDULE === "estimate" ? { stepSchedule: true } : {}),
+    // The early stop's horizon exists whether or not the early stop is on: a length no clock reading moves.
+    ...(STEP_SCHEDULE === "horizon"
+      ? {
+          stepSchedule: {
+            steps: Math.max(
+              1,
+              Math.min(options.maxIterations ?? Infinity, convergenceFor(instance.routable.length).horizon) - budget.iterations,
+            ),
+          },
+        }
+      : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
