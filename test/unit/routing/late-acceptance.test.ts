@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildInstance } from "#shared/routing/instance";
-import { Random } from "#shared/routing/random";
-import { RuinRecreate } from "#shared/routing/ruin-recreate";
-import { anneal, Budget, convergenceFor, Incumbent, LateAcceptance, lateAcceptanceLength, WARM_UP_STEPS } from "#shared/routing/search";
-import { Solution } from "#shared/routing/solution";
-import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem } from "./random-problem.ts";
+import { Budget, convergenceFor, LateAcceptance, lateAcceptanceLength, WARM_UP_STEPS } from "#shared/routing/search";
+import { annealRandomPlan, expectFeasibleWithEveryVisitOnce } from "./random-problem.ts";
 
 describe("the late-acceptance rule (LateAcceptance)", () => {
   it("lets a step cost as much as the current plan did L steps ago, or as the current plan", () => {
@@ -36,30 +32,12 @@ describe("the late-acceptance rule (LateAcceptance)", () => {
 
 /** `iterations` steps from a random feasible plan; the thresholds the steps were held to, the best and last plans. */
 function run(seed: number, length: number | { share: number }, iterations: number, budgetFor?: () => Budget) {
-  const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
-  const random = new Random(seed);
-  randomFeasibleRoutes(solution, random);
-  const ruinRecreate = new RuinRecreate(solution, random);
-  const incumbent = new Incumbent(solution);
   const budget = budgetFor ? budgetFor() : new Budget(() => 0, Infinity, iterations);
   const steps: { threshold: number; dropped: number; fleet: number }[] = [];
-  anneal({
-    solution,
-    ruinRecreate,
-    budget,
-    random,
-    incumbent,
-    schedule: { startTemperature: 20, endTemperature: 0.2 },
-    polish: () => {},
-    lateAcceptance: length,
-    recreate: (_removed, acceptance) => {
-      steps.push({ threshold: acceptance.cost, dropped: acceptance.dropped, fleet: solution.fixedCostUsed });
-      ruinRecreate.recreate([...solution.unassigned], true);
-    },
-  });
-  const current = solution.snapshot();
-  solution.restore(incumbent.snapshot);
-  return { solution, incumbent: incumbent.snapshot, current, steps, iterations: budget.iterations };
+  const planned = annealRandomPlan(seed, budget, { lateAcceptance: length }, (acceptance, solution) =>
+    steps.push({ threshold: acceptance.cost, dropped: acceptance.dropped, fleet: solution.fixedCostUsed }),
+  );
+  return { ...planned, steps, iterations: budget.iterations };
 }
 
 describe("anneal with late acceptance", () => {

@@ -1,12 +1,14 @@
 // Small random problems on the plane (travel time = distance) for property tests, and a reference
 // route evaluation that replays a node list step by step, independently of the segment summaries.
 import { expect } from "vitest";
-import type { Instance } from "#shared/routing/instance";
+import { buildInstance, type Instance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
 import { Random } from "#shared/routing/random";
 import type { Route } from "#shared/routing/route-state";
-import type { Solution } from "#shared/routing/solution";
+import { RuinRecreate } from "#shared/routing/ruin-recreate";
+import { type Acceptance, type AnnealOptions, anneal, type Budget, Incumbent } from "#shared/routing/search";
+import { Solution } from "#shared/routing/solution";
 
 /**
  * Vehicles 0 and 1 are interchangeable and take two breaks; vehicle 2 is smaller, breakless, ends
@@ -155,4 +157,39 @@ export function expectFeasibleWithEveryVisitOnce(solution: Solution): void {
   const routed = solution.routes.flatMap((route) => route.nodes.filter((node) => node < solution.instance.visitCount));
   expect(new Set(routed).size).toBe(routed.length);
   expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
+}
+
+/**
+ * Anneals a random feasible plan of `randomProblem(seed, 18)` (temperatures 20 → 0.2, no polish) under
+ * `budget` with the acceptance `options` given; `onStep` sees each step's acceptance before its
+ * recreate. Answers the best plan (restored into `solution`) and the plan the search ended on.
+ */
+export function annealRandomPlan(
+  seed: number,
+  budget: Budget,
+  options: Pick<AnnealOptions, "lateAcceptance" | "stepSchedule">,
+  onStep: (acceptance: Acceptance, solution: Solution) => void,
+) {
+  const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
+  const random = new Random(seed);
+  randomFeasibleRoutes(solution, random);
+  const ruinRecreate = new RuinRecreate(solution, random);
+  const incumbent = new Incumbent(solution);
+  anneal({
+    solution,
+    ruinRecreate,
+    budget,
+    random,
+    incumbent,
+    schedule: { startTemperature: 20, endTemperature: 0.2 },
+    polish: () => {},
+    ...options,
+    recreate: (_removed, acceptance) => {
+      onStep(acceptance, solution);
+      ruinRecreate.recreate([...solution.unassigned], true);
+    },
+  });
+  const current = solution.snapshot();
+  solution.restore(incumbent.snapshot);
+  return { solution, incumbent: incumbent.snapshot, current };
 }

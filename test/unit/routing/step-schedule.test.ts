@@ -1,40 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { buildInstance } from "#shared/routing/instance";
-import { Random } from "#shared/routing/random";
-import { RuinRecreate } from "#shared/routing/ruin-recreate";
-import { anneal, Budget, Incumbent, WARM_UP_STEPS } from "#shared/routing/search";
-import { Solution } from "#shared/routing/solution";
-import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem } from "./random-problem.ts";
+import { Budget, WARM_UP_STEPS } from "#shared/routing/search";
+import { annealRandomPlan, expectFeasibleWithEveryVisitOnce } from "./random-problem.ts";
 
 /**
  * A clock read once per step: `msAt(reading)` is its time at the n-th reading. The thresholds the steps were held
  * to (drawn from the temperature), the best plan and the steps taken.
  */
 function run(stepSchedule: boolean | { steps: number }, msAt: (reading: number) => number, timeLimitMs: number, maxIterations: number) {
-  const solution = new Solution(buildInstance(randomProblem(4, 18)), { vehicle: 1000, underload: 7 });
-  const random = new Random(4);
-  randomFeasibleRoutes(solution, random);
-  const ruinRecreate = new RuinRecreate(solution, random);
-  const incumbent = new Incumbent(solution);
   let readings = 0;
   const budget = new Budget(() => msAt(++readings), timeLimitMs, maxIterations);
   const thresholds: number[] = [];
-  anneal({
-    solution,
-    ruinRecreate,
-    budget,
-    random,
-    incumbent,
-    schedule: { startTemperature: 20, endTemperature: 0.2 },
-    polish: () => {},
-    stepSchedule,
-    recreate: (_removed, acceptance) => {
-      thresholds.push(acceptance.cost);
-      ruinRecreate.recreate([...solution.unassigned], true);
-    },
-  });
-  solution.restore(incumbent.snapshot);
-  return { solution, plan: incumbent.snapshot, thresholds, iterations: budget.iterations };
+  const { solution, incumbent } = annealRandomPlan(4, budget, { stepSchedule }, (acceptance) => thresholds.push(acceptance.cost));
+  return { solution, plan: incumbent, thresholds, iterations: budget.iterations };
 }
 
 describe("the distance phase's temperature on a schedule of steps (AnnealOptions.stepSchedule)", () => {
