@@ -100,6 +100,9 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   improveLocally(solution);
   const incumbent = new Incumbent(solution);
   const ruinRecreate = new RuinRecreate(solution, random);
+  // The iterations the run is scheduled for: the limit, or the early stop's horizon, which exists whether or not
+  // the early stop is on — a length no clock reading moves (the switches below that schedule by steps).
+  const scheduledIterations = Math.min(options.maxIterations ?? Infinity, convergenceFor(instance.routable.length).horizon);
   if (objective === "hierarchical") {
     // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
     // The ejection search moves single visits: with pickup-and-delivery pairs, SISR's (which moves pairs whole) is used.
@@ -108,7 +111,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     const penalised = FLEET_PENALISED && !ejection && !instance.hasPairs ? fleetPenalised(solution, ruinRecreate, random) : undefined;
     if (FLEET_BY_ITERATIONS && !ejection)
       budget.phaseSchedule = {
-        iterations: Math.min(options.maxIterations ?? Infinity, convergenceFor(instance.routable.length).horizon),
+        iterations: scheduledIterations,
         timeCap: FLEET_MINIMISATION_SHARE,
       };
     if (ejection) {
@@ -134,17 +137,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
     ...(STEP_SCHEDULE === "estimate" ? { stepSchedule: true } : {}),
-    // The early stop's horizon exists whether or not the early stop is on: a length no clock reading moves.
-    ...(STEP_SCHEDULE === "horizon"
-      ? {
-          stepSchedule: {
-            steps: Math.max(
-              1,
-              Math.min(options.maxIterations ?? Infinity, convergenceFor(instance.routable.length).horizon) - budget.iterations,
-            ),
-          },
-        }
-      : {}),
+    ...(STEP_SCHEDULE === "horizon" ? { stepSchedule: { steps: Math.max(1, scheduledIterations - budget.iterations) } } : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
