@@ -9,11 +9,14 @@
 //  build; --streams K runs per problem, per-problem CV; fixed budget unless --early-stop)]
 // [--jobs N (solomon, gh*: N instances at a time, each single-threaded in its own process; needs N idle cores)].
 // [--seeds 1,2,3 (reoptimize: a 600-visit day driven to midday and re-planned, per seed; --seconds each solve)]
+// [--visits N --seeds 1,2,3 (feature: the realistic day with one route-planner feature each — pairs, overloaded, maxVisits,
+//  away, asymmetric: bench/routing/features.ts — each checked; with --compare-with, paired, served weight first)]
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runComparison } from "./routing/compare.ts";
 import { runEarlyStop } from "./routing/early-stop.ts";
+import { runFeatures } from "./routing/features.ts";
 import { runRealistic } from "./routing/realistic.ts";
 import { runReoptimize } from "./routing/reoptimize.ts";
 import { runSmall } from "./routing/small.ts";
@@ -43,7 +46,7 @@ const { values } = parseArgs({
   },
 });
 
-const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "small", "reoptimize"];
+const sets = ["solomon", "gh200", "gh400", "gh1000", "realistic", "feature", "small", "reoptimize"];
 if (!sets.includes(values.set)) throw new Error(`--set must be one of ${sets.join(", ")}`);
 if (values.clock !== "wall" && values.clock !== "cpu") throw new Error("--clock must be wall or cpu");
 if (values.objective !== "distance" && values.objective !== "hierarchical") throw new Error("--objective must be distance or hierarchical");
@@ -60,10 +63,12 @@ const options = {
 };
 const threadCounts = values.threads?.split(",").map(Number);
 if (threadCounts && !threadCounts.every((n) => Number.isInteger(n) && n >= 1)) throw new Error("--threads takes thread counts, e.g. 1,2");
-if (threadCounts && (values.set === "realistic" || values.set === "small"))
+if (threadCounts && (values.set === "realistic" || values.set === "feature" || values.set === "small"))
   throw new Error("--threads compares thread counts on solomon, gh200, gh400 or gh1000");
+if (values.set === "feature" && !values.visits) throw new Error("--set feature needs --visits");
 if (values["compare-with"]) {
-  if (values.set !== "realistic" && values.set !== "solomon") throw new Error("--compare-with compares on realistic days or solomon");
+  if (values.set !== "realistic" && values.set !== "feature" && values.set !== "solomon")
+    throw new Error("--compare-with compares on realistic days, feature days or solomon");
   if (values.set === "realistic" && !values.visits) throw new Error("--compare-with on realistic days needs --visits");
   await runComparison({
     compareWith: values["compare-with"],
@@ -99,6 +104,8 @@ if (values["compare-with"]) {
   });
 } else if (values.set === "realistic") {
   runRealistic(options);
+} else if (values.set === "feature") {
+  runFeatures({ ...options, visits: Number(values.visits), seeds: values.seeds.split(",").map(Number) });
 } else if (values.set === "reoptimize") {
   runReoptimize({ seconds: options.seconds, objective: options.objective, seeds: values.seeds.split(",").map(Number), log: options.log });
 } else if (values.set === "small") {

@@ -10,14 +10,15 @@ import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
+import { compareServed, FEATURES, featureDay, servedByPriority } from "./features.ts";
 import { benchmarkInstances, solverCpuClock, VRPTW_DATA_DIR } from "./run.ts";
 import { readVrptw, toRoutingProblem } from "./vrptw.ts";
 
 export interface CompareOptions {
   /** Folder holding the other build's solver.ts and check.ts. */
   compareWith: string;
-  set: "realistic" | "solomon";
-  /** Realistic days: visits per day, day seeds; Solomon: instance names (default all 56). */
+  set: "realistic" | "feature" | "solomon";
+  /** Realistic and feature days: visits per day, day seeds; Solomon: instance names (default all 56). */
   visits: number;
   seeds: number[];
   only?: string[];
@@ -34,6 +35,8 @@ type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingSolution
 
 interface Run {
   served: number;
+  /** Served per priority, 5 … 1 (features.ts): what "served" compares, highest priority first. */
+  servedByPriority: number[];
   fleetCost: number;
   cost: number;
   iterations: number;
@@ -51,9 +54,13 @@ export async function runComparison(options: CompareOptions): Promise<void> {
   const problems: { name: string; problem: RoutingProblem; seed: number }[] =
     options.set === "realistic"
       ? options.seeds.map((seed) => ({ name: `day ${seed}`, problem: realisticDay(options.visits, seed), seed }))
-      : solomonProblems(options);
+      : options.set === "feature"
+        ? options.seeds.flatMap((seed) =>
+            FEATURES.map((feature) => ({ name: `day ${seed} ${feature}`, problem: featureDay(feature, options.visits, seed), seed })),
+          )
+        : solomonProblems(options);
   log(
-    `paired comparison, ${options.set}${options.set === "realistic" ? ` ${options.visits} visits` : ""}: this build (new) against ${dir} (other), ` +
+    `paired comparison, ${options.set}${options.set === "solomon" ? "" : ` ${options.visits} visits`}: this build (new) against ${dir} (other), ` +
       `${options.streams} stream(s) per problem, ${options.seconds} CPU-s${options.earlyStop ? " (early stop on)" : ""}, objective ${options.objective}`,
   );
   const diffs: number[] = [];
@@ -75,6 +82,7 @@ export async function runComparison(options: CompareOptions): Promise<void> {
     if (violations.length) throw new Error(`${label} seed ${seed}: ${violations.length} violations: ${violations.slice(0, 3).join("; ")}`);
     return {
       served: solution.totals.visits,
+      servedByPriority: servedByPriority(problem, solution),
       fleetCost: solution.totals.fixedCost,
       cost: costOf(solution),
       iterations: solution.iterations,
@@ -96,12 +104,13 @@ export async function runComparison(options: CompareOptions): Promise<void> {
       const b = pair.other!;
       runs.new.push(a);
       runs.other.push(b);
-      const equal = a.served === b.served && a.fleetCost === b.fleetCost;
+      const served = compareServed(a.servedByPriority, b.servedByPriority);
+      const equal = served === 0 && a.fleetCost === b.fleetCost;
       const diff = (a.cost / b.cost - 1) * 100;
       if (equal) diffs.push(diff);
       else {
         unequal++;
-        if (a.served > b.served || (a.served === b.served && a.fleetCost < b.fleetCost)) newBetterFleet++;
+        if (served > 0 || (served === 0 && a.fleetCost < b.fleetCost)) newBetterFleet++;
         else otherBetterFleet++;
       }
       log(

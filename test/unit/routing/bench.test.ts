@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { euclideanTravel } from "#shared/routing/matrix";
+import { compareServed, FEATURES, featureDay, runFeatures, servedByPriority } from "../../../bench/routing/features.ts";
 import { familyOf, referenceFor, runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
 import { readBestKnown, readVrptw } from "../../../bench/routing/vrptw.ts";
 
@@ -88,4 +89,57 @@ describe("routing benchmark script", () => {
     expect(summary.families).toEqual([expect.objectContaining({ family: "c1", instances: 1 })]);
     expect(lines.at(-1)).toMatch(/^summary: 1 instances, \d+ vehicles, mean gap/);
   }, 120_000);
+
+  it("builds each feature day as described, the same for the same seed", () => {
+    const plain = featureDay("maxVisits", 40, 3);
+    expect(featureDay("maxVisits", 40, 3)).toEqual(plain);
+    expect(plain.vehicles.every((vehicle) => vehicle.maxVisits === 18)).toBe(true);
+
+    const pairs = featureDay("pairs", 40, 3).visits;
+    expect(pairs.filter((visit) => visit.pickupVisitId)).toHaveLength(20);
+    expect(pairs[1]!.pickupVisitId).toBe(pairs[0]!.id);
+
+    const overloaded = featureDay("overloaded", 100, 3);
+    expect(overloaded.vehicles).toHaveLength(3); // 60 % of the plain day's 5
+    expect(new Set(overloaded.visits.map((visit) => visit.priority))).toEqual(new Set([1, 2, 3, 4, 5]));
+
+    const away = featureDay("away", 40, 3).vehicles;
+    expect(away.every((vehicle) => vehicle.end && (vehicle.end.lat !== vehicle.start.lat || vehicle.end.lng !== vehicle.start.lng))).toBe(
+      true,
+    );
+
+    const asymmetric = featureDay("asymmetric", 40, 3);
+    const [a, b] = asymmetric.visits.map((visit) => visit.location);
+    const there = asymmetric.travel!.distances([a!, b!]);
+    expect(there[1]).not.toBeCloseTo(there[2]!, 3); // a → b is not b → a
+    expect(asymmetric.travel!.travelMinutes(there, 35, [a!, b!])[1]).toBeGreaterThan(0);
+  });
+
+  it("ranks served visits by priority first, as the hierarchical objective does", () => {
+    expect(compareServed([1, 0, 0, 0, 0], [0, 9, 9, 9, 9])).toBeGreaterThan(0);
+    expect(compareServed([0, 2, 0, 0, 0], [0, 2, 1, 0, 0])).toBeLessThan(0);
+    expect(compareServed([0, 0, 3, 0, 0], [0, 0, 3, 0, 0])).toBe(0);
+    const problem = featureDay("overloaded", 40, 2);
+    const served = servedByPriority(problem, {
+      routes: [{ stops: problem.visits.slice(0, 4).map((visit) => ({ visitId: visit.id })) }],
+    } as never);
+    const expected = [0, 0, 0, 0, 0];
+    for (const visit of problem.visits.slice(0, 4)) expected[5 - visit.priority!]!++;
+    expect(served).toEqual(expected);
+  });
+
+  it("solves every feature day and holds each plan to the checker", () => {
+    const lines: string[] = [];
+    runFeatures({
+      visits: 30,
+      seeds: [1],
+      seconds: 60,
+      maxIterations: 200,
+      objective: "hierarchical",
+      earlyStop: true,
+      log: (line) => lines.push(line),
+    });
+    expect(lines.filter((line) => line.endsWith("0 violations") && line.startsWith("day 1 "))).toHaveLength(FEATURES.length);
+    expect(lines.at(-1)).toBe(`summary: ${FEATURES.length} feature runs, 0 violations`);
+  }, 60_000);
 });
