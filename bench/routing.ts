@@ -11,12 +11,15 @@
 // [--seeds 1,2,3 (reoptimize: a 600-visit day driven to midday and re-planned, per seed; --seconds each solve)]
 // [--visits N --seeds 1,2,3 (feature: the realistic day with one route-planner feature each — pairs, overloaded, maxVisits,
 //  away, asymmetric: bench/routing/features.ts — each checked; with --compare-with, paired, served weight first)]
+// [--write-references FILE --runs K (realistic with --visits: per day the best of K runs at --seconds CPU-s, pooled into FILE:
+//  bench/routing/references.ts) --references FILE (with --compare-with on realistic days: every run scored against them)]
 // Single-threaded unless --threads; run one benchmark at a time for honest timings.
 import { parseArgs } from "node:util";
 import type { RoutingObjective } from "#shared/routing/model";
 import { runComparison } from "./routing/compare.ts";
 import { runEarlyStop } from "./routing/early-stop.ts";
 import { runFeatures } from "./routing/features.ts";
+import { runReferences } from "./routing/references.ts";
 import { runRealistic } from "./routing/realistic.ts";
 import { runReoptimize } from "./routing/reoptimize.ts";
 import { runSmall } from "./routing/small.ts";
@@ -43,6 +46,9 @@ const { values } = parseArgs({
     "full-results": { type: "string" },
     "full-seconds": { type: "string" },
     "compare-with": { type: "string" },
+    references: { type: "string" },
+    "write-references": { type: "string" },
+    runs: { type: "string", default: "10" },
   },
 });
 
@@ -81,6 +87,7 @@ if (values["compare-with"]) {
     objective: options.objective,
     earlyStop: values["early-stop"],
     maxIterations: options.maxIterations,
+    references: values.references,
     log: options.log,
   });
 } else if (threadCounts) {
@@ -91,6 +98,18 @@ if (values["compare-with"]) {
     dataDir: VRPTW_DATA_DIR,
     only: values.only?.split(","),
     threadCounts,
+  });
+} else if (values["write-references"]) {
+  if (values.set !== "realistic" || !values.visits)
+    throw new Error("--write-references writes reference plans of realistic days: --set realistic --visits N");
+  runReferences({
+    file: values["write-references"],
+    visits: Number(values.visits),
+    seeds: values.seeds.split(",").map(Number),
+    runs: Number(values.runs),
+    seconds: options.seconds,
+    objective: options.objective,
+    log: options.log,
   });
 } else if (values.set === "realistic" && values.visits) {
   runEarlyStop({

@@ -11,7 +11,8 @@ import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } 
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
 import { compareServed, FEATURES, featureDay, servedByPriority } from "./features.ts";
-import { benchmarkInstances, solverCpuClock, VRPTW_DATA_DIR } from "./run.ts";
+import { type ReferencePlan, readReferences, referenceFor } from "./references.ts";
+import { benchmarkInstances, costOf, solverCpuClock, VRPTW_DATA_DIR } from "./run.ts";
 import { readVrptw, toRoutingProblem } from "./vrptw.ts";
 
 export interface CompareOptions {
@@ -28,6 +29,8 @@ export interface CompareOptions {
   objective: RoutingObjective;
   earlyStop: boolean;
   maxIterations?: number;
+  /** Realistic days: a pooled reference file (references.ts) to score every run against. */
+  references?: string;
   log: (line: string) => void;
 }
 
@@ -40,11 +43,6 @@ interface Run {
   fleetCost: number;
   cost: number;
   iterations: number;
-}
-
-/** Distance plus the underload penalty (default 1000 per unit): the objective after served visits and fleet cost. */
-function costOf(solution: RoutingSolution): number {
-  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
 }
 
 export async function runComparison(options: CompareOptions): Promise<void> {
@@ -63,6 +61,8 @@ export async function runComparison(options: CompareOptions): Promise<void> {
     `paired comparison, ${options.set}${options.set === "solomon" ? "" : ` ${options.visits} visits`}: this build (new) against ${dir} (other), ` +
       `${options.streams} stream(s) per problem, ${options.seconds} CPU-s${options.earlyStop ? " (early stop on)" : ""}, objective ${options.objective}`,
   );
+  const references = options.references ? readReferences(options.references) : undefined;
+  const scores = { new: new ReferenceScores(), other: new ReferenceScores() };
   const diffs: number[] = [];
   const cvs = { new: [] as number[], other: [] as number[] };
   let unequal = 0;
@@ -102,6 +102,13 @@ export async function runComparison(options: CompareOptions): Promise<void> {
         pair[which] = solveWith(which === "new" ? solveRouting : other.solveRouting, problem, solverSeed, `${name} ${which}`);
       const a = pair.new!;
       const b = pair.other!;
+      if (references && options.set === "realistic") {
+        const reference = referenceFor(references, seed, options.visits, options.objective);
+        if (!reference)
+          throw new Error(`${options.references} has no ${options.objective} reference for day ${seed} of ${options.visits} visits`);
+        scores.new.add(a, reference);
+        scores.other.add(b, reference);
+      }
       runs.new.push(a);
       runs.other.push(b);
       const served = compareServed(a.servedByPriority, b.servedByPriority);
@@ -130,7 +137,12 @@ export async function runComparison(options: CompareOptions): Promise<void> {
     `paired over ${diffs.length} runs with equal served and fleet cost: new − other ${signed(mean)} ± ${se.toFixed(2)} % (mean ± standard error)` +
       `; served or fleet differ on ${unequal} (better for new ${newBetterFleet}, for other ${otherBetterFleet})`,
   );
+  if (references) for (const which of ["new", "other"] as const) log(`against the references (${which}): ${scores[which].summary()}`);
   if (cvs.new.length) {
+    log(
+      `per-problem CV of cost ≤ 1.0 %: new on ${cvs.new.filter((value) => value <= 1).length} of ${cvs.new.length}, ` +
+        `other on ${cvs.other.filter((value) => value <= 1).length} of ${cvs.other.length}`,
+    );
     log(
       `per-problem CV of cost (mean, max): new ${average(cvs.new).toFixed(2)} %, ${Math.max(...cvs.new).toFixed(2)} %; other ${average(cvs.other).toFixed(2)} %, ${Math.max(...cvs.other).toFixed(2)} %`,
     );
@@ -176,4 +188,34 @@ export function meanAndError(values: number[]): { mean: number; se: number } {
 export function cv(values: number[]): number {
   const { mean, se } = meanAndError(values);
   return ((se * Math.sqrt(values.length)) / mean) * 100;
+}
+
+/**
+ * Runs scored against the pooled reference of their day (issue #43's "Done when"): the gap in cost where a run
+ * serves the reference's weight with a fleet of its fixed cost (else it missed the reference fleet), median and
+ * 90th percentile.
+ */
+class ReferenceScores {
+  private readonly gaps: number[] = [];
+  private runs = 0;
+  private worse = 0;
+  private better = 0;
+
+  add(run: Run, reference: ReferencePlan): void {
+    this.runs++;
+    const served = compareServed(run.servedByPriority, reference.servedByPriority);
+    if (served === 0 && run.fleetCost === reference.fleetCost) this.gaps.push((run.cost / reference.cost - 1) * 100);
+    else if (served > 0 || (served === 0 && run.fleetCost < reference.fleetCost)) this.better++;
+    else this.worse++;
+  }
+
+  summary(): string {
+    const sorted = [...this.gaps].sort((x, y) => x - y);
+    const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
+    return (
+      `median ${signed(at(0.5))} %, p90 ${signed(at(0.9))} % over ${sorted.length} runs on the reference fleet ` +
+      `(${((100 * sorted.length) / Math.max(1, this.runs)).toFixed(0)} % of ${this.runs}); served or fleet worse than the reference on ${this.worse}, ` +
+      `better on ${this.better} (then the reference is stale: pool more runs into it)`
+    );
+  }
 }

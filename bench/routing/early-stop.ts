@@ -5,10 +5,10 @@
 // runs on this process's CPU time, so a busy machine does not shrink the full-budget run.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { checkSolution } from "#shared/routing/check";
-import type { RoutingObjective, RoutingProblem, RoutingSolution } from "#shared/routing/model";
+import type { RoutingObjective, RoutingProblem } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticProblem } from "./realistic.ts";
-import { cpuMs, solverCpuClock } from "./run.ts";
+import { costOf, cpuMs, solverCpuClock } from "./run.ts";
 
 export interface EarlyStopOptions {
   visits: number;
@@ -49,11 +49,6 @@ export const VISITS_PER_VEHICLE = 20;
 
 export function realisticDay(visits: number, seed: number): RoutingProblem {
   return realisticProblem(visits, Math.max(2, Math.ceil(visits / VISITS_PER_VEHICLE)), seed);
-}
-
-/** What the objective minimises after served visits and vehicles: distance plus the underload penalty (default 1000 per unit). */
-function costOf(solution: RoutingSolution): number {
-  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
 }
 
 export interface EarlyStopRow {

@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkSolution } from "#shared/routing/check";
-import type { RoutingObjective, SolveOptions } from "#shared/routing/model";
+import type { RoutingObjective, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { readBestKnown, readVrptw, toRoutingProblem, type BestKnown, type DistanceConvention } from "./vrptw.ts";
 
@@ -152,6 +152,11 @@ export const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
+
+/** Distance plus the underload penalty (default 1000 per unit): the objective after served visits and fleet cost. */
+export function costOf(solution: RoutingSolution): number {
+  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
+}
 
 /**
  * The CPU clock handed to a solver, which reads its clock once per iteration: getrusage (what cpuMs reads, a

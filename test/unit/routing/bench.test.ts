@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { euclideanTravel } from "#shared/routing/matrix";
 import { compareServed, FEATURES, featureDay, runFeatures, servedByPriority } from "../../../bench/routing/features.ts";
+import { comparePlans, readReferences, runReferences } from "../../../bench/routing/references.ts";
 import { familyOf, referenceFor, runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
 import { readBestKnown, readVrptw } from "../../../bench/routing/vrptw.ts";
 
@@ -142,4 +145,54 @@ describe("routing benchmark script", () => {
     expect(lines.filter((line) => line.endsWith("0 violations") && line.startsWith("day 1 "))).toHaveLength(FEATURES.length);
     expect(lines.at(-1)).toBe(`summary: ${FEATURES.length} feature runs, 0 violations`);
   }, 60_000);
+
+  it("orders plans as the hierarchical objective does: served weight, then fleet cost, then cost", () => {
+    const plan = { servedByPriority: [0, 0, 40, 0, 0], fleetCost: 3, cost: 100 };
+    expect(comparePlans({ ...plan, servedByPriority: [0, 1, 39, 0, 0], cost: 900 }, plan)).toBeLessThan(0);
+    expect(comparePlans({ ...plan, fleetCost: 2, cost: 900 }, plan)).toBeLessThan(0);
+    expect(comparePlans({ ...plan, cost: 99 }, plan)).toBeLessThan(0);
+    expect(comparePlans({ ...plan, cost: 101 }, plan)).toBeGreaterThan(0);
+    expect(comparePlans(plan, { ...plan })).toBe(0);
+  });
+
+  it("pools reference plans: a later run adds its runs and keeps the best plan found", () => {
+    const directory = mkdtempSync(join(tmpdir(), "references-"));
+    try {
+      const file = join(directory, "references.json");
+      const pool = (runs: number) => {
+        const lines: string[] = [];
+        runReferences({
+          file,
+          visits: 20,
+          seeds: [1, 2],
+          runs,
+          seconds: 60,
+          maxIterations: 300,
+          objective: "hierarchical",
+          log: (line) => lines.push(line),
+        });
+        return lines;
+      };
+      const first = pool(2);
+      const second = pool(1);
+      const plans = readReferences(file).plans;
+      expect(plans.map((plan) => [plan.day, plan.runs])).toEqual([
+        [1, 3],
+        [2, 3],
+      ]);
+      for (const plan of plans) {
+        // Every run of these days serves all 20 with the same fleet, so the best is the lowest cost logged.
+        const runs = [...first, ...second]
+          .filter((line) => line.startsWith(`day ${plan.day} run `))
+          .map((line) => /served ([\d/]+), fixed (\d+), ([\d.]+), \d+ it/.exec(line)!);
+        expect(runs).toHaveLength(3);
+        expect(new Set(runs.map((match) => `${match[1]} ${match[2]}`))).toEqual(new Set([`0/0/20/0/0 ${plan.fleetCost}`]));
+        const costs = runs.map((match) => Number(match[3]));
+        expect(plan.cost).toBeCloseTo(Math.min(...costs), 1);
+        expect(plan.routes.flatMap((route) => route.visitIds)).toHaveLength(plan.servedByPriority.reduce((sum, count) => sum + count, 0));
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });
