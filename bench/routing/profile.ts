@@ -4,7 +4,8 @@
 // Prints the served visits, vehicles, cost (distance + underload penalty), CPU seconds and violations as JSON.
 import { checkSolution } from "#shared/routing/check";
 import { realisticDay } from "./early-stop.ts";
-import { costOf, solveForIterations } from "../support/cpu-clock-solve.ts";
+import { solveForIterations } from "../support/cpu-clock-solve.ts";
+import { costOf } from "./run.ts";
 
 const [visits = 300, seed = 1, iterations = 20_000] = process.argv.slice(2).map(Number);
 const problem = realisticDay(visits, seed);

@@ -153,7 +153,10 @@ export const cpuMs = () => {
   return (user + system) / 1000;
 };
 
-/** Distance plus the underload penalty (default 1000 per unit): the objective after served visits and fleet cost. */
+/**
+ * What the routing benches compare: distance plus the underload penalty (default 1000 per unit), the objective after
+ * served visits and fleet cost, so equal plans show equal costs to the last digit.
+ */
 export function costOf(solution: RoutingSolution): number {
   return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
 }

@@ -12,7 +12,8 @@ import { pathToFileURL } from "node:url";
 import { checkSolution } from "#shared/routing/check";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
-import { costOf, type Solve, solveForIterations } from "../support/cpu-clock-solve.ts";
+import { type Solve, solveForIterations } from "../support/cpu-clock-solve.ts";
+import { costOf } from "./run.ts";
 
 const { values } = parseArgs({
   options: {

@@ -4,11 +4,6 @@ import { cpuMs, solverCpuClock } from "../routing/run.ts";
 
 export type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingSolution;
 
-/** What the routing benches compare: distance plus the underload penalty, so equal plans show equal costs to the last digit. */
-export function costOf(solution: RoutingSolution): number {
-  return solution.totals.distance + 1000 * solution.routes.reduce((sum, route) => sum + route.underload, 0);
-}
-
 /**
  * One solve of a fixed number of iterations on this process's CPU clock (no time limit, no early stop), so a
  * speed-up that should leave the plan unchanged can be checked (same seed and iterations, same cost) and its
