@@ -10,6 +10,12 @@ import type { Blinks } from "./random.ts";
 
 /** Slack for floating-point sums; the independent checker allows 1e-6. */
 export const EPSILON = 1e-9;
+/**
+ * `findPairInsertion` skips a position whose cost, summed from the distance matrix, exceeds the bound by more than
+ * this share: the trial's exact cost is summed another way (segment by segment), so only a clear miss is skipped.
+ */
+const PAIR_BOUND_TOLERANCE = 1e-9;
+const clearlyAbove = (cost: number, bound: number) => cost - bound > PAIR_BOUND_TOLERANCE * Math.max(1, Math.abs(bound));
 
 /** Service start windows in force: a visit's chosen window, the instance default for other nodes. */
 export interface NodeWindows {
@@ -182,6 +188,9 @@ export class Route {
   fPeak = new Float64Array(0);
   bPeak = new Float64Array(0);
   fOpen = new Int32Array(0);
+  /** `findPairInsertion`'s scratch: the delivery's detour when inserted after node j, and the least of those from j on. */
+  private deliveryDetour = new Float64Array(0);
+  private leastDeliveryDetour = new Float64Array(0);
 
   private readonly carried: Float64Array;
   private readonly segment: Segment;
@@ -502,6 +511,13 @@ export class Route {
    * `bound`: p after node i and q after node j ≥ i, over every pair of positions and windows (O(n²)
    * concatenations, cut short once the part before q has time warp). The pair's load rides from p to q,
    * so the on-board peak over nodes i..j plus that load must fit. Blinks skip pickup positions.
+   *
+   * Positions that cannot beat the bound are not concatenated: the pair's added distance, p after node i and
+   * q after node j, is p's detour there plus q's detour after node j in the route as it is, or, with no
+   * location between them, the detour through both; a pickup position whose best case (q's least detour from
+   * i + 1 on, one suffix minimum per call) misses the bound is skipped whole, a row of delivery positions ends
+   * where the least of the rest misses it, and a delivery position whose own cost misses it is not tried. Both are exact (rounding apart), so the answer is the one the full search gives; the
+   * blinks are drawn as they were.
    */
   findPairInsertion(p: number, bound: number, blinks: Blinks | undefined, out: Insertion): boolean {
     const { instance, nodes, pairSegment, trial } = this;
@@ -512,15 +528,42 @@ export class Route {
     const underload = this.visitCount > 0 ? this.underload : this.underloadWith(-1);
     const peak = this.carried;
     const n = nodes.length;
+    const { distance, location, locationCount, isBreak } = instance;
+    const { fLast, nextLocation } = this;
+    const pickupAt = location[p]!;
+    const deliveryAt = location[q]!;
+    const { deliveryDetour, leastDeliveryDetour: least } = this;
+    least[n - 1] = Infinity;
+    for (let j = n - 2; j >= 0; j--) {
+      const from = fLast[j]! * locationCount;
+      const to = nextLocation[j]!;
+      deliveryDetour[j] = distance[from + deliveryAt]! + distance[deliveryAt * locationCount + to]! - distance[from + to]!;
+      least[j] = Math.min(least[j + 1]!, deliveryDetour[j]!);
+    }
+    // The route's cost with the pair but no detour yet (an unused vehicle's is charged from its first visit).
+    const fixed = this.costOf(this.visitCount > 0 ? this.distance : this.fDistance[n - 1]!, underload) - base;
     let found = false;
     for (let i = 0; i < n - 1; i++) {
       if (blinks?.skip()) continue;
+      const from = fLast[i]! * locationCount;
+      const to = nextLocation[i]!;
+      const toPickup = distance[from + pickupAt]! - distance[from + to]!;
+      const pickupDetour = toPickup + distance[pickupAt * locationCount + to]!;
+      const throughBoth = toPickup + distance[pickupAt * locationCount + deliveryAt]! + distance[deliveryAt * locationCount + to]!;
+      if (clearlyAbove(fixed + Math.min(throughBoth, pickupDetour + least[i + 1]!), bound)) continue;
       for (let wp = windowOffset[p]!; wp < windowOffset[p + 1]!; wp++) {
         pairSegment.setPrefix(this, i).appendNode(p, windowOpen[wp]!, windowClose[wp]!);
         if (pairSegment.timeWarp > EPSILON) continue;
         for (let d = 0; d < dims; d++) peak[d] = -Infinity;
+        // Whether a location lies between p and q (else q's detour is the one through both).
+        let apart = false;
         for (let j = i; j < n - 1; j++) {
-          if (j > i) pairSegment.append(nodes[j]!);
+          if (j > i) {
+            if (isBreak[nodes[j]!] === 0) apart = true;
+            // No delivery position from here on can beat the bound: the rest of the row is not concatenated.
+            if (apart && clearlyAbove(fixed + pickupDetour + least[j]!, bound)) break;
+            pairSegment.append(nodes[j]!);
+          }
           if (pairSegment.timeWarp > EPSILON) break;
           let fits = true;
           for (let d = 0; d < dims; d++) {
@@ -528,6 +571,7 @@ export class Route {
             if (peak[d]! + pairLoad[p * dims + d]! > capacity[this.vehicle * dims + d]! + EPSILON) fits = false;
           }
           if (!fits) break;
+          if (clearlyAbove(fixed + (apart ? pickupDetour + deliveryDetour[j]! : throughBoth), bound)) continue;
           for (let wq = windowOffset[q]!; wq < windowOffset[q + 1]!; wq++) {
             trial
               .copyFrom(pairSegment)
@@ -582,6 +626,8 @@ export class Route {
       this.fPeak = new Float64Array(size * dims);
       this.bPeak = new Float64Array(size * dims);
       this.fOpen = new Int32Array(size);
+      this.deliveryDetour = new Float64Array(size);
+      this.leastDeliveryDetour = new Float64Array(size);
     }
   }
 }

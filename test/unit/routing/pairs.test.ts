@@ -240,4 +240,65 @@ describe("moves on routes with pairs", () => {
     }
     expect(accepted).toBeGreaterThan(40);
   });
+
+  it("the pair insertion answers the cheapest feasible pickup and delivery positions and windows, searched exhaustively, whatever the bound", async () => {
+    const { buildInstance } = await import("#shared/routing/instance");
+    const { Solution } = await import("#shared/routing/solution");
+    const { constructByRegret } = await import("#shared/routing/construct");
+    let compared = 0;
+    let found = 0;
+    for (const seed of [21, 22, 23, 24, 25, 26]) {
+      const base = randomProblem(seed, 18);
+      const problem = { ...base, visits: base.visits.map((v, i) => (i % 3 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v)) };
+      const instance = buildInstance(problem);
+      const solution = new Solution(instance, { vehicle: 1000, underload: 7 });
+      constructByRegret(solution);
+      const pickups = [...instance.routable].filter((v) => instance.isPickup[v] && solution.routeOf[v]! >= 0);
+      for (const p of pickups) {
+        const planned = solution.snapshot();
+        solution.removeWithPartner(p);
+        const without = solution.snapshot();
+        for (let r = 0; r < solution.routes.length; r++) {
+          const route = solution.routes[r]!;
+          if (instance.compatible[p * instance.vehicleCount + route.vehicle] !== 1) continue;
+          if (instance.compatible[instance.partner[p]! * instance.vehicleCount + route.vehicle] !== 1) continue;
+          // Every pickup position, delivery position and pair of windows, inserted and summarised afresh.
+          const before = route.cost;
+          const slots = route.nodes.length;
+          let cheapest = Infinity;
+          for (let position = 1; position < slots; position++) {
+            for (let position2 = position + 1; position2 <= slots; position2++) {
+              for (let window = instance.windowOffset[p]!; window < instance.windowOffset[p + 1]!; window++) {
+                const q = instance.partner[p]!;
+                for (let window2 = instance.windowOffset[q]!; window2 < instance.windowOffset[q + 1]!; window2++) {
+                  solution.insertPair(p, r, { cost: 0, position, window, position2, window2 });
+                  const inserted = solution.routes[r]!;
+                  if (inserted.feasible && inserted.visitCount <= instance.maxVisits[inserted.vehicle]!)
+                    cheapest = Math.min(cheapest, inserted.cost - before);
+                  solution.restore(without);
+                }
+              }
+            }
+          }
+          const insertion = { cost: 0, position: 0, window: 0 };
+          const answered = route.findPairInsertion(p, Infinity, undefined, insertion);
+          compared++;
+          expect(answered).toBe(cheapest < Infinity);
+          if (!answered) continue;
+          found++;
+          expect(insertion.cost).toBeCloseTo(cheapest, 6);
+          // The answer holds when applied, and a bound just above it finds it again, one at it finds nothing.
+          solution.insertPair(p, r, insertion);
+          expect(solution.routes[r]!.feasible).toBe(true);
+          expect(solution.routes[r]!.cost - before).toBeCloseTo(cheapest, 6);
+          solution.restore(without);
+          expect(route.findPairInsertion(p, cheapest + 1e-3, undefined, { cost: 0, position: 0, window: 0 })).toBe(true);
+          expect(route.findPairInsertion(p, cheapest - 1e-3, undefined, { cost: 0, position: 0, window: 0 })).toBe(false);
+        }
+        solution.restore(planned);
+      }
+    }
+    expect(compared).toBeGreaterThan(40);
+    expect(found).toBeGreaterThan(20);
+  });
 });
