@@ -6,13 +6,12 @@
 // fixed cost the paired (new − other) cost difference, mean ± standard error, in per cent of the other's.
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { checkSolution } from "#shared/routing/check";
 import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
 import { compareServed, FEATURES, featureDay, servedByPriority } from "./features.ts";
 import { type ReferencePlan, readReferences, referenceFor } from "./references.ts";
-import { benchmarkInstances, costOf, solverCpuClock, VRPTW_DATA_DIR } from "./run.ts";
+import { benchmarkInstances, costOf, solveChecked, VRPTW_DATA_DIR } from "./run.ts";
 import { readVrptw, toRoutingProblem } from "./vrptw.ts";
 
 export interface CompareOptions {
@@ -69,17 +68,7 @@ export async function runComparison(options: CompareOptions): Promise<void> {
   let newBetterFleet = 0;
   let otherBetterFleet = 0;
   const solveWith = (solve: Solve, problem: RoutingProblem, seed: number, label: string): Run => {
-    const solution = solve(problem, {
-      seed,
-      objective: options.objective,
-      timeLimitMs: options.seconds * 1000,
-      maxIterations: options.maxIterations,
-      earlyStop: options.earlyStop,
-      now: solverCpuClock(),
-    });
-    // Both builds are held to the independent checker of this one.
-    const violations = checkSolution(problem, solution).violations;
-    if (violations.length) throw new Error(`${label} seed ${seed}: ${violations.length} violations: ${violations.slice(0, 3).join("; ")}`);
+    const solution = solveChecked(problem, { ...options, seed }, label, solve);
     return {
       served: solution.totals.visits,
       servedByPriority: servedByPriority(problem, solution),

@@ -9,14 +9,12 @@
 // `npm run bench:routing -- --set feature --visits 100 --seeds 1,2,3 --seconds 5 --clock cpu` solves each
 // feature day once per seed and holds every plan to the independent checker (a violation throws);
 // `--compare-with DIR` runs them paired against another build (compare.ts), served weight first.
-import { checkSolution } from "#shared/routing/check";
 import { haversineMetres, locationKey, matrixTravel } from "#shared/routing/matrix";
 import type { Location, RoutingObjective, RoutingProblem, RoutingSolution } from "#shared/routing/model";
 import { Random } from "#shared/routing/random";
-import { solveRouting } from "#shared/routing/solver";
 import { realisticDay, VISITS_PER_VEHICLE } from "./early-stop.ts";
 import { realisticProblem } from "./realistic.ts";
-import { solverCpuClock } from "./run.ts";
+import { solveChecked } from "./run.ts";
 
 export const FEATURES = ["pairs", "overloaded", "maxVisits", "away", "asymmetric"] as const;
 export type Feature = (typeof FEATURES)[number];
@@ -145,17 +143,7 @@ export function runFeatures(options: {
   for (const seed of options.seeds) {
     for (const feature of FEATURES) {
       const problem = featureDay(feature, options.visits, seed);
-      const solution = solveRouting(problem, {
-        seed,
-        objective: options.objective,
-        timeLimitMs: options.seconds * 1000,
-        maxIterations: options.maxIterations,
-        earlyStop: options.earlyStop,
-        now: solverCpuClock(),
-      });
-      const { violations } = checkSolution(problem, solution);
-      if (violations.length)
-        throw new Error(`day ${seed} ${feature}: ${violations.length} violations: ${violations.slice(0, 3).join("; ")}`);
+      const solution = solveChecked(problem, { ...options, seed }, `day ${seed} ${feature}`);
       runs++;
       const dropped = new Map<string, number>();
       for (const visit of solution.dropped) dropped.set(visit.reason, (dropped.get(visit.reason) ?? 0) + 1);

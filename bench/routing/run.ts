@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkSolution } from "#shared/routing/check";
-import type { RoutingObjective, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { readBestKnown, readVrptw, toRoutingProblem, type BestKnown, type DistanceConvention } from "./vrptw.ts";
 
@@ -201,6 +201,23 @@ export function benchSolveOptions(options: {
     earlyStop: options.earlyStop !== false,
     ...(options.clock === "cpu" ? { now: solverCpuClock() } : {}),
   };
+}
+
+/**
+ * One solve of `problem` on the CPU clock (`benchSolveOptions` with `clock: "cpu"`), held to the independent
+ * checker of this build whichever build solved it: a violation throws, naming `label`.
+ */
+export function solveChecked(
+  problem: RoutingProblem,
+  options: Parameters<typeof benchSolveOptions>[0],
+  label: string,
+  solve: (problem: RoutingProblem, options: SolveOptions) => RoutingSolution = solveRouting,
+): RoutingSolution {
+  const solution = solve(problem, benchSolveOptions({ ...options, clock: "cpu" }));
+  const { violations } = checkSolution(problem, solution);
+  if (violations.length)
+    throw new Error(`${label} seed ${options.seed}: ${violations.length} violations: ${violations.slice(0, 3).join("; ")}`);
+  return solution;
 }
 
 /** Solves one instance file of the set, single-threaded, and scores it against the reference. */
