@@ -291,6 +291,53 @@ export interface LateAcceptanceShare {
   share: number;
 }
 
+/**
+ * The "horizon" step schedule's cooling (solver.ts `STEP_SCHEDULE`): the distance phase reaches its end temperature
+ * after `COOL_SHARE` of the steps the early stop's horizon leaves it (the horizon less the fleet phases' iterations),
+ * and holds it afterwards. Cooling over the whole horizon (round six) left every run that a loaded machine stopped
+ * before the horizon still warm at the end: most 5 CPU-s runs of a 100-visit day got 40–60 k distance steps of the
+ * 80 k the horizon leaves (README, "Round six" and "Round seven").
+ */
+export const COOL_SHARE = 0.7;
+/**
+ * Distance-phase steps per CPU-second at n visits, `STEPS_PER_CPU_SECOND_AT_ONE_VISIT / √n`: measured on the shared
+ * 2-core VM under load, nice 19, realistic days, seed 1 (2026-11-28, 18:30 UTC: 14.7 k/s at 100 visits, 11.0 k at
+ * 200, 9.9 k at 300 — the rate falls more slowly than 1/n, since a step ruins ~10 visits whatever the size; the
+ * formula gives 18.0, 12.7 and 10.4 k). A rate, not a clock reading: the cap below is fixed before the search.
+ */
+export const STEPS_PER_CPU_SECOND_AT_ONE_VISIT = 180_000;
+/**
+ * The share of the time budget the cooling may take at that rate. The fleet phases may take half of the budget
+ * (`FLEET_MINIMISATION_SHARE`, time-bound at 300 visits), so the distance phase gets at least the other half: 0.4 of
+ * the budget is 80 % of that half, so a machine ~20 % slower than the measured rate still ends cold.
+ */
+export const COOL_BUDGET_SHARE = 0.4;
+
+/**
+ * Steps over which the "horizon" schedule cools the distance phase: `COOL_SHARE` of the steps the iteration
+ * schedule leaves (`scheduled` − `done`, the horizon or the iteration limit less the fleet phases' iterations),
+ * capped by the steps the measured rate at this size takes in `COOL_BUDGET_SHARE` of the time budget — at 300
+ * visits the horizon (2.7 M iterations) is far beyond a 15 CPU-s budget, so uncapped the search stopped hot. Both
+ * terms are fixed by the problem's size, the budget and the iterations done: no clock reading, so a seed cools
+ * over the same steps however busy the machine is (only the fleet phases' iterations, time-bound when they reach
+ * their cap, can move it). At 100 visits and 5 CPU-s: min(0.7 × (100,000 − fleet), 18,000 × 2) = 36,000; at 300
+ * visits and 15 CPU-s: 10,392 × 6 = 62,354.
+ */
+export function horizonCoolingSteps(visits: number, timeLimitMs: number, scheduled: number, done: number): number {
+  const byHorizon = COOL_SHARE * (scheduled - done);
+  const rate = STEPS_PER_CPU_SECOND_AT_ONE_VISIT / Math.sqrt(Math.max(1, visits));
+  const byBudget = timeLimitMs > 0 && Number.isFinite(timeLimitMs) ? rate * (timeLimitMs / 1000) * COOL_BUDGET_SHARE : Infinity;
+  return Math.max(1, Math.round(Math.min(byHorizon, byBudget)));
+}
+
+/**
+ * The annealing temperature after `cooled` (0 to 1, held at 1 beyond) of the schedule: geometric from the start to
+ * the end temperature.
+ */
+export function temperatureAt(schedule: AnnealingSchedule, cooled: number): number {
+  return schedule.startTemperature * (schedule.endTemperature / schedule.startTemperature) ** Math.min(1, Math.max(0, cooled));
+}
+
 /** Steps over which a time-bound run measures its rate before sizing the late-acceptance history. */
 export const WARM_UP_STEPS = 1000;
 
@@ -372,7 +419,6 @@ export function anneal(options: AnnealOptions): void {
   let cost = solution.cost;
   // Under penalised acceptance: the current plan's penalty as of the last step (the weights move between steps).
   let penalty = 0;
-  const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
   const acceptance: Acceptance = { dropped: 0, cost: 0 };
@@ -409,7 +455,7 @@ export function anneal(options: AnnealOptions): void {
         ? 0
         : Math.min(1, step / scheduleSteps)
       : Math.max(0, budget.progress(true) - from) / (1 - from);
-    const temperature = schedule.startTemperature * ratio ** cooled;
+    const temperature = temperatureAt(schedule, cooled);
     // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
     const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
     const drawThreshold = () => (late ? lateThreshold : cost - temperature * Math.log(random.next()));

@@ -22,7 +22,7 @@ import type { Route } from "./route-state.ts";
 import { cheapenFleet, minimiseFleet, type PenalisedRepair } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
-import { type AnnealOptions, anneal, Budget, convergenceFor, Incumbent } from "./search.ts";
+import { type AnnealOptions, anneal, Budget, convergenceFor, horizonCoolingSteps, Incumbent } from "./search.ts";
 import { Solution } from "./solution.ts";
 
 export type * from "./model.ts";
@@ -137,7 +137,18 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
     ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
     ...(STEP_SCHEDULE === "estimate" ? { stepSchedule: true } : {}),
-    ...(STEP_SCHEDULE === "horizon" ? { stepSchedule: { steps: Math.max(1, scheduledIterations - budget.iterations) } } : {}),
+    ...(STEP_SCHEDULE === "horizon"
+      ? {
+          stepSchedule: {
+            steps: horizonCoolingSteps(
+              instance.routable.length,
+              options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
+              scheduledIterations,
+              budget.iterations,
+            ),
+          },
+        }
+      : {}),
     ...(PENALISED_STEP !== "off" && !instance.hasPairs ? penalisedRecreate(solution, ruinRecreate, random, scale) : {}),
     ...(options.exchange ? { exchange: options.exchange } : {}),
   });
