@@ -300,33 +300,42 @@ export interface LateAcceptanceShare {
  */
 export const COOL_SHARE = 0.7;
 /**
- * Distance-phase steps per CPU-second at n visits, `STEPS_PER_CPU_SECOND_AT_ONE_VISIT / √n`: measured on the shared
- * 2-core VM under load, nice 19, realistic days, seed 1 (2026-11-28, 18:30 UTC: 14.7 k/s at 100 visits, 11.0 k at
- * 200, 9.9 k at 300 — the rate falls more slowly than 1/n, since a step ruins ~10 visits whatever the size; the
- * formula gives 18.0, 12.7 and 10.4 k). A rate, not a clock reading: the cap below is fixed before the search.
+ * Steps (iterations) per CPU-second at n visits, `STEPS_PER_CPU_SECOND_AT_ONE_VISIT / √n`: measured on the shared
+ * 2-core VM under load, nice 19, realistic days, seed 1, the distance phase (2026-11-28, 18:30 UTC: 14.7 k/s at 100
+ * visits, 11.0 k at 200, 9.9 k at 300; the fleet phases' ~9.5 k at 300; 18–21 k at 100 in the benches after) — the
+ * rate falls more slowly than 1/n, since a step ruins ~10 visits whatever the size; the formula gives 18.0, 12.7
+ * and 10.4 k. A constant, not a clock reading: the cap below is fixed before the search.
  */
 export const STEPS_PER_CPU_SECOND_AT_ONE_VISIT = 180_000;
 /**
- * The share of the time budget the cooling may take at that rate. The fleet phases may take half of the budget
- * (`FLEET_MINIMISATION_SHARE`, time-bound at 300 visits), so the distance phase gets at least the other half: 0.4 of
- * the budget is 80 % of that half, so a machine ~20 % slower than the measured rate still ends cold.
+ * The share of the time budget by which the run, at the measured rate, is to be cold: the fleet phases' steps count
+ * as spent, so the distance phase cools over `COOL_BUDGET_SHARE` of the budget's steps less theirs — at 100 visits
+ * they take 10–35 k of ~90 k, at 300 visits (time-bound there) ~60 k of ~145 k in 15 CPU-s, so a share of the
+ * distance phase's own budget would be too long at one size or too short at the other. Never less than
+ * `COOL_FLOOR_SHARE` of the budget's steps: the fleet phases stop at half of the budget, so the distance phase gets
+ * at least the other half, and a fast machine's long fleet phase does not leave it a cooling of nothing.
  */
-export const COOL_BUDGET_SHARE = 0.4;
+export const COOL_BUDGET_SHARE = 0.8;
+export const COOL_FLOOR_SHARE = 0.4;
 
 /**
  * Steps over which the "horizon" schedule cools the distance phase: `COOL_SHARE` of the steps the iteration
- * schedule leaves (`scheduled` − `done`, the horizon or the iteration limit less the fleet phases' iterations),
- * capped by the steps the measured rate at this size takes in `COOL_BUDGET_SHARE` of the time budget — at 300
- * visits the horizon (2.7 M iterations) is far beyond a 15 CPU-s budget, so uncapped the search stopped hot. Both
- * terms are fixed by the problem's size, the budget and the iterations done: no clock reading, so a seed cools
- * over the same steps however busy the machine is (only the fleet phases' iterations, time-bound when they reach
- * their cap, can move it). At 100 visits and 5 CPU-s: min(0.7 × (100,000 − fleet), 18,000 × 2) = 36,000; at 300
- * visits and 15 CPU-s: 10,392 × 6 = 62,354.
+ * schedule leaves (`scheduled` − `done`: the horizon or the iteration limit, less the fleet phases' iterations),
+ * capped by the steps the measured rate at this size gives in `COOL_BUDGET_SHARE` of the time budget, less `done`
+ * (at least `COOL_FLOOR_SHARE` of the budget's steps) — at 300 visits the horizon (2.7 M iterations) is far beyond
+ * a 15 CPU-s budget, so uncapped the search stopped hot. Every term is fixed by the problem's size, the budget and
+ * the iterations done — no clock reading — so a seed cools over the same steps however busy the machine is (only
+ * the fleet phases' iterations, time-bound when they reach their cap, can move it). At 100 visits and 5 CPU-s, the
+ * fleet phases having taken 17,579 steps: min(0.7 × 82,421, 72,000 − 17,579) = 54,421; at 300 visits and 15 CPU-s
+ * after 58,885: 124,708 − 58,885 = 65,823.
  */
 export function horizonCoolingSteps(visits: number, timeLimitMs: number, scheduled: number, done: number): number {
   const byHorizon = COOL_SHARE * (scheduled - done);
-  const rate = STEPS_PER_CPU_SECOND_AT_ONE_VISIT / Math.sqrt(Math.max(1, visits));
-  const byBudget = timeLimitMs > 0 && Number.isFinite(timeLimitMs) ? rate * (timeLimitMs / 1000) * COOL_BUDGET_SHARE : Infinity;
+  const atRate =
+    timeLimitMs > 0 && Number.isFinite(timeLimitMs)
+      ? (STEPS_PER_CPU_SECOND_AT_ONE_VISIT / Math.sqrt(Math.max(1, visits))) * (timeLimitMs / 1000)
+      : Infinity;
+  const byBudget = Math.max(COOL_BUDGET_SHARE * atRate - done, COOL_FLOOR_SHARE * atRate);
   return Math.max(1, Math.round(Math.min(byHorizon, byBudget)));
 }
 
