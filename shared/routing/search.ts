@@ -302,7 +302,7 @@ export const COOL_SHARE = 0.7;
 /**
  * Steps (iterations) per CPU-second at n visits, `STEPS_PER_CPU_SECOND_AT_ONE_VISIT / √n`: measured on the shared
  * 2-core VM under load, nice 19, realistic days, seed 1, the distance phase (2026-11-28, 18:30 UTC: 14.7 k/s at 100
- * visits, 11.0 k at 200, 9.9 k at 300; the fleet phases' ~9.5 k at 300; 18–21 k at 100 in the benches after) — the
+ * visits, 11.1 k at 200, 9.8 k at 300; the fleet phases' ~9.5 k at 300; 18–21 k at 100 in the benches after) — the
  * rate falls more slowly than 1/n, since a step ruins ~10 visits whatever the size; the formula gives 18.0, 12.7
  * and 10.4 k. A constant, not a clock reading: the cap below is fixed before the search.
  */
