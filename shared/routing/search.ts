@@ -275,8 +275,9 @@ export interface AnnealOptions {
    * a seed's path does not move with the machine's load (the time budget still ends the search). The estimate is
    * the iteration schedule left (the limit, or the early stop's horizon, whichever is lower) when there is one; with
    * a time budget alone, the rate of the first `WARM_UP_STEPS` steps (run at the start temperature) times the time
-   * left, fixed once; `{ steps }`: that many steps, given by the caller. Off: the temperature follows
-   * `Budget.progress` (time or iterations, whichever is further).
+   * left, fixed once; `{ steps }`: that many steps, given by the caller (the solver's default since round seven:
+   * `horizonCoolingSteps`), the end temperature held after them. Off: the temperature follows `Budget.progress`
+   * (time or iterations, whichever is further).
    */
   stepSchedule?: boolean | { steps: number };
 }
