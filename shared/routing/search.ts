@@ -275,8 +275,9 @@ export interface AnnealOptions {
    * a seed's path does not move with the machine's load (the time budget still ends the search). The estimate is
    * the iteration schedule left (the limit, or the early stop's horizon, whichever is lower) when there is one; with
    * a time budget alone, the rate of the first `WARM_UP_STEPS` steps (run at the start temperature) times the time
-   * left, fixed once; `{ steps }`: that many steps, given by the caller. Off: the temperature follows
-   * `Budget.progress` (time or iterations, whichever is further).
+   * left, fixed once; `{ steps }`: that many steps, given by the caller (the solver's default since round seven:
+   * `horizonCoolingSteps`), the end temperature held after them. Off: the temperature follows `Budget.progress`
+   * (time or iterations, whichever is further).
    */
   stepSchedule?: boolean | { steps: number };
 }
@@ -289,6 +290,62 @@ export interface AnnealOptions {
  */
 export interface LateAcceptanceShare {
   share: number;
+}
+
+/**
+ * The "horizon" step schedule's cooling (solver.ts `STEP_SCHEDULE`): the distance phase reaches its end temperature
+ * after `COOL_SHARE` of the steps the early stop's horizon leaves it (the horizon less the fleet phases' iterations),
+ * and holds it afterwards. Cooling over the whole horizon (round six) left every run that a loaded machine stopped
+ * before the horizon still warm at the end: most 5 CPU-s runs of a 100-visit day got 40–60 k distance steps of the
+ * 80 k the horizon leaves (README, "Round six" and "Round seven").
+ */
+export const COOL_SHARE = 0.7;
+/**
+ * Steps (iterations) per CPU-second at n visits, `STEPS_PER_CPU_SECOND_AT_ONE_VISIT / √n`: measured on the shared
+ * 2-core VM under load, nice 19, realistic days, seed 1, the distance phase (2026-11-28, 18:30 UTC: 14.7 k/s at 100
+ * visits, 11.1 k at 200, 9.8 k at 300; the fleet phases' ~9.5 k at 300; 18–21 k at 100 in the benches after) — the
+ * rate falls more slowly than 1/n, since a step ruins ~10 visits whatever the size; the formula gives 18.0, 12.7
+ * and 10.4 k. A constant, not a clock reading: the cap below is fixed before the search.
+ */
+export const STEPS_PER_CPU_SECOND_AT_ONE_VISIT = 180_000;
+/**
+ * The share of the time budget by which the run, at the measured rate, is to be cold: the fleet phases' steps count
+ * as spent, so the distance phase cools over `COOL_BUDGET_SHARE` of the budget's steps less theirs — at 100 visits
+ * they take 10–35 k of ~90 k, at 300 visits (time-bound there) ~60 k of ~145 k in 15 CPU-s, so a share of the
+ * distance phase's own budget would be too long at one size or too short at the other. Never less than
+ * `COOL_FLOOR_SHARE` of the budget's steps: the fleet phases stop at half of the budget, so the distance phase gets
+ * at least the other half, and a fast machine's long fleet phase does not leave it a cooling of nothing.
+ */
+export const COOL_BUDGET_SHARE = 0.8;
+export const COOL_FLOOR_SHARE = 0.4;
+
+/**
+ * Steps over which the "horizon" schedule cools the distance phase: `COOL_SHARE` of the steps the iteration
+ * schedule leaves (`scheduled` − `done`: the horizon or the iteration limit, less the fleet phases' iterations),
+ * capped by the steps the measured rate at this size gives in `COOL_BUDGET_SHARE` of the time budget, less `done`
+ * (at least `COOL_FLOOR_SHARE` of the budget's steps) — at 300 visits the horizon (2.7 M iterations) is far beyond
+ * a 15 CPU-s budget, so uncapped the search stopped hot. Every term is fixed by the problem's size, the budget and
+ * the iterations done — no clock reading — so a seed cools over the same steps however busy the machine is (only
+ * the fleet phases' iterations, time-bound when they reach their cap, can move it). At 100 visits and 5 CPU-s, the
+ * fleet phases having taken 17,579 steps: min(0.7 × 82,421, 72,000 − 17,579) = 54,421; at 300 visits and 15 CPU-s
+ * after 58,885: 124,708 − 58,885 = 65,823.
+ */
+export function horizonCoolingSteps(visits: number, timeLimitMs: number, scheduled: number, done: number): number {
+  const byHorizon = COOL_SHARE * (scheduled - done);
+  const atRate =
+    timeLimitMs > 0 && Number.isFinite(timeLimitMs)
+      ? (STEPS_PER_CPU_SECOND_AT_ONE_VISIT / Math.sqrt(Math.max(1, visits))) * (timeLimitMs / 1000)
+      : Infinity;
+  const byBudget = Math.max(COOL_BUDGET_SHARE * atRate - done, COOL_FLOOR_SHARE * atRate);
+  return Math.max(1, Math.round(Math.min(byHorizon, byBudget)));
+}
+
+/**
+ * The annealing temperature after `cooled` (0 to 1, held at 1 beyond) of the schedule: geometric from the start to
+ * the end temperature.
+ */
+export function temperatureAt(schedule: AnnealingSchedule, cooled: number): number {
+  return schedule.startTemperature * (schedule.endTemperature / schedule.startTemperature) ** Math.min(1, Math.max(0, cooled));
 }
 
 /** Steps over which a time-bound run measures its rate before sizing the late-acceptance history. */
@@ -372,7 +429,6 @@ export function anneal(options: AnnealOptions): void {
   let cost = solution.cost;
   // Under penalised acceptance: the current plan's penalty as of the last step (the weights move between steps).
   let penalty = 0;
-  const ratio = schedule.endTemperature / schedule.startTemperature;
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
   const acceptance: Acceptance = { dropped: 0, cost: 0 };
@@ -409,7 +465,7 @@ export function anneal(options: AnnealOptions): void {
         ? 0
         : Math.min(1, step / scheduleSteps)
       : Math.max(0, budget.progress(true) - from) / (1 - from);
-    const temperature = schedule.startTemperature * ratio ** cooled;
+    const temperature = temperatureAt(schedule, cooled);
     // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
     const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
     const drawThreshold = () => (late ? lateThreshold : cost - temperature * Math.log(random.next()));
