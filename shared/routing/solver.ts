@@ -63,7 +63,7 @@ const LATE_ACCEPTANCE = 0;
 const LATE_ACCEPTANCE_SHARE = 0;
 /**
  * The distance phase's temperature on a schedule of steps (search.ts, `AnnealOptions.stepSchedule`), so that a
- * seed's path does not move with the machine's load. **"horizon" (on)**: cold after `horizonCoolingSteps` — 70 % of
+ * seed's path does not move with the machine's load. "horizon": cold after `horizonCoolingSteps` — 70 % of
  * the steps the early stop's horizon (or the iteration limit when lower) leaves after the fleet phases, whether or
  * not the early stop is on, capped per size from the time budget so that 300-visit days reach the cold end within
  * 15 CPU-s — then held there; the time budget only cuts the path short. A seed's plan then no longer moves with the
@@ -71,10 +71,12 @@ const LATE_ACCEPTANCE_SHARE = 0;
  * with the time schedule (−0.15 ± 0.42 and −0.01 ± 0.46 % on 100-visit days, +0.32 ± 0.92 % on 300-visit days;
  * README, "Round seven, 2026-11-28 evening"). "estimate": against the iteration schedule, or with a time budget
  * alone against the steps estimated from the rate of the first ones (the rate moves with the load, so the path
- * still does; README, "Round six, 2026-11-28 late afternoon"). "off": it follows the time used, as before round
- * seven.
+ * still does; README, "Round six, 2026-11-28 late afternoon"). **"off" (the default)**: it follows the time used —
+ * "horizon" costs +0.13 ± 0.05 % on Solomon's distance objective, its rate constant is one VM's, and the seed
+ * repeatability it buys does not reach a dispatcher, whose every run draws a new seed (run-worker.ts, `runSeed`;
+ * README, "Round seven", the decision at the merge).
  */
-const STEP_SCHEDULE = "horizon" as "off" | "estimate" | "horizon";
+const STEP_SCHEDULE = "off" as "off" | "estimate" | "horizon";
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;

@@ -10,8 +10,7 @@ import {
   temperatureAt,
   WARM_UP_STEPS,
 } from "#shared/routing/search";
-import { solveRouting } from "#shared/routing/solver";
-import { annealRandomPlan, expectFeasibleWithEveryVisitOnce, randomProblem } from "./random-problem.ts";
+import { annealRandomPlan, expectFeasibleWithEveryVisitOnce } from "./random-problem.ts";
 
 /**
  * A clock read once per step: `msAt(reading)` is its time at the n-th reading. The thresholds the steps were held
@@ -139,28 +138,5 @@ describe("the horizon schedule's cooling length (horizonCoolingSteps): a share o
     // Not the schedule over the whole limit: the paths part once the shorter one is colder.
     const whole = run({ steps: 500 }, steady, 20, 500);
     expect(whole.thresholds).not.toEqual(fast.thresholds);
-  }, 60_000);
-});
-
-describe("the solver on the horizon schedule (STEP_SCHEDULE, on since round seven)", () => {
-  it("gives the same plan for a seed under an iteration limit whatever the clock, within a time budget", () => {
-    const problem = randomProblem(5, 30);
-    // A steady clock, and one that the machine's load stalls by 3 s at its 500th reading: 0.3 of the 10 s budget,
-    // which the time schedule would have read as cooling; neither spends the budget.
-    const steady = () => {
-      let reading = 0;
-      return () => ++reading * 0.01;
-    };
-    const stalled = () => {
-      let reading = 0;
-      return () => ++reading * 0.01 + (reading >= 500 ? 3_000 : 0);
-    };
-    const options = { seed: 3, maxIterations: 3_000, timeLimitMs: 10_000, objective: "distance" as const };
-    const fast = solveRouting(problem, { ...options, now: steady() });
-    const slow = solveRouting(problem, { ...options, now: stalled() });
-    expect(fast.iterations).toBe(3_000);
-    expect(slow.iterations).toBe(3_000);
-    expect(slow.routes).toEqual(fast.routes);
-    expect(slow.totals).toEqual(fast.totals);
   }, 60_000);
 });
