@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { checkSolution } from "#shared/routing/check";
 import { euclideanTravel } from "#shared/routing/matrix";
+import { solveRouting } from "#shared/routing/solver";
+import { realisticDay } from "../../../bench/routing/early-stop.ts";
 import { compareServed, FEATURES, featureDay, runFeatures, servedByPriority } from "../../../bench/routing/features.ts";
 import { comparePlans, readReferences, runReferences } from "../../../bench/routing/references.ts";
-import { familyOf, referenceFor, runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
+import { costOf, familyOf, referenceFor, runBenchmark, VRPTW_DATA_DIR } from "../../../bench/routing/run.ts";
 import { readBestKnown, readVrptw } from "../../../bench/routing/vrptw.ts";
 
 describe("routing benchmark script", () => {
@@ -193,6 +197,24 @@ describe("routing benchmark script", () => {
       }
     } finally {
       rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("the committed reference plans are what they claim: each day's routes, warm-started without search, give its cost and fleet, checked", () => {
+    const file = fileURLToPath(new URL("../../../bench/routing/references/realistic-100-hierarchical.json", import.meta.url));
+    const { plans } = readReferences(file);
+    expect(plans.length).toBeGreaterThanOrEqual(6);
+    for (const plan of plans) {
+      const problem = { ...realisticDay(plan.visits, plan.day), initialRoutes: plan.routes };
+      const solution = solveRouting(problem, { seed: 1, objective: plan.objective, maxIterations: 0, earlyStop: false });
+      expect(checkSolution(problem, solution).violations).toEqual([]);
+      expect(solution.routes.map((route) => ({ vehicleId: route.vehicleId, visitIds: route.stops.map((stop) => stop.visitId) }))).toEqual(
+        plan.routes,
+      );
+      expect(servedByPriority(problem, solution)).toEqual(plan.servedByPriority);
+      expect(solution.totals.fixedCost).toBe(plan.fleetCost);
+      expect(costOf(solution)).toBeCloseTo(plan.cost, 2);
+      expect(plan.runs).toBeGreaterThanOrEqual(10);
     }
   });
 });
