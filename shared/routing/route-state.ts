@@ -516,8 +516,9 @@ export class Route {
    * q after node j, is p's detour there plus q's detour after node j in the route as it is, or, with no
    * location between them, the detour through both; a pickup position whose best case (q's least detour from
    * i + 1 on, one suffix minimum per call) misses the bound is skipped whole, a row of delivery positions ends
-   * where the least of the rest misses it, and a delivery position whose own cost misses it is not tried. Both are exact (rounding apart), so the answer is the one the full search gives; the
-   * blinks are drawn as they were.
+   * where the least of the rest misses it, and a delivery position whose own cost misses it is not tried. All
+   * three are exact (rounding apart), so the answer is the one the full search gives; the blinks are drawn as
+   * they were.
    */
   findPairInsertion(p: number, bound: number, blinks: Blinks | undefined, out: Insertion): boolean {
     const { instance, nodes, pairSegment, trial } = this;
