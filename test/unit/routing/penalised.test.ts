@@ -4,10 +4,16 @@ import { buildInstance } from "#shared/routing/instance";
 import { acceptOnPenalisedCost, Penalties, PenalisedStep } from "#shared/routing/penalised";
 import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
-import { anneal, Budget, Incumbent } from "#shared/routing/search";
+import { Budget } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
 import { solveRouting } from "#shared/routing/solver";
-import { expectFeasibleWithEveryVisitOnce, randomFeasibleRoutes, randomProblem, referenceRoute } from "./random-problem.ts";
+import {
+  annealRandomPlan,
+  expectFeasibleWithEveryVisitOnce,
+  randomFeasibleRoutes,
+  randomProblem,
+  referenceRoute,
+} from "./random-problem.ts";
 
 /** The default solver (the step is off) on the same problem: 0 violations. */
 function checkSolutionOf(seed: number): string[] {
@@ -159,38 +165,25 @@ describe("the penalised step's memo of neighbour pairs that did not improve", ()
 describe("acceptance on penalised cost (anneal's penalised hooks, acceptOnPenalisedCost)", () => {
   /** An annealing of `iterations` steps from a random feasible plan; counts the accepted steps that stayed infeasible. */
   function annealOnPenalisedCost(seed: number, iterations: number) {
-    const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
-    const random = new Random(seed);
-    randomFeasibleRoutes(solution, random);
-    const ruinRecreate = new RuinRecreate(solution, random);
-    // Low penalties: the current plan does leave the feasible space.
-    const step = new PenalisedStep(solution, new Penalties(0.5, 5), random);
-    const hooks = acceptOnPenalisedCost(solution, ruinRecreate, step, 1.01);
     let infeasible = 0;
-    const penalised = {
-      penalty: () => {
-        const penalty = hooks.penalised!.penalty();
-        if (penalty > 0) infeasible++;
-        return penalty;
-      },
-      repair: hooks.penalised!.repair,
-    };
-    const incumbent = new Incumbent(solution);
     const budget = new Budget(() => 0, Infinity, iterations);
-    anneal({
-      solution,
-      ruinRecreate,
-      budget,
-      random,
-      incumbent,
-      schedule: { startTemperature: 20, endTemperature: 0.2 },
-      polish: () => {},
-      recreate: hooks.recreate!,
-      penalised,
+    const planned = annealRandomPlan(seed, budget, ({ solution, ruinRecreate, random }) => {
+      // Low penalties: the current plan does leave the feasible space.
+      const step = new PenalisedStep(solution, new Penalties(0.5, 5), random);
+      const hooks = acceptOnPenalisedCost(solution, ruinRecreate, step, 1.01);
+      return {
+        recreate: hooks.recreate!,
+        penalised: {
+          penalty: () => {
+            const penalty = hooks.penalised!.penalty();
+            if (penalty > 0) infeasible++;
+            return penalty;
+          },
+          repair: hooks.penalised!.repair,
+        },
+      };
     });
-    const current = solution.snapshot();
-    solution.restore(incumbent.snapshot);
-    return { solution, incumbent: incumbent.snapshot, current, infeasible, iterations: budget.iterations };
+    return { ...planned, infeasible, iterations: budget.iterations };
   }
 
   it("passes through infeasible plans, and the best it answers is feasible (independent replay) with every visit once", () => {

@@ -159,21 +159,26 @@ export function expectFeasibleWithEveryVisitOnce(solution: Solution): void {
   expect(routed.length + solution.unassigned.size).toBe(solution.instance.routable.length);
 }
 
+/** What a test may set of `anneal`'s options: the acceptance, and how a step recreates. */
+type AnnealVariant = Partial<Pick<AnnealOptions, "lateAcceptance" | "stepSchedule" | "penalised" | "recreate">>;
+
 /**
  * Anneals a random feasible plan of `randomProblem(seed, 18)` (temperatures 20 → 0.2, no polish) under
- * `budget` with the acceptance `options` given; `onStep` sees each step's acceptance before its
- * recreate. Answers the best plan (restored into `solution`) and the plan the search ended on.
+ * `budget` with the `variant` given — or built from the plan's solution, ruin-and-recreate and random
+ * stream before the search starts; `onStep` sees each step's acceptance before the default recreate.
+ * Answers the best plan (restored into `solution`) and the plan the search ended on.
  */
 export function annealRandomPlan(
   seed: number,
   budget: Budget,
-  options: Pick<AnnealOptions, "lateAcceptance" | "stepSchedule">,
-  onStep: (acceptance: Acceptance, solution: Solution) => void,
+  variant: AnnealVariant | ((parts: { solution: Solution; ruinRecreate: RuinRecreate; random: Random }) => AnnealVariant),
+  onStep: (acceptance: Acceptance, solution: Solution) => void = () => {},
 ) {
   const solution = new Solution(buildInstance(randomProblem(seed, 18)), { vehicle: 1000, underload: 7 });
   const random = new Random(seed);
   randomFeasibleRoutes(solution, random);
   const ruinRecreate = new RuinRecreate(solution, random);
+  const options = typeof variant === "function" ? variant({ solution, ruinRecreate, random }) : variant;
   const incumbent = new Incumbent(solution);
   anneal({
     solution,
@@ -183,11 +188,11 @@ export function annealRandomPlan(
     incumbent,
     schedule: { startTemperature: 20, endTemperature: 0.2 },
     polish: () => {},
-    ...options,
     recreate: (_removed, acceptance) => {
       onStep(acceptance, solution);
       ruinRecreate.recreate([...solution.unassigned], true);
     },
+    ...options,
   });
   const current = solution.snapshot();
   solution.restore(incumbent.snapshot);
