@@ -157,24 +157,6 @@ export class Budget {
     this.best = { dropped, cost };
   }
 
-  elapsedMs(): number {
-    return this.now() - this.startedAt;
-  }
-
-  /**
-   * Iterations left by the iteration schedule (the limit, or the early stop's horizon, whichever is lower), known
-   * without the clock; undefined when neither is set (a time budget alone).
-   */
-  scheduledIterationsLeft(): number | undefined {
-    const limit = Math.min(this.maxIterations, this.convergence?.horizon ?? Infinity);
-    return Number.isFinite(limit) ? Math.max(0, limit - this.iterations) : undefined;
-  }
-
-  /** Time left of the budget, in the clock's milliseconds (0 when spent). */
-  timeLeftMs(): number {
-    return Math.max(0, this.timeLimitMs - (this.now() - this.startedAt));
-  }
-
   /** At the end of a stagnation window: whether it stopped paying; else a new window starts. */
   private windowEnded(): boolean {
     const convergence = this.convergence!;
@@ -265,31 +247,12 @@ export interface AnnealOptions {
   /** With one, the search meets the others at each new epoch and goes on from a better elite when one is handed back. */
   exchange?: EliteExchange;
   /**
-   * Late acceptance (Burke & Bykov 2017) instead of the annealing threshold: the history length L. A step is
-   * accepted when its cost is no more than the current plan's or than the current plan's L steps ago; no random
-   * number is drawn for it, and the schedule's temperatures are not used. 0 or none: annealing.
+   * The temperature follows this phase's steps, not the time used: it reaches the end temperature after `steps`
+   * and holds it, so a seed's path does not move with the machine's load (the time budget still ends the search;
+   * the solver's "horizon" switch: `horizonCoolingSteps`). Off: the temperature follows `Budget.progress` (time or
+   * iterations, whichever is further).
    */
-  lateAcceptance?: number | LateAcceptanceShare;
-  /**
-   * The temperature follows this phase's steps against an estimate of the steps it will get, not the time used, so
-   * a seed's path does not move with the machine's load (the time budget still ends the search). The estimate is
-   * the iteration schedule left (the limit, or the early stop's horizon, whichever is lower) when there is one; with
-   * a time budget alone, the rate of the first `WARM_UP_STEPS` steps (run at the start temperature) times the time
-   * left, fixed once; `{ steps }`: that many steps, given by the caller (the solver's default since round seven:
-   * `horizonCoolingSteps`), the end temperature held after them. Off: the temperature follows `Budget.progress`
-   * (time or iterations, whichever is further).
-   */
-  stepSchedule?: boolean | { steps: number };
-}
-
-/**
- * Late acceptance with a history sized from the budget: `share` of the steps the distance phase will get. With an
- * iteration schedule (a limit or the early stop's horizon) those are known at once, so the length is deterministic
- * for a seed and an iteration limit; with a time budget alone the rate is measured over the first `WARM_UP_STEPS`
- * steps (a history of that length meanwhile) and the rest of the time is assumed to go at it.
- */
-export interface LateAcceptanceShare {
-  share: number;
+  stepSchedule?: { steps: number };
 }
 
 /**
@@ -348,58 +311,6 @@ export function temperatureAt(schedule: AnnealingSchedule, cooled: number): numb
   return schedule.startTemperature * (schedule.endTemperature / schedule.startTemperature) ** Math.min(1, Math.max(0, cooled));
 }
 
-/** Steps over which a time-bound run measures its rate before sizing the late-acceptance history. */
-export const WARM_UP_STEPS = 1000;
-
-/** The history length for `share` of `steps` (at least 1). */
-export function lateAcceptanceLength(share: number, steps: number): number {
-  return Math.max(1, Math.round(share * steps));
-}
-
-/**
- * The late-acceptance history: the current plan's cost at each of the last L steps. It holds costs of one
- * served weight and, under a vehicle weight, one fleet cost: when the current plan changes either, every entry
- * becomes its cost (an entry from before a vehicle came out would let the next L steps bring one back).
- */
-export class LateAcceptance {
-  private dropped = Number.NaN;
-  private fleet = Number.NaN;
-
-  private history: Float64Array;
-
-  constructor(length: number) {
-    this.history = new Float64Array(Math.max(1, Math.round(length)));
-  }
-
-  get length(): number {
-    return this.history.length;
-  }
-
-  /** A new length; the next threshold starts the history again at the current plan's cost. */
-  resize(length: number): void {
-    this.history = new Float64Array(Math.max(1, Math.round(length)));
-    this.dropped = Number.NaN;
-  }
-
-  /** The cost a step must not exceed, at `step`, the current plan being at `cost` with this served weight and fleet. */
-  threshold(step: number, dropped: number, fleet: number, cost: number): number {
-    if (dropped !== this.dropped || fleet !== this.fleet) {
-      this.dropped = dropped;
-      this.fleet = fleet;
-      this.history.fill(cost);
-    }
-    return Math.max(this.history[step % this.history.length]!, cost);
-  }
-
-  /** After the step: the current plan's cost (accepted or kept) takes the slot. */
-  record(step: number, cost: number): void {
-    this.history[step % this.history.length] = cost;
-  }
-}
-
-/** Slack under which a cost counts as equal to the late-acceptance threshold (`isBetter` asks for 1e-9 less). */
-const LATE_EQUAL = 2e-9;
-
 /**
  * Ruin-and-recreate with simulated-annealing acceptance until the budget is spent or the search has
  * converged; the temperature falls geometrically over the remaining schedule (nothing changes for a search
@@ -408,21 +319,7 @@ const LATE_EQUAL = 2e-9;
 export function anneal(options: AnnealOptions): void {
   const { solution, ruinRecreate, budget, random, incumbent, schedule, polish, exchange } = options;
   const { recreate, penalised } = options;
-  const late = lateAcceptanceFor(options.lateAcceptance, budget);
-  const scheduled = budget.scheduledIterationsLeft();
-  // The step schedule's length: known now from an iteration schedule, else estimated after the warm-up.
-  let scheduleSteps =
-    typeof options.stepSchedule === "object"
-      ? Math.max(1, Math.round(options.stepSchedule.steps))
-      : options.stepSchedule && scheduled !== undefined
-        ? Math.max(1, scheduled)
-        : undefined;
-  // A time-bound history or step schedule is sized once the first steps have given the rate: when, and from which clock reading.
-  const sizeHistory = late !== undefined && typeof options.lateAcceptance === "object";
-  const sizeAt = (sizeHistory || options.stepSchedule === true) && scheduled === undefined ? WARM_UP_STEPS : -1;
-  const warmUpFrom = sizeAt > 0 ? budget.elapsedMs() : 0;
-  // The fleet's fixed cost, which late acceptance's history keeps apart, counts only under a vehicle weight.
-  const fleetOf = () => (solution.weights.vehicle > 0 ? solution.fixedCostUsed : 0);
+  const scheduleSteps = options.stepSchedule ? Math.max(1, Math.round(options.stepSchedule.steps)) : undefined;
   let step = 0;
   const from = Math.min(budget.progress(), 0.99);
   let unassigned = solution.droppedWeight;
@@ -453,22 +350,9 @@ export function anneal(options: AnnealOptions): void {
       penalty = penalised.penalty();
       cost += penalty;
     }
-    if (step === sizeAt) {
-      const rate = step / Math.max(1e-9, budget.elapsedMs() - warmUpFrom);
-      const steps = step + rate * budget.timeLeftMs();
-      if (sizeHistory) late!.resize(lateAcceptanceLength((options.lateAcceptance as LateAcceptanceShare).share, steps));
-      if (options.stepSchedule === true) scheduleSteps = Math.max(step + 1, Math.round(steps));
-    }
-    // On the step schedule the warm-up (its length not yet known) runs at the start temperature.
-    const cooled = options.stepSchedule
-      ? scheduleSteps === undefined
-        ? 0
-        : Math.min(1, step / scheduleSteps)
-      : Math.max(0, budget.progress(true) - from) / (1 - from);
+    const cooled = scheduleSteps !== undefined ? Math.min(1, step / scheduleSteps) : Math.max(0, budget.progress(true) - from) / (1 - from);
     const temperature = temperatureAt(schedule, cooled);
-    // Late acceptance: the fleet and served weight are those of the current plan (the step has not begun).
-    const lateThreshold = late ? late.threshold(step, unassigned, fleetOf(), cost) + LATE_EQUAL : 0;
-    const drawThreshold = () => (late ? lateThreshold : cost - temperature * Math.log(random.next()));
+    const drawThreshold = () => cost - temperature * Math.log(random.next());
     solution.begin();
     let threshold: number;
     if (recreate) {
@@ -511,17 +395,6 @@ export function anneal(options: AnnealOptions): void {
     } else {
       solution.rollback();
     }
-    // Not inside `late?.record(…)`: without late acceptance its arguments are never evaluated.
-    late?.record(step, cost);
     step++;
   }
-}
-
-/** The late-acceptance history for a fixed length or a share of the budget (see `LateAcceptanceShare`); none: annealing. */
-function lateAcceptanceFor(option: number | LateAcceptanceShare | undefined, budget: Budget): LateAcceptance | undefined {
-  if (option === undefined) return undefined;
-  if (typeof option === "number") return option > 0 ? new LateAcceptance(option) : undefined;
-  if (!(option.share > 0)) return undefined;
-  const left = budget.scheduledIterationsLeft();
-  return new LateAcceptance(left === undefined ? WARM_UP_STEPS : lateAcceptanceLength(option.share, left));
 }

@@ -51,17 +51,6 @@ const LONG_ROUTE_VISITS = 15;
 const START_TEMPERATURE = 3;
 const END_TEMPERATURE = 0.03;
 /**
- * Late acceptance's history length for the distance phase (search.ts, `LateAcceptance`) instead of the annealing
- * threshold; 0: annealing (README, "Round four, 2026-11-28 late morning").
- */
-const LATE_ACCEPTANCE = 0;
-/**
- * Late acceptance with its history sized from the budget: this share of the distance phase's steps (search.ts,
- * `LateAcceptanceShare`); 0: off — level with the annealing at 15 %, worse at 5 % (README, "Round five,
- * 2026-11-28 afternoon").
- */
-const LATE_ACCEPTANCE_SHARE = 0;
-/**
  * The distance phase's temperature on a schedule of steps (search.ts, `AnnealOptions.stepSchedule`), so that a
  * seed's path does not move with the machine's load. "horizon": cold after `horizonCoolingSteps` — 70 % of
  * the steps the early stop's horizon (or the iteration limit when lower) leaves after the fleet phases, whether or
@@ -69,14 +58,13 @@ const LATE_ACCEPTANCE_SHARE = 0;
  * 15 CPU-s — then held there; the time budget only cuts the path short. A seed's plan then no longer moves with the
  * load (19 of 24 runs of 100-visit days the same plan in two benches, the default 1 of 24) at a paired cost level
  * with the time schedule (−0.15 ± 0.42 and −0.01 ± 0.46 % on 100-visit days, +0.32 ± 0.92 % on 300-visit days;
- * README, "Round seven, 2026-11-28 evening"). "estimate": against the iteration schedule, or with a time budget
- * alone against the steps estimated from the rate of the first ones (the rate moves with the load, so the path
- * still does; README, "Round six, 2026-11-28 late afternoon"). **"off" (the default)**: it follows the time used —
+ * README, "Round seven, 2026-11-28 evening"; the estimated length of round six moved with the load and was
+ * removed). **"off" (the default)**: it follows the time used —
  * "horizon" costs +0.13 ± 0.05 % on Solomon's distance objective, its rate constant is one VM's, and the seed
  * repeatability it buys does not reach a dispatcher, whose every run draws a new seed (run-worker.ts, `runSeed`;
  * README, "Round seven", the decision at the merge).
  */
-const STEP_SCHEDULE = "off" as "off" | "estimate" | "horizon";
+const STEP_SCHEDULE = "off" as "off" | "horizon";
 
 export function solveRouting(problem: RoutingProblem, options: SolveOptions = {}): RoutingSolution {
   return solveRoutingWithElite(problem, options).solution;
@@ -141,9 +129,6 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
     incumbent,
     schedule: { startTemperature: START_TEMPERATURE * scale, endTemperature: END_TEMPERATURE * scale },
     polish: improveLocally,
-    ...(LATE_ACCEPTANCE > 0 ? { lateAcceptance: LATE_ACCEPTANCE } : {}),
-    ...(LATE_ACCEPTANCE_SHARE > 0 ? { lateAcceptance: { share: LATE_ACCEPTANCE_SHARE } } : {}),
-    ...(STEP_SCHEDULE === "estimate" ? { stepSchedule: true } : {}),
     ...(STEP_SCHEDULE === "horizon"
       ? {
           stepSchedule: {
