@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { checkSolution } from "#shared/routing/check";
+import { constructByRegret } from "#shared/routing/construct";
+import { buildInstance } from "#shared/routing/instance";
+import { Moves } from "#shared/routing/local-search";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem, RoutingSolution, RoutingVisit } from "#shared/routing/model";
+import { Solution } from "#shared/routing/solution";
 import { solveRouting } from "#shared/routing/solver";
 import { randomProblem } from "./random-problem.ts";
 
@@ -180,19 +184,21 @@ describe("pickup-and-delivery pairs", () => {
   });
 });
 
+/** A random day of `visits` whose every third visit is the delivery of the one before, planned by regret insertion. */
+function pairedPlan(seed: number, visits: number) {
+  const base = randomProblem(seed, visits);
+  const problem = { ...base, visits: base.visits.map((v, i) => (i % 3 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v)) };
+  const instance = buildInstance(problem);
+  const solution = new Solution(instance, { vehicle: 1000, underload: 7 });
+  constructByRegret(solution);
+  return { instance, solution };
+}
+
 describe("moves on routes with pairs", () => {
-  it("every relocate, swap and 2-opt* the local search would accept keeps each pair on one route, pickup first, and the load within capacity everywhere", async () => {
-    const { buildInstance } = await import("#shared/routing/instance");
-    const { Moves } = await import("#shared/routing/local-search");
-    const { Solution } = await import("#shared/routing/solution");
-    const { constructByRegret } = await import("#shared/routing/construct");
+  it("every relocate, swap and 2-opt* the local search would accept keeps each pair on one route, pickup first, and the load within capacity everywhere", () => {
     let accepted = 0;
     for (const seed of [11, 12, 13, 14, 15, 16]) {
-      const base = randomProblem(seed, 24);
-      const problem = { ...base, visits: base.visits.map((v, i) => (i % 3 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v)) };
-      const instance = buildInstance(problem);
-      const solution = new Solution(instance, { vehicle: 1000, underload: 7 });
-      constructByRegret(solution);
+      const { instance, solution } = pairedPlan(seed, 24);
       const moves = new Moves(solution);
       const start = solution.snapshot();
       const holds = () => {
@@ -241,18 +247,11 @@ describe("moves on routes with pairs", () => {
     expect(accepted).toBeGreaterThan(40);
   });
 
-  it("the pair insertion answers the cheapest feasible pickup and delivery positions and windows, searched exhaustively, whatever the bound", async () => {
-    const { buildInstance } = await import("#shared/routing/instance");
-    const { Solution } = await import("#shared/routing/solution");
-    const { constructByRegret } = await import("#shared/routing/construct");
+  it("the pair insertion answers the cheapest feasible pickup and delivery positions and windows, searched exhaustively, whatever the bound", () => {
     let compared = 0;
     let found = 0;
     for (const seed of [21, 22, 23, 24, 25, 26]) {
-      const base = randomProblem(seed, 18);
-      const problem = { ...base, visits: base.visits.map((v, i) => (i % 3 === 1 ? { ...v, pickupVisitId: base.visits[i - 1]!.id } : v)) };
-      const instance = buildInstance(problem);
-      const solution = new Solution(instance, { vehicle: 1000, underload: 7 });
-      constructByRegret(solution);
+      const { instance, solution } = pairedPlan(seed, 18);
       const pickups = [...instance.routable].filter((v) => instance.isPickup[v] && solution.routeOf[v]! >= 0);
       for (const p of pickups) {
         const planned = solution.snapshot();
