@@ -1,10 +1,11 @@
 // Fleet minimisation (SISR, section 6), used for long routes where route-min.ts's ejection search is too
 // slow: empty a route, then run ruin-and-recreate without opening vehicles until every visit is back in,
 // accepting a step when fewer visits are left out or when the ones left out have been absent less often
-// (absence counters steer the search to hard visits).
+// (absence counters steer the search to hard visits). A repair that stalls also tries route-min.ts's ejection for
+// the visit left out most often.
 import type { Random } from "./random.ts";
 import type { RuinRecreate } from "./ruin-recreate.ts";
-import { stagnationLimit, vehicleLowerBound } from "./route-min.ts";
+import { ROUTE_MINIMISATION_PARAMETERS, RouteMinimiser, stagnationLimit, vehicleLowerBound } from "./route-min.ts";
 import type { Budget, Incumbent } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
@@ -202,21 +203,39 @@ function swapForCheaper(solution: Solution, ruinRecreate: RuinRecreate, random: 
 }
 
 /**
- * The repair step of both phases: make room next to a visit left out and put back what fits, without opening
- * vehicles; kept when fewer visits are left out or when the ones left out have been absent less often (absence
- * counters steer the search to hard visits).
- */
-/**
  * A second chance for a repair step whose feasible recreate left visits out: it may put them in at penalised
  * cost, improve and repair (solver.ts, the penalised step used in the fleet phases only), as long as every route
  * ends feasible and no vehicle is opened. `removed`: the visits the step's ruin took out.
  */
 export type PenalisedRepair = (removed: readonly number[]) => void;
 
-class Repair {
+/**
+ * A repair that has gone this share of the fleet phase's patience (`stagnationLimit`) without a visit fewer left
+ * out starts trying, every `EJECTION_SPACING` of the patience, an ejection step instead of a ruin: the visit left
+ * out most often goes in where the visits it displaces (at most `EJECTION_MAX`) have been left out least often.
+ * Ruins around a visit that fits nowhere make room near it in space, often at the wrong time of day, and on a day
+ * where the last visit out needs one visit moved at the right time (day 10 of the realistic set, "Round nine")
+ * a run could stall there for its whole patience. 100 visits: after 200 steps, every 50th, ~2 ms per try.
+ */
+const EJECTION_AFTER = 0.1;
+const EJECTION_SPACING = 0.025;
+const EJECTION_MAX = 3;
+
+/**
+ * The repair step of both phases: make room next to a visit left out and put back what fits, without opening
+ * vehicles; kept when fewer visits are left out or when the ones left out have been absent less often (absence
+ * counters steer the search to hard visits). A stalled repair also ejects (`EJECTION_AFTER`).
+ */
+export class Repair {
   private readonly absence: Float64Array;
   private absent: number;
   private absenceSum = 0;
+  /** Steps since the last that left a visit fewer out (or since the route was emptied). */
+  private stalled = 0;
+  private readonly ejectionAfter: number;
+  private readonly ejectionSpacing: number;
+  /** Route minimisation's ejection search; with pairs (which it does not move whole) none. Built on first use. */
+  private ejection: RouteMinimiser | undefined;
 
   constructor(
     private readonly solution: Solution,
@@ -226,25 +245,32 @@ class Repair {
   ) {
     this.absence = new Float64Array(solution.instance.visitCount);
     this.absent = solution.unassigned.size;
+    const patience = stagnationLimit(solution.instance.routable.length);
+    this.ejectionAfter = Math.round(EJECTION_AFTER * patience);
+    this.ejectionSpacing = Math.max(1, Math.round(EJECTION_SPACING * patience));
   }
 
   /** After a route was emptied: the visits left out now are the count to beat. */
   restart(): void {
     this.absent = this.solution.unassigned.size;
     this.absenceSum = sumOver(this.absence, this.solution.unassigned);
+    this.stalled = 0;
   }
 
   /** One step; "fewer" when it was kept with fewer visits left out. */
   step(budget: Budget): "fewer" | "kept" | "rejected" {
     const { solution, ruinRecreate, random, absence } = this;
     solution.begin();
-    const removed = ruinRecreate.ruin(pick(solution.unassigned, random));
+    const ejecting =
+      !solution.instance.hasPairs && this.stalled >= this.ejectionAfter && (this.stalled - this.ejectionAfter) % this.ejectionSpacing === 0;
+    const removed = ejecting && this.ejectHardest() ? [] : ruinRecreate.ruin(pick(solution.unassigned, random));
     ruinRecreate.recreate([...solution.unassigned], false, random.next() < 0.5 ? absence : undefined);
     if (this.penalised && solution.unassigned.size > 0) this.penalised(removed);
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
     const fewer = solution.unassigned.size < this.absent;
     const kept = fewer || newAbsenceSum < this.absenceSum;
+    this.stalled = fewer ? 0 : this.stalled + 1;
     if (kept) {
       solution.commit();
       this.absent = solution.unassigned.size;
@@ -255,6 +281,22 @@ class Repair {
     for (const v of solution.unassigned) absence[v] = absence[v]! + 1;
     this.absenceSum = sumOver(absence, solution.unassigned);
     return fewer ? "fewer" : kept ? "kept" : "rejected";
+  }
+
+  /**
+   * Puts the visit left out most often into a used route, ejecting at most `EJECTION_MAX` of that route's visits,
+   * those left out least often (the lowest sum of absence counters + 1, so fewer ejections win a tie), so that the
+   * route stays feasible; the ejected visits are left out. False, and the plan unchanged, when no place works.
+   */
+  ejectHardest(): boolean {
+    const { solution, absence } = this;
+    let hardest = -1;
+    for (const v of solution.unassigned) if (hardest < 0 || absence[v]! > absence[hardest]!) hardest = v;
+    if (hardest < 0) return false;
+    this.ejection ??= new RouteMinimiser(solution, this.random, { ...ROUTE_MINIMISATION_PARAMETERS, maxEjected: EJECTION_MAX });
+    const { penalty } = this.ejection;
+    for (let v = 0; v < absence.length; v++) penalty[v] = absence[v]! + 1;
+    return this.ejection.insertEjecting(hardest) !== undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cheapenFleet, minimiseFleet } from "#shared/routing/fleet-min";
+import { cheapenFleet, minimiseFleet, Repair } from "#shared/routing/fleet-min";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
@@ -153,6 +153,68 @@ describe("fleet minimisation", () => {
     // The repair's patience (2,000 iterations), then three routes tried and given up: well within its 20,000.
     expect(budget.iterations).toBeLessThan(20_000);
     for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+});
+
+/**
+ * "tagged" may serve "hard" (tag x), "plain" may not; both may serve "easy". "hard" and "easy" are at one place with
+ * one 10-minute window and take 50 minutes each, so one van serves only one of them; "plain" also serves "other".
+ */
+function oneSlot(hardWindow = { start: 100, end: 110 }): RoutingProblem {
+  const here = { lat: 3, lng: 4 };
+  const day = { start: 0, end: 1000 };
+  return {
+    travel: euclideanTravel(),
+    visits: [
+      { id: "hard", location: here, visitTime: 50, requiredTags: ["x"], timeWindows: [hardWindow] },
+      { id: "easy", location: here, visitTime: 50, timeWindows: [{ start: 100, end: 110 }] },
+      { id: "other", location: { lat: 6, lng: 8 }, visitTime: 5 },
+    ],
+    vehicles: [
+      { id: "tagged", start: { lat: 0, lng: 0 }, workingTime: day, tags: ["x"] },
+      { id: "plain", start: { lat: 0, lng: 0 }, workingTime: day },
+    ],
+  };
+}
+
+/** "easy" on "tagged", "other" on "plain", "hard" left out. */
+function hardLeftOut(routing: RoutingProblem): Solution {
+  const instance = buildInstance(routing);
+  const solution = new Solution(instance, { vehicle: 1_000_000, underload: 0 });
+  solution.insert(1, 0, 1, instance.windowOffset[1]!);
+  solution.insert(2, 1, 1, instance.windowOffset[2]!);
+  expect(solution.unassigned).toEqual(new Set([0]));
+  return solution;
+}
+
+describe("the repair's ejection step (Repair.ejectHardest)", () => {
+  it("puts the visit left out in by ejecting the one in its way, which the recreate then moves to another used van", () => {
+    const solution = hardLeftOut(oneSlot());
+    const random = new Random(1);
+    const ruinRecreate = new RuinRecreate(solution, random);
+    const repair = new Repair(solution, ruinRecreate, random);
+
+    expect(repair.ejectHardest()).toBe(true);
+    expect(solution.routeOf[0]).toBe(0); // "hard" on "tagged"
+    expect([...solution.unassigned]).toEqual([1]); // "easy" ejected
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+
+    ruinRecreate.recreate([...solution.unassigned], false);
+    expect(solution.unassigned.size).toBe(0);
+    expect(solution.routeOf[1]).toBe(1); // "easy" on "plain", beside "other"
+    expect(solution.vehiclesUsed).toBe(2);
+  });
+
+  it("leaves the plan as it was when no ejection makes room: the visit cannot be reached in its window", () => {
+    // 5 units from the start, at 1 a minute: "hard" cannot start by minute 2 on any van.
+    const solution = hardLeftOut(oneSlot({ start: 0, end: 2 }));
+    const before = solution.routes.map((route) => [...route.nodes]);
+    const random = new Random(1);
+    const repair = new Repair(solution, new RuinRecreate(solution, random), random);
+
+    expect(repair.ejectHardest()).toBe(false);
+    expect(solution.routes.map((route) => [...route.nodes])).toEqual(before);
+    expect([...solution.unassigned]).toEqual([0]);
   });
 });
 
