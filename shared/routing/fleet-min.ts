@@ -215,11 +215,16 @@ export type PenalisedRepair = (removed: readonly number[]) => void;
  * out most often goes in where the visits it displaces (at most `EJECTION_MAX`) have been left out least often.
  * Ruins around a visit that fits nowhere make room near it in space, often at the wrong time of day, and on a day
  * where the last visit out needs one visit moved at the right time (day 10 of the realistic set, "Round nine")
- * a run could stall there for its whole patience. 100 visits: after 200 steps, every 50th, ~2 ms per try.
+ * a run could stall there for its whole patience. 100 visits: after 200 steps, every 50th, ~2 ms per try; tried
+ * twice as often and from 100 steps, it lost more fleets than it won against this setting (7 to 12 of 48 runs).
+ * A try visits at most `EJECTION_NODES` search-tree nodes (~130 ns each): on 100- and 300-visit days the first
+ * set that works is met within 1,800 and a try visits at most ~70,000, but where no set of 3 works a route of
+ * n visits costs ~n³/6 per position (a second per try on routes of 100).
  */
 const EJECTION_AFTER = 0.1;
 const EJECTION_SPACING = 0.025;
 const EJECTION_MAX = 3;
+const EJECTION_NODES = 50_000;
 
 /**
  * The repair step of both phases: make room next to a visit left out and put back what fits, without opening
@@ -236,6 +241,8 @@ export class Repair {
   private readonly ejectionSpacing: number;
   /** Route minimisation's ejection search; with pairs (which it does not move whole) none. Built on first use. */
   private ejection: RouteMinimiser | undefined;
+  /** Ejection steps tried so far (for tests and tuning). */
+  ejectionTries = 0;
 
   constructor(
     private readonly solution: Solution,
@@ -292,8 +299,13 @@ export class Repair {
     const { solution, absence } = this;
     let hardest = -1;
     for (const v of solution.unassigned) if (hardest < 0 || absence[v]! > absence[hardest]!) hardest = v;
-    if (hardest < 0) return false;
-    this.ejection ??= new RouteMinimiser(solution, this.random, { ...ROUTE_MINIMISATION_PARAMETERS, maxEjected: EJECTION_MAX });
+    if (hardest < 0 || solution.instance.hasPairs) return false;
+    this.ejectionTries++;
+    this.ejection ??= new RouteMinimiser(solution, this.random, {
+      ...ROUTE_MINIMISATION_PARAMETERS,
+      maxEjected: EJECTION_MAX,
+      maxSearchNodes: EJECTION_NODES,
+    });
     const { penalty } = this.ejection;
     for (let v = 0; v < absence.length; v++) penalty[v] = absence[v]! + 1;
     return this.ejection.insertEjecting(hardest) !== undefined;

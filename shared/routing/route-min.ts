@@ -25,6 +25,11 @@ export interface RouteMinimisationParameters {
   readonly squeeze: boolean;
   /** Neighbours of a visit among which a squeeze repair move picks its partner. */
   readonly squeezeNeighbours: number;
+  /**
+   * Search-tree nodes one `insertEjecting` may visit over all its places (default unlimited). Without a set of
+   * `maxEjected` or fewer that works, a route of n visits costs ~n^maxEjected / 6 nodes per position.
+   */
+  readonly maxSearchNodes?: number;
 }
 
 export const ROUTE_MINIMISATION_PARAMETERS: RouteMinimisationParameters = {
@@ -63,6 +68,8 @@ export class RouteMinimiser {
   private readonly places: { key: number; route: number; position: number; window: number }[] = [];
   /** Per route, its lowest penalty counter (during insertEjecting). */
   private readonly cheapest: Float64Array;
+  /** Search-tree nodes the last `insertEjecting` visited (for tests and tuning). */
+  searchNodes = 0;
 
   constructor(
     private readonly solution: Solution,
@@ -207,7 +214,10 @@ export class RouteMinimiser {
     let bestWindow = 0;
     const savedOpen = windows.open[v]!;
     const savedClose = windows.close[v]!;
+    const nodeBudget = this.parameters.maxSearchNodes ?? Infinity;
+    this.searchNodes = 0;
     for (const { route: r, position: p, window: w } of places) {
+      if (this.searchNodes >= nodeBudget) break;
       // Every ejection costs at least the route's lowest counter, and v fits nowhere without one.
       if (this.cheapest[r]! >= best) continue;
       const nodes = routes[r]!.nodes;
@@ -220,7 +230,8 @@ export class RouteMinimiser {
       withV.push(v);
       for (let i = p; i < nodes.length; i++) withV.push(nodes[i]!);
       scratch.update();
-      const found = ejection.search(scratch, p, this.penalty, best, ejectionSet);
+      const found = ejection.search(scratch, p, this.penalty, best, ejectionSet, nodeBudget - this.searchNodes);
+      this.searchNodes += ejection.visited;
       if (found === Infinity) continue;
       best = found;
       bestRoute = r;
@@ -524,6 +535,7 @@ export class EjectionSearch {
   private best = Infinity;
   private fewestEjected = 0;
   private bestSet: number[] = [];
+  private nodeLimit = Infinity;
 
   constructor(
     private readonly instance: Instance,
@@ -538,9 +550,11 @@ export class EjectionSearch {
 
   /**
    * Lowest total penalty below `bound` of an ejection set that makes `route` feasible, its positions
-   * (ascending) in `out`; Infinity (and `out` untouched) if there is none.
+   * (ascending) in `out`; Infinity (and `out` untouched) if there is none. After `nodeLimit` search-tree
+   * nodes the search stops with the best set found so far.
    */
-  search(route: Route, fixed: number, penalty: Float64Array, bound: number, out: number[]): number {
+  search(route: Route, fixed: number, penalty: Float64Array, bound: number, out: number[], nodeLimit = Infinity): number {
+    this.nodeLimit = nodeLimit;
     this.route = route;
     this.fixed = fixed;
     this.penalty = penalty;
@@ -557,6 +571,7 @@ export class EjectionSearch {
   }
 
   private explore(depth: number, from: number, sum: number): void {
+    if (this.visited >= this.nodeLimit) return;
     this.visited++;
     const { route, instance, penalty } = this;
     const { nodes } = route;

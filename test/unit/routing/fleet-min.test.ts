@@ -216,6 +216,24 @@ describe("the repair's ejection step (Repair.ejectHardest)", () => {
     expect(solution.routes.map((route) => [...route.nodes])).toEqual(before);
     expect([...solution.unassigned]).toEqual([0]);
   });
+
+  it("is tried by a stalled repair's step: from 200 steps without a visit fewer out, every 50th (a patience of 2,000)", () => {
+    // "hard" fits nowhere, so no step ever leaves a visit fewer out.
+    const solution = hardLeftOut(oneSlot({ start: 0, end: 2 }));
+    const random = new Random(1);
+    const repair = new Repair(solution, new RuinRecreate(solution, random), random);
+    repair.restart();
+    const budget = new Budget(() => 0, Infinity, Infinity);
+    const tries: number[] = [];
+    for (let step = 0; step < 400; step++) {
+      const before = repair.ejectionTries;
+      repair.step(budget);
+      if (repair.ejectionTries > before) tries.push(step);
+    }
+    expect(tries).toEqual([200, 250, 300, 350]);
+    expect([...solution.unassigned]).toEqual([0]);
+    for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
 });
 
 /**

@@ -8,7 +8,7 @@ import { constructByRegret } from "#shared/routing/construct";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import { Random } from "#shared/routing/random";
-import { EjectionSearch, minimiseRoutes, RouteMinimiser } from "#shared/routing/route-min";
+import { EjectionSearch, minimiseRoutes, ROUTE_MINIMISATION_PARAMETERS, RouteMinimiser } from "#shared/routing/route-min";
 import { Route } from "#shared/routing/route-state";
 import { Budget, Incumbent } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
@@ -115,6 +115,57 @@ describe("ejection search", { timeout: 60_000 }, () => {
     );
     // The pruning visits fewer partial sets than there are sets.
     expect(visited).toBeLessThan(enumerated);
+  });
+});
+
+describe("the ejection's node budget (maxSearchNodes)", () => {
+  /**
+   * One van's day (minute 0 to 602) full with thirty 20-minute visits one minute from its start; a 70-minute visit
+   * left out needs four of them ejected, so no set of three works and nothing prunes the search early.
+   */
+  function fullDay(): Solution {
+    const here = { lat: 1, lng: 0 };
+    const instance = buildInstance({
+      travel: euclideanTravel(),
+      visits: [
+        ...Array.from({ length: 30 }, (_, i) => ({ id: `short-${i}`, location: here, visitTime: 20 })),
+        { id: "long", location: here, visitTime: 70 },
+      ],
+      vehicles: [{ id: "van", start: { lat: 0, lng: 0 }, workingTime: { start: 0, end: 602 } }],
+    });
+    const solution = new Solution(instance, { vehicle: 1000, underload: 0 });
+    for (let v = 0; v < 30; v++) solution.insert(v, 0, v + 1, instance.windowOffset[v]!);
+    expect(solution.routes[0]!.feasible).toBe(true);
+    expect([...solution.unassigned]).toEqual([30]);
+    return solution;
+  }
+
+  it("stops a try after the budget's nodes, with the plan unchanged, where unbounded it visits every set of three at every position", () => {
+    const unbounded = new RouteMinimiser(fullDay(), new Random(1), { ...ROUTE_MINIMISATION_PARAMETERS, maxEjected: 3 });
+    expect(unbounded.insertEjecting(30)).toBeUndefined();
+    expect(unbounded.searchNodes).toBeGreaterThan(100_000); // 31 positions × (1 + 30 + 435 + 4,060) nodes
+
+    const solution = fullDay();
+    const before = [...solution.routes[0]!.nodes];
+    const bounded = new RouteMinimiser(solution, new Random(1), { ...ROUTE_MINIMISATION_PARAMETERS, maxEjected: 3, maxSearchNodes: 5_000 });
+    expect(bounded.insertEjecting(30)).toBeUndefined();
+    expect(bounded.searchNodes).toBe(5_000);
+    expect(solution.routes[0]!.nodes).toEqual(before);
+    expect([...solution.unassigned]).toEqual([30]);
+  });
+
+  it("still finds a set within the budget when one works", () => {
+    const solution = fullDay();
+    const minimiser = new RouteMinimiser(solution, new Random(1), {
+      ...ROUTE_MINIMISATION_PARAMETERS,
+      maxEjected: 4,
+      maxSearchNodes: 50_000,
+    });
+    const ejected = minimiser.insertEjecting(30);
+    expect(ejected).toHaveLength(4);
+    expect(minimiser.searchNodes).toBeLessThanOrEqual(50_000);
+    expect(solution.routeOf[30]).toBe(0);
+    expect(solution.routes[0]!.feasible).toBe(true);
   });
 });
 
