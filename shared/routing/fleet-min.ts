@@ -1,5 +1,5 @@
 // Fleet minimisation (SISR, section 6), used for long routes where route-min.ts's ejection search is too
-// slow: empty a route, then run ruin-and-recreate without opening vehicles until every visit is back in,
+// slow to be the main step: empty a route, then run ruin-and-recreate without opening vehicles until every visit is back in,
 // accepting a step when fewer visits are left out or when the ones left out have been absent less often
 // (absence counters steer the search to hard visits). A repair that stalls also tries route-min.ts's ejection for
 // the visit left out most often.
@@ -218,8 +218,8 @@ export type PenalisedRepair = (removed: readonly number[]) => void;
  * a run could stall there for its whole patience. 100 visits: after 200 steps, every 50th, ~2 ms per try; tried
  * twice as often and from 100 steps, it lost more fleets than it won against this setting (7 to 12 of 48 runs).
  * A try visits at most `EJECTION_NODES` search-tree nodes (~130 ns each): on 100- and 300-visit days the first
- * set that works is met within 1,800 and a try visits at most ~70,000, but where no set of 3 works a route of
- * n visits costs ~n³/6 per position (a second per try on routes of 100).
+ * set that works is met within 1,800 and a try visits at most ~70,000, but where no set of 3 works an uncapped try
+ * costs ~n³/6 nodes per position on a route of n visits (a second per try on routes of 100).
  */
 const EJECTION_AFTER = 0.1;
 const EJECTION_SPACING = 0.025;
