@@ -268,8 +268,7 @@ export class Repair {
   step(budget: Budget): "fewer" | "kept" | "rejected" {
     const { solution, ruinRecreate, random, absence } = this;
     solution.begin();
-    const ejecting =
-      !solution.instance.hasPairs && this.stalled >= this.ejectionAfter && (this.stalled - this.ejectionAfter) % this.ejectionSpacing === 0;
+    const ejecting = this.stalled >= this.ejectionAfter && (this.stalled - this.ejectionAfter) % this.ejectionSpacing === 0;
     const removed = ejecting && this.ejectHardest() ? [] : ruinRecreate.ruin(pick(solution.unassigned, random));
     ruinRecreate.recreate([...solution.unassigned], false, random.next() < 0.5 ? absence : undefined);
     if (this.penalised && solution.unassigned.size > 0) this.penalised(removed);
@@ -297,9 +296,10 @@ export class Repair {
    */
   ejectHardest(): boolean {
     const { solution, absence } = this;
+    if (solution.instance.hasPairs) return false;
     let hardest = -1;
     for (const v of solution.unassigned) if (hardest < 0 || absence[v]! > absence[hardest]!) hardest = v;
-    if (hardest < 0 || solution.instance.hasPairs) return false;
+    if (hardest < 0) return false;
     this.ejectionTries++;
     this.ejection ??= new RouteMinimiser(solution, this.random, {
       ...ROUTE_MINIMISATION_PARAMETERS,
