@@ -229,12 +229,15 @@ const EJECTION_NODES = 50_000;
 /**
  * The repair step of both phases: make room next to a visit left out and put back what fits, without opening
  * vehicles; kept when fewer visits are left out or when the ones left out have been absent less often (absence
- * counters steer the search to hard visits). A stalled repair also ejects (`EJECTION_AFTER`).
+ * counters steer the search to hard visits), and never when it emptied a route. A stalled repair also ejects
+ * (`EJECTION_AFTER`).
  */
 export class Repair {
   private readonly absence: Float64Array;
   private absent: number;
   private absenceSum = 0;
+  /** Routes in use when the repair (re)started: a step that empties one of them is never kept. */
+  private fleet: number;
   /** Steps since the last that left a visit fewer out (or since the route was emptied). */
   private stalled = 0;
   private readonly ejectionAfter: number;
@@ -252,6 +255,7 @@ export class Repair {
   ) {
     this.absence = new Float64Array(solution.instance.visitCount);
     this.absent = solution.unassigned.size;
+    this.fleet = solution.vehiclesUsed;
     const patience = stagnationLimit(solution.instance.routable.length);
     this.ejectionAfter = Math.round(EJECTION_AFTER * patience);
     this.ejectionSpacing = Math.max(1, Math.round(EJECTION_SPACING * patience));
@@ -259,6 +263,7 @@ export class Repair {
 
   /** After a route was emptied: the visits left out now are the count to beat. */
   restart(): void {
+    this.fleet = this.solution.vehiclesUsed;
     this.absent = this.solution.unassigned.size;
     this.absenceSum = sumOver(this.absence, this.solution.unassigned);
     this.stalled = 0;
@@ -274,8 +279,12 @@ export class Repair {
     if (this.penalised && solution.unassigned.size > 0) this.penalised(removed);
     budget.iterations++;
     const newAbsenceSum = sumOver(absence, solution.unassigned);
-    const fewer = solution.unassigned.size < this.absent;
-    const kept = fewer || newAbsenceSum < this.absenceSum;
+    // The recreate opens no vehicle, so a route the ruin emptied stays empty: in cheapenFleet that is the cheaper
+    // van just opened with one visit, and a repair that kept such a step went on without it, never to finish
+    // (README, "Round ten").
+    const fleetKept = solution.vehiclesUsed >= this.fleet;
+    const fewer = fleetKept && solution.unassigned.size < this.absent;
+    const kept = fewer || (fleetKept && newAbsenceSum < this.absenceSum);
     this.stalled = fewer ? 0 : this.stalled + 1;
     if (kept) {
       solution.commit();

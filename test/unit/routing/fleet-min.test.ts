@@ -360,3 +360,28 @@ describe("the fleet phase on a schedule of iterations (Budget.phaseSchedule)", (
     expect(capped.iterations).toBe(run(0.01, 10).iterations);
   });
 });
+
+describe("the repair keeps the fleet it was given", () => {
+  it("never keeps a step whose ruin emptied one of its routes: the cheaper van opened with one visit stays open", () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      // "tagged-2" emptied, "plain" opened with one of its plain visits: the state cheapenFleet's repair starts from.
+      const solution = onBothTaggedVans(twoTaggedVans());
+      const { instance } = solution;
+      const emptied = solution.routes[1]!.nodes.filter((node) => node < instance.visitCount);
+      for (const v of emptied) solution.remove(v);
+      const random = new Random(seed);
+      const ruinRecreate = new RuinRecreate(solution, random);
+      expect(ruinRecreate.openWith(emptied.find((v) => v >= 6)!, 2)).toBe(true);
+      expect(solution.vehiclesUsed).toBe(2);
+      const repair = new Repair(solution, ruinRecreate, random);
+      repair.restart();
+      const budget = new Budget(() => 0, Infinity, Infinity);
+
+      for (let step = 0; step < 300 && solution.unassigned.size > 0; step++) {
+        repair.step(budget);
+        expect(solution.routes[2]!.visitCount).toBeGreaterThan(0);
+        expect(solution.vehiclesUsed).toBe(2);
+      }
+    }
+  });
+});
