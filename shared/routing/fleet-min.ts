@@ -102,17 +102,20 @@ export function cheapenFleet(
   incumbent: Incumbent,
   random: Random,
   penalised?: PenalisedRepair,
+  /** Vehicles whose routes a try failed to empty (kept across calls; cleared once a cheaper fleet is found). */
+  failed = new Uint8Array(solution.instance.vehicleCount),
+  /** The share of the schedule the call may take. */
+  share = CHEAPEN_SHARE,
 ): void {
   const { instance } = solution;
   const patience = CHEAPEN_PATIENCE * stagnationLimit(instance.routable.length);
   const repair = new Repair(solution, ruinRecreate, random, penalised);
-  const failed = new Uint8Array(instance.vehicleCount);
   const target = incumbent.unassigned;
   let swap: Swap | undefined;
   let rounds = 0;
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
-  const end = Math.min(until, budget.phaseProgress() + CHEAPEN_SHARE);
+  const end = Math.min(until, budget.phaseProgress() + share);
   /** The costly route waits for the next round; back to the incumbent. */
   const giveUp = (costly: number): void => {
     failed[costly] = 1;
@@ -145,7 +148,12 @@ export function cheapenFleet(
     }
     if (repair.step(budget) === "fewer") lastGain = budget.iterations;
   }
-  if (swap && solution.unassigned.size <= target) incumbent.offer(solution);
+  if (swap && solution.unassigned.size <= target) {
+    if (incumbent.offer(solution)) failed.fill(0);
+  } else if (swap) {
+    // Cut short by the share: the next call starts with the other costly routes.
+    failed[swap.costly] = 1;
+  }
   solution.restore(incumbent.snapshot);
 }
 
@@ -160,6 +168,19 @@ const CHEAPEN_ROUNDS = 2;
  * and uncapped they can take more than a 15 CPU-s budget at 300 visits (README, "A cheaper fleet of the same size").
  */
 const CHEAPEN_SHARE = 0.2;
+
+/** Whether an idle vehicle costs less than the vehicle of some used route (what `cheapenFleet` looks for). */
+export function mayCheapen(solution: Solution): boolean {
+  const { instance, routes } = solution;
+  let idle = Infinity;
+  let used = -Infinity;
+  for (const route of routes) {
+    const fixedCost = instance.fixedCost[route.vehicle]!;
+    if (route.visitCount === 0) idle = Math.min(idle, fixedCost);
+    else used = Math.max(used, fixedCost);
+  }
+  return idle < used;
+}
 
 interface Swap {
   /** The vehicle whose route was emptied. */

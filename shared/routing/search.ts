@@ -253,6 +253,11 @@ export interface AnnealOptions {
    * iterations, whichever is further).
    */
   stepSchedule?: { steps: number };
+  /**
+   * Runs once, at the first step when the schedule (`Budget.progress`) has reached `at`; it may change the solution
+   * and spend budget, and the annealing goes on from the solution it leaves (solver.ts: the cheaper fleet's second chance).
+   */
+  midway?: { at: number; run: () => void };
 }
 
 /**
@@ -329,6 +334,7 @@ export function anneal(options: AnnealOptions): void {
   budget.improved(incumbent.dropped, incumbent.cost);
   let epoch = 0;
   const acceptance: Acceptance = { dropped: 0, cost: 0 };
+  let midwayDone = false;
   while (!budget.done()) {
     if (exchange) {
       const now = exchange.epoch(budget.iterations);
@@ -344,6 +350,14 @@ export function anneal(options: AnnealOptions): void {
           penalty = 0;
         }
       }
+    }
+    if (options.midway && !midwayDone && budget.progress(true) >= options.midway.at) {
+      midwayDone = true;
+      options.midway.run();
+      if (budget.done()) break;
+      unassigned = solution.droppedWeight;
+      cost = solution.cost;
+      penalty = 0;
     }
     if (penalised && penalty > 0) {
       cost -= penalty;

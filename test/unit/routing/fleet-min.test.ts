@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cheapenFleet, minimiseFleet, Repair } from "#shared/routing/fleet-min";
+import { cheapenFleet, mayCheapen, minimiseFleet, Repair } from "#shared/routing/fleet-min";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
@@ -8,6 +8,7 @@ import { Random } from "#shared/routing/random";
 import { RuinRecreate } from "#shared/routing/ruin-recreate";
 import { Budget, Incumbent } from "#shared/routing/search";
 import { Solution } from "#shared/routing/solution";
+import { annealRandomPlan, expectFeasibleWithEveryVisitOnce } from "./random-problem.ts";
 
 /**
  * Vehicle "tagged" (fixed cost 2, so the fleet phase empties its route first) is the only one that may serve the
@@ -323,6 +324,62 @@ describe("a cheaper fleet of the same size", () => {
     expect(solution.cost).toBe(before);
     expect(solution.fixedCostUsed).toBe(4);
     expect(budget.iterations).toBe(0);
+  });
+});
+
+describe("the cheaper fleet's second chance (solver.ts SECOND_CHANCE_AT)", () => {
+  it("a call cut short by its share leaves the route it was trying to the next call, which tries the other first", () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const solution = onBothTaggedVans(twoTaggedVans());
+      const random = new Random(seed);
+      const ruinRecreate = new RuinRecreate(solution, random);
+      const incumbent = new Incumbent(solution);
+      const budget = new Budget(() => 0, Infinity, 100_000);
+      const failed = new Uint8Array(solution.instance.vehicleCount);
+      // One step's share: the try has only begun (13 visits to place, the other van full), so the plan stays as it was.
+      cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, undefined, failed, 0.00001);
+      expect(solution.fixedCostUsed).toBe(4);
+      expect(solution.cost).toBe(incumbent.cost);
+      expect(failed[2]).toBe(0);
+      expect(failed[0]! + failed[1]!).toBe(1);
+      const tried = failed[0] ? 0 : 1;
+
+      cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, undefined, failed, 0.2);
+      expect(solution.unassigned.size).toBe(0);
+      expect(solution.fixedCostUsed).toBe(3);
+      // The other tagged van was emptied; the one the first call tried still serves.
+      expect(solution.routes[tried]!.visitCount).toBeGreaterThan(0);
+      expect(solution.routes[1 - tried]!.visitCount).toBe(0);
+      expect([...failed]).toEqual([0, 0, 0]);
+      for (const route of solution.routes) expect(route.feasible).toBe(true);
+    }
+  });
+
+  it("runs once, when the schedule reaches its share, and the annealing goes on from the plan it leaves", () => {
+    const calls: number[] = [];
+    const budget = new Budget(() => 0, Infinity, 400);
+    const { solution } = annealRandomPlan(3, budget, {
+      midway: {
+        at: 0.6,
+        run: () => {
+          calls.push(budget.iterations);
+          // Spends budget as the cheaper-fleet step does; the annealing takes the rest.
+          budget.iterations += 50;
+        },
+      },
+    });
+    expect(calls).toEqual([240]);
+    expect(budget.iterations).toBe(400);
+    expectFeasibleWithEveryVisitOnce(solution);
+  });
+
+  it("is not asked where no idle vehicle is cheaper than a used one", () => {
+    const solution = onBothTaggedVans(twoTaggedVans());
+    expect(mayCheapen(solution)).toBe(true);
+    // The plain van in use instead of the second tagged one: the idle vehicle is tagged, and costs more.
+    const cheaper = onBothTaggedVans(twoTaggedVans(), (v) => (v < 6 ? 0 : v < 13 ? 0 : 2));
+    expect(cheaper.fixedCostUsed).toBe(3);
+    expect(mayCheapen(cheaper)).toBe(false);
   });
 });
 

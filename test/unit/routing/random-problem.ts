@@ -160,7 +160,7 @@ export function expectFeasibleWithEveryVisitOnce(solution: Solution): void {
 }
 
 /** What a test may set of `anneal`'s options: the acceptance, and how a step recreates. */
-type AnnealVariant = Partial<Pick<AnnealOptions, "stepSchedule" | "penalised" | "recreate">>;
+type AnnealVariant = Partial<Pick<AnnealOptions, "stepSchedule" | "penalised" | "recreate" | "midway">>;
 
 /**
  * Anneals a random feasible plan of `randomProblem(seed, 18)` (temperatures 20 → 0.2, no polish) under
