@@ -9,6 +9,13 @@ import { ROUTE_MINIMISATION_PARAMETERS, RouteMinimiser, stagnationLimit, vehicle
 import type { Budget, Incumbent } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
+/**
+ * Why the fleet phase ended: at the vehicle lower bound or with no route left to empty; after `ROUTE_TRIES` routes
+ * failed at one fleet size (each within reach of the smaller fleet, or the phase would have ended "outOfReach");
+ * after two routes in a row that lacked room; or at its share of the schedule.
+ */
+export type FleetPhaseEnd = "bound" | "tries" | "nearMiss" | "outOfReach" | "schedule";
+
 export function minimiseFleet(
   solution: Solution,
   ruinRecreate: RuinRecreate,
@@ -17,7 +24,7 @@ export function minimiseFleet(
   incumbent: Incumbent,
   random: Random,
   penalised?: PenalisedRepair,
-): void {
+): FleetPhaseEnd {
   const { instance } = solution;
   const repair = new Repair(solution, ruinRecreate, random, penalised);
   const fewestVehicles = vehicleLowerBound(solution);
@@ -40,6 +47,9 @@ export function minimiseFleet(
   let fewestOut = Infinity;
   // Routes given up in a row at this fleet size that lacked room (`lacksRoom`).
   let outOfReach = 0;
+  let end: FleetPhaseEnd = "schedule";
+  // A route given up at this fleet size that did not lack room (`lacksRoom`): the smaller fleet came within reach.
+  let nearMiss = false;
   while (budget.phaseProgress() < until) {
     if (solution.unassigned.size <= target) {
       repairing = false;
@@ -49,9 +59,13 @@ export function minimiseFleet(
       failed.fill(0);
       tries = 1;
       outOfReach = 0;
+      nearMiss = false;
       outBefore = solution.unassigned.size;
       emptied = solution.vehiclesUsed <= fewestVehicles ? undefined : emptyARoute(solution, random, failed);
-      if (!emptied) break;
+      if (!emptied) {
+        end = "bound";
+        break;
+      }
       fewestOut = solution.unassigned.size;
       repair.restart();
       lastGain = emptiedAt = budget.iterations;
@@ -65,12 +79,21 @@ export function minimiseFleet(
       failed[emptied.vehicle] = 1;
       // Twice in a row, and a fleet this small lacks room. A route whose visits only its own vehicle may
       // serve says nothing about the others: it leaves the count as it is.
-      if (emptied.movable > 0) outOfReach = lacksRoom(emptied, fewestOut - outBefore) ? outOfReach + 1 : 0;
+      if (emptied.movable > 0) {
+        outOfReach = lacksRoom(emptied, fewestOut - outBefore) ? outOfReach + 1 : 0;
+        if (!lacksRoom(emptied, fewestOut - outBefore)) nearMiss = true;
+      }
       solution.restore(incumbent.snapshot);
-      if (outOfReach >= 2 || ++tries > ROUTE_TRIES) break;
+      if (outOfReach >= 2 || ++tries > ROUTE_TRIES) {
+        end = outOfReach >= 2 ? "outOfReach" : nearMiss ? "nearMiss" : "tries";
+        break;
+      }
       outBefore = solution.unassigned.size;
       emptied = emptyARoute(solution, random, failed, true);
-      if (!emptied) break;
+      if (!emptied) {
+        end = "bound";
+        break;
+      }
       fewestOut = solution.unassigned.size;
       repair.restart();
       lastGain = emptiedAt = budget.iterations;
@@ -83,6 +106,7 @@ export function minimiseFleet(
   }
   if (solution.unassigned.size <= target) incumbent.offer(solution);
   solution.restore(incumbent.snapshot);
+  return end;
 }
 
 /**

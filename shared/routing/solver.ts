@@ -19,7 +19,7 @@ import type {
 import { acceptOnPenalisedCost, Penalties, PenalisedStep } from "./penalised.ts";
 import { Random } from "./random.ts";
 import type { Route } from "./route-state.ts";
-import { cheapenFleet, mayCheapen, minimiseFleet, type PenalisedRepair } from "./fleet-min.ts";
+import { cheapenFleet, type FleetPhaseEnd, mayCheapen, minimiseFleet, type PenalisedRepair } from "./fleet-min.ts";
 import { minimiseRoutes } from "./route-min.ts";
 import { RuinRecreate } from "./ruin-recreate.ts";
 import { type AnnealOptions, anneal, Budget, convergenceFor, horizonCoolingSteps, Incumbent } from "./search.ts";
@@ -66,12 +66,14 @@ const END_TEMPERATURE = 0.03;
  */
 const STEP_SCHEDULE = "off" as "off" | "horizon";
 /**
- * The cheaper-fleet step's second chance: at this share of the schedule, a run whose plan still has a used
- * vehicle that an idle one undercuts goes back to its best plan and tries `cheapenFleet` once more, for at most
- * `SECOND_CHANCE_SHARE` of the schedule, starting with the costly routes the first call did not get to. The first
- * call's share often holds one try only, and which costly route it tries is a draw (README, "Round ten"); a second
- * chance from a plan the annealing has reworked reached the reference fleet on more 100-visit runs (README,
- * "Round eleven"). Runs with nothing to cheapen (every Solomon and Gehring–Homberger instance) are not touched...
+ * The fleet phases' second chance: at this share of the schedule, a run whose fleet phase ended with the smaller
+ * fleet within reach (`minimiseFleet` answered "nearMiss") or whose plan still has a used vehicle that an idle one
+ * undercuts goes back to its best plan and tries again, for at most `SECOND_CHANCE_SHARE` of the schedule:
+ * `minimiseFleet` first where it came near, then `cheapenFleet`, starting with the costly routes its first call did
+ * not get to. The first calls' tries often fail by a visit or two, and the cheaper-fleet step's share holds about
+ * one try, on a route drawn at random (README, "Round ten"); from a plan the annealing has reworked, the second
+ * chance reached the reference fleet on more 100-visit runs (README, "Round eleven"). Runs with neither (every
+ * Solomon and Gehring–Homberger instance under the distance objective) are not touched...
  */
 const SECOND_CHANCE_AT = 0.6;
 const SECOND_CHANCE_SHARE = 0.15;
@@ -119,6 +121,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
   // The vehicles whose routes the cheaper-fleet step tried to empty and could not: its second chance tries the others first.
   const cheapenFailed = new Uint8Array(instance.vehicleCount);
   let penalised: PenalisedRepair | undefined;
+  let fleetEnd: FleetPhaseEnd | undefined;
   if (objective === "hierarchical") {
     // The ejection search of route minimisation grows quickly with the route length: long routes get SISR's.
     // The ejection search moves single visits: with pickup-and-delivery pairs, SISR's (which moves pairs whole) is used.
@@ -135,7 +138,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
       // Its perturbations leave the routes untidy.
       improveLocally(solution);
       incumbent.offer(solution);
-    } else minimiseFleet(solution, ruinRecreate, budget, fleetShare, incumbent, random, penalised);
+    } else fleetEnd = minimiseFleet(solution, ruinRecreate, budget, fleetShare, incumbent, random, penalised);
     // As many vehicles, but cheaper ones where an idle vehicle costs less than a used one.
     cheapenFleet(solution, ruinRecreate, budget, fleetShare, incumbent, random, penalised, cheapenFailed);
     budget.phaseSchedule = undefined;
@@ -155,11 +158,16 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
           midway: {
             at: SECOND_CHANCE_AT,
             run: () => {
+              if (budget.iterations < SECOND_CHANCE_HORIZON * scheduledIterations) return;
+              // A fleet phase that ended with the smaller fleet within reach tries it once more first.
+              const fewer = fleetEnd === "nearMiss";
               // The annealing's plan has the incumbent's fleet (a step that changes it is never accepted unless it
-              // serves more); asked of it, a run with nothing to cheapen keeps its path.
-              if (budget.iterations < SECOND_CHANCE_HORIZON * scheduledIterations || !mayCheapen(solution)) return;
+              // serves more); asked of it, a run with nothing to try keeps its path.
+              if (!fewer && !mayCheapen(solution)) return;
               solution.restore(incumbent.snapshot);
-              cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, penalised, cheapenFailed, SECOND_CHANCE_SHARE);
+              const until = budget.progress() + SECOND_CHANCE_SHARE;
+              if (fewer) minimiseFleet(solution, ruinRecreate, budget, until, incumbent, random, penalised);
+              cheapenFleet(solution, ruinRecreate, budget, until, incumbent, random, penalised, cheapenFailed, SECOND_CHANCE_SHARE);
             },
           },
         }

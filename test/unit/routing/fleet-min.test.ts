@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cheapenFleet, mayCheapen, minimiseFleet, Repair } from "#shared/routing/fleet-min";
+import { cheapenFleet, type FleetPhaseEnd, mayCheapen, minimiseFleet, Repair } from "#shared/routing/fleet-min";
 import { buildInstance } from "#shared/routing/instance";
 import { euclideanTravel } from "#shared/routing/matrix";
 import type { RoutingProblem } from "#shared/routing/model";
@@ -50,12 +50,16 @@ function planned(routing: RoutingProblem, assigned?: number): Solution {
 }
 
 /** Runs the fleet phase on `solution` for up to half of `iterations`, from an incumbent taken of it now. */
-function runFleetPhase(solution: Solution, seed: number, iterations = 40_000): { incumbent: Incumbent; budget: Budget } {
+function runFleetPhase(
+  solution: Solution,
+  seed: number,
+  iterations = 40_000,
+): { incumbent: Incumbent; budget: Budget; end: FleetPhaseEnd } {
   const random = new Random(seed);
   const incumbent = new Incumbent(solution);
   const budget = new Budget(() => 0, Infinity, iterations);
-  minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
-  return { incumbent, budget };
+  const end = minimiseFleet(solution, new RuinRecreate(solution, random), budget, 0.5, incumbent, random);
+  return { incumbent, budget, end };
 }
 
 describe("fleet minimisation", () => {
@@ -116,12 +120,26 @@ describe("fleet minimisation", () => {
     routing.visits = routing.visits.map(({ requiredTags: _, ...visit }) => visit);
     routing.vehicles = routing.vehicles.map(({ tags: _, ...vehicle }) => ({ ...vehicle, maxVisits: 10 }));
     const solution = planned(routing);
-    const { budget } = runFleetPhase(solution, 5);
+    const { budget, end } = runFleetPhase(solution, 5);
     expect(solution.vehiclesUsed).toBe(3);
     expect(solution.unassigned.size).toBe(0);
     // Two routes given up (each within twice its patience of 2,000), never a third: three took 6,002 before.
     expect(budget.iterations).toBeLessThan(6_000);
+    expect(end).toBe("outOfReach");
     for (const route of solution.routes) expect(route.feasible).toBe(true);
+  });
+
+  it("says when the smaller fleet came within reach: three routes given up, each with a visit or two still out", () => {
+    const routing = problem();
+    // No tags, at most 12 visits a vehicle: two vehicles hold 24 of the 26 visits, so an emptied route of 6–10
+    // comes within two visits of fitting (under OUT_OF_REACH), and is given up all the same.
+    routing.visits = routing.visits.map(({ requiredTags: _, ...visit }) => visit);
+    routing.vehicles = routing.vehicles.map(({ tags: _, ...vehicle }) => ({ ...vehicle, maxVisits: 12 }));
+    const solution = planned(routing);
+    const { end } = runFleetPhase(solution, 5);
+    expect(solution.vehiclesUsed).toBe(3);
+    expect(solution.unassigned.size).toBe(0);
+    expect(end).toBe("nearMiss");
   });
 
   it("brings back the visits the first solution left out before it removes a vehicle", () => {
