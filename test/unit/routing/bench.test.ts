@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
@@ -201,9 +201,11 @@ describe("routing benchmark script", () => {
   });
 
   it("the committed reference plans are what they claim: each day's routes, warm-started without search, give its cost and fleet, checked", () => {
-    const file = fileURLToPath(new URL("../../../bench/routing/references/realistic-100-hierarchical.json", import.meta.url));
-    const { plans } = readReferences(file);
-    expect(plans.length).toBeGreaterThanOrEqual(6);
+    const directory = fileURLToPath(new URL("../../../bench/routing/references/", import.meta.url));
+    const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
+    expect(files).toEqual(expect.arrayContaining(["realistic-100-hierarchical.json", "realistic-300-hierarchical.json"]));
+    const plans = files.flatMap((name) => readReferences(join(directory, name)).plans);
+    expect(plans.length).toBeGreaterThanOrEqual(16);
     for (const plan of plans) {
       const problem = { ...realisticDay(plan.visits, plan.day), initialRoutes: plan.routes };
       const solution = solveRouting(problem, { seed: 1, objective: plan.objective, maxIterations: 0, earlyStop: false });
