@@ -10,9 +10,10 @@ import type { Budget, Incumbent } from "./search.ts";
 import type { Solution } from "./solution.ts";
 
 /**
- * Why the fleet phase ended: at the vehicle lower bound or with no route left to empty; after `ROUTE_TRIES` routes
- * failed at one fleet size (each within reach of the smaller fleet, or the phase would have ended "outOfReach");
- * after two routes in a row that lacked room; or at its share of the schedule.
+ * Why the fleet phase ended: at the vehicle lower bound or with no route left to empty ("bound"); after
+ * `ROUTE_TRIES` routes given up at one fleet size, at least one of which did not lack room (`lacksRoom`: the smaller
+ * fleet came within reach, "nearMiss") or none ("tries"); after two routes in a row that lacked room ("outOfReach");
+ * or at its share of the schedule.
  */
 export type FleetPhaseEnd = "bound" | "tries" | "nearMiss" | "outOfReach" | "schedule";
 
@@ -80,8 +81,9 @@ export function minimiseFleet(
       // Twice in a row, and a fleet this small lacks room. A route whose visits only its own vehicle may
       // serve says nothing about the others: it leaves the count as it is.
       if (emptied.movable > 0) {
-        outOfReach = lacksRoom(emptied, fewestOut - outBefore) ? outOfReach + 1 : 0;
-        if (!lacksRoom(emptied, fewestOut - outBefore)) nearMiss = true;
+        const short = lacksRoom(emptied, fewestOut - outBefore);
+        outOfReach = short ? outOfReach + 1 : 0;
+        if (!short) nearMiss = true;
       }
       solution.restore(incumbent.snapshot);
       if (outOfReach >= 2 || ++tries > ROUTE_TRIES) {

@@ -255,7 +255,7 @@ export interface AnnealOptions {
   stepSchedule?: { steps: number };
   /**
    * Runs once, at the first step when the schedule (`Budget.progress`) has reached `at`; it may change the solution
-   * and spend budget, and the annealing goes on from the solution it leaves (solver.ts: the cheaper fleet's second chance).
+   * and spend budget, and the annealing goes on from the solution it leaves (solver.ts: the fleet phases' second chance).
    */
   midway?: { at: number; run: () => void };
 }
