@@ -130,8 +130,6 @@ export function cheapenFleet(
   penalised?: PenalisedRepair,
   /** Vehicles whose routes a try failed to empty (kept across calls; cleared once a cheaper fleet is found). */
   failed = new Uint8Array(solution.instance.vehicleCount),
-  /** The share of the schedule the call may take. */
-  share = CHEAPEN_SHARE,
 ): void {
   const { instance } = solution;
   const patience = CHEAPEN_PATIENCE * stagnationLimit(instance.routable.length);
@@ -141,7 +139,7 @@ export function cheapenFleet(
   let rounds = 0;
   let lastGain = budget.iterations;
   let emptiedAt = budget.iterations;
-  const end = Math.min(until, budget.phaseProgress() + share);
+  const end = Math.min(until, budget.phaseProgress() + CHEAPEN_SHARE);
   /** The costly route waits for the next round; back to the incumbent. */
   const giveUp = (costly: number): void => {
     failed[costly] = 1;
@@ -177,7 +175,7 @@ export function cheapenFleet(
   if (swap && solution.unassigned.size <= target) {
     if (incumbent.offer(solution)) failed.fill(0);
   } else if (swap) {
-    // Cut short by the share: the next call starts with the other costly routes.
+    // Cut short (its share, or `until`): the next call starts with the other costly routes.
     failed[swap.costly] = 1;
   }
   solution.restore(incumbent.snapshot);

@@ -167,7 +167,7 @@ export function solveRoutingWithElite(problem: RoutingProblem, options: SolveOpt
               solution.restore(incumbent.snapshot);
               const until = budget.progress() + SECOND_CHANCE_SHARE;
               if (fewer) minimiseFleet(solution, ruinRecreate, budget, until, incumbent, random, penalised);
-              cheapenFleet(solution, ruinRecreate, budget, until, incumbent, random, penalised, cheapenFailed, SECOND_CHANCE_SHARE);
+              cheapenFleet(solution, ruinRecreate, budget, until, incumbent, random, penalised, cheapenFailed);
             },
           },
         }

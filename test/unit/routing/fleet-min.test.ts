@@ -354,15 +354,15 @@ describe("the cheaper fleet's second chance (solver.ts SECOND_CHANCE_AT)", () =>
       const incumbent = new Incumbent(solution);
       const budget = new Budget(() => 0, Infinity, 100_000);
       const failed = new Uint8Array(solution.instance.vehicleCount);
-      // One step's share: the try has only begun (13 visits to place, the other van full), so the plan stays as it was.
-      cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, undefined, failed, 0.00001);
+      // Until one step in: the try has only begun (13 visits to place, the other van full), so the plan stays as it was.
+      cheapenFleet(solution, ruinRecreate, budget, 0.00001, incumbent, random, undefined, failed);
       expect(solution.fixedCostUsed).toBe(4);
       expect(solution.cost).toBe(incumbent.cost);
       expect(failed[2]).toBe(0);
       expect(failed[0]! + failed[1]!).toBe(1);
       const tried = failed[0] ? 0 : 1;
 
-      cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, undefined, failed, 0.2);
+      cheapenFleet(solution, ruinRecreate, budget, 1, incumbent, random, undefined, failed);
       expect(solution.unassigned.size).toBe(0);
       expect(solution.fixedCostUsed).toBe(3);
       // The other tagged van was emptied; the one the first call tried still serves.
