@@ -2,6 +2,8 @@
 // speed-up that should leave the plans unchanged is shown to (same seed and iterations, same cost):
 //   nice -n 10 node --import tsx bench/routing/throughput.ts --compare-with /tmp/opt-base/shared/routing \
 //     [--visits 100] [--seeds 1,2] [--iterations 30000] [--rounds 3]
+// or, on named benchmark instances (gh1000 or solomon; solver seed 1, DIMACS distances, distance objective):
+//     --set gh1000 --only r2_10_4,c1_10_3 [--iterations 30000] [--rounds 3]
 // The two builds take turns in one process (round by round, the order alternating), so a busy machine weighs on
 // both alike; each solve is timed on the process's CPU clock (user + system). Prints per run the CPU-s, the
 // iterations per CPU-second and the cost, and per build the median rate; `same plans` says whether every pair of
@@ -13,7 +15,24 @@ import { checkSolution } from "#shared/routing/check";
 import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
 import { type Solve, solveForIterations } from "../support/cpu-clock-solve.ts";
-import { costOf } from "./run.ts";
+import type { RoutingObjective, RoutingProblem } from "#shared/routing/model";
+import { benchmarkInstances, costOf, VRPTW_DATA_DIR } from "./run.ts";
+import { readVrptw, toRoutingProblem } from "./vrptw.ts";
+
+/** The named instances of a set with DIMACS references (gh1000, solomon), in the DIMACS convention. */
+function benchmarkProblems(set: "gh1000" | "solomon", only: string[]) {
+  if (only.length === 0) throw new Error(`--set ${set} needs --only with the instance names`);
+  const { folder, files } = benchmarkInstances({
+    set,
+    only,
+    objective: "distance",
+    convention: "dimacs",
+    dataDir: VRPTW_DATA_DIR,
+    seconds: 0,
+    seed: 1,
+  });
+  return files.map((file) => ({ name: file.slice(0, -4), problem: toRoutingProblem(readVrptw(join(folder, file)), "dimacs"), seed: 1 }));
+}
 
 const { values } = parseArgs({
   options: {
@@ -22,10 +41,19 @@ const { values } = parseArgs({
     seeds: { type: "string", default: "1,2" },
     iterations: { type: "string", default: "30000" },
     rounds: { type: "string", default: "3" },
+    set: { type: "string", default: "realistic" },
+    only: { type: "string" },
   },
 });
+const set = values.set as "realistic" | "gh1000" | "solomon";
 const visits = Number(values.visits);
 const seeds = values.seeds!.split(",").map(Number);
+/** The problems solved in turn: realistic days by seed, or benchmark instances (solver seed 1). */
+const problems: { name: string; problem: RoutingProblem; seed: number }[] =
+  set === "realistic"
+    ? seeds.map((seed) => ({ name: `${seed}`, problem: realisticDay(visits, seed), seed }))
+    : benchmarkProblems(set, (values.only ?? "").split(",").filter(Boolean));
+const objective: RoutingObjective = set === "realistic" ? "hierarchical" : "distance";
 const iterations = Number(values.iterations);
 const rounds = Number(values.rounds);
 
@@ -42,23 +70,22 @@ const costs = new Map<string, Set<number>>();
 const ratios: number[] = [];
 // One short solve per build first, so that neither build's first timed run pays for compiling it.
 for (const build of builds)
-  build.solve(realisticDay(visits, seeds[0]!), { seed: 1, maxIterations: 2000, earlyStop: false, timeLimitMs: 1e9 });
+  build.solve(problems[0]!.problem, { seed: 1, maxIterations: 2000, earlyStop: false, timeLimitMs: 1e9, objective });
 for (let round = 0; round < rounds; round++) {
-  for (const seed of seeds) {
-    const problem = realisticDay(visits, seed);
+  for (const { name, problem, seed } of problems) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     const pair = new Map<string, number>();
     for (const build of order) {
-      const { solution, cpuSeconds } = solveForIterations(problem, seed, iterations, build.solve);
+      const { solution, cpuSeconds } = solveForIterations(problem, seed, iterations, build.solve, objective);
       const violations = checkSolution(problem, solution).violations.length;
       const rate = solution.iterations / cpuSeconds;
       rates.get(build.name)!.push(rate);
       pair.set(build.name, rate);
-      const key = `${seed}`;
+      const key = name;
       if (!costs.has(key)) costs.set(key, new Set());
       costs.get(key)!.add(costOf(solution));
       console.log(
-        `round ${round + 1} seed ${seed} ${build.name.padEnd(5)} ${cpuSeconds.toFixed(2)} CPU-s ${Math.round(rate)} it/CPU-s ` +
+        `round ${round + 1} ${set === "realistic" ? `seed ${name}` : name} ${build.name.padEnd(5)} ${cpuSeconds.toFixed(2)} CPU-s ${Math.round(rate)} it/CPU-s ` +
           `cost ${costOf(solution).toFixed(3)} vehicles ${solution.totals.vehicles} violations ${violations}`,
       );
     }

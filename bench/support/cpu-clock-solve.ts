@@ -1,4 +1,4 @@
-import type { RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
+import type { RoutingObjective, RoutingProblem, RoutingSolution, SolveOptions } from "#shared/routing/model";
 import { solveRouting } from "#shared/routing/solver";
 import { cpuMs, solverCpuClock } from "../routing/run.ts";
 
@@ -9,11 +9,17 @@ export type Solve = (problem: RoutingProblem, options: SolveOptions) => RoutingS
  * speed-up that should leave the plan unchanged can be checked (same seed and iterations, same cost) and its
  * rate compared while other processes load the machine. `solve` defaults to this build's solver.
  */
-export function solveForIterations(problem: RoutingProblem, seed: number, iterations: number, solve: Solve = solveRouting) {
+export function solveForIterations(
+  problem: RoutingProblem,
+  seed: number,
+  iterations: number,
+  solve: Solve = solveRouting,
+  objective: RoutingObjective = "hierarchical",
+) {
   const started = cpuMs();
   const solution = solve(problem, {
     seed,
-    objective: "hierarchical",
+    objective,
     timeLimitMs: 1e9,
     maxIterations: iterations,
     earlyStop: false,
