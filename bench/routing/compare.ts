@@ -11,8 +11,7 @@ import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
 import { compareServed, FEATURES, featureDay, servedByPriority } from "./features.ts";
 import { type ReferencePlan, readReferences, referenceFor } from "./references.ts";
-import { benchmarkInstances, costOf, solveChecked, VRPTW_DATA_DIR } from "./run.ts";
-import { readVrptw, toRoutingProblem } from "./vrptw.ts";
+import { benchmarkProblems, costOf, solveChecked } from "./run.ts";
 
 export interface CompareOptions {
   /** Folder holding the other build's solver.ts and check.ts. */
@@ -55,7 +54,7 @@ export async function runComparison(options: CompareOptions): Promise<void> {
         ? options.seeds.flatMap((seed) =>
             FEATURES.map((feature) => ({ name: `day ${seed} ${feature}`, problem: featureDay(feature, options.visits, seed), seed })),
           )
-        : solomonProblems(options);
+        : benchmarkProblems({ set: "solomon", objective: options.objective, only: options.only });
   log(
     `paired comparison, ${options.set}${options.set === "solomon" ? "" : ` ${options.visits} visits`}: this build (new) against ${dir} (other), ` +
       `${options.streams} stream(s) per problem, ${options.seconds} CPU-s${options.earlyStop ? " (early stop on)" : ""}, objective ${options.objective}`,
@@ -136,21 +135,6 @@ export async function runComparison(options: CompareOptions): Promise<void> {
       `per-problem CV of cost (mean, max): new ${average(cvs.new).toFixed(2)} %, ${Math.max(...cvs.new).toFixed(2)} %; other ${average(cvs.other).toFixed(2)} %, ${Math.max(...cvs.other).toFixed(2)} %`,
     );
   }
-}
-
-function solomonProblems(options: CompareOptions): { name: string; problem: RoutingProblem; seed: number }[] {
-  const { folder, files } = benchmarkInstances({
-    set: "solomon",
-    objective: options.objective,
-    dataDir: VRPTW_DATA_DIR,
-    only: options.only,
-    seconds: options.seconds,
-    seed: 1,
-  });
-  return files.map((file) => {
-    const instance = readVrptw(join(folder, file));
-    return { name: instance.name, problem: toRoutingProblem(instance), seed: 1 };
-  });
 }
 
 function describe(run: Run): string {

@@ -130,6 +130,17 @@ export function benchmarkInstances(options: BenchmarkOptions) {
   return { convention, reference, bks, folder, files };
 }
 
+/** The named instances of a set (all when `only` is empty) as routing problems, each with solver seed 1. */
+export function benchmarkProblems(
+  options: Pick<BenchmarkOptions, "set" | "objective" | "convention" | "only">,
+): { name: string; problem: RoutingProblem; seed: number }[] {
+  const { convention, folder, files } = benchmarkInstances({ ...options, dataDir: VRPTW_DATA_DIR, seconds: 0, seed: 1 });
+  return files.map((file) => {
+    const instance = readVrptw(join(folder, file));
+    return { name: instance.name, problem: toRoutingProblem(instance, convention), seed: 1 };
+  });
+}
+
 export function runBenchmark(options: BenchmarkOptions): BenchmarkSummary {
   const log = options.log ?? (() => {});
   const { convention, reference, files } = benchmarkInstances(options);

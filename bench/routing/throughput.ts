@@ -16,23 +16,7 @@ import { solveRouting } from "#shared/routing/solver";
 import { realisticDay } from "./early-stop.ts";
 import { type Solve, solveForIterations } from "../support/cpu-clock-solve.ts";
 import type { RoutingObjective, RoutingProblem } from "#shared/routing/model";
-import { benchmarkInstances, costOf, VRPTW_DATA_DIR } from "./run.ts";
-import { readVrptw, toRoutingProblem } from "./vrptw.ts";
-
-/** The named instances of a set with DIMACS references (gh1000, solomon), in the DIMACS convention. */
-function benchmarkProblems(set: "gh1000" | "solomon", only: string[]) {
-  if (only.length === 0) throw new Error(`--set ${set} needs --only with the instance names`);
-  const { folder, files } = benchmarkInstances({
-    set,
-    only,
-    objective: "distance",
-    convention: "dimacs",
-    dataDir: VRPTW_DATA_DIR,
-    seconds: 0,
-    seed: 1,
-  });
-  return files.map((file) => ({ name: file.slice(0, -4), problem: toRoutingProblem(readVrptw(join(folder, file)), "dimacs"), seed: 1 }));
-}
+import { benchmarkProblems, costOf } from "./run.ts";
 
 const { values } = parseArgs({
   options: {
@@ -52,8 +36,14 @@ const seeds = values.seeds!.split(",").map(Number);
 const problems: { name: string; problem: RoutingProblem; seed: number }[] =
   set === "realistic"
     ? seeds.map((seed) => ({ name: `${seed}`, problem: realisticDay(visits, seed), seed }))
-    : benchmarkProblems(set, (values.only ?? "").split(",").filter(Boolean));
+    : namedInstances(set, (values.only ?? "").split(",").filter(Boolean));
 const objective: RoutingObjective = set === "realistic" ? "hierarchical" : "distance";
+
+/** Benchmark instances by name, in the DIMACS convention (the one gh1000 and solomon have references for). */
+function namedInstances(set: "gh1000" | "solomon", only: string[]) {
+  if (only.length === 0) throw new Error(`--set ${set} needs --only with the instance names`);
+  return benchmarkProblems({ set, only, objective: "distance", convention: "dimacs" });
+}
 const iterations = Number(values.iterations);
 const rounds = Number(values.rounds);
 
